@@ -1,0 +1,76 @@
+"""The ``vado`` command. Commands live one per module and are imported when run.
+
+Exit codes: 0 clean, 1 findings (or verification failed), 2 usage error, 3 the
+tool itself failed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+
+from vado import __version__
+
+app = typer.Typer(
+    name="vado",
+    help="Move CUDA workloads to AMD ROCm, and tell the truth about oneAPI/SYCL, SCALE and ZLUDA.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+#: (command name, module under vado.cli, function name). Each module registers nothing
+#: at import; this table is the single list of commands.
+COMMANDS: tuple[tuple[str, str, str], ...] = (
+    ("lookup", "lookup", "lookup"),
+    ("explain", "explain", "explain"),
+)
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"vado {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", "-V", help="Print the version and exit.", callback=_version_callback, is_eager=True
+    ),
+) -> None:
+    """Move CUDA workloads to AMD ROCm, and tell the truth about oneAPI/SYCL, SCALE and ZLUDA."""
+
+
+def _register() -> None:
+    for name, module, func in COMMANDS:
+        try:
+            mod = importlib.import_module(f"vado.cli.{module}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"vado.cli.{module}":
+                continue
+            raise
+        app.command(name)(getattr(mod, func))
+
+
+_register()
+
+
+def main() -> None:
+    """Entry point of the ``vado`` script."""
+    from vado.errors import VadoError
+
+    try:
+        app()
+    except VadoError as exc:  # library errors that escaped a command
+        from vado.cli.terminal import get_terminal
+
+        get_terminal().error(exc.what + (f": {exc.why}" if exc.why else ""), exc.tip)
+        sys.exit(exc.exit_code)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
