@@ -1,0 +1,80 @@
+"""The result of an audit: one object that every report format renders."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from vado.model.finding import Effort, Finding
+from vado.model.skip import Skip
+from vado.model.verdict import TargetVerdict
+
+
+@dataclass(frozen=True)
+class FileReport:
+    """One scanned file: its kind, size, verdict per target and effort."""
+
+    path: str
+    kind: str
+    size: int
+    verdicts: tuple[TargetVerdict, ...] = ()
+    effort: Effort = field(default_factory=Effort)
+    finding_count: int = 0
+
+
+@dataclass(frozen=True)
+class WorkloadReport:
+    """A workload: a directory with a build file, or a build target, and its files.
+
+    ``path`` is the directory relative to the root (``.`` for the root itself).
+    """
+
+    name: str
+    path: str
+    files: tuple[str, ...] = ()
+    verdicts: tuple[TargetVerdict, ...] = ()
+    effort: Effort = field(default_factory=Effort)
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    """Metadata of a rule that appears in the result (for SARIF and docs)."""
+
+    code: str
+    name: str
+    family: str
+    severity: str
+    summary: str
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class AuditStats:
+    """Counters of the run."""
+
+    files_scanned: int = 0
+    files_skipped: int = 0
+    bytes_scanned: int = 0
+    duration_s: float = 0.0
+    jobs: int = 1
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """Everything an audit found, in deterministic order.
+
+    ``verdicts`` is the repository-level verdict per target; ``errors`` holds
+    tool failures that did not stop the run (serialised ``VadoError.to_json``).
+    """
+
+    root: str
+    targets: tuple[str, ...]
+    verdicts: tuple[TargetVerdict, ...]
+    files: tuple[FileReport, ...]
+    workloads: tuple[WorkloadReport, ...]
+    findings: tuple[Finding, ...]
+    skips: tuple[Skip, ...] = ()
+    rules: tuple[RuleInfo, ...] = ()
+    stats: AuditStats = field(default_factory=AuditStats)
+    errors: tuple[dict, ...] = ()
+    tool_version: str = ""
+    schema_version: str = "1.0"

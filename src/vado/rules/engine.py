@@ -1,0 +1,49 @@
+"""Running rules over one file. The audit pipeline and tests both go through here."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+from vado.model import Finding, Target
+from vado.model.text import decode_source
+from vado.rules.base import FileContext, Rule
+from vado.rules.registry import all_rules
+from vado.scan.classify import FileKind, classify
+
+
+def rules_for(kind: FileKind, rules: Iterable[type[Rule]] | None = None) -> list[Rule]:
+    """Instances of the rules that read files of ``kind``."""
+    return [r() for r in (rules if rules is not None else all_rules()) if kind in r.file_kinds]
+
+
+def check_text(
+    path: str,
+    text: str,
+    targets: Sequence[Target],
+    *,
+    kind: FileKind | None = None,
+    options: dict[str, Any] | None = None,
+    rules: Iterable[type[Rule]] | None = None,
+) -> list[Finding]:
+    """Findings for one file's text (latin-1 view), sorted deterministically.
+
+    ``kind`` defaults to what the name says. Findings with the same code and span
+    from different rules are kept; identical findings are dropped.
+    """
+    kind = kind or classify(path)
+    ctx = FileContext(path=path, kind=kind, text=text, targets=tuple(targets), options=dict(options or {}))
+    found: list[Finding] = []
+    seen: set[tuple] = set()
+    for rule in rules_for(kind, rules):
+        for f in rule.check(ctx):
+            key = (f.code, f.span.start, f.span.end, f.message)
+            if key not in seen:
+                seen.add(key)
+                found.append(f)
+    found.sort(key=Finding.sort_key)
+    return found
+
+
+def check_bytes(path: str, data: bytes, targets: Sequence[Target], **kwargs) -> list[Finding]:
+    """:func:`check_text` on raw file bytes."""
+    return check_text(path, decode_source(data), targets, **kwargs)
