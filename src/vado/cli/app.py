@@ -27,6 +27,7 @@ app = typer.Typer(
 COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("lookup", "lookup", "lookup"),
     ("explain", "explain", "explain"),
+    ("audit", "audit", "audit"),
 )
 
 

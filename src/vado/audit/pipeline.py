@@ -1,0 +1,172 @@
+"""The audit pipeline: discover → read → rules → aggregate, optionally in parallel.
+
+Output order is deterministic whatever ``jobs`` is: files are processed in
+discovery order (sorted paths) and results are reassembled in that order.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from vado import __version__
+from vado.audit.aggregate import combine, file_report, workloads
+from vado.model import Finding, Skip, SkipReason, Target
+from vado.model.audit import AuditResult, AuditStats, RuleInfo
+from vado.rules.engine import check_bytes
+from vado.rules.registry import all_rules
+from vado.scan.classify import FileKind
+
+#: Files per task sent to a worker process: large enough to amortise pickling,
+#: small enough to balance a tree with a few huge files.
+_CHUNK_BYTES = 4 * 2**20
+
+
+@dataclass(frozen=True)
+class _Job:
+    path: str
+    abs_path: str
+    kind: FileKind
+    size: int
+
+
+def _check_chunk(jobs: Sequence[_Job], targets: Sequence[Target], options: dict) -> list[tuple[str, list[Finding] | Skip]]:
+    out: list[tuple[str, list[Finding] | Skip]] = []
+    for job in jobs:
+        try:
+            with open(job.abs_path, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            out.append((job.path, Skip(job.path, SkipReason.UNREADABLE, exc.strerror or str(exc))))
+            continue
+        out.append((job.path, check_bytes(job.path, data, targets, kind=job.kind, options=options)))
+    return out
+
+
+def _chunks(jobs: Sequence[_Job]) -> list[list[_Job]]:
+    chunks: list[list[_Job]] = []
+    current: list[_Job] = []
+    size = 0
+    for job in jobs:
+        current.append(job)
+        size += job.size
+        if size >= _CHUNK_BYTES or len(current) >= 64:
+            chunks.append(current)
+            current, size = [], 0
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def audit(
+    root: str | os.PathLike,
+    targets: Sequence[Target] | None = None,
+    *,
+    jobs: int = 1,
+    respect_gitignore: bool = True,
+    include_vendored: bool = False,
+    max_file_size: int | None = None,
+    options: dict | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> AuditResult:
+    """Audit the tree at ``root`` (a directory or one file) for ``targets``.
+
+    ``targets`` defaults to :func:`vado.knowledge.targets.default_audit_targets`.
+    ``jobs`` > 1 checks files in that many processes. ``progress(done, total)``
+    is called as files complete. Raises :class:`vado.errors.ScanError` when the
+    root cannot be scanned at all; single unreadable files become skips.
+    """
+    from vado.knowledge.targets import default_audit_targets
+    from vado.scan.discover import walk
+
+    started = time.perf_counter()
+    targets = tuple(targets) if targets else tuple(default_audit_targets())
+    target_names = tuple(t.name for t in targets)
+    walk_kwargs = {"respect_gitignore": respect_gitignore, "include_vendored": include_vendored}
+    if max_file_size is not None:
+        walk_kwargs["max_file_size"] = max_file_size
+    plan = walk(root, **walk_kwargs)
+    job_list = [_Job(f.path, str(f.abs_path), f.kind, f.size) for f in plan.files]
+    options = dict(options or {})
+
+    results: dict[str, list[Finding] | Skip] = {}
+    total = len(job_list)
+    done = 0
+    chunks = _chunks(job_list)
+    if jobs > 1 and len(chunks) > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            futures = [pool.submit(_check_chunk, c, targets, options) for c in chunks]
+            for fut in futures:
+                for path, res in fut.result():
+                    results[path] = res
+                    done += 1
+                if progress:
+                    progress(done, total)
+    else:
+        for c in chunks:
+            for path, res in _check_chunk(c, targets, options):
+                results[path] = res
+                done += 1
+            if progress:
+                progress(done, total)
+
+    skips = list(plan.skips)
+    file_reports = []
+    findings: list[Finding] = []
+    scanned_bytes = 0
+    for job in job_list:
+        res = results[job.path]
+        if isinstance(res, Skip):
+            skips.append(res)
+            continue
+        scanned_bytes += job.size
+        findings.extend(res)
+        file_reports.append(file_report(job.path, job.kind, job.size, res, target_names))
+    markers = [j.path for j in job_list if j.kind.is_build] + list(getattr(plan, "markers", ()))
+    wl = workloads(file_reports, target_names, markers)
+    repo = tuple(combine(t, [v for w in wl for v in w.verdicts]) for t in target_names)
+    used = sorted({f.code for f in findings})
+    return AuditResult(
+        root=str(root),
+        targets=target_names,
+        verdicts=repo,
+        files=tuple(file_reports),
+        workloads=tuple(wl),
+        findings=tuple(findings),
+        skips=tuple(sorted(skips)),
+        rules=tuple(rule_info(code) for code in used),
+        stats=AuditStats(
+            files_scanned=len(file_reports),
+            files_skipped=len(skips),
+            bytes_scanned=scanned_bytes,
+            duration_s=round(time.perf_counter() - started, 3),
+            jobs=jobs,
+        ),
+        tool_version=__version__,
+    )
+
+
+def rule_info(code: str) -> RuleInfo:
+    """Metadata of rule ``code`` for reports; the docstring becomes Markdown help."""
+    from vado.rules.registry import get_rule
+
+    rule = get_rule(code)
+    sections = rule.doc_sections()
+    help_md = "\n\n".join(f"## {k}\n\n{v}" for k, v in sections.items() if k and v)
+    return RuleInfo(
+        code=rule.code,
+        name=rule.name,
+        family=rule.code.rstrip("0123456789"),
+        severity=rule.severity.value,
+        summary=rule.one_line(),
+        help=help_md,
+    )
+
+
+def all_rule_infos() -> list[RuleInfo]:
+    """Metadata of every rule."""
+    return [rule_info(r.code) for r in all_rules()]
