@@ -61,3 +61,11 @@ class AgentError(VadoError):
 
 class McpError(VadoError):
     """The MCP server refused a request (a path outside its root, a bad argument)."""
+
+
+class ReportError(VadoError):
+    """A saved report cannot be read back (not JSON, another schema version, bad content)."""
+
+
+class SchemaError(VadoError):
+    """A document does not match vado's model schema, or it cannot be checked (jsonschema missing)."""

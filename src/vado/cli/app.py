@@ -28,6 +28,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("lookup", "lookup", "lookup"),
     ("explain", "explain", "explain"),
     ("audit", "audit", "audit"),
+    ("port", "port", "port"),
 )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from vado.model.finding import Effort, Finding
+from vado.model.serde import SCHEMA_VERSION
 from vado.model.skip import Skip
 from vado.model.verdict import TargetVerdict
 
@@ -77,4 +78,4 @@ class AuditResult:
     stats: AuditStats = field(default_factory=AuditStats)
     errors: tuple[dict, ...] = ()
     tool_version: str = ""
-    schema_version: str = "1.0"
+    schema_version: str = SCHEMA_VERSION

@@ -24,6 +24,10 @@ class Span:
     end_column: int = 0
 
     def __post_init__(self) -> None:
+        for name in ("start", "end", "line", "column", "end_line", "end_column"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise TypeError(f"span {name} must be an int, not {type(value).__name__} ({self.path})")
         if self.start < 0 or self.end < self.start:
             raise ValueError(f"bad span [{self.start}, {self.end}) in {self.path}")
 

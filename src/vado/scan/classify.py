@@ -25,6 +25,7 @@ class FileKind(str, Enum):
     CONDA_ENV = "conda-env"  # environment*.yml/yaml
     DOCKERFILE = "dockerfile"  # Dockerfile*, Containerfile*, *.dockerfile
     COMPILE_COMMANDS = "compile-commands"
+    PTX = "ptx"  # .ptx: hand-written or checked-in PTX assembly (NVIDIA-only device code)
     OTHER = "other"
 
     @property
@@ -71,6 +72,7 @@ _BY_SUFFIX = {
     ".mak": FileKind.MAKEFILE,
     ".dockerfile": FileKind.DOCKERFILE,
     ".containerfile": FileKind.DOCKERFILE,
+    ".ptx": FileKind.PTX,
 }
 
 _BY_NAME = {
@@ -83,6 +85,11 @@ _BY_NAME = {
     "compile_commands.json": FileKind.COMPILE_COMMANDS,
     "pipfile": FileKind.REQUIREMENTS,
 }
+
+# TensorFlow, XLA and others name CUDA sources ``*.cu.cc`` / ``*.cu.cpp`` and CUDA
+# headers ``*.cu.h``: the inner ``.cu`` wins over the C++ suffix.
+_CUDA_DOUBLE = re.compile(r"\.cu\.(?:cc|cpp|cxx|c)$")
+_CUDA_HEADER_DOUBLE = re.compile(r"\.cu\.(?:h|hh|hpp|hxx|inc|inl)$")
 
 _REQUIREMENTS = re.compile(r"^(?:.*[-_.])?(?:requirements|constraints|reqs)(?:[-_.].*)?\.(?:txt|in|pip)$")
 _CONDA = re.compile(r"^(?:environment|conda|env)(?:[-_.].*)?\.ya?ml$")
@@ -105,5 +112,9 @@ def classify(path: str | PurePosixPath) -> FileKind:
         return FileKind.REQUIREMENTS
     if _CONDA.match(name):
         return FileKind.CONDA_ENV
+    if _CUDA_DOUBLE.search(name):
+        return FileKind.CUDA_SOURCE
+    if _CUDA_HEADER_DOUBLE.search(name):
+        return FileKind.CUDA_HEADER
     suffix = p.suffix.lower()
     return _BY_SUFFIX.get(suffix, FileKind.OTHER)

@@ -1,0 +1,87 @@
+"""``vado port PATH -o OUT``: an automatic CUDA→HIP port of a whole tree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+FORMATS = ("text", "json", "sarif", "markdown", "html")
+
+
+def port(
+    path: Path = typer.Argument(..., help="Directory (or file) to port."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="New directory for the ported tree."),
+    target: str = typer.Option("rocm-7.2", "--target", "-t", help="Target profile (rocm-7.2, rocm-6.4, hip-5.2)."),
+    in_place: bool = typer.Option(False, "--in-place", help="Rewrite PATH itself (keeps a backup of every changed file)."),
+    backup: bool = typer.Option(True, "--backup/--no-backup", help="With --in-place: keep <file>.vado-bak copies."),
+    launch: str = typer.Option("chevron", "--launch", help="Kernel launches: chevron (keep <<<>>>) or ggl (hipLaunchKernelGGL)."),
+    roc: bool = typer.Option(False, "--roc", help="Use roc* libraries (rocBLAS, rocRAND …) instead of hip* wrappers."),
+    unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes", help="Also apply fixes marked unsafe."),
+    format: str = typer.Option("text", "--format", "-f", help="Report: text, json, or sarif/markdown/html (audit of the port)."),
+    report: Optional[Path] = typer.Option(None, "--report", help="Write the report here instead of stdout."),
+    diff: bool = typer.Option(False, "--diff", help="Show the per-file diffs (text format)."),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=0, help="Worker processes (0 = one per CPU)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary on stderr."),
+) -> None:
+    """Port a CUDA tree to HIP: sources, headers, build files, requirements and Dockerfiles.
+
+    Exit codes: 0 nothing left for humans, 1 findings remain in the port, 2 usage error, 3 tool failure.
+    """
+    import os
+
+    from vado.cli.terminal import get_terminal
+    from vado.errors import VadoError
+
+    term = get_terminal(quiet=quiet)
+    if format not in FORMATS:
+        term.error(f"unknown format {format!r}", f"choose one of: {', '.join(FORMATS)}")
+        raise typer.Exit(2)
+    if launch not in ("chevron", "ggl"):
+        term.error(f"unknown launch style {launch!r}", "use --launch chevron or --launch ggl")
+        raise typer.Exit(2)
+    if jobs == 0:
+        jobs = os.cpu_count() or 1
+    try:
+        from vado.knowledge.targets import get_target
+        from vado.port.file import PortOptions
+        from vado.port.tree import port_tree
+
+        tgt = get_target(target)
+        if tgt.family != "rocm":
+            term.error(
+                f"vado port writes HIP code; {tgt.name} is a {tgt.family} target",
+                "use --target rocm-7.2, rocm-6.4 or hip-5.2; `vado audit --target` reports on the others",
+            )
+            raise typer.Exit(2)
+        result = port_tree(
+            path,
+            None if in_place else output,
+            tgt,
+            in_place=in_place,
+            backup=backup,
+            options=PortOptions(launch=launch, roc=roc, unsafe=unsafe_fixes),
+            jobs=jobs,
+        )
+    except VadoError as exc:
+        term.error(exc.what + (f": {exc.why}" if exc.why else ""), exc.tip)
+        raise typer.Exit(exc.exit_code)
+
+    from vado.port.summary import render_port_json, render_port_text
+
+    if format == "text":
+        text = render_port_text(result, width=term.out.width, diffs=diff)
+    elif format == "json":
+        text = render_port_json(result)
+    else:
+        from vado.audit import audit as run_audit
+        from vado.report import render
+
+        text = render(run_audit(result.out, [tgt]), format)
+    if report:
+        report.write_text(text, encoding="utf-8")
+    else:
+        term.data(text.rstrip("\n"))
+    term.info(f"ported {len(result.files)} files ({result.bytes_ported / 1e6:.2f} MB) in {result.duration_s:.2f}s")
+    raise typer.Exit(1 if result.remaining or result.errors else 0)

@@ -1,0 +1,82 @@
+"""Reading the knowledge-base data files: one YAML document per table, read on demand.
+
+The loaders in :mod:`vado.knowledge` call :func:`load` inside cached functions, so
+a file is parsed at most once per process and never at import time. Malformed or
+missing data raises :class:`vado.errors.KnowledgeError`, never a bare YAML error.
+"""
+
+from __future__ import annotations
+
+import difflib
+from importlib import resources
+from typing import Any, Iterable
+
+from vado.errors import KnowledgeError
+
+#: Keys every fact entry must carry (checked by the loaders).
+SOURCE_KEY = "source"
+
+
+def load(name: str) -> dict[str, Any]:
+    """Parse ``data/<name>.yaml`` from the installed package and return its mapping."""
+    import yaml  # deferred: importing vado.knowledge must stay cheap
+
+    filename = f"{name}.yaml"
+    try:
+        text = resources.files("vado.knowledge").joinpath("data", filename).read_text(encoding="utf-8")
+    except (FileNotFoundError, OSError) as exc:
+        raise KnowledgeError(
+            f"knowledge file {filename} could not be read",
+            str(exc),
+            "reinstall vado (pip install -e .) so its data files are present",
+        ) from exc
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise KnowledgeError(f"knowledge file {filename} is not valid YAML", str(exc).splitlines()[0]) from exc
+    if not isinstance(data, dict):
+        raise KnowledgeError(f"knowledge file {filename} is malformed", "its top level is not a mapping")
+    return data
+
+
+def require(entry: dict[str, Any], key: str, where: str) -> Any:
+    """``entry[key]``, or a :class:`KnowledgeError` naming the entry that lacks it."""
+    if not isinstance(entry, dict) or key not in entry or entry[key] in (None, ""):
+        raise KnowledgeError(f"knowledge entry {where} is malformed", f"it has no {key!r}")
+    return entry[key]
+
+
+def as_str(value: Any) -> str:
+    """A YAML scalar as text (YAML turns ``2026-05-18`` into a date and ``6.4`` into a float)."""
+    return "" if value is None else str(value)
+
+
+def as_tuple(value: Any) -> tuple[str, ...]:
+    """A YAML scalar or list as a tuple of strings (absent → empty)."""
+    if value is None:
+        return ()
+    if isinstance(value, (list, tuple)):
+        return tuple(as_str(v) for v in value)
+    return (as_str(value),)
+
+
+def suggest(name: str, choices: Iterable[str], n: int = 3) -> list[str]:
+    """Close matches of ``name`` among ``choices``, best first (for "did you mean" tips)."""
+    pool = sorted(set(choices))
+    lowered = {c.lower(): c for c in pool}
+    hits = difflib.get_close_matches(name.lower(), list(lowered), n=n, cutoff=0.5)
+    out = [lowered[h] for h in hits]
+    # A prefix is a strong hint even when difflib's ratio is low ("roc" → "rocm-7.2").
+    for c in pool:
+        if len(out) >= n:
+            break
+        if name and c.lower().startswith(name.lower()) and c not in out:
+            out.append(c)
+    return out
+
+
+def did_you_mean(candidates: list[str]) -> str:
+    """A tip sentence from close matches, or an empty string."""
+    if not candidates:
+        return ""
+    return "did you mean " + " or ".join(repr(c) for c in candidates) + "?"

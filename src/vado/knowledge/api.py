@@ -1,0 +1,425 @@
+"""CUDA→HIP/ROCm API mappings: what a CUDA name becomes, since when, and on which target.
+
+The rows come from HIPIFY's published support tables (imported by
+``tools/import_hipify.py`` into ``data/api/*.csv``; ``data/api/index.yaml`` names
+the repository, commit and path of every table). Nothing is read at import time::
+
+    >>> from vado.knowledge.api import lookup
+    >>> e = lookup("cudaMallocAsync")
+    >>> e.hip_name, e.hip_added
+    ('hipMallocAsync', '5.2.0')
+
+:func:`availability` turns a row into a per-target answer: a ROCm target compares
+the row's HIP versions with its ``hip_version``; SCALE and ZLUDA keep CUDA names;
+oneAPI gets an honest "unknown", since HIPIFY holds no SYCL names.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import functools
+import io
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from enum import Enum
+from importlib import resources
+from typing import Any
+
+from vado.errors import KnowledgeError
+from vado.model import Target
+
+
+class ApiSupport(str, Enum):
+    """How far HIPIFY's tables say a CUDA name is carried over to HIP/ROCm."""
+
+    SUPPORTED = "supported"
+    UNSUPPORTED = "unsupported"
+    DEPRECATED = "deprecated"
+    REMOVED = "removed"
+    EXPERIMENTAL = "experimental"
+
+
+@dataclass(frozen=True)
+class ApiEntry:
+    """One CUDA name and its HIP / roc* (or MIOpen) counterpart, with versions.
+
+    Versions are strings as HIPIFY writes them (CUDA versions on the ``cuda_``
+    side, HIP/ROCm release versions on the ``hip_`` and ``roc_`` sides); an empty
+    string means the table gives none.
+    """
+
+    cuda_name: str
+    kind: str
+    library: str
+    section: str
+    hip_name: str
+    roc_name: str
+    support: ApiSupport
+    cuda_added: str = ""
+    cuda_deprecated: str = ""
+    cuda_changed: str = ""
+    cuda_removed: str = ""
+    hip_added: str = ""
+    hip_deprecated: str = ""
+    hip_changed: str = ""
+    hip_removed: str = ""
+    hip_experimental: str = ""
+    hip_unsupported_cuda: str = ""
+    roc_added: str = ""
+    roc_deprecated: str = ""
+    roc_changed: str = ""
+    roc_removed: str = ""
+    roc_experimental: str = ""
+    note: str = ""
+
+    @property
+    def rocm_name(self) -> str:
+        """The name to use on ROCm: the HIP name, or the roc*/MIOpen one when HIP's is unversioned or absent.
+
+        cuDNN rows name the retired hipDNN wrapper without a version; where a
+        versioned roc*/MIOpen name exists it is the one ROCm ships.
+        """
+        if self.hip_name and (self.hip_added or not (self.roc_name and self.roc_added)):
+            return self.hip_name
+        return self.roc_name or self.hip_name
+
+    @property
+    def uses_roc_name(self) -> bool:
+        """Whether :attr:`rocm_name` is the roc*/MIOpen name rather than the HIP one."""
+        return bool(self.roc_name) and self.rocm_name == self.roc_name and self.rocm_name != self.hip_name
+
+
+class AvailabilityStatus(str, Enum):
+    """What a CUDA name is on one target."""
+
+    AVAILABLE = "available"
+    RENAMED = "renamed"
+    UNAVAILABLE = "unavailable"
+    DEPRECATED = "deprecated"
+    REMOVED = "removed"
+    NEWER_THAN_TARGET = "newer-than-target"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Availability:
+    """A CUDA name on one target: status, the name to use, since which version, and why."""
+
+    target: str
+    status: AvailabilityStatus
+    replacement: str | None
+    since: str | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class ApiTable:
+    """All rows, the name index, and the per-table provenance from ``index.yaml``."""
+
+    entries: tuple[ApiEntry, ...]
+    by_name: dict[str, tuple[ApiEntry, ...]]
+    buckets: dict[str, tuple[str, ...]]
+    tables: tuple[dict[str, Any], ...]
+
+
+_DATA = ("data", "api")
+_STR_FIELDS = tuple(
+    f
+    for f in ApiEntry.__dataclass_fields__
+    if f not in ("cuda_name", "kind", "library", "section", "hip_name", "roc_name", "support")
+)
+#: When a name appears in several tables, the first library in this order answers ``lookup``.
+_LIBRARY_ORDER = (
+    "runtime", "driver", "device", "complex", "rtc", "cublas", "cublaslt", "cudnn", "cufft",
+    "curand", "cusolver", "cusparse", "cusparselt", "cutensor", "cufile", "cub", "nccl", "nvtx", "thrust",
+)
+
+
+def _read(name: str) -> str:
+    try:
+        return resources.files("vado.knowledge").joinpath(*_DATA, name).read_text(encoding="utf-8")
+    except (FileNotFoundError, OSError) as exc:
+        raise KnowledgeError(
+            f"API data file {name} could not be read",
+            str(exc),
+            "reinstall vado (pip install -e .), or regenerate with tools/import_hipify.py",
+        ) from exc
+
+
+def _bucket_key(name: str) -> str:
+    # Names share long prefixes (cuda*, cublas*, __half*); three letters after the
+    # leading underscores keep buckets small without losing near misses.
+    return name.lstrip("_").lower()[:3]
+
+
+@functools.cache
+def api_table() -> ApiTable:
+    """Load every API table once (lazily, on first call) and index it by CUDA name."""
+    import yaml  # deferred: importing vado.knowledge must stay cheap
+
+    try:
+        index = yaml.safe_load(_read("index.yaml"))
+    except yaml.YAMLError as exc:
+        raise KnowledgeError("API index.yaml is not valid YAML", str(exc).splitlines()[0]) from exc
+    if not isinstance(index, dict) or not isinstance(index.get("tables"), list):
+        raise KnowledgeError("API index.yaml is malformed", "it has no 'tables' list")
+    files = sorted({f for t in index["tables"] for f in t.get("files", ())}, key=lambda f: _order(f[: -len(".csv")]))
+    entries: list[ApiEntry] = []
+    for file in files:
+        for i, row in enumerate(csv.DictReader(io.StringIO(_read(file)))):
+            try:
+                entries.append(
+                    ApiEntry(
+                        cuda_name=row["cuda_name"],
+                        kind=row["kind"],
+                        library=row["library"],
+                        section=row["section"],
+                        hip_name=row["hip_name"],
+                        roc_name=row["roc_name"],
+                        support=ApiSupport(row["support"]),
+                        **{f: row.get(f) or "" for f in _STR_FIELDS},
+                    )
+                )
+            except (KeyError, ValueError) as exc:
+                raise KnowledgeError(f"API data file {file} is malformed", f"row {i + 2}: {exc}") from exc
+    by_name: dict[str, list[ApiEntry]] = defaultdict(list)
+    for e in entries:
+        by_name[e.cuda_name].append(e)
+    buckets: dict[str, list[str]] = defaultdict(list)
+    for name in by_name:
+        buckets[_bucket_key(name)].append(name)
+    return ApiTable(
+        entries=tuple(entries),
+        by_name={k: tuple(v) for k, v in by_name.items()},
+        buckets={k: tuple(v) for k, v in buckets.items()},
+        tables=tuple(index["tables"]),
+    )
+
+
+def _order(library: str) -> int:
+    return _LIBRARY_ORDER.index(library) if library in _LIBRARY_ORDER else len(_LIBRARY_ORDER)
+
+
+def lookup(name: str) -> ApiEntry | None:
+    """The row for a CUDA name (API name or header path), or None when no table has it."""
+    rows = api_table().by_name.get(name.strip())
+    return rows[0] if rows else None
+
+
+def lookup_all(name: str) -> tuple[ApiEntry, ...]:
+    """Every row for a CUDA name (a few names appear in more than one library's table)."""
+    return api_table().by_name.get(name.strip(), ())
+
+
+def suggest(name: str, n: int = 5) -> list[str]:
+    """Close matches for an unknown name, best first (difflib over a prefix bucket, so it stays fast)."""
+    table = api_table()
+    name = name.strip()
+    pool = list(table.buckets.get(_bucket_key(name), ()))
+    if len(pool) < n:
+        # Short or unusual prefixes: widen to buckets sharing the first letter.
+        first = _bucket_key(name)[:1]
+        pool += [c for k, names in table.buckets.items() if k[:1] == first and k != _bucket_key(name) for c in names]
+    matches = difflib.get_close_matches(name, pool, n=n, cutoff=0.6)
+    if not matches:
+        lowered = name.lower()
+        matches = sorted(c for c in pool if lowered in c.lower())[:n]
+    return matches
+
+
+def stats() -> dict[str, dict[str, int]]:
+    """Rows per library and per support level: ``{library: {level: count, ..., "total": n}}``."""
+    out: dict[str, Counter] = defaultdict(Counter)
+    for e in api_table().entries:
+        out[e.library][e.support.value] += 1
+        out[e.library]["total"] += 1
+    return {lib: dict(c) for lib, c in sorted(out.items())}
+
+
+def headers() -> tuple[ApiEntry, ...]:
+    """All rows of kind ``header`` (CUDA include → ROCm include)."""
+    return tuple(e for e in api_table().entries if e.kind == "header")
+
+
+def sources() -> tuple[dict[str, Any], ...]:
+    """Per-table provenance from ``index.yaml``: name, library, rows, source repo/commit/path."""
+    return api_table().tables
+
+
+def source_of(entry: ApiEntry) -> dict[str, str] | None:
+    """The source (repo, commit, path) of the table ``entry`` was imported from."""
+    tables = api_table().tables
+    # Header rows join their library's CSV but come from HIPIFY's include map ("headers" table),
+    # except the curated NCCL/NVTX/Thrust headers, which come with their library's facts.
+    wanted = "headers" if entry.kind == "header" and entry.library not in ("nccl", "nvtx", "thrust") else entry.library
+    for t in tables:
+        if t.get("library") == wanted:
+            return t.get("source")
+    return None
+
+
+# --------------------------------------------------------------------------- targets
+
+
+def parse_version(text: str | None) -> tuple[int, ...] | None:
+    """``"6.2.0"`` → ``(6, 2, 0)``; None for an empty or non-numeric version."""
+    if not text:
+        return None
+    parts = []
+    for piece in str(text).strip().split("."):
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        if not digits:
+            break
+        parts.append(int(digits))
+    return tuple(parts) or None
+
+
+def version_less(a: str, b: str) -> bool:
+    """Numeric comparison ``a < b`` with missing components read as 0 (``"5.2" < "5.2.1"`` is false)."""
+    va, vb = parse_version(a) or (), parse_version(b) or ()
+    width = max(len(va), len(vb))
+    return va + (0,) * (width - len(va)) < vb + (0,) * (width - len(vb))
+
+
+#: Libraries SCALE implements itself under CUDA names (facts: compat.yaml ``scale.api_coverage``).
+_SCALE_NATIVE = {
+    "runtime": "SCALE implements the CUDA Runtime API under CUDA names",
+    "driver": "SCALE implements the CUDA Driver API under CUDA names",
+    "device": "SCALE's compiler provides CUDA's device functions and math under CUDA names",
+    "complex": "cuComplex is header code that SCALE compiles as it is",
+    "rtc": "SCALE's NVRTC runs the SCALE compiler as a subprocess",
+    "cub": "CUB is header code compiled by SCALE's nvcc-compatible compiler",
+}
+#: What is known of SCALE's library wrappers; status stays "unknown" (no per-function data).
+_SCALE_LIBRARIES = {
+    "cublas": ("", "SCALE forwards cuBLAS calls to rocBLAS/hipBLAS; per-function coverage is not in vado's data"),
+    "cufft": ("1.3.0", "SCALE implements most of cuFFT (since 1.3.0); per-function coverage is not in vado's data"),
+    "cusolver": ("", "SCALE covers part of cuSOLVER (extended in 1.3.0); per-function coverage is not in vado's data"),
+    "cusparse": ("", "SCALE covers part of cuSPARSE (extended in 1.3.0); per-function coverage is not in vado's data"),
+    "thrust": ("", "Thrust's own test suite fails in SCALE 1.7.1's published validation"),
+}
+_SCALE_NVTX_SINCE = "1.3.0"
+
+#: Libraries ZLUDA ships a shim for (facts: compat.yaml ``zluda.library_shims``).
+_ZLUDA_SHIMS = {
+    "cublas": "zluda_blas",
+    "cublaslt": "zluda_blaslt",
+    "cudnn": "zluda_dnn8/zluda_dnn9",
+    "cufft": "zluda_fft",
+    "cusparse": "zluda_sparse",
+}
+_ZLUDA_IN_BINARY = {
+    "runtime": "ZLUDA runs the CUDA binary: the runtime sits on ZLUDA's driver implementation",
+    "driver": "ZLUDA implements the CUDA Driver API for the unchanged binary",
+    "device": "ZLUDA translates the binary's PTX, so device functions keep their CUDA names",
+    "complex": "cuComplex is inline header code inside the binary",
+    "cub": "CUB is template code compiled into the binary's PTX",
+    "thrust": "Thrust is template code compiled into the binary's PTX",
+}
+
+
+def availability(entry: ApiEntry, target: Target) -> Availability:
+    """What ``entry`` is on ``target``: available, renamed, newer than the target, ... and why."""
+    family = target.family
+    if family == "rocm":
+        return _on_rocm(entry, target)
+    if family == "scale":
+        return _on_scale(entry, target)
+    if family == "zluda":
+        return _on_zluda(entry, target)
+    if family == "oneapi":
+        return Availability(
+            target.name,
+            AvailabilityStatus.UNKNOWN,
+            None,
+            None,
+            "SYCLomatic migrates CUDA code to SYCL; HIPIFY's tables hold no SYCL names and vado "
+            "records no per-name SYCLomatic mapping",
+        )
+    return Availability(target.name, AvailabilityStatus.UNKNOWN, None, None, f"no API facts for family {family!r}")
+
+
+def _on_rocm(e: ApiEntry, target: Target) -> Availability:
+    name = e.rocm_name
+    if e.support is ApiSupport.UNSUPPORTED or not name:
+        if e.kind == "header" and e.note.startswith("not needed"):
+            return Availability(target.name, AvailabilityStatus.AVAILABLE, "", None, e.note)
+        reason = f"HIPIFY lists no HIP or ROCm library counterpart for {e.cuda_name}"
+        return Availability(target.name, AvailabilityStatus.UNAVAILABLE, None, None, _with_note(reason, e))
+    side = "roc" if e.uses_roc_name else "hip"
+    added = getattr(e, f"{side}_added")
+    deprecated = getattr(e, f"{side}_deprecated")
+    removed = getattr(e, f"{side}_removed")
+    experimental = getattr(e, f"{side}_experimental")
+    level = target.hip_version or target.version
+    # HIPIFY versions the roc*/MIOpen columns by ROCm release, the HIP column by HIP
+    # release; the two numberings coincide, so both compare with the HIP level.
+    label = "ROCm" if side == "roc" else "HIP"
+    since = added or None
+    if removed and not version_less(level, removed):
+        return Availability(
+            target.name, AvailabilityStatus.REMOVED, name, since, f"{name} was removed in {label} {removed}; {target.name} has {label} {level}"
+        )
+    if added and version_less(level, added):
+        return Availability(
+            target.name,
+            AvailabilityStatus.NEWER_THAN_TARGET,
+            name,
+            since,
+            f"{name} appeared in {label} {added}; {target.name} has {label} {level}",
+        )
+    if deprecated and not version_less(level, deprecated):
+        return Availability(
+            target.name, AvailabilityStatus.DEPRECATED, name, since, f"{name} is deprecated since {label} {deprecated}"
+        )
+    parts = []
+    if name == e.cuda_name:
+        status, parts = AvailabilityStatus.AVAILABLE, ["same name on ROCm"]
+    else:
+        status = AvailabilityStatus.RENAMED
+        parts = [f"{e.cuda_name} becomes {name}" + (" (ROCm library name)" if side == "roc" else "")]
+    if added:
+        parts.append(f"since {label} {added}")
+    if experimental:
+        parts.append(f"experimental in {label} {experimental}")
+    if removed:
+        parts.append(f"removed in {label} {removed}")
+    return Availability(target.name, status, name, since, _with_note("; ".join(parts), e))
+
+
+def _on_scale(e: ApiEntry, target: Target) -> Availability:
+    lib = e.library
+    if e.kind == "header" and lib in _SCALE_NATIVE:
+        return Availability(target.name, AvailabilityStatus.AVAILABLE, e.cuda_name, None, "SCALE compiles CUDA sources with their CUDA #includes")
+    if lib in _SCALE_NATIVE:
+        reason = _SCALE_NATIVE[lib] + "; per-function gaps are listed in SCALE's coverage pages, not in vado's data"
+        return Availability(target.name, AvailabilityStatus.AVAILABLE, e.cuda_name, None, reason)
+    if lib == "nvtx":
+        if version_less(target.version, _SCALE_NVTX_SINCE):
+            return Availability(target.name, AvailabilityStatus.NEWER_THAN_TARGET, e.cuda_name, _SCALE_NVTX_SINCE, f"SCALE implements NVTX since {_SCALE_NVTX_SINCE}; {target.name} is {target.version}")
+        return Availability(target.name, AvailabilityStatus.AVAILABLE, e.cuda_name, _SCALE_NVTX_SINCE, f"SCALE implements NVTX since {_SCALE_NVTX_SINCE} (nvtx3 header-only since 1.5.0)")
+    if lib in _SCALE_LIBRARIES:
+        since, reason = _SCALE_LIBRARIES[lib]
+        if since and version_less(target.version, since):
+            return Availability(target.name, AvailabilityStatus.NEWER_THAN_TARGET, e.cuda_name, since, reason)
+        return Availability(target.name, AvailabilityStatus.UNKNOWN, e.cuda_name, since or None, reason)
+    return Availability(target.name, AvailabilityStatus.UNKNOWN, None, None, f"SCALE's coverage of {lib} is not documented in vado's facts")
+
+
+def _on_zluda(e: ApiEntry, target: Target) -> Availability:
+    lib = e.library
+    if e.kind == "header" and (lib in _ZLUDA_IN_BINARY or lib in _ZLUDA_SHIMS):
+        return Availability(target.name, AvailabilityStatus.AVAILABLE, e.cuda_name, None, "ZLUDA works on binaries; sources and #includes are not changed")
+    if lib in _ZLUDA_IN_BINARY:
+        return Availability(target.name, AvailabilityStatus.AVAILABLE, e.cuda_name, None, _ZLUDA_IN_BINARY[lib])
+    if lib == "curand" and "device api" in e.section.lower():
+        return Availability(target.name, AvailabilityStatus.AVAILABLE, e.cuda_name, None, "cuRAND's device API is header code compiled into the binary's PTX")
+    if lib in _ZLUDA_SHIMS:
+        return Availability(target.name, AvailabilityStatus.AVAILABLE, e.cuda_name, None, f"ZLUDA ships a {lib} shim ({_ZLUDA_SHIMS[lib]}); per-function coverage is not in vado's data")
+    shims = ", ".join(sorted(_ZLUDA_SHIMS)) + ", nvml"
+    return Availability(target.name, AvailabilityStatus.UNAVAILABLE, None, None, f"ZLUDA ships no {lib} library (its shims: {shims})")
+
+
+def _with_note(reason: str, e: ApiEntry) -> str:
+    return f"{reason} ({e.note})" if e.note else reason

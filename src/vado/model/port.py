@@ -1,0 +1,51 @@
+"""The result of a port: what each file became and what is left for humans."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from vado.model.finding import Finding
+from vado.model.skip import Skip
+
+
+@dataclass(frozen=True)
+class PortedFile:
+    """One file of the ported tree.
+
+    ``status`` is ``translated`` (edits applied), ``unchanged`` (copied as is),
+    ``copied`` (not a file vado ports, copied verbatim) or ``failed`` (see
+    ``error``). ``applied`` counts applied fixes by tag (``rename``, ``header``,
+    ``wave64``, ``ptx``, ``build``, ``launch`` …); ``remaining`` counts the
+    findings still open in the port by code.
+    """
+
+    path: str
+    out_path: str
+    kind: str
+    status: str
+    applied: dict[str, int] = field(default_factory=dict)
+    remaining: dict[str, int] = field(default_factory=dict)
+    diff: str = ""
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class PortResult:
+    """A whole port: files, the findings left open in the port, skips, errors."""
+
+    root: str
+    out: str
+    target: str
+    files: tuple[PortedFile, ...]
+    remaining: tuple[Finding, ...] = ()
+    skips: tuple[Skip, ...] = ()
+    errors: tuple[dict, ...] = ()
+    bytes_ported: int = 0
+    duration_s: float = 0.0
+    tool_version: str = ""
+    schema_version: str = "1.0"
+
+    @property
+    def translated(self) -> tuple[PortedFile, ...]:
+        """Files that vado changed."""
+        return tuple(f for f in self.files if f.status == "translated")

@@ -1,0 +1,707 @@
+"""The one edit applier: every change vado makes to a file goes through here.
+
+The design follows ruff's fix applier (``crates/ruff_linter/src/fix/mod.rs``):
+rules propose :class:`~vado.model.Fix` objects, each a set of edits that stand or
+fall together; the applier takes them in a deterministic order, drops a fix that
+collides with one already taken (reported, not an error), applies the rest in one
+pass, and the port loop runs the rules again on the result until no fix applies
+(:func:`fixpoint`). A fix dropped in one round is usually applied in the next,
+against the updated text. Porting twice therefore equals porting once.
+
+Layers, from pure to effectful:
+
+- :func:`apply_edits` splices edits of one file into its bytes. Pure.
+- :func:`select_fixes` decides which fixes of one round are applied. Pure.
+- :func:`fixpoint` repeats produce → select → apply on text until it is stable.
+- :func:`write_atomic` writes bytes to disk: temp file in the same directory,
+  fsync, ``os.replace``; never overwrites an existing file without a backup.
+- :func:`apply_to_file` combines them for one file and returns an :class:`ApplyResult`.
+
+Text is handled in the latin-1 view of :mod:`vado.model.text` (one character per
+byte), so offsets are byte offsets and every byte outside an edit, whatever the
+file's encoding, comes out exactly as it went in.
+
+Write policy ("never overwrite without a backup")
+-------------------------------------------------
+- A target that does not exist is written (a new output tree); missing parent
+  directories are created.
+- An existing target is replaced only when a backup is requested
+  (``backup=True``: ``<file>.vado-bak`` beside it; ``backup=<dir>``: ``<dir>/<name>.vado-bak``)
+  or when the caller passes ``overwrite=True``, the explicit "no backup" switch
+  (for trees under version control). An existing backup is never clobbered: the
+  next free name ``<name>.vado-bak.1``, ``.2`` … is used, created exclusively.
+- ``expected``: when given, the target's current bytes must equal it, or the
+  write is refused (the file changed on disk since it was read). The check and
+  the replace are not one atomic step; the window is the few microseconds between
+  them, which is what an editor's "file changed on disk" check gives too.
+- Symlinks: a target that is a symlink is refused by default, because replacing
+  it would turn the link into a regular file, and following it could write
+  outside the ported tree (the scanner skips links that leave the root for the
+  same reason). ``follow_symlinks=True`` writes to the resolved file and keeps
+  the link; the backup then sits beside the resolved file.
+- The file's permission bits are kept (owner and group are not: that needs
+  privileges). ``os.replace`` gives the path a new inode, so other hard links to
+  the old file keep the old content.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import secrets
+import shutil
+import stat
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import NamedTuple
+
+from vado.errors import PortError
+from vado.model.edit import Applicability, Edit, Fix
+from vado.model.text import decode_source, display_text, encode_source
+
+__all__ = [
+    "BACKUP_SUFFIX",
+    "ApplyResult",
+    "FixpointResult",
+    "RejectKind",
+    "RejectReason",
+    "Rejection",
+    "apply_edits",
+    "apply_to_file",
+    "backup_path",
+    "fixpoint",
+    "select_fixes",
+    "unified_diff",
+    "write_atomic",
+]
+
+BACKUP_SUFFIX = ".vado-bak"
+_TMP_SUFFIX = ".vado-tmp"
+#: Numbered backups tried before giving up (a directory with this many backups is a bug elsewhere).
+_MAX_BACKUPS = 10_000
+
+
+# ---------------------------------------------------------------------------
+# Edits
+
+
+def _describe(edit: Edit) -> str:
+    content = edit.content if len(edit.content) <= 40 else edit.content[:37] + "..."
+    if edit.is_insertion:
+        return f"insert {content!r} at {edit.start}"
+    return f"replace [{edit.start}, {edit.end}) with {content!r}"
+
+
+def _sorted_unique(edits: Iterable[Edit]) -> list[Edit]:
+    # Identical edits (the same include wanted by two fixes) collapse to one.
+    return sorted(set(edits), key=lambda e: (e.path, e.start, e.end, e.content))
+
+
+def _first_overlap(ordered: Sequence[Edit]) -> tuple[Edit, Edit] | None:
+    """The first pair of overlapping edits in ``ordered`` (sorted by path, start, end).
+
+    Sorted so, a conflict always shows between an edit and the earlier edit of
+    its file that reaches furthest; of several ending at one offset, an
+    insertion there is the one a later insertion at that offset collides with.
+    """
+    reach: Edit | None = None
+    for e in ordered:
+        if reach is not None and reach.path != e.path:
+            reach = None
+        if reach is not None and reach.overlaps(e):
+            return reach, e
+        if reach is None or e.end > reach.end or (e.end == reach.end and e.is_insertion):
+            reach = e
+    return None
+
+
+def _splice(text: str, ordered: Sequence[Edit]) -> str:
+    parts: list[str] = []
+    pos = 0
+    for e in ordered:
+        parts.append(text[pos : e.start])
+        parts.append(e.content)
+        pos = e.end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def _check_edits(edits: Iterable[Edit], size: int) -> list[Edit]:
+    ordered = _sorted_unique(edits)
+    paths = sorted({e.path for e in ordered})
+    if len(paths) > 1:
+        raise PortError(
+            "cannot apply edits of several files at once",
+            "the edits name " + ", ".join(paths),
+            "group edits by Edit.path and apply each group to its own file",
+        )
+    for e in ordered:
+        if e.end > size:
+            raise PortError(
+                f"edit out of range in {e.path}",
+                f"{_describe(e)} ends past the end of the file ({size} bytes)",
+                "the file changed since it was scanned; scan it again",
+            )
+    pair = _first_overlap(ordered)
+    if pair is not None:
+        a, b = pair
+        raise PortError(
+            f"overlapping edits in {a.path}",
+            f"{_describe(a)} and {_describe(b)} touch the same bytes, so their order is ambiguous",
+            "put edits that belong together into one edit, or into separate fixes (select_fixes drops the later one)",
+        )
+    return ordered
+
+
+def apply_edits(data: bytes, edits: Sequence[Edit]) -> bytes:
+    """Apply ``edits`` (all of one file) to ``data`` and return the new bytes.
+
+    Edits are sorted by (start, end); identical edits collapse to one; edits that
+    overlap (share a byte, two different insertions at one offset, an insertion
+    strictly inside a replaced range) raise :class:`PortError` naming both.
+    Edits that only touch (``[a, b)`` and ``[b, c)``, or an insertion at either
+    end of a replaced range) are fine. Bytes outside the edits are kept exactly.
+    """
+    text = decode_source(data)
+    ordered = _check_edits(edits, len(text))
+    return encode_source(_splice(text, ordered))
+
+
+# ---------------------------------------------------------------------------
+# Fixes
+
+
+class RejectKind(str, Enum):
+    """Why :func:`select_fixes` did not apply a fix (a result, not an error)."""
+
+    DISPLAY_ONLY = "display-only"
+    UNSAFE = "unsafe"
+    EMPTY = "empty"
+    OTHER_FILE = "other-file"
+    OUT_OF_RANGE = "out-of-range"
+    SELF_OVERLAP = "self-overlap"
+    DUPLICATE = "duplicate"
+    OVERLAP = "overlap"
+
+
+@dataclass(frozen=True)
+class RejectReason:
+    """A typed reason with words for humans; ``str()`` gives the words."""
+
+    kind: RejectKind
+    detail: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.kind.value}: {self.detail}" if self.detail else self.kind.value
+
+
+class Rejection(NamedTuple):
+    """A fix that was not applied, and why. Unpacks as ``fix, reason``."""
+
+    fix: Fix
+    reason: RejectReason
+
+
+_APPLICABILITY_ORDER = {Applicability.SAFE: 0, Applicability.UNSAFE: 1, Applicability.DISPLAY_ONLY: 2}
+
+
+def _fix_key(fix: Fix) -> tuple:
+    """Deterministic order of fixes: by place, then safer first, then content.
+
+    The order does not depend on the order rules ran in, so the same findings
+    always give the same port.
+    """
+    if fix.edits:
+        first = min(fix.edits, key=lambda e: (e.path, e.start, e.end))
+        place = (first.path, first.start, max(e.end for e in fix.edits if e.path == first.path))
+    else:
+        place = ("", -1, -1)
+    return (*place, _APPLICABILITY_ORDER[fix.applicability], fix.description,
+            tuple(sorted(fix.edits)), fix.tags)
+
+
+def select_fixes(
+    fixes: Iterable[Fix],
+    *,
+    unsafe: bool = False,
+    path: str | None = None,
+    size: int | None = None,
+) -> tuple[list[Fix], list[Rejection]]:
+    """Choose the fixes of one round: ``(accepted, rejected)``, both in a deterministic order.
+
+    A fix is all or nothing. Display-only fixes are never applied; unsafe ones
+    only with ``unsafe=True``. Fixes are taken in :func:`_fix_key` order; one
+    that overlaps an edit of an already accepted fix is rejected (an edit
+    identical to an accepted one is shared, not a conflict), as is one with the
+    same edits as an accepted fix. With ``path``, fixes touching another file are
+    rejected; with ``size`` (the file's length), fixes reaching past it are.
+    The accepted fixes' edits never overlap, so :func:`apply_edits` takes them.
+    """
+    accepted: list[Fix] = []
+    rejected: list[Rejection] = []
+    taken: list[Edit] = []  # edits of accepted fixes, for overlap checks
+    taken_set: set[Edit] = set()
+    seen: dict[frozenset[Edit], Fix] = {}
+
+    def reject(fix: Fix, kind: RejectKind, detail: str = "") -> None:
+        rejected.append(Rejection(fix, RejectReason(kind, detail)))
+
+    for fix in sorted(fixes, key=_fix_key):
+        if fix.applicability is Applicability.DISPLAY_ONLY:
+            reject(fix, RejectKind.DISPLAY_ONLY, "shown as a suggestion, never applied")
+            continue
+        if fix.applicability is Applicability.UNSAFE and not unsafe:
+            reject(fix, RejectKind.UNSAFE, "applied only with unsafe fixes enabled")
+            continue
+        if not fix.edits:
+            reject(fix, RejectKind.EMPTY, "the fix has no edits")
+            continue
+        if path is not None and fix.paths != {path}:
+            others = ", ".join(sorted(fix.paths - {path}))
+            reject(fix, RejectKind.OTHER_FILE, f"also edits {others}")
+            continue
+        if size is not None:
+            beyond = [e for e in fix.edits if e.end > size]
+            if beyond:
+                reject(fix, RejectKind.OUT_OF_RANGE,
+                       f"{_describe(beyond[0])} ends past the end of the file ({size} bytes)")
+                continue
+        own = _sorted_unique(fix.edits)
+        pair = _first_overlap(own)
+        if pair is not None:
+            reject(fix, RejectKind.SELF_OVERLAP,
+                   f"its own edits overlap: {_describe(pair[0])} and {_describe(pair[1])}")
+            continue
+        key = frozenset(own)
+        if key in seen:
+            reject(fix, RejectKind.DUPLICATE, f"same edits as {_name(seen[key])}")
+            continue
+        clash = _clash(own, taken, taken_set)
+        if clash is not None:
+            mine, theirs = clash
+            owner = next(f for f in accepted if theirs in f.edits)
+            reject(fix, RejectKind.OVERLAP,
+                   f"{_describe(mine)} overlaps {_describe(theirs)} of {_name(owner)}")
+            continue
+        accepted.append(fix)
+        seen[key] = fix
+        for e in own:
+            if e not in taken_set:
+                taken.append(e)
+                taken_set.add(e)
+    return accepted, rejected
+
+
+def _name(fix: Fix) -> str:
+    return f"fix {fix.description!r}" if fix.description else "another fix"
+
+
+def _clash(own: Sequence[Edit], taken: Sequence[Edit], taken_set: set[Edit]) -> tuple[Edit, Edit] | None:
+    # Linear in the number of accepted edits per fix: files have tens to hundreds
+    # of fixes, and this keeps the rule exactly Edit.overlaps.
+    for mine in own:
+        if mine in taken_set:
+            continue
+        for theirs in taken:
+            if mine.overlaps(theirs):
+                return mine, theirs
+    return None
+
+
+def _fix_edits(fixes: Iterable[Fix]) -> list[Edit]:
+    return [e for f in fixes for e in f.edits]
+
+
+class FixpointResult(NamedTuple):
+    """The stable text and, per round that changed it, the fixes applied."""
+
+    text: str
+    rounds: tuple[tuple[Fix, ...], ...]
+
+    @property
+    def applied(self) -> tuple[Fix, ...]:
+        """All applied fixes, round by round."""
+        return tuple(f for r in self.rounds for f in r)
+
+
+def fixpoint(
+    text: str,
+    produce_fixes: Callable[[str], Iterable[Fix]],
+    max_rounds: int = 10,
+    *,
+    unsafe: bool = False,
+) -> FixpointResult:
+    """Apply ``produce_fixes(text)`` repeatedly until no fix changes the text.
+
+    ``text`` is one file in the latin-1 view; ``produce_fixes`` runs the rules on
+    it and returns their fixes (all for this one file). Each round selects fixes
+    with :func:`select_fixes` and applies them; fixes dropped for overlapping are
+    produced again by the rules in the next round against the new text. Stops
+    when a round accepts nothing or changes nothing. Raises :class:`PortError`
+    when the text is still changing after ``max_rounds`` rounds, or comes back to
+    an earlier state (two fixes undoing each other).
+    """
+    if max_rounds < 1:
+        raise ValueError("max_rounds must be at least 1")
+    # Replacement text above U+00FF is stored as UTF-8; re-viewing the bytes keeps
+    # the next round's offsets byte offsets.
+    text = decode_source(encode_source(text))
+    seen = {text}
+    rounds: list[tuple[Fix, ...]] = []
+    for _ in range(max_rounds + 1):
+        accepted, _rejected = select_fixes(produce_fixes(text), unsafe=unsafe, size=len(text))
+        if not accepted:
+            break
+        ordered = _check_edits(_fix_edits(accepted), len(text))
+        new = decode_source(encode_source(_splice(text, ordered)))
+        if new == text:
+            break
+        if len(rounds) == max_rounds:
+            raise PortError(
+                "fixes did not converge",
+                f"the text still changed after {max_rounds} rounds",
+                "a rule keeps proposing fixes for its own output; run with fewer rules to find it",
+            )
+        if new in seen:
+            raise PortError(
+                "fixes did not converge",
+                f"round {len(rounds) + 1} brought the text back to an earlier state (fixes undo each other)",
+                "two rules rewrite the same construct in opposite directions; disable one",
+            )
+        seen.add(new)
+        rounds.append(tuple(accepted))
+        text = new
+    return FixpointResult(text, tuple(rounds))
+
+
+# ---------------------------------------------------------------------------
+# Writing
+
+
+def backup_path(target: Path, backup: bool | Path = True) -> Path:
+    """The first free backup name for ``target`` (does not create it).
+
+    ``backup=True``: beside the file; a path: in that directory.
+    """
+    base = (target.parent if backup is True else Path(backup)) / (target.name + BACKUP_SUFFIX)
+    if not os.path.lexists(base):
+        return base
+    for n in range(1, _MAX_BACKUPS):
+        candidate = base.with_name(f"{base.name}.{n}")
+        if not os.path.lexists(candidate):
+            return candidate
+    raise PortError(f"no free backup name for {target}", f"{base} and {_MAX_BACKUPS} numbered ones exist",
+                    "remove old .vado-bak files")
+
+
+def _make_backup(target: Path, data: bytes, backup: bool | Path) -> Path:
+    """Write ``data`` to a new backup file, created exclusively so none is ever clobbered."""
+    if backup is not True:
+        Path(backup).mkdir(parents=True, exist_ok=True)
+    for _ in range(_MAX_BACKUPS):
+        candidate = backup_path(target, backup)
+        try:
+            fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+        except FileExistsError:
+            continue  # another writer took the name between the check and the open
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            shutil.copystat(target, candidate)
+        except BaseException:
+            _remove_quietly(candidate)
+            raise
+        return candidate
+    raise PortError(f"no free backup name for {target}", "every candidate name was taken",
+                    "remove old .vado-bak files")
+
+
+def _remove_quietly(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _fsync_dir(directory: Path) -> None:
+    # Makes the rename itself durable. Not possible on every platform (Windows
+    # cannot open directories), where os.replace's atomicity is all we get.
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _resolve_target(path: Path, follow_symlinks: bool) -> Path:
+    if not path.is_symlink():
+        return path
+    if not follow_symlinks:
+        raise PortError(
+            f"refusing to write {path}",
+            f"it is a symlink to {os.readlink(path)}; replacing it would turn the link into a file",
+            "write the file the link points to, or pass follow_symlinks=True to write through the link",
+        )
+    try:
+        return path.resolve(strict=True)
+    except (OSError, RuntimeError) as exc:
+        raise PortError(f"cannot follow symlink {path}", str(exc), "fix or remove the dangling link") from exc
+
+
+def write_atomic(
+    path: str | os.PathLike[str],
+    data: bytes,
+    *,
+    backup: bool | str | os.PathLike[str] = False,
+    expected: bytes | None = None,
+    overwrite: bool = False,
+    follow_symlinks: bool = False,
+    mode: int | None = None,
+) -> Path | None:
+    """Write ``data`` to ``path`` atomically; return the backup's path, or None.
+
+    ``mode`` sets the permission bits of a file that does not exist yet (the
+    source's mode when writing an output tree); without it the umask decides.
+    An existing file always keeps its own mode.
+
+    Readers see either the old file or the new one, never a torn one: the bytes
+    go to a temp file in the same directory, are fsynced, and ``os.replace``
+    puts them in place. On any failure the temp file (and a backup made by this
+    call) is removed and the original is untouched; the failure is a
+    :class:`PortError`. See the module docstring for the overwrite, backup,
+    ``expected`` and symlink policy.
+    """
+    if isinstance(backup, (str, os.PathLike)):
+        backup = Path(backup)
+    target = _resolve_target(Path(path), follow_symlinks)
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise PortError(f"cannot write {target}", exc.strerror or str(exc), "check the path and its permissions") from exc
+
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise PortError(f"cannot write {target}", "it exists and is not a regular file",
+                        "choose an output path that is a file or does not exist yet")
+    current: bytes | None = None
+    if st is not None and (expected is not None or backup):
+        current = _read(target)
+    if expected is not None and current != expected:
+        why = "it no longer exists" if st is None else "its bytes differ from the ones read before the edits"
+        raise PortError(f"{target} changed on disk", why, "scan the file again and re-run the port")
+    if st is not None and not backup and not overwrite:
+        raise PortError(
+            f"refusing to overwrite {target} without a backup",
+            "the file exists",
+            "write into a new output directory, request a backup (backup=True / --backup), "
+            "or pass overwrite=True when the tree is under version control",
+        )
+
+    parent = target.parent
+    made_backup: Path | None = None
+    tmp: Path | None = None
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        if st is not None and backup:
+            assert current is not None
+            made_backup = _make_backup(target, current, backup)
+        tmp, fd = _open_temp(parent, target.name)
+        with os.fdopen(fd, "wb") as fh:
+            if st is not None:
+                os.chmod(tmp, stat.S_IMODE(st.st_mode))
+            elif mode is not None:
+                os.chmod(tmp, stat.S_IMODE(mode))
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+        tmp = None
+    except BaseException as exc:
+        if tmp is not None:
+            _remove_quietly(tmp)
+        if made_backup is not None:
+            # The original is intact; a backup of it from a write that never happened is noise.
+            _remove_quietly(made_backup)
+        if isinstance(exc, OSError):
+            raise PortError(f"cannot write {target}", exc.strerror or str(exc),
+                            "check free space and permissions; the original file is unchanged") from exc
+        raise
+    _fsync_dir(parent)
+    return made_backup
+
+
+def _open_temp(directory: Path, name: str) -> tuple[Path, int]:
+    # os.open with 0o666 lets the umask decide a new file's mode, as a plain
+    # open() would; tempfile.mkstemp would force 0o600 on new outputs.
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    while True:
+        tmp = directory / f".{name}.{secrets.token_hex(4)}{_TMP_SUFFIX}"
+        try:
+            return tmp, os.open(tmp, flags, 0o666)
+        except FileExistsError:
+            continue
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise PortError(f"cannot read {path}", exc.strerror or str(exc), "check the path and its permissions") from exc
+
+
+# ---------------------------------------------------------------------------
+# One file
+
+
+@dataclass(frozen=True)
+class ApplyResult:
+    """What :func:`apply_to_file` did to one file.
+
+    ``path`` is the file read, ``output`` the file written (the same for an
+    in-place port); ``written`` is False for a dry run or an in-place port that
+    changed nothing. ``backup`` is the backup made, if any.
+    """
+
+    path: Path
+    output: Path
+    applied: tuple[Fix, ...]
+    rejected: tuple[Rejection, ...]
+    before: bytes
+    after: bytes
+    backup: Path | None = None
+    written: bool = False
+
+    @property
+    def applied_count(self) -> int:
+        """Number of fixes applied."""
+        return len(self.applied)
+
+    @property
+    def changed(self) -> bool:
+        """True when the fixes changed the bytes."""
+        return self.before != self.after
+
+    def diff(self, label: str | None = None) -> str:
+        """Unified diff of the change (empty when nothing changed)."""
+        return unified_diff(self.before, self.after, label or str(self.path))
+
+    def summary(self) -> dict:
+        """JSON-ready summary for reports (bytes left out)."""
+        return {
+            "path": str(self.path),
+            "output": str(self.output),
+            "applied": self.applied_count,
+            "changed": self.changed,
+            "written": self.written,
+            "backup": None if self.backup is None else str(self.backup),
+            "rejected": [
+                {"description": fix.description, "reason": reason.kind.value, "detail": reason.detail}
+                for fix, reason in self.rejected
+            ],
+        }
+
+
+def apply_to_file(
+    path: str | os.PathLike[str],
+    fixes: Iterable[Fix],
+    *,
+    unsafe: bool = False,
+    backup: bool | str | os.PathLike[str] = True,
+    output: str | os.PathLike[str] | None = None,
+    overwrite: bool = False,
+    follow_symlinks: bool = False,
+    edit_path: str | None = None,
+    dry_run: bool = False,
+) -> ApplyResult:
+    """Read ``path``, apply the selectable ``fixes`` in one round, write the result.
+
+    ``edit_path`` is the ``Edit.path`` these fixes use for this file (usually the
+    path relative to the scanned root); when None it is taken from the fixes,
+    which must then all name one file. Fixes that touch other files are rejected.
+
+    In place (``output`` None) the file is rewritten only when the bytes change,
+    with a backup by default (``backup=True``) and refusing if the file changed
+    since it was read. With ``output`` the result goes there (a new output tree:
+    no backup needed; an existing output is handled by :func:`write_atomic`'s
+    policy). ``dry_run`` computes the result and writes nothing.
+    """
+    source = Path(path)
+    fixes = list(fixes)
+    if edit_path is None:
+        names = sorted({p for f in fixes for p in f.paths})
+        if len(names) > 1:
+            raise PortError(
+                f"fixes for several files given for {source}",
+                "they edit " + ", ".join(names),
+                "pass edit_path= to say which Edit.path is this file",
+            )
+        edit_path = names[0] if names else None
+    before = _read(source)
+    try:
+        source_mode = os.stat(source).st_mode
+    except OSError:
+        source_mode = None
+    accepted, rejected = select_fixes(fixes, unsafe=unsafe, path=edit_path, size=len(before))
+    after = apply_edits(before, _fix_edits(accepted)) if accepted else before
+    in_place = output is None
+    dest = source if in_place else Path(output)
+    made_backup: Path | None = None
+    written = False
+    if not dry_run and (not in_place or after != before):
+        made_backup = write_atomic(
+            dest,
+            after,
+            backup=backup,
+            expected=before if in_place else None,
+            overwrite=overwrite,
+            follow_symlinks=follow_symlinks,
+            mode=source_mode,
+        )
+        written = True
+    return ApplyResult(source, dest, tuple(accepted), tuple(rejected), before, after, made_backup, written)
+
+
+# ---------------------------------------------------------------------------
+# Diffs
+
+
+def _lines(data: bytes) -> list[bytes]:
+    # Split on b"\n" only: bytes.splitlines would also split on \r, \x0b, \x0c,
+    # \x1c-\x1e, and a CR alone is content, not a line end, in C sources.
+    parts = data.split(b"\n")
+    lines = [p + b"\n" for p in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def unified_diff(before: bytes, after: bytes, path: str | os.PathLike[str], *, context: int = 3) -> str:
+    """A ``git diff``-style unified diff of one file, for humans.
+
+    The comparison is on the exact bytes (two different invalid UTF-8 bytes are
+    a change); only the output is display-decoded with
+    :func:`vado.model.text.display_text`. A last line without a newline gets
+    git's ``\\ No newline at end of file`` marker. Empty when nothing changed.
+    """
+    if before == after:
+        return ""
+    name = os.fsencode(os.fspath(path))
+    out: list[bytes] = []
+    for line in difflib.diff_bytes(
+        difflib.unified_diff, _lines(before), _lines(after), b"a/" + name, b"b/" + name, n=context
+    ):
+        if line.endswith(b"\n"):
+            out.append(line)
+        else:
+            out.append(line + b"\n\\ No newline at end of file\n")
+    return display_text(b"".join(out))

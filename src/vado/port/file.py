@@ -1,0 +1,89 @@
+"""Porting one file: rules' fixes + token translation, applied to a fixpoint.
+
+Every change is a :class:`~vado.model.Fix`; :func:`vado.port.apply.fixpoint`
+applies them round after round until nothing changes, so the result is stable:
+porting the output again changes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from vado.model import Finding, Fix, Target, Verdict
+from vado.model.text import decode_source, encode_source
+from vado.port.apply import fixpoint
+from vado.port.launch import launch_fixes
+from vado.port.translate import identifier_fixes, include_fixes, runtime_include_fix, sync_downgrade_fixes
+from vado.rules.engine import check_text
+from vado.scan.classify import FileKind
+from vado.scan.lexer import tokenize
+
+_SOURCE_KINDS = frozenset({FileKind.CUDA_SOURCE, FileKind.CUDA_HEADER})
+
+
+@dataclass(frozen=True)
+class PortOptions:
+    """How to port: ``launch`` is ``chevron`` (keep ``<<<>>>``) or ``ggl``; ``roc`` prefers roc* libraries;
+    ``unsafe`` also applies fixes whose applicability is unsafe."""
+
+    launch: str = "chevron"
+    roc: bool = False
+    unsafe: bool = False
+    rule_options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FilePort:
+    """The outcome for one file: new bytes, fixes applied per tag, findings still open."""
+
+    before: bytes
+    after: bytes
+    applied: dict[str, int]
+    remaining: tuple[Finding, ...]
+
+    @property
+    def changed(self) -> bool:
+        """Whether the port differs from the original."""
+        return self.before != self.after
+
+
+def produce_fixes(path: str, kind: FileKind, text: str, target: Target, options: PortOptions) -> list[Fix]:
+    """All fixes for one round on ``text``: the rules' fixes and the translator's."""
+    fixes: list[Fix] = []
+    for finding in check_text(path, text, [target], kind=kind, options=dict(options.rule_options, roc=options.roc)):
+        if finding.fix is not None:
+            fixes.append(finding.fix)
+    if kind.is_c_family:
+        toks = tokenize(text)
+        fixes.extend(include_fixes(path, toks, target, roc=options.roc))
+        fixes.extend(identifier_fixes(path, toks, target, roc=options.roc))
+        fixes.extend(sync_downgrade_fixes(path, text, toks, target))
+        if options.launch == "ggl":
+            fixes.extend(launch_fixes(path, text, toks))
+        if kind in _SOURCE_KINDS:
+            fix = runtime_include_fix(path, text, toks)
+            if fix is not None:
+                fixes.append(fix)
+    return fixes
+
+
+def port_bytes(path: str, kind: FileKind, data: bytes, target: Target, options: PortOptions | None = None) -> FilePort:
+    """Port one file's bytes for ``target``; ``path`` is its name in findings and edits."""
+    options = options or PortOptions()
+    text = decode_source(data)
+    result = fixpoint(text, lambda t: produce_fixes(path, kind, t, target, options), unsafe=options.unsafe)
+    applied: dict[str, int] = {}
+    for fix in result.applied:
+        tag = fix.tags[0] if fix.tags else "rule"
+        applied[tag] = applied.get(tag, 0) + 1
+    after = encode_source(result.text)
+    # Whatever a rule still reports with a verdict other than "moves as is" after
+    # the fixpoint is open work: no fix, a display-only fix, or an unsafe one not
+    # asked for.
+    remaining = tuple(
+        f
+        for f in check_text(path, result.text, [target], kind=kind, options=dict(options.rule_options, roc=options.roc))
+        if f.verdicts.get(target.name, Verdict.MOVES_AS_IS) is not Verdict.MOVES_AS_IS
+    )
+    return FilePort(data, after, applied, remaining)

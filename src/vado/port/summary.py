@@ -1,0 +1,59 @@
+"""Renderings of a :class:`~vado.model.port.PortResult`: a terminal summary and JSON."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections import Counter
+
+from vado.model import to_json
+from vado.model.port import PortResult
+
+
+def render_port_json(result: PortResult) -> str:
+    """The whole result as JSON (schema version in ``schema_version``)."""
+    doc = to_json(result)
+    doc["tool"] = {"name": "vado", "version": result.tool_version}
+    return json.dumps(doc, indent=2, sort_keys=False) + "\n"
+
+
+def render_port_text(result: PortResult, *, width: int | None = None, color: bool = False, diffs: bool = False) -> str:
+    """What was translated, what remains and why, for humans."""
+    from rich.console import Console
+    from rich.table import Table
+
+    buf = io.StringIO()
+    console = Console(file=buf, width=width or 100, no_color=not color, color_system="standard" if color else None, highlight=False)
+    applied: Counter[str] = Counter()
+    remaining: Counter[str] = Counter()
+    for f in result.files:
+        applied.update(f.applied)
+        remaining.update(f.remaining)
+    translated = [f for f in result.files if f.status == "translated"]
+    unchanged = [f for f in result.files if f.status == "unchanged"]
+    failed = [f for f in result.files if f.status == "failed"]
+    console.print(f"vado port {result.root} → {result.out} (target {result.target})")
+    console.print(f"{len(translated)} files translated, {len(unchanged)} unchanged, {len(failed)} failed, {len(result.skips)} skipped")
+    if applied:
+        table = Table(title="applied fixes", show_edge=False, box=None)
+        table.add_column("kind")
+        table.add_column("count", justify="right")
+        for tag, n in sorted(applied.items(), key=lambda kv: (-kv[1], kv[0])):
+            table.add_row(tag, str(n))
+        console.print(table)
+    if result.remaining:
+        table = Table(title="what remains for humans", show_edge=False, box=None)
+        table.add_column("location", no_wrap=True)
+        table.add_column("code", no_wrap=True)
+        table.add_column("why")
+        for f in result.remaining:
+            table.add_row(f.span.location(), f.code, f.message)
+        console.print(table)
+    else:
+        console.print("nothing remains: every finding for this target was fixed")
+    for f in failed:
+        console.print(f"failed: {f.path}: {f.error}")
+    if diffs:
+        for f in translated:
+            console.print(f.diff, markup=False, highlight=False, end="")
+    return buf.getvalue()

@@ -1,0 +1,194 @@
+"""Porting a whole tree into a new directory (or in place, with backups).
+
+The user's tree is never touched unless ``in_place`` is asked for, and then every
+changed file keeps a backup beside it (``<file>.vado-bak``). A port into ``out``
+first copies the tree (without ``.git``), then writes each ported file over its
+copy atomically.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from vado import __version__
+from vado.errors import UsageError, VadoError
+from vado.model import Finding, Target
+from vado.model.port import PortedFile, PortResult
+from vado.port.apply import unified_diff, write_atomic
+from vado.port.file import PortOptions, port_bytes
+from vado.scan.classify import FileKind
+
+#: Kinds vado rewrites; other files are copied verbatim.
+PORTED_KINDS = frozenset(
+    {
+        FileKind.CUDA_SOURCE,
+        FileKind.CUDA_HEADER,
+        FileKind.CXX_SOURCE,
+        FileKind.CXX_HEADER,
+        FileKind.CMAKE,
+        FileKind.MAKEFILE,
+        FileKind.SETUP_PY,
+        FileKind.PYPROJECT,
+        FileKind.SETUP_CFG,
+        FileKind.REQUIREMENTS,
+        FileKind.CONDA_ENV,
+        FileKind.DOCKERFILE,
+        FileKind.PYTHON,
+    }
+)
+
+@dataclass(frozen=True)
+class _Job:
+    path: str
+    src: str
+    dst: str
+    kind: FileKind
+
+
+def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, backup: bool) -> tuple[PortedFile, list[Finding]]:
+    try:
+        with open(job.src, "rb") as fh:
+            data = fh.read()
+        result = port_bytes(job.path, job.kind, data, target, options)
+        if result.changed:
+            if in_place:
+                write_atomic(Path(job.dst), result.after, backup=backup, expected=data, overwrite=not backup)
+            else:
+                write_atomic(Path(job.dst), result.after, overwrite=True)
+        remaining: dict[str, int] = {}
+        for f in result.remaining:
+            remaining[f.code] = remaining.get(f.code, 0) + 1
+        return (
+            PortedFile(
+                path=job.path,
+                out_path=job.dst,
+                kind=job.kind.value,
+                status="translated" if result.changed else "unchanged",
+                applied=result.applied,
+                remaining=remaining,
+                diff=unified_diff(result.before, result.after, job.path) if result.changed else "",
+            ),
+            list(result.remaining),
+        )
+    except VadoError as exc:
+        return PortedFile(job.path, job.dst, job.kind.value, "failed", error=exc.message), []
+    except OSError as exc:
+        return PortedFile(job.path, job.dst, job.kind.value, "failed", error=f"{exc.strerror or exc}"), []
+
+
+def _port_many(jobs: Sequence[_Job], target: Target, options: PortOptions, in_place: bool, backup: bool):
+    return [_port_one(j, target, options, in_place, backup) for j in jobs]
+
+
+def _copy_tree(root: Path, out: Path) -> None:
+    def ignore(directory: str, names: list[str]) -> set[str]:
+        return {n for n in names if n == ".git"}
+
+    shutil.copytree(root, out, symlinks=True, ignore=ignore, dirs_exist_ok=True)
+
+
+def port_tree(
+    root: str | os.PathLike,
+    out: str | os.PathLike | None,
+    target: Target,
+    *,
+    in_place: bool = False,
+    backup: bool = True,
+    options: PortOptions | None = None,
+    jobs: int = 1,
+    respect_gitignore: bool = True,
+    include_vendored: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> PortResult:
+    """Port the tree at ``root`` for ``target`` into ``out`` (or in place).
+
+    ``out`` must not exist or be an empty directory, and must not lie inside
+    ``root``. With ``in_place`` (``out`` is None) files are rewritten where they
+    are, each with a backup unless ``backup`` is False. Raises
+    :class:`~vado.errors.UsageError` for a bad ``out`` and
+    :class:`~vado.errors.ScanError` for an unreadable root.
+    """
+    from vado.scan.discover import walk
+
+    started = time.perf_counter()
+    options = options or PortOptions()
+    root_path = Path(root)
+    if in_place:
+        if out is not None:
+            raise UsageError("--in-place and an output directory exclude each other", "", "pass one of them")
+        out_path = root_path
+    else:
+        if out is None:
+            raise UsageError("no output directory", "a port goes into a new directory", "pass -o OUT, or --in-place --backup")
+        out_path = Path(out)
+        if out_path.exists() and (not out_path.is_dir() or any(out_path.iterdir())):
+            raise UsageError(
+                f"output {out_path} exists and is not empty",
+                "vado never writes over an existing tree",
+                "choose a new directory, or remove it first",
+            )
+        try:
+            out_path.resolve().relative_to(root_path.resolve())
+            if root_path.is_dir():
+                raise UsageError(
+                    f"output {out_path} is inside the tree being ported",
+                    "the port would be scanned as part of the source",
+                    "choose a directory outside the source tree",
+                )
+        except ValueError:
+            pass
+
+    plan = walk(root_path, respect_gitignore=respect_gitignore, include_vendored=include_vendored)
+    single_file = root_path.is_file()
+    if not in_place:
+        if single_file:
+            out_path.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(root_path, out_path / root_path.name)
+        else:
+            _copy_tree(root_path, out_path)
+
+    def dst_of(rel: str) -> str:
+        if in_place:
+            return str(root_path if single_file else root_path / rel)
+        return str(out_path / (root_path.name if single_file else rel))
+
+    job_list = [_Job(f.path, str(f.abs_path), dst_of(f.path), f.kind) for f in plan.files if f.kind in PORTED_KINDS]
+    outcomes: list[tuple[PortedFile, list[Finding]]] = []
+    if jobs > 1 and len(job_list) > 1:
+        size = max(1, len(job_list) // (jobs * 4))
+        chunks = [job_list[i : i + size] for i in range(0, len(job_list), size)]
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            work = functools.partial(_port_many, target=target, options=options, in_place=in_place, backup=backup)
+            for chunk_result in pool.map(work, chunks):
+                outcomes.extend(chunk_result)
+                if progress:
+                    progress(len(outcomes), len(job_list))
+    else:
+        for job in job_list:
+            outcomes.append(_port_one(job, target, options, in_place, backup))
+            if progress:
+                progress(len(outcomes), len(job_list))
+
+    files = tuple(sorted((o[0] for o in outcomes), key=lambda f: f.path))
+    remaining = tuple(sorted((f for o in outcomes for f in o[1]), key=Finding.sort_key))
+    errors = tuple({"type": "PortError", "what": f"porting {f.path} failed", "why": f.error, "tip": ""} for f in files if f.status == "failed")
+    ported_bytes = sum(f.size for f in plan.files if f.kind in PORTED_KINDS)
+    return PortResult(
+        root=str(root_path),
+        out=str(out_path),
+        target=target.name,
+        files=files,
+        remaining=remaining,
+        skips=tuple(sorted(plan.skips)),
+        errors=errors,
+        bytes_ported=ported_bytes,
+        duration_s=round(time.perf_counter() - started, 3),
+        tool_version=__version__,
+    )

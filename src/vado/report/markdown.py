@@ -1,0 +1,212 @@
+"""The Markdown report: for pull-request comments, issues and wikis (GitHub-flavoured tables).
+
+Sections, in order: summary line, verdicts per target, findings (blocked ones
+first, each at ``file:line``), workloads, findings by family, top files, skips,
+errors and rules. Text from the result is escaped so a message cannot open a
+table cell, a link, emphasis or an HTML tag.
+"""
+
+from __future__ import annotations
+
+import re
+
+from vado.model import Finding, Verdict
+from vado.model.audit import AuditResult
+from vado.report import _summary as S
+
+_ESCAPE = re.compile(r"([\\`*_\[\]<>|#~])")
+
+
+def esc(text: str) -> str:
+    """Text that renders literally inside a Markdown paragraph or table cell."""
+    text = _ESCAPE.sub(r"\\\1", str(text)).replace("&", "&amp;")
+    # A table row is one line: keep line breaks visible without ending the row.
+    return text.replace("\r\n", "\n").replace("\n", "<br>")
+
+
+def code(text: str, *, cell: bool = True) -> str:
+    """Inline code that cannot be closed early by backticks inside ``text``.
+
+    In a table cell a ``|`` splits the row even inside a code span (GFM), so
+    ``cell`` escapes it; GFM drops the backslash there.
+    """
+    text = str(text).replace("\n", " ")
+    if cell:
+        text = text.replace("|", "\\|")
+    fence = "`"
+    while fence in text:
+        fence += "`"
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _table(head: list[str], rows: list[list[str]], align: str = "") -> list[str]:
+    """A GFM table; ``align`` has one letter per column (``l`` or ``r``)."""
+    align = align or "l" * len(head)
+    sep = ["---:" if a == "r" else "---" for a in align]
+    lines = ["| " + " | ".join(head) + " |", "| " + " | ".join(sep) + " |"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return lines
+
+
+def _verdict(v: Verdict) -> str:
+    return f"**{v.label}**" if v is Verdict.BLOCKED else v.label
+
+
+def _location(f: Finding) -> str:
+    line = f":{f.span.line}" if f.span.line else f"@{f.span.start}"
+    return code(f"{f.span.path}{line}")
+
+
+def _verdicts_cell(verdicts: dict[str, Verdict], targets: list[str]) -> str:
+    parts = [f"{esc(t)}: {_verdict(verdicts[t])}" for t in targets if t in verdicts]
+    return "<br>".join(parts) if parts else "—"
+
+
+def _fix_cell(f: Finding) -> str:
+    if f.fix is None:
+        return "—"
+    desc = f" — {esc(f.fix.description)}" if f.fix.description else ""
+    return f"{f.fix.applicability.value}{desc}"
+
+
+def render_markdown(result: AuditResult) -> str:
+    """``result`` as a Markdown document ending in a newline."""
+    targets = S.target_names(result)
+    out: list[str] = [f"# vado audit: {code(result.root, cell=False)}", ""]
+    st = result.stats
+    effort = S.total_effort(result)
+    out.append(
+        f"{st.files_scanned} files scanned ({S.fmt_bytes(st.bytes_scanned)}), {st.files_skipped} skipped, "
+        f"{S.plural(len(result.findings), 'finding')}, {S.plural(len(result.errors), 'error')}. "
+        f"Targets: {', '.join(code(t) for t in result.targets) or 'none'}. "
+        f"Effort: {effort.lines} lines, {effort.constructs} constructs, {S.fmt_hours(effort.hours)} h."
+    )
+    out.append("")
+
+    out += ["## Verdicts", ""]
+    rows = []
+    for ts in S.target_summaries(result):
+        deciding = ", ".join(f"{code(c)} ×{n}" for c, n in ts.deciding) or "—"
+        rows.append(
+            [code(ts.target), _verdict(ts.verdict)]
+            + [str(ts.files[v]) for v in S.VERDICTS]
+            + [deciding, esc(ts.reason) or "—"]
+        )
+    if rows:
+        out += _table(
+            ["Target", "Verdict", "Files as is", "Automatic", "Manual", "Blocked", "Deciding findings", "Reason"],
+            rows,
+            "llrrrrll",
+        )
+    else:
+        out.append("No targets were audited.")
+    out.append("")
+
+    out += ["## Findings", ""]
+    findings = S.findings_worst_first(result)
+    if findings:
+        blocked = sum(1 for f in findings if S.is_blocked(f))
+        out.append(f"{len(findings)} findings, {blocked} blocking at least one target (listed first).")
+        out.append("")
+        rows = [
+            [
+                _location(f),
+                code(f.code),
+                f.severity.value,
+                esc(f.message),
+                _verdicts_cell(f.verdicts, targets),
+                _fix_cell(f),
+            ]
+            for f in findings
+        ]
+        out += _table(["Location", "Code", "Severity", "Message", "Verdicts", "Fix"], rows)
+    else:
+        out.append("No findings.")
+    out.append("")
+
+    out += ["## Workloads", ""]
+    if result.workloads:
+        rows = []
+        for w in sorted(result.workloads, key=lambda w: (w.path, w.name)):
+            by_target = {tv.target: tv.verdict for tv in w.verdicts}
+            rows.append(
+                [esc(w.name), code(w.path), str(len(w.files))]
+                + [_verdict(by_target[t]) if t in by_target else "—" for t in targets]
+                + [S.fmt_hours(w.effort.hours)]
+            )
+        out += _table(
+            ["Workload", "Path", "Files"] + [code(t) for t in targets] + ["Effort (h)"],
+            rows,
+            "llr" + "l" * len(targets) + "r",
+        )
+    else:
+        out.append("No workloads were found.")
+    out.append("")
+
+    out += ["## Findings by family", ""]
+    fams = S.family_summaries(result)
+    if fams:
+        rows = [
+            [code(fs.family), esc(fs.description) or "—", str(fs.count), str(fs.blocked), str(fs.files)]
+            + [str(fs.severities[s]) for s in S.SEVERITIES_DESC]
+            + [S.fmt_hours(fs.effort.hours)]
+            for fs in fams
+        ]
+        out += _table(
+            ["Family", "About", "Findings", "Blocked", "Files"]
+            + [s.value.capitalize() for s in S.SEVERITIES_DESC]
+            + ["Effort (h)"],
+            rows,
+            "llrrr" + "r" * len(S.SEVERITIES_DESC) + "r",
+        )
+    else:
+        out.append("No findings.")
+    out.append("")
+
+    out += ["## Top files", ""]
+    top = S.top_files(result)
+    if top:
+        rows = [
+            [code(fs.path), esc(fs.kind) or "—", str(fs.count)]
+            + [_verdict(fs.verdicts[t]) if t in fs.verdicts else "—" for t in targets]
+            + [S.fmt_hours(fs.effort.hours)]
+            for fs in top
+        ]
+        out += _table(
+            ["File", "Kind", "Findings"] + [code(t) for t in targets] + ["Effort (h)"],
+            rows,
+            "llr" + "l" * len(targets) + "r",
+        )
+    else:
+        out.append("No file has findings.")
+    out.append("")
+
+    out += ["## Skipped files", ""]
+    if result.skips:
+        summary = ", ".join(f"{reason} ×{n}" for reason, n, _ in S.skip_summary(result))
+        out.append(f"{len(result.skips)} skipped: {summary}.")
+        out.append("")
+        rows = [[code(s.path), s.reason.value, esc(s.detail) or "—"] for s in S.sorted_skips(result)]
+        out += _table(["Path", "Reason", "Detail"], rows)
+    else:
+        out.append("No file was skipped.")
+    out.append("")
+
+    if result.errors:
+        out += ["## Errors", ""]
+        for err in result.errors:
+            line = f"- {esc(S.error_line(err))}"
+            if err.get("tip"):
+                line += f" (tip: {esc(err['tip'])})"
+            out.append(line)
+        out.append("")
+
+    rules = S.sorted_rules(result)
+    if rules:
+        out += ["## Rules", ""]
+        rows = [[code(r.code), code(r.name), r.severity, esc(r.summary) or "—"] for r in rules]
+        out += _table(["Code", "Name", "Severity", "Summary"], rows)
+        out.append("")
+
+    return "\n".join(out).rstrip("\n") + "\n"

@@ -1,0 +1,849 @@
+"""BLD rules: CUDA in build files (CMake, Makefiles, setup.py).
+
+The facts come from :mod:`vado.scan.buildfiles`; every finding's span is the
+exact text a port rewrites (the ``CUDA`` of ``project(... CUDA)``, one flag
+and its value, one library name). Verdicts per target family:
+
+- ``rocm``: build files move with edits where the rewrite is mechanical
+  (``CUDA`` → ``HIP``, ``-arch=sm_80`` → ``--offload-arch=gfx942``,
+  ``-lcublas`` → ``-lhipblas``), else they need manual work.
+- ``oneapi``: a SYCL build (``icpx -fsycl``) is a different build; always manual.
+- ``scale``: SCALE ships an nvcc-compatible compiler and a "CUDA installation
+  directory" per AMD target that maps every compute capability to that
+  target, so CUDA build files mostly move as they are.
+- ``zluda``: the build stays an NVIDIA CUDA build (ZLUDA runs the binary), so
+  build files move as they are, except that ZLUDA translates the PTX in the
+  binary: a build that embeds no PTX gives it nothing to run.
+
+Offload architectures for rewrites come from ``ctx.options["offload_arch"]``
+(a string or a list) or else the ``default_arch`` of the audited ROCm targets.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from vado.model import Applicability, Effort, Finding, Fix, Severity, Target, Verdict
+from vado.rules.base import FileContext, Rule
+from vado.scan.buildfiles import BuildFact, BuildFacts, FactKind, parse_cmake, parse_makefile, parse_setup_py_build
+from vado.scan.classify import FileKind
+
+_AS_IS = Verdict.MOVES_AS_IS
+_AUTO = Verdict.AUTOMATIC
+_MANUAL = Verdict.MANUAL
+_BLOCKED = Verdict.BLOCKED
+
+
+def build_facts(ctx: FileContext) -> BuildFacts:
+    """The file's build facts, parsed once per file and shared by the BLD rules."""
+    cached = getattr(ctx, "_vado_build_facts", None)
+    if cached is not None:
+        return cached
+    if ctx.kind is FileKind.CMAKE:
+        facts = parse_cmake(ctx.text, ctx.path)
+    elif ctx.kind is FileKind.MAKEFILE:
+        facts = parse_makefile(ctx.text, ctx.path)
+    elif ctx.kind is FileKind.SETUP_PY:
+        facts = parse_setup_py_build(ctx.text, ctx.path)
+    else:
+        facts = BuildFacts(ctx.path)
+    setattr(ctx, "_vado_build_facts", facts)
+    return facts
+
+
+def offload_archs(ctx: FileContext) -> tuple[str, ...]:
+    """AMD offload architectures for rewrites: the user's choice, else the ROCm targets' defaults."""
+    opt = ctx.options.get("offload_arch")
+    if opt:
+        archs = (opt,) if isinstance(opt, str) else tuple(opt)
+        return tuple(a for part in archs for a in str(part).replace(",", ";").split(";") if a)
+    out: list[str] = []
+    for t in ctx.targets:
+        if t.family == "rocm":
+            out += [a for a in t.default_arch if a not in out]
+    return tuple(out) or ("gfx942",)
+
+
+def per_family(ctx: FileContext, **by_family: Verdict | None) -> dict[str, Verdict]:
+    """``{target name: verdict}`` from a verdict per target family (absent family: not affected)."""
+    out: dict[str, Verdict] = {}
+    for t in ctx.targets:
+        v = by_family.get(t.family)
+        if v is not None:
+            out[t.name] = v
+    return out
+
+
+def _fix(ctx: FileContext, f: BuildFact, content: str, safety: Applicability, description: str) -> Fix:
+    return Fix((ctx.edit(f.start, f.end, content),), safety, description)
+
+
+# ---------------------------------------------------------------------------
+
+
+class CMakeCudaLanguage(Rule):
+    """CMake enables the CUDA language, finds the CUDA toolkit or sets CMAKE_CUDA_* options.
+
+    What it does
+    ------------
+    Finds ``project(... LANGUAGES CUDA)``, ``enable_language(CUDA)``,
+    ``find_package(CUDA)``/``find_package(CUDAToolkit)``, FindCUDA's
+    ``cuda_add_library``/``cuda_add_executable`` macros and ``CMAKE_CUDA_*``
+    variables (``CMAKE_CUDA_FLAGS``, ``CMAKE_CUDA_STANDARD`` …).
+
+    Why is this bad?
+    ----------------
+    On ROCm CMake compiles GPU code through its ``HIP`` language (CMake 3.21 or
+    newer, with ROCm's clang) and finds the runtime with ``find_package(hip)``.
+    The CUDA language needs nvcc, which AMD GPUs cannot use. FindCUDA (and its
+    ``cuda_add_*`` macros) has been deprecated since CMake 3.10 and has no HIP twin.
+    SCALE provides an nvcc, so CUDA-language projects build with it unchanged;
+    ZLUDA runs binaries built by NVIDIA's toolkit, so the build stays as it is.
+
+    Example
+    -------
+    .. code-block:: cmake
+
+        project(demo LANGUAGES CXX CUDA)
+        find_package(CUDAToolkit REQUIRED)
+        set(CMAKE_CUDA_STANDARD 17)
+
+    Use instead
+    -----------
+    .. code-block:: cmake
+
+        project(demo LANGUAGES CXX HIP)
+        find_package(hip REQUIRED)
+        set(CMAKE_HIP_STANDARD 17)
+        set_source_files_properties(kernel.cu PROPERTIES LANGUAGE HIP)
+
+    Fix safety
+    ----------
+    Unsafe. ``CUDA`` → ``HIP``, ``CUDAToolkit`` → ``hip`` and
+    ``CMAKE_CUDA_X`` → ``CMAKE_HIP_X`` are exact renames, but ``.cu`` sources
+    are only compiled as HIP once they are renamed ``.hip`` or marked
+    ``LANGUAGE HIP``, and the minimum CMake version may have to rise to 3.21.
+    FindCUDA's macros get no fix.
+
+    References
+    ----------
+    - https://rocm.docs.amd.com/en/latest/conceptual/cmake-packages.html
+    - https://cmake.org/cmake/help/latest/module/FindCUDA.html
+    - https://github.com/spectral-compute/scale-docs (manual/compute-capabilities)
+    """
+
+    code = "BLD001"
+    name = "cmake-cuda-language"
+    severity = Severity.MEDIUM
+    file_kinds = frozenset({FileKind.CMAKE})
+
+    #: CMake variables and properties with a HIP twin of the same shape.
+    RENAMES = {
+        "CMAKE_CUDA_FLAGS": "CMAKE_HIP_FLAGS",
+        "CMAKE_CUDA_FLAGS_DEBUG": "CMAKE_HIP_FLAGS_DEBUG",
+        "CMAKE_CUDA_FLAGS_RELEASE": "CMAKE_HIP_FLAGS_RELEASE",
+        "CMAKE_CUDA_FLAGS_RELWITHDEBINFO": "CMAKE_HIP_FLAGS_RELWITHDEBINFO",
+        "CMAKE_CUDA_FLAGS_MINSIZEREL": "CMAKE_HIP_FLAGS_MINSIZEREL",
+        "CMAKE_CUDA_STANDARD": "CMAKE_HIP_STANDARD",
+        "CMAKE_CUDA_STANDARD_REQUIRED": "CMAKE_HIP_STANDARD_REQUIRED",
+        "CMAKE_CUDA_EXTENSIONS": "CMAKE_HIP_EXTENSIONS",
+        "CUDA_STANDARD": "HIP_STANDARD",
+        "CUDA_STANDARD_REQUIRED": "HIP_STANDARD_REQUIRED",
+        "CUDA_EXTENSIONS": "HIP_EXTENSIONS",
+    }
+
+    def check(self, ctx: FileContext) -> Iterator[Finding]:
+        facts = build_facts(ctx)
+        for f in facts.of(FactKind.CUDA_LANGUAGE, FactKind.FIND_CUDA, FactKind.CUDA_COMMAND, FactKind.CUDA_VARIABLE):
+            if f.kind is FactKind.CUDA_LANGUAGE:
+                yield self.finding(
+                    ctx, f.start, f.end,
+                    f"{f.context}() enables the CUDA language; on ROCm use HIP (CMake >= 3.21) "
+                    "and compile .cu sources with LANGUAGE HIP",
+                    per_family(ctx, rocm=_AUTO, oneapi=_MANUAL, scale=_AS_IS, zluda=_AS_IS),
+                    effort=Effort(lines=1, constructs=1, hours=0.25),
+                    fix=_fix(ctx, f, "HIP", Applicability.UNSAFE, "enable the HIP language instead of CUDA"),
+                    data={"construct": f.context, "replacement": "HIP"},
+                )
+            elif f.kind is FactKind.FIND_CUDA:
+                pkg = f.data.get("package", f.text)
+                if pkg == "CUDAToolkit":
+                    yield self.finding(
+                        ctx, f.start, f.end,
+                        "find_package(CUDAToolkit) finds NVIDIA's toolkit; on ROCm use find_package(hip) "
+                        "and the hip::host/hip::device targets",
+                        per_family(ctx, rocm=_AUTO, oneapi=_MANUAL, scale=_AS_IS, zluda=_AS_IS),
+                        effort=Effort(lines=1, constructs=1, hours=0.25),
+                        fix=_fix(ctx, f, "hip", Applicability.UNSAFE, "find the HIP package instead of CUDAToolkit"),
+                        data={"package": pkg, "replacement": "hip"},
+                    )
+                elif pkg == "CUDA":
+                    yield self.finding(
+                        ctx, f.start, f.end,
+                        "find_package(CUDA) uses the deprecated FindCUDA module; on ROCm rewrite it as "
+                        "find_package(hip) with the HIP language (its CUDA_* variables have no HIP twins)",
+                        per_family(ctx, rocm=_MANUAL, oneapi=_MANUAL, scale=_AS_IS, zluda=_AS_IS),
+                        effort=Effort(lines=1, constructs=1, hours=1.0),
+                        data={"package": pkg},
+                    )
+            elif f.kind is FactKind.CUDA_COMMAND:
+                yield self.finding(
+                    ctx, f.start, f.end,
+                    f"{f.text}() is a FindCUDA macro; on ROCm use add_library/add_executable with the "
+                    "sources marked LANGUAGE HIP",
+                    per_family(ctx, rocm=_MANUAL, oneapi=_MANUAL, scale=_AS_IS, zluda=_AS_IS),
+                    effort=Effort(lines=1, constructs=1, hours=0.5),
+                    data={"command": f.text},
+                )
+            else:
+                var = f.data.get("variable", f.text)
+                new = self.RENAMES.get(var)
+                ref = f.data.get("form") == "reference"
+                if var == "CMAKE_CUDA_COMPILER":
+                    yield self.finding(
+                        ctx, f.start, f.end,
+                        "CMAKE_CUDA_COMPILER selects nvcc; on ROCm CMAKE_HIP_COMPILER names ROCm's clang++",
+                        per_family(ctx, rocm=_MANUAL, oneapi=_MANUAL, scale=_AS_IS, zluda=_AS_IS),
+                        effort=Effort(lines=1, constructs=1, hours=0.25),
+                        severity=Severity.LOW,
+                        data={"variable": var},
+                    )
+                elif new is None:
+                    yield self.finding(
+                        ctx, f.start, f.end,
+                        f"{var} configures nvcc; it has no HIP twin and needs a hand-written equivalent on ROCm",
+                        per_family(ctx, rocm=_MANUAL, oneapi=_MANUAL, scale=_AS_IS, zluda=_AS_IS),
+                        effort=Effort(lines=1, constructs=1, hours=0.5),
+                        severity=Severity.LOW,
+                        data={"variable": var},
+                    )
+                else:
+                    yield self.finding(
+                        ctx, f.start, f.end,
+                        f"${{{var}}} reads a CUDA-language setting; on ROCm read {new}" if ref
+                        else f"{var} configures the CUDA language; on ROCm it is {new}",
+                        per_family(ctx, rocm=_AUTO, oneapi=_MANUAL, scale=_AS_IS, zluda=_AS_IS),
+                        effort=Effort(lines=1, constructs=1, hours=0.0),
+                        fix=_fix(ctx, f, new, Applicability.UNSAFE, f"rename {var} to {new}"),
+                        severity=Severity.INFO if ref else Severity.LOW,
+                        data={"variable": var, "replacement": new},
+                    )
+
+
+class CudaArchitectureList(Rule):
+    """CMake names NVIDIA compute capabilities (CUDA_ARCHITECTURES, TORCH_CUDA_ARCH_LIST …).
+
+    What it does
+    ------------
+    Finds ``CMAKE_CUDA_ARCHITECTURES``, the ``CUDA_ARCHITECTURES`` target
+    property, ``TORCH_CUDA_ARCH_LIST`` and common user variables that hold
+    compute capabilities (``CUDA_ARCH_LIST``, ``GPU_ARCHS`` …).
+
+    Why is this bad?
+    ----------------
+    ``80;90a`` names NVIDIA GPUs. On ROCm code is built per AMD offload
+    architecture (``gfx942`` for MI300X/MI325X, ``gfx950`` for MI355X,
+    ``gfx90a`` for MI200), in ``CMAKE_HIP_ARCHITECTURES``/``HIP_ARCHITECTURES``,
+    or ``PYTORCH_ROCM_ARCH`` for PyTorch extensions. SCALE maps every compute
+    capability to the AMD target of the SCALE installation used, so the list
+    can stay (fat binaries over several AMD targets need a SCALE-aware build).
+    ZLUDA translates PTX: a list of ``-real`` architectures embeds none.
+
+    Example
+    -------
+    .. code-block:: cmake
+
+        set(CMAKE_CUDA_ARCHITECTURES 80 90)
+
+    Use instead
+    -----------
+    .. code-block:: cmake
+
+        set(CMAKE_HIP_ARCHITECTURES gfx942;gfx90a)
+
+    Fix safety
+    ----------
+    Unsafe: the variable is renamed and its values replaced with the audited
+    ROCm targets' architectures (or ``--offload-arch`` given to vado), which
+    may not be the GPUs you deploy on. Values that are CMake variables are
+    kept. User variables get no fix: their meaning is the project's own.
+
+    References
+    ----------
+    - https://cmake.org/cmake/help/latest/prop_tgt/HIP_ARCHITECTURES.html
+    - https://rocm.docs.amd.com/en/latest/reference/gpu-arch-specs.html
+    - https://github.com/spectral-compute/scale-docs (1.4.2/manual/compute-capabilities, commit 3788fd34)
+    """
+
+    code = "BLD002"
+    name = "cuda-architecture-list"
+    severity = Severity.MEDIUM
+    file_kinds = frozenset({FileKind.CMAKE})
+
+    RENAMES = {
+        "CMAKE_CUDA_ARCHITECTURES": "CMAKE_HIP_ARCHITECTURES",
+        "CUDA_ARCHITECTURES": "HIP_ARCHITECTURES",
+        "TORCH_CUDA_ARCH_LIST": "PYTORCH_ROCM_ARCH",
+    }
+    _SETTERS = {"set", "set_property", "set_target_properties", "list"}
+
+    def check(self, ctx: FileContext) -> Iterator[Finding]:
+        archs = offload_archs(ctx)
+        for f in build_facts(ctx).of(FactKind.CUDA_ARCH):
+            var = f.data["variable"]
+            values = f.data.get("values", [])
+            new = self.RENAMES.get(var)
+            # PTX is embedded unless every listed architecture is "-real".
+            texts = [v[0] for v in values]
+            pieces = [p for t in texts for p in t.replace(";", " ").split()]
+            no_ptx = bool(pieces) and all(p.endswith("-real") for p in pieces)
+            zluda = _MANUAL if no_ptx else _AS_IS
+            sm = ", ".join(f.data.get("sm", [])) or "from " + (" ".join(texts) or "elsewhere")
+            if new is None:
+                yield self.finding(
+                    ctx, f.start, f.end,
+                    f"{var} holds NVIDIA compute capabilities ({sm}); on ROCm the build needs AMD "
+                    f"offload architectures such as {';'.join(archs)}",
+                    per_family(ctx, rocm=_MANUAL, oneapi=_MANUAL, scale=_AS_IS, zluda=zluda),
+                    effort=Effort(lines=1, constructs=1, hours=0.5),
+                    data={"variable": var, "sm": f.data.get("sm", []), "offload_arch": list(archs)},
+                )
+                continue
+            edits = [ctx.edit(f.start, f.end, new)]
+            literal = values and not any("$" in v[0] for v in values)
+            if f.data.get("command") in self._SETTERS and literal:
+                edits.append(ctx.edit(values[0][1], values[-1][2], ";".join(archs)))
+            fix = Fix(tuple(edits), Applicability.UNSAFE, f"rename {var} to {new} and build for {';'.join(archs)}")
+            yield self.finding(
+                ctx, f.start, f.end,
+                f"{var} lists NVIDIA compute capabilities ({sm}); on ROCm use {new} with "
+                f"AMD offload architectures ({';'.join(archs)})",
+                per_family(ctx, rocm=_AUTO, oneapi=_MANUAL, scale=_AS_IS, zluda=zluda),
+                effort=Effort(lines=1, constructs=1, hours=0.0),
+                fix=fix,
+                data={"variable": var, "replacement": new, "sm": f.data.get("sm", []), "offload_arch": list(archs)},
+            )
+
+
+def _xcompiler(value: str) -> str:
+    return " ".join(p for p in value.replace(",", " ").split() if p)
+
+
+class NvccCommandOrFlag(Rule):
+    """A Makefile or CMake file calls nvcc or passes nvcc-only flags.
+
+    What it does
+    ------------
+    Finds ``nvcc`` invocations (``nvcc``, ``$(CUDA_PATH)/bin/nvcc``, ``$(NVCC)``)
+    and nvcc-only flags: ``-arch=sm_XX``, ``-gencode arch=compute_XX,code=sm_XX``,
+    ``--use_fast_math``, ``-Xptxas``, ``-Xcompiler``, ``-Xnvlink``,
+    ``--expt-relaxed-constexpr``, ``--extended-lambda``, ``-lineinfo``,
+    ``-maxrregcount``, ``--threads``, ``-cudart``, ``--default-stream``,
+    ``-ccbin``, and ``CUDA_PATH``/``CUDA_HOME``//usr/local/cuda paths.
+    (``-rdc`` and device linking are BLD006.)
+
+    Why is this bad?
+    ----------------
+    hipcc is clang. Measured with hipcc 5.2 (clang 15, ``--offload-arch=gfx90a``):
+    ``--use_fast_math``, ``--expt-relaxed-constexpr``, ``--expt-extended-lambda``,
+    ``-gencode`` and ``--threads`` are errors; ``-arch=sm_80``, ``-lineinfo`` and
+    ``-Xcompiler`` are ignored with a warning; ``-Xptxas -v`` drops ``-Xptxas`` and
+    turns on clang's verbose mode; single-dash ``-use_fast_math`` is read as
+    ``-u se_fast_math`` and silently does nothing. SCALE's nvcc accepts nvcc's
+    flags and ZLUDA keeps the NVIDIA build, so both move as they are.
+
+    Example
+    -------
+    .. code-block:: make
+
+        NVCC = nvcc
+        NVCCFLAGS = -O3 -arch=sm_80 --use_fast_math -Xptxas -v -Xcompiler -fPIC
+
+    Use instead
+    -----------
+    .. code-block:: make
+
+        NVCC = hipcc
+        NVCCFLAGS = -O3 --offload-arch=gfx942 -ffast-math -fPIC
+
+    Fix safety
+    ----------
+    Safe for flags that only steer nvcc's own tools or that clang does by
+    default (``-Xptxas …``, ``-Xnvlink …``, ``--expt-*``, ``--extended-lambda``,
+    ``--threads N``, ``-Wno-deprecated-gpu-targets`` are dropped;
+    ``-Xcompiler X`` becomes ``X``; ``-lineinfo`` becomes ``-gline-tables-only``).
+    Unsafe where behaviour or the chosen GPU may change: ``-arch``/``-gencode`` →
+    ``--offload-arch=<the audited ROCm architectures>``, ``--use_fast_math`` →
+    ``-ffast-math`` (clang's also assumes no NaN/Inf), ``nvcc`` → ``hipcc``,
+    ``-ccbin``/``-cudart`` dropped, ``--default-stream per-thread`` →
+    ``-fgpu-default-stream=per-thread``. ``-maxrregcount`` and CUDA paths get
+    no fix (use ``__launch_bounds__``; point paths at ``$(ROCM_PATH)``).
+
+    References
+    ----------
+    - https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_porting_guide.html
+    - https://clang.llvm.org/docs/ClangCommandLineReference.html
+    - https://docs.nvidia.com/cuda/cuda-compiler-driver-nvcc/
+    """
+
+    code = "BLD003"
+    name = "nvcc-command-or-flag"
+    severity = Severity.MEDIUM
+    file_kinds = frozenset({FileKind.MAKEFILE, FileKind.CMAKE})
+
+    SAFE_DROP = {"xptxas", "xnvlink", "expt", "threads", "deprecated-targets"}
+    UNSAFE_DROP = {"ccbin", "cudart"}
+
+    def check(self, ctx: FileContext) -> Iterator[Finding]:
+        facts = build_facts(ctx)
+        archs = offload_archs(ctx)
+        arch_flag = " ".join(f"--offload-arch={a}" for a in archs)
+        flags = facts.of(FactKind.NVCC_FLAG)
+        embeds_ptx = any(_embeds_ptx(f) for f in flags if f.data.get("flag") in ("arch", "gencode"))
+        for f in facts.of(FactKind.NVCC, FactKind.NVCC_FLAG, FactKind.CUDA_PATH):
+            if f.kind is FactKind.NVCC:
+                yield self._nvcc(ctx, f)
+                continue
+            if f.kind is FactKind.CUDA_PATH:
+                if f.data.get("form") == "reference":
+                    continue  # the definition is reported; its uses follow it
+                yield self.finding(
+                    ctx, f.start, f.end,
+                    f"{f.text} points at NVIDIA's CUDA toolkit; on ROCm use ROCM_PATH (/opt/rocm)",
+                    per_family(ctx, rocm=_MANUAL, oneapi=_MANUAL, scale=_AS_IS, zluda=_AS_IS),
+                    effort=Effort(lines=1, constructs=1, hours=0.1),
+                    severity=Severity.LOW,
+                    data={"path": f.text},
+                )
+                continue
+            kind = f.data["flag"]
+            value = f.data.get("value", "")
+            content: str | None = None
+            safety = Applicability.SAFE
+            zluda = _AS_IS
+            if kind in ("arch", "gencode"):
+                content, safety = arch_flag, Applicability.UNSAFE
+                zluda = _AS_IS if embeds_ptx else _MANUAL
+                msg = (f"{f.text} builds for NVIDIA {', '.join('sm_' + s for s in f.data.get('sm', [])) or 'GPUs'}; "
+                       f"hipcc builds for AMD offload architectures ({arch_flag})")
+                if not embeds_ptx:
+                    msg += "; no PTX is embedded, which ZLUDA needs"
+            elif kind == "fast-math":
+                content, safety = "-ffast-math", Applicability.UNSAFE
+                msg = f"{f.text} is nvcc-only (hipcc: unsupported option); clang's -ffast-math is the closest"
+            elif kind == "xcompiler":
+                content = _xcompiler(value)
+                msg = f"{f.text} passes host-compiler flags through nvcc; hipcc is clang and takes them directly"
+            elif kind == "lineinfo":
+                content = "-gline-tables-only"
+                msg = f"{f.text} is nvcc-only (hipcc ignores it); clang's -gline-tables-only gives line info"
+            elif kind == "default-stream":
+                if value == "per-thread":
+                    content, safety = "-fgpu-default-stream=per-thread", Applicability.UNSAFE
+                else:
+                    content, safety = "", Applicability.UNSAFE
+                msg = f"{f.text} is nvcc-only; clang spells it -fgpu-default-stream="
+            elif kind == "maxrregcount":
+                msg = f"{f.text} caps registers in nvcc; HIP has no flag for it (use __launch_bounds__)"
+            elif kind in self.SAFE_DROP:
+                content = ""
+                msg = f"{f.text} only steers NVIDIA's tools (ptxas/nvlink) or what clang does by default; drop it"
+            else:  # ccbin, cudart
+                content, safety = "", Applicability.UNSAFE
+                msg = f"{f.text} is nvcc-only; hipcc is clang and links the HIP runtime itself"
+            fix = None
+            if content is not None:
+                fix = _fix(ctx, f, content, safety, f"replace {f.text!r} with {content!r}" if content else f"drop {f.text!r}")
+            yield self.finding(
+                ctx, f.start, f.end, msg,
+                per_family(ctx, rocm=_AUTO if fix else _MANUAL, oneapi=_MANUAL, scale=_AS_IS, zluda=zluda),
+                effort=Effort(lines=1, constructs=1, hours=0.0 if fix else 0.5),
+                fix=fix,
+                severity=Severity.LOW if kind in self.SAFE_DROP or kind in ("lineinfo", "xcompiler") else None,
+                data={"flag": kind, "option": f.data.get("option", ""), "value": value,
+                      "replacement": content, "offload_arch": list(archs)},
+            )
+
+    def _nvcc(self, ctx: FileContext, f: BuildFact) -> Finding:
+        is_ref = f.text.startswith("$")
+        if ctx.kind is FileKind.CMAKE:
+            return self.finding(
+                ctx, f.start, f.end,
+                f"{f.text} names nvcc; CMake's HIP language uses ROCm's clang (CMAKE_HIP_COMPILER), not nvcc",
+                per_family(ctx, rocm=_MANUAL, oneapi=_MANUAL, scale=_AS_IS, zluda=_AS_IS),
+                effort=Effort(lines=1, constructs=1, hours=0.25),
+                data={"compiler": f.text},
+            )
+        fix = None if is_ref else _fix(ctx, f, "hipcc", Applicability.UNSAFE, "compile with hipcc")
+        return self.finding(
+            ctx, f.start, f.end,
+            f"{f.text} invokes nvcc; on ROCm compile with hipcc" + (" (fix its definition)" if is_ref else ""),
+            per_family(ctx, rocm=_AUTO, oneapi=_MANUAL, scale=_AS_IS, zluda=_AS_IS),
+            effort=Effort(lines=1, constructs=1, hours=0.0),
+            fix=fix,
+            severity=Severity.LOW if is_ref else None,
+            data={"compiler": f.text, "replacement": None if is_ref else "hipcc"},
+        )
+
+
+def _embeds_ptx(f: BuildFact) -> bool:
+    """Whether an arch flag puts PTX in the binary (``-arch=sm_80`` does; ``code=sm_80`` alone does not)."""
+    text = f.text
+    if f.data.get("flag") == "gencode":
+        code = text.split("code=", 1)[1] if "code=" in text else ""
+        return "compute_" in code
+    option = f.data.get("option", "")
+    return option in ("-arch", "--gpu-architecture") or "compute_" in text
+
+
+class CudaLibraryLink(Rule):
+    """A build file links a CUDA library (-lcublas, CUDA::cublas, cudnn …).
+
+    What it does
+    ------------
+    Finds CUDA libraries in link lines: ``-lcudart -lcublas`` in Makefiles,
+    ``CUDA::cublas`` imported targets, bare ``cublas``/``cudnn`` in
+    ``target_link_libraries``, FindCUDA's ``${CUDA_CUBLAS_LIBRARIES}``,
+    ``find_package(CUDNN|NCCL)`` and ``libraries=[...]`` of a torch extension.
+
+    Why is this bad?
+    ----------------
+    NVIDIA's libraries do not exist on AMD GPUs. Each has a ROCm counterpart
+    with its own link name (``hipblas``/``roc::hipblas``, ``amdhip64``/``hip::host``,
+    ``hipfft``, ``rccl``, ``MIOpen`` …) whose API is a drop-in, near drop-in or
+    a rework (cuDNN → MIOpen is a rework). SCALE forwards some CUDA libraries
+    to ROCm ones and ZLUDA ships shims for some; what the knowledge base says
+    about each decides the verdict.
+
+    Example
+    -------
+    .. code-block:: cmake
+
+        target_link_libraries(app PRIVATE CUDA::cudart CUDA::cublas)
+
+    Use instead
+    -----------
+    .. code-block:: cmake
+
+        find_package(hipblas REQUIRED)
+        target_link_libraries(app PRIVATE hip::host roc::hipblas)
+
+    Fix safety
+    ----------
+    Unsafe, and only for libraries whose ROCm API is a drop-in or near drop-in:
+    the link name changes, but the matching ``find_package`` and the source's
+    API names (LIB/API rules) must change with it. Reworked libraries (cuDNN,
+    NVTX, CUPTI, NPP, nvJPEG) and FindCUDA variables get no fix.
+
+    References
+    ----------
+    - https://rocm.docs.amd.com/en/latest/reference/api-libraries.html
+    - https://rocm.docs.amd.com/en/latest/conceptual/cmake-packages.html
+    - https://github.com/ROCm/HIPIFY
+    """
+
+    code = "BLD004"
+    name = "cuda-library-link"
+    severity = Severity.MEDIUM
+    file_kinds = frozenset({FileKind.CMAKE, FileKind.MAKEFILE, FileKind.SETUP_PY})
+
+    def check(self, ctx: FileContext) -> Iterator[Finding]:
+        from vado.knowledge.libraries import library_for_link
+
+        facts = build_facts(ctx)
+        for f in facts.of(FactKind.CUDA_LIBRARY, FactKind.FIND_CUDA):
+            if f.kind is FactKind.FIND_CUDA:
+                pkg = f.data.get("package", "")
+                if pkg in ("CUDA", "CUDAToolkit"):
+                    continue  # BLD001
+                lib_name, form = pkg.lower(), "package"
+            else:
+                lib_name, form = f.data["library"], f.data.get("form", "name")
+            lib = library_for_link(("CUDA::" + lib_name) if form == "CUDA::" else lib_name) or library_for_link(lib_name)
+            if lib is None:
+                yield self.finding(
+                    ctx, f.start, f.end,
+                    f"{f.text} links NVIDIA's {lib_name}; vado's library table has no entry for it",
+                    per_family(ctx, rocm=_MANUAL, oneapi=_MANUAL, scale=_MANUAL, zluda=_MANUAL),
+                    effort=Effort(lines=1, constructs=1, hours=1.0),
+                    data={"library": lib_name},
+                )
+                continue
+            yield self._finding(ctx, f, lib, lib_name, form)
+
+    def _finding(self, ctx: FileContext, f: BuildFact, lib, lib_name: str, form: str) -> Finding:
+        rocm = lib.on("rocm")
+        shape = rocm.api_shape if rocm else "none"
+        replacement = _rocm_link(rocm, form, bool(ctx.options.get("roc"))) if rocm else ""
+        verdicts: dict[str, Verdict] = {}
+        for t in ctx.targets:
+            verdicts[t.name] = _library_verdict(t, lib, bool(replacement))
+        fix = None
+        if replacement and shape in ("drop-in", "near-drop-in") and form in ("-l", "CUDA::", "name"):
+            content = ("-l" + replacement) if form == "-l" else replacement
+            fix = _fix(ctx, f, content, Applicability.UNSAFE, f"link {content} instead of {f.text}")
+        else:
+            verdicts = {k: (_MANUAL if v is _AUTO else v) for k, v in verdicts.items()}
+        equivalent = _short((rocm.hip_wrapper or rocm.equivalent or replacement) if rocm else "")
+        if rocm and replacement and shape in ("drop-in", "near-drop-in"):
+            msg = f"{f.text} links {lib.name}; on ROCm link {replacement} ({equivalent}, API {shape})"
+        elif rocm and replacement:
+            msg = (f"{f.text} links {lib.name}; its ROCm counterpart ({replacement}: {equivalent}) "
+                   f"is an API rework, not a rename")
+        else:
+            msg = f"{f.text} links {lib.name}, which has no ROCm counterpart in vado's table"
+        return self.finding(
+            ctx, f.start, f.end, msg, verdicts,
+            effort=Effort(lines=1, constructs=1, hours=0.0 if fix else 2.0),
+            fix=fix,
+            data={"library": lib.id, "link": f.text, "replacement": replacement, "api_shape": shape},
+        )
+
+
+def _short(text: str, limit: int = 90) -> str:
+    """The first clause of a knowledge-base description, for one-line messages."""
+    text = text.split(";")[0].strip()
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _rocm_link(rocm, form: str, roc: bool) -> str:
+    """The ROCm link name in the same form: ``-l``/bare name or a CMake ``ns::target``."""
+    names = list(rocm.roc_links if roc and rocm.roc_links else ()) + list(rocm.links)
+    want_target = form in ("CUDA::", "variable", "package")
+    for n in names:
+        if ("::" in n) == want_target:
+            return n
+    return names[0] if names else ""
+
+
+def _library_verdict(t: Target, lib, has_replacement: bool) -> Verdict:
+    """Verdict of linking ``lib`` on target ``t`` from the library table's vendor sections."""
+    fact = lib.on(t.family)
+    if t.family == "rocm":
+        if fact is None or not has_replacement:
+            return _BLOCKED
+        return {"drop-in": _AUTO, "near-drop-in": _AUTO, "rework": _MANUAL}.get(fact.api_shape, _BLOCKED)
+    if t.family == "oneapi":
+        if fact is None or fact.api_shape == "none" or not (fact.equivalent or "").strip() or fact.equivalent.startswith("none"):
+            return _BLOCKED
+        return _MANUAL
+    # SCALE and ZLUDA keep the CUDA link line; whether the library works is their table's status.
+    status = getattr(fact, "status", "") if fact else ""
+    return {"supported": _AS_IS, "partial": _MANUAL, "failing": _BLOCKED, "none": _BLOCKED}.get(status, _MANUAL)
+
+
+class TorchCudaExtension(Rule):
+    """setup.py builds a PyTorch CUDA extension (CUDAExtension, cpp_extension.load) or gives it nvcc flags.
+
+    What it does
+    ------------
+    Finds ``CUDAExtension(...)``, ``torch.utils.cpp_extension.load``/``load_inline``
+    and the nvcc flags in their ``extra_compile_args={"nvcc": [...]}`` or
+    ``extra_cuda_cflags=[...]``.
+
+    Why is this bad?
+    ----------------
+    On a ROCm build of PyTorch, ``CUDAExtension`` hipifies the extension's
+    sources itself and compiles them with hipcc, so the extension usually
+    builds unchanged - unless its sources use inline PTX, CUTLASS or
+    NVIDIA-only libraries (see the other rule families). But the ``nvcc`` flag
+    list is passed to hipcc unchanged (``torch.utils.cpp_extension``), and
+    hipcc (clang) rejects ``--use_fast_math``, ``--expt-relaxed-constexpr``,
+    ``--expt-extended-lambda``, ``-gencode``, ``-rdc=true`` and ``--threads``
+    (measured, hipcc 5.2). On SCALE the extension would need a CUDA build of
+    PyTorch running on AMD, which SCALE's validation suite fails (PyTorch
+    2.9.0); ZLUDA's PyTorch support is not robust yet.
+
+    Example
+    -------
+    .. code-block:: python
+
+        CUDAExtension("ops", ["ops.cu"],
+                      extra_compile_args={"nvcc": ["-O3", "--use_fast_math"]})
+
+    Use instead
+    -----------
+    .. code-block:: python
+
+        from torch.utils.cpp_extension import IS_HIP_EXTENSION
+        nvcc = ["-O3"] + ([] if IS_HIP_EXTENSION else ["--use_fast_math"])
+        CUDAExtension("ops", ["ops.cu"], extra_compile_args={"nvcc": nvcc})
+
+    Fix safety
+    ----------
+    No fix: the same ``setup.py`` usually builds for CUDA too, so flags are
+    made conditional by hand rather than rewritten.
+
+    References
+    ----------
+    - https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py
+    - https://docs.pytorch.org/docs/stable/notes/hip.html
+    - https://github.com/spectral-compute/scale-validation
+    """
+
+    code = "BLD005"
+    name = "torch-cuda-extension"
+    severity = Severity.MEDIUM
+    file_kinds = frozenset({FileKind.SETUP_PY})
+
+    #: Flags hipcc 5.2 rejects (errors) vs. accepts with a warning or ignores.
+    BREAKS = {"fast-math", "expt", "gencode", "threads", "rdc"}
+    IGNORED = {"arch", "lineinfo", "xptxas", "xcompiler", "xnvlink", "maxrregcount", "ccbin", "cudart",
+               "default-stream", "deprecated-targets"}
+
+    def check(self, ctx: FileContext) -> Iterator[Finding]:
+        facts = build_facts(ctx)
+        for f in facts.of(FactKind.CUDA_EXTENSION, FactKind.NVCC_FLAG):
+            if f.kind is FactKind.CUDA_EXTENSION:
+                if f.context == "BuildExtension":
+                    continue  # the build command; CUDAExtension carries the finding
+                yield self.finding(
+                    ctx, f.start, f.end,
+                    f"{f.text} builds a PyTorch CUDA extension; a ROCm build of PyTorch hipifies and "
+                    "compiles it with hipcc (check its sources for PTX, CUTLASS and NVIDIA-only libraries)",
+                    per_family(ctx, rocm=_AUTO, oneapi=_MANUAL, scale=_BLOCKED, zluda=_MANUAL),
+                    effort=Effort(lines=0, constructs=1, hours=0.5),
+                    severity=Severity.INFO,
+                    data={"call": f.data.get("call", f.text)},
+                )
+                continue
+            kind = f.data["flag"]
+            breaks = kind in self.BREAKS
+            how = "rejects" if breaks else "ignores or misreads"
+            yield self.finding(
+                ctx, f.start, f.end,
+                f"nvcc flag {f.text} reaches hipcc unchanged on ROCm builds of PyTorch, and hipcc {how} it; "
+                "add it only when not IS_HIP_EXTENSION",
+                per_family(ctx, rocm=_MANUAL, oneapi=_MANUAL),
+                effort=Effort(lines=1, constructs=1, hours=0.25),
+                severity=Severity.MEDIUM if breaks else Severity.LOW,
+                data={"flag": kind, "option": f.data.get("option", ""), "breaks_hipcc": breaks},
+            )
+
+
+class RelocatableDeviceCode(Rule):
+    """The build compiles relocatable device code or device-links (-rdc=true, -dc, -dlink, CUDA_SEPARABLE_COMPILATION).
+
+    What it does
+    ------------
+    Finds ``-rdc=true``/``--relocatable-device-code=true``, ``-dc``,
+    ``-dlink``/``--device-link`` and CMake's ``CUDA_SEPARABLE_COMPILATION``/
+    ``CUDA_RESOLVE_DEVICE_SYMBOLS``.
+
+    Why is this bad?
+    ----------------
+    HIP spells relocatable device code ``-fgpu-rdc`` and has no separate
+    device-link step: hipcc links device code at the final link, which must
+    also get ``-fgpu-rdc``; CMake has no HIP separable-compilation property.
+    Separable compilation is often there for dynamic parallelism (kernels
+    launching kernels), which HIP does not support at all; that code must be
+    restructured. SCALE's documentation in vado's fact base does not cover
+    separable compilation, so it is left to check; ZLUDA runs the NVIDIA build.
+
+    Example
+    -------
+    .. code-block:: make
+
+        $(NVCC) -rdc=true -c a.cu b.cu
+        $(NVCC) -dlink a.o b.o -o dlink.o
+
+    Use instead
+    -----------
+    .. code-block:: make
+
+        hipcc -fgpu-rdc -c a.cu b.cu
+        hipcc -fgpu-rdc a.o b.o -o app
+
+    Fix safety
+    ----------
+    Unsafe: ``-rdc=true`` → ``-fgpu-rdc`` and ``-dc`` → ``-fgpu-rdc -c`` are
+    exact for compiling, but the link command must also pass ``-fgpu-rdc``
+    and an ``-dlink`` step must go; those and CMake properties get no fix.
+
+    References
+    ----------
+    - https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_porting_guide.html
+    - https://clang.llvm.org/docs/ClangCommandLineReference.html#cmdoption-clang-fgpu-rdc
+    """
+
+    code = "BLD006"
+    name = "relocatable-device-code"
+    severity = Severity.MEDIUM
+    file_kinds = frozenset({FileKind.CMAKE, FileKind.MAKEFILE, FileKind.SETUP_PY})
+
+    def check(self, ctx: FileContext) -> Iterator[Finding]:
+        for f in build_facts(ctx).of(FactKind.RDC):
+            option = f.data.get("option", "") or f.data.get("variable", "")
+            content = None
+            if option in ("-rdc", "--relocatable-device-code"):
+                content = "-fgpu-rdc"
+            elif option in ("-dc", "--device-c"):
+                content = "-fgpu-rdc -c"
+            if ctx.kind is FileKind.SETUP_PY:
+                content = None  # the flag list is shared with CUDA builds (see BLD005)
+            fix = None if content is None else _fix(ctx, f, content, Applicability.UNSAFE,
+                                                     f"replace {f.text!r} with {content!r}")
+            if option in ("-dlink", "--device-link", "-dw", "--device-w"):
+                what = f"{f.text} is a separate device-link step; hipcc links device code at the final link (-fgpu-rdc)"
+            elif f.data.get("variable"):
+                what = (f"{f.text} turns on separable compilation; on ROCm add -fgpu-rdc to the compile and "
+                        "link options (CMake has no HIP property for it)")
+            else:
+                what = f"{f.text} compiles relocatable device code; hipcc spells it -fgpu-rdc (link with it too)"
+            yield self.finding(
+                ctx, f.start, f.end,
+                what + "; if it is there for dynamic parallelism, HIP has no equivalent",
+                per_family(ctx, rocm=_AUTO if fix else _MANUAL, oneapi=_MANUAL, scale=_MANUAL, zluda=_AS_IS),
+                effort=Effort(lines=1, constructs=1, hours=0.25 if fix else 1.0),
+                fix=fix,
+                data={"option": option, "replacement": content},
+            )
+
+
+class UnparsedBuildFile(Rule):
+    """vado could not fully read a build file (a syntax error, an unclosed CMake command).
+
+    What it does
+    ------------
+    Reports where the CMake tokenizer or Python's parser stopped in a
+    ``CMakeLists.txt`` or ``setup.py``. What could be read is still checked
+    (``setup.py`` by pattern), but findings after that point may be missing.
+
+    Why is this bad?
+    ----------------
+    An audit that silently skips part of a file would claim less work than
+    there is. The file probably does not build as it is, either.
+
+    Example
+    -------
+    .. code-block:: cmake
+
+        project(demo LANGUAGES CXX CUDA
+
+    Use instead
+    -----------
+    .. code-block:: cmake
+
+        project(demo LANGUAGES CXX CUDA)
+
+    Fix safety
+    ----------
+    No fix: vado does not guess what a broken file meant.
+
+    References
+    ----------
+    - https://cmake.org/cmake/help/latest/manual/cmake-language.7.html
+    - https://docs.python.org/3/library/ast.html
+    """
+
+    code = "BLD007"
+    name = "unparsed-build-file"
+    severity = Severity.INFO
+    file_kinds = frozenset({FileKind.CMAKE, FileKind.SETUP_PY})
+
+    def check(self, ctx: FileContext) -> Iterator[Finding]:
+        for p in build_facts(ctx).problems:
+            end = min(p.end, p.start + 200) if p.end > p.start else p.start
+            # No verdicts: the problem is vado's view of the file, not a target's gap.
+            yield self.finding(ctx, p.start, end, f"{p.reason}; findings after this point may be missing", {},
+                               data={"reason": p.reason})

@@ -1,0 +1,938 @@
+"""Shallow CUDA/C++ structure over the token stream, shared by the device-code rules.
+
+vado does not parse C++; the rules need only a few shapes, found with bracket
+matching over the lexer's tokens (:mod:`vado.scan.lexer`):
+
+- brackets and call arguments (:func:`bracket_map`, :func:`split_args`);
+- inline ``asm`` statements with their template strings decoded and their PTX
+  split into instructions (:func:`find_asm`, :func:`parse_ptx`);
+- function definitions with their CUDA execution-space qualifiers
+  (:func:`find_functions`);
+- ``__shared__`` declarations (:func:`find_shared_decls`);
+- object-like ``#define`` macros (:func:`find_defines`);
+- a per-file cache of all of these (:func:`device_view`) and the verdict helpers
+  the device-code rule families share (:func:`warp_verdict`, :func:`hip_at_least`).
+
+Every function takes *code tokens* (comments removed, see
+:func:`vado.scan.lexer.code_tokens`) unless it says otherwise, never raises on
+malformed input, and returns plain frozen dataclasses with byte offsets.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from vado.model import Verdict
+from vado.scan.classify import FileKind
+from vado.scan.lexer import Kind, code_tokens
+
+OPEN = {"(": ")", "[": "]", "{": "}"}
+CLOSE = {")": "(", "]": "[", "}": "{"}
+
+#: Words that precede ``(`` without being a function name.
+_NOT_FUNCTIONS = frozenset(
+    "if for while switch catch return sizeof alignof decltype typeid static_assert "
+    "noexcept new delete throw co_return co_await co_yield __attribute__ __declspec "
+    "__launch_bounds__ alignas defined asm __asm__ __asm else do case".split()
+)
+#: Tokens that may sit between a parameter list's ``)`` and a function body's ``{``.
+_AFTER_PARAMS = frozenset("const volatile noexcept override final mutable throw &".split()) | {"&&"}
+#: Execution-space and inlining qualifiers collected for a function.
+FUNCTION_QUALIFIERS = frozenset(
+    "__global__ __device__ __host__ __forceinline__ __noinline__ inline static extern constexpr "
+    "virtual template".split()
+)
+_ASM_KEYWORDS = frozenset({"asm", "__asm__", "__asm"})
+_ASM_QUALIFIERS = frozenset({"volatile", "__volatile__", "__volatile", "inline", "goto"})
+
+
+def bracket_map(tokens: list) -> dict[int, int]:
+    """``{index of an open bracket: index of its close}`` and the reverse, for balanced pairs.
+
+    Unbalanced brackets (from macros or ``#if`` arms) are left out rather than
+    mismatched: a close that does not match the innermost open pops back to the
+    nearest open of its kind, dropping the ones in between.
+    """
+    pairs: dict[int, int] = {}
+    stack: list[tuple[str, int]] = []
+    for i, tok in enumerate(tokens):
+        if tok[0] is not Kind.PUNCT:
+            continue
+        t = tok[3]
+        if t in OPEN:
+            stack.append((t, i))
+        elif t in CLOSE:
+            want = CLOSE[t]
+            for depth in range(len(stack) - 1, -1, -1):
+                if stack[depth][0] == want:
+                    j = stack[depth][1]
+                    del stack[depth:]
+                    pairs[j] = i
+                    pairs[i] = j
+                    break
+    return pairs
+
+
+def matching(tokens: list, i: int, pairs: dict[int, int] | None = None) -> int | None:
+    """Index of the bracket that matches the one at ``i``, or None."""
+    if pairs is None:
+        pairs = bracket_map(tokens)
+    return pairs.get(i)
+
+
+def split_args(tokens: list, open_i: int, close_i: int) -> list[tuple[int, int]]:
+    """Top-level comma-separated pieces between brackets ``open_i`` and ``close_i``.
+
+    Returns ``(first, end)`` token index ranges (``end`` exclusive); an empty
+    argument list gives ``[]``, an empty piece between commas gives ``(i, i)``.
+    """
+    out: list[tuple[int, int]] = []
+    depth = 0
+    start = open_i + 1
+    if start >= close_i:
+        return out
+    for i in range(open_i + 1, close_i):
+        tok = tokens[i]
+        if tok[0] is Kind.PUNCT:
+            t = tok[3]
+            if t in OPEN:
+                depth += 1
+            elif t in CLOSE:
+                depth -= 1
+            elif t == "," and depth == 0:
+                out.append((start, i))
+                start = i + 1
+    out.append((start, close_i))
+    return out
+
+
+def text_of(text: str, tokens: list, first: int, end: int) -> str:
+    """Source text covered by tokens ``[first, end)`` (with its original spacing)."""
+    if first >= end:
+        return ""
+    return text[tokens[first][1]:tokens[end - 1][2]]
+
+
+def statement_start(tokens: list, i: int) -> int:
+    """Index of the first token of the statement that contains token ``i``."""
+    j = i
+    while j > 0:
+        t = tokens[j - 1]
+        if (t[0] is Kind.PUNCT and t[3] in (";", "{", "}")) or t[0] is Kind.EOD:
+            break
+        j -= 1
+    return j
+
+
+# --- string literals ---------------------------------------------------------
+
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "v": "\v", "f": "\f", "a": "\a", "b": "\b",
+                   "0": "\0", "\\": "\\", "'": "'", '"': '"', "?": "?", "e": "\x1b"}
+_ESCAPE = re.compile(r"\\(x[0-9A-Fa-f]+|[0-7]{1,3}|\r?\n|.)", re.DOTALL)
+_RAW = re.compile(r'(?:u8|u|U|L)?R"([^ ()\\\t\v\f\r\n]{0,16})\((.*)\)\1"\Z', re.DOTALL)
+
+
+def decode_string(literal: str) -> str:
+    """The characters of one C/C++ string literal token (prefix, quotes and escapes resolved).
+
+    Unterminated literals decode to what is there; unknown escapes keep the
+    escaped character (as compilers do, with a warning).
+    """
+    raw = _RAW.match(literal)
+    if raw:
+        return raw.group(2)
+    body = literal
+    q = body.find('"')
+    if q == -1:
+        return ""
+    body = body[q + 1:]
+    if body.endswith('"'):
+        backslashes = len(body) - 1 - len(body[:-1].rstrip("\\"))
+        if backslashes % 2 == 0:  # the quote closes the literal (it is not escaped)
+            body = body[:-1]
+
+    def sub(m: re.Match) -> str:
+        e = m.group(1)
+        if e[0] == "x":
+            return chr(int(e[1:], 16) & 0xFF)
+        if e[0] in "01234567" and e.isdigit():
+            return chr(int(e, 8) & 0xFF)
+        if e in ("\n", "\r\n"):
+            return ""
+        return _SIMPLE_ESCAPES.get(e, e)
+
+    return _ESCAPE.sub(sub, body)
+
+
+# --- inline asm and PTX ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PtxInstruction:
+    """One PTX instruction of an asm template.
+
+    ``mnemonic`` is the full dotted name (``shfl.sync.down.b32``), ``opcode``
+    its first part (``shfl``), ``modifiers`` the rest. ``predicate`` is the guard
+    (``p``, ``!p``) or None. ``operands`` are the comma-separated operand texts
+    with ``%%`` already reduced to ``%`` (``%0``, ``%laneid``, ``[%1+4]``).
+    """
+
+    mnemonic: str
+    opcode: str
+    modifiers: tuple[str, ...]
+    operands: tuple[str, ...] = ()
+    predicate: str | None = None
+
+    def has(self, *mods: str) -> bool:
+        """True when every one of ``mods`` is among the modifiers."""
+        return all(m in self.modifiers for m in mods)
+
+
+@dataclass(frozen=True)
+class PtxProgram:
+    """The parsed template: instructions in order, plus what surrounds them."""
+
+    instructions: tuple[PtxInstruction, ...] = ()
+    #: ``.reg``/``.pred``/``.shared`` … directives (their first word).
+    directives: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
+    #: Text vado could not read (an operand reference through a macro, say).
+    unparsed: tuple[str, ...] = ()
+    has_scopes: bool = False
+
+    @property
+    def declares_registers(self) -> bool:
+        """True when the template declares its own ``.reg`` temporaries."""
+        return ".reg" in self.directives
+
+
+_PTX_LINE_COMMENT = re.compile(r"//[^\n]*")
+_PTX_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
+_PTX_LABEL = re.compile(r"^\s*([A-Za-z_$%][\w$]*)\s*:(?!:)")
+_PTX_PRED = re.compile(r"^@(!?[%\w$]+)\s*")
+_PTX_MNEMONIC = re.compile(r"^([A-Za-z_][\w]*(?:\.[\w:]+)*)")
+
+
+def parse_ptx(template: str) -> PtxProgram:
+    """Split a PTX asm template into instructions.
+
+    Statements end at ``;``; ``{``/``}`` open and close register scopes;
+    ``label:`` and ``@p``/``@!p`` guards are recognised; ``//`` and ``/* */``
+    comments are dropped; ``%%`` (the asm escape for ``%``) becomes ``%``.
+    """
+    src = _PTX_BLOCK_COMMENT.sub(" ", template)
+    src = _PTX_LINE_COMMENT.sub(" ", src).replace("%%", "%")
+    instructions: list[PtxInstruction] = []
+    directives: list[str] = []
+    labels: list[str] = []
+    unparsed: list[str] = []
+    has_scopes = "{" in src or "}" in src
+    for chunk in _ptx_statements(src):
+        stmt = chunk.strip()
+        while True:
+            m = _PTX_LABEL.match(stmt)
+            if not m:
+                break
+            labels.append(m.group(1))
+            stmt = stmt[m.end():].strip()
+        if not stmt:
+            continue
+        if stmt.startswith("."):
+            directives.append(stmt.split()[0])
+            continue
+        pred = None
+        pm = _PTX_PRED.match(stmt)
+        if pm:
+            pred = pm.group(1)
+            stmt = stmt[pm.end():]
+        mm = _PTX_MNEMONIC.match(stmt)
+        if not mm:
+            unparsed.append(stmt)
+            continue
+        mnemonic = mm.group(1)
+        rest = stmt[mm.end():].strip()
+        parts = mnemonic.split(".")
+        operands = tuple(o.strip() for o in _split_operands(rest)) if rest else ()
+        instructions.append(PtxInstruction(mnemonic, parts[0], tuple(parts[1:]), operands, pred))
+    return PtxProgram(tuple(instructions), tuple(directives), tuple(labels), tuple(unparsed), has_scopes)
+
+
+def _ptx_statements(src: str) -> list[str]:
+    """Split at ``;``; a brace opens or closes a scope only where a statement could start.
+
+    Braces inside an instruction (vector operands ``{%0, %1}``) stay with it.
+    """
+    out: list[str] = []
+    cur: list[str] = []
+    depth = 0  # braces inside the current instruction
+    for ch in src:
+        at_start = not "".join(cur).strip() or re.fullmatch(r"\s*(?:[A-Za-z_$][\w$]*\s*:\s*)+", "".join(cur)) is not None
+        if ch in "{}" and depth == 0 and at_start:
+            out.append("".join(cur))
+            cur = []
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth = max(0, depth - 1)
+        if ch == ";" and depth == 0:
+            out.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    out.append("".join(cur))
+    return out
+
+
+def _split_operands(text: str) -> list[str]:
+    out, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "[{(":
+            depth += 1
+        elif ch in "]})":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    out.append("".join(cur))
+    return [o for o in out if o.strip()]
+
+
+@dataclass(frozen=True)
+class AsmOperand:
+    """One ``"constraint"(expression)`` operand of an asm statement."""
+
+    constraint: str
+    expr: str
+    output: bool
+
+    @property
+    def read_write(self) -> bool:
+        """``+r``-style operands are both read and written."""
+        return "+" in self.constraint
+
+
+@dataclass(frozen=True)
+class AsmStatement:
+    """An ``asm``/``__asm__`` statement and what its template says.
+
+    ``start``/``end`` cover the keyword through the closing parenthesis;
+    ``stmt_end`` includes the ``;`` when there is one. ``template`` is the
+    decoded, concatenated string literals of the template; ``opaque`` is true
+    when the template also contains non-literal pieces (macros) that vado cannot
+    see through. ``in_directive`` marks asm written in a ``#define`` body.
+    """
+
+    start: int
+    end: int
+    stmt_end: int
+    keyword: str
+    volatile: bool
+    template: str
+    template_start: int
+    template_end: int
+    outputs: tuple[AsmOperand, ...] = ()
+    inputs: tuple[AsmOperand, ...] = ()
+    clobbers: tuple[str, ...] = ()
+    opaque: bool = False
+    in_directive: bool = False
+    program: PtxProgram = field(default_factory=PtxProgram)
+
+    @property
+    def operands(self) -> tuple[AsmOperand, ...]:
+        """Outputs then inputs: the order of ``%0``, ``%1`` …"""
+        return self.outputs + self.inputs
+
+    @property
+    def instructions(self) -> tuple[PtxInstruction, ...]:
+        """The parsed PTX instructions."""
+        return self.program.instructions
+
+
+def directive_ranges(tokens: list) -> list[tuple[int, int]]:
+    """``(directive index, EOD index)`` of every preprocessor directive."""
+    out = []
+    start = None
+    for i, tok in enumerate(tokens):
+        if tok[0] is Kind.DIRECTIVE:
+            start = i
+        elif tok[0] is Kind.EOD and start is not None:
+            out.append((start, i))
+            start = None
+    return out
+
+
+def in_directive_mask(tokens: list) -> list[bool]:
+    """Per token: True when it lies inside a preprocessor directive."""
+    mask = [False] * len(tokens)
+    for a, b in directive_ranges(tokens):
+        for i in range(a, b + 1):
+            mask[i] = True
+    return mask
+
+
+def find_asm(text: str, tokens: list, pairs: dict[int, int] | None = None) -> list[AsmStatement]:
+    """Every asm statement in ``tokens`` (code tokens) of ``text``.
+
+    A keyword that is not followed by ``(`` (after qualifiers) is not asm;
+    strings and comments never produce asm because they are single tokens.
+    """
+    if pairs is None:
+        pairs = bracket_map(tokens)
+    mask = None
+    out: list[AsmStatement] = []
+    n = len(tokens)
+    for i, tok in enumerate(tokens):
+        if tok[0] is not Kind.IDENT or tok[3] not in _ASM_KEYWORDS:
+            continue
+        j = i + 1
+        volatile = False
+        while j < n and tokens[j][0] is Kind.IDENT and tokens[j][3] in _ASM_QUALIFIERS:
+            volatile = volatile or "volatile" in tokens[j][3]
+            j += 1
+        if j >= n or tokens[j][3] != "(" or j not in pairs:
+            continue
+        close = pairs[j]
+        sections = _asm_sections(tokens, j, close)
+        tmpl_first, tmpl_end = sections[0]
+        pieces = tokens[tmpl_first:tmpl_end]
+        opaque = any(p[0] is not Kind.STRING for p in pieces) or not pieces
+        template = "".join(decode_string(p[3]) for p in pieces if p[0] is Kind.STRING)
+        outputs = _asm_operands(text, tokens, sections[1], True) if len(sections) > 1 else ()
+        inputs = _asm_operands(text, tokens, sections[2], False) if len(sections) > 2 else ()
+        clobbers = ()
+        if len(sections) > 3:
+            a, b = sections[3]
+            clobbers = tuple(decode_string(t[3]) for t in tokens[a:b] if t[0] is Kind.STRING)
+        stmt_end = tokens[close][2]
+        if close + 1 < n and tokens[close + 1][3] == ";":
+            stmt_end = tokens[close + 1][2]
+        if mask is None:
+            mask = in_directive_mask(tokens)
+        t_start = pieces[0][1] if pieces else tokens[j][2]
+        t_end = pieces[-1][2] if pieces else tokens[j][2]
+        out.append(
+            AsmStatement(
+                start=tok[1],
+                end=tokens[close][2],
+                stmt_end=stmt_end,
+                keyword=tok[3],
+                volatile=volatile,
+                template=template,
+                template_start=t_start,
+                template_end=t_end,
+                outputs=outputs,
+                inputs=inputs,
+                clobbers=clobbers,
+                opaque=opaque,
+                in_directive=mask[i],
+                program=parse_ptx(template),
+            )
+        )
+    return out
+
+
+def _asm_sections(tokens: list, open_i: int, close_i: int) -> list[tuple[int, int]]:
+    """Split asm parentheses at top-level ``:`` (and ``::``, which is two empty sections)."""
+    out: list[tuple[int, int]] = []
+    depth = 0
+    start = open_i + 1
+    for i in range(open_i + 1, close_i):
+        t = tokens[i]
+        if t[0] is not Kind.PUNCT:
+            continue
+        if t[3] in OPEN:
+            depth += 1
+        elif t[3] in CLOSE:
+            depth -= 1
+        elif depth == 0 and t[3] in (":", "::"):
+            out.append((start, i))
+            if t[3] == "::":
+                out.append((i, i))
+            start = i + 1
+    out.append((start, close_i))
+    return out
+
+
+def _asm_operands(text: str, tokens: list, section: tuple[int, int], output: bool) -> tuple[AsmOperand, ...]:
+    a, b = section
+    out = []
+    i = a
+    while i < b:
+        t = tokens[i]
+        if t[0] is Kind.STRING and i + 1 < b and tokens[i + 1][3] == "(":
+            depth = 0
+            k = i + 1
+            while k < b:
+                if tokens[k][3] in OPEN:
+                    depth += 1
+                elif tokens[k][3] in CLOSE:
+                    depth -= 1
+                    if depth == 0:
+                        break
+                k += 1
+            out.append(AsmOperand(decode_string(t[3]), text_of(text, tokens, i + 2, k), output))
+            i = k + 1
+        else:
+            i += 1
+    return tuple(out)
+
+
+# --- functions -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FunctionDef:
+    """A function definition: its name, CUDA qualifiers and body.
+
+    ``body_open``/``body_close`` are token indices of the braces; ``start`` is
+    the offset of the first qualifier (or the name), ``name_start``/``name_end``
+    the name's span.
+    """
+
+    name: str
+    qualifiers: frozenset[str]
+    name_index: int
+    body_open: int
+    body_close: int
+    start: int
+    name_start: int
+    name_end: int
+    body_start: int
+    body_end: int
+
+    @property
+    def is_kernel(self) -> bool:
+        """``__global__``."""
+        return "__global__" in self.qualifiers
+
+    @property
+    def is_device(self) -> bool:
+        """Runs on the device: ``__global__`` or ``__device__`` (also ``__host__ __device__``)."""
+        return "__global__" in self.qualifiers or "__device__" in self.qualifiers
+
+    def contains(self, offset: int) -> bool:
+        """True when ``offset`` lies inside the body."""
+        return self.body_start <= offset < self.body_end
+
+
+def find_functions(tokens: list, pairs: dict[int, int] | None = None) -> list[FunctionDef]:
+    """Function definitions (free functions, methods, templates) in source order.
+
+    A definition is ``name ( ... ) [qualifiers] {``; qualifiers before the name
+    are collected back to the previous ``;``, ``{``, ``}`` or directive end,
+    skipping ``__launch_bounds__(...)``/``__attribute__((...))`` groups and
+    template parameter lists.
+    """
+    if pairs is None:
+        pairs = bracket_map(tokens)
+    out: list[FunctionDef] = []
+    n = len(tokens)
+    for i, tok in enumerate(tokens):
+        if tok[0] is not Kind.IDENT or tok[3] in _NOT_FUNCTIONS:
+            continue
+        if i + 1 >= n or tokens[i + 1][3] != "(" or (i + 1) not in pairs:
+            continue
+        if i > 0 and tokens[i - 1][3] in (".", "->", "new", "=", "return", ",", "("):
+            continue
+        j = pairs[i + 1] + 1
+        while j < n:
+            t = tokens[j]
+            if t[3] in _AFTER_PARAMS:
+                j += 1
+            elif t[3] in ("__attribute__", "noexcept", "throw", "__launch_bounds__") and j + 1 < n and tokens[j + 1][3] == "(":
+                j = pairs.get(j + 1, j) + 1
+            elif t[3] == "->":  # trailing return type: skip to the body
+                k = j + 1
+                while k < n and tokens[k][3] not in ("{", ";"):
+                    k += 1
+                j = k
+                break
+            else:
+                break
+        if j >= n or tokens[j][3] != "{" or j not in pairs:
+            continue
+        # A constructor initialiser list (": a(x), b(y) {") also reaches "{" only through ":",
+        # which the loop above does not skip, so such constructors are simply not found.
+        quals, start = _qualifiers_before(tokens, i, pairs)
+        close = pairs[j]
+        out.append(
+            FunctionDef(
+                name=tok[3],
+                qualifiers=frozenset(quals),
+                name_index=i,
+                body_open=j,
+                body_close=close,
+                start=start,
+                name_start=tok[1],
+                name_end=tok[2],
+                body_start=tokens[j][1],
+                body_end=tokens[close][2],
+            )
+        )
+    return out
+
+
+def _qualifiers_before(tokens: list, i: int, pairs: dict[int, int]) -> tuple[set[str], int]:
+    quals: set[str] = set()
+    start = tokens[i][1]
+    k = i - 1
+    while k >= 0:
+        t = tokens[k]
+        if t[0] is Kind.EOD or t[0] is Kind.DIRECTIVE or t[3] in (";", "{", "}"):
+            break
+        if t[3] == ")" and k in pairs:
+            opener = pairs[k]
+            if opener > 0 and tokens[opener - 1][3] in ("__launch_bounds__", "__attribute__", "__declspec", "alignas", "__align__"):
+                k = opener - 2
+                start = tokens[opener - 1][1]
+                continue
+            break
+        if t[3] == ">":  # template parameter list: walk back to its "template"
+            depth = 0
+            m = k
+            while m >= 0:
+                if tokens[m][3] == ">":
+                    depth += 1
+                elif tokens[m][3] == ">>":
+                    depth += 2
+                elif tokens[m][3] == "<":
+                    depth -= 1
+                    if depth <= 0:
+                        break
+                elif tokens[m][3] in (";", "{", "}"):
+                    break
+                m -= 1
+            k = m - 1
+            continue
+        if t[3] == ":" and k > 0 and tokens[k - 1][3] in ("public", "private", "protected"):
+            break
+        if t[0] is Kind.IDENT and t[3] in FUNCTION_QUALIFIERS:
+            quals.add(t[3])
+        start = t[1]
+        k -= 1
+    return quals, start
+
+
+def enclosing_function(functions: list[FunctionDef], offset: int) -> FunctionDef | None:
+    """The innermost function whose body contains ``offset``."""
+    best = None
+    for f in functions:
+        if f.contains(offset) and (best is None or f.body_start >= best.body_start):
+            best = f
+    return best
+
+
+# --- __shared__ declarations --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SharedDecl:
+    """One declarator of a ``__shared__`` declaration: ``__shared__ float s[32];``.
+
+    ``dims`` are the texts between each pair of brackets (``("32",)``);
+    ``extern`` marks ``extern __shared__`` (dynamic) arrays.
+    """
+
+    name: str
+    type_text: str
+    dims: tuple[str, ...]
+    volatile: bool
+    extern: bool
+    start: int
+    end: int
+    name_start: int
+    name_end: int
+
+
+def find_shared_decls(text: str, tokens: list, pairs: dict[int, int] | None = None) -> list[SharedDecl]:
+    """Every ``__shared__`` variable declarator, in order."""
+    if pairs is None:
+        pairs = bracket_map(tokens)
+    out: list[SharedDecl] = []
+    n = len(tokens)
+    for i, tok in enumerate(tokens):
+        if tok[0] is not Kind.IDENT or tok[3] != "__shared__":
+            continue
+        s = statement_start(tokens, i)
+        end = i + 1
+        depth = 0
+        while end < n:
+            t = tokens[end][3]
+            if t in OPEN:
+                depth += 1
+            elif t in CLOSE:
+                depth -= 1
+                if depth < 0:
+                    break
+            elif t == ";" and depth == 0:
+                break
+            end += 1
+        prefix = [t[3] for t in tokens[s:i]]
+        extern = "extern" in prefix
+        volatile = "volatile" in prefix
+        decl_tokens = list(range(i + 1, end))
+        # Split declarators at top-level commas.
+        pieces: list[list[int]] = [[]]
+        depth = 0
+        for k in decl_tokens:
+            t = tokens[k][3]
+            if t in OPEN:
+                depth += 1
+            elif t in CLOSE:
+                depth -= 1
+            if t == "," and depth == 0:
+                pieces.append([])
+            else:
+                pieces[-1].append(k)
+        type_text = ""
+        for p_idx, piece in enumerate(pieces):
+            name_k = None
+            dims: list[str] = []
+            k_iter = 0
+            while k_iter < len(piece):
+                k = piece[k_iter]
+                t = tokens[k]
+                if t[3] == "=":
+                    break
+                if t[3] == "(" and k in pairs:  # __align__(16), alignas(16)
+                    close = pairs[k]
+                    while k_iter < len(piece) and piece[k_iter] <= close:
+                        k_iter += 1
+                    continue
+                if t[3] == "[" and k in pairs:
+                    close = pairs[k]
+                    dims.append(text_of(text, tokens, k + 1, close))
+                    while k_iter < len(piece) and piece[k_iter] <= close:
+                        k_iter += 1
+                    continue
+                if t[0] is Kind.IDENT and not dims:
+                    if t[3] == "volatile":
+                        volatile = True
+                    else:
+                        name_k = k
+                k_iter += 1
+            if name_k is None:
+                continue
+            if p_idx == 0:
+                type_text = " ".join(
+                    tokens[k][3] for k in piece if k < name_k and tokens[k][3] not in ("volatile",)
+                    and tokens[k][0] is Kind.IDENT
+                )
+            last = piece[-1]
+            out.append(
+                SharedDecl(
+                    name=tokens[name_k][3],
+                    type_text=type_text,
+                    dims=tuple(dims),
+                    volatile=volatile,
+                    extern=extern,
+                    start=tokens[s][1],
+                    end=tokens[last][2],
+                    name_start=tokens[name_k][1],
+                    name_end=tokens[name_k][2],
+                )
+            )
+    return out
+
+
+# --- macros ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MacroDef:
+    """An object-like ``#define NAME body``; ``body`` tokens are kept for inspection."""
+
+    name: str
+    body: tuple
+    start: int
+    end: int
+    name_start: int
+    name_end: int
+
+    @property
+    def body_text(self) -> str:
+        """The body tokens joined by spaces."""
+        return " ".join(t[3] for t in self.body)
+
+
+def find_defines(tokens: list) -> list[MacroDef]:
+    """Object-like macro definitions (function-like ones, ``#define F(x)``, are skipped)."""
+    out = []
+    for a, b in directive_ranges(tokens):
+        d = tokens[a][3]
+        if not d.replace(" ", "").replace("\t", "").endswith("define"):
+            continue
+        if a + 1 >= b or tokens[a + 1][0] is not Kind.IDENT:
+            continue
+        name = tokens[a + 1]
+        body_first = a + 2
+        if body_first < b and tokens[body_first][3] == "(" and tokens[body_first][1] == name[2]:
+            continue  # function-like
+        out.append(MacroDef(name[3], tuple(tokens[body_first:b]), tokens[a][1], tokens[b][1], name[1], name[2]))
+    return out
+
+
+def int_value(literal: str) -> int | None:
+    """Value of a C integer literal (``32``, ``0x20``, ``32u``, ``0b100000``, ``1'000``), else None."""
+    t = literal.replace("'", "").rstrip("uUlLzZ")
+    try:
+        if t[:2] in ("0x", "0X"):
+            return int(t[2:], 16)
+        if t[:2] in ("0b", "0B"):
+            return int(t[2:], 2)
+        if len(t) > 1 and t[0] == "0" and t.isdigit():
+            return int(t, 8)
+        if t.isdigit():
+            return int(t)
+    except ValueError:
+        return None
+    return None
+
+
+# --- per-file view and shared verdict helpers ---------------------------------------
+#: CUDA and C++ sources and headers (already-ported .hip files are not audited for CUDA idioms).
+CUDA_CXX_KINDS = frozenset({FileKind.CUDA_SOURCE, FileKind.CUDA_HEADER, FileKind.CXX_SOURCE, FileKind.CXX_HEADER})
+
+
+@dataclass
+class DeviceView:
+    """Lazily built structure of one file."""
+
+    text: str
+    tokens: list
+    _pairs: dict | None = field(default=None, repr=False)
+    _functions: list | None = field(default=None, repr=False)
+    _asm: list | None = field(default=None, repr=False)
+    _shared: list | None = field(default=None, repr=False)
+    _defines: list | None = field(default=None, repr=False)
+    _starts: list | None = field(default=None, repr=False)
+    _by_start: list | None = field(default=None, repr=False)
+
+    @property
+    def pairs(self) -> dict[int, int]:
+        """Bracket pairs of the code tokens."""
+        if self._pairs is None:
+            self._pairs = bracket_map(self.tokens)
+        return self._pairs
+
+    @property
+    def functions(self) -> list[FunctionDef]:
+        """Function definitions."""
+        if self._functions is None:
+            self._functions = find_functions(self.tokens, self.pairs)
+        return self._functions
+
+    @property
+    def asm(self) -> list[AsmStatement]:
+        """Inline asm statements."""
+        if self._asm is None:
+            self._asm = find_asm(self.text, self.tokens, self.pairs)
+        return self._asm
+
+    @property
+    def shared(self) -> list[SharedDecl]:
+        """``__shared__`` declarators."""
+        if self._shared is None:
+            self._shared = find_shared_decls(self.text, self.tokens, self.pairs)
+        return self._shared
+
+    @property
+    def defines(self) -> list[MacroDef]:
+        """Object-like macros."""
+        if self._defines is None:
+            self._defines = find_defines(self.tokens)
+        return self._defines
+
+    def function_at(self, offset: int) -> FunctionDef | None:
+        """Innermost function whose body holds ``offset`` (binary search: rules ask per token)."""
+        import bisect
+
+        if self._starts is None:
+            self._by_start = sorted(self.functions, key=lambda f: f.body_start)
+            self._starts = [f.body_start for f in self._by_start]
+        i = bisect.bisect_right(self._starts, offset) - 1
+        # Definitions rarely nest (local classes); look back a few for an enclosing one.
+        for k in range(i, max(-1, i - 8), -1):
+            if self._by_start[k].contains(offset):
+                return self._by_start[k]
+        return None
+
+    def in_device_code(self, offset: int) -> bool:
+        """True when ``offset`` is inside a ``__global__``/``__device__`` function body."""
+        f = self.function_at(offset)
+        return f is not None and f.is_device
+
+
+def device_view(ctx) -> DeviceView:
+    """The shared :class:`DeviceView` of ``ctx`` (built on first use)."""
+    # Kept as an attribute of the context object: every rule of one file gets the same
+    # context from the engine, and the view dies with it.
+    view = getattr(ctx, "_device_view", None)
+    if view is None or view.text is not ctx.text:
+        view = DeviceView(ctx.text, code_tokens(ctx.tokens))
+        ctx._device_view = view
+    return view
+
+
+def version_tuple(v: str | None) -> tuple[int, ...]:
+    """``"7.2"`` → ``(7, 2)``; unparsable parts count as 0."""
+    if not v:
+        return ()
+    out = []
+    for part in str(v).split("."):
+        digits = "".join(ch for ch in part if ch.isdigit())
+        out.append(int(digits) if digits else 0)
+    return tuple(out)
+
+
+def hip_at_least(target, version: str) -> bool:
+    """True when ``target`` is a HIP target whose HIP version is at least ``version``."""
+    return target.hip_version is not None and version_tuple(target.hip_version) >= version_tuple(version)
+
+
+def has_wave64(target) -> bool:
+    """True when some architecture of ``target`` runs 64-wide wavefronts by default."""
+    return target.max_wavefront > 32
+
+
+def warp_verdict(target, *, fixable: bool, scale_as_is: bool = True) -> Verdict | None:
+    """Verdict of a 32-wide-warp assumption on ``target``.
+
+    - rocm: wave64 architectures (CDNA) break the assumption: automatic edits when
+      ``fixable``, else manual; a rocm target of only wave32 archs moves as is.
+    - zluda: RDNA only (wave32): moves as is.
+    - oneapi: sub-group sizes are chosen per kernel and differ per GPU: manual.
+    - scale: SCALE emulates a 32-wide warp on every target by default
+      (scale-docs diagnostic-reference, ``-Wptx-wave64``), so as is unless the
+      caller says the pattern also breaks under emulation.
+    """
+    fam = target.family
+    if fam == "rocm":
+        if not has_wave64(target):
+            return Verdict.MOVES_AS_IS
+        return Verdict.AUTOMATIC if fixable else Verdict.MANUAL
+    if fam == "zluda":
+        return Verdict.MOVES_AS_IS if not has_wave64(target) else Verdict.MANUAL
+    if fam == "oneapi":
+        return Verdict.MANUAL
+    if fam == "scale":
+        return Verdict.MOVES_AS_IS if scale_as_is else Verdict.MANUAL
+    return None
+
+
+#: Why SCALE moves warp-32 code as is (cited by the WARP findings' data).
+SCALE_WARP_NOTE = (
+    "SCALE emulates a warp size of 32 on all targets by default (since v1.3.0); most programs see no "
+    "measurable slowdown, but patterns such as alternating warps taking different paths are pathological"
+)
+SCALE_WARP_SOURCE = (
+    "https://github.com/spectral-compute/scale-docs/blob/f20700f5f55e411fd0c0c1b03da5b896b5b6eae3/"
+    "docs/manual/compiler/diagnostic-reference.md"
+)
+HIP_WARP_SOURCE = (
+    "https://github.com/ROCm/HIP/blob/c5e11fcac8249ce4f7e70157588ff9661a870b59/docs/reference/kernel_language.rst"
+)

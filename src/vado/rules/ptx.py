@@ -1,0 +1,519 @@
+"""PTX rules: inline PTX assembly and PTX text that only NVIDIA's toolchain understands.
+
+Every ``asm`` statement that holds PTX gets exactly one of PTX001 (every
+instruction has a portable idiom), PTX002 (some instruction has none vado
+knows) or PTX003 (tensor-core / async-copy / Hopper+ instructions). The facts
+are in ``vado/knowledge/data/ptx.yaml`` (:mod:`vado.knowledge.ptx`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from vado.knowledge import ptx as facts
+from vado.model import Applicability, Effort, Finding, Fix, Severity, Verdict
+from vado.rules import cuda_syntax as cs
+from vado.rules.base import FileContext, Rule, verdicts_for
+from vado.scan.lexer import Kind
+
+_X86_REGISTER = re.compile(r"%%?(?:[re]?[abcd]x|[re]?[sd]i|[re]?[sb]p|r\d+[dwb]?|[xyz]mm\d+|[abcd][lh])\b")
+
+
+def _is_ptx(view: cs.DeviceView, asm: cs.AsmStatement) -> bool:
+    """True when ``asm`` holds PTX (not host x86/ARM assembly).
+
+    Asm in a ``__device__``/``__global__`` body is PTX. Elsewhere (host code,
+    macros) the template must look like PTX: an instruction vado knows with a
+    dotted type suffix or a PTX special register, and no x86 register names.
+    """
+    if view.in_device_code(asm.start):
+        return True
+    prog = asm.program
+    if not prog.instructions or _X86_REGISTER.search(asm.template):
+        return False
+    for ins in prog.instructions:
+        if ins.modifiers and facts.lookup(ins) is not None:
+            return True
+        if any(o.startswith("%") and not o[1:].isdigit() for o in ins.operands):
+            return True
+    return any(d in (".reg", ".pred", ".shared", ".local") for d in prog.directives)
+
+
+class _Analysis:
+    """What the table says about each instruction of one asm statement."""
+
+    def __init__(self, asm: cs.AsmStatement) -> None:
+        self.asm = asm
+        self.rows = [(ins, facts.lookup(ins)) for ins in asm.instructions]
+
+    @property
+    def route(self):
+        return [(i, r) for i, r in self.rows if r is not None and r.kind == "amd-route"]
+
+    @property
+    def unknown(self):
+        return [i for i, r in self.rows if r is None]
+
+    @property
+    def manual(self):
+        return [(i, r) for i, r in self.rows if r is not None and r.kind == "manual"]
+
+    def data_rows(self) -> list[dict]:
+        out = []
+        for ins, row in self.rows:
+            item = {"mnemonic": ins.mnemonic, "known": row is not None}
+            if row is not None:
+                item.update({"idiom": row.id, "kind": row.kind, "hip": row.hip, "source": row.source_url})
+                if row.note:
+                    item["note"] = row.note
+                if row.min_hip:
+                    item["min_hip"] = row.min_hip
+            out.append(item)
+        return out
+
+
+def _instr_verdict(target, ins, row) -> Verdict:
+    """What one instruction implies for ``target`` (before the automatic-fix upgrade)."""
+    fam = target.family
+    if row is not None and fam in row.verdicts:
+        return row.verdicts[fam]
+    kind = row.kind if row is not None else None
+    if fam == "scale":
+        ok = facts.scale_supports(ins)
+        if ok is True:
+            return Verdict.MOVES_AS_IS
+        if ok is False:
+            return Verdict.BLOCKED if kind == "amd-route" else Verdict.MANUAL
+        return Verdict.MANUAL
+    if fam == "zluda":
+        if kind in ("portable", "manual"):
+            return Verdict.MOVES_AS_IS
+        return Verdict.BLOCKED if kind == "amd-route" else Verdict.MANUAL
+    if fam in ("rocm", "oneapi"):
+        if kind == "amd-route":
+            return Verdict.BLOCKED
+        if kind == "portable" and fam == "rocm" and row.min_hip and not cs.hip_at_least(target, row.min_hip):
+            return Verdict.MANUAL
+        return Verdict.MANUAL
+    return Verdict.MANUAL
+
+
+def _statement_verdicts(ctx: FileContext, analysis: _Analysis, fix: Fix | None) -> dict[str, Verdict]:
+    def verdict_of(target):
+        if target.family not in ("rocm", "oneapi", "scale", "zluda"):
+            return None
+        worst = Verdict.worst(_instr_verdict(target, i, r) for i, r in analysis.rows)
+        if analysis.asm.opaque:  # a template vado cannot read: nobody can say it moves
+            worst = Verdict.worst([worst, Verdict.MANUAL])
+        if target.family == "rocm" and fix is not None and worst is Verdict.MANUAL and not analysis.route \
+                and not analysis.unknown and not analysis.manual:
+            needs_newer = any(r.min_hip and not cs.hip_at_least(target, r.min_hip) for _, r in analysis.rows)
+            if not needs_newer:
+                return Verdict.AUTOMATIC
+        return worst
+
+    return verdicts_for(ctx, verdict_of)
+
+
+def _build_fix(ctx: FileContext, asm: cs.AsmStatement, analysis: _Analysis) -> Fix | None:
+    """Rewrite the asm statement as C++ when every instruction has an expression template.
+
+    Only self-contained templates qualify: no PTX registers of their own, no
+    labels or guards, no macro pieces; every ``%N`` operand must be consumed.
+    """
+    prog = asm.program
+    if asm.opaque or prog.declares_registers or prog.labels or prog.unparsed or not prog.instructions:
+        return None
+    if "goto" in ctx.text[asm.start:asm.template_start]:
+        return None
+    bound = [op.expr for op in asm.operands]
+    if any(not b.strip() for b in bound):
+        return None
+    parts: list[str] = []
+    applicability = Applicability.SAFE
+    for ins, row in analysis.rows:
+        if row is None or row.kind != "portable":
+            return None
+        if row.id == "lop3":
+            expr = _lop3(ins, bound, asm)
+        else:
+            expr = facts.render_expr(row, ins, bound)
+        if expr is None:
+            return None
+        if row.applicability is Applicability.UNSAFE:
+            applicability = Applicability.UNSAFE
+        if expr:
+            parts.append(expr)
+    used = set()
+    for ins in prog.instructions:
+        for o in ins.operands:
+            used.update(int(n) for n in re.findall(r"%(\d+)", o))
+    if used != set(range(len(bound))):
+        return None  # an operand the template never mentions: keep the asm for a person
+    if not parts:
+        replacement = "(void)0"
+    elif len(parts) == 1:
+        replacement = parts[0]
+    else:
+        replacement = "(" + ", ".join(parts) + ")"
+    names = ", ".join(dict.fromkeys(r.hip for _, r in analysis.rows))
+    return Fix(
+        edits=(ctx.edit(asm.start, asm.end, replacement),),
+        applicability=applicability,
+        description=f"replace inline PTX with {names}",
+        tags=("ptx",),
+    )
+
+
+def _lop3(ins, bound: list[str], asm: cs.AsmStatement) -> str | None:
+    if len(ins.operands) != 5 or ins.predicate is not None or "b32" not in ins.modifiers:
+        return None
+    d, a, b, c, lut_text = ins.operands
+    lut = cs.int_value(lut_text.strip())
+    if lut is None:
+        m = re.match(r"^%(\d+)$", lut_text.strip())
+        if m and int(m.group(1)) < len(asm.operands):
+            op = asm.operands[int(m.group(1))]
+            if "n" in op.constraint or "i" in op.constraint:
+                lut = cs.int_value(op.expr.strip())
+    if lut is None:
+        return None
+    dst = facts.resolve_operand(d, bound)
+    xs = [facts.resolve_operand(x, bound) for x in (a, b, c)]
+    if dst is None or any(x is None for x in xs):
+        return None
+    return f"{dst} = {facts.lop3_expression(lut, *xs)}"
+
+
+def _ptx_statements(ctx: FileContext) -> Iterable[tuple[cs.AsmStatement, _Analysis]]:
+    view = cs.device_view(ctx)
+    for asm in view.asm:
+        if not asm.instructions and not (asm.opaque and view.in_device_code(asm.start)):
+            continue  # asm("" ::: "memory") and friends are compiler barriers, fine everywhere
+        if not _is_ptx(view, asm) and not (asm.opaque and view.in_device_code(asm.start)):
+            continue
+        yield asm, _Analysis(asm)
+
+
+def _mnemonics(items) -> str:
+    names = list(dict.fromkeys(i.mnemonic for i in items))
+    text = ", ".join(names[:4])
+    return text + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+
+
+class InlinePtxWithPortableIdiom(Rule):
+    """Inline PTX whose every instruction has a portable HIP/C++ equivalent.
+
+    What it does
+    ------------
+    Finds ``asm``/``asm volatile``/``__asm__`` statements holding PTX in which
+    every instruction is in vado's PTX idiom table with a portable equivalent
+    (``mov.u32 %0, %%laneid`` → ``__lane_id()``, ``brev.b32`` → ``__brev``,
+    ``membar.gl`` → ``__threadfence()``, ``lop3.b32`` → a bitwise expression …).
+    The finding's data lists each instruction and its replacement.
+
+    Why is this bad?
+    ----------------
+    PTX exists only on NVIDIA GPUs. HIP-Clang for AMD and SYCL compilers reject
+    it, so the file does not compile off NVIDIA until the asm is rewritten.
+    SCALE translates most inline PTX and ZLUDA compiles the PTX of CUDA binaries,
+    so for those targets the block usually moves as is.
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        unsigned lane;
+        asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+
+    Use instead
+    -----------
+    .. code-block:: cuda
+
+        unsigned lane = __lane_id();
+
+    Fix safety
+    ----------
+    When the asm is self-contained (no ``.reg`` temporaries, labels or guards)
+    and every instruction has an expression template, vado rewrites the whole
+    statement. The fix is safe when every idiom is exact (bit operations, lane
+    id, fences, plain and cache-hinted loads); it is unsafe when one differs at
+    the edges (``bfe``/``bfi`` with length 32, shifts by the full width,
+    approximate math, clocks and timers with other units, 64-bit ballot masks).
+    Otherwise there is no fix and the verdict for ROCm is manual work.
+
+    References
+    ----------
+    - PTX ISA: https://docs.nvidia.com/cuda/parallel-thread-execution/index.html
+    - HIP kernel language: https://github.com/ROCm/HIP/blob/c5e11fcac8249ce4f7e70157588ff9661a870b59/docs/reference/kernel_language.rst
+    - SCALE inline PTX: https://github.com/spectral-compute/scale-docs/blob/f20700f5f55e411fd0c0c1b03da5b896b5b6eae3/docs/manual/compiler/inline-ptx.md
+    """
+
+    code = "PTX001"
+    name = "inline-ptx-with-portable-idiom"
+    severity = Severity.MEDIUM
+    file_kinds = cs.CUDA_CXX_KINDS
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        for asm, an in _ptx_statements(ctx):
+            if an.route or an.unknown or an.manual or asm.opaque:
+                continue
+            fix = _build_fix(ctx, asm, an)
+            verdicts = _statement_verdicts(ctx, an, fix)
+            hips = ", ".join(dict.fromkeys(r.hip for _, r in an.rows))
+            how = "vado can rewrite it" if fix is not None else "rewrite it by hand"
+            msg = f"inline PTX ({_mnemonics(asm.instructions)}) has portable equivalents: {hips}; {how}"
+            n = len(asm.instructions)
+            effort = Effort(lines=1, constructs=1, hours=0.0) if fix else Effort(lines=n, constructs=1, hours=round(0.25 + 0.1 * n, 2))
+            data = {"instructions": an.data_rows(), "template": asm.template, "volatile": asm.volatile}
+            if fix is not None:
+                data["replacement"] = fix.edits[0].content
+            yield self.finding(ctx, asm.start, asm.end, msg, verdicts, effort=effort, fix=fix, data=data)
+
+
+class InlinePtxWithoutKnownReplacement(Rule):
+    """Inline PTX with instructions vado does not know how to replace.
+
+    What it does
+    ------------
+    Finds inline PTX that contains an instruction missing from vado's PTX idiom
+    table, or one the table marks as having no direct equivalent (named
+    barriers, ``%warpid``/``%smid``, ``prmt`` modes, video instructions,
+    ``cvt`` to FP8 …), and no tensor-core or async-copy instruction (PTX003).
+    A template assembled from macros vado cannot expand is reported here too.
+
+    Why is this bad?
+    ----------------
+    PTX does not compile for AMD or Intel GPUs, and vado has no idiom to offer,
+    so a person has to work out what the block computes and write it in C++ or
+    AMD builtins. SCALE translates the instructions in its supported list;
+    others fail to compile there as well.
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        asm("prmt.b32.f4e %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(s));
+
+    Use instead
+    -----------
+    .. code-block:: cuda
+
+        // what prmt.f4e computes, in C++: a funnel byte shift
+        unsigned long long ab = ((unsigned long long)b << 32) | a;
+        d = (unsigned)(ab >> (8 * (s & 3)));
+
+    Fix safety
+    ----------
+    No fix: the instructions have no known equivalent.
+
+    References
+    ----------
+    - PTX ISA: https://docs.nvidia.com/cuda/parallel-thread-execution/index.html
+    - SCALE inline PTX: https://github.com/spectral-compute/scale-docs/blob/f20700f5f55e411fd0c0c1b03da5b896b5b6eae3/docs/manual/compiler/inline-ptx.md
+    """
+
+    code = "PTX002"
+    name = "inline-ptx-without-known-replacement"
+    severity = Severity.HIGH
+    file_kinds = cs.CUDA_CXX_KINDS
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        for asm, an in _ptx_statements(ctx):
+            if an.route or not (an.unknown or an.manual or asm.opaque):
+                continue
+            verdicts = _statement_verdicts(ctx, an, None)
+            bits = []
+            if an.unknown:
+                bits.append(f"unknown to vado: {_mnemonics(an.unknown)}")
+            if an.manual:
+                described = {i.mnemonic: r.hip for i, r in an.manual}
+                bits.append("no direct equivalent: " + "; ".join(
+                    f"{m} ({h})" for m, h in list(described.items())[:3]))
+            if asm.opaque:
+                bits.append("the template is built from macros vado cannot expand")
+            msg = "inline PTX needs a manual rewrite: " + "; ".join(bits)
+            n = max(1, len(asm.instructions))
+            data = {"instructions": an.data_rows(), "template": asm.template, "opaque": asm.opaque,
+                    "unknown": [i.mnemonic for i in an.unknown]}
+            yield self.finding(ctx, asm.start, asm.end, msg, verdicts,
+                               effort=Effort(lines=n, constructs=1, hours=round(0.5 + 0.25 * n, 2)), data=data)
+
+
+class InlinePtxTensorCoreOrAsync(Rule):
+    """Inline PTX for tensor cores, async copies or Hopper/Blackwell machinery.
+
+    What it does
+    ------------
+    Finds inline PTX that uses ``mma.sync``, ``wmma.*``, ``ldmatrix``,
+    ``wgmma.*``, ``cp.async`` (including ``.bulk`` and ``.bulk.tensor``/TMA),
+    ``mbarrier.*``, ``tensormap.*``, ``tcgen05.*``, ``setmaxnreg``, cluster
+    barriers and distributed shared memory, and names the AMD route for each.
+
+    Why is this bad?
+    ----------------
+    These instructions drive hardware units whose AMD counterparts work
+    differently or do not exist. MFMA/WMMA matrix instructions use other
+    fragment layouts, so ``mma.sync`` code is rewritten around rocWMMA or
+    ``__builtin_amdgcn_mfma_*``; ``wgmma``, TMA and ``mbarrier`` have no ROCm
+    equivalent (kernels are rebuilt with Composable Kernel / CK Tile or Triton);
+    ``cp.async`` becomes plain loads into shared memory plus a barrier, or
+    ``__builtin_amdgcn_global_load_lds`` on gfx942/gfx950. SCALE emulates
+    ``mma``/``wmma`` and supports ``cp.async`` but not ``wgmma``, TMA or
+    ``mbarrier``; ZLUDA reports compute capability 8.8 and, per a third-party
+    probe, does not translate ``mma``.
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(smem), "l"(gmem));
+        asm volatile("cp.async.wait_all;");
+
+    Use instead
+    -----------
+    .. code-block:: cuda
+
+        *(uint4*)smem_ptr = *(const uint4*)gmem;  // plain load into __shared__
+        __syncthreads();
+
+    Fix safety
+    ----------
+    No fix: the replacement changes the kernel's structure.
+
+    References
+    ----------
+    - Fact base, Hopper TMA / wgmma / mbarrier: https://github.com/ROCm/flash-attention/issues/71
+    - rocWMMA in ROCm 7.2: https://github.com/ROCm/legacy-rocm-build/blob/fff7efbd0c870e1bfba278faa91d517996b7a33a/docs/compatibility/compatibility-matrix.rst
+    - SCALE changelog 1.4.2: https://github.com/spectral-compute/scale-docs/blob/f20700f5f55e411fd0c0c1b03da5b896b5b6eae3/docs/manual/changelogs/v1.4.2.md
+    - ZLUDA mma probe (third party): https://github.com/mathiasbourgoin/Sarek/pull/271
+    """
+
+    code = "PTX003"
+    name = "inline-ptx-tensor-core-or-async"
+    severity = Severity.CRITICAL
+    file_kinds = cs.CUDA_CXX_KINDS
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        for asm, an in _ptx_statements(ctx):
+            route = an.route
+            if not route:
+                continue
+            verdicts = _statement_verdicts(ctx, an, None)
+            routes = "; ".join(dict.fromkeys(r.hip for _, r in route))
+            msg = f"inline PTX uses {_mnemonics([i for i, _ in route])}: AMD route: {routes}"
+            severity = self.severity if any(v is Verdict.BLOCKED for v in verdicts.values()) else Severity.HIGH
+            heavy = any(r.id in ("wgmma", "tma", "tcgen05", "mbarrier", "mma", "wmma", "ldmatrix") for _, r in route)
+            data = {"instructions": an.data_rows(), "template": asm.template,
+                    "routes": {i.mnemonic: r.hip for i, r in route}}
+            yield self.finding(ctx, asm.start, asm.end, msg, verdicts, severity=severity, data=data,
+                               effort=Effort(lines=len(asm.instructions), constructs=1, hours=8.0 if heavy else 1.0))
+
+
+# --- PTX004: PTX as text ----------------------------------------------------------------
+
+_PTX_TEXT = re.compile(r"(?m)^\s*\.version\s+\d+\.\d+\s*$.*?^\s*\.target\s+(sm_\d+\w*|compute_\d+\w*)", re.DOTALL)
+_PTX_ENTRY = re.compile(r"\.(?:visible\s+)?\.?entry\s+[A-Za-z_$][\w$]*\s*\(")
+_LOADERS = frozenset({"cuModuleLoad", "cuModuleLoadData", "cuModuleLoadDataEx", "cuLinkAddData", "cuLinkAddFile",
+                      "cuLinkAddData_v2", "cuLinkAddFile_v2", "cuLibraryLoadData", "cuLibraryLoadFromFile"})
+_PTX_JIT = frozenset({"CU_JIT_INPUT_PTX"})
+_NVRTC_PTX = frozenset({"nvrtcGetPTX", "nvrtcGetPTXSize"})
+
+
+def _ptx_text_verdict(target) -> Verdict | None:
+    fam = target.family
+    if fam == "zluda":
+        return Verdict.MOVES_AS_IS  # ZLUDA is a PTX JIT: loading PTX text is what it does
+    if fam in ("rocm", "oneapi", "scale"):
+        return Verdict.MANUAL
+    return None
+
+
+class PtxTextLoadedAtRunTime(Rule):
+    """PTX handled as text: embedded PTX modules, ``.ptx`` files, PTX JIT input, NVRTC PTX output.
+
+    What it does
+    ------------
+    Finds string literals that hold a PTX module (``.version`` … ``.target
+    sm_XX``), ``.ptx`` file names passed to ``cuModuleLoad``/``cuLinkAddFile``
+    and friends, the ``CU_JIT_INPUT_PTX`` input type, and ``nvrtcGetPTX`` calls.
+
+    Why is this bad?
+    ----------------
+    The program ships or produces NVIDIA's virtual ISA and hands it to the CUDA
+    driver's JIT. ``hipModuleLoadData`` loads AMD code objects, not PTX, so the
+    kernels must be rebuilt from source (hipcc, or hipRTC at run time) and the
+    loading code changed. ``hiprtcGetCode`` returns a code object, so code that
+    reads the PTX text (patching, caching by content) breaks. ZLUDA JIT-compiles
+    PTX and is not affected; whether SCALE's driver accepts PTX text at run time
+    is not documented in the sources vado has.
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        cuModuleLoad(&mod, "kernels.ptx");
+
+    Use instead
+    -----------
+    .. code-block:: cuda
+
+        // build kernels.hip with hipcc --genco --offload-arch=gfx942 -o kernels.co
+        hipModuleLoad(&mod, "kernels.co");
+
+    Fix safety
+    ----------
+    No fix: the build must produce AMD code objects first.
+
+    References
+    ----------
+    - HIP RTC: https://github.com/ROCm/HIP/blob/c5e11fcac8249ce4f7e70157588ff9661a870b59/docs/how-to/hip_rtc.md
+    - SCALE comparison (ZLUDA is a PTX JIT): https://github.com/spectral-compute/scale-docs/blob/f20700f5f55e411fd0c0c1b03da5b896b5b6eae3/docs/manual/comparison.md
+    """
+
+    code = "PTX004"
+    name = "ptx-text-loaded-at-run-time"
+    severity = Severity.HIGH
+    file_kinds = cs.CUDA_CXX_KINDS
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        view = cs.device_view(ctx)
+        toks = view.tokens
+        verdicts = verdicts_for(ctx, _ptx_text_verdict)
+        reported: set[int] = set()
+        # Adjacent literals form one string: join runs of STRING tokens.
+        i, n = 0, len(toks)
+        while i < n:
+            if toks[i][0] is not Kind.STRING:
+                i += 1
+                continue
+            j = i
+            while j < n and toks[j][0] is Kind.STRING:
+                j += 1
+            value = "".join(cs.decode_string(t[3]) for t in toks[i:j])
+            if (_PTX_TEXT.search(value) or (_PTX_ENTRY.search(value) and ".version" in value)):
+                reported.add(i)
+                yield self.finding(ctx, toks[i][1], toks[j - 1][2], "string literal holds a PTX module; AMD GPUs need code objects built from source",
+                                   verdicts, effort=Effort(lines=j - i, constructs=1, hours=2.0), data={"what": "embedded-ptx"})
+            i = j
+        for k, tok in enumerate(toks):
+            if tok[0] is not Kind.IDENT:
+                continue
+            name = tok[3]
+            if name in _PTX_JIT:
+                yield self.finding(ctx, tok[1], tok[2], "CU_JIT_INPUT_PTX feeds PTX to the CUDA JIT linker; AMD links code objects",
+                                   verdicts, effort=Effort(lines=1, constructs=1, hours=1.0), data={"what": "jit-input-ptx"})
+            elif name in _NVRTC_PTX and k + 1 < n and toks[k + 1][3] == "(":
+                yield self.finding(ctx, tok[1], tok[2],
+                                   f"{name} returns PTX; hipRTC's hiprtcGetCode returns an AMD code object instead",
+                                   verdicts, severity=Severity.MEDIUM, effort=Effort(lines=1, constructs=1, hours=0.5),
+                                   data={"what": "nvrtc-ptx", "hip": "hiprtcGetCode" if name == "nvrtcGetPTX" else "hiprtcGetCodeSize"})
+            elif name in _LOADERS and k + 1 < n and toks[k + 1][3] == "(" and (k + 1) in view.pairs:
+                close = view.pairs[k + 1]
+                for a, b in cs.split_args(toks, k + 1, close):
+                    for t in toks[a:b]:
+                        if t[0] is Kind.STRING and cs.decode_string(t[3]).lower().endswith(".ptx"):
+                            yield self.finding(ctx, t[1], t[2], f"{name} loads a .ptx file; AMD GPUs load code objects (hipModuleLoad)",
+                                               verdicts, effort=Effort(lines=1, constructs=1, hours=1.0),
+                                               data={"what": "ptx-file", "loader": name})

@@ -1,0 +1,782 @@
+"""WARP rules: code that assumes a warp is 32 lanes wide.
+
+AMD CDNA GPUs (gfx90a, gfx942, gfx950) run 64-wide wavefronts; RDNA runs 32;
+SYCL sub-groups are 8, 16 or 32 wide depending on the GPU and the kernel.
+Verdicts come from :func:`vado.rules.cuda_syntax.warp_verdict`: manual work (or
+automatic edits where a safe rewrite exists) on targets with wave64, as is on
+ZLUDA (RDNA only) and on SCALE (which emulates 32-wide warps by default), manual
+on oneAPI.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from typing import Iterable
+
+from vado.model import Applicability, Effort, Finding, Fix, Severity, Verdict
+from vado.rules import cuda_syntax as cs
+from vado.rules.base import FileContext, Rule, verdicts_for
+from vado.scan.lexer import Kind
+
+#: Identifiers that name a thread, lane or warp index.
+_LANEISH = re.compile(
+    r"^(?:threadIdx|thread_?id[xyz]?|thread_?idx|t_?idx?|tid[xyz]?|[lgb]_?tid|local_?tid|global_?tid|"
+    r"lane\w*|\w*_lane|\w*Lane\w*|warp(?!_?size|Size|SIZE)\w*|\w*_warp|\w*Warp(?!Size)\w*|wid|wrp|laneid|lid)$"
+)
+_WARPISH = re.compile(r"^(?:warp(?!_?size|Size|SIZE)\w*|\w*_warp|\w*Warp(?!Size)\w*|wid|wrp)$")
+_SYNC_MASKED = frozenset({
+    "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync", "__any_sync",
+    "__all_sync", "__uni_sync", "__match_any_sync", "__match_all_sync", "__syncwarp", "__reduce_add_sync",
+    "__reduce_min_sync", "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync",
+})
+_BALLOTS = frozenset({"__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__match_all_sync"})
+_NARROW_TYPES = ("unsigned int", "unsigned", "uint32_t", "int", "uint", "int32_t", "unsigned long")
+_FULL32 = frozenset({0xFFFFFFFF})
+_WARP_NOTE = {"scale": cs.SCALE_WARP_NOTE, "scale_source": cs.SCALE_WARP_SOURCE, "hip_source": cs.HIP_WARP_SOURCE}
+
+
+def _operand_left(toks: list, i: int, pairs: dict[int, int]) -> tuple[int, int]:
+    """Token range ``[first, i)`` of the primary expression ending just before ``i``."""
+    j = i - 1
+    while j >= 0:
+        t = toks[j]
+        if t[3] in (")", "]") and j in pairs:
+            j = pairs[j] - 1
+            continue
+        if t[0] is Kind.IDENT or t[0] is Kind.NUMBER:
+            if j > 0 and toks[j - 1][3] in (".", "->", "::"):
+                j -= 2
+                continue
+            j -= 1
+            break
+        break
+    # j now points before the operand (or at a call name, which belongs to it)
+    first = j + 1
+    if first < i and toks[first][3] == "(" and first > 0 and toks[first - 1][0] is Kind.IDENT:
+        first -= 1
+    return first, i
+
+
+def _operand_right(toks: list, i: int, pairs: dict[int, int]) -> tuple[int, int]:
+    """Token range ``(i, end)`` of the primary expression just after ``i``."""
+    j = i + 1
+    n = len(toks)
+    if j < n and toks[j][3] == "(" and j in pairs:
+        return j, pairs[j] + 1
+    k = j
+    while k < n and (toks[k][0] in (Kind.IDENT, Kind.NUMBER) or toks[k][3] in (".", "->", "::")):
+        k += 1
+        if k < n and toks[k][3] in ("[", "(") and k in pairs:
+            k = pairs[k] + 1
+    return j, k
+
+
+def _idents(toks: list, a: int, b: int) -> list[str]:
+    return [t[3] for t in toks[a:b] if t[0] is Kind.IDENT]
+
+
+def _is_laneish(names: list[str]) -> bool:
+    return any(_LANEISH.match(n) for n in names)
+
+
+class LiteralWarpWidthArithmetic(Rule):
+    """Lane and warp index arithmetic with the literal warp width 32.
+
+    What it does
+    ------------
+    Finds ``& 31``, ``% 32``, ``/ 32``, ``>> 5`` and ``* 32`` whose other
+    operand is a thread, lane or warp index (``threadIdx.x & 31``,
+    ``tid / 32``, ``lane_id % 32``, ``warp_id * 32``). Arithmetic on other
+    values (``n % 32``, ``bytes / 32``) is not reported.
+
+    Why is this bad?
+    ----------------
+    On AMD CDNA GPUs a wavefront has 64 lanes, so ``threadIdx.x & 31`` is not
+    the lane and ``threadIdx.x / 32`` is not the warp. Such code runs but treats
+    each wavefront as two 32-lane halves, which is right only if every other
+    warp-level step (masks, shuffles, shared arrays) does the same.
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        int lane = threadIdx.x & 31;
+        int warp = threadIdx.x / 32;
+
+    Use instead
+    -----------
+    .. code-block:: cuda
+
+        int lane = threadIdx.x & (warpSize - 1);
+        int warp = threadIdx.x / warpSize;
+
+    Fix safety
+    ----------
+    In device code vado offers ``& (warpSize - 1)``, ``% warpSize``,
+    ``/ warpSize`` and ``* warpSize``. The fix is unsafe: it changes the lane
+    range to 0..63 on wave64, which breaks code that still sizes arrays, masks
+    or shuffle offsets for 32 lanes; apply it together with the other WARP fixes
+    of the kernel. ``>> 5`` gets a display-only suggestion (``/ warpSize``
+    changes operator precedence). Host code gets no fix (``warpSize`` is a
+    device-side value).
+
+    References
+    ----------
+    - HIP warp cross-lane functions: https://github.com/ROCm/HIP/blob/c5e11fcac8249ce4f7e70157588ff9661a870b59/docs/reference/kernel_language.rst
+    - SCALE warp-size emulation: https://github.com/spectral-compute/scale-docs/blob/f20700f5f55e411fd0c0c1b03da5b896b5b6eae3/docs/manual/compiler/diagnostic-reference.md
+    """
+
+    code = "WARP001"
+    name = "literal-warp-width-arithmetic"
+    severity = Severity.MEDIUM
+    file_kinds = cs.CUDA_CXX_KINDS
+
+    _OPS = {"&": 31, "%": 32, "/": 32, ">>": 5, "*": 32}
+    _REPL = {"&": "(warpSize - 1)", "%": "warpSize", "/": "warpSize", "*": "warpSize"}
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        view = cs.device_view(ctx)
+        toks, pairs = view.tokens, view.pairs
+        verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=False))
+        for i, tok in enumerate(toks):
+            if tok[0] is not Kind.NUMBER:
+                continue
+            value = cs.int_value(tok[3])
+            if value is None or i == 0:
+                continue
+            # literal on the right: X op N
+            op = toks[i - 1]
+            lit_right = op[0] is Kind.PUNCT and op[3] in self._OPS and self._OPS[op[3]] == value
+            lit_left = (i + 1 < len(toks) and toks[i + 1][0] is Kind.PUNCT and toks[i + 1][3] in ("&", "*")
+                        and self._OPS[toks[i + 1][3]] == value)
+            if lit_right:
+                a, b = _operand_left(toks, i - 1, pairs)
+                op_tok = op
+                if a >= b:
+                    continue
+                if op[3] in ("&", "*") and (i - 2 < 0 or toks[i - 2][3] in ("(", ",", "=", "return")):
+                    continue  # unary & / * (address-of, dereference)
+            elif lit_left:
+                op_tok = toks[i + 1]
+                a, b = _operand_right(toks, i + 1, pairs)
+            else:
+                continue
+            names = _idents(toks, a, b)
+            if op_tok[3] == "*":
+                if not any(_WARPISH.match(n) for n in names):
+                    continue
+            elif not _is_laneish(names):
+                continue
+            in_dev = view.in_device_code(tok[1])
+            if not in_dev and "threadIdx" not in names:
+                continue  # host code: a "tid" there is usually a CPU thread id
+            start, end = (op_tok[1], tok[2]) if lit_right else (tok[1], op_tok[2])
+            fix = None
+            if in_dev and op_tok[3] in self._REPL:
+                repl = self._REPL[op_tok[3]]
+                edit = ctx.edit(tok[1], tok[2], repl)
+                fix = Fix((edit,), Applicability.UNSAFE, f"use warpSize instead of {tok[3]}", ("warp",))
+            elif in_dev and op_tok[3] == ">>":
+                fix = Fix((ctx.edit(op_tok[1], tok[2], "/ warpSize"),), Applicability.DISPLAY_ONLY,
+                          "divide by warpSize instead of shifting by 5 (mind precedence and sign)", ("warp",))
+            expr = ctx.text[toks[a][1]:toks[b - 1][2]]
+            msg = f"`{expr} {op_tok[3]} {tok[3]}` assumes 32-lane warps" if lit_right else f"`{tok[3]} {op_tok[3]} {expr}` assumes 32-lane warps"
+            yield self.finding(ctx, start, end, msg, verdicts, fix=fix,
+                               effort=Effort(lines=1, constructs=1, hours=0.1), data={"operand": expr, **_WARP_NOTE})
+
+
+def _is_full_mask(tok) -> bool:
+    return tok[0] is Kind.NUMBER and cs.int_value(tok[3]) in _FULL32 and not tok[3].lower().rstrip("u").endswith("l")
+
+
+class ThirtyTwoBitLaneMask(Rule):
+    """32-bit lane masks: ``0xffffffff`` passed to ``*_sync`` intrinsics, ballots stored in 32 bits.
+
+    What it does
+    ------------
+    Finds the full 32-lane mask (``0xffffffff``, ``0xFFFFFFFFu``, ``~0u``) as
+    the mask argument of ``__shfl*_sync``, ``__ballot_sync``, ``__any_sync``,
+    ``__all_sync``, ``__match_*_sync``, ``__reduce_*_sync`` and ``__syncwarp``,
+    and the result of ``__ballot*``/``__activemask``/``__match_any_sync``
+    stored in a 32-bit variable. ``0xffffffff`` elsewhere (hash constants,
+    bit twiddling) is not reported.
+
+    Why is this bad?
+    ----------------
+    HIP's lane masks are 64-bit: ``__ballot`` and ``__activemask`` return
+    ``unsigned long long`` and the ``_sync`` functions take a 64-bit mask (HIP
+    checks the mask type at compile time). A 32-bit mask names only lanes 0-31
+    of a 64-lane wavefront, and a 32-bit ballot drops lanes 32-63.
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        float v = __shfl_down_sync(0xffffffff, x, 1);
+        unsigned m = __ballot_sync(0xffffffff, pred);
+
+    Use instead
+    -----------
+    .. code-block:: cuda
+
+        float v = __shfl_down_sync(0xffffffffffffffffull, x, 1);
+        auto m = __ballot_sync(0xffffffffffffffffull, pred);
+
+    Fix safety
+    ----------
+    The mask rewrite is safe: NVIDIA's 32-bit mask parameter truncates the
+    64-bit all-ones value to the same ``0xffffffff``, and on AMD it names every
+    lane of the wavefront, which is what a full mask meant. The ``auto``
+    rewrite of a 32-bit ballot variable is unsafe: later uses may still treat
+    the mask as 32 bits (``__popc``, ``1u << lane``).
+
+    References
+    ----------
+    - HIP warp vote and ballot (64-bit masks): https://github.com/ROCm/HIP/blob/c5e11fcac8249ce4f7e70157588ff9661a870b59/docs/reference/kernel_language.rst
+    - SCALE wave64 advice (use ``auto`` for masks): https://github.com/spectral-compute/scale-docs/blob/f20700f5f55e411fd0c0c1b03da5b896b5b6eae3/docs/manual/library/troubleshooting.md
+    """
+
+    code = "WARP002"
+    name = "thirty-two-bit-lane-mask"
+    severity = Severity.HIGH
+    file_kinds = cs.CUDA_CXX_KINDS
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        view = cs.device_view(ctx)
+        toks, pairs = view.tokens, view.pairs
+        n = len(toks)
+        for i, tok in enumerate(toks):
+            if tok[0] is not Kind.IDENT:
+                continue
+            name = tok[3]
+            if name in _SYNC_MASKED and i + 1 < n and toks[i + 1][3] == "(" and (i + 1) in pairs:
+                args = cs.split_args(toks, i + 1, pairs[i + 1])
+                if not args:
+                    continue
+                a, b = args[0]
+                piece = toks[a:b]
+                full = (len(piece) == 1 and _is_full_mask(piece[0])) or (
+                    len(piece) == 2 and piece[0][3] == "~" and piece[1][0] is Kind.NUMBER and cs.int_value(piece[1][3]) == 0
+                    and "l" not in piece[1][3].lower())
+                if full:
+                    start, end = piece[0][1], piece[-1][2]
+                    fix = Fix((ctx.edit(start, end, "0xffffffffffffffffull"),), Applicability.SAFE,
+                              "use a 64-bit full lane mask", ("warp",))
+                    verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=True))
+                    yield self.finding(ctx, start, end, f"32-bit full mask `{ctx.text[start:end]}` passed to {name}; HIP masks are 64-bit",
+                                       verdicts, fix=fix, effort=Effort(lines=1, constructs=1), data={"call": name, **_WARP_NOTE})
+            if name in _BALLOTS and i + 1 < n and toks[i + 1][3] == "(" and i >= 2 and toks[i - 1][3] == "=":
+                var = toks[i - 2]
+                if var[0] is not Kind.IDENT:
+                    continue
+                k = i - 3
+                type_tokens = []
+                while k >= 0 and toks[k][0] is Kind.IDENT and toks[k][3] not in ("return",):
+                    type_tokens.insert(0, toks[k])
+                    k -= 1
+                type_text = " ".join(t[3] for t in type_tokens if t[3] not in ("const", "volatile", "static", "register"))
+                if type_text not in _NARROW_TYPES:
+                    continue
+                core = [t for t in type_tokens if t[3] not in ("const", "volatile", "static", "register")]
+                fix = Fix((ctx.edit(core[0][1], core[-1][2], "auto"),), Applicability.UNSAFE,
+                          "declare the mask with auto (64-bit on HIP, 32-bit on CUDA)", ("warp",))
+                verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=False))
+                yield self.finding(ctx, core[0][1], var[2], f"result of {name} stored in 32-bit `{type_text} {var[3]}`; HIP returns 64-bit masks",
+                                   verdicts, fix=fix, effort=Effort(lines=1, constructs=1, hours=0.25), data={"call": name, **_WARP_NOTE})
+
+
+class BitCountOfLaneMask(Rule):
+    """``__popc``/``__ffs``/``__clz`` applied to a ballot or active-mask result.
+
+    What it does
+    ------------
+    Finds ``__popc(__ballot_sync(...))``, ``__ffs(__activemask())``,
+    ``__clz(__ballot(...))`` and the like: 32-bit bit-count functions applied
+    directly to a lane mask.
+
+    Why is this bad?
+    ----------------
+    On HIP a lane mask is 64-bit; the 32-bit functions truncate it and ignore
+    lanes 32-63 of a wave64 wavefront.
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        int votes = __popc(__ballot_sync(mask, pred));
+
+    Use instead
+    -----------
+    .. code-block:: cuda
+
+        int votes = __popcll(__ballot_sync(mask, pred));
+
+    Fix safety
+    ----------
+    ``__popc`` → ``__popcll`` and ``__ffs`` → ``__ffsll`` are safe: on CUDA the
+    32-bit mask is zero-extended, so the 64-bit function returns the same value;
+    on HIP it counts all lanes. ``__clz`` has no fix (``__clzll`` of a
+    zero-extended 32-bit value differs by 32): rewrite by hand.
+
+    References
+    ----------
+    - HIP integer intrinsics and ballot: https://github.com/ROCm/HIP/blob/c5e11fcac8249ce4f7e70157588ff9661a870b59/docs/reference/kernel_language.rst
+    """
+
+    code = "WARP003"
+    name = "bit-count-of-lane-mask"
+    severity = Severity.HIGH
+    file_kinds = cs.CUDA_CXX_KINDS
+
+    _FIX = {"__popc": "__popcll", "__ffs": "__ffsll"}
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        view = cs.device_view(ctx)
+        toks, pairs = view.tokens, view.pairs
+        n = len(toks)
+        for i, tok in enumerate(toks):
+            if tok[0] is not Kind.IDENT or tok[3] not in ("__popc", "__ffs", "__clz"):
+                continue
+            if i + 2 >= n or toks[i + 1][3] != "(" or (i + 1) not in pairs:
+                continue
+            inner = toks[i + 2]
+            if inner[0] is not Kind.IDENT or inner[3] not in _BALLOTS or toks[i + 3][3] != "(":
+                continue
+            fixable = tok[3] in self._FIX
+            fix = None
+            if fixable:
+                fix = Fix((ctx.edit(tok[1], tok[2], self._FIX[tok[3]]),), Applicability.SAFE,
+                          f"use {self._FIX[tok[3]]} on the 64-bit mask", ("warp",))
+            verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=fixable))
+            end = toks[pairs[i + 1]][2]
+            yield self.finding(ctx, tok[1], end, f"{tok[3]} truncates the 64-bit result of {inner[3]} on HIP",
+                               verdicts, fix=fix, effort=Effort(lines=1, constructs=1, hours=0.0 if fixable else 0.25),
+                               data={"call": tok[3], "mask": inner[3], **_WARP_NOTE})
+
+
+def _warp_size_macros(view: cs.DeviceView) -> set[str]:
+    """Names of object-like macros (and constants) defined as 32 that look like a warp width."""
+    out = set()
+    for m in view.defines:
+        if len(m.body) == 1 and cs.int_value(m.body[0][3]) == 32 and re.search(r"warp|wave|lane", m.name, re.I):
+            out.add(m.name)
+    return out
+
+
+class SharedArrayOfWarpWidth(Rule):
+    """``__shared__`` arrays of 32 elements indexed by lane or warp id.
+
+    What it does
+    ------------
+    Finds ``__shared__`` arrays whose size is 32 (or a ``WARP_SIZE``-like macro
+    defined as 32) that the same function indexes with a lane or warp index
+    (``s[lane]``, ``s[threadIdx.x / 32]``, ``s[warp_id]``, ``s[threadIdx.x & 31]``).
+    Arrays of 32 indexed by other values are not reported.
+
+    Why is this bad?
+    ----------------
+    One slot per lane overflows when a wavefront has 64 lanes; one slot per warp
+    is enough for 1024 threads only with 32-lane warps (with 64-lane warps the
+    count halves, so it still fits, but code that assumes 32 slots are all used
+    reads stale entries).
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        __shared__ float partial[32];
+        partial[threadIdx.x % 32] = v;
+
+    Use instead
+    -----------
+    .. code-block:: cuda
+
+        __shared__ float partial[64];  // the widest wavefront
+        partial[threadIdx.x % warpSize] = v;
+
+    Fix safety
+    ----------
+    No automatic fix: the size and every loop over the array change together.
+
+    References
+    ----------
+    - HIP hardware implementation (wavefront sizes): https://github.com/ROCm/HIP/blob/c5e11fcac8249ce4f7e70157588ff9661a870b59/docs/understand/hardware_implementation.rst
+    """
+
+    code = "WARP004"
+    name = "shared-array-of-warp-width"
+    severity = Severity.MEDIUM
+    file_kinds = cs.CUDA_CXX_KINDS
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        view = cs.device_view(ctx)
+        toks, pairs = view.tokens, view.pairs
+        macros = _warp_size_macros(view)
+        verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=False))
+        starts = [t[1] for t in toks] if view.shared else []
+        for decl in view.shared:
+            if not decl.dims:
+                continue
+            dim = decl.dims[0].strip()
+            if not (cs.int_value(dim) == 32 or dim in macros or dim == "32"):
+                continue
+            func = view.function_at(decl.name_start)
+            lo, hi = (func.body_start, func.body_end) if func else (decl.end, len(ctx.text))
+            lo = max(lo, decl.name_end + 1)
+            first, last = bisect.bisect_left(starts, lo), bisect.bisect_left(starts, hi)
+            for i in range(first, last):
+                tok = toks[i]
+                if tok[0] is not Kind.IDENT or tok[3] != decl.name or i + 1 >= len(toks) or toks[i + 1][3] != "[":
+                    continue
+                close = pairs.get(i + 1)
+                if close is None:
+                    continue
+                names = _idents(toks, i + 2, close)
+                if not _is_laneish(names):
+                    continue
+                idx = cs.text_of(ctx.text, toks, i + 2, close)
+                yield self.finding(ctx, decl.name_start, decl.name_end,
+                                   f"__shared__ {decl.name}[{dim}] has one slot per lane/warp (indexed by `{idx}`) of a 32-lane warp",
+                                   verdicts, effort=Effort(lines=2, constructs=1, hours=0.5),
+                                   data={"array": decl.name, "size": dim, "index": idx, **_WARP_NOTE})
+                break
+
+
+class HardCodedWarpSize(Rule):
+    """A warp-size constant defined as 32, or ``warpSize`` used as a compile-time constant.
+
+    What it does
+    ------------
+    Finds ``#define WARP_SIZE 32``-style macros, ``constexpr``/``const``
+    integers named like a warp size and set to 32 (``constexpr int kWarpSize = 32``),
+    and uses of ``warpSize`` where C++ needs a constant expression: array
+    bounds, template arguments, ``static_assert``, ``constexpr`` initialisers
+    and ``case`` labels.
+
+    Why is this bad?
+    ----------------
+    On CDNA the warp is 64 lanes, so the constant is wrong there. HIP 7.0 made
+    ``warpSize`` a run-time value, so constant-expression uses stop compiling.
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        #define WARP_SIZE 32
+        constexpr int kWarps = 256 / warpSize;
+
+    Use instead
+    -----------
+    .. code-block:: cuda
+
+        #if defined(__GFX9__)
+        #define WARP_SIZE 64
+        #else
+        #define WARP_SIZE 32
+        #endif
+        int warps = blockDim.x / warpSize;  // at run time
+
+    Fix safety
+    ----------
+    No automatic fix: whether a per-architecture constant or a run-time value is
+    right depends on how the constant is used (host code cannot see the device's
+    warp size at compile time).
+
+    References
+    ----------
+    - HIP 7.0 changelog (warpSize not constexpr): https://github.com/ROCm/rocm-systems/blob/develop/projects/clr/CHANGELOG.md
+    - HIP kernel language: https://github.com/ROCm/HIP/blob/c5e11fcac8249ce4f7e70157588ff9661a870b59/docs/reference/kernel_language.rst
+    """
+
+    code = "WARP005"
+    name = "hard-coded-warp-size"
+    severity = Severity.MEDIUM
+    file_kinds = cs.CUDA_CXX_KINDS
+
+    _NAME = re.compile(r"^k?_?(?:warp|wave(?:front)?)_?(?:size|width|sz|lanes?)$|^(?:WARP|WAVE)_?(?:SIZE|WIDTH|SZ|LANES)$|^(?:warp|wave)(?:Size|Width)$|^kWarp(?:Size|Width)$", re.I)
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        view = cs.device_view(ctx)
+        toks, pairs = view.tokens, view.pairs
+        const_verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=False))
+        for m in view.defines:
+            if len(m.body) == 1 and cs.int_value(m.body[0][3]) == 32 and self._NAME.match(m.name):
+                yield self.finding(ctx, m.name_start, m.body[0][2], f"{m.name} is defined as 32; AMD CDNA wavefronts are 64 lanes",
+                                   const_verdicts, effort=Effort(lines=1, constructs=1, hours=0.5), data={"name": m.name, **_WARP_NOTE})
+        n = len(toks)
+        for i, tok in enumerate(toks):
+            if tok[0] is Kind.IDENT and self._NAME.match(tok[3]) and i + 2 < n and toks[i + 1][3] == "=" \
+                    and toks[i + 2][0] is Kind.NUMBER and cs.int_value(toks[i + 2][3]) == 32 \
+                    and (i + 3 >= n or toks[i + 3][3] in (";", ",")):
+                prefix = {t[3] for t in toks[cs.statement_start(toks, i):i]}
+                if prefix & {"const", "constexpr", "static"} and tok[3] != "warpSize" or tok[3] == "warpSize" and prefix:
+                    yield self.finding(ctx, tok[1], toks[i + 2][2], f"{tok[3]} = 32 hard-codes the warp width",
+                                       const_verdicts, effort=Effort(lines=1, constructs=1, hours=0.5), data={"name": tok[3], **_WARP_NOTE})
+            if tok[0] is Kind.IDENT and tok[3] == "warpSize":
+                ctx_kind = self._constant_context(toks, i, pairs)
+                if ctx_kind:
+                    verdicts = verdicts_for(ctx, self._constexpr_verdict)
+                    yield self.finding(ctx, tok[1], tok[2], f"warpSize used as a constant expression ({ctx_kind}); HIP 7.0 made it a run-time value",
+                                       verdicts, severity=Severity.HIGH, effort=Effort(lines=1, constructs=1, hours=0.5),
+                                       data={"context": ctx_kind})
+
+    @staticmethod
+    def _constexpr_verdict(target) -> Verdict | None:
+        if target.family == "rocm":
+            return Verdict.MOVES_AS_IS if target.features.get("warpsize_constexpr") else Verdict.MANUAL
+        if target.family == "oneapi":
+            return Verdict.MANUAL
+        if target.family in ("scale", "zluda"):
+            # SCALE documents warpSize as a compile-time constant (inline-ptx.md, "Querying warp
+            # size"); ZLUDA runs binaries that nvcc compiled, where warpSize is constant.
+            return Verdict.MOVES_AS_IS
+        return None
+
+    @staticmethod
+    def _constant_context(toks: list, i: int, pairs: dict[int, int]) -> str | None:
+        s = cs.statement_start(toks, i)
+        head = [t[3] for t in toks[s:i]]
+        if "constexpr" in head or "static_assert" in head:
+            return "constexpr" if "constexpr" in head else "static_assert"
+        if "case" in head[:1]:
+            return "case label"
+        # inside [...] of a declaration: T name[warpSize]
+        depth_open = None
+        for j in range(i - 1, s - 1, -1):
+            if toks[j][3] == "[" and pairs.get(j, -1) > i:
+                depth_open = j
+                break
+        if depth_open is not None and depth_open >= 2 and toks[depth_open - 1][0] is Kind.IDENT \
+                and toks[depth_open - 2][0] is Kind.IDENT and toks[depth_open - 2][3] not in ("return", "delete"):
+            return "array bound"
+        # template argument: name<... warpSize ...>
+        j = i - 1
+        depth = 0
+        while j >= s:
+            t = toks[j][3]
+            if t == ">":
+                depth += 1
+            elif t == "<":
+                if depth == 0:
+                    if j > 0 and toks[j - 1][0] is Kind.IDENT and toks[j - 1][3][:1].isalpha() and toks[j - 1][3] not in ("if", "while", "return"):
+                        k = i + 1
+                        while k < len(toks) and toks[k][3] not in (">", ";", "{", ")", "<"):
+                            k += 1
+                        if k < len(toks) and toks[k][3] == ">" and k + 1 < len(toks) and toks[k + 1][3] in ("(", "::", "{"):
+                            return "template argument"
+                    break
+                depth -= 1
+            elif t in (";", "{", "}", "("):
+                break
+            j -= 1
+        return None
+
+
+class ShuffleReductionFrom16(Rule):
+    """Warp shuffle loops whose offsets start at 16: a 32-lane reduction or scan.
+
+    What it does
+    ------------
+    Finds ``for`` loops whose counter starts at 16 and halves (``o >>= 1``,
+    ``o /= 2``) or that count 1, 2, 4 … up to 32 (``o < 32``, ``o <= 16``), and
+    whose body calls ``__shfl_down*``/``__shfl_xor*``/``__shfl_up*`` with the
+    counter as the offset.
+
+    Why is this bad?
+    ----------------
+    On a 64-lane wavefront such a loop reduces lanes 0-31 and 32-63 separately:
+    lane 0 ends with half the sum. It is right only if the surrounding code also
+    treats each wavefront as two 32-lane halves (``lane = tid & 31``, one
+    result per half).
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        for (int offset = 16; offset > 0; offset >>= 1)
+            v += __shfl_down_sync(0xffffffff, v, offset);
+
+    Use instead
+    -----------
+    .. code-block:: cuda
+
+        for (int offset = warpSize / 2; offset > 0; offset >>= 1)
+            v += __shfl_down_sync(0xffffffffffffffffull, v, offset);
+
+    Fix safety
+    ----------
+    vado offers ``16`` → ``warpSize / 2`` (or ``32`` → ``warpSize`` as the
+    bound of an ascending loop) as an unsafe fix: the reduction then spans the
+    whole wavefront, which is wrong if other code still collects one result per
+    32 lanes.
+
+    References
+    ----------
+    - HIP warp shuffle functions: https://github.com/ROCm/HIP/blob/c5e11fcac8249ce4f7e70157588ff9661a870b59/docs/reference/kernel_language.rst
+    """
+
+    code = "WARP006"
+    name = "shuffle-reduction-from-16"
+    severity = Severity.HIGH
+    file_kinds = cs.CUDA_CXX_KINDS
+
+    _SHUFFLES = frozenset({"__shfl_down_sync", "__shfl_xor_sync", "__shfl_up_sync", "__shfl_down", "__shfl_xor", "__shfl_up"})
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        view = cs.device_view(ctx)
+        toks, pairs = view.tokens, view.pairs
+        n = len(toks)
+        verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=False))
+        for i, tok in enumerate(toks):
+            if tok[3] != "for" or i + 1 >= n or toks[i + 1][3] != "(" or (i + 1) not in pairs:
+                continue
+            close = pairs[i + 1]
+            header = toks[i + 2:close]
+            texts = [t[3] for t in header]
+            semis = [k for k, t in enumerate(texts) if t == ";"]
+            if len(semis) != 2:
+                continue
+            init, cond, step = header[:semis[0]], header[semis[0] + 1:semis[1]], header[semis[1] + 1:]
+            eq = [k for k, t in enumerate(init) if t[3] == "="]
+            if not eq:
+                continue
+            var_tok = init[eq[0] - 1]
+            start_tok = init[eq[0] + 1] if eq[0] + 1 < len(init) else None
+            if var_tok[0] is not Kind.IDENT or start_tok is None or start_tok[0] is not Kind.NUMBER:
+                continue
+            start_val = cs.int_value(start_tok[3])
+            step_text = "".join(t[3] for t in step)
+            var = var_tok[3]
+            edit_tok = None
+            if start_val == 16 and re.search(rf"{re.escape(var)}(>>=1|/=2|={re.escape(var)}>>1|={re.escape(var)}/2)", step_text):
+                edit_tok, repl = start_tok, "warpSize / 2"
+            elif start_val == 1 and re.search(rf"{re.escape(var)}(<<=1|\*=2|={re.escape(var)}<<1|={re.escape(var)}\*2)", step_text):
+                nums = [t for t in cond if t[0] is Kind.NUMBER]
+                cond_text = "".join(t[3] for t in cond)
+                if len(nums) == 1 and ((cs.int_value(nums[0][3]) == 32 and "<" in cond_text and "<=" not in cond_text)
+                                       or (cs.int_value(nums[0][3]) == 16 and "<=" in cond_text)):
+                    edit_tok = nums[0]
+                    repl = "warpSize" if cs.int_value(nums[0][3]) == 32 else "warpSize / 2"
+            if edit_tok is None:
+                continue
+            # the body: a braced block or one statement
+            b0 = close + 1
+            if b0 < n and toks[b0][3] == "{" and b0 in pairs:
+                body = range(b0, pairs[b0])
+            else:
+                e = b0
+                while e < n and toks[e][3] != ";":
+                    e += 1
+                body = range(b0, e)
+            uses = False
+            for k in body:
+                if toks[k][3] in self._SHUFFLES and k + 1 < n and (k + 1) in pairs:
+                    args = cs.split_args(toks, k + 1, pairs[k + 1])
+                    offset_arg = args[2] if toks[k][3].endswith("_sync") and len(args) >= 3 else (args[1] if len(args) >= 2 else None)
+                    if offset_arg and var in _idents(toks, *offset_arg):
+                        uses = True
+                        break
+            if not uses:
+                continue
+            fix = Fix((ctx.edit(edit_tok[1], edit_tok[2], repl),), Applicability.UNSAFE,
+                      f"let the shuffle loop span the wavefront ({repl})", ("warp",))
+            yield self.finding(ctx, tok[1], toks[close][2], f"shuffle loop over `{var}` covers 32 lanes; a 64-lane wavefront is reduced in two halves",
+                               verdicts, fix=fix, effort=Effort(lines=2, constructs=1, hours=0.5), data={"counter": var, **_WARP_NOTE})
+
+
+class ImplicitWarpSynchronousReduction(Rule):
+    """Warp-synchronous shared-memory code without ``__syncwarp``: the unrolled ``tid < 32`` reduction.
+
+    What it does
+    ------------
+    Finds ``if (tid < 32)`` (or ``<= 31``) blocks that update a shared or
+    ``volatile`` array from offsets 32, 16, 8 … (``sdata[tid] += sdata[tid + 16]``)
+    with no ``__syncwarp()``/``__syncthreads()`` between the steps.
+
+    Why is this bad?
+    ----------------
+    The code relies on the 32 lanes running in lockstep. AMD wavefronts do run
+    in lockstep (32 lanes of a 64-lane wavefront included), so on ROCm, SCALE and
+    ZLUDA it works as it did before Volta. SYCL sub-groups are 8-32 lanes and
+    work-items of different sub-groups are not in lockstep, so on oneAPI it
+    races. Even on NVIDIA it is undefined behaviour since independent thread
+    scheduling (Volta).
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        if (tid < 32) {
+            volatile float* s = sdata;
+            s[tid] += s[tid + 32];
+            s[tid] += s[tid + 16];
+        }
+
+    Use instead
+    -----------
+    .. code-block:: cuda
+
+        if (tid < 32) {
+            float v = sdata[tid] + sdata[tid + 32];
+            for (int o = 16; o > 0; o >>= 1) v += __shfl_down(v, o, 32);
+            if (tid == 0) sdata[0] = v;
+        }
+
+    Fix safety
+    ----------
+    No automatic fix: the rewrite restructures the reduction.
+
+    References
+    ----------
+    - HIP warp cross-lane functions (lockstep): https://github.com/ROCm/HIP/blob/c5e11fcac8249ce4f7e70157588ff9661a870b59/docs/reference/kernel_language.rst
+    """
+
+    code = "WARP007"
+    name = "implicit-warp-synchronous-reduction"
+    severity = Severity.LOW
+    file_kinds = cs.CUDA_CXX_KINDS
+
+    @staticmethod
+    def _verdict(target) -> Verdict | None:
+        if target.family in ("rocm", "scale", "zluda"):
+            return Verdict.MOVES_AS_IS
+        if target.family == "oneapi":
+            return Verdict.MANUAL
+        return None
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        view = cs.device_view(ctx)
+        toks, pairs = view.tokens, view.pairs
+        n = len(toks)
+        for i, tok in enumerate(toks):
+            if tok[3] != "if" or i + 1 >= n or toks[i + 1][3] != "(" or (i + 1) not in pairs:
+                continue
+            close = pairs[i + 1]
+            cond = toks[i + 2:close]
+            if len(cond) < 3:
+                continue
+            cmp_ok = (cond[-2][3] == "<" and cs.int_value(cond[-1][3]) == 32) or (cond[-2][3] == "<=" and cs.int_value(cond[-1][3]) == 31)
+            if not cmp_ok or not _is_laneish(_idents(toks, i + 2, close - 2)):
+                continue
+            b0 = close + 1
+            if b0 >= n or toks[b0][3] != "{" or b0 not in pairs:
+                continue
+            body_end = pairs[b0]
+            steps = 0
+            synced = False
+            for k in range(b0, body_end):
+                t = toks[k][3]
+                if t in ("__syncwarp", "__syncthreads", "__syncthreads_count"):
+                    synced = True
+                if t == "[" and k in pairs:
+                    inner = toks[k + 1:pairs[k]]
+                    if len(inner) >= 3 and inner[-2][3] == "+" and cs.int_value(inner[-1][3]) in (32, 16, 8, 4, 2, 1) \
+                            and _is_laneish(_idents(toks, k + 1, pairs[k])):
+                        steps += 1
+            if steps < 2 or synced:
+                continue
+            verdicts = verdicts_for(ctx, self._verdict)
+            yield self.finding(ctx, tok[1], toks[close][2],
+                               f"{steps} shared-memory steps under `{cs.text_of(ctx.text, toks, i + 2, close)}` rely on warp lockstep without __syncwarp",
+                               verdicts, effort=Effort(lines=steps, constructs=1, hours=0.5), data={"steps": steps})

@@ -1,0 +1,668 @@
+"""CUDA facts in build files (CMake, Make, setup.py) with exact byte spans.
+
+Three readers share one result type, :class:`BuildFact`: a kind, the span of
+the thing to rewrite, its text and a small ``data`` dict. ``vado audit`` turns
+facts into BLD findings; ``vado port`` rewrites the spans (``CUDA`` →
+``HIP`` in ``project()``, ``-arch=sm_80`` → ``--offload-arch=gfx942`` …).
+
+- CMake is tokenised the way CMake reads it (commands, quoted, bracket and
+  unquoted arguments, line and bracket comments), so a ``CUDA`` in a comment or
+  a string of another command is never a fact.
+- Makefiles are read line by line with comments removed; flags are found as
+  words, so ``-ffast-math`` is not ``--use_fast_math``.
+- ``setup.py`` is read with :mod:`ast` (never executed); a file that does not
+  parse is read by pattern and says so in ``problems``.
+
+Offsets are byte offsets into the file's latin-1 view.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+
+from vado.scan.pydeps import (
+    Problem,
+    call_name,
+    node_span,
+    parse_python,
+    source_bytes_offsets,
+    string_content_span,
+)
+
+
+class FactKind(str, Enum):
+    """What a :class:`BuildFact` is."""
+
+    CUDA_LANGUAGE = "cuda-language"  # project(... CUDA) / enable_language(CUDA)
+    FIND_CUDA = "find-cuda"  # find_package(CUDA|CUDAToolkit)
+    CUDA_ARCH = "cuda-arch"  # CUDA_ARCHITECTURES, CMAKE_CUDA_ARCHITECTURES, TORCH_CUDA_ARCH_LIST
+    CUDA_COMMAND = "cuda-command"  # cuda_add_library / cuda_add_executable / cuda_compile …
+    CUDA_VARIABLE = "cuda-variable"  # CMAKE_CUDA_FLAGS, CUDA_NVCC_FLAGS, CMAKE_CUDA_COMPILER …
+    CUDA_LIBRARY = "cuda-library"  # CUDA::cublas, cublas in target_link_libraries, -lcublas
+    NVCC = "nvcc"  # an nvcc invocation or NVCC variable
+    NVCC_FLAG = "nvcc-flag"  # -arch=sm_80, -gencode …, --use_fast_math, -Xptxas …
+    RDC = "rdc"  # -rdc=true, -dc, -dlink, CUDA_SEPARABLE_COMPILATION ON
+    CUDA_PATH = "cuda-path"  # CUDA_PATH / CUDA_HOME / /usr/local/cuda
+    CUDA_EXTENSION = "cuda-extension"  # torch CUDAExtension / BuildExtension / cpp_extension.load
+
+
+@dataclass(frozen=True)
+class BuildFact:
+    """One CUDA-specific thing in a build file.
+
+    ``start``/``end`` is the span to rewrite (the ``CUDA`` word, the flag and
+    its value, the library name); ``text`` is that span's text. ``data`` holds
+    the parsed parts (``{"flag": "arch", "sm": ["80"]}``, ``{"library": "cublas"}``).
+    ``context`` names the enclosing command (``project``, ``target_link_libraries``,
+    a Make variable, ``CUDAExtension``).
+    """
+
+    kind: FactKind
+    start: int
+    end: int
+    text: str
+    context: str = ""
+    data: dict = field(default_factory=dict, hash=False, compare=False)
+
+
+@dataclass(frozen=True)
+class BuildFacts:
+    """All facts of one build file."""
+
+    path: str
+    facts: tuple[BuildFact, ...] = ()
+    problems: tuple[Problem, ...] = ()
+
+    def of(self, *kinds: FactKind) -> list[BuildFact]:
+        """Facts of the given kinds, in file order."""
+        return [f for f in self.facts if f.kind in kinds]
+
+
+# ---------------------------------------------------------------------------
+# nvcc flags, shared by Make, CMake and setup.py readers
+
+
+#: Linker names of CUDA libraries (``-l<name>``, CMake ``CUDA::<name>`` or a bare name).
+CUDA_LIBRARIES = frozenset({
+    "cudart", "cudart_static", "cuda", "cublas", "cublas_static", "cublasLt", "cublasLt_static", "cudnn",
+    "cufft", "cufft_static", "cufftw", "curand", "curand_static", "cusparse", "cusparse_static", "cusparseLt",
+    "cusolver", "cusolver_static", "nccl", "nccl_static", "nvToolsExt", "nvrtc", "nvrtc_static", "nvjpeg",
+    "nvjitlink", "nvJitLink", "cupti", "nvidia-ml", "nvml", "cutensor", "nvshmem", "npps", "nppc", "nppial",
+    "nppicc", "nppidei", "nppif", "nppig", "nppim", "nppist", "nppisu", "nppitc", "culibos", "cuda_driver",
+})
+
+_SM = r"(?:sm|compute|lto)_(\d+[a-z]?)"
+
+#: ``(flag kind, pattern)``: one nvcc option as a single word. Patterns that
+#: need the next word as their value are in ``_TAKES_VALUE``.
+_FLAG_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
+    (k, re.compile(p))
+    for k, p in (
+        ("arch", rf"^(?:-arch|--gpu-architecture|-code|--gpu-code)=(?:\\?\"|')?{_SM}.*$"),
+        ("arch", r"^(?:-arch|--gpu-architecture)=(?:native|all|all-major)$"),
+        ("gencode", r"^(?:-gencode|--generate-code)=.*$"),
+        ("fast-math", r"^--?use[_-]fast[_-]math$"),
+        ("xptxas", r"^(?:-Xptxas|--ptxas-options)=.*$"),
+        ("xcompiler", r"^(?:-Xcompiler|--compiler-options)=.*$"),
+        ("xnvlink", r"^(?:-Xnvlink|--nvlink-options)=.*$"),
+        ("rdc", r"^(?:-rdc|--relocatable-device-code)=(?:true|1)$"),
+        ("rdc", r"^(?:-dc|--device-c|-dlink|--device-link|-dw|--device-w)$"),
+        ("expt", r"^--(?:expt-relaxed-constexpr|expt-extended-lambda|extended-lambda)$"),
+        ("lineinfo", r"^(?:-lineinfo|--generate-line-info)$"),
+        ("maxrregcount", r"^(?:-maxrregcount|--maxrregcount)=\d+$"),
+        ("threads", r"^(?:--threads|-t)=\d+$"),
+        ("cudart", r"^(?:-cudart|--cudart)=(?:static|shared|none)$"),
+        ("default-stream", r"^--default-stream=(?:per-thread|legacy|null)$"),
+        ("ccbin", r"^(?:-ccbin|--compiler-bindir)=.+$"),
+        ("deprecated-targets", r"^-Wno-deprecated-gpu-targets$"),
+    )
+)
+#: Options whose value is the following word.
+_TAKES_VALUE = {
+    "-arch": "arch", "--gpu-architecture": "arch", "-code": "arch", "--gpu-code": "arch",
+    "-gencode": "gencode", "--generate-code": "gencode",
+    "-Xptxas": "xptxas", "--ptxas-options": "xptxas",
+    "-Xcompiler": "xcompiler", "--compiler-options": "xcompiler",
+    "-Xnvlink": "xnvlink", "--nvlink-options": "xnvlink",
+    "-rdc": "rdc", "--relocatable-device-code": "rdc",
+    "-maxrregcount": "maxrregcount", "--threads": "threads",
+    "-ccbin": "ccbin", "--compiler-bindir": "ccbin", "--default-stream": "default-stream",
+}
+_SM_ALL = re.compile(_SM)
+_LIB_FLAG = re.compile(r"^-l(?P<lib>[A-Za-z0-9_+-]+)$")
+_CUDA_PATH = re.compile(
+    r"\$[({](?:CUDA_PATH|CUDA_HOME|CUDA_ROOT|CUDA_DIR|CUDA_TOOLKIT_ROOT_DIR|CUDA_INSTALL_PATH|CUDAToolkit_ROOT)[)}]"
+    r"|\b(?:CUDA_PATH|CUDA_HOME|CUDA_ROOT|CUDA_DIR|CUDA_TOOLKIT_ROOT_DIR|CUDA_INSTALL_PATH)\b"
+    r"|/usr/local/cuda(?:-\d+(?:\.\d+)?)?\b|/opt/cuda\b"
+)
+
+
+def _path_form(text: str) -> str:
+    """``literal`` for ``/usr/local/cuda``, ``reference`` for ``$(CUDA_PATH)``, ``name`` for ``CUDA_PATH``."""
+    if text.startswith("/"):
+        return "literal"
+    return "reference" if text.startswith("$") else "name"
+
+
+_NVCC_WORD = re.compile(r"^(?:.*/)?nvcc(?:\.exe)?$|^\$[({]NVCC[)}]$")
+
+
+def classify_flag(word: str) -> str | None:
+    """The nvcc flag kind of ``word`` (``-arch=sm_80`` → ``arch``), or None for other words."""
+    for kind, pat in _FLAG_PATTERNS:
+        if pat.match(word):
+            return kind
+    return None
+
+
+def sm_numbers(text: str) -> list[str]:
+    """``["80", "90a"]`` from ``arch=compute_80,code=[sm_80,sm_90a]``."""
+    return list(dict.fromkeys(_SM_ALL.findall(text)))
+
+
+def flag_facts(words: list[tuple[int, int, str]], context: str, source: str) -> list[BuildFact]:
+    """nvcc flags, rdc options and ``-l`` CUDA libraries in a list of words ``(start, end, text)``.
+
+    A value-taking option and its value (``-Xptxas -v``, ``-gencode arch=…``)
+    become one fact whose span covers both.
+    """
+    out: list[BuildFact] = []
+    k = 0
+    while k < len(words):
+        s, e, w = words[k]
+        bare = w.strip("\"'")
+        kind = classify_flag(bare)
+        value = ""
+        if kind is None and bare in _TAKES_VALUE and k + 1 < len(words):
+            kind = _TAKES_VALUE[bare]
+            value = words[k + 1][2].strip("\"'")
+            if kind == "rdc" and value.lower() not in ("true", "1"):
+                k += 2
+                continue
+            e = words[k + 1][1]
+            k += 1
+        elif kind is not None:
+            value = bare.split("=", 1)[1] if "=" in bare else ""
+        if kind is not None:
+            data = {"flag": kind, "option": bare.split("=", 1)[0], "value": value, "source": source}
+            if kind in ("arch", "gencode"):
+                data["sm"] = sm_numbers(bare + " " + value)
+            fk = FactKind.RDC if kind == "rdc" else FactKind.NVCC_FLAG
+            out.append(BuildFact(fk, s, e, "", context, data))
+            k += 1
+            continue
+        lm = _LIB_FLAG.match(bare)
+        if lm and lm.group("lib") in CUDA_LIBRARIES:
+            out.append(BuildFact(FactKind.CUDA_LIBRARY, s, e, "", context,
+                                 {"library": lm.group("lib"), "form": "-l", "source": source}))
+        k += 1
+    return out
+
+
+def _with_text(text: str, facts: list[BuildFact]) -> list[BuildFact]:
+    """Fill each fact's ``text`` from its span."""
+    return [f if f.text else BuildFact(f.kind, f.start, f.end, text[f.start:f.end], f.context, f.data) for f in facts]
+
+
+# ---------------------------------------------------------------------------
+# Makefiles
+
+
+_MAKE_ASSIGN = re.compile(r"^\s*(?:export\s+|override\s+)?(?P<name>[A-Za-z_][\w.-]*)\s*(?P<op>[:+?!]?=|::=)")
+
+
+def _make_comment_cut(line: str, recipe: bool) -> int:
+    """Index where the comment of a Makefile line starts (``len(line)`` when none)."""
+    i = 0
+    quote = ""
+    while i < len(line):
+        ch = line[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if recipe and ch in "\"'":
+            quote = "" if quote == ch else (quote or ch)
+        elif ch == "#" and not quote and (not recipe or i == 0 or line[i - 1] in " \t;"):
+            return i
+        i += 1
+    return len(line)
+
+
+def parse_makefile(text: str, path: str = "Makefile") -> BuildFacts:
+    """nvcc calls, nvcc flags, CUDA libraries and CUDA paths in a Makefile."""
+    facts: list[BuildFact] = []
+    offset = 0
+    in_comment = False
+    variable = ""
+    continued = False
+    for raw in text.splitlines(keepends=True):
+        start = offset
+        offset += len(raw)
+        line = raw.rstrip("\r\n")
+        ends_continued = line.endswith("\\") and not line.endswith("\\\\")
+        if in_comment:
+            # A comment ending in a backslash continues onto the next line.
+            in_comment = ends_continued
+            continue
+        recipe = line.startswith("\t")
+        cut = _make_comment_cut(line, recipe)
+        if cut < len(line):
+            in_comment = ends_continued
+        body = line[:cut]
+        if not continued:
+            am = _MAKE_ASSIGN.match(body)
+            variable = am.group("name") if am else ("recipe" if recipe else "")
+            value_at = am.end() if am else 0
+        else:
+            value_at = 0
+        continued = ends_continued and cut == len(line)
+        words = [(start + m.start(), start + m.end(), m.group(0)) for m in re.finditer(r"[^\s\\]+", body)
+                 if m.start() >= value_at]
+        for s, e, w in words:
+            if _NVCC_WORD.match(w.strip("\"'")) or (w.strip("\"'") == "nvcc"):
+                facts.append(BuildFact(FactKind.NVCC, s, e, "", variable, {"source": "make"}))
+        facts += flag_facts(words, variable, "make")
+        for m in _CUDA_PATH.finditer(body):
+            facts.append(BuildFact(FactKind.CUDA_PATH, start + m.start(), start + m.end(), "", variable,
+                                   {"source": "make", "form": _path_form(m.group(0))}))
+    facts = _dedupe(facts)
+    # ``CUDA_PATH ?= /usr/local/cuda``: the literal path is the fact; the name beside it adds nothing.
+    literal_lines = {text.count("\n", 0, f.start) for f in facts
+                     if f.kind is FactKind.CUDA_PATH and f.data.get("form") == "literal"}
+    facts = [f for f in facts if not (f.kind is FactKind.CUDA_PATH and f.data.get("form") == "name"
+                                      and text.count("\n", 0, f.start) in literal_lines)]
+    return BuildFacts(path, tuple(_with_text(text, facts)), ())
+
+
+def _dedupe(facts: list[BuildFact]) -> list[BuildFact]:
+    seen = set()
+    out = []
+    for f in sorted(facts, key=lambda f: (f.start, f.end, f.kind.value)):
+        key = (f.kind, f.start, f.end)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# CMake
+
+
+@dataclass(frozen=True)
+class CMakeArg:
+    """One argument: ``text`` is its content (quotes and brackets removed, escapes kept)."""
+
+    text: str
+    start: int
+    end: int
+    quoted: bool = False
+
+
+@dataclass(frozen=True)
+class CMakeCommand:
+    """A command invocation ``name(args)``."""
+
+    name: str
+    start: int
+    end: int
+    name_start: int
+    name_end: int
+    args: tuple[CMakeArg, ...] = ()
+
+    @property
+    def lname(self) -> str:
+        """Lower-case name (CMake command names are case-insensitive)."""
+        return self.name.lower()
+
+
+_CMAKE_TOKEN = re.compile(
+    r"""
+    (?P<bcomment>\#\[(?P<beq>=*)\[.*?\](?P=beq)\])
+  | (?P<comment>\#[^\n]*)
+  | (?P<bracket>\[(?P<eq>=*)\[.*?\](?P=eq)\])
+  | (?P<quoted>"(?:[^"\\]|\\.)*"?)
+  | (?P<open>\()
+  | (?P<close>\))
+  | (?P<unquoted>(?:[^\s()#"\\]|\\.)(?:[^\s()"\\]|\\.)*)
+  | (?P<ws>\s+)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+_CMAKE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def cmake_commands(text: str) -> tuple[list[CMakeCommand], list[Problem]]:
+    """Command invocations of a CMake file, in order; an unclosed one is a :class:`Problem`."""
+    cmds: list[CMakeCommand] = []
+    probs: list[Problem] = []
+    i = 0
+    n = len(text)
+    while i < n:
+        m = _CMAKE_TOKEN.match(text, i)
+        if m is None:
+            i += 1
+            continue
+        kind = m.lastgroup
+        if kind == "unquoted" and _CMAKE_NAME.fullmatch(m.group()):
+            j = m.end()
+            while j < n and text[j] in " \t":
+                j += 1
+            if j < n and text[j] == "(":
+                cmd, i, closed = _cmake_args(text, m.group(), m.start(), m.end(), j + 1)
+                cmds.append(cmd)
+                if not closed:
+                    # CMake itself stops here; the arguments read so far are still facts.
+                    probs.append(Problem(m.start(), n, f"{m.group()}( is never closed"))
+                    break
+                continue
+        i = m.end()
+    return cmds, probs
+
+
+def _cmake_args(text: str, name: str, ns: int, ne: int, i: int) -> tuple[CMakeCommand, int, bool]:
+    args: list[CMakeArg] = []
+    depth = 0
+    n = len(text)
+    while i < n:
+        m = _CMAKE_TOKEN.match(text, i)
+        if m is None:
+            i += 1
+            continue
+        kind = m.lastgroup
+        s, e = m.start(), m.end()
+        if kind == "close":
+            if depth == 0:
+                return CMakeCommand(name, ns, e, ns, ne, tuple(args)), e, True
+            depth -= 1
+        elif kind == "open":
+            depth += 1
+        elif kind == "quoted":
+            close = 1 if text[e - 1] == '"' and e - s >= 2 else 0
+            args.append(CMakeArg(text[s + 1 : e - close], s + 1, e - close, True))
+        elif kind == "bracket":
+            k = len(m.group("eq")) + 2
+            args.append(CMakeArg(text[s + k : e - k], s + k, e - k, True))
+        elif kind == "unquoted":
+            args.append(CMakeArg(m.group(), s, e))
+        i = e
+    return CMakeCommand(name, ns, n, ns, ne, tuple(args)), n, False
+
+
+_CMAKE_ARCH_VARS = {"CMAKE_CUDA_ARCHITECTURES", "CUDA_ARCHITECTURES", "TORCH_CUDA_ARCH_LIST", "CUDA_ARCH_LIST",
+                    "CUDA_ARCH", "GPU_ARCHS", "CMAKE_CUDA_ARCHS"}
+_CMAKE_CUDA_VARS = re.compile(
+    r"^(?:CMAKE_CUDA_\w+|CUDA_NVCC_FLAGS(?:_\w+)?|CUDA_PROPAGATE_HOST_FLAGS|CUDA_HOST_COMPILER|CUDA_STANDARD"
+    r"|CUDA_STANDARD_REQUIRED|CUDA_EXTENSIONS|CUDA_RUNTIME_LIBRARY|CUDA_PTX_COMPILATION|CUDA_TOOLKIT_ROOT_DIR)$"
+)
+_CMAKE_RDC_VARS = {"CUDA_SEPARABLE_COMPILATION", "CMAKE_CUDA_SEPARABLE_COMPILATION", "CUDA_RESOLVE_DEVICE_SYMBOLS"}
+_CUDA_COMMANDS = {"cuda_add_library", "cuda_add_executable", "cuda_compile", "cuda_compile_ptx", "cuda_compile_fatbin",
+                  "cuda_compile_cubin", "cuda_wrap_srcs", "cuda_add_cublas_to_target", "cuda_add_cufft_to_target",
+                  "cuda_include_directories", "cuda_select_nvcc_arch_flags"}
+_IMPORTED = re.compile(r"\bCUDA::(\w+)")
+_CUDA_VAR_REF = re.compile(r"\$\{(CMAKE_CUDA_\w+)\}")
+#: ``${CMAKE_CUDA_…}`` references worth reporting (their definitions are renamed by BLD001).
+_RENAMABLE_REFS = frozenset({
+    "CMAKE_CUDA_FLAGS", "CMAKE_CUDA_FLAGS_DEBUG", "CMAKE_CUDA_FLAGS_RELEASE", "CMAKE_CUDA_FLAGS_RELWITHDEBINFO",
+    "CMAKE_CUDA_FLAGS_MINSIZEREL", "CMAKE_CUDA_STANDARD",
+})
+_CUDA_LIB_VAR = re.compile(r"\$\{CUDA_(?:(\w+?)_)?LIBRAR(?:Y|IES)\}")
+_LINK_COMMANDS = {"target_link_libraries", "link_libraries", "target_link_options"}
+_VALUE_COMMANDS = {"set", "list", "string", "option"}
+
+
+def parse_cmake(text: str, path: str = "CMakeLists.txt") -> BuildFacts:
+    """CUDA language, toolkit, architecture, flag and library facts of a CMake file."""
+    cmds, probs = cmake_commands(text)
+    facts: list[BuildFact] = []
+    for cmd in cmds:
+        ln = cmd.lname
+        args = cmd.args
+        if ln == "project":
+            for a in args[1:]:
+                if a.text.upper() == "CUDA":
+                    facts.append(BuildFact(FactKind.CUDA_LANGUAGE, a.start, a.end, "", ln, {"command": ln}))
+        elif ln == "enable_language":
+            for a in args:
+                if a.text.upper() == "CUDA":
+                    facts.append(BuildFact(FactKind.CUDA_LANGUAGE, a.start, a.end, "", ln, {"command": ln}))
+        elif ln == "check_language" and args and args[0].text.upper() == "CUDA":
+            facts.append(BuildFact(FactKind.CUDA_LANGUAGE, args[0].start, args[0].end, "", ln, {"command": ln}))
+        elif ln == "find_package" and args and args[0].text in ("CUDA", "CUDAToolkit", "CUDNN", "cuDNN", "NCCL"):
+            facts.append(BuildFact(FactKind.FIND_CUDA, args[0].start, args[0].end, "", ln,
+                                   {"package": args[0].text, "command": ln}))
+        if ln in _CUDA_COMMANDS:
+            facts.append(BuildFact(FactKind.CUDA_COMMAND, cmd.name_start, cmd.name_end, "", ln, {"command": ln}))
+        # Variables and properties named anywhere in the command's arguments.
+        for k, a in enumerate(args):
+            word = a.text
+            if not a.quoted and word in _CMAKE_ARCH_VARS:
+                values = _values_after(args, k, ln)
+                facts.append(BuildFact(FactKind.CUDA_ARCH, a.start, a.end, "", ln, {
+                    "variable": word,
+                    "values": [(v.text, v.start, v.end) for v in values],
+                    "sm": [s for v in values for s in _arch_numbers(v.text)],
+                    "command": ln,
+                }))
+            elif not a.quoted and word in _CMAKE_RDC_VARS:
+                values = _values_after(args, k, ln)
+                on = any(v.text.upper() in ("ON", "TRUE", "1", "YES") for v in values)
+                if on or ln not in _VALUE_COMMANDS | {"set_target_properties", "set_property"}:
+                    facts.append(BuildFact(FactKind.RDC, a.start, a.end, "", ln,
+                                           {"flag": "rdc", "variable": word, "command": ln, "source": "cmake"}))
+            elif not a.quoted and _CMAKE_CUDA_VARS.match(word) and (k == 0 or ln not in _VALUE_COMMANDS):
+                facts.append(BuildFact(FactKind.CUDA_VARIABLE, a.start, a.end, "", ln, {"variable": word, "command": ln}))
+            for m in _CUDA_VAR_REF.finditer(word):
+                var = m.group(1)
+                if var in _RENAMABLE_REFS:
+                    facts.append(BuildFact(FactKind.CUDA_VARIABLE, a.start + m.start(1), a.start + m.end(1), "", ln,
+                                           {"variable": var, "command": ln, "form": "reference"}))
+            for m in _IMPORTED.finditer(word):
+                facts.append(BuildFact(FactKind.CUDA_LIBRARY, a.start + m.start(), a.start + m.end(), "", ln,
+                                       {"library": m.group(1), "form": "CUDA::", "command": ln, "source": "cmake"}))
+            for m in _CUDA_LIB_VAR.finditer(word):
+                # FindCUDA spells them CUDA_LIBRARIES (cudart), CUDA_CUBLAS_LIBRARIES, CUDA_cublas_LIBRARY.
+                lib = (m.group(1) or "cudart").lower()
+                facts.append(BuildFact(FactKind.CUDA_LIBRARY, a.start + m.start(), a.start + m.end(), "", ln,
+                                       {"library": lib, "form": "variable", "command": ln, "source": "cmake"}))
+            if ln in _LINK_COMMANDS and k > 0 and not a.quoted and word in CUDA_LIBRARIES:
+                facts.append(BuildFact(FactKind.CUDA_LIBRARY, a.start, a.end, "", ln,
+                                       {"library": word, "form": "name", "command": ln, "source": "cmake"}))
+            for m in _CUDA_PATH.finditer(word):
+                facts.append(BuildFact(FactKind.CUDA_PATH, a.start + m.start(), a.start + m.end(), "", ln,
+                                       {"source": "cmake", "form": _path_form(m.group(0))}))
+        # nvcc flags inside argument text (quoted flag lists are split on spaces
+        # and ';', CMake's list separator; generator expressions are unwrapped).
+        words: list[tuple[int, int, str]] = []
+        for a in args:
+            for m in re.finditer(r"[^\s;]+", a.text):
+                w = m.group(0)
+                ge = re.match(r"^(?:\$<[^:>]*(?::[^:>]*)?>?:)+", w)
+                off = ge.end() if ge else 0
+                w2 = w[off:].rstrip(">")
+                if w2:
+                    words.append((a.start + m.start() + off, a.start + m.start() + off + len(w2), w2))
+        for f in flag_facts(words, ln, "cmake"):
+            if f.kind is FactKind.CUDA_LIBRARY and ln not in _LINK_COMMANDS:
+                continue
+            if f.kind is FactKind.CUDA_LIBRARY and f.data.get("form") == "-l":
+                facts.append(f)
+            elif f.kind is not FactKind.CUDA_LIBRARY:
+                facts.append(f)
+        for s, e, w in words:
+            if _NVCC_WORD.match(w):
+                facts.append(BuildFact(FactKind.NVCC, s, e, "", ln, {"source": "cmake"}))
+    facts = _dedupe(facts)
+    return BuildFacts(path, tuple(_with_text(text, facts)), tuple(probs))
+
+
+_KEYWORDS_END = {"PROPERTIES", "PROPERTY", "PRIVATE", "PUBLIC", "INTERFACE", "CACHE", "PARENT_SCOPE", "FORCE",
+                 "TARGET", "TARGETS", "SOURCE", "DIRECTORY", "APPEND", "APPEND_STRING"}
+
+
+def _values_after(args: tuple[CMakeArg, ...], k: int, command: str) -> list[CMakeArg]:
+    """Value arguments that follow a variable or property name at ``args[k]``.
+
+    ``set_target_properties`` pairs each property with exactly one value;
+    elsewhere values run to the next keyword (``CACHE``, ``PARENT_SCOPE`` …).
+    """
+    out = []
+    for a in args[k + 1 :]:
+        if not a.quoted and a.text in _KEYWORDS_END:
+            break
+        out.append(a)
+        if command == "set_target_properties":
+            break
+    return out
+
+
+def _arch_numbers(text: str) -> list[str]:
+    """Compute capabilities in a CMake value: ``80;90a``, ``80-real``, ``8.0 9.0+PTX``, ``sm_80``."""
+    out = []
+    for piece in re.split(r"[;\s,]+", text):
+        piece = piece.strip()
+        m = re.match(r"^(?:sm_|compute_)?(\d+)(?:\.(\d))?([a-z]?)(?:-real|-virtual|\+PTX)?$", piece)
+        if m:
+            out.append(m.group(1) + (m.group(2) or "") + m.group(3))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# setup.py (torch.utils.cpp_extension)
+
+
+_EXT_CALLS = {"CUDAExtension", "BuildExtension", "load", "load_inline", "CppExtension"}
+
+
+def parse_setup_py_build(text: str, path: str = "setup.py") -> BuildFacts:
+    """``CUDAExtension``/``BuildExtension``/``cpp_extension.load`` uses and their nvcc flags.
+
+    Flags come from ``extra_compile_args={"nvcc": [...]}`` and
+    ``extra_cuda_cflags=[...]`` literals (module-level names are followed).
+    """
+    tree = parse_python(text)
+    if isinstance(tree, SyntaxError):
+        facts = _setup_by_pattern(text)
+        line = tree.lineno or 0
+        starts = source_bytes_offsets(text)
+        at = starts[line - 1] if 0 < line <= len(starts) else 0
+        return BuildFacts(path, tuple(_with_text(text, facts)),
+                          (Problem(at, at, f"setup.py does not parse ({tree.msg}, line {line}); read by pattern"),))
+    starts = source_bytes_offsets(text)
+    names: dict[str, ast.AST] = {}
+    for stmt in ast.walk(tree):
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            names.setdefault(stmt.targets[0].id, stmt.value)
+    imported_from_cpp_ext = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("torch.utils.cpp_extension"):
+            imported_from_cpp_ext.update(a.asname or a.name for a in node.names)
+    facts: list[BuildFact] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            full = call_name(node.func)
+            short = full.rsplit(".", 1)[-1]
+            if short not in _EXT_CALLS:
+                continue
+            if short in ("load", "load_inline") and "cpp_extension" not in full and short not in imported_from_cpp_ext:
+                continue
+            sp = node_span(node.func, starts)
+            if sp is None:
+                continue
+            # A CppExtension compiles no CUDA: only its nvcc flags (none) could matter.
+            if short != "CppExtension":
+                facts.append(BuildFact(FactKind.CUDA_EXTENSION, sp[0], sp[1], "", short, {"call": full}))
+            for kw in node.keywords:
+                if kw.arg == "extra_compile_args":
+                    value = names.get(kw.value.id, kw.value) if isinstance(kw.value, ast.Name) else kw.value
+                    if isinstance(value, ast.Dict):
+                        for k, v in zip(value.keys, value.values):
+                            if isinstance(k, ast.Constant) and k.value == "nvcc":
+                                facts += _py_flag_facts(text, v, names, starts, short)
+                elif kw.arg in ("extra_cuda_cflags",):
+                    facts += _py_flag_facts(text, kw.value, names, starts, short)
+                elif kw.arg == "extra_ldflags" or kw.arg == "libraries":
+                    for s, e, w in _py_words(text, kw.value, names, starts):
+                        lib = w[2:] if w.startswith("-l") else w if kw.arg == "libraries" else ""
+                        if lib in CUDA_LIBRARIES:
+                            facts.append(BuildFact(FactKind.CUDA_LIBRARY, s, e, "", short,
+                                                   {"library": lib, "form": "-l" if w.startswith("-l") else "name",
+                                                    "source": "setup.py"}))
+        elif isinstance(node, ast.Name) and node.id in ("CUDA_HOME", "CUDA_PATH"):
+            sp = node_span(node, starts)
+            if sp:
+                facts.append(BuildFact(FactKind.CUDA_PATH, sp[0], sp[1], "", "setup.py",
+                                       {"source": "setup.py", "form": "name"}))
+    facts = _dedupe(facts)
+    return BuildFacts(path, tuple(_with_text(text, facts)), ())
+
+
+def _py_words(text: str, node: ast.AST, names: dict, starts: list[int]) -> list[tuple[int, int, str]]:
+    """Words of string constants in a list expression, with spans (one list item may hold several flags)."""
+    if isinstance(node, ast.Name) and node.id in names:
+        node = names[node.id]
+    items: list[ast.AST] = []
+    if isinstance(node, (ast.List, ast.Tuple)):
+        items = list(node.elts)
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _py_words(text, node.left, names, starts) + _py_words(text, node.right, names, starts)
+    out = []
+    for it in items:
+        if isinstance(it, ast.Starred):
+            out += _py_words(text, it.value, names, starts)
+            continue
+        if not (isinstance(it, ast.Constant) and isinstance(it.value, str)):
+            continue
+        sp = node_span(it, starts)
+        content = string_content_span(text, sp) if sp else None
+        if content is None:
+            continue
+        s, e = content
+        for m in re.finditer(r"\S+", text[s:e]):
+            out.append((s + m.start(), s + m.end(), m.group(0)))
+    return out
+
+
+def _py_flag_facts(text: str, node: ast.AST, names: dict, starts: list[int], context: str) -> list[BuildFact]:
+    return [f for f in flag_facts(_py_words(text, node, names, starts), context, "setup.py")
+            if f.kind is not FactKind.CUDA_LIBRARY]
+
+
+_EXT_PATTERN = re.compile(r"\b(CUDAExtension|load_inline|cpp_extension\.load)(?=\s*\()")
+_NVCC_LIST = re.compile(r"""["']nvcc["']\s*:\s*\[([^\]]*)\]|extra_cuda_cflags\s*=\s*\[([^\]]*)\]""")
+
+
+def _setup_by_pattern(text: str) -> list[BuildFact]:
+    facts = []
+    for m in _EXT_PATTERN.finditer(text):
+        facts.append(BuildFact(FactKind.CUDA_EXTENSION, m.start(), m.end(), "", m.group(1), {"call": m.group(1)}))
+    for m in _NVCC_LIST.finditer(text):
+        g = 1 if m.group(1) is not None else 2
+        base = m.start(g)
+        words = []
+        for sm in re.finditer(r"""(["'])(.*?)\1""", m.group(g)):
+            s = base + sm.start(2)
+            for w in re.finditer(r"\S+", sm.group(2)):
+                words.append((s + w.start(), s + w.end(), w.group(0)))
+        facts += [f for f in flag_facts(words, "setup.py", "setup.py") if f.kind is not FactKind.CUDA_LIBRARY]
+    return _dedupe(facts)
+
+
+__all__ = [
+    "BuildFact",
+    "BuildFacts",
+    "CMakeArg",
+    "CMakeCommand",
+    "CUDA_LIBRARIES",
+    "FactKind",
+    "classify_flag",
+    "cmake_commands",
+    "flag_facts",
+    "parse_cmake",
+    "parse_makefile",
+    "parse_setup_py_build",
+    "sm_numbers",
+]

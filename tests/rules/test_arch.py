@@ -1,0 +1,56 @@
+"""Unit tests of the ARCH rules."""
+
+from __future__ import annotations
+
+from vado.model import Severity, Target, Verdict
+from vado.rules import arch
+from vado.rules.engine import check_text
+
+RULES = [arch.WarpMatrixApi, arch.HopperBlackwellFeature, arch.LowPrecisionFloatTypes, arch.DeviceSideKernelLaunch,
+         arch.ManagedMemoryAssumption, arch.VersionDependentWarpIntrinsic]
+ROCM = Target(name="rocm-7.2", family="rocm", version="7.2", hip_version="7.2", wavefront={"gfx942": 64})
+HIP52 = Target(name="hip-5.2", family="rocm", version="5.2", hip_version="5.2", wavefront={"gfx90a": 64})
+SCALE = Target(name="scale", family="scale", version="1.7.1", wavefront={"gfx942": 64})
+ZLUDA = Target(name="zluda", family="zluda", version="6", wavefront={"gfx1100": 32})
+
+
+def found(src: str, targets=(ROCM, SCALE, ZLUDA), name="k.cu"):
+    return check_text(name, src, targets, rules=RULES)
+
+
+def test_wmma_verdicts_per_target():
+    (f,) = found("#include <mma.h>\n")
+    assert f.code == "ARCH001"
+    assert f.verdicts == {"rocm-7.2": Verdict.MANUAL, "scale": Verdict.MOVES_AS_IS, "zluda": Verdict.BLOCKED}
+
+
+def test_clusters_block_everywhere_but_std_barrier_is_fine():
+    fs = found("__global__ void __cluster_dims__(2,1,1) k() {}\nstd::barrier<> b(2); int pipeline;\n")
+    assert [(f.code, f.severity) for f in fs] == [("ARCH002", Severity.CRITICAL)]
+    assert set(fs[0].verdicts.values()) == {Verdict.BLOCKED}
+
+
+def test_fp8_type_reported_once_per_file():
+    fs = found("__device__ void f() { __nv_fp8_e4m3 a; __nv_fp8_e4m3 b; }\n")
+    assert [f.code for f in fs] == ["ARCH003"]
+    assert fs[0].verdicts["scale"] is Verdict.BLOCKED
+
+
+def test_launch_only_in_device_code():
+    src = ("__global__ void c() {}\n__global__ void p() { c<<<1, 1>>>(); }\n"
+           "void h() { c<<<1, 1>>>(); cudaDeviceSynchronize(); }\n")
+    fs = found(src, targets=(ROCM,))
+    assert [(f.code, f.span.line, f.verdicts["rocm-7.2"]) for f in fs] == [("ARCH004", 2, Verdict.BLOCKED)]
+
+
+def test_managed_memory_moves_as_is_on_rocm():
+    (f,) = found("__managed__ int x;\n", targets=(ROCM,))
+    assert f.code == "ARCH005" and f.verdicts["rocm-7.2"] is Verdict.MOVES_AS_IS
+
+
+def test_version_dependent_intrinsics():
+    src = "__device__ void f(unsigned long long m, int v) { __syncwarp(); __match_any_sync(m, v); }\n"
+    fs = found(src, targets=(ROCM, HIP52))
+    assert [(f.data["name"], f.verdicts["rocm-7.2"], f.verdicts["hip-5.2"]) for f in fs] == [
+        ("__syncwarp", Verdict.MOVES_AS_IS, Verdict.MANUAL), ("__match_any_sync", Verdict.MOVES_AS_IS, Verdict.MANUAL)]
+    assert found("__device__ void f() { __syncwarp(); }\n", targets=(ROCM,)) == []

@@ -1,0 +1,93 @@
+"""BLD rules: verdicts per target family, exact fix spans, idempotent fixes."""
+
+from __future__ import annotations
+
+from vado.model import Applicability, Verdict
+from vado.rules.bld import offload_archs
+
+from _fixroundtrip import findings, fix_all
+
+CMAKE = """\
+cmake_minimum_required(VERSION 3.21)
+project(demo LANGUAGES CXX CUDA)
+find_package(CUDAToolkit REQUIRED)
+set(CMAKE_CUDA_ARCHITECTURES 80 90)
+set(CMAKE_CUDA_STANDARD 17)
+set(CMAKE_CXX_FLAGS "-O3")
+add_library(k STATIC k.cu)
+target_link_libraries(k PRIVATE CUDA::cudart CUDA::cublas cudnn)
+"""
+
+MAKE = """\
+NVCC = nvcc
+FLAGS = -O3 -arch=sm_80 --use_fast_math -Xptxas -v -Xcompiler -fPIC --expt-relaxed-constexpr -rdc=true
+LIBS = -lcudart -lcublas -lm
+"""
+
+
+def test_cmake_fix_rewrites_to_hip_and_is_idempotent():
+    fixed = fix_all("CMakeLists.txt", CMAKE)
+    assert "project(demo LANGUAGES CXX HIP)" in fixed
+    assert "find_package(hip REQUIRED)" in fixed
+    assert "set(CMAKE_HIP_ARCHITECTURES gfx942;gfx90a)" in fixed
+    assert "set(CMAKE_HIP_STANDARD 17)" in fixed
+    assert "hip::host roc::hipblas cudnn" in fixed  # cuDNN → MIOpen is a rework: no fix
+    assert 'set(CMAKE_CXX_FLAGS "-O3")' in fixed
+    again = findings("CMakeLists.txt", fixed)
+    assert [f for f in again if f.fix is not None] == []
+    assert fix_all("CMakeLists.txt", fixed) == fixed
+
+
+def test_makefile_fix_and_safety_levels():
+    got = {f.data.get("flag") or f.data.get("library") or f.data.get("compiler"): f
+           for f in findings("Makefile", MAKE, ("BLD003", "BLD004", "BLD006"))}
+    assert got["xptxas"].fix.applicability is Applicability.SAFE
+    assert got["arch"].fix.applicability is Applicability.UNSAFE
+    assert got["fast-math"].fix.edits[0].content == "-ffast-math"
+    fixed = fix_all("Makefile", MAKE)
+    assert fixed.splitlines()[0] == "NVCC = hipcc"
+    assert fixed.splitlines()[1] == ("FLAGS = -O3 --offload-arch=gfx942 --offload-arch=gfx90a -ffast-math  -fPIC  "
+                                     "-fgpu-rdc")
+    assert fixed.splitlines()[2] == "LIBS = -lamdhip64 -lhipblas -lm"
+    assert fix_all("Makefile", fixed) == fixed
+
+
+def test_verdicts_per_family():
+    f = next(x for x in findings("CMakeLists.txt", CMAKE, ("BLD001",)) if x.data.get("construct") == "project")
+    assert f.verdicts == {"rocm-7.2": Verdict.AUTOMATIC, "oneapi": Verdict.MANUAL, "scale": Verdict.MOVES_AS_IS,
+                          "zluda": Verdict.MOVES_AS_IS}
+    cudnn = next(x for x in findings("CMakeLists.txt", CMAKE, ("BLD004",)) if x.data["library"] == "cudnn")
+    assert cudnn.fix is None and cudnn.verdicts["rocm-7.2"] is Verdict.MANUAL
+
+
+def test_zluda_needs_ptx_in_the_binary():
+    sass_only = "F = -gencode arch=compute_80,code=sm_80\n"
+    with_ptx = "F = -gencode arch=compute_80,code=sm_80 -gencode arch=compute_80,code=compute_80\n"
+    assert findings("Makefile", sass_only, ("BLD003",))[0].verdicts["zluda"] is Verdict.MANUAL
+    assert all(f.verdicts["zluda"] is Verdict.MOVES_AS_IS for f in findings("Makefile", with_ptx, ("BLD003",)))
+
+
+def test_offload_arch_option_overrides_target_defaults():
+    from vado.rules.base import FileContext
+    from vado.scan.classify import FileKind
+
+    from _fixroundtrip import targets
+
+    ctx = FileContext("Makefile", FileKind.MAKEFILE, "", targets(), {"offload_arch": "gfx950,gfx942"})
+    assert offload_archs(ctx) == ("gfx950", "gfx942")
+
+
+def test_setup_py_extension_flags_have_no_fix():
+    text = ("from torch.utils.cpp_extension import CUDAExtension\n"
+            "e = CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': ['--use_fast_math', '-rdc=true']})\n")
+    got = findings("setup.py", text)
+    assert {f.code for f in got} >= {"BLD005", "BLD006"}
+    assert all(f.fix is None for f in got)
+    ext = next(f for f in got if f.code == "BLD005" and f.data.get("call"))
+    assert ext.verdicts["scale"] is Verdict.BLOCKED and ext.verdicts["rocm-7.2"] is Verdict.AUTOMATIC
+
+
+def test_comments_and_cxx_flags_are_not_findings():
+    text = "# nvcc -arch=sm_80 --use_fast_math -lcublas\nCXXFLAGS = -O3 -ffast-math\n"
+    assert findings("Makefile", text) == []
+    assert findings("CMakeLists.txt", 'set(CMAKE_CXX_FLAGS "-ffast-math")\n# enable_language(CUDA)\n') == []

@@ -1,0 +1,87 @@
+"""DEP rules: per-target verdicts from the package table, fixes on exact spans."""
+
+from __future__ import annotations
+
+from vado.model import Verdict
+
+from _fixroundtrip import findings, fix_all
+
+REQS = """\
+--extra-index-url https://download.pytorch.org/whl/cu121
+torch==2.5.1+cu121
+jax[cuda12]==0.8.2
+nvidia-cudnn-cu12==9.1.0.70
+tensorrt==10.0.1
+flash-attn==2.6.3
+numpy==1.26.4
+torch==2.9.1
+"""
+
+
+def codes_by_line(found):
+    out = {}
+    for f in found:
+        out.setdefault(f.span.line, set()).add(f.code)
+    return out
+
+
+def test_requirements_codes_and_clean_lines():
+    got = codes_by_line(findings("requirements.txt", REQS))
+    assert got == {1: {"DEP004"}, 2: {"DEP002"}, 3: {"DEP002"}, 4: {"DEP001"}, 5: {"DEP001"}, 6: {"DEP003"}}
+
+
+def test_fixes_rewrite_index_local_and_extra_and_are_idempotent():
+    fixed = fix_all("requirements.txt", REQS)
+    assert fixed.splitlines() == [
+        "--extra-index-url https://download.pytorch.org/whl/rocm7.2",
+        "torch==2.5.1",
+        "jax[rocm7-local]==0.8.2",
+        "",
+        "tensorrt==10.0.1",
+        "flash-attn==2.6.3",
+        "numpy==1.26.4",
+        "torch==2.9.1",
+    ]
+    assert fix_all("requirements.txt", fixed) == fixed
+
+
+def test_verdicts_are_honest_per_target():
+    found = {f.data.get("package"): f for f in findings("requirements.txt", REQS) if f.data.get("package")}
+    trt = found["tensorrt"]
+    assert trt.verdicts["rocm-7.2"] is Verdict.BLOCKED and trt.verdicts["scale"] is Verdict.BLOCKED
+    torch = found["torch"]
+    # SCALE compiles CUDA source; it cannot run a CUDA wheel, and fails PyTorch in its own validation.
+    assert torch.verdicts["scale"] is Verdict.BLOCKED
+    assert torch.verdicts["zluda"] is Verdict.MANUAL
+    assert torch.verdicts["rocm-7.2"] is Verdict.AUTOMATIC
+
+
+def test_llama_cpp_runs_under_zluda():
+    f = findings("requirements.txt", "llama-cpp-python==0.3.2\n", ("DEP003",))[0]
+    assert f.verdicts["zluda"] is Verdict.MOVES_AS_IS and f.verdicts["rocm-7.2"] is Verdict.MANUAL
+
+
+def test_pyproject_and_conda_and_dockerfile_sources():
+    pp = '[project]\ndependencies = ["torch==2.4.0+cu124"]\n[tool.uv]\nindex-url = "https://download.pytorch.org/whl/cu124"\n'
+    assert {f.code for f in findings("pyproject.toml", pp)} == {"DEP002", "DEP004"}
+    env = "channels: [nvidia]\ndependencies:\n  - pytorch-cuda=12.1\n"
+    assert [f.code for f in findings("environment.yml", env)] == ["DEP004", "DEP004"]
+    df = "FROM ubuntu:22.04\nRUN pip install torch==2.1.0+cu121 --index-url https://download.pytorch.org/whl/cu121\n"
+    assert {f.code for f in findings("Dockerfile", df)} == {"DEP002", "DEP004"}
+    fixed = fix_all("Dockerfile", df)
+    assert "torch==2.1.0 --index-url https://download.pytorch.org/whl/rocm7.2" in fixed
+
+
+def test_imports_and_raw_kernels():
+    py = "import torch\nimport tensorrt\nfrom numba import cuda\nimport numpy\n"
+    got = findings("mod.py", py, ("DEP005",))
+    assert [(f.span.line, f.data["package"]) for f in got] == [(2, "tensorrt"), (3, "numba")]
+
+
+def test_bad_input_yields_info_findings_without_verdicts():
+    got = findings("requirements.txt", "torch=2.1\n--bogus\n")
+    assert [f.code for f in got] == ["DEP006", "DEP006"]
+    assert all(f.verdicts == {} for f in got)
+    got = findings("setup.py", "setup(install_requires=['tensorrt'\n")
+    # BLD007 reports the same syntax error for the build side of setup.py.
+    assert {f.code for f in got} == {"DEP006", "DEP001", "BLD007"}

@@ -1,0 +1,94 @@
+"""Unit tests of the WARP rules: precision on look-alikes, verdicts per target, fixes."""
+
+from __future__ import annotations
+
+from vado.model import Applicability, Target, Verdict
+from vado.rules import warp
+from vado.rules.engine import check_text
+
+RULES = [warp.LiteralWarpWidthArithmetic, warp.ThirtyTwoBitLaneMask, warp.BitCountOfLaneMask,
+         warp.SharedArrayOfWarpWidth, warp.HardCodedWarpSize, warp.ShuffleReductionFrom16,
+         warp.ImplicitWarpSynchronousReduction]
+CDNA = Target(name="rocm-7.2", family="rocm", version="7.2", hip_version="7.2", wavefront={"gfx942": 64, "gfx1100": 32},
+              features={"warpsize_constexpr": False})
+RDNA = Target(name="rocm-rdna", family="rocm", version="7.2", hip_version="7.2", wavefront={"gfx1100": 32})
+OLD = Target(name="rocm-6.4", family="rocm", version="6.4", hip_version="6.4", wavefront={"gfx942": 64},
+             features={"warpsize_constexpr": True})
+ONEAPI = Target(name="oneapi", family="oneapi", version="2026", wavefront={"pvc": 16})
+
+
+def kernel(body: str) -> str:
+    return "__global__ void k(float* out, int n) {\n  int tid = threadIdx.x;\n" + body + "\n}\n"
+
+
+def codes(src: str, targets=(CDNA,)):
+    return [(f.code, f.span.line) for f in check_text("k.cu", src, targets, rules=RULES)]
+
+
+def apply(src: str, f) -> str:
+    e = f.fix.edits[0]
+    return src[:e.start] + e.content + src[e.end:]
+
+
+def test_lane_arithmetic_only_on_lane_like_operands():
+    src = kernel("int a = tid & 31; int b = n & 31; int c = n / 32; int d = (blockIdx.x) % 32; int e = &out[0] == 0;")
+    assert codes(src) == [("WARP001", 3)]
+
+
+def test_lane_arithmetic_fix_is_unsafe_and_uses_warpsize():
+    src = kernel("int lane = threadIdx.x & 31;")
+    (f,) = check_text("k.cu", src, (CDNA,), rules=RULES)
+    assert f.fix.applicability is Applicability.UNSAFE
+    assert "threadIdx.x & (warpSize - 1)" in apply(src, f)
+
+
+def test_rdna_only_rocm_target_moves_as_is():
+    (f,) = check_text("k.cu", kernel("int lane = tid % 32;"), (CDNA, RDNA, ONEAPI), rules=RULES)
+    assert f.verdicts == {"rocm-7.2": Verdict.MANUAL, "rocm-rdna": Verdict.MOVES_AS_IS, "oneapi": Verdict.MANUAL}
+
+
+def test_full_mask_fix_is_safe_and_64_bit():
+    src = kernel("float v = __shfl_down_sync(0xffffffff, out[0], 1);")
+    (f,) = check_text("k.cu", src, (CDNA,), rules=RULES)
+    assert f.code == "WARP002" and f.fix.applicability is Applicability.SAFE
+    assert "__shfl_down_sync(0xffffffffffffffffull, out[0], 1)" in apply(src, f)
+    assert f.verdicts["rocm-7.2"] is Verdict.AUTOMATIC
+
+
+def test_hash_constants_and_64_bit_masks_are_not_lane_masks():
+    src = kernel("unsigned h = (unsigned)n ^ 0xffffffff; auto m = __ballot_sync(0xffffffffffffffffull, n);"
+                 " unsigned long long m2 = __activemask();")
+    assert codes(src) == []
+
+
+def test_popc_of_ballot_fix_and_clz_without_fix():
+    src = kernel("int a = __popc(__ballot(n)); int b = __clz(__activemask());")
+    found = check_text("k.cu", src, (CDNA,), rules=RULES)
+    assert [(f.code, f.fix is not None) for f in found] == [("WARP003", True), ("WARP003", False)]
+    assert "__popcll(__ballot(n))" in apply(src, found[0])
+
+
+def test_shared_array_needs_lane_index():
+    src = ("__global__ void k(float* o) {\n __shared__ float a[32];\n __shared__ float b[32];\n"
+           " a[threadIdx.x % warpSize] = 1; for (int i = 0; i < 32; ++i) b[i] = 0; }\n")
+    assert codes(src) == [("WARP004", 2)]
+
+
+def test_constexpr_warpsize_depends_on_hip_version():
+    src = kernel("constexpr int w = 256 / warpSize; int r = warpSize;")
+    found = check_text("k.cu", src, (CDNA, OLD), rules=RULES)
+    assert [(f.code, f.verdicts["rocm-7.2"], f.verdicts["rocm-6.4"]) for f in found] == \
+        [("WARP005", Verdict.MANUAL, Verdict.MOVES_AS_IS)]
+
+
+def test_shuffle_loop_fix():
+    src = kernel("float v = 0; for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(m, v, o);")
+    (f,) = check_text("k.cu", src, (CDNA,), rules=RULES)
+    assert f.code == "WARP006" and f.fix.applicability is Applicability.UNSAFE
+    assert "int o = warpSize / 2;" in apply(src, f)
+
+
+def test_warp_synchronous_reduction_breaks_only_on_oneapi():
+    src = kernel("if (tid < 32) { out[tid] += out[tid + 32]; out[tid] += out[tid + 16]; }")
+    (f,) = check_text("k.cu", src, (CDNA, ONEAPI), rules=RULES)
+    assert f.code == "WARP007" and f.verdicts == {"rocm-7.2": Verdict.MOVES_AS_IS, "oneapi": Verdict.MANUAL}

@@ -1,0 +1,125 @@
+"""Build-file readers: CMake, Makefile and setup.py facts with exact spans."""
+
+from __future__ import annotations
+
+from vado.scan.buildfiles import FactKind, classify_flag, cmake_commands, parse_cmake, parse_makefile, parse_setup_py_build
+
+CMAKE = """\
+cmake_minimum_required(VERSION 3.18)
+project(demo LANGUAGES CXX CUDA)  # CUDA in a comment
+find_package(CUDAToolkit REQUIRED)
+set(CMAKE_CUDA_ARCHITECTURES 70 80 CACHE STRING "")
+set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} --use_fast_math -Xptxas -v")
+set(CMAKE_CXX_FLAGS "-O3 -ffast-math")
+cuda_add_library(k STATIC k.cu)
+set_target_properties(k PROPERTIES CUDA_ARCHITECTURES "80;90a" CUDA_SEPARABLE_COMPILATION ON)
+target_link_libraries(k PRIVATE CUDA::cublas cudart ${CUDA_CUBLAS_LIBRARIES} fmt)
+target_compile_options(k PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
+message("CUDA is here: enable_language(CUDA)")
+#[[ enable_language(CUDA) ]]
+"""
+
+
+def kinds(facts):
+    return [(f.kind.value, f.text) for f in facts.facts]
+
+
+def test_cmake_tokenizer_ignores_comments_and_strings():
+    cmds, probs = cmake_commands(CMAKE)
+    assert [c.lname for c in cmds] == ["cmake_minimum_required", "project", "find_package", "set", "set", "set",
+                                      "cuda_add_library", "set_target_properties", "target_link_libraries",
+                                      "target_compile_options", "message"]
+    assert not probs
+
+
+def test_cmake_facts():
+    f = parse_cmake(CMAKE)
+    assert all(CMAKE[x.start:x.end] == x.text for x in f.facts)
+    got = kinds(f)
+    assert got.count(("cuda-language", "CUDA")) == 1
+    assert ("find-cuda", "CUDAToolkit") in got
+    assert ("cuda-command", "cuda_add_library") in got
+    assert ("nvcc-flag", "--use_fast_math") in got and ("nvcc-flag", "-Xptxas -v") in got
+    assert ("nvcc-flag", "--expt-relaxed-constexpr") in got
+    assert ("rdc", "CUDA_SEPARABLE_COMPILATION") in got
+    assert [x.data["library"] for x in f.of(FactKind.CUDA_LIBRARY)] == ["cublas", "cudart", "cublas"]
+    arch = f.of(FactKind.CUDA_ARCH)
+    assert [(a.text, a.data["sm"]) for a in arch] == [("CMAKE_CUDA_ARCHITECTURES", ["70", "80"]),
+                                                     ("CUDA_ARCHITECTURES", ["80", "90a"])]
+    assert not any(x.text == "-ffast-math" for x in f.facts)
+
+
+def test_cmake_unclosed_command_is_a_problem_with_partial_facts():
+    f = parse_cmake("project(x LANGUAGES CUDA\n")
+    assert f.problems and "never closed" in f.problems[0].reason
+    assert kinds(f) == [("cuda-language", "CUDA")]
+
+
+MAKE = """\
+# uses nvcc -arch=sm_80 (comment)
+CUDA_PATH ?= /usr/local/cuda
+NVCC := $(CUDA_PATH)/bin/nvcc
+NVCCFLAGS = -O3 -arch=sm_80 --use_fast_math -Xptxas -v -Xcompiler -fPIC \\
+  -gencode arch=compute_90,code=sm_90 -rdc=true
+LDFLAGS = -L$(CUDA_PATH)/lib64 -lcudart -lcublas -lm
+CXXFLAGS = -O2 -ffast-math
+k.o: k.cu
+\t$(NVCC) $(NVCCFLAGS) -c $< -o $@
+\tnvcc -dlink k.o -o k_dlink.o # link
+"""
+
+
+def test_makefile_facts():
+    f = parse_makefile(MAKE)
+    assert all(MAKE[x.start:x.end] == x.text for x in f.facts)
+    flags = [(x.data["flag"], x.text) for x in f.of(FactKind.NVCC_FLAG)]
+    assert flags == [("arch", "-arch=sm_80"), ("fast-math", "--use_fast_math"), ("xptxas", "-Xptxas -v"),
+                     ("xcompiler", "-Xcompiler -fPIC"), ("gencode", "-gencode arch=compute_90,code=sm_90")]
+    assert [x.text for x in f.of(FactKind.RDC)] == ["-rdc=true", "-dlink"]
+    assert [x.text for x in f.of(FactKind.NVCC)] == ["$(CUDA_PATH)/bin/nvcc", "$(NVCC)", "nvcc"]
+    assert [x.data["library"] for x in f.of(FactKind.CUDA_LIBRARY)] == ["cudart", "cublas"]
+    # "CUDA_PATH ?= /usr/local/cuda" is one fact (the literal path), not two.
+    assert [x.text for x in f.of(FactKind.CUDA_PATH) if x.data["form"] != "reference"] == ["/usr/local/cuda"]
+    assert f.facts[0].start > MAKE.index("\n")  # nothing from the comment line
+
+
+def test_makefile_comment_continuation_and_escaped_hash():
+    text = "# note \\\n-arch=sm_80 still comment\nX = a\\#b -arch=sm_70\n"
+    f = parse_makefile(text)
+    assert [x.text for x in f.facts] == ["-arch=sm_70"]
+
+
+def test_classify_flag():
+    assert classify_flag("-arch=sm_90a") == "arch"
+    assert classify_flag("--use_fast_math") == "fast-math"
+    assert classify_flag("-use_fast_math") == "fast-math"
+    assert classify_flag("-ffast-math") is None
+    assert classify_flag("--relocatable-device-code=true") == "rdc"
+    assert classify_flag("-rdc=false") is None
+
+
+SETUP = """\
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension, load
+NVCC = ["-O3", "--use_fast_math", "-gencode arch=compute_80,code=sm_80"]
+setup(name="x", ext_modules=[CUDAExtension("x", ["x.cu"],
+      extra_compile_args={"cxx": ["-O3", "--use_fast_math"], "nvcc": NVCC + ["-lineinfo"]}, libraries=["cublas"])],
+      cmdclass={"build_ext": BuildExtension})
+mod = load("m", ["m.cu"], extra_cuda_cflags=["-Xptxas=-v"])
+"""
+
+
+def test_setup_py_extension_facts():
+    f = parse_setup_py_build(SETUP)
+    assert all(SETUP[x.start:x.end] == x.text for x in f.facts)
+    assert [x.text for x in f.of(FactKind.CUDA_EXTENSION)] == ["CUDAExtension", "load"]
+    flags = [x.text for x in f.of(FactKind.NVCC_FLAG)]
+    # Only the "nvcc" list: the cxx list's --use_fast_math is not an nvcc flag.
+    assert flags == ["--use_fast_math", "-gencode arch=compute_80,code=sm_80", "-lineinfo", "-Xptxas=-v"]
+    assert [x.data["library"] for x in f.of(FactKind.CUDA_LIBRARY)] == ["cublas"]
+
+
+def test_setup_py_syntax_error_reads_by_pattern():
+    f = parse_setup_py_build("ext = CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': ['-rdc=true']}\n")
+    assert f.problems and "does not parse" in f.problems[0].reason
+    assert [x.kind for x in f.facts] == [FactKind.CUDA_EXTENSION, FactKind.RDC]
