@@ -66,7 +66,7 @@ def test_schema_catches_a_broken_log(sample, sarif_validator):
 def test_driver_and_rules(sample):
     driver = sarif_log(sample)["runs"][0]["tool"]["driver"]
     assert (driver["name"], driver["version"]) == ("vado", "0.1.0")
-    assert driver["informationUri"].startswith("https://")
+    assert "informationUri" not in driver  # vado has no public URL yet; SARIF makes it optional
     ids = [r["id"] for r in driver["rules"]]
     assert ids == sorted(r.code for r in sample.rules)
     levels = {r["id"]: r["defaultConfiguration"]["level"] for r in driver["rules"]}

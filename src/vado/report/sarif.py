@@ -38,7 +38,6 @@ from vado.report.json_report import TOOL_NAME, tool_version
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 #: Where users learn about the tool; the distribution's index page.
-INFORMATION_URI = "https://pypi.org/project/vado/"
 SRCROOT = "SRCROOT"
 
 
@@ -56,7 +55,6 @@ def sarif_log(result: AuditResult) -> dict[str, Any]:
             "driver": {
                 "name": TOOL_NAME,
                 "version": tool_version(result),
-                "informationUri": INFORMATION_URI,
                 "rules": [_rule(r) for r in rules],
             }
         },
