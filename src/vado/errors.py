@@ -69,3 +69,7 @@ class ReportError(VadoError):
 
 class SchemaError(VadoError):
     """A document does not match vado's model schema, or it cannot be checked (jsonschema missing)."""
+
+
+class PlanError(VadoError):
+    """A fleet repository cannot be resolved (a clone or fetch failed) or its cache cannot be used."""

@@ -46,7 +46,7 @@ def test_makefile_fix_and_safety_levels():
     assert got["fast-math"].fix.edits[0].content == "-ffast-math"
     fixed = fix_all("Makefile", MAKE)
     assert fixed.splitlines()[0] == "NVCC = hipcc"
-    assert fixed.splitlines()[1] == ("FLAGS = -O3 --offload-arch=gfx942 --offload-arch=gfx90a -ffast-math  -fPIC  "
+    assert fixed.splitlines()[1] == ("FLAGS = -O3 --offload-arch=gfx942 --offload-arch=gfx90a -ffast-math -fPIC "
                                      "-fgpu-rdc")
     assert fixed.splitlines()[2] == "LIBS = -lamdhip64 -lhipblas -lm"
     assert fix_all("Makefile", fixed) == fixed

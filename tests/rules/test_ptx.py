@@ -85,15 +85,6 @@ def test_lop3_expression_matches_the_truth_table_for_every_lut():
             assert got == want, (hex(lut), expr)
 
 
-def test_render_expr_binds_operands_and_refuses_unbindable_ones():
-    row = facts.lookup(one("add.u32 %0, %1, %2;"))
-    assert facts.render_expr(row, one("add.u32 %0, %1, %2;"), ["d", "a", "b + 1"]) == \
-        "d = (unsigned int)(a) + (unsigned int)((b + 1))"
-    assert facts.render_expr(row, one("add.u32 %0, %1, 4;"), ["d", "a"]) == "d = (unsigned int)(a) + (unsigned int)(4)"
-    assert facts.render_expr(row, one("add.u32 %0, %1, t;"), ["d", "a"]) is None  # a PTX register
-    assert facts.render_expr(row, one("@p add.u32 %0, %1, %2;"), ["d", "a", "b"]) is None  # guarded
-
-
 def test_ptx001_rewrites_a_self_contained_statement():
     (f,) = run('asm("brev.b32 %0, %1;" : "=r"(d) : "r"(a));')
     assert f.code == "PTX001" and f.fix.applicability is Applicability.SAFE
@@ -103,15 +94,33 @@ def test_ptx001_rewrites_a_self_contained_statement():
     assert f.data["instructions"][0]["hip"] == "__brev"
 
 
-def test_ptx001_multi_instruction_rewrite_is_one_expression_and_unsafe_when_a_row_is():
-    (f,) = run('asm("bfe.u32 %0, %2, 8, 4;\\n\\tpopc.b32 %1, %3;" : "=r"(d), "=r"(c) : "r"(a), "r"(b));')
-    assert f.fix.edits[0].content == "(d = __bitextract_u32(a, 8, 4), c = __popc(b))"
-    assert f.fix.applicability is Applicability.UNSAFE
+def test_ptx001_multi_instruction_rewrite_is_a_block_and_as_safe_as_its_weakest_instruction():
+    (f,) = run('asm("bfe.u32 %0, %2, %3, 4;\\n\\tpopc.b32 %1, %3;" : "=r"(d), "=r"(c) : "r"(a), "r"(b));')
+    assert f.fix.edits[0].content == (
+        "{\n  unsigned int _ptx0;\n  unsigned int _ptx1;\n  _ptx0 = __bitextract_u32(a, b, 4);\n"
+        "  _ptx1 = __popc(b);\n  d = _ptx0;\n  c = _ptx1;\n}")
+    assert f.fix.applicability is Applicability.UNSAFE  # a variable bfe position: HIP masks it to 5 bits
+    assert f.data["applicability"] == "unsafe"
 
 
-def test_ptx001_without_template_is_manual_on_rocm():
-    (f,) = run('asm("{ .reg .u32 t; mov.u32 t, %1; mov.u32 %0, t; }" : "=r"(d) : "r"(a));')
+def test_ptx001_block_replaces_the_semicolon_so_if_else_stays_valid():
+    (f,) = run('if (a) asm("{ .reg .u32 t; mov.u32 t, %1; mov.u32 %0, t; }" : "=r"(d) : "r"(a)); else d = 0;')
+    edit = f.fix.edits[0]
+    assert edit.content.startswith("{") and edit.content.endswith("}")
+    assert "_ptx_t = (unsigned int)a;" in edit.content and "_ptx0 = _ptx_t;" in edit.content
+    assert edit.end == f.span.end + 1  # the ";" is part of the replaced span
+
+
+def test_ptx001_macro_asm_gets_no_fix():
+    src = '#define LANE(x) asm("mov.u32 %0, %%laneid;" : "=r"(x))\n__device__ unsigned f() { unsigned l; LANE(l); return l; }\n'
+    (f,) = check_text("m.cu", src, ALL, rules=RULES)
+    assert f.code == "PTX001" and f.fix is None and "macro" in f.data["no_fix"]
+
+
+def test_ptx001_without_rewrite_is_manual_on_rocm():
+    (f,) = run('asm("bfind.u32 %0, %1;" : "=r"(d) : "r"(a));')
     assert f.code == "PTX001" and f.fix is None and f.verdicts["rocm-7.2"] is Verdict.MANUAL
+    assert "no automatic rewrite" in f.data["no_fix"]
 
 
 def test_min_hip_keeps_older_rocm_targets_manual():

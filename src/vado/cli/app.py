@@ -29,6 +29,11 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("explain", "explain", "explain"),
     ("audit", "audit", "audit"),
     ("port", "port", "port"),
+    ("plan", "plan", "plan"),
+    ("mcp", "mcp", "mcp"),
+    ("agent", "agent", "agent"),
+    ("verify", "verify", "verify"),
+    ("doctor", "doctor", "doctor"),
 )
 
 

@@ -19,6 +19,9 @@ def port(
     launch: str = typer.Option("chevron", "--launch", help="Kernel launches: chevron (keep <<<>>>) or ggl (hipLaunchKernelGGL)."),
     roc: bool = typer.Option(False, "--roc", help="Use roc* libraries (rocBLAS, rocRAND …) instead of hip* wrappers."),
     unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes", help="Also apply fixes marked unsafe."),
+    rename_sources: bool = typer.Option(
+        False, "--rename-sources", help="Rename .cu sources to .hip and update CMake/Makefile/#include references."
+    ),
     format: str = typer.Option("text", "--format", "-f", help="Report: text, json, or sarif/markdown/html (audit of the port)."),
     report: Optional[Path] = typer.Option(None, "--report", help="Write the report here instead of stdout."),
     diff: bool = typer.Option(False, "--diff", help="Show the per-file diffs (text format)."),
@@ -63,6 +66,7 @@ def port(
             backup=backup,
             options=PortOptions(launch=launch, roc=roc, unsafe=unsafe_fixes),
             jobs=jobs,
+            rename_sources=rename_sources,
         )
     except VadoError as exc:
         term.error(exc.what + (f": {exc.why}" if exc.why else ""), exc.tip)

@@ -2,9 +2,10 @@
 
 The table is ``data/ptx.yaml``; it is read on first use and cached. Rules ask
 :func:`lookup` for the idiom of a parsed instruction
-(:class:`vado.rules.cuda_syntax.PtxInstruction`), and :func:`target_support`
-for how one target family treats it; ``vado port`` renders an idiom's ``expr``
-template with :func:`render_expr`.
+(:class:`vado.rules.cuda_syntax.PtxInstruction`), and :func:`target_ptx`
+for how one target family treats inline PTX; ``vado port`` rewrites the asm
+through :mod:`vado.rules.ptx_lower`, which renders an idiom's ``value`` or
+``effect`` template or calls the handler written for it.
 """
 
 from __future__ import annotations
@@ -21,14 +22,9 @@ from vado.model import Applicability, Verdict
 KINDS = ("portable", "manual", "amd-route")
 FAMILIES = ("rocm", "oneapi", "scale", "zluda")
 
-#: C type of a PTX type suffix, for ``{T}`` in expression templates.
-C_TYPES = {
-    "u8": "unsigned char", "s8": "signed char", "b8": "unsigned char",
-    "u16": "unsigned short", "s16": "short", "b16": "unsigned short",
-    "u32": "unsigned int", "s32": "int", "b32": "unsigned int",
-    "u64": "unsigned long long", "s64": "long long", "b64": "unsigned long long",
-    "f32": "float", "f64": "double",
-}
+#: Placeholders a ``value``/``effect`` template may use (see the top of ``ptx.yaml``).
+_TEMPLATE_FIELD = re.compile(r"\{(?:[ap]?\d|T)\}")
+_ANY_FIELD = re.compile(r"\{[^{}]*\}")
 
 
 @dataclass(frozen=True)
@@ -45,7 +41,9 @@ class PtxIdiom:
     mods_any: frozenset[str] = frozenset()
     mods_none: frozenset[str] = frozenset()
     operand: re.Pattern | None = None
-    expr: str | None = None
+    value: str | None = None
+    effect: str | None = None
+    result: str | None = None
     applicability: Applicability = Applicability.SAFE
     min_hip: str | None = None
     verdicts: dict[str, Verdict] = field(default_factory=dict)
@@ -129,7 +127,16 @@ def ptx_facts() -> PtxFacts:
         except re.error as exc:
             raise KnowledgeError(f"knowledge entry {where} is malformed", f"operand pattern: {exc}") from None
         verdicts = {fam: _parse_verdict(raw[fam], where) for fam in FAMILIES if fam in raw}
-        expr = raw.get("expr")
+        value = raw.get("value")
+        effect = raw.get("effect")
+        if value is not None and effect is not None:
+            raise KnowledgeError(f"knowledge entry {where} is malformed", "it has both a value and an effect template")
+        for tmpl in (value, effect):
+            if tmpl is None:
+                continue
+            bad = [f for f in _ANY_FIELD.findall(as_str(tmpl)) if not _TEMPLATE_FIELD.fullmatch(f)]
+            if bad:
+                raise KnowledgeError(f"knowledge entry {where} is malformed", f"unknown template field {bad[0]}")
         idioms.append(
             PtxIdiom(
                 id=ident,
@@ -142,7 +149,9 @@ def ptx_facts() -> PtxFacts:
                 mods_any=frozenset(as_tuple(raw.get("mods_any"))),
                 mods_none=frozenset(as_tuple(raw.get("mods_none"))),
                 operand=op_re,
-                expr=None if expr is None else as_str(expr),
+                value=None if value is None else as_str(value),
+                effect=None if effect is None else as_str(effect),
+                result=as_str(raw["result"]) if raw.get("result") else None,
                 applicability=Applicability(as_str(raw.get("applicability") or "safe")),
                 min_hip=as_str(raw["min_hip"]) if raw.get("min_hip") else None,
                 verdicts=verdicts,
@@ -191,70 +200,6 @@ def scale_supports(instr) -> bool | None:
     if facts.unsupported_types & set(instr.modifiers):
         return False
     return True if instr.opcode in facts.supported_opcodes else None
-
-
-def c_type(instr) -> str | None:
-    """C type of the last type suffix of ``instr`` (``.u32`` → ``unsigned int``)."""
-    for mod in reversed(instr.modifiers):
-        if mod in C_TYPES:
-            return C_TYPES[mod]
-    return None
-
-
-_OPERAND_REF = re.compile(r"^%(\d+)$")
-_ADDRESS_REF = re.compile(r"^\[\s*%(\d+)\s*\]$")
-_IMMEDIATE = re.compile(r"^-?(?:0[xX][0-9A-Fa-f]+|\d+)[uU]?$")
-_SIMPLE_EXPR = re.compile(r"^[A-Za-z_][\w.]*(?:\[[^\[\]]*\])?$|^-?\d+$")
-
-
-def resolve_operand(text: str, bound: list[str]) -> str | None:
-    """C++ text for a PTX operand: ``%N`` → the expression bound to operand N; immediates as is."""
-    t = text.strip()
-    m = _OPERAND_REF.match(t) or _ADDRESS_REF.match(t)
-    if m:
-        n = int(m.group(1))
-        if n >= len(bound):
-            return None
-        e = bound[n].strip()
-        return e if _SIMPLE_EXPR.match(e) else f"({e})"
-    if _IMMEDIATE.match(t):
-        return t
-    return None
-
-
-def render_expr(idiom: PtxIdiom, instr, bound: list[str]) -> str | None:
-    """The idiom's C++ statement for ``instr`` with operands bound, or None when it cannot be written.
-
-    ``bound`` holds the C++ expressions of the asm operands in ``%N`` order. A
-    template that needs ``{T}`` for an instruction without a type suffix, an
-    operand that is a PTX register or a vector, or a guard predicate makes the
-    rewrite impossible (None).
-    """
-    if idiom.expr is None or instr.predicate is not None:
-        return None
-    values: dict[str, str] = {}
-    for i, op in enumerate(instr.operands):
-        r = resolve_operand(op, bound)
-        if r is not None:
-            values[str(i)] = r
-    needed = set(re.findall(r"\{(\w+)\}", idiom.expr))
-    if "T" in needed:
-        t = c_type(instr)
-        if t is None:
-            return None
-        values["T"] = t
-    if not needed <= set(values):
-        return None
-    # Every %N operand of the instruction must be used, or the rewrite would drop an effect.
-    used = {k for k in needed if k.isdigit()}
-    if any(str(i) not in used and _is_ref(op) for i, op in enumerate(instr.operands)):
-        return None
-    return re.sub(r"\{(\w+)\}", lambda m: values[m.group(1)], idiom.expr)
-
-
-def _is_ref(op: str) -> bool:
-    t = op.strip()
-    return bool(_OPERAND_REF.match(t) or _ADDRESS_REF.match(t))
 
 
 def lop3_expression(lut: int, a: str, b: str, c: str) -> str:

@@ -10,10 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from vado.model import Finding, Fix, Target, Verdict
+from vado.model import Finding, Fix, Severity, Target, Verdict
 from vado.model.text import decode_source, encode_source
 from vado.port.apply import fixpoint
+from vado.port.build import cmake_hip_fixes, cmake_rename_fixes, include_rename_fixes, makefile_rename_fixes
 from vado.port.launch import launch_fixes
+from vado.port.namespaces import namespace_fixes
 from vado.port.translate import identifier_fixes, include_fixes, runtime_include_fix, sync_downgrade_fixes
 from vado.rules.engine import check_text
 from vado.scan.classify import FileKind
@@ -31,6 +33,8 @@ class PortOptions:
     roc: bool = False
     unsafe: bool = False
     rule_options: dict[str, Any] = field(default_factory=dict)
+    #: ``.cu`` sources (paths relative to the tree root) renamed to ``.hip`` by ``--rename-sources``.
+    renamed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -54,11 +58,18 @@ def produce_fixes(path: str, kind: FileKind, text: str, target: Target, options:
     for finding in check_text(path, text, [target], kind=kind, options=dict(options.rule_options, roc=options.roc)):
         if finding.fix is not None:
             fixes.append(finding.fix)
+    if kind is FileKind.CMAKE:
+        fixes.extend(cmake_hip_fixes(path, text, options.renamed))
+        fixes.extend(cmake_rename_fixes(path, text, options.renamed))
+    elif kind is FileKind.MAKEFILE:
+        fixes.extend(makefile_rename_fixes(path, text, options.renamed))
     if kind.is_c_family:
         toks = tokenize(text)
+        fixes.extend(include_rename_fixes(path, toks, options.renamed))
         fixes.extend(include_fixes(path, toks, target, roc=options.roc))
         fixes.extend(identifier_fixes(path, toks, target, roc=options.roc))
         fixes.extend(sync_downgrade_fixes(path, text, toks, target))
+        fixes.extend(namespace_fixes(path, toks))
         if options.launch == "ggl":
             fixes.extend(launch_fixes(path, text, toks))
         if kind in _SOURCE_KINDS:
@@ -66,6 +77,21 @@ def produce_fixes(path: str, kind: FileKind, text: str, target: Target, options:
             if fix is not None:
                 fixes.append(fix)
     return fixes
+
+
+def is_open_work(finding: Finding, target: Target) -> bool:
+    """Whether a finding in the *ported* text is work left for humans.
+
+    Whatever a rule still reports with a verdict other than "moves as is" after
+    the fixpoint is open work (no fix, a display-only fix, or an unsafe one not
+    asked for), except informational notes whose verdict is "moves with
+    automatic edits": in a port those edits are done (LIB010's "uses Thrust"
+    about a rocThrust port, say).
+    """
+    verdict = finding.verdicts.get(target.name, Verdict.MOVES_AS_IS)
+    if verdict is Verdict.MOVES_AS_IS:
+        return False
+    return not (verdict is Verdict.AUTOMATIC and finding.severity is Severity.INFO and finding.fix is None)
 
 
 def port_bytes(path: str, kind: FileKind, data: bytes, target: Target, options: PortOptions | None = None) -> FilePort:
@@ -78,12 +104,9 @@ def port_bytes(path: str, kind: FileKind, data: bytes, target: Target, options: 
         tag = fix.tags[0] if fix.tags else "rule"
         applied[tag] = applied.get(tag, 0) + 1
     after = encode_source(result.text)
-    # Whatever a rule still reports with a verdict other than "moves as is" after
-    # the fixpoint is open work: no fix, a display-only fix, or an unsafe one not
-    # asked for.
     remaining = tuple(
         f
         for f in check_text(path, result.text, [target], kind=kind, options=dict(options.rule_options, roc=options.roc))
-        if f.verdicts.get(target.name, Verdict.MOVES_AS_IS) is not Verdict.MOVES_AS_IS
+        if is_open_work(f, target)
     )
     return FilePort(data, after, applied, remaining)

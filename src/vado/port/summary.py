@@ -6,7 +6,7 @@ import io
 import json
 from collections import Counter
 
-from vado.model import to_json
+from vado.model import Applicability, to_json
 from vado.model.port import PortResult
 
 
@@ -45,15 +45,27 @@ def render_port_text(result: PortResult, *, width: int | None = None, color: boo
         table = Table(title="what remains for humans", show_edge=False, box=None)
         table.add_column("location", no_wrap=True)
         table.add_column("code", no_wrap=True)
+        table.add_column("fix", no_wrap=True)
         table.add_column("why")
         for f in result.remaining:
-            table.add_row(f.span.location(), f.code, f.message)
+            table.add_row(f.span.location(), f.code, _fix_note(f), f.message)
         console.print(table)
+        unsafe = sum(1 for f in result.remaining if f.fix is not None and f.fix.applicability is Applicability.UNSAFE)
+        if unsafe:
+            console.print(f"{unsafe} of them have an unsafe fix: review it, then port again with --unsafe-fixes")
     else:
         console.print("nothing remains: every finding for this target was fixed")
     for f in failed:
-        console.print(f"failed: {f.path}: {f.error}")
+        console.print(f"failed: {f.path}: {f.error}", markup=False)
+    out = buf.getvalue()
     if diffs:
-        for f in translated:
-            console.print(f.diff, markup=False, highlight=False, end="")
-    return buf.getvalue()
+        # Diffs are data: printed as they are, never wrapped or styled by the console.
+        out += "".join(f.diff for f in translated)
+    return out
+
+
+def _fix_note(finding) -> str:
+    """``unsafe`` / ``hint`` for a finding that carries a fix not applied, else empty."""
+    if finding.fix is None:
+        return ""
+    return "unsafe" if finding.fix.applicability is Applicability.UNSAFE else "hint"

@@ -45,6 +45,19 @@ FULL_MASKS = frozenset(
 )
 
 
+#: cuRAND's default (XORWOW) state has no rocRAND name in HIPIFY's table
+#: (``ROCm/HIPIFY`` ``src/CUDA2HIP_RAND_API_types.cpp`` marks it ROC_UNSUPPORTED),
+#: but with ``--roc`` the header is ``rocrand_kernel.h``, where ``hiprandState``
+#: does not exist. hipRAND defines ``hiprandState`` as rocRAND's XORWOW state
+#: (``hiprand_kernel_hcc.h``: ``DEFINE_HIPRAND_STATE(hiprandState, rocrand_state_xorwow)``).
+ROC_STATE_NAMES = {
+    "curandState": "rocrand_state_xorwow",
+    "curandState_t": "rocrand_state_xorwow",
+    "curandStateXORWOW": "rocrand_state_xorwow",
+    "curandStateXORWOW_t": "rocrand_state_xorwow",
+}
+
+
 @dataclass(frozen=True)
 class Rename:
     """What one CUDA name becomes on a target (``new``), and which table row says so."""
@@ -83,8 +96,9 @@ def _build_rename_map(target: Target, roc: bool) -> dict[str, Rename]:
         if av.status not in ok or av.replacement is None:
             continue
         new = av.replacement
-        if roc and entry.roc_name and entry.kind != "header":
-            new = entry.roc_name
+        roc_name = entry.roc_name or ROC_STATE_NAMES.get(entry.cuda_name, "")
+        if roc and roc_name and entry.kind != "header":
+            new = roc_name
         elif roc and entry.kind == "header" and entry.roc_name:
             new = entry.roc_name
         out[entry.cuda_name] = Rename(new, entry.library, entry.kind)
@@ -98,15 +112,143 @@ def _prev_code(toks: list, i: int):
     return toks[j] if j >= 0 else None
 
 
+#: Calls whose arguments change with the rename (facts from HIPIFY's argument
+#: transforms, ``ROCm/HIPIFY`` ``src/HipifyAction.cpp`` @ 014177bc, and HIP's
+#: ``hip_runtime_api.h``). CUDA declares these with C++ template overloads taking
+#: the kernel as ``T*``; HIP declares them with ``const void*``, and a function
+#: pointer does not convert to ``const void*`` implicitly, so the kernel argument
+#: (index given) gets ``reinterpret_cast<const void*>(...)``.
+KERNEL_POINTER_ARGS = {
+    "cudaFuncSetCacheConfig": 0,
+    "cudaFuncSetSharedMemConfig": 0,
+    "cudaFuncSetAttribute": 0,
+    "cudaFuncGetAttributes": 1,
+    "cudaLaunchKernel": 0,
+    "cudaLaunchCooperativeKernel": 0,
+}
+#: ``(name, argument count) → HIP name`` where one CUDA name covers two HIP
+#: functions told apart by arity: CUDA 12's ``cudaGraphInstantiate(exec, graph, flags)``
+#: is HIP's ``hipGraphInstantiateWithFlags``; the five-argument (CUDA 11) form is
+#: ``hipGraphInstantiate`` (HIPIFY ``CUDA2HIP_Runtime_API_functions.cpp``; HIP
+#: ``hip_runtime_api.h``).
+ARITY_RENAMES = {("cudaGraphInstantiate", 3): "hipGraphInstantiateWithFlags"}
+#: Arguments HIP requires that CUDA defaults: ``cudaMallocHost(ptr, size)`` is
+#: ``hipHostMalloc(ptr, size, hipHostMallocDefault)`` (HIPIFY adds the flag; HIP's
+#: C declaration has no default).
+APPENDED_ARGS = {"cudaMallocHost": (2, "hipHostMallocDefault")}
+#: A cast already present on an argument (text of its first tokens), so none is added.
+_VOID_CASTS = ("(constvoid*)", "(void*)", "reinterpret_cast<constvoid*>", "reinterpret_cast<void*>", "(constvoid*const)")
+
+
+def legacy_cublas(toks: list) -> bool:
+    """Whether the file uses the legacy cuBLAS API: it includes ``cublas.h`` and not ``cublas_v2.h``.
+
+    In such a file ``cublasSscal(n, alpha, x, incx)`` is the handle-less legacy
+    function; ``cublas_v2.h`` is what turns the plain names into the ``*_v2``
+    (handle-taking) API that hipBLAS and rocBLAS mirror. hipBLAS has no legacy
+    API, so a rename would compile into a call with the wrong arguments.
+    """
+    legacy = v2 = False
+    for i, tok in enumerate(toks):
+        if tok[0] is Kind.DIRECTIVE and tok[3].endswith("include") and i + 1 < len(toks):
+            inner = toks[i + 1][3][1:-1]
+            if inner == "cublas.h":
+                legacy = True
+            elif inner == "cublas_v2.h":
+                v2 = True
+    return legacy and not v2
+
+
+def _uses_legacy_cublas_names(toks: list, names: dict[str, Rename]) -> bool:
+    """Whether some identifier is a plain cuBLAS name with a ``*_v2`` twin (a legacy call, in a legacy file)."""
+    for tok in toks:
+        if tok[0] is Kind.IDENT and tok[3].startswith("cublas"):
+            twin = names.get(tok[3] + "_v2")
+            if twin is not None and twin.library == "cublas":
+                return True
+    return False
+
+
+def _call_args(toks: list, i: int) -> tuple[int, list[tuple[int, int]]] | None:
+    """For the name at ``i`` followed by ``(`` (comments skipped): the ')' index and the arguments."""
+    j = i + 1
+    while j < len(toks) and toks[j][0] is Kind.COMMENT:
+        j += 1
+    if j >= len(toks) or toks[j][3] != "(":
+        return None
+    return split_call_args(toks, j)
+
+
+def _merge_template_commas(toks: list, args: list[tuple[int, int]]) -> list[tuple[int, int]] | None:
+    """Join arguments split at a comma inside template arguments (``kernel<float, 4>``).
+
+    Tokens cannot tell a template ``<`` from less-than; an argument with more
+    ``<`` than ``>`` is taken to continue into the next. None when the brackets
+    never balance: then the caller leaves the call alone rather than guess.
+    """
+    out: list[tuple[int, int]] = []
+    depth = 0
+    start = None
+    for first, last in args:
+        if start is None:
+            start = first
+        for t in toks[first : last + 1]:
+            if t[0] is Kind.PUNCT:
+                depth += {"<": 1, ">": -1, ">>": -2}.get(t[3], 0)
+        if depth <= 0:
+            out.append((start, last))
+            start, depth = None, 0
+    return None if start is not None else out
+
+
+def _argument_edits(path: str, toks: list, i: int, name: str) -> tuple[list[Edit], str]:
+    """Edits to the call's arguments that go with renaming ``name`` at ``i``, and a note for the fix title."""
+    if name not in KERNEL_POINTER_ARGS and name not in APPENDED_ARGS:
+        return [], ""
+    split = _call_args(toks, i)
+    if split is None:
+        return [], ""
+    close, args = split
+    args = _merge_template_commas(toks, args)
+    if args is None:
+        return [], ""
+    if name in KERNEL_POINTER_ARGS:
+        at = KERNEL_POINTER_ARGS[name]
+        if at >= len(args):
+            return [], ""
+        first, last = args[at]
+        # Skip leading comments inside the argument: the cast wraps the code.
+        while first < last and toks[first][0] is Kind.COMMENT:
+            first += 1
+        head = "".join(t[3] for t in toks[first : min(last + 1, first + 8)] if t[0] is not Kind.COMMENT)
+        if head.replace(" ", "").startswith(_VOID_CASTS):
+            return [], ""
+        return (
+            [Edit(path, toks[first][1], toks[first][1], "reinterpret_cast<const void*>("), Edit(path, toks[last][2], toks[last][2], ")")],
+            "; kernel argument cast to const void*",
+        )
+    count, extra = APPENDED_ARGS[name]
+    if len(args) != count:
+        return [], ""
+    end = toks[args[-1][1]][2]
+    return [Edit(path, end, end, f", {extra}")], f"; {extra} added"
+
+
 def identifier_fixes(path: str, toks: list, target: Target, *, roc: bool = False) -> list[Fix]:
     """One safe fix per identifier token that has a translation on ``target``.
 
     Member names (after ``.`` or ``->``) are left alone: ``s.cudaMalloc`` is a
-    user's field, not the runtime function.
+    user's field, not the runtime function. In a legacy-cuBLAS file
+    (:func:`legacy_cublas`) the plain cuBLAS names that have a ``*_v2`` twin stay:
+    they are the handle-less legacy functions, which hipBLAS lacks. A few calls
+    change arguments with their name (:data:`KERNEL_POINTER_ARGS`,
+    :data:`APPENDED_ARGS`, :data:`ARITY_RENAMES`); those edits belong to the
+    rename's fix, so they are made once.
     """
     names = rename_map(target, roc)
     fixes: list[Fix] = []
     ident = Kind.IDENT
+    legacy = None
     for i, tok in enumerate(toks):
         if tok[0] is not ident:
             continue
@@ -116,8 +258,24 @@ def identifier_fixes(path: str, toks: list, target: Target, *, roc: bool = False
         prev = _prev_code(toks, i)
         if prev is not None and prev[0] is Kind.PUNCT and prev[3] in (".", "->"):
             continue
+        if r.library == "cublas" and tok[3] + "_v2" in names:
+            if legacy is None:
+                legacy = legacy_cublas(toks)
+            if legacy:
+                continue
+        new = r.new
+        if any(key[0] == tok[3] for key in ARITY_RENAMES):
+            split = _call_args(toks, i)
+            if split is not None:
+                new = ARITY_RENAMES.get((tok[3], len(split[1])), new)
+        extra, note = _argument_edits(path, toks, i, tok[3])
         fixes.append(
-            Fix((Edit(path, tok[1], tok[2], r.new),), Applicability.SAFE, f"{tok[3]} → {r.new}", ("rename", r.library))
+            Fix(
+                (Edit(path, tok[1], tok[2], new), *extra),
+                Applicability.SAFE,
+                f"{tok[3]} → {new}{note}",
+                ("rename", r.library),
+            )
         )
     return fixes
 
@@ -127,11 +285,16 @@ def include_fixes(path: str, toks: list, target: Target, *, roc: bool = False) -
 
     A header whose HIP counterpart is empty (``device_launch_parameters.h``) is
     turned into a comment; a second include of the same HIP header is dropped,
-    as HIPIFY does.
+    as HIPIFY does. ``cublas.h`` stays in a legacy-cuBLAS file (:func:`legacy_cublas`)
+    that calls legacy functions.
     """
     names = rename_map(target, roc)
     fixes: list[Fix] = []
     seen: set[str] = set()
+    # A legacy-cuBLAS file that calls legacy functions keeps <cublas.h>: hipBLAS
+    # has no handle-less API, the calls stay (identifier_fixes), and keeping the
+    # header keeps the file recognisable as legacy, so a second port changes nothing.
+    keep = {"cublas.h"} if legacy_cublas(toks) and _uses_legacy_cublas_names(toks, names) else set()
     for i, tok in enumerate(toks):
         if tok[0] is not Kind.DIRECTIVE or not tok[3].endswith(("include", "include_next")):
             continue
@@ -142,7 +305,7 @@ def include_fixes(path: str, toks: list, target: Target, *, roc: bool = False) -
             continue
         inner = operand[3][1:-1]
         r = names.get(inner)
-        if r is None or r.kind != "header":
+        if r is None or r.kind != "header" or inner in keep:
             seen.add(inner)
             continue
         if not r.new or r.new in seen:
@@ -235,23 +398,59 @@ def runtime_include_fix(path: str, text: str, toks: list) -> Fix | None:
 
     nvcc includes ``cuda_runtime.h`` implicitly in ``.cu`` files; hipcc does not
     include ``hip/hip_runtime.h``, so kernels and ``threadIdx`` would not compile.
-    Inserted before the first ``#include`` (after a leading comment block), or at
-    the top.
+    Inserted before the first ``#include`` when that is the first code of the
+    file, else at the top; either way after a leading ``#pragma once`` and
+    include guard (``#ifndef X`` / ``#define X``), as HIPIFY does. Never inside
+    any other conditional block: an include there would be conditional too.
     """
     for i, tok in enumerate(toks):
         if tok[0] is Kind.DIRECTIVE and tok[3].endswith("include") and i + 1 < len(toks):
             if toks[i + 1][3][1:-1] in ("hip/hip_runtime.h", "hip_runtime.h", "cuda_runtime.h", "cuda.h"):
                 return None
-    at = 0
-    for tok in toks:
-        if tok[0] is Kind.DIRECTIVE and tok[3].endswith("include"):
-            at = tok[1]
+    n = len(toks)
+
+    def code(k: int) -> int:
+        while k < n and toks[k][0] is Kind.COMMENT:
+            k += 1
+        return k
+
+    def line_after(k: int) -> tuple[int, int]:
+        # (token index after the directive starting at k, offset of the next line's start)
+        while k < n and toks[k][0] is not Kind.EOD:
+            k += 1
+        end = toks[k][2] if k < n else len(text)
+        nl = text.find("\n", end)
+        return k + 1, (len(text) if nl < 0 else nl + 1)
+
+    def words(k: int, count: int) -> list[str]:
+        return [t[3] for t in toks[k : k + count]]
+
+    at: int | None = None
+    k = code(0)
+    guard_seen = False
+    while k < n:
+        if words(k, 2) == ["#pragma", "once"]:
+            k, at = line_after(k)
+        elif not guard_seen and toks[k][3] == "#ifndef" and k + 1 < n and toks[k + 1][0] is Kind.IDENT:
+            nxt = code(line_after(k)[0])
+            if words(nxt, 2) != ["#define", toks[k + 1][3]]:
+                break
+            guard_seen = True
+            k, at = line_after(nxt)
+        else:
             break
-        if tok[0] is not Kind.COMMENT:
-            at = tok[1] if toks and tok is toks[0] else 0
-            break
-    else:
-        at = len(text)
+        k = code(k)
+    if k < n and toks[k][0] is Kind.DIRECTIVE and toks[k][3].endswith("include"):
+        at = toks[k][1]
+    elif at is None:
+        # Code first: at its start; comments first: at the top; comments only: at the end.
+        at = len(text) if k >= n else (toks[k][1] if k == 0 else 0)
+    prefix = ""
     if at and text[at - 1 : at] not in ("\n", ""):
-        at = text.rfind("\n", 0, at) + 1
+        if at == len(text):
+            prefix = "\n"
+        else:
+            at = text.rfind("\n", 0, at) + 1
+    if prefix:
+        return Fix((Edit(path, at, at, prefix + "#include <hip/hip_runtime.h>\n"),), Applicability.SAFE, "add #include <hip/hip_runtime.h>", ("header",))
     return Fix((Edit(path, at, at, "#include <hip/hip_runtime.h>\n"),), Applicability.SAFE, "add #include <hip/hip_runtime.h>", ("header",))

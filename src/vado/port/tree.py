@@ -8,8 +8,10 @@ copy atomically.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
+import posixpath
 import shutil
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -21,7 +23,8 @@ from vado import __version__
 from vado.errors import UsageError, VadoError
 from vado.model import Finding, Target
 from vado.model.port import PortedFile, PortResult
-from vado.port.apply import unified_diff, write_atomic
+from vado.port.apply import BACKUP_SUFFIX, backup_path, unified_diff, write_atomic
+from vado.port.build import renamed_name
 from vado.port.file import PortOptions, port_bytes
 from vado.scan.classify import FileKind
 
@@ -50,6 +53,8 @@ class _Job:
     src: str
     dst: str
     kind: FileKind
+    #: The copy of the source in the output tree that a renamed source replaces ("" when not renamed).
+    stale: str = ""
 
 
 def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, backup: bool) -> tuple[PortedFile, list[Finding]]:
@@ -57,7 +62,19 @@ def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, b
         with open(job.src, "rb") as fh:
             data = fh.read()
         result = port_bytes(job.path, job.kind, data, target, options)
-        if result.changed:
+        renamed = job.dst != job.src and in_place or bool(job.stale)
+        if renamed:
+            # --rename-sources: the port goes to k.hip, which must not exist yet; the
+            # old k.cu becomes the backup (in place) or is removed from the output tree.
+            write_atomic(Path(job.dst), result.after, mode=os.stat(job.src).st_mode)
+            if in_place:
+                if backup:
+                    os.replace(job.src, backup_path(Path(job.src)))
+                else:
+                    os.unlink(job.src)
+            else:
+                os.unlink(job.stale)
+        elif result.changed:
             if in_place:
                 write_atomic(Path(job.dst), result.after, backup=backup, expected=data, overwrite=not backup)
             else:
@@ -70,10 +87,10 @@ def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, b
                 path=job.path,
                 out_path=job.dst,
                 kind=job.kind.value,
-                status="translated" if result.changed else "unchanged",
+                status="translated" if result.changed or renamed else "unchanged",
                 applied=result.applied,
                 remaining=remaining,
-                diff=unified_diff(result.before, result.after, job.path) if result.changed else "",
+                diff=_diff(result.before, result.after, job, renamed),
             ),
             list(result.remaining),
         )
@@ -81,6 +98,17 @@ def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, b
         return PortedFile(job.path, job.dst, job.kind.value, "failed", error=exc.message), []
     except OSError as exc:
         return PortedFile(job.path, job.dst, job.kind.value, "failed", error=f"{exc.strerror or exc}"), []
+
+
+def _diff(before: bytes, after: bytes, job: _Job, renamed: bool) -> str:
+    if not renamed:
+        return unified_diff(before, after, job.path) if before != after else ""
+    # A renamed file's diff names both sides, as git does for a rename.
+    new_rel = renamed_name(job.path)
+    text = unified_diff(before, after, job.path)
+    if not text:
+        return f"rename {job.path} → {new_rel}\n"
+    return text.replace(f"+++ b/{job.path}", f"+++ b/{new_rel}", 1)
 
 
 def _port_many(jobs: Sequence[_Job], target: Target, options: PortOptions, in_place: bool, backup: bool):
@@ -105,9 +133,19 @@ def port_tree(
     jobs: int = 1,
     respect_gitignore: bool = True,
     include_vendored: bool = False,
+    rename_sources: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> PortResult:
     """Port the tree at ``root`` for ``target`` into ``out`` (or in place).
+
+    Source names are kept by default: a ``.cu`` file stays ``.cu`` (hipcc
+    compiles it as HIP with ``-x hip``, which it assumes for ``.cu``; CMake gets
+    ``LANGUAGE HIP`` for it), so includes of ``.cu`` files, scripts, editors'
+    project files and the history of each file keep working, and the diff is
+    the port and nothing else. ``rename_sources`` renames ``.cu`` sources to
+    ``.hip`` (headers keep their names) and updates the references in the
+    CMake files, Makefiles and quoted ``#include`` lines vado ports; other
+    references (shell scripts, setup.py source lists) are not followed.
 
     ``out`` must not exist or be an empty directory, and must not lie inside
     ``root``. With ``in_place`` (``out`` is None) files are rewritten where they
@@ -147,6 +185,18 @@ def port_tree(
 
     plan = walk(root_path, respect_gitignore=respect_gitignore, include_vendored=include_vendored)
     single_file = root_path.is_file()
+    # Backups of an earlier in-place port (Dockerfile.vado-bak looks like a Dockerfile) are never ported.
+    ported = [f for f in plan.files if f.kind in PORTED_KINDS and BACKUP_SUFFIX not in posixpath.basename(f.path)]
+    renamed = tuple(sorted(f.path for f in ported if rename_sources and f.kind is FileKind.CUDA_SOURCE
+                           and f.path.endswith(".cu") and not single_file))
+    rename_set = set(renamed)
+    if renamed:
+        options = dataclasses.replace(options, renamed=renamed)
+        existing = {f.path for f in plan.files}
+        for rel in renamed:
+            if renamed_name(rel) in existing or os.path.lexists(root_path / renamed_name(rel)):
+                raise UsageError(f"cannot rename {rel} to {renamed_name(rel)}", "that file exists already",
+                                 "port without --rename-sources, or remove the .hip file")
     if not in_place:
         if single_file:
             out_path.mkdir(parents=True, exist_ok=True)
@@ -159,7 +209,13 @@ def port_tree(
             return str(root_path if single_file else root_path / rel)
         return str(out_path / (root_path.name if single_file else rel))
 
-    job_list = [_Job(f.path, str(f.abs_path), dst_of(f.path), f.kind) for f in plan.files if f.kind in PORTED_KINDS]
+    job_list = []
+    for f in ported:
+        if f.path in rename_set:
+            new_dst = dst_of(renamed_name(f.path))
+            job_list.append(_Job(f.path, str(f.abs_path), new_dst, f.kind, "" if in_place else dst_of(f.path)))
+        else:
+            job_list.append(_Job(f.path, str(f.abs_path), dst_of(f.path), f.kind))
     outcomes: list[tuple[PortedFile, list[Finding]]] = []
     if jobs > 1 and len(job_list) > 1:
         size = max(1, len(job_list) // (jobs * 4))
@@ -179,7 +235,7 @@ def port_tree(
     files = tuple(sorted((o[0] for o in outcomes), key=lambda f: f.path))
     remaining = tuple(sorted((f for o in outcomes for f in o[1]), key=Finding.sort_key))
     errors = tuple({"type": "PortError", "what": f"porting {f.path} failed", "why": f.error, "tip": ""} for f in files if f.status == "failed")
-    ported_bytes = sum(f.size for f in plan.files if f.kind in PORTED_KINDS)
+    ported_bytes = sum(f.size for f in ported)
     return PortResult(
         root=str(root_path),
         out=str(out_path),

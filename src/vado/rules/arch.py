@@ -7,6 +7,7 @@ reads its per-target verdicts from a small table of facts with sources; see the
 
 from __future__ import annotations
 
+import re
 from typing import Iterable
 
 from vado.model import Effort, Finding, Severity, Verdict
@@ -27,6 +28,9 @@ def _by_family(table: dict[str, Verdict]):
 
 def _includes(view: cs.DeviceView, headers: dict[str, str]) -> Iterable[tuple[tuple, str]]:
     """``(HEADER token, header)`` for ``#include`` of one of ``headers`` (by base name)."""
+    # A token's text is a slice of the file: no base name in the text, no include.
+    if not any(h in view.text for h in headers):
+        return
     for tok in view.tokens:
         if tok[0] is Kind.HEADER or (tok[0] is Kind.STRING and tok[3].endswith('.h"')):
             name = tok[3].strip('<>"').split("/")[-1]
@@ -95,9 +99,8 @@ class WarpMatrixApi(Rule):
             yield self.finding(ctx, tok[1], tok[2], "<mma.h> is the CUDA WMMA API; on AMD use rocWMMA (<rocwmma/rocwmma.hpp>)",
                                verdicts, effort=Effort(lines=1, constructs=1, hours=0.25), data=data)
         namespace_reported = False
-        for i, tok in enumerate(toks):
-            if tok[0] is not Kind.IDENT:
-                continue
+        for i in view.ident_indices(("nvcuda", "mma_sync")):
+            tok = toks[i]
             nxt = toks[i + 1][3] if i + 1 < len(toks) else ""
             if tok[3] == "nvcuda" and not namespace_reported and (
                     nxt == "::" or (i > 1 and toks[i - 1][3] == "namespace" and toks[i - 2][3] == "using")):
@@ -188,10 +191,10 @@ class HopperBlackwellFeature(Rule):
     file_kinds = cs.CUDA_CXX_KINDS
 
     def check(self, ctx: FileContext) -> Iterable[Finding]:
-        toks = cs.device_view(ctx).tokens
-        for i, tok in enumerate(toks):
-            if tok[0] is not Kind.IDENT or tok[3] not in _HOPPER:
-                continue
+        view = cs.device_view(ctx)
+        toks = view.tokens
+        for i in view.ident_indices(_HOPPER):
+            tok = toks[i]
             name = tok[3]
             if name in ("pipeline", "barrier"):
                 # only cuda::pipeline / cuda::barrier (and cuda::std::barrier is host-side C++20; skip it)
@@ -220,6 +223,10 @@ _FP8_TYPES = {
     "__nv_fp8_interpretation_t": "__hip_fp8_interpretation_t",
 }
 _FP_SMALL = ("__nv_fp4", "__nv_fp6")
+#: Identifiers ARCH003 reads: the FP8 type names and every name starting with a _FP_SMALL prefix.
+_FP_NAMES = cs.ident_pattern("|".join(
+    [re.escape(n) for n in sorted(_FP8_TYPES, key=lambda n: (-len(n), n))]
+    + [re.escape(p) + f"[{cs._ID_CHAR}]*" for p in _FP_SMALL]))
 _FP_HEADERS = {"cuda_fp8.h": "hip/hip_fp8.h", "cuda_fp8.hpp": "hip/hip_fp8.h", "cuda_fp4.h": "HIP 7.0 OCP FP4 types",
                "cuda_fp6.h": "HIP 7.0 OCP FP6 types"}
 
@@ -296,9 +303,8 @@ class LowPrecisionFloatTypes(Rule):
             yield self.finding(ctx, tok[1], tok[2], f"<{name}> declares NVIDIA low-precision types; HIP: {_FP_HEADERS[name]}",
                                verdicts, effort=Effort(lines=1, constructs=1, hours=0.25), data={"hip": _FP_HEADERS[name]})
         seen: set[str] = set()
-        for tok in view.tokens:
-            if tok[0] is not Kind.IDENT:
-                continue
+        for i in view.idents_matching(_FP_NAMES):
+            tok = view.tokens[i]
             name = tok[3]
             hip = _FP8_TYPES.get(name)
             if hip is None and name.startswith(_FP_SMALL):
@@ -362,7 +368,13 @@ class DeviceSideKernelLaunch(Rule):
         view = cs.device_view(ctx)
         toks = view.tokens
         verdicts = verdicts_for(ctx, _by_family(self._VERDICTS))
-        for i, tok in enumerate(toks):
+        # Only a __global__/__device__ function body can hold a device-side launch, and its
+        # qualifier is spelt in this file (a macro for it is defined here too, or the
+        # tokens would not show the qualifier either).
+        if "__global__" not in ctx.text and "__device__" not in ctx.text:
+            return
+        for i in sorted(view.punct_indices("<<<") + view.ident_indices(self._CALLS)):
+            tok = toks[i]
             is_launch = tok[3] == "<<<" and i > 0
             is_call = tok[0] is Kind.IDENT and tok[3] in self._CALLS and i + 1 < len(toks) and toks[i + 1][3] == "("
             if not (is_launch or is_call):
@@ -437,11 +449,11 @@ class ManagedMemoryAssumption(Rule):
     _VERDICTS = {"rocm": AS_IS, "oneapi": MANUAL, "scale": AS_IS, "zluda": MANUAL}
 
     def check(self, ctx: FileContext) -> Iterable[Finding]:
-        toks = cs.device_view(ctx).tokens
+        view = cs.device_view(ctx)
+        toks = view.tokens
         verdicts = verdicts_for(ctx, _by_family(self._VERDICTS))
-        for i, tok in enumerate(toks):
-            if tok[0] is not Kind.IDENT or tok[3] not in _MANAGED:
-                continue
+        for i in view.ident_indices(_MANAGED):
+            tok = toks[i]
             if tok[3] != "__managed__" and not (i + 1 < len(toks) and toks[i + 1][3] == "("):
                 continue
             yield self.finding(ctx, tok[1], tok[2], f"{tok[3]}: managed memory works on ROCm (Linux HMM); re-measure migration performance",
@@ -512,9 +524,11 @@ class VersionDependentWarpIntrinsic(Rule):
     file_kinds = cs.CUDA_CXX_KINDS
 
     def check(self, ctx: FileContext) -> Iterable[Finding]:
-        toks = cs.device_view(ctx).tokens
-        for i, tok in enumerate(toks):
-            if tok[0] is not Kind.IDENT or tok[3] not in _VERSIONED or i + 1 >= len(toks) or toks[i + 1][3] != "(":
+        view = cs.device_view(ctx)
+        toks = view.tokens
+        for i in view.ident_indices(_VERSIONED):
+            tok = toks[i]
+            if i + 1 >= len(toks) or toks[i + 1][3] != "(":
                 continue
             if i > 0 and toks[i - 1][3] in (".", "->", "::") or (i > 0 and toks[i - 1][0] is Kind.IDENT and toks[i - 1][3] not in ("return", "else")):
                 continue  # a member, or a declaration of a function with the same name

@@ -75,7 +75,16 @@ def per_family(ctx: FileContext, **by_family: Verdict | None) -> dict[str, Verdi
 
 
 def _fix(ctx: FileContext, f: BuildFact, content: str, safety: Applicability, description: str) -> Fix:
-    return Fix((ctx.edit(f.start, f.end, content),), safety, description)
+    start = f.start
+    if not content:
+        # Dropping a flag also drops the blanks before it (`-O3 -Xptxas -v` becomes `-O3`, not `-O3 `),
+        # unless they are the line's indentation.
+        k = start
+        while k > 0 and ctx.text[k - 1] in " \t":
+            k -= 1
+        if k > 0 and ctx.text[k - 1] not in "\n\r(=":
+            start = k
+    return Fix((ctx.edit(start, f.end, content),), safety, description, ("build",))
 
 
 # ---------------------------------------------------------------------------
@@ -402,7 +411,8 @@ class NvccCommandOrFlag(Rule):
         embeds_ptx = any(_embeds_ptx(f) for f in flags if f.data.get("flag") in ("arch", "gencode"))
         for f in facts.of(FactKind.NVCC, FactKind.NVCC_FLAG, FactKind.CUDA_PATH):
             if f.kind is FactKind.NVCC:
-                yield self._nvcc(ctx, f)
+                if not _defined_without_nvcc(ctx, f):
+                    yield self._nvcc(ctx, f)
                 continue
             if f.kind is FactKind.CUDA_PATH:
                 if f.data.get("form") == "reference":
@@ -484,6 +494,30 @@ class NvccCommandOrFlag(Rule):
             severity=Severity.LOW if is_ref else None,
             data={"compiler": f.text, "replacement": None if is_ref else "hipcc"},
         )
+
+
+def _defined_without_nvcc(ctx: FileContext, f: BuildFact) -> bool:
+    """Whether ``$(NVCC)`` refers to a variable this Makefile defines, and no definition names nvcc.
+
+    After a port (``NVCC ?= hipcc``) the reference compiles with hipcc; a variable
+    defined elsewhere (an included file, the environment) is still reported.
+    """
+    if ctx.kind is not FileKind.MAKEFILE or not f.text.startswith("$"):
+        return False
+    name = f.text[2:-1] if f.text[1:2] in ("(", "{") else f.text[1:]
+    if not name or not all(ch.isalnum() or ch == "_" for ch in name):
+        return False
+    found = False
+    for line in ctx.text.splitlines():
+        head, sep, value = line.partition("=")
+        if not sep:
+            continue
+        words = head.rstrip(":?+!").split()
+        if words and words[-1] == name and (len(words) == 1 or words[0] in ("override", "export")):
+            if "nvcc" in value:
+                return False
+            found = True
+    return found
 
 
 def _embeds_ptx(f: BuildFact) -> bool:

@@ -29,6 +29,7 @@ from vado.scan.lexer import Kind, code_tokens
 
 OPEN = {"(": ")", "[": "]", "{": "}"}
 CLOSE = {")": "(", "]": "[", "}": "{"}
+_BRACKETS = frozenset("()[]{}")
 
 #: Words that precede ``(`` without being a function name.
 _NOT_FUNCTIONS = frozenset(
@@ -56,14 +57,20 @@ def bracket_map(tokens: list) -> dict[int, int]:
     """
     pairs: dict[int, int] = {}
     stack: list[tuple[str, int]] = []
-    for i, tok in enumerate(tokens):
-        if tok[0] is not Kind.PUNCT:
-            continue
-        t = tok[3]
+    # Only PUNCT tokens have a bracket as their whole text (strings, chars and
+    # headers keep their delimiters), so a text test finds exactly the brackets;
+    # the comprehension runs at C speed and the stack loop sees brackets only.
+    for i in [i for i, tok in enumerate(tokens) if tok[3] in _BRACKETS]:
+        t = tokens[i][3]
         if t in OPEN:
             stack.append((t, i))
-        elif t in CLOSE:
+        else:
             want = CLOSE[t]
+            if stack and stack[-1][0] == want:  # the common, balanced case
+                j = stack.pop()[1]
+                pairs[j] = i
+                pairs[i] = j
+                continue
             for depth in range(len(stack) - 1, -1, -1):
                 if stack[depth][0] == want:
                     j = stack[depth][1]
@@ -200,6 +207,8 @@ class PtxProgram:
     #: Text vado could not read (an operand reference through a macro, say).
     unparsed: tuple[str, ...] = ()
     has_scopes: bool = False
+    #: The full text of each directive in ``directives`` (``.reg .pred p, q``), same order.
+    directive_texts: tuple[str, ...] = ()
 
     @property
     def declares_registers(self) -> bool:
@@ -225,6 +234,7 @@ def parse_ptx(template: str) -> PtxProgram:
     src = _PTX_LINE_COMMENT.sub(" ", src).replace("%%", "%")
     instructions: list[PtxInstruction] = []
     directives: list[str] = []
+    directive_texts: list[str] = []
     labels: list[str] = []
     unparsed: list[str] = []
     has_scopes = "{" in src or "}" in src
@@ -240,6 +250,7 @@ def parse_ptx(template: str) -> PtxProgram:
             continue
         if stmt.startswith("."):
             directives.append(stmt.split()[0])
+            directive_texts.append(" ".join(stmt.split()))
             continue
         pred = None
         pm = _PTX_PRED.match(stmt)
@@ -255,7 +266,8 @@ def parse_ptx(template: str) -> PtxProgram:
         parts = mnemonic.split(".")
         operands = tuple(o.strip() for o in _split_operands(rest)) if rest else ()
         instructions.append(PtxInstruction(mnemonic, parts[0], tuple(parts[1:]), operands, pred))
-    return PtxProgram(tuple(instructions), tuple(directives), tuple(labels), tuple(unparsed), has_scopes)
+    return PtxProgram(tuple(instructions), tuple(directives), tuple(labels), tuple(unparsed), has_scopes,
+                      tuple(directive_texts))
 
 
 def _ptx_statements(src: str) -> list[str]:
@@ -308,6 +320,8 @@ class AsmOperand:
     constraint: str
     expr: str
     output: bool
+    #: The symbolic name of ``[name] "r"(x)`` (referenced as ``%[name]``), or "".
+    name: str = ""
 
     @property
     def read_write(self) -> bool:
@@ -356,10 +370,11 @@ def directive_ranges(tokens: list) -> list[tuple[int, int]]:
     """``(directive index, EOD index)`` of every preprocessor directive."""
     out = []
     start = None
-    for i, tok in enumerate(tokens):
-        if tok[0] is Kind.DIRECTIVE:
+    directive, eod = Kind.DIRECTIVE, Kind.EOD
+    for i in [i for i, tok in enumerate(tokens) if tok[0] is directive or tok[0] is eod]:
+        if tokens[i][0] is directive:
             start = i
-        elif tok[0] is Kind.EOD and start is not None:
+        elif start is not None:
             out.append((start, i))
             start = None
     return out
@@ -379,14 +394,19 @@ def find_asm(text: str, tokens: list, pairs: dict[int, int] | None = None) -> li
 
     A keyword that is not followed by ``(`` (after qualifiers) is not asm;
     strings and comments never produce asm because they are single tokens.
+    ``tokens`` are tokens of ``text``: every asm keyword contains ``asm``, so a
+    text without it has no asm statement and costs one substring search.
     """
+    if "asm" not in text:
+        return []
     if pairs is None:
         pairs = bracket_map(tokens)
     mask = None
     out: list[AsmStatement] = []
     n = len(tokens)
-    for i, tok in enumerate(tokens):
-        if tok[0] is not Kind.IDENT or tok[3] not in _ASM_KEYWORDS:
+    for i in [i for i, tok in enumerate(tokens) if tok[3] in _ASM_KEYWORDS]:
+        tok = tokens[i]
+        if tok[0] is not Kind.IDENT:
             continue
         j = i + 1
         volatile = False
@@ -474,7 +494,10 @@ def _asm_operands(text: str, tokens: list, section: tuple[int, int], output: boo
                     if depth == 0:
                         break
                 k += 1
-            out.append(AsmOperand(decode_string(t[3]), text_of(text, tokens, i + 2, k), output))
+            name = ""
+            if i - 3 >= a and tokens[i - 1][3] == "]" and tokens[i - 3][3] == "[" and tokens[i - 2][0] is Kind.IDENT:
+                name = tokens[i - 2][3]
+            out.append(AsmOperand(decode_string(t[3]), text_of(text, tokens, i + 2, k), output, name))
             i = k + 1
         else:
             i += 1
@@ -531,10 +554,12 @@ def find_functions(tokens: list, pairs: dict[int, int] | None = None) -> list[Fu
         pairs = bracket_map(tokens)
     out: list[FunctionDef] = []
     n = len(tokens)
-    for i, tok in enumerate(tokens):
+    # A definition's name is the token before a "(": look only there.
+    for i in [k - 1 for k, tok in enumerate(tokens) if tok[3] == "(" and k]:
+        tok = tokens[i]
         if tok[0] is not Kind.IDENT or tok[3] in _NOT_FUNCTIONS:
             continue
-        if i + 1 >= n or tokens[i + 1][3] != "(" or (i + 1) not in pairs:
+        if (i + 1) not in pairs:
             continue
         if i > 0 and tokens[i - 1][3] in (".", "->", "new", "=", "return", ",", "("):
             continue
@@ -649,13 +674,16 @@ class SharedDecl:
 
 
 def find_shared_decls(text: str, tokens: list, pairs: dict[int, int] | None = None) -> list[SharedDecl]:
-    """Every ``__shared__`` variable declarator, in order."""
+    """Every ``__shared__`` variable declarator, in order (``tokens`` are tokens of ``text``)."""
+    if "__shared__" not in text:
+        return []
     if pairs is None:
         pairs = bracket_map(tokens)
     out: list[SharedDecl] = []
     n = len(tokens)
-    for i, tok in enumerate(tokens):
-        if tok[0] is not Kind.IDENT or tok[3] != "__shared__":
+    for i in [i for i, tok in enumerate(tokens) if tok[3] == "__shared__"]:
+        tok = tokens[i]
+        if tok[0] is not Kind.IDENT:
             continue
         s = statement_start(tokens, i)
         end = i + 1
@@ -761,7 +789,7 @@ class MacroDef:
 
 def find_defines(tokens: list) -> list[MacroDef]:
     """Object-like macro definitions (function-like ones, ``#define F(x)``, are skipped)."""
-    out = []
+    out: list[MacroDef] = []
     for a, b in directive_ranges(tokens):
         d = tokens[a][3]
         if not d.replace(" ", "").replace("\t", "").endswith("define"):
@@ -811,6 +839,9 @@ class DeviceView:
     _defines: list | None = field(default=None, repr=False)
     _starts: list | None = field(default=None, repr=False)
     _by_start: list | None = field(default=None, repr=False)
+    _index_at: dict | None = field(default=None, repr=False)
+    _numbers: dict | None = field(default=None, repr=False)
+    _token_starts: list | None = field(default=None, repr=False)
 
     @property
     def pairs(self) -> dict[int, int]:
@@ -830,15 +861,93 @@ class DeviceView:
     def asm(self) -> list[AsmStatement]:
         """Inline asm statements."""
         if self._asm is None:
-            self._asm = find_asm(self.text, self.tokens, self.pairs)
+            # The text test first: most files have no asm and need no bracket map.
+            self._asm = find_asm(self.text, self.tokens, self.pairs) if "asm" in self.text else []
         return self._asm
 
     @property
     def shared(self) -> list[SharedDecl]:
         """``__shared__`` declarators."""
         if self._shared is None:
-            self._shared = find_shared_decls(self.text, self.tokens, self.pairs)
+            has = "__shared__" in self.text
+            self._shared = find_shared_decls(self.text, self.tokens, self.pairs) if has else []
         return self._shared
+
+    # Indexes for rules that look for a few names or numbers: the text is searched
+    # at C speed and only the hits are mapped to tokens, so a rule costs nothing per
+    # token in files without its names. Every lookup gives exactly the tokens a
+    # loop over all code tokens comparing ``kind`` and ``text`` would give, in order.
+
+    @property
+    def index_at(self) -> dict[int, int]:
+        """``{start offset: index}`` of the code tokens (zero-width EOD tokens left out)."""
+        if self._index_at is None:
+            eod = Kind.EOD
+            self._index_at = {tok[1]: i for i, tok in enumerate(self.tokens) if tok[0] is not eod}
+        return self._index_at
+
+    @property
+    def token_starts(self) -> list[int]:
+        """Start offset of each code token (for bisection)."""
+        if self._token_starts is None:
+            self._token_starts = [t[1] for t in self.tokens]
+        return self._token_starts
+
+    def ident_indices(self, names) -> list[int]:
+        """Indices of the IDENT code tokens whose text is one of ``names``, in order."""
+        return self._matches(_word_regex(frozenset(names)), Kind.IDENT)
+
+    def idents_matching(self, pattern: re.Pattern) -> list[int]:
+        """Indices of IDENT code tokens whose whole text ``pattern`` matches, in order.
+
+        ``pattern`` must match identifier characters only and is searched with
+        identifier boundaries around it (see :func:`ident_pattern`).
+        """
+        return self._matches(pattern, Kind.IDENT)
+
+    def punct_indices(self, punct: str) -> list[int]:
+        """Indices of the PUNCT code tokens spelt ``punct`` (``"<<<"``), in order."""
+        text, at, toks = self.text, None, self.tokens
+        out = []
+        pos = text.find(punct)
+        while pos != -1:
+            if at is None:
+                at = self.index_at
+            i = at.get(pos)
+            if i is not None and toks[i][3] == punct and toks[i][0] is Kind.PUNCT:
+                out.append(i)
+            pos = text.find(punct, pos + 1)
+        return out
+
+    def number_indices(self, *values: int) -> list[int]:
+        """Indices of the NUMBER code tokens whose :func:`int_value` is one of ``values``, in order."""
+        if self._numbers is None:
+            number = Kind.NUMBER
+            toks = self.tokens
+            by_text: dict[str, list[int]] = {}
+            for i in [i for i, tok in enumerate(toks) if tok[0] is number]:
+                by_text.setdefault(toks[i][3], []).append(i)
+            by_value: dict[int, list[int]] = {}
+            for literal, idx in by_text.items():
+                v = int_value(literal)
+                if v is not None:
+                    by_value.setdefault(v, []).extend(idx)
+            self._numbers = by_value
+        return sorted(i for v in set(values) for i in self._numbers.get(v, ()))
+
+    def _matches(self, pattern: re.Pattern, kind: Kind) -> list[int]:
+        toks = self.tokens
+        out = []
+        at = None
+        for m in pattern.finditer(self.text):
+            if at is None:
+                at = self.index_at
+            i = at.get(m.start())
+            if i is not None:
+                tok = toks[i]
+                if tok[0] is kind and tok[3] == m.group():
+                    out.append(i)
+        return out
 
     @property
     def defines(self) -> list[MacroDef]:
@@ -865,6 +974,34 @@ class DeviceView:
         """True when ``offset`` is inside a ``__global__``/``__device__`` function body."""
         f = self.function_at(offset)
         return f is not None and f.is_device
+
+
+#: Characters of an identifier, as the lexer reads them.
+_ID_CHAR = "0-9A-Za-z_$\\x80-\\xff"
+
+
+def ident_pattern(body: str) -> re.Pattern:
+    """A regex finding ``body`` (identifier characters only) where an identifier may end.
+
+    No look-behind: a hit that starts inside a longer identifier is not a token
+    start and :meth:`DeviceView.idents_matching` drops it; since such a hit is a
+    suffix of a run of identifier characters, it never hides a real token (the
+    one place a token starts right after identifier characters is after a UTF-8
+    byte order mark, which a look-behind would get wrong).
+    """
+    return re.compile(rf"(?:{body})(?![{_ID_CHAR}])")
+
+
+_WORD_REGEXES: dict[frozenset, re.Pattern] = {}
+
+
+def _word_regex(names: frozenset) -> re.Pattern:
+    pattern = _WORD_REGEXES.get(names)
+    if pattern is None:
+        # Longest first, so that a name that is a prefix of another cannot shadow it.
+        body = "|".join(re.escape(n) for n in sorted(names, key=lambda n: (-len(n), n)))
+        pattern = _WORD_REGEXES[names] = ident_pattern(body)
+    return pattern
 
 
 def device_view(ctx) -> DeviceView:

@@ -15,6 +15,7 @@ from vado.knowledge import ptx as facts
 from vado.model import Applicability, Effort, Finding, Fix, Severity, Verdict
 from vado.rules import cuda_syntax as cs
 from vado.rules.base import FileContext, Rule, verdicts_for
+from vado.rules.ptx_lower import Refusal, lower
 from vado.scan.lexer import Kind
 
 _X86_REGISTER = re.compile(r"%%?(?:[re]?[abcd]x|[re]?[sd]i|[re]?[sb]p|r\d+[dwb]?|[xyz]mm\d+|[abcd][lh])\b")
@@ -106,7 +107,8 @@ def _statement_verdicts(ctx: FileContext, analysis: _Analysis, fix: Fix | None) 
         worst = Verdict.worst(_instr_verdict(target, i, r) for i, r in analysis.rows)
         if analysis.asm.opaque:  # a template vado cannot read: nobody can say it moves
             worst = Verdict.worst([worst, Verdict.MANUAL])
-        if target.family == "rocm" and fix is not None and worst is Verdict.MANUAL and not analysis.route \
+        if target.family == "rocm" and fix is not None and fix.applicability is not Applicability.DISPLAY_ONLY \
+                and worst is Verdict.MANUAL and not analysis.route \
                 and not analysis.unknown and not analysis.manual:
             needs_newer = any(r.min_hip and not cs.hip_at_least(target, r.min_hip) for _, r in analysis.rows)
             if not needs_newer:
@@ -116,74 +118,32 @@ def _statement_verdicts(ctx: FileContext, analysis: _Analysis, fix: Fix | None) 
     return verdicts_for(ctx, verdict_of)
 
 
-def _build_fix(ctx: FileContext, asm: cs.AsmStatement, analysis: _Analysis) -> Fix | None:
-    """Rewrite the asm statement as C++ when every instruction has an expression template.
+def _fix_target(ctx: FileContext):
+    """The target the rewrite is written for: the first ROCm target of the run (``vado port`` passes one)."""
+    for t in ctx.targets:
+        if t.family == "rocm":
+            return t
+    return ctx.targets[0] if ctx.targets else None
 
-    Only self-contained templates qualify: no PTX registers of their own, no
-    labels or guards, no macro pieces; every ``%N`` operand must be consumed.
-    """
-    prog = asm.program
-    if asm.opaque or prog.declares_registers or prog.labels or prog.unparsed or not prog.instructions:
-        return None
-    if "goto" in ctx.text[asm.start:asm.template_start]:
-        return None
-    bound = [op.expr for op in asm.operands]
-    if any(not b.strip() for b in bound):
-        return None
-    parts: list[str] = []
-    applicability = Applicability.SAFE
-    for ins, row in analysis.rows:
-        if row is None or row.kind != "portable":
-            return None
-        if row.id == "lop3":
-            expr = _lop3(ins, bound, asm)
-        else:
-            expr = facts.render_expr(row, ins, bound)
-        if expr is None:
-            return None
-        if row.applicability is Applicability.UNSAFE:
-            applicability = Applicability.UNSAFE
-        if expr:
-            parts.append(expr)
-    used = set()
-    for ins in prog.instructions:
-        for o in ins.operands:
-            used.update(int(n) for n in re.findall(r"%(\d+)", o))
-    if used != set(range(len(bound))):
-        return None  # an operand the template never mentions: keep the asm for a person
-    if not parts:
-        replacement = "(void)0"
-    elif len(parts) == 1:
-        replacement = parts[0]
-    else:
-        replacement = "(" + ", ".join(parts) + ")"
+
+def _build_fix(ctx: FileContext, asm: cs.AsmStatement, analysis: _Analysis) -> tuple[Fix | None, str]:
+    """The asm statement rewritten as HIP C++ (:func:`vado.rules.ptx_lower.lower`), or None and the reason."""
+    target = _fix_target(ctx)
+    if target is None:
+        return None, "no target to write the rewrite for"
+    result = lower(asm, target, ctx.text)
+    if isinstance(result, Refusal):
+        return None, result.reason
     names = ", ".join(dict.fromkeys(r.hip for _, r in analysis.rows))
+    description = f"replace inline PTX with {names}"
+    if result.notes:
+        description += " (" + "; ".join(result.notes) + ")"
     return Fix(
-        edits=(ctx.edit(asm.start, asm.end, replacement),),
-        applicability=applicability,
-        description=f"replace inline PTX with {names}",
+        edits=(ctx.edit(asm.start, result.end, result.code),),
+        applicability=result.applicability,
+        description=description,
         tags=("ptx",),
-    )
-
-
-def _lop3(ins, bound: list[str], asm: cs.AsmStatement) -> str | None:
-    if len(ins.operands) != 5 or ins.predicate is not None or "b32" not in ins.modifiers:
-        return None
-    d, a, b, c, lut_text = ins.operands
-    lut = cs.int_value(lut_text.strip())
-    if lut is None:
-        m = re.match(r"^%(\d+)$", lut_text.strip())
-        if m and int(m.group(1)) < len(asm.operands):
-            op = asm.operands[int(m.group(1))]
-            if "n" in op.constraint or "i" in op.constraint:
-                lut = cs.int_value(op.expr.strip())
-    if lut is None:
-        return None
-    dst = facts.resolve_operand(d, bound)
-    xs = [facts.resolve_operand(x, bound) for x in (a, b, c)]
-    if dst is None or any(x is None for x in xs):
-        return None
-    return f"{dst} = {facts.lop3_expression(lut, *xs)}"
+    ), ""
 
 
 def _ptx_statements(ctx: FileContext) -> Iterable[tuple[cs.AsmStatement, _Analysis]]:
@@ -259,7 +219,7 @@ class InlinePtxWithPortableIdiom(Rule):
         for asm, an in _ptx_statements(ctx):
             if an.route or an.unknown or an.manual or asm.opaque:
                 continue
-            fix = _build_fix(ctx, asm, an)
+            fix, why_not = _build_fix(ctx, asm, an)
             verdicts = _statement_verdicts(ctx, an, fix)
             hips = ", ".join(dict.fromkeys(r.hip for _, r in an.rows))
             how = "vado can rewrite it" if fix is not None else "rewrite it by hand"
@@ -269,6 +229,9 @@ class InlinePtxWithPortableIdiom(Rule):
             data = {"instructions": an.data_rows(), "template": asm.template, "volatile": asm.volatile}
             if fix is not None:
                 data["replacement"] = fix.edits[0].content
+                data["applicability"] = fix.applicability.value
+            else:
+                data["no_fix"] = why_not
             yield self.finding(ctx, asm.start, asm.end, msg, verdicts, effort=effort, fix=fix, data=data)
 
 
@@ -419,6 +382,25 @@ _LOADERS = frozenset({"cuModuleLoad", "cuModuleLoadData", "cuModuleLoadDataEx", 
                       "cuLinkAddData_v2", "cuLinkAddFile_v2", "cuLibraryLoadData", "cuLibraryLoadFromFile"})
 _PTX_JIT = frozenset({"CU_JIT_INPUT_PTX"})
 _NVRTC_PTX = frozenset({"nvrtcGetPTX", "nvrtcGetPTXSize"})
+#: Prefilter of PtxTextLoadedAtRunTime (see _may_hold_ptx_text): escapes that can yield any
+#: character (hex, octal, unknown escapes, splices) and adjacent literals (comments between
+#: them count as adjacent; possessive, so a run of comments is never re-split).
+_ANY_CHAR_ESCAPE = re.compile(r"\\(?:[^ntrvfabe\\'\"?0]|0[0-7])")
+_ADJACENT_LITERALS = re.compile(r"\"(?:_[\w$]*+)?(?:\s|/\*(?:[^*]|\*(?!/))*+\*/|//[^\r\n]*+)*+(?:u8|[uUL])?R?\"")
+_PTX_SUFFIX = re.compile(r"\.[pP][tT][xX]")
+
+
+def _may_hold_ptx_text(text: str) -> bool:
+    """False only when PtxTextLoadedAtRunTime cannot find anything in ``text``.
+
+    An embedded module needs ".version" in a decoded run of literals, a loaded file a
+    literal ending in ".ptx", the other findings their names; each comes from the raw
+    text itself, from an escape that can yield any character, or from adjacent literals.
+    Separate searches: each starts with a literal, which ``re`` scans for quickly.
+    """
+    return ("version" in text or "CU_JIT_INPUT_PTX" in text or "nvrtcGetPTX" in text
+            or _PTX_SUFFIX.search(text) is not None or _ANY_CHAR_ESCAPE.search(text) is not None
+            or _ADJACENT_LITERALS.search(text) is not None)
 
 
 def _ptx_text_verdict(target) -> Verdict | None:
@@ -478,6 +460,8 @@ class PtxTextLoadedAtRunTime(Rule):
     file_kinds = cs.CUDA_CXX_KINDS
 
     def check(self, ctx: FileContext) -> Iterable[Finding]:
+        if not _may_hold_ptx_text(ctx.text):
+            return
         view = cs.device_view(ctx)
         toks = view.tokens
         verdicts = verdicts_for(ctx, _ptx_text_verdict)

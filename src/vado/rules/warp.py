@@ -87,7 +87,8 @@ class LiteralWarpWidthArithmetic(Rule):
     ------------
     Finds ``& 31``, ``% 32``, ``/ 32``, ``>> 5`` and ``* 32`` whose other
     operand is a thread, lane or warp index (``threadIdx.x & 31``,
-    ``tid / 32``, ``lane_id % 32``, ``warp_id * 32``). Arithmetic on other
+    ``tid / 32``, ``lane_id % 32``, ``warp_id * 32``), and the warp count
+    ``blockDim.x / 32``. Arithmetic on other
     values (``n % 32``, ``bytes / 32``) is not reported.
 
     Why is this bad?
@@ -117,8 +118,9 @@ class LiteralWarpWidthArithmetic(Rule):
     ``/ warpSize`` and ``* warpSize``. The fix is unsafe: it changes the lane
     range to 0..63 on wave64, which breaks code that still sizes arrays, masks
     or shuffle offsets for 32 lanes; apply it together with the other WARP fixes
-    of the kernel. ``>> 5`` gets a display-only suggestion (``/ warpSize``
-    changes operator precedence). Host code gets no fix (``warpSize`` is a
+    of the kernel. ``>> 5`` → ``/ warpSize`` is unsafe too where the shift is a
+    whole expression (``w = tid >> 5;``) and display-only elsewhere (``/``
+    binds tighter than ``>>``). Host code gets no fix (``warpSize`` is a
     device-side value).
 
     References
@@ -137,14 +139,17 @@ class LiteralWarpWidthArithmetic(Rule):
 
     def check(self, ctx: FileContext) -> Iterable[Finding]:
         view = cs.device_view(ctx)
-        toks, pairs = view.tokens, view.pairs
+        toks = view.tokens
         verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=False))
-        for i, tok in enumerate(toks):
-            if tok[0] is not Kind.NUMBER:
-                continue
+        pairs = None
+        # Only literals equal to one of the operator widths can match below.
+        for i in view.number_indices(*set(self._OPS.values())):
+            tok = toks[i]
             value = cs.int_value(tok[3])
             if value is None or i == 0:
                 continue
+            if pairs is None:
+                pairs = view.pairs
             # literal on the right: X op N
             op = toks[i - 1]
             lit_right = op[0] is Kind.PUNCT and op[3] in self._OPS and self._OPS[op[3]] == value
@@ -166,7 +171,8 @@ class LiteralWarpWidthArithmetic(Rule):
             if op_tok[3] == "*":
                 if not any(_WARPISH.match(n) for n in names):
                     continue
-            elif not _is_laneish(names):
+            elif not _is_laneish(names) and not (op_tok[3] in ("/", ">>") and "blockDim" in names):
+                # blockDim.x / 32 is the number of warps in the block.
                 continue
             in_dev = view.in_device_code(tok[1])
             if not in_dev and "threadIdx" not in names:
@@ -178,12 +184,25 @@ class LiteralWarpWidthArithmetic(Rule):
                 edit = ctx.edit(tok[1], tok[2], repl)
                 fix = Fix((edit,), Applicability.UNSAFE, f"use warpSize instead of {tok[3]}", ("warp",))
             elif in_dev and op_tok[3] == ">>":
-                fix = Fix((ctx.edit(op_tok[1], tok[2], "/ warpSize"),), Applicability.DISPLAY_ONLY,
-                          "divide by warpSize instead of shifting by 5 (mind precedence and sign)", ("warp",))
+                # `x >> 5` is `x / warpSize` only when x is the whole left operand and 5 the whole
+                # right one (`/` binds tighter than `>>`), and x is a non-negative index.
+                before = toks[a - 1][3] if a > 0 else ";"
+                after = toks[i + 1][3] if i + 1 < len(toks) else ";"
+                whole = before in ("=", "(", ",", "return", "[", "?", ":", "{", ";") and after in (";", ")", ",", "]", "?", ":", "}")
+                fix = Fix((ctx.edit(op_tok[1], tok[2], "/ warpSize"),), Applicability.UNSAFE if whole else Applicability.DISPLAY_ONLY,
+                          "divide by warpSize instead of shifting by 5" + ("" if whole else " (mind precedence and sign)"), ("warp",))
             expr = ctx.text[toks[a][1]:toks[b - 1][2]]
             msg = f"`{expr} {op_tok[3]} {tok[3]}` assumes 32-lane warps" if lit_right else f"`{tok[3]} {op_tok[3]} {expr}` assumes 32-lane warps"
             yield self.finding(ctx, start, end, msg, verdicts, fix=fix,
                                effort=Effort(lines=1, constructs=1, hours=0.1), data={"operand": expr, **_WARP_NOTE})
+
+
+def _is_narrow_literal(tok) -> bool:
+    """An integer literal that fits 32 bits and has no 64-bit suffix (``0x0000ffff``, ``0xffu``)."""
+    if tok[0] is not Kind.NUMBER:
+        return False
+    value = cs.int_value(tok[3])
+    return value is not None and 0 <= value <= 0xFFFFFFFF and "l" not in tok[3].lower()
 
 
 def _is_full_mask(tok) -> bool:
@@ -199,8 +218,9 @@ class ThirtyTwoBitLaneMask(Rule):
     the mask argument of ``__shfl*_sync``, ``__ballot_sync``, ``__any_sync``,
     ``__all_sync``, ``__match_*_sync``, ``__reduce_*_sync`` and ``__syncwarp``,
     and the result of ``__ballot*``/``__activemask``/``__match_any_sync``
-    stored in a 32-bit variable. ``0xffffffff`` elsewhere (hash constants,
-    bit twiddling) is not reported.
+    stored in a 32-bit variable; also a partial 32-bit literal mask
+    (``0x0000ffff``) passed to those intrinsics. ``0xffffffff`` elsewhere
+    (hash constants, bit twiddling) is not reported.
 
     Why is this bad?
     ----------------
@@ -221,15 +241,19 @@ class ThirtyTwoBitLaneMask(Rule):
     .. code-block:: cuda
 
         float v = __shfl_down_sync(0xffffffffffffffffull, x, 1);
-        auto m = __ballot_sync(0xffffffffffffffffull, pred);
+        unsigned long long m = __ballot_sync(0xffffffffffffffffull, pred);
 
     Fix safety
     ----------
     The mask rewrite is safe: NVIDIA's 32-bit mask parameter truncates the
     64-bit all-ones value to the same ``0xffffffff``, and on AMD it names every
-    lane of the wavefront, which is what a full mask meant. The ``auto``
-    rewrite of a 32-bit ballot variable is unsafe: later uses may still treat
-    the mask as 32 bits (``__popc``, ``1u << lane``).
+    lane of the wavefront, which is what a full mask meant. Widening a
+    32-bit ballot variable to ``unsigned long long`` is unsafe: CUDA's 32-bit
+    value zero-extends, but later uses may still treat the mask as 32 bits
+    (``1u << lane``, comparisons with ``0xffffffff``); ``__popc``/``__ffs`` of
+    it become ``__popcll``/``__ffsll`` by WARP003. A partial literal mask
+    gets an unsafe ``ull`` suffix: the same lanes, but on a 64-lane wavefront
+    lanes 32-63 stay out, which only the author can say is right.
 
     References
     ----------
@@ -244,11 +268,12 @@ class ThirtyTwoBitLaneMask(Rule):
 
     def check(self, ctx: FileContext) -> Iterable[Finding]:
         view = cs.device_view(ctx)
-        toks, pairs = view.tokens, view.pairs
+        toks = view.tokens
         n = len(toks)
-        for i, tok in enumerate(toks):
-            if tok[0] is not Kind.IDENT:
-                continue
+        hits = view.ident_indices(_SYNC_MASKED | _BALLOTS)
+        pairs = view.pairs if hits else {}
+        for i in hits:
+            tok = toks[i]
             name = tok[3]
             if name in _SYNC_MASKED and i + 1 < n and toks[i + 1][3] == "(" and (i + 1) in pairs:
                 args = cs.split_args(toks, i + 1, pairs[i + 1])
@@ -266,6 +291,18 @@ class ThirtyTwoBitLaneMask(Rule):
                     verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=True))
                     yield self.finding(ctx, start, end, f"32-bit full mask `{ctx.text[start:end]}` passed to {name}; HIP masks are 64-bit",
                                        verdicts, fix=fix, effort=Effort(lines=1, constructs=1), data={"call": name, **_WARP_NOTE})
+                elif len(piece) == 1 and _is_narrow_literal(piece[0]):
+                    # A partial 32-bit mask (0x0000ffff): HIP's *_sync functions reject a
+                    # 32-bit mask type; the ull suffix keeps the same lanes, but which
+                    # lanes a 64-lane wavefront should include is the author's call.
+                    start, end = piece[0][1], piece[0][2]
+                    lit = piece[0][3].rstrip("uUlL")
+                    fix = Fix((ctx.edit(start, end, lit + "ull"),), Applicability.UNSAFE,
+                              "make the mask 64-bit (same lanes; lanes 32-63 of a wave64 stay out)", ("warp",))
+                    verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=False))
+                    yield self.finding(ctx, start, end,
+                                       f"partial 32-bit mask `{piece[0][3]}` passed to {name}; HIP masks are 64-bit and a wavefront may have 64 lanes",
+                                       verdicts, fix=fix, effort=Effort(lines=1, constructs=1, hours=0.25), data={"call": name, **_WARP_NOTE})
             if name in _BALLOTS and i + 1 < n and toks[i + 1][3] == "(" and i >= 2 and toks[i - 1][3] == "=":
                 var = toks[i - 2]
                 if var[0] is not Kind.IDENT:
@@ -279,8 +316,8 @@ class ThirtyTwoBitLaneMask(Rule):
                 if type_text not in _NARROW_TYPES:
                     continue
                 core = [t for t in type_tokens if t[3] not in ("const", "volatile", "static", "register")]
-                fix = Fix((ctx.edit(core[0][1], core[-1][2], "auto"),), Applicability.UNSAFE,
-                          "declare the mask with auto (64-bit on HIP, 32-bit on CUDA)", ("warp",))
+                fix = Fix((ctx.edit(core[0][1], core[-1][2], "unsigned long long"),), Applicability.UNSAFE,
+                          "declare the mask unsigned long long (HIP's ballot type; CUDA's 32-bit value zero-extends)", ("warp",))
                 verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=False))
                 yield self.finding(ctx, core[0][1], var[2], f"result of {name} stored in 32-bit `{type_text} {var[3]}`; HIP returns 64-bit masks",
                                    verdicts, fix=fix, effort=Effort(lines=1, constructs=1, hours=0.25), data={"call": name, **_WARP_NOTE})
@@ -293,7 +330,8 @@ class BitCountOfLaneMask(Rule):
     ------------
     Finds ``__popc(__ballot_sync(...))``, ``__ffs(__activemask())``,
     ``__clz(__ballot(...))`` and the like: 32-bit bit-count functions applied
-    directly to a lane mask.
+    to a lane mask, directly or through a variable of the same function that
+    was initialised from one (``unsigned m = __ballot_sync(...); __popc(m)``).
 
     Why is this bad?
     ----------------
@@ -316,7 +354,9 @@ class BitCountOfLaneMask(Rule):
     ----------
     ``__popc`` → ``__popcll`` and ``__ffs`` → ``__ffsll`` are safe: on CUDA the
     32-bit mask is zero-extended, so the 64-bit function returns the same value;
-    on HIP it counts all lanes. ``__clz`` has no fix (``__clzll`` of a
+    on HIP it counts all lanes. Through a variable the fix is safe when the
+    variable is unsigned or 64-bit (a signed ``int`` would sign-extend, so it
+    gets no fix). ``__clz`` has no fix (``__clzll`` of a
     zero-extended 32-bit value differs by 32): rewrite by hand.
 
     References
@@ -333,26 +373,80 @@ class BitCountOfLaneMask(Rule):
 
     def check(self, ctx: FileContext) -> Iterable[Finding]:
         view = cs.device_view(ctx)
-        toks, pairs = view.tokens, view.pairs
+        toks = view.tokens
         n = len(toks)
-        for i, tok in enumerate(toks):
-            if tok[0] is not Kind.IDENT or tok[3] not in ("__popc", "__ffs", "__clz"):
-                continue
+        hits = view.ident_indices(("__popc", "__ffs", "__clz"))
+        pairs = view.pairs if hits else {}
+        for i in hits:
+            tok = toks[i]
             if i + 2 >= n or toks[i + 1][3] != "(" or (i + 1) not in pairs:
                 continue
             inner = toks[i + 2]
-            if inner[0] is not Kind.IDENT or inner[3] not in _BALLOTS or toks[i + 3][3] != "(":
+            if inner[0] is not Kind.IDENT or i + 3 >= n:
                 continue
-            fixable = tok[3] in self._FIX
+            held = None
+            if inner[3] in _BALLOTS and toks[i + 3][3] == "(":
+                pass
+            elif toks[i + 3][3] == ")" and (held := _held_mask(view, inner)) is not None:
+                pass
+            else:
+                continue
+            # A signed 32-bit variable sign-extends into __popcll: only unsigned or 64-bit holders are safe.
+            fixable = tok[3] in self._FIX and (held is None or held[1])
             fix = None
             if fixable:
                 fix = Fix((ctx.edit(tok[1], tok[2], self._FIX[tok[3]]),), Applicability.SAFE,
                           f"use {self._FIX[tok[3]]} on the 64-bit mask", ("warp",))
             verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=fixable))
             end = toks[pairs[i + 1]][2]
-            yield self.finding(ctx, tok[1], end, f"{tok[3]} truncates the 64-bit result of {inner[3]} on HIP",
+            what = inner[3] if held is None else f"{held[0]} (held in `{inner[3]}`)"
+            yield self.finding(ctx, tok[1], end, f"{tok[3]} truncates the 64-bit result of {what} on HIP",
                                verdicts, fix=fix, effort=Effort(lines=1, constructs=1, hours=0.0 if fixable else 0.25),
                                data={"call": tok[3], "mask": inner[3], **_WARP_NOTE})
+
+
+_UNSIGNED_OR_WIDE = frozenset({"unsigned int", "unsigned", "uint32_t", "uint", "unsigned long", "unsigned long long",
+                               "uint64_t", "unsigned long long int", "auto", "long long", "int64_t"})
+
+
+def _held_mask(view: cs.DeviceView, use) -> tuple[str, bool] | None:
+    """For an identifier token ``use``: ``(ballot call, unsigned_or_wide)`` when the same function declared it
+    earlier as ``T name = __ballot...(...)``, else None."""
+    func = view.function_at(use[1])
+    if func is None:
+        return None
+    toks = view.tokens
+    found = None
+    for i in view.ident_indices(_BALLOTS):
+        tok = toks[i]
+        if not (func.body_start <= tok[1] < use[1]) or i < 3 or toks[i - 1][3] != "=" or toks[i - 2][3] != use[3]:
+            continue
+        if i + 1 >= len(toks) or toks[i + 1][3] != "(":
+            continue
+        k = i - 3
+        words = []
+        while k >= 0 and toks[k][0] is Kind.IDENT and toks[k][3] != "return":
+            words.insert(0, toks[k][3])
+            k -= 1
+        words = [w for w in words if w not in ("const", "volatile", "static", "register")]
+        if words:
+            found = (tok[3], " ".join(words) in _UNSIGNED_OR_WIDE)
+    return found
+
+
+def _lane_or_warp_index(toks: list, a: int, b: int) -> bool:
+    """Whether the subscript ``toks[a:b]`` picks a slot per lane or per warp.
+
+    A lane or warp name (``lane``, ``warp_id``, ``tid``) does; ``threadIdx`` only
+    through a lane/warp extraction (``threadIdx.x % 32``, ``threadIdx.x / warpSize``,
+    ``>> 5``, ``& 31``). A bare ``threadIdx.x`` (or ``threadIdx.x + i``) is one slot
+    per *thread*: ``s[32]`` indexed so assumes a 32-thread block, which a
+    wavefront of 64 does not break (HeCBench concurrentKernels ``s_clocks``).
+    """
+    names = _idents(toks, a, b)
+    if _is_laneish([n for n in names if n != "threadIdx"]):
+        return True
+    return "threadIdx" in names and any(t[0] is Kind.PUNCT and t[3] in ("%", "/", ">>", "&") for t in toks[a:b])
 
 
 def _warp_size_macros(view: cs.DeviceView) -> set[str]:
@@ -397,7 +491,13 @@ class SharedArrayOfWarpWidth(Rule):
 
     Fix safety
     ----------
-    No automatic fix: the size and every loop over the array change together.
+    A one-dimensional array gets ``[32]`` → ``[64]`` (64 is the widest
+    wavefront; on 32-lane hardware the upper half is unused). Growing the
+    array keeps every index valid and every value where it was, so the fix is
+    safe when every use in the function is subscripted; when the array is
+    also used whole (``sizeof``, passed on) it is unsafe. The cost is LDS:
+    32 more elements per block. Indexing stays as it is (the lane and warp
+    arithmetic is WARP001). Arrays of more dimensions (tiles) get no fix.
 
     References
     ----------
@@ -411,16 +511,22 @@ class SharedArrayOfWarpWidth(Rule):
 
     def check(self, ctx: FileContext) -> Iterable[Finding]:
         view = cs.device_view(ctx)
-        toks, pairs = view.tokens, view.pairs
-        macros = _warp_size_macros(view)
-        verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=False))
-        starts = [t[1] for t in toks] if view.shared else []
+        if not view.shared:
+            return
+        toks = view.tokens
+        macros = None
+        manual = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=False))
         for decl in view.shared:
+            verdicts = manual
             if not decl.dims:
                 continue
             dim = decl.dims[0].strip()
-            if not (cs.int_value(dim) == 32 or dim in macros or dim == "32"):
-                continue
+            if not (cs.int_value(dim) == 32 or dim == "32"):
+                if macros is None:
+                    macros = _warp_size_macros(view)
+                if dim not in macros:
+                    continue
+            pairs, starts = view.pairs, view.token_starts
             func = view.function_at(decl.name_start)
             lo, hi = (func.body_start, func.body_end) if func else (decl.end, len(ctx.text))
             lo = max(lo, decl.name_end + 1)
@@ -432,15 +538,42 @@ class SharedArrayOfWarpWidth(Rule):
                 close = pairs.get(i + 1)
                 if close is None:
                     continue
-                names = _idents(toks, i + 2, close)
-                if not _is_laneish(names):
+                if not _lane_or_warp_index(toks, i + 2, close):
                     continue
                 idx = cs.text_of(ctx.text, toks, i + 2, close)
+                fix = self._grow_fix(ctx, view, decl, first, last)
+                if fix is not None and fix.applicability is Applicability.SAFE:
+                    verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=True))
                 yield self.finding(ctx, decl.name_start, decl.name_end,
                                    f"__shared__ {decl.name}[{dim}] has one slot per lane/warp (indexed by `{idx}`) of a 32-lane warp",
-                                   verdicts, effort=Effort(lines=2, constructs=1, hours=0.5),
+                                   verdicts, fix=fix, effort=Effort(lines=2, constructs=1, hours=0.5),
                                    data={"array": decl.name, "size": dim, "index": idx, **_WARP_NOTE})
                 break
+
+    @staticmethod
+    def _grow_fix(ctx: FileContext, view: cs.DeviceView, decl, first: int, last: int) -> Fix | None:
+        """``[32]`` → ``[64]`` for a one-dimensional array: the slot count of the widest wavefront.
+
+        A larger array holds every index the old one did, so the values read and
+        written stay the same; the fix is safe when every use in the function is
+        subscripted (``sizeof(a)`` or ``std::size(a)`` would see the new size).
+        """
+        if len(decl.dims) != 1:
+            return None
+        toks, pairs = view.tokens, view.pairs
+        j = bisect.bisect_left(view.token_starts, decl.name_end)
+        if j + 2 >= len(toks) or toks[j][3] != "[" or pairs.get(j) != j + 2:
+            return None
+        subscripted = all(
+            toks[k + 1][3] == "[" for k in range(first, last)
+            if toks[k][0] is Kind.IDENT and toks[k][3] == decl.name and k + 1 < len(toks)
+        )
+        return Fix((ctx.edit(toks[j + 1][1], toks[j + 1][2], "64"),),
+                   Applicability.SAFE if subscripted else Applicability.UNSAFE,
+                   f"size {decl.name} for 64-lane wavefronts", ("warp",))
+
+
+_WARP_OR_WAVE = re.compile("warp|wave", re.I)
 
 
 class HardCodedWarpSize(Rule):
@@ -479,9 +612,13 @@ class HardCodedWarpSize(Rule):
 
     Fix safety
     ----------
-    No automatic fix: whether a per-architecture constant or a run-time value is
-    right depends on how the constant is used (host code cannot see the device's
-    warp size at compile time).
+    A ``#define`` whose every use in the file is run-time device code (not an
+    array bound, template argument, ``constexpr`` or ``case`` label) gets an
+    unsafe fix: define it as ``warpSize``. Unsafe because other files that
+    include the header may use the macro on the host or as a constant. Other
+    cases get no fix: whether a per-architecture constant or a run-time value
+    is right depends on how the constant is used (host code cannot see the
+    device's warp size at compile time).
 
     References
     ----------
@@ -498,14 +635,27 @@ class HardCodedWarpSize(Rule):
 
     def check(self, ctx: FileContext) -> Iterable[Finding]:
         view = cs.device_view(ctx)
-        toks, pairs = view.tokens, view.pairs
+        # Every name _NAME accepts spells "warp" or "wave" (any case), warpSize included.
+        if _WARP_OR_WAVE.search(ctx.text) is None:
+            return
+        toks = view.tokens
         const_verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=False))
         for m in view.defines:
             if len(m.body) == 1 and cs.int_value(m.body[0][3]) == 32 and self._NAME.match(m.name):
+                fix = None
+                uses = [k for k in view.ident_indices((m.name,)) if toks[k][1] != m.name_start]
+                if uses and all(view.in_device_code(toks[k][1]) and self._constant_context(toks, k, view.pairs) is None
+                                for k in uses):
+                    fix = Fix((ctx.edit(m.body[0][1], m.body[0][2], "warpSize"),), Applicability.UNSAFE,
+                              f"define {m.name} as warpSize (every use in this file is run-time device code)", ("warp",))
                 yield self.finding(ctx, m.name_start, m.body[0][2], f"{m.name} is defined as 32; AMD CDNA wavefronts are 64 lanes",
-                                   const_verdicts, effort=Effort(lines=1, constructs=1, hours=0.5), data={"name": m.name, **_WARP_NOTE})
+                                   const_verdicts, fix=fix, effort=Effort(lines=1, constructs=1, hours=0.5), data={"name": m.name, **_WARP_NOTE})
         n = len(toks)
-        for i, tok in enumerate(toks):
+        warp_size = view.ident_indices(("warpSize",))
+        pairs = view.pairs if warp_size else {}
+        # ``NAME = 32``: the literal two tokens on; then the uses of warpSize.
+        for i in sorted({k - 2 for k in view.number_indices(32) if k >= 2} | set(warp_size)):
+            tok = toks[i]
             if tok[0] is Kind.IDENT and self._NAME.match(tok[3]) and i + 2 < n and toks[i + 1][3] == "=" \
                     and toks[i + 2][0] is Kind.NUMBER and cs.int_value(toks[i + 2][3]) == 32 \
                     and (i + 3 >= n or toks[i + 3][3] in (";", ",")):
@@ -625,11 +775,15 @@ class ShuffleReductionFrom16(Rule):
 
     def check(self, ctx: FileContext) -> Iterable[Finding]:
         view = cs.device_view(ctx)
+        # A loop matches only when its body calls a shuffle: no shuffle, no finding.
+        if not view.ident_indices(self._SHUFFLES):
+            return
         toks, pairs = view.tokens, view.pairs
         n = len(toks)
         verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=False))
-        for i, tok in enumerate(toks):
-            if tok[3] != "for" or i + 1 >= n or toks[i + 1][3] != "(" or (i + 1) not in pairs:
+        for i in view.ident_indices(("for",)):
+            tok = toks[i]
+            if i + 1 >= n or toks[i + 1][3] != "(" or (i + 1) not in pairs:
                 continue
             close = pairs[i + 1]
             header = toks[i + 2:close]
@@ -747,10 +901,22 @@ class ImplicitWarpSynchronousReduction(Rule):
 
     def check(self, ctx: FileContext) -> Iterable[Finding]:
         view = cs.device_view(ctx)
-        toks, pairs = view.tokens, view.pairs
+        toks = view.tokens
         n = len(toks)
-        for i, tok in enumerate(toks):
-            if tok[3] != "if" or i + 1 >= n or toks[i + 1][3] != "(" or (i + 1) not in pairs:
+        # The condition ends in ``< 32`` or ``<= 31``: start from those literals and
+        # walk out to the ``if`` whose parenthesis the literal closes.
+        candidates = []
+        pairs = None
+        for k in view.number_indices(32, 31):
+            if k + 1 < n and toks[k + 1][3] == ")":
+                if pairs is None:
+                    pairs = view.pairs
+                o = pairs.get(k + 1)
+                if o is not None and o < k + 1 and o >= 1 and toks[o - 1][3] == "if":
+                    candidates.append(o - 1)
+        for i in candidates:
+            tok = toks[i]
+            if i + 1 >= n or toks[i + 1][3] != "(" or (i + 1) not in pairs:
                 continue
             close = pairs[i + 1]
             cond = toks[i + 2:close]

@@ -1,0 +1,372 @@
+"""Port HeCBench's -cuda programs with vado and compile them for gfx90a beside two peers.
+
+Usage::
+
+    python benchmarks/port_hecbench.py --hecbench /work/hecbench/src --sample 150 --seed 1 --jobs 2 \\
+        [--timeout 120] [--json out.json] [--mirror GITDIR] [--work DIR] [--cache DIR] [--hipify-perl PATH]
+
+For a seeded random sample of the programs that have both an ``X-cuda`` and an
+``X-hip`` directory, three variants are built for gfx90a with Debian's HIP 5.2 hipcc:
+
+* **vado**: ``vado.port.tree.port_tree(X-cuda, out, get_target("hip-5.2"))``. The
+  installed toolchain is HIP 5.2, so the port targets the ``hip-5.2`` profile: it
+  only uses HIP names that exist in 5.2 (the default ``rocm-7.2`` profile would use
+  newer ones this hipcc does not have).
+* **hand-written**: HeCBench's own ``X-hip`` twin.
+* **hipify-perl**: HIPIFY's ``bin/hipify-perl`` run over every C-family file of a copy of ``X-cuda``.
+
+The build method is the same for all three and is described in
+``benchmarks/hecbench_build.py``: the Makefile's dry run (``make -n -B``) names the
+translation units and their flags (the ``-cuda`` Makefile for vado and hipify-perl,
+the ``-hip`` Makefile for the hand-written twin); every unit is compiled with
+``HIP_PLATFORM=amd hipcc --offload-arch=gfx90a -x hip -c`` and the portable flags
+(include dirs, macros, language standard, optimisation). Device code is generated;
+nothing is linked. A program counts as compiled when all its units compile.
+
+The checkout may hold only the ``-cuda`` and ``-hip`` directories, while some
+programs read ``../include`` or a ``-sycl`` sibling; ``--mirror`` names a git
+repository of HeCBench from which such siblings are extracted (``src/NAME`` at HEAD).
+
+Port throughput is the bytes of the files vado ported (sources, headers and build
+files) divided by the wall time of the porting phase alone, run on ``--jobs`` worker
+processes, one program per task.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import hecbench_build as hb  # noqa: E402
+
+#: File names hipify-perl is run over (hipconvertinplace-perl.sh's list).
+HIPIFY_EXTS = (".cu", ".cuh", ".cpp", ".cxx", ".cc", ".c", ".h", ".hpp", ".hxx", ".inl")
+VARIANTS = ("vado", "hand", "hipify")
+VARIANT_TITLES = {"vado": "vado (hip-5.2)", "hand": "hand-written -hip", "hipify": "hipify-perl"}
+_SIBLING_RE = re.compile(rb"\.\./([A-Za-z0-9_.+-]+)")
+
+
+def programs_with_twins(root: Path) -> list[str]:
+    """Names ``X`` with both ``root/X-cuda`` and ``root/X-hip`` directories, sorted."""
+    names = []
+    for entry in sorted(os.listdir(root)):
+        if entry.endswith("-cuda") and (root / entry).is_dir():
+            name = entry[: -len("-cuda")]
+            if (root / f"{name}-hip").is_dir():
+                names.append(name)
+    return names
+
+
+def choose_sample(names: list[str], size: int, seed: int) -> list[str]:
+    """A seeded random sample of ``size`` names (all of them when ``size`` is 0 or too big), sorted."""
+    if size <= 0 or size >= len(names):
+        return list(names)
+    return sorted(random.Random(seed).sample(sorted(names), size))
+
+
+def referenced_siblings(dirs: list[Path], own: set[str]) -> set[str]:
+    """Names ``N`` that the files under ``dirs`` refer to as ``../N`` (other than ``own``)."""
+    found: set[str] = set()
+    for d in dirs:
+        for p in d.rglob("*"):
+            if p.is_file() and p.stat().st_size < 4_000_000:
+                try:
+                    data = p.read_bytes()
+                except OSError:
+                    continue
+                for m in _SIBLING_RE.finditer(data):
+                    name = m.group(1).decode("latin-1").rstrip(".")
+                    if name and name not in own and name not in {".", ".."}:
+                        found.add(name)
+    return found
+
+
+@dataclass
+class Layout:
+    """Where the inputs are and where the variants go."""
+
+    hecbench: Path
+    work: Path
+    mirror: Path | None
+
+    def sibling_source(self, name: str) -> Path | None:
+        """A directory for sibling ``name``: the checkout's, or one extracted from the mirror."""
+        here = self.hecbench / name
+        if here.exists():
+            return here
+        if self.mirror is None:
+            return None
+        cache = self.work / "_siblings"
+        target = cache / name
+        if target.exists():
+            return target if any(target.iterdir()) else None
+        target.mkdir(parents=True)
+        archive = subprocess.run(["git", f"--git-dir={self.mirror}", "archive", "HEAD", f"src/{name}"],
+                                 capture_output=True)
+        if archive.returncode != 0:
+            return None
+        subprocess.run(["tar", "-x", "--strip-components=2", "-C", str(target)], input=archive.stdout, check=False)
+        return target if any(target.iterdir()) else None
+
+    def link_siblings(self, variant_root: Path, names: set[str]) -> None:
+        """Make ``../NAME`` resolve inside ``variant_root`` for every referenced sibling that exists."""
+        for name in sorted(names):
+            dst = variant_root / name
+            if dst.exists() or dst.is_symlink():
+                continue
+            src = self.sibling_source(name)
+            if src is not None:
+                dst.symlink_to(src.resolve(), target_is_directory=True)
+
+
+# ---------------------------------------------------------------- porting (worker processes)
+
+def _warm() -> None:
+    import vado.port.tree  # noqa: F401
+    import vado.knowledge.targets  # noqa: F401
+
+
+def port_with_vado(src: str, out: str) -> dict:
+    """Port one ``-cuda`` dir with vado for hip-5.2; bytes, seconds, failed files, open findings."""
+    from vado.knowledge.targets import get_target
+    from vado.port.tree import port_tree
+
+    started = time.perf_counter()
+    try:
+        result = port_tree(src, out, get_target("hip-5.2"))
+    except Exception as exc:  # a crash of the tool is a measured outcome, not a benchmark failure
+        return {"bytes": 0, "seconds": time.perf_counter() - started, "crash": f"{type(exc).__name__}: {exc}",
+                "failed_files": [], "remaining": {}}
+    remaining = Counter(f.code for f in result.remaining)
+    return {
+        "bytes": result.bytes_ported,
+        "seconds": time.perf_counter() - started,
+        "crash": "",
+        "failed_files": [f"{f.path}: {f.error}" for f in result.files if f.status == "failed"],
+        "remaining": dict(remaining),
+    }
+
+
+def port_with_hipify(perl: str, src: str, out: str) -> dict:
+    """Copy one ``-cuda`` dir to ``out`` and run hipify-perl over its C-family files."""
+    started = time.perf_counter()
+    shutil.copytree(src, out, symlinks=True)
+    total = 0
+    failed = []
+    for p in sorted(Path(out).rglob("*")):
+        if p.is_file() and p.suffix in HIPIFY_EXTS:
+            total += p.stat().st_size
+            proc = subprocess.run(["perl", perl, "-quiet-warnings", str(p)], capture_output=True)
+            if proc.returncode == 0 and proc.stdout:
+                p.write_bytes(proc.stdout)
+            elif proc.returncode != 0:
+                failed.append(f"{p.name}: {proc.stderr.decode('latin-1')[:200]}")
+    return {"bytes": total, "seconds": time.perf_counter() - started, "failed_files": failed}
+
+
+def _run_pool(jobs: int, fn, argsets: list[tuple]) -> tuple[list, float]:
+    """Run ``fn`` over ``argsets`` on ``jobs`` processes (warmed up first); results and wall seconds."""
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        list(pool.map(_warm_n, range(jobs)))
+        started = time.perf_counter()
+        futures = [pool.submit(fn, *a) for a in argsets]
+        results = [f.result() for f in futures]
+        return results, time.perf_counter() - started
+
+
+def _warm_n(_: int) -> None:
+    _warm()
+    time.sleep(0.2)  # keep this worker busy so the other one gets a warm-up task too
+
+
+# ---------------------------------------------------------------- driver
+
+def prepare(layout: Layout, name: str) -> dict[str, tuple[Path, Path, list[Path]]]:
+    """Sibling links for each variant; returns variant -> (program dir, Makefile, dirs to digest)."""
+    cuda, hip = layout.hecbench / f"{name}-cuda", layout.hecbench / f"{name}-hip"
+    base = layout.work / name
+    own = {f"{name}-cuda", f"{name}-hip"}
+    sibs = referenced_siblings([cuda, hip], own)
+    hand_root = base / "hand"
+    hand_root.mkdir(parents=True, exist_ok=True)
+    if not (hand_root / hip.name).exists():
+        shutil.copytree(hip, hand_root / hip.name, symlinks=True)
+    if not (hand_root / cuda.name).exists():
+        (hand_root / cuda.name).symlink_to(cuda.resolve(), target_is_directory=True)
+    out = {}
+    for variant in VARIANTS:
+        root = base / variant
+        root.mkdir(parents=True, exist_ok=True)
+        layout.link_siblings(root, sibs)
+    out["vado"] = (base / "vado" / cuda.name, cuda / "Makefile", [base / "vado" / cuda.name])
+    out["hipify"] = (base / "hipify" / cuda.name, cuda / "Makefile", [base / "hipify" / cuda.name])
+    out["hand"] = (hand_root / hip.name, hip / "Makefile", [hand_root / hip.name, cuda])
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and print the report; 0 on success, 2 on bad arguments."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hecbench", required=True, type=Path, help="HeCBench's src/ directory")
+    ap.add_argument("--sample", type=int, default=150, help="how many programs (0: all with a -hip twin)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--timeout", type=float, default=120, help="seconds per translation unit")
+    ap.add_argument("--json", type=Path, help="write per-program results here")
+    ap.add_argument("--mirror", type=Path, help="a HeCBench git dir to take missing ../NAME siblings from")
+    ap.add_argument("--work", type=Path, help="scratch directory (default: a temporary one, removed)")
+    ap.add_argument("--cache", type=Path, help="cache compile outcomes here (keyed by the sources' digest)")
+    ap.add_argument("--hipify-perl", type=Path, default=Path(shutil.which("hipify-perl") or "hipify-perl"),
+                    help="path of hipify-perl (default: the one on PATH)")
+    ap.add_argument("--full", action="store_true", help="compile host and device halves (default: device half)")
+    ap.add_argument("--programs", help="comma-separated names instead of a random sample")
+    ap.add_argument("--variants", default=",".join(VARIANTS), help="which variants to build (default all)")
+    args = ap.parse_args(argv)
+
+    if not args.hecbench.is_dir():
+        print(f"error: --hecbench {args.hecbench} is not a directory", file=sys.stderr)
+        return 2
+    variants = [v for v in args.variants.split(",") if v]
+    if any(v not in VARIANTS for v in variants):
+        print(f"error: --variants takes {', '.join(VARIANTS)}", file=sys.stderr)
+        return 2
+    if "hipify" in variants and not args.hipify_perl.is_file():
+        print(f"error: hipify-perl not found at {args.hipify_perl} (pass --hipify-perl)", file=sys.stderr)
+        return 2
+    if shutil.which("hipcc") is None:
+        print("error: hipcc not found", file=sys.stderr)
+        return 2
+    names = programs_with_twins(args.hecbench)
+    if args.programs:
+        sample = [n for n in args.programs.split(",") if n in names]
+    else:
+        sample = choose_sample(names, args.sample, args.seed)
+    own_work = args.work is None
+    work = Path(tempfile.mkdtemp(prefix="port_hecbench-")) if own_work else args.work
+    if not own_work and work.exists() and any(p for p in work.iterdir() if p.name not in {"_siblings"}):
+        print(f"error: --work {work} is not empty", file=sys.stderr)
+        return 2
+    work.mkdir(parents=True, exist_ok=True)
+    layout = Layout(args.hecbench.resolve(), work.resolve(), args.mirror)
+    jobs = max(1, args.jobs)
+
+    print(f"HeCBench at {args.hecbench}: {len(names)} programs have both -cuda and -hip twins")
+    print(f"sample: {len(sample)} programs, seed {args.seed}" + (" (named with --programs)" if args.programs else ""))
+    print("  " + " ".join(sample))
+    print("vado ports for target hip-5.2: the installed hipcc is Debian's HIP 5.2, and that profile keeps the port")
+    print("  to HIP names that exist in 5.2 (the default rocm-7.2 profile may use newer ones).")
+    half = "" if args.full else " --cuda-device-only"
+    print(f"build: HIP_PLATFORM=amd hipcc --offload-arch=gfx90a{half} -x hip -c UNIT + the Makefile's -I/-D/-std/-O flags,")
+    print("  units and flags from `make -n -B` (-cuda Makefile for vado and hipify-perl, -hip Makefile for the twin);")
+    print("  device code is generated, nothing is linked; a program compiles when all its units do."
+          + ("" if args.full else "\n  (device half of -c: host code is parsed and checked but no host object is made; --full for both)"))
+    sys.stdout.flush()
+
+    plans = {n: prepare(layout, n) for n in sample}
+    port_info: dict[str, dict] = {}
+    vado_wall = vado_bytes = 0.0
+    if "vado" in variants:
+        argsets = [(str(args.hecbench / f"{n}-cuda"), str(plans[n]["vado"][0])) for n in sample]
+        results, vado_wall = _run_pool(jobs, port_with_vado, argsets)
+        port_info["vado"] = dict(zip(sample, results))
+        vado_bytes = sum(r["bytes"] for r in results)
+    hip_wall = hip_bytes = 0.0
+    if "hipify" in variants:
+        argsets = [(str(args.hipify_perl), str(args.hecbench / f"{n}-cuda"), str(plans[n]["hipify"][0])) for n in sample]
+        results, hip_wall = _run_pool(jobs, port_with_hipify, argsets)
+        port_info["hipify"] = dict(zip(sample, results))
+        hip_bytes = sum(r["bytes"] for r in results)
+
+    tasks = [(n, v) for n in sample for v in variants]
+
+    def build(task):
+        n, v = task
+        prog, makefile, digest = plans[n][v]
+        return task, hb.build_variant(prog, makefile, layout.work / n / f"{v}.objs", args.timeout, args.cache, digest,
+                                        full=args.full)
+
+    started = time.perf_counter()
+    outcomes: dict[tuple[str, str], hb.BuildResult] = {}
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        for (task, res) in pool.map(build, tasks):
+            outcomes[task] = res
+            # Progress goes to stderr so a long run can be followed (and stdout stays the report).
+            state = "ok" if res.ok else f"FAIL [{res.failure_class}] {res.first_error[:120]}"
+            print(f"[{len(outcomes)}/{len(tasks)}] {task[0]} {task[1]}: {state}", file=sys.stderr, flush=True)
+    build_wall = time.perf_counter() - started
+
+    counts = {v: sum(outcomes[(n, v)].ok for n in sample) for v in variants}
+    print()
+    print(f"compiled for gfx90a (of {len(sample)}, seed {args.seed}):")
+    for v in variants:
+        print(f"  {VARIANT_TITLES[v]:<20} {counts[v]:>4}/{len(sample)}")
+    print(f"  (build phase {build_wall:.0f} s on {jobs} jobs)")
+
+    for v in variants:
+        classes = Counter(outcomes[(n, v)].failure_class for n in sample if not outcomes[(n, v)].ok)
+        if classes:
+            print(f"failures of {VARIANT_TITLES[v]} by class: " + ", ".join(f"{c} {k}" for k, c in classes.most_common()))
+    if "vado" in variants and "hand" in variants:
+        lost = [n for n in sample if outcomes[(n, "hand")].ok and not outcomes[(n, "vado")].ok]
+        print(f"\nhand-written twin compiles but vado's port does not ({len(lost)}):")
+        for n in lost:
+            r = outcomes[(n, "vado")]
+            print(f"  {n} [{r.failure_class}] {r.first_error}")
+        won = [n for n in sample if not outcomes[(n, "hand")].ok and outcomes[(n, "vado")].ok]
+        if won:
+            print(f"vado's port compiles but the hand-written twin does not ({len(won)}): " + " ".join(won))
+    if "vado" in variants:
+        cores = os.cpu_count()
+        mbps = vado_bytes / 1e6 / vado_wall if vado_wall else 0.0
+        print(f"\nvado port throughput: {vado_bytes / 1e6:.2f} MB in {vado_wall:.2f} s = {mbps:.1f} MB/s "
+              f"on {jobs} worker processes ({cores} cores on this machine, shared), porting phase only")
+        crashes = [(n, r["crash"]) for n, r in port_info["vado"].items() if r["crash"] or r["failed_files"]]
+        for n, why in crashes:
+            print(f"  port problem in {n}: {why or port_info['vado'][n]['failed_files']}")
+    if "hipify" in variants:
+        mbps = hip_bytes / 1e6 / hip_wall if hip_wall else 0.0
+        print(f"hipify-perl throughput: {hip_bytes / 1e6:.2f} MB in {hip_wall:.2f} s = {mbps:.1f} MB/s "
+              f"on {jobs} worker processes (one perl process per file)")
+
+    if args.json:
+        data = {
+            "seed": args.seed,
+            "sample": sample,
+            "counts": counts,
+            "jobs": jobs,
+            "timeout_s": args.timeout,
+            "vado_port": {"bytes": vado_bytes, "wall_s": vado_wall},
+            "hipify_port": {"bytes": hip_bytes, "wall_s": hip_wall},
+            "programs": {
+                n: {v: dict(outcomes[(n, v)].to_json(), **({"port": port_info[v][n]} if v in port_info else {}))
+                    for v in variants}
+                for n in sample
+            },
+        }
+        args.json.write_text(json.dumps(data, indent=1, sort_keys=True))
+        logs = args.json.with_suffix(".logs")
+        logs.mkdir(exist_ok=True)
+        for (n, v), r in outcomes.items():
+            if not r.ok and r.output:
+                (logs / f"{n}.{v}.txt").write_text(r.output)
+    if own_work:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,31 @@
+"""``vado mcp``: serve vado's tools to coding assistants over the Model Context Protocol."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+
+def mcp(
+    root: Path = typer.Option(Path("."), "--root", "-r", help="Directory the tools may read and write; paths outside it are refused."),
+    http: bool = typer.Option(False, "--http", help="Serve streamable HTTP on a loopback address instead of stdio."),
+    host: str = typer.Option("127.0.0.1", "--host", help="With --http: the loopback address to listen on."),
+    port: int = typer.Option(8765, "--port", help="With --http: the port (the endpoint is http://HOST:PORT/mcp)."),
+) -> None:
+    """Run vado as an MCP server (stdio by default) for Claude Code, Codex, Cursor and other assistants."""
+    from vado.cli.terminal import get_terminal
+    from vado.errors import VadoError
+
+    try:
+        from vado.mcp.server import serve
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.split(".")[0] == "mcp":
+            get_terminal().error("the MCP SDK is not installed", "pip install 'mcp>=2.3'")
+            raise typer.Exit(3)
+        raise
+    try:
+        serve(str(root), http=http, host=host, port=port)
+    except VadoError as exc:
+        get_terminal().error(exc.what + (f": {exc.why}" if exc.why else ""), exc.tip)
+        raise typer.Exit(exc.exit_code)

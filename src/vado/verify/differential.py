@@ -1,0 +1,256 @@
+"""Differential runs: the original and the port on the same inputs, outputs compared.
+
+The runner works with any two programs. A run command is a template
+(``'{bin} --n {n} --out {out}/y.npy'``) with these fields:
+
+- ``{bin}``: the program (the original's binary, then the port's);
+- ``{n}``: the problem size of this round (see *shapes*);
+- ``{out}``: an empty directory for this run's output files.
+
+Every run happens in its own scratch directory (a copy of ``inputs`` when
+given), under :data:`vado.verify.sandbox.RUN_LIMITS`, with these variables set:
+``VADO_SENTINEL=0xDEADBEEF`` (see :mod:`vado.verify.compare`), ``VADO_N``,
+``VADO_OUT`` and ``VADO_ROLE`` (``original``, ``port`` or ``oracle``). Nothing
+is written into the user's tree.
+
+**Shapes.** Wave64 bugs hide at sizes that are multiples of 32: the default
+rounds are ``n`` = 63, 64, 65 (straddling a 64-wide wavefront), 4097 (a
+partial last block) and 1<<20 (many blocks). Large-magnitude inputs are the
+harness's part: ``VADO_MAGNITUDE`` is set per round (1 for the first rounds,
+1e30 for the last), so a harness can scale its inputs and catch a reduction that
+overflows or drops lanes.
+
+**Comparison** is ``stdout`` (token-wise), ``files`` (everything in
+``{out}``, or everything new in the run directory when the template has no
+``{out}``) or ``numpy`` (only ``.npy`` files); see :mod:`vado.verify.compare`.
+Exit codes must match; a run that times out or is killed fails its round.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from vado.errors import UsageError
+from vado.model import Evidence
+from vado.verify.compare import (
+    SENTINEL_ENV,
+    SENTINEL_WORD,
+    Comparison,
+    Tolerance,
+    compare_dirs,
+    compare_text,
+    compare_to_oracle,
+    numbers_of,
+)
+from vado.verify.sandbox import RUN_LIMITS, Limits, Outcome, run_limited
+
+DEFAULT_SHAPES = (63, 64, 65, 4097, 1 << 20)
+COMPARE_MODES = ("stdout", "files", "numpy")
+
+
+@dataclass(frozen=True)
+class Round:
+    """One problem size: both runs (and the oracle's), and the comparisons of their outputs."""
+
+    n: int | None
+    magnitude: float
+    runs: tuple[Evidence, ...]
+    comparisons: tuple[Comparison, ...]
+    oracle: bool = False
+
+    @property
+    def passed(self) -> bool:
+        """Every comparison passed; with an oracle, the oracle decides numeric differences.
+
+        With an oracle the direct original-vs-port comparison stays in the report,
+        but only its problems (exit codes, sentinels, shapes) fail the round: how
+        far the numbers may differ is the oracle comparison's question.
+        """
+        if not self.comparisons:
+            return False
+        return all(c.passed or (self.oracle and c.kind != "oracle" and not c.problem) for c in self.comparisons)
+
+
+@dataclass(frozen=True)
+class DifferentialReport:
+    """All rounds of a differential run, and one ``compare`` evidence record per round."""
+
+    command: str
+    mode: str
+    tolerance: Tolerance
+    rounds: tuple[Round, ...] = ()
+    evidence: tuple[Evidence, ...] = ()
+    skipped: str = ""
+
+    @property
+    def passed(self) -> bool:
+        """True when every round passed (False when skipped: nothing was proved)."""
+        return not self.skipped and bool(self.rounds) and all(r.passed for r in self.rounds)
+
+
+def _format(template: str, bin_path: str, n: int | None, out: Path) -> list[str]:
+    try:
+        text = template.format(bin=shlex.quote(bin_path), n="" if n is None else n, out=shlex.quote(str(out)))
+    except (KeyError, IndexError, ValueError) as exc:
+        raise UsageError(f"bad run command {template!r}", f"unknown or malformed field {exc}",
+                         "use only {bin}, {n} and {out}; write {{ and }} for literal braces") from None
+    words = shlex.split(text)
+    if not words:
+        raise UsageError("empty run command", "", "pass --run 'CMD {bin}'")
+    return words
+
+
+def _run(role: str, template: str, bin_path: str, n: int | None, magnitude: float, base: Path,
+         inputs: Path | None, limits: Limits, env_extra: dict[str, str]) -> tuple[Outcome, Path, Path, set[str]]:
+    rundir = base / role
+    if inputs is not None:
+        shutil.copytree(inputs, rundir, symlinks=True)
+    else:
+        rundir.mkdir(parents=True)
+    before = {p.relative_to(rundir).as_posix() for p in rundir.rglob("*") if p.is_file()}
+    out = base / f"{role}.out"
+    out.mkdir()
+    cmd = _format(template, bin_path, n, out)
+    env = dict(os.environ)
+    env.update(env_extra)
+    env.update({SENTINEL_ENV: f"0x{SENTINEL_WORD:X}", "VADO_OUT": str(out), "VADO_ROLE": role,
+                "VADO_MAGNITUDE": f"{magnitude:g}"})
+    if n is not None:
+        env["VADO_N"] = str(n)
+    outcome = run_limited(cmd, cwd=rundir, env=env, limits=limits)
+    return outcome, rundir, out, before
+
+
+def _run_evidence(role: str, outcome: Outcome, n: int | None) -> Evidence:
+    return Evidence(
+        kind="run", subject=role, passed=outcome.ok, command=outcome.command, returncode=outcome.returncode,
+        stdout=outcome.stdout, stderr=outcome.stderr, duration_s=outcome.duration_s,
+        detail={"n": n, "status": "pass" if outcome.ok else ("timeout" if outcome.timed_out else "fail")},
+    )
+
+
+def _outputs_dir(template: str, rundir: Path, out: Path, before: set[str]) -> Path:
+    """Where a run's output files are: ``{out}``, or the files it created in its run directory."""
+    if "{out}" in template:
+        return out
+    moved = out.parent / (out.name + ".new")
+    moved.mkdir()
+    for p in rundir.rglob("*"):
+        if p.is_file():
+            rel = p.relative_to(rundir).as_posix()
+            if rel not in before:
+                dst = moved / rel
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(p, dst)
+    return moved
+
+
+def differential(
+    template: str,
+    original_bin: str,
+    port_bin: str,
+    *,
+    mode: str = "stdout",
+    tolerance: Tolerance = Tolerance(),
+    shapes: Sequence[int | None] = DEFAULT_SHAPES,
+    oracle_bin: str | None = None,
+    oracle_factor: float = 2.0,
+    inputs: str | os.PathLike | None = None,
+    limits: Limits = RUN_LIMITS,
+    env: dict[str, str] | None = None,
+    subject: str = "",
+    ignore_lines: str | None = None,
+) -> DifferentialReport:
+    """Run ``template`` with the original and the port for each shape; compare outputs.
+
+    ``shapes`` may hold None for one round without ``{n}``; ``ignore_lines``
+    (a regular expression) drops matching stdout lines (timings) before comparing. Raises
+    :class:`UsageError` for an unknown mode or a template without ``{bin}``.
+    """
+    if mode not in COMPARE_MODES:
+        raise UsageError(f"unknown comparison {mode!r}", "", f"use --compare {' | '.join(COMPARE_MODES)}")
+    if "{bin}" not in template:
+        raise UsageError("the run command has no {bin}", "vado substitutes each program there",
+                         "write it like --run '{bin} --size {n}'")
+    shapes = list(shapes) or [None]
+    inputs_path = Path(inputs) if inputs else None
+    if inputs_path is not None and not inputs_path.is_dir():
+        raise UsageError(f"inputs {inputs} is not a directory", "", "pass --inputs DIR with the program's input files")
+    rounds: list[Round] = []
+    evidence: list[Evidence] = []
+    label = subject or template
+    for k, n in enumerate(shapes):
+        magnitude = 1e30 if (len(shapes) > 1 and k == len(shapes) - 1) else 1.0
+        with tempfile.TemporaryDirectory(prefix="vado-run-") as tmp:
+            base = Path(tmp)
+            roles = [("original", original_bin), ("port", port_bin)]
+            if oracle_bin:
+                roles.append(("oracle", oracle_bin))
+            results = {}
+            for role, binp in roles:
+                results[role] = _run(role, template, binp, n, magnitude, base, inputs_path, limits, dict(env or {}))
+            runs = tuple(_run_evidence(role, results[role][0], n) for role, _ in roles)
+            comps: list[Comparison] = []
+            oa, ob = results["original"][0], results["port"][0]
+            if not oa.ok or not ob.ok or oa.returncode != ob.returncode:
+                if oa.returncode != ob.returncode or oa.timed_out or ob.timed_out:
+                    comps.append(Comparison("exit", "exit", False, problem=(
+                        f"original: {oa.why() or 'exit 0'}; port: {ob.why() or 'exit 0'}")))
+            if not comps:
+                if mode == "stdout":
+                    comps.append(compare_text(oa.stdout, ob.stdout, tolerance, "stdout", ignore_lines))
+                else:
+                    dirs = {role: _outputs_dir(template, *results[role][1:]) for role, _ in roles}
+                    found = compare_dirs(dirs["original"], dirs["port"], tolerance)
+                    if mode == "numpy":
+                        found = [c for c in found if c.subject.endswith(".npy")]
+                    if not found:
+                        found = [Comparison("outputs", mode, False, problem="neither program wrote an output file")]
+                    comps.extend(found)
+                if oracle_bin:
+                    orc = results["oracle"][0]
+                    if not orc.ok:
+                        comps.append(Comparison("oracle", "oracle", False, problem=f"the oracle failed: {orc.why()}"))
+                    elif mode == "stdout":
+                        def nums(text: str) -> list[float]:
+                            if ignore_lines:
+                                text = "\n".join(x for x in text.splitlines() if not re.search(ignore_lines, x))
+                            return numbers_of(text)
+
+                        comps.append(compare_to_oracle(nums(oa.stdout), nums(ob.stdout), nums(orc.stdout),
+                                                       tolerance, oracle_factor))
+                    else:
+                        comps.extend(_oracle_files(dirs, tolerance, oracle_factor))
+        rnd = Round(n, magnitude, runs, tuple(comps), oracle=bool(oracle_bin))
+        rounds.append(rnd)
+        evidence.extend(runs)
+        evidence.append(Evidence(
+            kind="compare", subject=label, passed=rnd.passed, duration_s=sum(r.duration_s for r in runs),
+            detail={"n": n, "mode": mode, "tolerance": tolerance.describe(), "magnitude": magnitude,
+                    "comparisons": [c.to_json() for c in comps]},
+        ))
+    return DifferentialReport(template, mode, tolerance, tuple(rounds), tuple(evidence))
+
+
+def _oracle_files(dirs: dict[str, Path], tol: Tolerance, factor: float) -> list[Comparison]:
+    """Each ``.npy`` the oracle wrote, against the original's and the port's of the same name."""
+    from vado.verify.compare import _numpy
+
+    np = _numpy()
+    out = []
+    for p in sorted(Path(dirs["oracle"]).rglob("*.npy")):
+        rel = p.relative_to(dirs["oracle"]).as_posix()
+        pa, pb = Path(dirs["original"]) / rel, Path(dirs["port"]) / rel
+        if not (pa.is_file() and pb.is_file()):
+            out.append(Comparison(rel, "oracle", False, problem="missing beside the oracle's output"))
+            continue
+        vals = [np.load(x, allow_pickle=False).astype(np.float64).ravel().tolist() for x in (pa, pb, p)]
+        out.append(compare_to_oracle(vals[0], vals[1], vals[2], tol, factor, f"oracle:{rel}"))
+    return out

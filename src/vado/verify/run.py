@@ -1,0 +1,329 @@
+"""``vado verify`` as a library function: compile, compile Triton kernels, run differentially.
+
+:func:`verify` does what the command does and returns a :class:`VerifyResult`;
+:func:`render_text` and :func:`render_json` are pure functions of it.
+
+Outcome (the command's exit code): ``passed`` when every record passed and
+at least one thing was proved. A run step that was skipped for want of a GPU is
+not a failure unless ``require_gpu`` is set; archs the toolchain cannot build
+are failures (status ``unsupported-arch``), never passes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from vado.errors import ToolchainError, UsageError
+from vado.model import Evidence, Target
+from vado.verify.compare import Tolerance
+from vado.verify.compile import CompileReport, verify_compile
+from vado.verify.differential import DEFAULT_SHAPES, DifferentialReport, differential
+from vado.verify.sandbox import COMPILE_LIMITS, RUN_LIMITS, Limits
+from vado.verify.toolchains import (
+    HIPCC_TIP,
+    NVCC_TIP,
+    find_gpus,
+    find_hipcc,
+    find_nvcc,
+    hip_toolchain,
+    nvcc_toolchain,
+)
+from vado.verify.triton_kernels import TritonReport, compile_kernels, discover_kernels
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """The differential part of ``vado verify``: how to run, what to compare, where the binaries come from."""
+
+    template: str
+    mode: str = "stdout"
+    tolerance: Tolerance = Tolerance()
+    shapes: tuple[int | None, ...] = DEFAULT_SHAPES
+    original_bin: str | None = None
+    port_bin: str | None = None
+    oracle_bin: str | None = None
+    oracle_factor: float = 2.0
+    inputs: str | None = None
+    platform: str = "auto"  # amd | nvidia | auto
+    nvcc_arch: str = "native"
+    hip_include: str | None = None
+    require_gpu: bool = False
+    ignore_lines: str | None = None
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    """Everything one ``vado verify`` proved or failed to prove."""
+
+    out: str
+    target: str
+    toolchain: str = ""
+    compile: CompileReport | None = None
+    triton: TritonReport | None = None
+    builds: tuple[Evidence, ...] = ()
+    differential: DifferentialReport | None = None
+    run_skipped: str = ""
+    run_required: bool = False
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def evidence(self) -> tuple[Evidence, ...]:
+        """All records, in the order they were made."""
+        ev: list[Evidence] = []
+        if self.compile:
+            ev += self.compile.evidence
+        if self.triton:
+            ev += self.triton.evidence
+        ev += self.builds
+        if self.differential:
+            ev += self.differential.evidence
+        return tuple(ev)
+
+    @property
+    def passed(self) -> bool:
+        """Every record passed, something was proved, and no required step was skipped."""
+        if self.run_skipped and self.run_required:
+            return False
+        if self.triton is not None and self.triton.problem:
+            return False
+        ev = self.evidence
+        if not ev:
+            # Only a skipped run step (no GPU): nothing failed, and skipping is allowed.
+            return bool(self.run_skipped)
+        return all(e.passed for e in ev)
+
+
+def _gpu_vendor() -> tuple[str, str]:
+    """('nvidia'|'amd'|'', reason when none)."""
+    gpus, notes = find_gpus(tool_dirs=())
+    if gpus:
+        return gpus[0].vendor, ""
+    why = "; ".join(notes) if notes else "no nvidia-smi, amd-smi or rocm-smi on PATH"
+    return "", f"no GPU found ({why})"
+
+
+def verify(
+    out: str | os.PathLike,
+    *,
+    archs: Sequence[str],
+    target: Target,
+    original: str | os.PathLike | None = None,
+    hipcc: str | None = None,
+    nvcc: str | None = None,
+    python: str | None = None,
+    do_compile: bool = True,
+    do_triton: bool = True,
+    run: RunSpec | None = None,
+    extra_flags: Sequence[str] = (),
+    timeout_s: float | None = None,
+    jobs: int = 1,
+    use_cache: bool = True,
+) -> VerifyResult:
+    """Verify the port at ``out`` (see the module docstring).
+
+    Raises :class:`ToolchainError` when hipcc is needed (units to compile, or a
+    port to build for AMD) and cannot be found or run, and :class:`UsageError`
+    for a missing tree or a run spec that cannot be carried out.
+    """
+    out_path = Path(out)
+    if not out_path.exists():
+        raise UsageError(f"{out} does not exist", "verify reads a ported tree", "pass the directory `vado port -o` wrote")
+    climits = COMPILE_LIMITS if timeout_s is None else Limits(timeout_s, COMPILE_LIMITS.cpu_s, COMPILE_LIMITS.memory_mb, COMPILE_LIMITS.file_mb)
+    rlimits = RUN_LIMITS if timeout_s is None else Limits(timeout_s, RUN_LIMITS.cpu_s, RUN_LIMITS.memory_mb, RUN_LIMITS.file_mb)
+    tc = None
+    label = ""
+    comp = None
+    notes: list[str] = []
+    if do_compile:
+        from vado.verify.compile import find_units
+
+        units, _ = find_units(out_path)
+        if units:
+            path = find_hipcc(hipcc)
+            if not path:
+                raise ToolchainError("hipcc not found", "compiling the port needs it", HIPCC_TIP)
+            tc = hip_toolchain(path)
+            label = tc.label
+            comp = verify_compile(out_path, tc, archs, target=target, original=original, extra_flags=extra_flags,
+                                  limits=climits, jobs=jobs, use_cache=use_cache, units=units)
+        else:
+            notes.append("no C/C++/CUDA/HIP translation units in the port")
+    tri = None
+    if do_triton:
+        kernels = discover_kernels(out_path)
+        if kernels:
+            tri = compile_kernels(out_path, archs, kernels=kernels, python=python, limits=climits)
+    builds: list[Evidence] = []
+    diff = None
+    skipped = ""
+    if run is not None:
+        diff, skipped, builds = _differential(out_path, original, run, hipcc, nvcc, climits, rlimits, archs)
+    return VerifyResult(str(out_path), target.name, label, comp, tri, tuple(builds), diff, skipped,
+                        bool(run and run.require_gpu), tuple(notes))
+
+
+def _differential(out_path: Path, original, run: RunSpec, hipcc, nvcc, climits, rlimits, archs):
+    builds: list[Evidence] = []
+    user_bins = run.original_bin and run.port_bin
+    vendor, why = ("", "")
+    if not user_bins:
+        vendor, why = _gpu_vendor()
+        if not vendor:
+            return None, f"run step skipped: {why}", builds
+        if original is None:
+            raise UsageError("--run needs the original tree to build it", "", "pass --original SRC, or --original-bin and --port-bin")
+    with tempfile.TemporaryDirectory(prefix="vado-build-") as scratch:
+        sp = Path(scratch)
+        obin, pbin = run.original_bin, run.port_bin
+        if not user_bins:
+            platform = run.platform if run.platform != "auto" else vendor
+            if not obin:
+                npath = find_nvcc(nvcc)
+                if not npath:
+                    raise ToolchainError("nvcc not found", "building the original needs it", NVCC_TIP)
+                nvcc_toolchain(npath)
+                ev = _build("nvcc", original, sp / "original" / "prog", npath, run.nvcc_arch, run, climits, "original")
+                builds.append(ev)
+                obin = str(sp / "original" / "prog") if ev.passed else None
+            if not pbin:
+                if platform == "amd":
+                    path = find_hipcc(hipcc)
+                    if not path:
+                        raise ToolchainError("hipcc not found", "building the port for AMD needs it", HIPCC_TIP)
+                    ev = _build("amd", out_path, sp / "port" / "prog", path, archs[0], run, climits, "port")
+                else:
+                    npath = find_nvcc(nvcc)
+                    if not npath:
+                        raise ToolchainError("nvcc not found", "building the port with HIP on NVIDIA needs it", NVCC_TIP)
+                    ev = _build("nvidia", out_path, sp / "port" / "prog", npath, run.nvcc_arch, run, climits, "port")
+                builds.append(ev)
+                pbin = str(sp / "port" / "prog") if ev.passed else None
+            if vendor == "nvidia" and platform == "amd":
+                return None, "run step skipped: the port was built for AMD and this machine's GPU is NVIDIA", builds
+        if not obin or not pbin:
+            failed = [b.subject for b in builds if not b.passed]
+            return None, f"run step skipped: the {' and the '.join(failed)} build failed", builds
+        report = differential(run.template, str(Path(obin).resolve()), str(Path(pbin).resolve()), mode=run.mode,
+                              tolerance=run.tolerance, shapes=run.shapes,
+                              oracle_bin=str(Path(run.oracle_bin).resolve()) if run.oracle_bin else None,
+                              oracle_factor=run.oracle_factor, inputs=run.inputs, limits=rlimits,
+                              subject=out_path.name, ignore_lines=run.ignore_lines)
+    return report, "", builds
+
+
+def _build(how, root, dst, compiler, arch, run: RunSpec, limits, role) -> Evidence:
+    from vado.verify.build import build_program
+
+    return build_program(how, root, dst, compiler=compiler, arch=arch, hip_include=run.hip_include, limits=limits, role=role)
+
+
+# ---------------------------------------------------------------------------
+# rendering
+
+
+def _status(e: Evidence) -> str:
+    return str(e.detail.get("status", "pass" if e.passed else "fail"))
+
+
+_CELL = {"pass": "pass", "fail": "FAIL", "timeout": "TIMEOUT", "unsupported-arch": "unsupported"}
+
+
+def render_text(result: VerifyResult) -> str:
+    """The terminal report: a unit × arch grid, errors with their original line and code, runs."""
+    lines = [f"vado verify {result.out} (target {result.target}" + (f"; {result.toolchain}" if result.toolchain else "") + ")"]
+    comp = result.compile
+    if comp and comp.evidence:
+        archs = [a for a in ["host", *comp.archs] if any(e.arch == a for e in comp.evidence)]
+        width = max([4] + [len(u.path) for u in comp.units])
+        lines.append("")
+        lines.append("  " + "unit".ljust(width) + "".join(f"  {a:<11}" for a in archs))
+        for u in comp.units:
+            cells = []
+            for a in archs:
+                ev = next((e for e in comp.evidence if e.subject == u.path and e.arch == a), None)
+                cells.append(f"  {(_CELL.get(_status(ev), _status(ev)) if ev else '-'):<11}")
+            lines.append(("  " + u.path.ljust(width) + "".join(cells)).rstrip())
+        errs = [(e, d) for e in comp.evidence if not e.passed for d in e.detail.get("diagnostics", [])]
+        if errs:
+            lines.append("")
+            lines.append("errors:")
+            for e, d in errs:
+                where = f"{d['file']}:{d['line']}:{d['col']}"
+                orig = ""
+                if d.get("original_line"):
+                    orig = f" (original {d['original_file']}:{d['original_line']}" + ("" if d.get("exact") else ", nearest") + ")"
+                code = f" {d['code']}:" if d.get("code") else ""
+                lines.append(f"  {where} [{e.arch}]{orig}{code} {d['message']}")
+        other = [e for e in comp.evidence if not e.passed and _status(e) in ("fail", "timeout") and not e.detail.get("diagnostics")]
+        for e in other:
+            tail = (e.stderr.strip().splitlines() or [e.detail.get("reason", "")])[-1]
+            lines.append(f"  {e.subject} [{e.arch}]: {_status(e)}: {tail}")
+        if comp.unsupported:
+            lines.append("")
+            lines.append("offload targets this toolchain cannot build (not passes):")
+            for a, why in comp.unsupported.items():
+                lines.append(f"  {a}: {why}")
+    tri = result.triton
+    if tri is not None:
+        lines.append("")
+        lines.append("triton kernels" + (f" (triton {tri.version})" if tri.version else "") + ":")
+        if tri.problem:
+            lines.append(f"  not compiled: {tri.problem}")
+        for e in tri.evidence:
+            extra = f"{e.detail.get('hsaco_bytes', 0)} bytes of code object" if e.passed else (e.stderr.strip().splitlines() or [""])[-1]
+            lines.append(f"  {e.subject} [{e.arch}] {_CELL.get(_status(e), _status(e))}: {extra}")
+        for subject, why in tri.skipped:
+            lines.append(f"  {subject}: skipped: {why}")
+    if result.builds:
+        lines.append("")
+        lines.append("builds:")
+        for b in result.builds:
+            info = f"{b.detail.get('errors', 0)} errors" if not b.passed and "errors" in b.detail else b.detail.get("reason", "")
+            lines.append(f"  {b.subject} ({b.toolchain}, {b.arch or '-'}) {_CELL.get(_status(b), _status(b))}" + (f": {info}" if info else "") + f" in {b.duration_s:.2f}s")
+    if result.run_skipped:
+        lines.append("")
+        lines.append(result.run_skipped + (" (--require-gpu: this fails the verification)" if result.run_required else ""))
+    if result.differential is not None:
+        d = result.differential
+        lines.append("")
+        lines.append(f"differential run ({d.mode}, {d.tolerance.describe()}): {d.command}")
+        for r in d.rounds:
+            times = ", ".join(f"{e.subject} {e.duration_s:.2f}s" for e in r.runs)
+            lines.append(f"  n={r.n if r.n is not None else '-'}: {'pass' if r.passed else 'FAIL'} ({times})")
+            for c in r.comparisons:
+                if not c.passed or len(r.comparisons) > 1:
+                    lines.append(f"    {c.subject}: {'pass' if c.passed else 'FAIL'}: {c.summary()}")
+    for n in result.notes:
+        lines.append(f"note: {n}")
+    ev = result.evidence
+    counts: dict[str, int] = {}
+    for e in ev:
+        counts[_status(e)] = counts.get(_status(e), 0) + 1
+    lines.append("")
+    lines.append("result: " + ("PASS" if result.passed else "FAIL") + " (" + (
+        ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing verified") + ")")
+    return "\n".join(lines) + "\n"
+
+
+def render_json(result: VerifyResult) -> str:
+    """A JSON document: every evidence record (model schema) plus the summary."""
+    from vado.model.serde import to_json
+
+    doc = {
+        "out": result.out,
+        "target": result.target,
+        "toolchain": result.toolchain,
+        "passed": result.passed,
+        "unsupported_archs": dict(result.compile.unsupported) if result.compile else {},
+        "triton_problem": result.triton.problem if result.triton else "",
+        "skipped": [{"subject": s, "reason": w} for s, w in (result.triton.skipped if result.triton else ())],
+        "run_skipped": result.run_skipped,
+        "notes": list(result.notes),
+        "evidence": [to_json(e) for e in result.evidence],
+    }
+    return json.dumps(doc, indent=2, sort_keys=False) + "\n"

@@ -1,0 +1,90 @@
+"""`vado verify`: exit codes, the no-GPU skip, CPU differential runs, and real hipcc compiles."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from vado.cli.app import app
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "verify"))
+from _verify_helpers import FIXTURES, requires_cc, requires_hipcc  # noqa: E402
+
+
+@pytest.fixture
+def noenv(tmp_path, monkeypatch):
+    for var in ("VADO_HIPCC", "VADO_NVCC"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("VADO_TOOL_DIRS", "")
+    monkeypatch.setenv("VADO_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path
+
+
+def run(*args):
+    return CliRunner().invoke(app, ["verify", *map(str, args)])
+
+
+def test_usage_errors(noenv):
+    assert run(noenv / "missing").exit_code == 2
+    assert run(FIXTURES / "saxpy", "--format", "xml").exit_code == 2
+    assert run(FIXTURES / "saxpy", "--arch", ",").exit_code == 2
+    assert run(FIXTURES / "saxpy", "--shapes", "a,b").exit_code == 2
+    assert run(FIXTURES / "saxpy", "--run", "{bin}", "--original-bin", "x").exit_code == 2
+
+
+def test_missing_hipcc_is_a_tool_failure(noenv, monkeypatch):
+    monkeypatch.setenv("PATH", "")
+    res = run(FIXTURES / "saxpy", "--target", "hip-5.2", "--no-triton")
+    assert res.exit_code == 3 and "hipcc not found" in res.stderr and "install hipcc" in " ".join(res.stderr.split())
+
+
+def test_run_without_gpu_is_skipped_with_reason(noenv, monkeypatch):
+    monkeypatch.setenv("PATH", "")
+    res = run(FIXTURES / "saxpy", "--target", "hip-5.2", "--no-compile", "--no-triton", "--run", "{bin} {n}",
+              "--original", FIXTURES / "saxpy")
+    assert res.exit_code == 0, res.output
+    assert "run step skipped: no GPU found (no nvidia-smi, amd-smi or rocm-smi on PATH)" in res.stdout
+    res = run(FIXTURES / "saxpy", "--target", "hip-5.2", "--no-compile", "--no-triton", "--run", "{bin} {n}",
+              "--original", FIXTURES / "saxpy", "--require-gpu")
+    assert res.exit_code == 1 and "--require-gpu" in res.stdout
+
+
+@requires_cc
+def test_cpu_differential_through_the_cli(noenv):
+    src = noenv / "p.c"
+    src.write_text('#include <stdio.h>\n#include <stdlib.h>\nint main(int c, char** v) {\n'
+                   '  int n = atoi(v[1]); double s = 0; for (int i = 0; i < n; i++) s += i * 0.5;\n'
+                   '  printf("sum %.17g\\n", s); return 0; }\n')
+    a, b = noenv / "a", noenv / "b"
+    subprocess.run(["cc", "-O0", str(src), "-o", str(a)], check=True, timeout=120)
+    subprocess.run(["cc", "-O3", str(src), "-o", str(b)], check=True, timeout=120)
+    res = run(noenv, "--target", "hip-5.2", "--no-compile", "--no-triton", "--run", "{bin} {n}",
+              "--original-bin", a, "--port-bin", b, "--shapes", "63,64,65")
+    assert res.exit_code == 0, res.output
+    assert "  n=63: pass" in res.stdout and "result: PASS (9 pass)" in res.stdout
+    res = run(noenv, "--target", "hip-5.2", "--no-compile", "--no-triton", "--run", "{bin} {n}",
+              "--original-bin", a, "--port-bin", shutil.which("echo"), "--shapes", "64", "--format", "json")
+    assert res.exit_code == 1
+    doc = json.loads(res.stdout)
+    assert not doc["passed"] and {e["kind"] for e in doc["evidence"]} == {"run", "compare"}
+
+
+@requires_hipcc
+def test_verify_real_port_and_broken_port(noenv, tmp_path):
+    from vado.knowledge.targets import get_target
+    from vado.port.tree import port_tree
+
+    good = tmp_path / "good"
+    port_tree(FIXTURES / "saxpy", good, get_target("hip-5.2"))
+    res = run(good, "--arch", "gfx90a", "--original", FIXTURES / "saxpy", "--target", "hip-5.2")
+    assert res.exit_code == 0, res.output
+    assert "  main.cu  pass" in res.stdout and "result: PASS (1 pass)" in res.stdout
+    bad = tmp_path / "bad"
+    port_tree(FIXTURES / "broken_api", bad, get_target("hip-5.2"))
+    res = run(bad, "--arch", "gfx90a", "--original", FIXTURES / "broken_api", "--target", "hip-5.2")
+    assert res.exit_code == 1
+    assert "k.cu:10:5 [gfx90a] (original k.cu:10) API003: use of undeclared identifier 'cudaGraphExecNodeSetParams'" in res.stdout

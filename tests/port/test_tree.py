@@ -1,0 +1,209 @@
+"""Tree ports: idempotence, the user's tree untouched, in-place backups, refusals, odd files, renamed sources."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from vado.errors import UsageError
+from vado.knowledge.targets import get_target
+from vado.port.file import PortOptions
+from vado.port.tree import port_tree
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "vecops"
+ROCM = get_target("rocm-7.2")
+UNSAFE = PortOptions(unsafe=True)
+
+
+def snapshot(root: Path) -> dict[str, bytes | str]:
+    """Every entry under ``root``: file bytes, or ``-> target`` for a symlink."""
+    out: dict[str, bytes | str] = {}
+    for p in sorted(root.rglob("*")):
+        rel = p.relative_to(root).as_posix()
+        if p.is_symlink():
+            out[rel] = "-> " + os.readlink(p)
+        elif p.is_file():
+            out[rel] = p.read_bytes()
+    return out
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLE, src)
+    return src
+
+
+def test_port_twice_equals_port_once(tree: Path, tmp_path: Path):
+    once = port_tree(tree, tmp_path / "out1", ROCM, options=UNSAFE)
+    assert once.translated
+    twice = port_tree(tmp_path / "out1", tmp_path / "out2", ROCM, options=UNSAFE)
+    assert snapshot(tmp_path / "out1") == snapshot(tmp_path / "out2")
+    assert twice.translated == ()
+    assert all(f.applied == {} for f in twice.files)
+
+
+def test_output_port_leaves_the_source_untouched(tree: Path, tmp_path: Path):
+    before = snapshot(tree)
+    port_tree(tree, tmp_path / "out", ROCM, options=UNSAFE)
+    assert snapshot(tree) == before
+    assert b"hipMalloc" in (tmp_path / "out" / "src" / "main.cu").read_bytes()
+
+
+def test_in_place_keeps_backups_and_a_second_run_writes_nothing(tree: Path):
+    original = (tree / "src" / "main.cu").read_bytes()
+    first = port_tree(tree, None, ROCM, in_place=True, options=UNSAFE)
+    assert {f.path for f in first.translated} >= {"src/main.cu", "src/lane.cuh", "Makefile", "CMakeLists.txt"}
+    assert (tree / "src" / "main.cu.vado-bak").read_bytes() == original
+    after_first = snapshot(tree)
+    second = port_tree(tree, None, ROCM, in_place=True, options=UNSAFE)
+    assert second.translated == ()
+    assert snapshot(tree) == after_first  # no new backups, no rewrites
+
+
+def test_refuses_output_inside_the_source(tree: Path):
+    with pytest.raises(UsageError, match="inside the tree"):
+        port_tree(tree, tree / "ported", ROCM)
+
+
+def test_refuses_a_non_empty_output(tree: Path, tmp_path: Path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    with pytest.raises(UsageError, match="not empty"):
+        port_tree(tree, out, ROCM)
+    assert (out / "keep.txt").read_text() == "mine"
+
+
+def test_non_utf8_bytes_survive(tmp_path: Path):
+    src = tmp_path / "src"
+    src.mkdir()
+    # latin-1 é in a comment and a string: the port must keep every byte it does not rewrite.
+    (src / "k.cu").write_bytes(b"// caf\xe9\n#include <cuda_runtime.h>\nconst char* s = \"\xff\xfe\";\n"
+                               b"void f(void** p) { cudaMalloc(p, 4); }\n")
+    port_tree(src, tmp_path / "out", ROCM)
+    assert (tmp_path / "out" / "k.cu").read_bytes() == (
+        b"// caf\xe9\n#include <hip/hip_runtime.h>\nconst char* s = \"\xff\xfe\";\nvoid f(void** p) { hipMalloc(p, 4); }\n")
+
+
+def test_symlinks_are_copied_as_links_and_not_written_through(tmp_path: Path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "k.cu").write_text("void f(void** p) { cudaMalloc(p, 4); }\n")
+    os.symlink("k.cu", src / "alias.cu")
+    result = port_tree(src, tmp_path / "out", ROCM)
+    out = tmp_path / "out"
+    assert os.readlink(out / "alias.cu") == "k.cu"
+    assert b"hipMalloc" in (out / "k.cu").read_bytes()
+    assert [f.path for f in result.files if f.status == "failed"] == []
+
+
+@pytest.mark.skipif(os.geteuid() == 0 if hasattr(os, "geteuid") else True, reason="root reads unreadable files")
+def test_unreadable_file_is_reported_not_fatal(tmp_path: Path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "ok.cu").write_text("void f(void** p) { cudaMalloc(p, 4); }\n")
+    bad = src / "bad.cu"
+    bad.write_text("void g() {}\n")
+    bad.chmod(0)
+    try:
+        result = port_tree(src, tmp_path / "out", ROCM)
+    except Exception:  # the copy of an unreadable file is the user's problem, but never a traceback
+        pytest.fail("an unreadable file crashed the port")
+    finally:
+        bad.chmod(0o644)
+    assert any("bad.cu" in s.path for s in result.skips) or any(f.status == "failed" for f in result.files)
+
+
+def test_file_that_fails_is_reported_not_fatal(tmp_path: Path, monkeypatch):
+    """A file whose read fails after discovery (deleted, permissions) is a failed entry, the rest is ported."""
+    import vado.port.tree as tree_mod
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "ok.cu").write_text("void f(void** p) { cudaMalloc(p, 4); }\n")
+    (src / "gone.cu").write_text("void g() {}\n")
+    real_open = open
+
+    def flaky_open(path, *args, **kwargs):
+        if str(path).endswith("gone.cu") and "rb" in args:
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(tree_mod, "open", flaky_open, raising=False)
+    result = port_tree(src, tmp_path / "out", ROCM)
+    status = {f.path: (f.status, f.error) for f in result.files}
+    assert status["gone.cu"] == ("failed", "Permission denied")
+    assert status["ok.cu"][0] == "translated"
+    assert result.errors and result.errors[0]["what"] == "porting gone.cu failed"
+
+
+def test_rename_sources_renames_cu_and_updates_build_references(tree: Path, tmp_path: Path):
+    out = tmp_path / "out"
+    result = port_tree(tree, out, ROCM, options=UNSAFE, rename_sources=True)
+    assert not (out / "src" / "main.cu").exists()
+    assert (out / "src" / "lane.cuh").exists()  # headers keep their names
+    main = (out / "src" / "main.hip").read_text()
+    assert "hipMalloc" in main
+    cmake = (out / "CMakeLists.txt").read_text()
+    assert "add_executable(vecops src/main.hip)" in cmake
+    assert "LANGUAGE HIP" not in cmake  # .hip files are HIP by their extension
+    make = (out / "Makefile").read_text()
+    assert "vecops: src/main.hip src/lane.cuh" in make and "-o $@ src/main.hip" in make
+    entry = next(f for f in result.files if f.path == "src/main.cu")
+    assert entry.out_path.endswith("main.hip") and "+++ b/src/main.hip" in entry.diff
+    # Porting the renamed tree again changes nothing.
+    port_tree(out, tmp_path / "out2", ROCM, options=UNSAFE, rename_sources=True)
+    assert snapshot(out) == snapshot(tmp_path / "out2")
+
+
+def test_rename_sources_in_place_keeps_the_cu_as_backup(tree: Path):
+    original = (tree / "src" / "main.cu").read_bytes()
+    port_tree(tree, None, ROCM, in_place=True, options=UNSAFE, rename_sources=True)
+    assert not (tree / "src" / "main.cu").exists()
+    assert (tree / "src" / "main.cu.vado-bak").read_bytes() == original
+    assert b"hipMalloc" in (tree / "src" / "main.hip").read_bytes()
+
+
+def test_rename_sources_refuses_to_overwrite_an_existing_hip_file(tree: Path, tmp_path: Path):
+    (tree / "src" / "main.hip").write_text("// already here\n")
+    with pytest.raises(UsageError, match="cannot rename"):
+        port_tree(tree, tmp_path / "out", ROCM, rename_sources=True)
+    assert not (tmp_path / "out").exists()
+
+
+def _hipcc():
+    return os.environ.get("VADO_HIPCC") or shutil.which("hipcc")
+
+
+@pytest.mark.skipif(_hipcc() is None, reason="hipcc not installed (apt-get install hipcc)")
+def test_example_port_compiles_for_gfx90a_except_hipblas(tree: Path, tmp_path: Path):
+    """The unsafe port of examples/vecops compiles: lane.cuh from a small TU, and main.cu's kernels.
+
+    Debian's hipcc is HIP 5.2, which lacks the *_sync warp builtins a rocm-7.2
+    port keeps, so the compiled port is the hip-5.2 one; the rocm-7.2 port of
+    lane.cuh differs from it only on the lines with those builtins. main.cu is
+    compiled without its hipBLAS include and host main() (Debian has no hipBLAS).
+    """
+    out52, out72 = tmp_path / "p52", tmp_path / "p72"
+    port_tree(tree, out52, get_target("hip-5.2"), options=UNSAFE)
+    port_tree(tree, out72, ROCM, options=UNSAFE)
+    lane52 = (out52 / "src" / "lane.cuh").read_text().splitlines()
+    lane72 = (out72 / "src" / "lane.cuh").read_text().splitlines()
+    assert len(lane52) == len(lane72)
+    assert [a for a, b in zip(lane52, lane72) if a != b and "_sync(" not in b] == []
+    main = (out52 / "src" / "main.cu").read_text()
+    assert "#include <hipblas/hipblas.h>\n" in main
+    kernels = main[: main.index("int main(")].replace("#include <hipblas/hipblas.h>\n", "")
+    (tmp_path / "kernels.hip").write_text(kernels)
+    (tmp_path / "lane_tu.hip").write_text(
+        '#include "lane.cuh"\n__global__ void k(float* o) { o[0] = block_sum(o[threadIdx.x]) + count_positive(o[1]) + lane_id(); }\n')
+    env = dict(os.environ, HIP_PLATFORM="amd")
+    for tu in ("lane_tu.hip", "kernels.hip"):
+        proc = subprocess.run([_hipcc(), "--offload-arch=gfx90a", "-c", "-I", str(out52 / "src"), str(tmp_path / tu),
+                               "-o", str(tmp_path / (tu + ".o"))], capture_output=True, text=True, env=env, timeout=300)
+        assert proc.returncode == 0, proc.stderr[-3000:]
