@@ -22,8 +22,8 @@ def test_timeout_kills_the_process_group():
     assert out.timed_out and out.why() == "timed out" and out.duration_s < 20
 
 
-def test_file_size_limit():
-    code = "open('big', 'wb').write(b'x' * (3 * 1024 * 1024))"
+def test_file_size_limit(tmp_path):
+    code = f"open({str(tmp_path / 'big')!r}, 'wb').write(b'x' * (3 * 1024 * 1024))"
     out = run_limited([sys.executable, "-c", code], limits=Limits(timeout_s=30, file_mb=1))
     assert not out.ok  # SIGXFSZ or an OSError: the file may not grow past 1 MiB
 
