@@ -263,14 +263,15 @@ def _column_label(r: BenchResult, i: int) -> str:
     return r.label or dev or f"result {i + 1}"
 
 
-def compare_doc(results: Sequence[BenchResult], title: str = "vado report: bench results side by side") -> Doc:
-    """Several bench results as columns: the median of every series, and its ratio to the first result's."""
+def compare_data(results: Sequence[BenchResult]) -> dict:
+    """Medians of every series of several bench results, and their ratios to the first result's.
+
+    ``better`` is, per later result, how many times better than the first it is
+    on the first's objective (above 1: better, whichever the direction).
+    """
     if not results:
         raise UsageError("nothing to compare", "", "pass bench result files")
     first = results[0]
-    labels = [_column_label(r, i) for i, r in enumerate(results)]
-    facts = [(f"[{i + 1}]", f"{labels[i]}: {shlex.join(r.command)}"
-              + (f" on {r.environment.device_label()}" if r.environment else "")) for i, r in enumerate(results)]
     names: list[str] = []
     for r in results:
         for n in (["wall_s"] if r.wall else []) + list(r.metric_stats):
@@ -281,29 +282,88 @@ def compare_doc(results: Sequence[BenchResult], title: str = "vado report: bench
         s = r.wall if n == "wall_s" else r.metric_stats.get(n)
         return s.median if s else None
 
-    header = ["series (median)"] + [f"[{i + 1}] {labels[i]}" for i in range(len(results))]
-    rows = [[n + (" *" if n == first.objective else "")] + [num(median(r, n)) for r in results] for n in names]
-    ratio_rows = []
-    for n in names:
-        base = median(first, n)
-        cells = []
-        for r in results:
-            v = median(r, n)
-            cells.append("-" if v is None or not base else f"{v / base:.3f}x")
-        ratio_rows.append([n] + cells)
-    blocks: list[Block] = [Table("Medians (* objective of [1])", header, rows, [False] + [True] * len(results)),
-                           Table("Ratio to [1]", header, ratio_rows, [False] + [True] * len(results))]
-    obj = first.objective
+    medians = {n: [median(r, n) for r in results] for n in names}
+    ratios = {n: [(v / vals[0]) if v is not None and vals[0] else None for v in vals] for n, vals in medians.items()}
+    base = medians.get(first.objective, [None])[0]
     better = []
-    base = median(first, obj)
-    for i, r in enumerate(results[1:], start=2):
-        v = median(r, obj)
-        if v and base:
-            gain = (v / base if first.higher_is_better else base / v)
-            better.append(f"[{i}] is {gain:.3f}x [1] on {obj} ({'higher' if first.higher_is_better else 'lower'} "
-                          f"is better: above 1x means [{i}] is better)")
-    blocks += better
+    for v in medians.get(first.objective, [None] * len(results))[1:]:
+        better.append((v / base if first.higher_is_better else base / v) if v and base else None)
+    return {
+        "kind": "comparison",
+        "labels": [_column_label(r, i) for i, r in enumerate(results)],
+        "devices": [r.environment.device_label() if r.environment else "" for r in results],
+        "commands": [list(r.command) for r in results],
+        "objective": first.objective,
+        "higher_is_better": first.higher_is_better,
+        "medians": medians,
+        "ratios": ratios,
+        "better": better,
+    }
+
+
+def compare_doc(results: Sequence[BenchResult], title: str = "vado report: bench results side by side") -> Doc:
+    """Several bench results as columns: the median of every series, and its ratio to the first result's."""
+    data = compare_data(results)
+    labels = data["labels"]
+    facts = [(f"[{i + 1}]", f"{labels[i]}: {shlex.join(r.command)}"
+              + (f" on {data['devices'][i]}" if data["devices"][i] and data["devices"][i] != labels[i] else ""))
+             for i, r in enumerate(results)]
+    header = ["series (median)"] + [f"[{i + 1}] {labels[i]}" for i in range(len(results))]
+    obj = data["objective"]
+    rows = [[n + (" *" if n == obj else "")] + [num(v) for v in vals] for n, vals in data["medians"].items()]
+    ratio_rows = [[n] + ["-" if v is None else f"{v:.3f}x" for v in vals] for n, vals in data["ratios"].items()]
+    numeric = [False] + [True] * len(results)
+    blocks: list[Block] = [Table("Medians (* objective of [1])", header, rows, numeric),
+                           Table("Ratio to [1]", header, ratio_rows, numeric)]
+    direction = "higher" if data["higher_is_better"] else "lower"
+    for i, g in enumerate(data["better"], start=2):
+        if g is not None:
+            blocks.append(f"[{i}] is {g:.3f}x as good as [1] on {obj} ({direction} is better; above 1x: [{i}] is better).")
     return Doc(title, facts, blocks)
+
+
+def serve_compare_doc(results: Sequence[ServeBenchResult]) -> Doc:
+    """Several serve load tests side by side, per concurrency level: output tokens/s and TTFT/ITL medians."""
+    labels = [r.label or (r.environment.device_label() if r.environment else "") or r.url for r in results]
+    facts = [(f"[{i + 1}]", f"{labels[i]}: {r.model} at {r.url}, prompt {r.prompt_len}, output {r.output_len}")
+             for i, r in enumerate(results)]
+    levels = sorted({lv.concurrency for r in results for lv in r.levels})
+
+    def level(r, c):
+        return next((lv for lv in r.levels if lv.concurrency == c), None)
+
+    def table(title, getter, fmt):
+        header = ["concurrency"] + [f"[{i + 1}] {labels[i]}" for i in range(len(results))] + \
+                 [f"[{i + 1}]/[1]" for i in range(1, len(results))]
+        rows = []
+        for c in levels:
+            vals = [getter(level(r, c)) if level(r, c) else None for r in results]
+            ratios = ["-" if v is None or not vals[0] else f"{v / vals[0]:.3f}x" for v in vals[1:]]
+            rows.append([str(c)] + [fmt(v) for v in vals] + ratios)
+        return Table(title, header, rows, [True] * len(header))
+
+    blocks: list[Block] = [
+        table("Output tokens/s", lambda lv: lv.output_tokens_per_s, num),
+        table("TTFT p50 (ms)", lambda lv: lv.ttft.median if lv.ttft else None, _ms),
+        table("ITL p50 (ms)", lambda lv: lv.itl.median if lv.itl else None, _ms),
+    ]
+    x = [str(c) for c in levels]
+    blocks.append(LineChart("Output tokens/s vs concurrency", "concurrency", "output tokens/s", x, [
+        (labels[i], [(level(r, c).output_tokens_per_s if level(r, c) else None) for c in levels])
+        for i, r in enumerate(results)]))
+    blocks.append(LineChart("TTFT p50 vs concurrency", "concurrency", "ms", x, [
+        (labels[i], [(level(r, c).ttft.median * 1e3 if level(r, c) and level(r, c).ttft else None) for c in levels])
+        for i, r in enumerate(results)]))
+    return Doc("vado report: serve results side by side", facts, blocks)
+
+
+def merge_docs(docs: Sequence[Doc], title: str = "vado report") -> Doc:
+    """Several documents as one: each becomes a section (its title, its facts as a table, its blocks)."""
+    blocks: list[Block] = []
+    for d in docs:
+        blocks.append(Table(d.title, ["fact", "value"], [[k, v] for k, v in d.facts]))
+        blocks += d.blocks
+    return Doc(title, [("results", str(len(docs)))], blocks)
 
 
 def document(result) -> Doc:

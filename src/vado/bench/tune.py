@@ -260,7 +260,8 @@ def _trial(i, config, root, run, build, by_name, ignore, tolerance, baseline_out
             if cmp.first:
                 f = cmp.first[0]
                 where = f"; line {f.get('line')}: baseline {f.get('original')!r}, this {f.get('port')!r}"
-            return Trial(config, None, False, f"results differ from the baseline's ({cmp.summary()}{where})",
+            what = cmp.problem or f"{cmp.mismatches} of {cmp.elements} values differ, max rel diff {cmp.max_rel:.3g}"
+            return Trial(config, None, False, f"results differ from the baseline's ({what}{where})",
                          **common), check.stdout
     result: BenchResult = bench_command(
         run_args, runs=runs, warmup=warmup, metrics=metrics, objective=objective,

@@ -34,6 +34,9 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("agent", "agent", "agent"),
     ("verify", "verify", "verify"),
     ("doctor", "doctor", "doctor"),
+    ("bench", "bench", "bench"),
+    ("tune", "tune", "tune"),
+    ("report", "report", "report"),
 )
 
 
@@ -60,7 +63,12 @@ def _register() -> None:
             if exc.name == f"vado.cli.{module}":
                 continue
             raise
-        app.command(name)(getattr(mod, func))
+        obj = getattr(mod, func)
+        # A command with subcommands (`vado bench kernel …`) is a Typer app of its own.
+        if isinstance(obj, typer.Typer):
+            app.add_typer(obj, name=name)
+        else:
+            app.command(name)(obj)
 
 
 _register()

@@ -6,7 +6,7 @@ include paths and macros of :mod:`vado.verify.buildflags`. Trees that hold
 several programs are built by the user, who passes the binaries
 (``--original-bin``/``--port-bin``).
 
-The port is built one of two ways:
+The port is built one of three ways:
 
 - ``amd``: ``hipcc --offload-arch=ARCH`` under ``HIP_PLATFORM=amd``;
 - ``nvidia`` (HIP on NVIDIA): nvcc with ``-D__HIP_PLATFORM_NVIDIA__`` and the
@@ -17,6 +17,9 @@ The port is built one of two ways:
   HIP 5.2's call APIs that CUDA 13 removed (texture references,
   ``cudaDeviceProp::clockRate`` …), so that pairing fails to build, and
   the failure is recorded as such.
+- ``nvidia-clang`` (HIP on NVIDIA, for those headers): clang's CUDA mode against
+  the CUDA 11.8 tree :mod:`vado.verify.hip_nvidia` assembles from NVIDIA's PyPI
+  wheels; sm_80 code plus PTX the driver JIT-compiles for newer GPUs.
 
 Binaries go to a scratch directory the caller owns; nothing is written into a
 source tree.
@@ -103,6 +106,22 @@ def build_program(
         cmd = [compiler, "-O2", f"-arch={arch}", "-x", "cu", "-D__HIP_PLATFORM_NVIDIA__", f"-I{local}", *flags,
                *extra, *files, "-o", str(out_bin)]
         toolchain = "nvcc (HIP on NVIDIA)"
+    elif how == "nvidia-clang":
+        from vado.verify import hip_nvidia
+
+        inc = find_hip_nvidia_headers(hip_include)
+        if inc is None or not hip_nvidia.is_ready() or hip_nvidia.find_clang() is None:
+            return Evidence(kind="build", subject=subject, passed=False, toolchain="clang (HIP on NVIDIA)",
+                            detail={"status": "unavailable", "reason": "needs HIP's NVIDIA headers, clang and the CUDA 11.8 "
+                                    "tree of vado.verify.hip_nvidia (python tools/setup_hip_nvidia.py)"})
+        local = out_bin.parent / "hip-include"
+        if not (local / "hip").exists():
+            shutil.copytree(os.path.join(inc, "hip"), local / "hip")
+        cmd = hip_nvidia.build_command(files, str(out_bin), hip_include=str(local),
+                                       gpu_arch=arch if arch.startswith("sm_") and arch <= "sm_87" else "sm_80",
+                                       flags=[*flags, *extra])
+        hip_nvidia.bundle_runtime(out_bin.parent)
+        toolchain = "clang (HIP on NVIDIA, CUDA 11.8)"
     else:
         raise ValueError(f"unknown build kind {how!r}")
     outcome = run_limited(cmd, cwd=out_bin.parent, env=env, limits=limits)

@@ -197,10 +197,17 @@ def _differential(out_path: Path, original, run: RunSpec, hipcc, nvcc, climits, 
                         raise ToolchainError("hipcc not found", "building the port for AMD needs it", HIPCC_TIP)
                     ev = _build("amd", out_path, sp / "port" / "prog", path, archs[0], run, climits, "port")
                 else:
-                    npath = find_nvcc(nvcc)
-                    if not npath:
-                        raise ToolchainError("nvcc not found", "building the port with HIP on NVIDIA needs it", NVCC_TIP)
-                    ev = _build("nvidia", out_path, sp / "port" / "prog", npath, run.nvcc_arch, run, climits, "port")
+                    from vado.verify import hip_nvidia
+
+                    if hip_nvidia.is_ready() and hip_nvidia.find_clang():
+                        # HIP's NVIDIA headers of older HIP releases need CUDA 11-era APIs; the clang
+                        # route builds against the CUDA 11.8 tree and runs on newer drivers.
+                        ev = _build("nvidia-clang", out_path, sp / "port" / "prog", "clang", run.nvcc_arch, run, climits, "port")
+                    else:
+                        npath = find_nvcc(nvcc)
+                        if not npath:
+                            raise ToolchainError("nvcc not found", "building the port with HIP on NVIDIA needs it", NVCC_TIP)
+                        ev = _build("nvidia", out_path, sp / "port" / "prog", npath, run.nvcc_arch, run, climits, "port")
                 builds.append(ev)
                 pbin = str(sp / "port" / "prog") if ev.passed else None
             if vendor == "nvidia" and platform == "amd":

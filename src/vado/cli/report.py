@@ -1,0 +1,98 @@
+"""``vado report FILE…``: render saved vado JSON results, and compare bench results across devices.
+
+One file is rendered as it is (an audit report through :func:`vado.report.render`;
+bench, kernel, serve and tune results through :mod:`vado.bench.render`). Several
+bench results (``vado bench … -f json``) are laid side by side with ratios to
+the first; several serve results per concurrency level; any other mix is
+rendered one after the other.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+FORMATS = ("text", "markdown", "html", "json")
+
+
+def report(
+    files: List[Path] = typer.Argument(..., help="JSON results written by vado (audit, bench, serve, tune).",
+                                       exists=True, dir_okay=False, readable=True),
+    format: str = typer.Option("text", "--format", "-f", help="text, markdown, html or json."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
+) -> None:
+    """Render vado JSON results; several bench results are compared side by side (ratios vs the first).
+
+    Exit codes: 0 rendered, 2 usage error (unknown format, a file that is no vado result), 3 tool failure.
+    """
+    from vado.cli.terminal import get_terminal
+    from vado.errors import ReportError, VadoError
+
+    term = get_terminal()
+    if format not in FORMATS:
+        term.error(f"unknown format {format!r}", f"choose one of: {', '.join(FORMATS)}")
+        raise typer.Exit(2)
+    try:
+        text = render_files(files, format)
+    except VadoError as exc:
+        term.error(exc.what + (f": {exc.why}" if exc.why else ""), exc.tip)
+        # A file that is no vado result is the caller's mistake, not a failure of the tool.
+        raise typer.Exit(2 if isinstance(exc, ReportError) else exc.exit_code)
+    if output:
+        output.write_text(text, encoding="utf-8")
+        term.info(f"wrote {output}")
+    else:
+        term.data(text.rstrip("\n") if format == "text" else text)
+
+
+def _load(path: Path):
+    """(kind, object): an audit result or a bench-family result."""
+    from vado.bench.results import from_document, is_bench_document
+    from vado.errors import ReportError
+
+    raw = path.read_bytes()
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ReportError(f"cannot read {path}", f"it is not JSON ({exc})", "pass a file vado wrote with --format json") from None
+    if is_bench_document(data):
+        return data["kind"], from_document(data, str(path))
+    if isinstance(data, dict) and "findings" in data and "schema_version" in data:
+        from vado.report import load_audit_json
+
+        return "audit", load_audit_json(raw)
+    raise ReportError(f"cannot read {path}", "it is JSON but no vado audit, bench, serve or tune result",
+                      "pass a file vado wrote with --format json")
+
+
+def render_files(files: List[Path], format: str) -> str:
+    """The report of ``files`` in ``format`` (see the module docstring)."""
+    from vado.bench import render as R
+    from vado.bench.results import dumps
+    from vado.errors import UsageError
+
+    loaded = [_load(p) for p in files]
+    kinds = [k for k, _ in loaded]
+    if "audit" in kinds:
+        from vado.report import render
+
+        if len(loaded) > 1 and format in ("html", "json"):
+            raise UsageError("audit reports are rendered one at a time in html and json", "", "pass one audit file")
+        return "\n".join(render(obj, format) if k == "audit" else R.render(obj, format) for k, obj in loaded)
+    objs = [o for _, o in loaded]
+    if len(objs) == 1:
+        return dumps(objs[0]) if format == "json" else R.render(objs[0], format)
+    if all(k in ("command", "kernel") for k in kinds):
+        if format == "json":
+            return json.dumps(R.compare_data(objs), indent=2) + "\n"
+        return R.render_doc(R.compare_doc(objs), format)
+    if all(k == "serve" for k in kinds) and format != "json":
+        return R.render_doc(R.serve_compare_doc(objs), format)
+    if format == "json":
+        from vado.bench.results import result_document
+
+        return json.dumps({"kind": "collection", "results": [result_document(o) for o in objs]}, indent=2) + "\n"
+    return R.render_doc(R.merge_docs([R.document(o) for o in objs]), format)
