@@ -41,7 +41,7 @@ def fleet_dirs(source: Path, n: int, k: int, into: Path) -> list[Path]:
     benches = sorted(d for d in source.iterdir() if d.is_dir() and d.name.endswith("-cuda"))[: n * k]
     repos = [into / f"shard{i:02d}" for i in range(n)]
     for i, bench in enumerate(benches):
-        shutil.copytree(bench, repos[i % n] / bench.name)
+        shutil.copytree(bench, repos[i % n] / bench.name, symlinks=True)  # HeCBench has dangling links
     return [r for r in repos if r.exists()]
 
 

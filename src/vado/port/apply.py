@@ -466,8 +466,14 @@ def write_atomic(
     overwrite: bool = False,
     follow_symlinks: bool = False,
     mode: int | None = None,
+    durable: bool = True,
 ) -> Path | None:
     """Write ``data`` to ``path`` atomically; return the backup's path, or None.
+
+    ``durable=False`` skips the fsyncs: the replace stays atomic, but after a
+    power loss the new content may be missing. Only for files that exist
+    nowhere else yet, such as a fresh output tree, where a lost write loses
+    nothing of the user's (and the fsyncs are a sixth of a port's time).
 
     ``mode`` sets the permission bits of a file that does not exist yet (the
     source's mode when writing an output tree); without it the umask decides.
@@ -523,7 +529,8 @@ def write_atomic(
                 os.chmod(tmp, stat.S_IMODE(mode))
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         os.replace(tmp, target)
         tmp = None
     except BaseException as exc:
@@ -536,7 +543,8 @@ def write_atomic(
             raise PortError(f"cannot write {target}", exc.strerror or str(exc),
                             "check free space and permissions; the original file is unchanged") from exc
         raise
-    _fsync_dir(parent)
+    if durable:
+        _fsync_dir(parent)
     return made_backup
 
 

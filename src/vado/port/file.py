@@ -16,7 +16,13 @@ from vado.port.apply import fixpoint
 from vado.port.build import cmake_hip_fixes, cmake_rename_fixes, include_rename_fixes, makefile_rename_fixes
 from vado.port.launch import launch_fixes
 from vado.port.namespaces import namespace_fixes
-from vado.port.translate import identifier_fixes, include_fixes, runtime_include_fix, sync_downgrade_fixes
+from vado.port.translate import (
+    identifier_fixes,
+    include_fixes,
+    register_keyword_fixes,
+    runtime_include_fix,
+    sync_downgrade_fixes,
+)
 from vado.rules.engine import check_text
 from vado.scan.classify import FileKind
 from vado.scan.lexer import tokenize
@@ -52,10 +58,21 @@ class FilePort:
         return self.before != self.after
 
 
-def produce_fixes(path: str, kind: FileKind, text: str, target: Target, options: PortOptions) -> list[Fix]:
-    """All fixes for one round on ``text``: the rules' fixes and the translator's."""
+def _check(path: str, kind: FileKind, text: str, target: Target, options: PortOptions) -> list[Finding]:
+    return check_text(path, text, [target], kind=kind, options=dict(options.rule_options, roc=options.roc))
+
+
+def produce_fixes(
+    path: str, kind: FileKind, text: str, target: Target, options: PortOptions, findings: list[Finding] | None = None
+) -> list[Fix]:
+    """All fixes for one round on ``text``: the rules' fixes and the translator's.
+
+    ``findings`` are the rules' findings on ``text`` when the caller has them already.
+    """
     fixes: list[Fix] = []
-    for finding in check_text(path, text, [target], kind=kind, options=dict(options.rule_options, roc=options.roc)):
+    if findings is None:
+        findings = _check(path, kind, text, target, options)
+    for finding in findings:
         if finding.fix is not None:
             fixes.append(finding.fix)
     if kind is FileKind.CMAKE:
@@ -69,6 +86,7 @@ def produce_fixes(path: str, kind: FileKind, text: str, target: Target, options:
         fixes.extend(include_fixes(path, toks, target, roc=options.roc))
         fixes.extend(identifier_fixes(path, toks, target, roc=options.roc))
         fixes.extend(sync_downgrade_fixes(path, text, toks, target))
+        fixes.extend(register_keyword_fixes(path, toks))
         fixes.extend(namespace_fixes(path, toks))
         if options.launch == "ggl":
             fixes.extend(launch_fixes(path, text, toks))
@@ -98,15 +116,21 @@ def port_bytes(path: str, kind: FileKind, data: bytes, target: Target, options: 
     """Port one file's bytes for ``target``; ``path`` is its name in findings and edits."""
     options = options or PortOptions()
     text = decode_source(data)
-    result = fixpoint(text, lambda t: produce_fixes(path, kind, t, target, options), unsafe=options.unsafe)
+    # The fixpoint's last round runs the rules on the final text and finds nothing to apply;
+    # those findings are also what remains, so they are kept rather than computed again.
+    last: dict[str, list[Finding]] = {}
+
+    def findings_of(t: str) -> list[Finding]:
+        if t not in last:
+            last.clear()
+            last[t] = _check(path, kind, t, target, options)
+        return last[t]
+
+    result = fixpoint(text, lambda t: produce_fixes(path, kind, t, target, options, findings_of(t)), unsafe=options.unsafe)
     applied: dict[str, int] = {}
     for fix in result.applied:
         tag = fix.tags[0] if fix.tags else "rule"
         applied[tag] = applied.get(tag, 0) + 1
     after = encode_source(result.text)
-    remaining = tuple(
-        f
-        for f in check_text(path, result.text, [target], kind=kind, options=dict(options.rule_options, roc=options.roc))
-        if is_open_work(f, target)
-    )
+    remaining = tuple(f for f in findings_of(result.text) if is_open_work(f, target))
     return FilePort(data, after, applied, remaining)

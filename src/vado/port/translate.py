@@ -362,7 +362,7 @@ def sync_downgrade_fixes(path: str, text: str, toks: list, target: Target) -> li
     code = [t for t in toks if t[0] is not Kind.COMMENT]
     fixes: list[Fix] = []
     for i, tok in enumerate(code):
-        if tok[0] is not Kind.IDENT or tok[3] not in SYNC_DOWNGRADE:
+        if tok[0] is not Kind.IDENT or (tok[3] not in SYNC_DOWNGRADE and tok[3] != "__syncwarp"):
             continue
         if i + 1 >= len(code) or code[i + 1][3] != "(":
             continue
@@ -370,6 +370,9 @@ def sync_downgrade_fixes(path: str, text: str, toks: list, target: Target) -> li
         if split is None:
             continue
         close, args = split
+        if tok[3] == "__syncwarp":
+            fixes.append(_syncwarp_fix(path, code, tok, close, args, target))
+            continue
         if len(args) < 2:
             continue
         mask_first, mask_last = args[0]
@@ -390,6 +393,52 @@ def sync_downgrade_fixes(path: str, text: str, toks: list, target: Target) -> li
                 ("wave64", "sync-downgrade"),
             )
         )
+    return fixes
+
+
+#: What HIP 7 does for ``__syncwarp`` on AMD (amd_warp_sync_functions.h): a wavefront-scope
+#: release fence, a wave barrier, an acquire fence. HIP 5.2 has the builtins but not the function.
+SYNCWARP_AMD = (
+    '((void)__builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront"), __builtin_amdgcn_wave_barrier(), '
+    '__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront"))'
+)
+
+
+def _syncwarp_fix(path: str, code: list, tok, close: int, args: list, target: Target) -> Fix:
+    """``__syncwarp([mask])`` → the wavefront fence/barrier sequence (HIP < 7 lacks ``__syncwarp``).
+
+    Safe for no mask or a full mask: the whole wavefront synchronises, which is
+    what a full-warp ``__syncwarp`` asks for. A partial mask is unsafe: the
+    rewrite synchronises more lanes than the mask names, and a lane outside the
+    mask that never arrives would change the program's behaviour on NVIDIA only.
+    """
+    mask = "".join(t[3] for a, b in args for t in code[a : b + 1])
+    full = not args or mask in FULL_MASKS
+    return Fix(
+        (Edit(path, tok[1], code[close][2], SYNCWARP_AMD),),
+        Applicability.SAFE if full else Applicability.UNSAFE,
+        f"__syncwarp → wavefront fence and barrier (HIP {target.hip_version} has no __syncwarp"
+        + ("" if full else f"; mask {mask} is not all lanes") + ")",
+        ("wave64", "sync-downgrade"),
+    )
+
+
+def register_keyword_fixes(path: str, toks: list) -> list[Fix]:
+    """Drop the ``register`` storage class: C++17 removed it, and clang (hipcc) rejects it where nvcc warns.
+
+    It never had a meaning compilers honour, so removing it is safe.
+    """
+    fixes: list[Fix] = []
+    for i, tok in enumerate(toks):
+        if tok[0] is not Kind.IDENT or tok[3] != "register":
+            continue
+        nxt = toks[i + 1] if i + 1 < len(toks) else None
+        if nxt is None or nxt[0] is not Kind.IDENT:
+            continue  # `register` must precede a type or name to be the storage class
+        prev = toks[i - 1] if i > 0 else None
+        if prev is not None and (prev[0] is Kind.DIRECTIVE or prev[3] in (".", "->", "::")):
+            continue  # `#define register`, or a member or scoped name
+        fixes.append(Fix((Edit(path, tok[1], nxt[1], ""),), Applicability.SAFE, "drop the `register` storage class", ("cxx17",)))
     return fixes
 
 

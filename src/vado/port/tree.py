@@ -66,7 +66,7 @@ def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, b
         if renamed:
             # --rename-sources: the port goes to k.hip, which must not exist yet; the
             # old k.cu becomes the backup (in place) or is removed from the output tree.
-            write_atomic(Path(job.dst), result.after, mode=os.stat(job.src).st_mode)
+            write_atomic(Path(job.dst), result.after, mode=os.stat(job.src).st_mode, durable=in_place)
             if in_place:
                 if backup:
                     os.replace(job.src, backup_path(Path(job.src)))
@@ -78,7 +78,8 @@ def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, b
             if in_place:
                 write_atomic(Path(job.dst), result.after, backup=backup, expected=data, overwrite=not backup)
             else:
-                write_atomic(Path(job.dst), result.after, overwrite=True)
+                # Our own copy in a fresh output tree: no fsync (see write_atomic's ``durable``).
+                write_atomic(Path(job.dst), result.after, overwrite=True, durable=False)
         remaining: dict[str, int] = {}
         for f in result.remaining:
             remaining[f.code] = remaining.get(f.code, 0) + 1

@@ -33,10 +33,14 @@ def _is_ptx(view: cs.DeviceView, asm: cs.AsmStatement) -> bool:
     prog = asm.program
     if not prog.instructions or _X86_REGISTER.search(asm.template):
         return False
+    # In a function vado sees as host code (its __device__ may come from a macro) only a known
+    # PTX instruction counts: a bare %register operand is also how SPARC or Alpha assembly reads
+    # a timer (FFTW's cycle.h: `rd %%tick`, seen in HeCBench halo-finder).
+    host_function = view.function_at(asm.start) is not None
     for ins in prog.instructions:
         if ins.modifiers and facts.lookup(ins) is not None:
             return True
-        if any(o.startswith("%") and not o[1:].isdigit() for o in ins.operands):
+        if not host_function and any(o.startswith("%") and not o[1:].isdigit() for o in ins.operands):
             return True
     return any(d in (".reg", ".pred", ".shared", ".local") for d in prog.directives)
 
