@@ -67,3 +67,29 @@ def test_root_must_be_a_directory(tree):
     with pytest.raises(McpError) as exc:
         Root(tree[0] / "src" / "k.cu")
     assert "not a directory" in exc.value.what
+
+
+def test_bench_kernel_tool_refuses_escapes_and_non_sources(tmp_path):
+    from vado.errors import McpError, UsageError
+    from vado.mcp import tools
+    from vado.mcp.root import Root
+
+    (tmp_path / "notes.txt").write_text("x")
+    root = Root(tmp_path)
+    with pytest.raises(McpError):
+        tools.bench_kernel(root, "../outside.cu")
+    with pytest.raises(UsageError):
+        tools.bench_kernel(root, "notes.txt")
+
+
+def test_bench_kernel_tool_needs_a_gpu(tmp_path, monkeypatch):
+    from vado.bench import kernel as kernel_mod
+    from vado.errors import ToolchainError
+    from vado.mcp import tools
+    from vado.mcp.root import Root
+    from vado.model.bench import Environment
+
+    (tmp_path / "k.cu").write_text("__global__ void k(int n, float* y) { y[0] = n; }\n")
+    monkeypatch.setattr(kernel_mod, "detect_environment", lambda: Environment(host="h", cpu="c", cpus=1))
+    with pytest.raises(ToolchainError):
+        tools.bench_kernel(Root(tmp_path), "k.cu")

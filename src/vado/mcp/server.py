@@ -7,8 +7,8 @@ say what every argument means. Every path is confined to the root fixed at start
 (:class:`vado.mcp.root.Root`); a path outside it is refused with a tool error.
 
 Transports: stdio (the default, what Claude Code, Codex and Cursor start) and
-streamable HTTP on a loopback address (``--http``). There is no ``bench`` tool:
-vado has no benchmark harness yet.
+streamable HTTP on a loopback address (``--http``). ``bench_kernel`` is offered
+only where a GPU is visible (nvidia-smi, rocm-smi or amd-smi lists one).
 """
 
 from __future__ import annotations
@@ -94,6 +94,21 @@ def build_server(root: Root):
     ) -> dict[str, Any]:
         """Port a CUDA file or tree to HIP (sources, headers, build files, requirements, Dockerfiles). Returns per-file status, applied fixes and diffs, and the findings that remain for a human or an assistant to resolve."""
         return _call(tools.port, root, path, output, target, launch, unsafe, include_diffs)
+
+    from vado.bench.environment import has_gpu
+
+    if has_gpu():
+
+        @server.tool()
+        def bench_kernel(
+            path: PathArg,
+            kernel: Annotated[str | None, Field(description="Name of the __global__ function; needed when the file has several.")] = None,
+            n: Annotated[int, Field(ge=1, le=1 << 30, description="Elements per pointer parameter (and the value of integer parameters).")] = 1 << 24,
+            block: Annotated[int, Field(ge=1, le=1024, description="Threads per block.")] = 256,
+            iters: Annotated[int, Field(ge=1, le=1000, description="Timed launches.")] = 50,
+        ) -> dict[str, Any]:
+            """Time one kernel of a CUDA/HIP file on this machine's GPU with vado's generated driver."""
+            return _call(tools.bench_kernel, root, path, kernel, n, block, iters)
 
     @server.tool()
     def verify(

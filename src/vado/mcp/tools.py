@@ -222,3 +222,26 @@ def verify(root: Root, path: str, archs: list[str] | None = None, target: str = 
             "open_findings": [_finding_json(f, ".") for f in open_findings(rel, text, tgt)],
         })
     return {"passed": all(r["passed"] for r in results), "archs": archs, "files": results}
+
+
+def bench_kernel(root: Root, path: str, kernel: str | None = None, n: int = 1 << 24, block: int = 256,
+                 iters: int = 50) -> dict[str, Any]:
+    """Time one ``__global__`` kernel of a CUDA/HIP file inside the root on this machine's GPU.
+
+    vado writes the timing driver itself (device buffers of ``n`` elements per
+    pointer parameter, event timing, checksums) and builds it with the toolchain
+    that fits the GPU; nothing the caller passes is run. Returns vado's bench
+    result: median kernel time, achieved GB/s and GFLOP/s against the device's
+    roofline, checksums of the written buffers.
+    """
+    from vado.bench.kernel import bench_kernel as run_kernel_bench
+    from vado.model import to_json
+
+    real = root.resolve(path)
+    if not real.is_file() or real.suffix not in (".cu", ".hip", ".cuh"):
+        raise UsageError(f"{path!r} is not a .cu/.hip file", "bench_kernel times a kernel of one source file",
+                         "pass the file that defines the __global__ function")
+    if not (1 <= n <= 1 << 30) or not (1 <= block <= 1024) or not (1 <= iters <= 1000):
+        raise UsageError("n, block or iters out of range", "1 ≤ n ≤ 2^30, 1 ≤ block ≤ 1024, 1 ≤ iters ≤ 1000")
+    result = run_kernel_bench(str(real), kernel=kernel, n=n, block=block, iters=iters, label=root.relative(real))
+    return to_json(result)
