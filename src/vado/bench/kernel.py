@@ -278,11 +278,10 @@ def _copy_peak_lines(p: str) -> list[str]:
 
 
 def hip_include_dir() -> str | None:
-    """A directory holding ``hip/hip_runtime.h`` (for building HIP code for NVIDIA), or None."""
-    for cand in (os.environ.get("VADO_HIP_INCLUDE"), "/opt/rocm/include", "/usr/include"):
-        if cand and os.path.exists(os.path.join(cand, "hip", "hip_runtime.h")):
-            return cand
-    return None
+    """HIP headers with the NVIDIA platform (``$VADO_HIP_INCLUDE`` first), as verify finds them for its builds."""
+    from vado.verify.build import find_hip_nvidia_headers
+
+    return find_hip_nvidia_headers(os.environ.get("VADO_HIP_INCLUDE"))
 
 
 COMPILERS = ("nvcc", "hipcc", "hip-nvidia")
