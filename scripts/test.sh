@@ -26,4 +26,7 @@ python3 -m pip install -q --disable-pip-version-check -e ".[test,agent-test]"
 if command -v fatbinary >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/fatbinary ]; then
   python3 tools/setup_hip_nvidia.py >/dev/null || echo "note: HIP-on-NVIDIA tree not set up; its test will skip" >&2
 fi
+# pip builds vado's C extension (vado._native_ext) from src/vado/_native; the build is optional
+# for users without a compiler, but here a silent fallback to pure Python must fail the run.
+export VADO_REQUIRE_NATIVE=1
 exec python3 -m pytest -q "$@"

@@ -453,12 +453,37 @@ def extra_tables(compat_path: Path) -> list[Table]:
 # --------------------------------------------------------------------------- output
 
 
+#: Corrections to HIPIFY's rows, each with its evidence in ``note``. HIPIFY dates the whole
+#: ``hipDataType`` family to HIP 5.7.0 (when the integer and bfloat16 values were added), but
+#: the type with its six floating-point values is older: ROCm/HIP commit 94eb4155 ("Introduce
+#: library_types.h as a common header for libs", first in rocm-3.3.0) added it, and Debian's
+#: HIP 5.2.3 ``hip/library_types.h`` declares exactly those six.
+_HIP_DATATYPE_NOTE = (
+    "vado: HIP has hipDataType with HIP_R_16F/32F/64F and HIP_C_16F/32F/64F since 3.3.0 "
+    "(ROCm/HIP 94eb4155, hip/library_types.h); HIPIFY's 5.7.0 dates the later values"
+)
+CORRECTIONS: dict[str, dict[str, str]] = {
+    name: {"hip_added": "3.3.0", "note": _HIP_DATATYPE_NOTE}
+    for name in ("cudaDataType", "cudaDataType_t", "CUDA_R_16F", "CUDA_R_32F", "CUDA_R_64F",
+                 "CUDA_C_16F", "CUDA_C_32F", "CUDA_C_64F")
+}
+
+
+def apply_corrections(rows: list[dict[str, str]]) -> None:
+    """Apply :data:`CORRECTIONS` to ``rows`` in place (rows of other names are untouched)."""
+    for r in rows:
+        fix = CORRECTIONS.get(r["cuda_name"])
+        if fix and r.get("hip_name"):
+            r.update(fix)
+
+
 def write_data(tables: list[Table], out_dir: Path) -> dict[str, list[dict[str, str]]]:
     """Write one CSV per library and ``index.yaml``; return rows per library."""
     import yaml
 
     by_lib: dict[str, list[dict[str, str]]] = defaultdict(list)
     for table in tables:
+        apply_corrections(table.rows)
         for r in table.rows:
             by_lib[r["library"]].append(r)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -258,6 +258,23 @@ def test_importer_reads_columns_sections_and_support():
     assert main.kind_from == {"section": 2}
 
 
+def test_importer_corrects_the_hipdatatype_dates():
+    # HIP has had hipDataType with six floating-point values since 3.3 (ROCm/HIP 94eb4155);
+    # HIPIFY dates the family to 5.7.0. Rows of other names, and rows without a HIP name, stay.
+    imp = _importer()
+    rows = [{"cuda_name": "CUDA_R_32F", "hip_name": "HIP_R_32F", "hip_added": "5.7.0", "note": ""},
+            {"cuda_name": "CUDA_R_8I", "hip_name": "HIP_R_8I", "hip_added": "5.7.0", "note": ""},
+            {"cuda_name": "cudaDataType", "hip_name": "", "hip_added": "", "note": ""}]
+    imp.apply_corrections(rows)
+    assert [(r["hip_added"], bool(r["note"])) for r in rows] == [("3.3.0", True), ("5.7.0", False), ("", False)]
+    from vado.knowledge.api import AvailabilityStatus, availability, lookup
+    from vado.knowledge.targets import get_target
+
+    hip52 = get_target("hip-5.2")
+    assert availability(lookup("CUDA_R_32F"), hip52).status is AvailabilityStatus.RENAMED
+    assert availability(lookup("CUDA_R_8I"), hip52).status is AvailabilityStatus.NEWER_THAN_TARGET
+
+
 def test_data_regenerates_identically(tmp_path):
     # Needs the HIPIFY mirror and the saved newer tables; CI without them skips.
     from pathlib import Path

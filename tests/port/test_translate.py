@@ -1,4 +1,4 @@
-"""Token translation: identifiers, includes, namespaces, the *_sync downgrade; never inside comments or strings."""
+"""Token translation: identifiers, includes, namespaces, ``__syncwarp`` on old HIP; never inside comments or strings."""
 
 from __future__ import annotations
 
@@ -63,13 +63,28 @@ def test_curand_state_with_roc_uses_rocrand_state():
     assert rename("curandState s; curand_init(1, 2, 3, &s);", roc=True) == "rocrand_state_xorwow s; rocrand_init(1, 2, 3, &s);"
 
 
-def test_sync_downgrade_only_without_sync_builtins():
-    src = "__shfl_down_sync(0xffffffff, v, 1) + __shfl_down_sync(m, v, 2)"
+def test_syncwarp_downgrade_only_without_sync_builtins():
+    src = "__syncwarp(); __syncwarp(0xffffffff); __syncwarp(m); __syncwarp(m++); __shfl_down_sync(0xffffffff, v, 1);"
     assert sync_downgrade_fixes("k.cu", src, tokenize(src), ROCM) == []
     fixes = sync_downgrade_fixes("k.cu", src, tokenize(src), HIP52)
-    assert [f.applicability for f in fixes] == [Applicability.SAFE, Applicability.UNSAFE]
+    # Any mask is safe, as in HIP 7's own __syncwarp(mask), unless dropping it drops a side effect.
+    # The shuffle is WARP008's (vado.rules.warp): the translator lowers __syncwarp only.
+    assert [f.applicability for f in fixes] == [Applicability.SAFE] * 3 + [Applicability.UNSAFE]
     out = fixpoint(src, lambda t: sync_downgrade_fixes("k.cu", t, tokenize(t), HIP52)).text
-    assert out == "__shfl_down(v, 1) + __shfl_down_sync(m, v, 2)"
+    assert out.count("__builtin_amdgcn_wave_barrier()") == 3
+    assert out.endswith("__syncwarp(m++); __shfl_down_sync(0xffffffff, v, 1);")
+    # A stand-in the code defines for itself (HeCBench ge-spmm) is not a call.
+    stand_in = "#ifdef __HIPCC__\n#define __syncwarp()\n#endif\n"
+    assert sync_downgrade_fixes("k.cu", stand_in, tokenize(stand_in), HIP52) == []
+
+
+def test_host_alloc_typed_pointer_gets_the_cast_cudas_overload_makes():
+    src = "int* a; float* b; void* c; cudaHostAlloc(&a, n, cudaHostAllocDefault); cudaHostAlloc(&b[0], n, 0);" \
+          " cudaHostAlloc((void**)&c, n, 0); cudaHostAlloc((void **) &c, n, 0);"
+    want = "int* a; float* b; void* c; hipHostAlloc((void**)(&a), n, hipHostMallocDefault); hipHostAlloc((void**)(&b[0]), n, 0);" \
+           " hipHostAlloc((void**)&c, n, 0); hipHostAlloc((void **) &c, n, 0);"
+    assert rename(src, HIP52) == want
+    assert rename(src, ROCM) == want
 
 
 def test_missing_api_is_left_and_reported_with_location():

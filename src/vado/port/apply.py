@@ -46,6 +46,8 @@ Write policy ("never overwrite without a backup")
 
 from __future__ import annotations
 
+import bisect
+
 import difflib
 import os
 import secrets
@@ -241,8 +243,7 @@ def select_fixes(
     """
     accepted: list[Fix] = []
     rejected: list[Rejection] = []
-    taken: list[Edit] = []  # edits of accepted fixes, for overlap checks
-    taken_set: set[Edit] = set()
+    taken = _TakenEdits()  # edits of accepted fixes, for overlap checks
     seen: dict[frozenset[Edit], Fix] = {}
 
     def reject(fix: Fix, kind: RejectKind, detail: str = "") -> None:
@@ -278,7 +279,7 @@ def select_fixes(
         if key in seen:
             reject(fix, RejectKind.DUPLICATE, f"same edits as {_name(seen[key])}")
             continue
-        clash = _clash(own, taken, taken_set)
+        clash = taken.clash(own)
         if clash is not None:
             mine, theirs = clash
             owner = next(f for f in accepted if theirs in f.edits)
@@ -288,9 +289,7 @@ def select_fixes(
         accepted.append(fix)
         seen[key] = fix
         for e in own:
-            if e not in taken_set:
-                taken.append(e)
-                taken_set.add(e)
+            taken.add(e)
     return accepted, rejected
 
 
@@ -298,16 +297,50 @@ def _name(fix: Fix) -> str:
     return f"fix {fix.description!r}" if fix.description else "another fix"
 
 
-def _clash(own: Sequence[Edit], taken: Sequence[Edit], taken_set: set[Edit]) -> tuple[Edit, Edit] | None:
-    # Linear in the number of accepted edits per fix: files have tens to hundreds
-    # of fixes, and this keeps the rule exactly Edit.overlaps.
-    for mine in own:
-        if mine in taken_set:
-            continue
-        for theirs in taken:
-            if mine.overlaps(theirs):
-                return mine, theirs
-    return None
+class _TakenEdits:
+    """The edits of the fixes accepted so far, with the overlap test of :meth:`Edit.overlaps`.
+
+    Accepted edits never overlap one another, so sorted by ``(start, end)`` their
+    ends never decrease either: the ones that can overlap a new edit lie in one
+    short run of that order, found by bisection. (A file can have thousands of
+    fixes; comparing each new edit with every accepted one made selection
+    quadratic.) Of several overlapping edits the earliest accepted is reported,
+    as a scan in acceptance order would.
+    """
+
+    def __init__(self) -> None:
+        self._set: set[Edit] = set()
+        self._by_path: dict[str, tuple[list[tuple[int, int]], list[Edit], list[int]]] = {}
+
+    def add(self, edit: Edit) -> None:
+        if edit in self._set:
+            return
+        keys, edits, order = self._by_path.setdefault(edit.path, ([], [], []))
+        at = bisect.bisect_right(keys, (edit.start, edit.end))
+        keys.insert(at, (edit.start, edit.end))
+        edits.insert(at, edit)
+        order.insert(at, len(self._set))
+        self._set.add(edit)
+
+    def clash(self, own: Sequence[Edit]) -> tuple[Edit, Edit] | None:
+        """The first ``(mine, theirs)`` pair of overlapping edits, or None."""
+        for mine in own:
+            if mine in self._set:
+                continue  # identical to an accepted edit: shared, not a conflict
+            found = self._by_path.get(mine.path)
+            if found is None:
+                continue
+            keys, edits, order = found
+            # Candidates start at or before mine.end and end at or after mine.start.
+            j = bisect.bisect_right(keys, (mine.end, float("inf"))) - 1
+            best = None
+            while j >= 0 and edits[j].end >= mine.start:
+                if mine.overlaps(edits[j]) and (best is None or order[j] < order[best]):
+                    best = j
+                j -= 1
+            if best is not None:
+                return mine, edits[best]
+        return None
 
 
 def _fix_edits(fixes: Iterable[Fix]) -> list[Edit]:

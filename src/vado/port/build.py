@@ -145,6 +145,7 @@ def makefile_rename_fixes(path: str, text: str, renamed: Iterable[str]) -> list[
 
 def include_rename_fixes(path: str, toks: list, renamed: Iterable[str]) -> list[Fix]:
     """``#include "k.cu"`` of a renamed source → ``"k.hip"`` (quoted includes resolve beside the including file)."""
+    from vado.rules.cuda_syntax import spelling_index
     from vado.scan.lexer import Kind
 
     names = set(renamed)
@@ -152,8 +153,9 @@ def include_rename_fixes(path: str, toks: list, renamed: Iterable[str]) -> list[
         return []
     here = posixpath.dirname(path)
     fixes = []
-    for i, tok in enumerate(toks[:-1]):
-        if tok[0] is not Kind.DIRECTIVE or not tok[3].endswith("include"):
+    for i in spelling_index(toks).directive_marks():
+        tok = toks[i]
+        if i + 1 >= len(toks) or tok[0] is not Kind.DIRECTIVE or not tok[3].endswith("include"):
             continue
         op = toks[i + 1]
         if op[0] is Kind.STRING and op[3].endswith('.cu"') and _refers(here, op[3][1:-1], names):

@@ -8,12 +8,13 @@ porting the output again changes nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from vado.model import Finding, Fix, Severity, Target, Verdict
 from vado.model.text import decode_source, encode_source
 from vado.port.apply import fixpoint
 from vado.port.build import cmake_hip_fixes, cmake_rename_fixes, include_rename_fixes, makefile_rename_fixes
+from vado.port.compat import cg_reduce_fixes, local_helper_fixes, solve_buffer_fixes
 from vado.port.launch import launch_fixes
 from vado.port.namespaces import namespace_fixes
 from vado.port.translate import (
@@ -25,7 +26,7 @@ from vado.port.translate import (
 )
 from vado.rules.engine import check_text
 from vado.scan.classify import FileKind
-from vado.scan.lexer import tokenize
+from vado.scan.lexer import lex
 
 _SOURCE_KINDS = frozenset({FileKind.CUDA_SOURCE, FileKind.CUDA_HEADER})
 
@@ -58,16 +59,26 @@ class FilePort:
         return self.before != self.after
 
 
-def _check(path: str, kind: FileKind, text: str, target: Target, options: PortOptions) -> list[Finding]:
-    return check_text(path, text, [target], kind=kind, options=dict(options.rule_options, roc=options.roc))
+def _check(
+    path: str, kind: FileKind, text: str, target: Target, options: PortOptions, tokens: Sequence | None = None
+) -> list[Finding]:
+    return check_text(path, text, [target], kind=kind, options=dict(options.rule_options, roc=options.roc), tokens=tokens)
 
 
 def produce_fixes(
-    path: str, kind: FileKind, text: str, target: Target, options: PortOptions, findings: list[Finding] | None = None
+    path: str,
+    kind: FileKind,
+    text: str,
+    target: Target,
+    options: PortOptions,
+    findings: list[Finding] | None = None,
+    *,
+    tokens: Sequence | None = None,
 ) -> list[Fix]:
     """All fixes for one round on ``text``: the rules' fixes and the translator's.
 
-    ``findings`` are the rules' findings on ``text`` when the caller has them already.
+    ``findings`` are the rules' findings on ``text`` when the caller has them already,
+    ``tokens`` its tokens (:func:`vado.scan.lexer.lex`) when the caller lexed it.
     """
     fixes: list[Fix] = []
     if findings is None:
@@ -81,11 +92,14 @@ def produce_fixes(
     elif kind is FileKind.MAKEFILE:
         fixes.extend(makefile_rename_fixes(path, text, options.renamed))
     if kind.is_c_family:
-        toks = tokenize(text)
+        toks = tokens if tokens is not None else lex(text)
         fixes.extend(include_rename_fixes(path, toks, options.renamed))
         fixes.extend(include_fixes(path, toks, target, roc=options.roc))
         fixes.extend(identifier_fixes(path, toks, target, roc=options.roc))
         fixes.extend(sync_downgrade_fixes(path, text, toks, target))
+        fixes.extend(local_helper_fixes(path, text, toks, target))
+        fixes.extend(cg_reduce_fixes(path, text, toks, target))
+        fixes.extend(solve_buffer_fixes(path, text, toks, target))
         fixes.extend(register_keyword_fixes(path, toks))
         fixes.extend(namespace_fixes(path, toks))
         if options.launch == "ggl":
@@ -119,14 +133,28 @@ def port_bytes(path: str, kind: FileKind, data: bytes, target: Target, options: 
     # The fixpoint's last round runs the rules on the final text and finds nothing to apply;
     # those findings are also what remains, so they are kept rather than computed again.
     last: dict[str, list[Finding]] = {}
+    # One lexing per round, shared by the rules and the translator.
+    lexed: dict[str, Sequence] = {}
+
+    def tokens_of(t: str) -> Sequence | None:
+        if not kind.is_c_family:
+            return None
+        if t not in lexed:
+            lexed.clear()
+            lexed[t] = lex(t)
+        return lexed[t]
 
     def findings_of(t: str) -> list[Finding]:
         if t not in last:
             last.clear()
-            last[t] = _check(path, kind, t, target, options)
+            last[t] = _check(path, kind, t, target, options, tokens_of(t))
         return last[t]
 
-    result = fixpoint(text, lambda t: produce_fixes(path, kind, t, target, options, findings_of(t)), unsafe=options.unsafe)
+    result = fixpoint(
+        text,
+        lambda t: produce_fixes(path, kind, t, target, options, findings_of(t), tokens=tokens_of(t)),
+        unsafe=options.unsafe,
+    )
     applied: dict[str, int] = {}
     for fix in result.applied:
         tag = fix.tags[0] if fix.tags else "rule"

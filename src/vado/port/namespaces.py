@@ -15,7 +15,8 @@ ginkgo's ``hip/base/thrust.hip.hpp``, which spells both backends).
 from __future__ import annotations
 
 from vado.model import Applicability, Edit, Fix
-from vado.scan.lexer import Kind
+from vado.rules.cuda_syntax import spelling_index
+from vado.scan.lexer import Kind, is_native_tokens
 
 #: Namespaces renamed where they qualify a name.
 NAMESPACES = {"cub": "hipcub"}
@@ -25,10 +26,20 @@ THRUST_HIP_DIR = "thrust/system/hip/"
 
 def namespace_fixes(path: str, toks: list) -> list[Fix]:
     """Safe fixes for ``cub::`` → ``hipcub::``, ``thrust::cuda::`` → ``thrust::hip::`` and thrust's CUDA system headers."""
-    code = [t for t in toks if t[0] is not Kind.COMMENT]
+    index = spelling_index(toks)
+    if not any(index.where(name) for name in (*NAMESPACES, "cuda")) and not any(
+        _operand(toks, i)[3][1:].startswith(THRUST_CUDA_DIR) for i in index.directive_marks()
+    ):
+        return []  # none of the names or headers this pass rewrites
+    code = toks.code() if is_native_tokens(toks) else [t for t in toks if t[0] is not Kind.COMMENT]
     fixes: list[Fix] = []
     n = len(code)
-    for i, tok in enumerate(code):
+    # The tokens this pass can rewrite, in order: the namespace names, "cuda", and directives.
+    code_index = spelling_index(code)
+    candidates = sorted({i for name in (*NAMESPACES, "cuda") for i in code_index.where(name)}
+                        | set(code_index.directive_marks()))
+    for i in candidates:
+        tok = code[i]
         kind, start, end, text = tok
         if kind is Kind.DIRECTIVE and text.endswith(("include", "include_next")) and i + 1 < n:
             operand = code[i + 1]
@@ -52,6 +63,14 @@ def namespace_fixes(path: str, toks: list) -> list[Fix]:
             fixes.append(Fix((Edit(path, start, end, "hip"),), Applicability.SAFE,
                              "thrust::cuda:: → thrust::hip::", ("rename", "thrust")))
     return fixes
+
+
+def _operand(toks, i: int) -> tuple:
+    """The first token after ``toks[i]`` that is not a comment (an empty one at the end)."""
+    j = i + 1
+    while j < len(toks) and toks[j][0] is Kind.COMMENT:
+        j += 1
+    return toks[j] if j < len(toks) else (Kind.EOD, 0, 0, "")
 
 
 def _nested(code: list, i: int) -> bool:

@@ -1,4 +1,4 @@
-"""CUDA → HIP translation by token: identifiers, include paths, and the warp-sync downgrade.
+"""CUDA → HIP translation by token: identifiers, include paths, and ``__syncwarp`` on old HIP.
 
 Translation never looks at raw text: it walks the lexer's tokens, so names in
 comments and string literals stay as they are (``#include "..."`` operands are
@@ -16,34 +16,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vado.model import Applicability, Edit, Fix, Target
+from vado.rules.cuda_syntax import spelling_index
+from vado.rules.warp import mask_side_effects  # shared with WARP008
 from vado.scan.lexer import Kind
 
 #: Libraries whose names are never renamed automatically: the ROCm counterpart
 #: is not a 1:1 API (MIOpen differs from cuDNN in descriptors and workspace
 #: handling), so a rename would compile into wrong code. LIB001 reports them.
 NOT_RENAMED_LIBRARIES = frozenset({"cudnn"})
-
-#: Warp-level *_sync intrinsics and their pre-6.2 HIP forms (mask argument dropped).
-SYNC_DOWNGRADE = {
-    "__shfl_sync": "__shfl",
-    "__shfl_up_sync": "__shfl_up",
-    "__shfl_down_sync": "__shfl_down",
-    "__shfl_xor_sync": "__shfl_xor",
-    "__ballot_sync": "__ballot",
-    "__any_sync": "__any",
-    "__all_sync": "__all",
-}
-
-#: Mask spellings that mean "every lane": dropping such a mask keeps the meaning.
-FULL_MASKS = frozenset(
-    {
-        "0xffffffff", "0xffffffffu", "0xffffffffU", "0xFFFFFFFF", "0xFFFFFFFFu", "0xFFFFFFFFU",
-        "0xffffffffull", "0xffffffffffffffff", "0xffffffffffffffffull", "0xFFFFFFFFFFFFFFFF",
-        "0xFFFFFFFFFFFFFFFFull", "0xFFFFFFFFFFFFFFFFULL", "0xffffffffffffffffULL", "~0", "~0u", "~0ull", "-1",
-        "FULL_MASK", "FINAL_MASK", "__activemask()",
-    }
-)
-
 
 #: cuRAND's default (XORWOW) state has no rocRAND name in HIPIFY's table
 #: (``ROCm/HIPIFY`` ``src/CUDA2HIP_RAND_API_types.cpp`` marks it ROC_UNSUPPORTED),
@@ -136,8 +116,18 @@ ARITY_RENAMES = {("cudaGraphInstantiate", 3): "hipGraphInstantiateWithFlags"}
 #: ``hipHostMalloc(ptr, size, hipHostMallocDefault)`` (HIPIFY adds the flag; HIP's
 #: C declaration has no default).
 APPENDED_ARGS = {"cudaMallocHost": (2, "hipHostMallocDefault")}
+#: Out-pointer arguments CUDA takes as ``T**`` through a template overload that HIP's
+#: counterpart lacks: ``cuda_runtime.h`` declares ``template<class T> cudaHostAlloc(T** ptr,
+#: size_t size, unsigned int flags)``, which passes ``(void**)(void*)ptr`` on; HIP declares
+#: ``hipHostAlloc(void** ptr, size_t size, unsigned int flags)`` only (HIP 5.2's
+#: ``hip_runtime_api.h`` has typed overloads for ``hipMalloc`` and ``hipHostMalloc``, not for
+#: ``hipHostAlloc``), and ``int**`` does not convert to ``void**``. The argument (index
+#: given) gets the C-style cast CUDA's overload makes, ``(void**)(...)`` (a C-style cast, like
+#: CUDA's, also takes ``const T**``, which ``reinterpret_cast`` would refuse).
+VOID_PTR_PTR_ARGS = {"cudaHostAlloc": 0}
 #: A cast already present on an argument (text of its first tokens), so none is added.
 _VOID_CASTS = ("(constvoid*)", "(void*)", "reinterpret_cast<constvoid*>", "reinterpret_cast<void*>", "(constvoid*const)")
+_VOID_PTR_PTR_CASTS = ("(void**)", "reinterpret_cast<void**>", "static_cast<void**>")
 
 
 def legacy_cublas(toks: list) -> bool:
@@ -149,8 +139,9 @@ def legacy_cublas(toks: list) -> bool:
     API, so a rename would compile into a call with the wrong arguments.
     """
     legacy = v2 = False
-    for i, tok in enumerate(toks):
-        if tok[0] is Kind.DIRECTIVE and tok[3].endswith("include") and i + 1 < len(toks):
+    for i in _directives(toks):
+        tok = toks[i]
+        if tok[3].endswith("include") and i + 1 < len(toks):
             inner = toks[i + 1][3][1:-1]
             if inner == "cublas.h":
                 legacy = True
@@ -159,11 +150,23 @@ def legacy_cublas(toks: list) -> bool:
     return legacy and not v2
 
 
+def _directives(toks) -> list[int]:
+    """Indices of the DIRECTIVE tokens of ``toks``, in order."""
+    index = spelling_index(toks)
+    return [i for i in index.directive_marks() if toks[i][0] is Kind.DIRECTIVE]
+
+
+def _ident_indices(toks, names) -> list[int]:
+    """Indices of the IDENT tokens of ``toks`` spelt one of ``names`` (a set or dict), in order."""
+    index = spelling_index(toks)
+    return sorted(i for t in index.spellings(Kind.IDENT) if t in names for i in index.where(t))
+
+
 def _uses_legacy_cublas_names(toks: list, names: dict[str, Rename]) -> bool:
     """Whether some identifier is a plain cuBLAS name with a ``*_v2`` twin (a legacy call, in a legacy file)."""
-    for tok in toks:
-        if tok[0] is Kind.IDENT and tok[3].startswith("cublas"):
-            twin = names.get(tok[3] + "_v2")
+    for text in spelling_index(toks).spellings(Kind.IDENT):
+        if text.startswith("cublas"):
+            twin = names.get(text + "_v2")
             if twin is not None and twin.library == "cublas":
                 return True
     return False
@@ -203,7 +206,7 @@ def _merge_template_commas(toks: list, args: list[tuple[int, int]]) -> list[tupl
 
 def _argument_edits(path: str, toks: list, i: int, name: str) -> tuple[list[Edit], str]:
     """Edits to the call's arguments that go with renaming ``name`` at ``i``, and a note for the fix title."""
-    if name not in KERNEL_POINTER_ARGS and name not in APPENDED_ARGS:
+    if name not in KERNEL_POINTER_ARGS and name not in APPENDED_ARGS and name not in VOID_PTR_PTR_ARGS:
         return [], ""
     split = _call_args(toks, i)
     if split is None:
@@ -212,6 +215,20 @@ def _argument_edits(path: str, toks: list, i: int, name: str) -> tuple[list[Edit
     args = _merge_template_commas(toks, args)
     if args is None:
         return [], ""
+    if name in VOID_PTR_PTR_ARGS:
+        at = VOID_PTR_PTR_ARGS[name]
+        if at >= len(args):
+            return [], ""
+        first, last = args[at]
+        while first < last and toks[first][0] is Kind.COMMENT:
+            first += 1
+        head = "".join(t[3] for t in toks[first : min(last + 1, first + 8)] if t[0] is not Kind.COMMENT)
+        if head.replace(" ", "").startswith(_VOID_PTR_PTR_CASTS):
+            return [], ""
+        return (
+            [Edit(path, toks[first][1], toks[first][1], "(void**)("), Edit(path, toks[last][2], toks[last][2], ")")],
+            "; pointer argument cast to void**",
+        )
     if name in KERNEL_POINTER_ARGS:
         at = KERNEL_POINTER_ARGS[name]
         if at >= len(args):
@@ -241,17 +258,16 @@ def identifier_fixes(path: str, toks: list, target: Target, *, roc: bool = False
     user's field, not the runtime function. In a legacy-cuBLAS file
     (:func:`legacy_cublas`) the plain cuBLAS names that have a ``*_v2`` twin stay:
     they are the handle-less legacy functions, which hipBLAS lacks. A few calls
-    change arguments with their name (:data:`KERNEL_POINTER_ARGS`,
+    change arguments with their name (:data:`KERNEL_POINTER_ARGS`, :data:`VOID_PTR_PTR_ARGS`,
     :data:`APPENDED_ARGS`, :data:`ARITY_RENAMES`); those edits belong to the
     rename's fix, so they are made once.
     """
     names = rename_map(target, roc)
     fixes: list[Fix] = []
-    ident = Kind.IDENT
     legacy = None
-    for i, tok in enumerate(toks):
-        if tok[0] is not ident:
-            continue
+    # Only the identifiers the table knows: found through the spelling index, in token order.
+    for i in _ident_indices(toks, names):
+        tok = toks[i]
         r = names.get(tok[3])
         if r is None or r.kind == "header" or r.new == tok[3]:
             continue
@@ -295,8 +311,9 @@ def include_fixes(path: str, toks: list, target: Target, *, roc: bool = False) -
     # has no handle-less API, the calls stay (identifier_fixes), and keeping the
     # header keeps the file recognisable as legacy, so a second port changes nothing.
     keep = {"cublas.h"} if legacy_cublas(toks) and _uses_legacy_cublas_names(toks, names) else set()
-    for i, tok in enumerate(toks):
-        if tok[0] is not Kind.DIRECTIVE or not tok[3].endswith(("include", "include_next")):
+    for i in _directives(toks):
+        tok = toks[i]
+        if not tok[3].endswith(("include", "include_next")):
             continue
         if i + 1 >= len(toks):
             continue
@@ -352,47 +369,31 @@ def split_call_args(toks: list, open_idx: int) -> tuple[int, list[tuple[int, int
 
 
 def sync_downgrade_fixes(path: str, text: str, toks: list, target: Target) -> list[Fix]:
-    """On targets without the ``*_sync`` warp builtins (HIP < 6.2), ``__shfl_down_sync(mask, v, d)`` → ``__shfl_down(v, d)``.
+    """On targets without ``__syncwarp`` (HIP < 7.0 with no ``*_sync`` builtins), ``__syncwarp([mask])`` →
+    the wavefront fence and barrier (:func:`_syncwarp_fix`).
 
-    Dropping the mask keeps the meaning only when the mask names every lane;
-    such rewrites are safe, others unsafe (partial-warp code needs a human).
+    The other ``*_sync`` warp functions and ``__activemask`` are lowered by the
+    rule WARP008 (:class:`vado.rules.warp.WarpSyncIntrinsicWithoutSyncBuiltins`),
+    which also reports the calls whose lowering is not safe.
     """
     if target.family != "rocm" or target.features.get("warp_sync_builtins", True):
+        return []
+    if "__syncwarp" not in text:  # the token is a slice of the text
         return []
     code = [t for t in toks if t[0] is not Kind.COMMENT]
     fixes: list[Fix] = []
     for i, tok in enumerate(code):
-        if tok[0] is not Kind.IDENT or (tok[3] not in SYNC_DOWNGRADE and tok[3] != "__syncwarp"):
+        if tok[0] is not Kind.IDENT or tok[3] != "__syncwarp":
             continue
         if i + 1 >= len(code) or code[i + 1][3] != "(":
             continue
+        if i > 0 and (code[i - 1][0] is Kind.DIRECTIVE or code[i - 1][3] in (".", "->", "::")):
+            continue  # `#define __syncwarp()` (a stand-in the code brings along), or a member
         split = split_call_args(code, i + 1)
         if split is None:
             continue
         close, args = split
-        if tok[3] == "__syncwarp":
-            fixes.append(_syncwarp_fix(path, code, tok, close, args, target))
-            continue
-        if len(args) < 2:
-            continue
-        mask_first, mask_last = args[0]
-        mask_text = "".join(t[3] for t in code[mask_first : mask_last + 1])
-        full = mask_text in FULL_MASKS
-        new_name = SYNC_DOWNGRADE[tok[3]]
-        rest_start = code[args[1][0]][1]
-        edits = (
-            Edit(path, tok[1], tok[2], new_name),
-            Edit(path, code[mask_first][1], rest_start, ""),
-        )
-        fixes.append(
-            Fix(
-                edits,
-                Applicability.SAFE if full else Applicability.UNSAFE,
-                f"{tok[3]} → {new_name} (HIP {target.hip_version} has no *_sync warp builtins"
-                + ("" if full else f"; mask {mask_text} is not known to be all lanes") + ")",
-                ("wave64", "sync-downgrade"),
-            )
-        )
+        fixes.append(_syncwarp_fix(path, code, tok, close, args, target))
     return fixes
 
 
@@ -407,18 +408,23 @@ SYNCWARP_AMD = (
 def _syncwarp_fix(path: str, code: list, tok, close: int, args: list, target: Target) -> Fix:
     """``__syncwarp([mask])`` → the wavefront fence/barrier sequence (HIP < 7 lacks ``__syncwarp``).
 
-    Safe for no mask or a full mask: the whole wavefront synchronises, which is
-    what a full-warp ``__syncwarp`` asks for. A partial mask is unsafe: the
-    rewrite synchronises more lanes than the mask names, and a lane outside the
-    mask that never arrives would change the program's behaviour on NVIDIA only.
+    The sequence is HIP 7's own ``__syncwarp()``, and HIP 7's ``__syncwarp(mask)``
+    is ``__hip_check_mask(mask); return __syncwarp();`` (ROCm/rocm-systems
+    ``projects/clr/hipamd/include/hip/amd_detail/amd_warp_sync_functions.h`` @
+    3dbb9f83): the mask feeds debug-build assertions only, and the whole
+    wavefront is fenced whatever it names. So the rewrite is safe for any mask,
+    as safe as HIP's own function, unless the mask expression may have side
+    effects (which it would drop): then it is unsafe. Lanes of the wavefront
+    outside the mask take part in the fence too, which only orders more memory
+    operations than asked.
     """
+    effects = bool(args) and mask_side_effects(code, args[0][0], args[-1][1] + 1)
     mask = "".join(t[3] for a, b in args for t in code[a : b + 1])
-    full = not args or mask in FULL_MASKS
     return Fix(
         (Edit(path, tok[1], code[close][2], SYNCWARP_AMD),),
-        Applicability.SAFE if full else Applicability.UNSAFE,
+        Applicability.UNSAFE if effects else Applicability.SAFE,
         f"__syncwarp → wavefront fence and barrier (HIP {target.hip_version} has no __syncwarp"
-        + ("" if full else f"; mask {mask} is not all lanes") + ")",
+        + (f"; mask {mask} may have side effects, which the rewrite drops" if effects else "") + ")",
         ("wave64", "sync-downgrade"),
     )
 
@@ -429,9 +435,8 @@ def register_keyword_fixes(path: str, toks: list) -> list[Fix]:
     It never had a meaning compilers honour, so removing it is safe.
     """
     fixes: list[Fix] = []
-    for i, tok in enumerate(toks):
-        if tok[0] is not Kind.IDENT or tok[3] != "register":
-            continue
+    for i in _ident_indices(toks, ("register",)):
+        tok = toks[i]
         nxt = toks[i + 1] if i + 1 < len(toks) else None
         if nxt is None or nxt[0] is not Kind.IDENT:
             continue  # `register` must precede a type or name to be the storage class
@@ -452,8 +457,8 @@ def runtime_include_fix(path: str, text: str, toks: list) -> Fix | None:
     include guard (``#ifndef X`` / ``#define X``), as HIPIFY does. Never inside
     any other conditional block: an include there would be conditional too.
     """
-    for i, tok in enumerate(toks):
-        if tok[0] is Kind.DIRECTIVE and tok[3].endswith("include") and i + 1 < len(toks):
+    for i in _directives(toks):
+        if toks[i][3].endswith("include") and i + 1 < len(toks):
             if toks[i + 1][3][1:-1] in ("hip/hip_runtime.h", "hip_runtime.h", "cuda_runtime.h", "cuda.h"):
                 return None
     n = len(toks)

@@ -20,6 +20,7 @@ SYCL, so for those targets only API004 and API005 carry a verdict.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, Iterable, Iterator
 
 from vado.model import Effort, Finding, Severity, Target, Verdict
@@ -105,18 +106,30 @@ def api_uses(ctx: FileContext) -> list[NameUses]:
     if cached is not None:
         return cached
     facts = source_facts(ctx)
-    lookup = _api().lookup
+    api = _api()
+    lookup = api.lookup
     qualifiers = facts.qualifiers
+    idents = facts.idents
     found: dict[str, tuple[Any, list[int]]] = {}
-    for name, starts in facts.idents.items():
+    # The set intersection finds the table's names among the file's at C speed; the
+    # lookups that follow are the hits only. (A stand-in table without api_table,
+    # as tests use, is asked name by name.)
+    table = getattr(api, "api_table", None)
+    for name in idents.keys() & table().by_name.keys() if table is not None else list(idents):
         entry = lookup(name)
-        if entry is not None and _is_header_row(entry):
-            entry = None
-        if entry is not None and "::" not in str(getattr(entry, "cuda_name", name)):
-            plain = [s for s in starts if s not in qualifiers] if qualifiers else starts
-            if plain:
-                found[name] = (entry, list(plain))
-        if not qualifiers:
+        if entry is None or _is_header_row(entry) or "::" in str(getattr(entry, "cuda_name", name)):
+            continue
+        starts = idents[name]
+        plain = [s for s in starts if s not in qualifiers] if qualifiers else starts
+        if plain:
+            found[name] = (entry, list(plain))
+    qualified = qualifiers.keys()
+    # A qualified lookup can only hit a table name whose last component is the name:
+    # the others are left out by a set intersection (all of them with a stand-in table).
+    tails = _qualified_tails(table) if table is not None else None
+    for name in (idents.keys() & tails if tails is not None else list(idents)) if qualifiers else ():
+        starts = idents[name]
+        if qualified.isdisjoint(starts):
             continue
         # Qualified spellings are rare; look up each distinct one once.
         for s in starts:
@@ -137,19 +150,39 @@ def api_uses(ctx: FileContext) -> list[NameUses]:
     return uses
 
 
+_TAILS: dict[int, frozenset[str]] = {}
+
+
+def _qualified_tails(api_table) -> frozenset[str]:
+    """The last components of the table's qualified names (``Sum`` of ``cub::DeviceReduce::Sum``)."""
+    table = api_table()
+    tails = _TAILS.get(id(table))
+    if tails is None:
+        tails = _TAILS[id(table)] = frozenset(n.rsplit("::", 1)[1] for n in table.by_name if "::" in n)
+    return tails
+
+
 def availability(ctx: FileContext, entry: Any, target: Target) -> Any:
-    """:func:`vado.knowledge.api.availability` of ``entry`` on ``target``, memoised per file."""
-    cache = getattr(ctx, "_vado_api_availability", None)
-    if cache is None:
-        cache = {}
-        setattr(ctx, "_vado_api_availability", cache)
-    key = (id(entry), target.name)
-    hit = cache.get(key)
-    if hit is None:
-        hit = _api().availability(entry, target)
-        cache[key] = (entry, hit)  # keep entry alive so its id stays unique
-        return hit
+    """:func:`vado.knowledge.api.availability` of ``entry`` on ``target``, memoised.
+
+    The answer depends on the table row and the target's name, family and versions
+    only, so it is kept for the process (a tree asks for the same few hundred rows
+    in file after file); a stand-in table (as tests use) is asked every time.
+    """
+    api = _api()
+    if not isinstance(api, ModuleType):
+        return api.availability(entry, target)
+    key = (id(entry), target.name, target.family, target.version, target.hip_version)
+    hit = _AVAILABILITY.get(key)
+    if hit is None or hit[0] is not entry:
+        av = api.availability(entry, target)
+        if len(_AVAILABILITY) < 262144:
+            _AVAILABILITY[key] = (entry, av)  # entry kept alive: its id stays unique
+        return av
     return hit[1]
+
+
+_AVAILABILITY: dict[tuple, tuple[Any, Any]] = {}
 
 
 def hip_targets(ctx: FileContext) -> tuple[Target, ...]:

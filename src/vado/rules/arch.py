@@ -27,15 +27,11 @@ def _by_family(table: dict[str, Verdict]):
 
 
 def _includes(view: cs.DeviceView, headers: dict[str, str]) -> Iterable[tuple[tuple, str]]:
-    """``(HEADER token, header)`` for ``#include`` of one of ``headers`` (by base name)."""
-    # A token's text is a slice of the file: no base name in the text, no include.
-    if not any(h in view.text for h in headers):
-        return
-    for tok in view.tokens:
-        if tok[0] is Kind.HEADER or (tok[0] is Kind.STRING and tok[3].endswith('.h"')):
-            name = tok[3].strip('<>"').split("/")[-1]
-            if name in headers:
-                yield tok, name
+    """``(token, header)`` for each ``<…>`` include operand, or string literal ending in ``.h"``,
+    whose base name is one of ``headers``."""
+    for tok, name in view.header_names:
+        if name in headers:
+            yield tok, name
 
 
 class WarpMatrixApi(Rule):
@@ -368,10 +364,11 @@ class DeviceSideKernelLaunch(Rule):
         view = cs.device_view(ctx)
         toks = view.tokens
         verdicts = verdicts_for(ctx, _by_family(self._VERDICTS))
-        # Only a __global__/__device__ function body can hold a device-side launch, and its
-        # qualifier is spelt in this file (a macro for it is defined here too, or the
-        # tokens would not show the qualifier either).
-        if "__global__" not in ctx.text and "__device__" not in ctx.text:
+        # Only a __global__/__device__ function body can hold a device-side launch, and a
+        # function is one when those words are among its tokens: no such word in the
+        # code, no device function (a macro for it is defined here too, or the tokens
+        # would not show the qualifier either).
+        if not view.ident_indices(("__global__", "__device__")):
             return
         for i in sorted(view.punct_indices("<<<") + view.ident_indices(self._CALLS)):
             tok = toks[i]

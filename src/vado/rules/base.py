@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterable, Iterator
+from typing import Any, ClassVar, Iterable, Iterator, Sequence
 
 from vado.model import Edit, Effort, Finding, Fix, Severity, Span, Target, Verdict
 from vado.model.text import LineIndex
@@ -37,17 +37,21 @@ class FileContext:
     text: str
     targets: tuple[Target, ...]
     options: dict[str, Any] = field(default_factory=dict)
-    _tokens: list | None = field(default=None, repr=False)
+    _tokens: Sequence | None = field(default=None, repr=False)
     _lines: LineIndex | None = field(default=None, repr=False)
 
     @property
-    def tokens(self) -> list:
-        """C/C++/CUDA tokens ``(kind, start, end, text)``; empty for other file kinds."""
+    def tokens(self) -> Sequence:
+        """C/C++/CUDA tokens ``(kind, start, end, text)``; empty for other file kinds.
+
+        A read-only sequence (:func:`vado.scan.lexer.lex`): index it, slice it,
+        iterate it; ``list(ctx.tokens)`` where a list is needed.
+        """
         if self._tokens is None:
             if self.kind.is_c_family:
-                from vado.scan.lexer import tokenize
+                from vado.scan.lexer import lex
 
-                self._tokens = tokenize(self.text)
+                self._tokens = lex(self.text)
             else:
                 self._tokens = []
         return self._tokens

@@ -23,9 +23,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from vado import native
 from vado.model import Verdict
 from vado.scan.classify import FileKind
-from vado.scan.lexer import Kind, code_tokens
+from vado.scan.facts import source_code_tokens
+from vado.scan.lexer import Kind, code_tokens, is_native_tokens
 
 OPEN = {"(": ")", "[": "]", "{": "}"}
 CLOSE = {")": "(", "]": "[", "}": "{"}
@@ -55,6 +57,15 @@ def bracket_map(tokens: list) -> dict[int, int]:
     mismatched: a close that does not match the innermost open pops back to the
     nearest open of its kind, dropping the ones in between.
     """
+    if is_native_tokens(tokens):
+        return tokens.bracket_map()
+    if native.ext is not None and type(tokens) is list:
+        return native.ext.bracket_map(tokens)
+    return python_bracket_map(tokens)
+
+
+def python_bracket_map(tokens: list) -> dict[int, int]:
+    """:func:`bracket_map` in Python, the reference of the compiled one."""
     pairs: dict[int, int] = {}
     stack: list[tuple[str, int]] = []
     # Only PUNCT tokens have a bracket as their whole text (strings, chars and
@@ -79,6 +90,59 @@ def bracket_map(tokens: list) -> dict[int, int]:
                     pairs[i] = j
                     break
     return pairs
+
+
+class SpellingIndex:
+    """Where each spelling of an IDENT, PUNCT or NUMBER token is, for one token sequence.
+
+    The three kinds never share a spelling (numbers start with a digit or a ``.``
+    and a digit, punctuators hold no letter or digit, names start with neither),
+    so a text decides the kind of all its tokens. The pure-Python index behind
+    ``vado._native_ext.Tokens.where``/``spellings``, which give the same answers.
+    """
+
+    def __init__(self, tokens: list) -> None:
+        by_text: dict[str, list[int]] = {}
+        marks: list[int] = []
+        strings: list[int] = []
+        grouped = (Kind.IDENT, Kind.PUNCT, Kind.NUMBER)
+        kinds: dict[str, Kind] = {}
+        for i, tok in enumerate(tokens):
+            if tok[0] in grouped:
+                hits = by_text.get(tok[3])
+                if hits is None:
+                    by_text[tok[3]] = [i]
+                    kinds[tok[3]] = tok[0]
+                else:
+                    hits.append(i)
+            elif tok[0] is Kind.DIRECTIVE or tok[0] is Kind.EOD:
+                marks.append(i)
+            elif tok[0] is Kind.STRING:
+                strings.append(i)
+        self._by_text, self._kinds, self._marks, self._strings = by_text, kinds, marks, strings
+
+    def where(self, text: str) -> list[int]:
+        """Indices of the tokens spelt ``text``, in order."""
+        return list(self._by_text.get(text, ()))
+
+    def spellings(self, kind: Kind) -> list[str]:
+        """The distinct texts of the tokens of ``kind``, in first-use order."""
+        return [t for t, k in self._kinds.items() if k is kind]
+
+    def directive_marks(self) -> list[int]:
+        """Indices of the DIRECTIVE and EOD tokens."""
+        return list(self._marks)
+
+    def string_indices(self) -> list[int]:
+        """Indices of the STRING tokens."""
+        return list(self._strings)
+
+
+def spelling_index(tokens) -> "SpellingIndex":
+    """The :class:`SpellingIndex` of ``tokens`` (a compiled token sequence is its own index)."""
+    if is_native_tokens(tokens):
+        return tokens
+    return SpellingIndex(tokens)
 
 
 def matching(tokens: list, i: int, pairs: dict[int, int] | None = None) -> int | None:
@@ -366,12 +430,17 @@ class AsmStatement:
         return self.program.instructions
 
 
-def directive_ranges(tokens: list) -> list[tuple[int, int]]:
-    """``(directive index, EOD index)`` of every preprocessor directive."""
+def directive_ranges(tokens: list, marks: list[int] | None = None) -> list[tuple[int, int]]:
+    """``(directive index, EOD index)`` of every preprocessor directive.
+
+    ``marks`` are the indices of the DIRECTIVE and EOD tokens when known.
+    """
     out = []
     start = None
     directive, eod = Kind.DIRECTIVE, Kind.EOD
-    for i in [i for i, tok in enumerate(tokens) if tok[0] is directive or tok[0] is eod]:
+    if marks is None:
+        marks = [i for i, tok in enumerate(tokens) if tok[0] is directive or tok[0] is eod]
+    for i in marks:
         if tokens[i][0] is directive:
             start = i
         elif start is not None:
@@ -380,22 +449,32 @@ def directive_ranges(tokens: list) -> list[tuple[int, int]]:
     return out
 
 
-def in_directive_mask(tokens: list) -> list[bool]:
+def in_directive_mask(tokens: list, marks: list[int] | None = None) -> list[bool]:
     """Per token: True when it lies inside a preprocessor directive."""
     mask = [False] * len(tokens)
-    for a, b in directive_ranges(tokens):
+    for a, b in directive_ranges(tokens, marks):
         for i in range(a, b + 1):
             mask[i] = True
     return mask
 
 
-def find_asm(text: str, tokens: list, pairs: dict[int, int] | None = None) -> list[AsmStatement]:
+def find_asm(
+    text: str,
+    tokens: list,
+    pairs: dict[int, int] | None = None,
+    *,
+    candidates: list[int] | None = None,
+    marks: list[int] | None = None,
+) -> list[AsmStatement]:
     """Every asm statement in ``tokens`` (code tokens) of ``text``.
 
     A keyword that is not followed by ``(`` (after qualifiers) is not asm;
     strings and comments never produce asm because they are single tokens.
     ``tokens`` are tokens of ``text``: every asm keyword contains ``asm``, so a
     text without it has no asm statement and costs one substring search.
+    ``candidates``, when given, are the indices of the tokens spelt like an asm
+    keyword and ``marks`` those of the DIRECTIVE/EOD tokens (both from a
+    :class:`DeviceView`), saving passes over ``tokens``.
     """
     if "asm" not in text:
         return []
@@ -404,7 +483,9 @@ def find_asm(text: str, tokens: list, pairs: dict[int, int] | None = None) -> li
     mask = None
     out: list[AsmStatement] = []
     n = len(tokens)
-    for i in [i for i, tok in enumerate(tokens) if tok[3] in _ASM_KEYWORDS]:
+    if candidates is None:
+        candidates = [i for i, tok in enumerate(tokens) if tok[3] in _ASM_KEYWORDS]
+    for i in candidates:
         tok = tokens[i]
         if tok[0] is not Kind.IDENT:
             continue
@@ -431,7 +512,7 @@ def find_asm(text: str, tokens: list, pairs: dict[int, int] | None = None) -> li
         if close + 1 < n and tokens[close + 1][3] == ";":
             stmt_end = tokens[close + 1][2]
         if mask is None:
-            mask = in_directive_mask(tokens)
+            mask = in_directive_mask(tokens, marks)
         t_start = pieces[0][1] if pieces else tokens[j][2]
         t_end = pieces[-1][2] if pieces else tokens[j][2]
         out.append(
@@ -542,20 +623,25 @@ class FunctionDef:
         return self.body_start <= offset < self.body_end
 
 
-def find_functions(tokens: list, pairs: dict[int, int] | None = None) -> list[FunctionDef]:
+def find_functions(
+    tokens: list, pairs: dict[int, int] | None = None, *, opens: list[int] | None = None
+) -> list[FunctionDef]:
     """Function definitions (free functions, methods, templates) in source order.
 
     A definition is ``name ( ... ) [qualifiers] {``; qualifiers before the name
     are collected back to the previous ``;``, ``{``, ``}`` or directive end,
     skipping ``__launch_bounds__(...)``/``__attribute__((...))`` groups and
-    template parameter lists.
+    template parameter lists. ``opens``, when given, are the indices of the
+    ``(`` tokens (from a :class:`DeviceView`).
     """
     if pairs is None:
         pairs = bracket_map(tokens)
     out: list[FunctionDef] = []
     n = len(tokens)
+    if opens is None:
+        opens = [k for k, tok in enumerate(tokens) if tok[3] == "("]
     # A definition's name is the token before a "(": look only there.
-    for i in [k - 1 for k, tok in enumerate(tokens) if tok[3] == "(" and k]:
+    for i in [k - 1 for k in opens if k]:
         tok = tokens[i]
         if tok[0] is not Kind.IDENT or tok[3] in _NOT_FUNCTIONS:
             continue
@@ -673,15 +759,22 @@ class SharedDecl:
     name_end: int
 
 
-def find_shared_decls(text: str, tokens: list, pairs: dict[int, int] | None = None) -> list[SharedDecl]:
-    """Every ``__shared__`` variable declarator, in order (``tokens`` are tokens of ``text``)."""
+def find_shared_decls(
+    text: str, tokens: list, pairs: dict[int, int] | None = None, *, candidates: list[int] | None = None
+) -> list[SharedDecl]:
+    """Every ``__shared__`` variable declarator, in order (``tokens`` are tokens of ``text``).
+
+    ``candidates``, when given, are the indices of the ``__shared__`` tokens.
+    """
     if "__shared__" not in text:
         return []
     if pairs is None:
         pairs = bracket_map(tokens)
     out: list[SharedDecl] = []
     n = len(tokens)
-    for i in [i for i, tok in enumerate(tokens) if tok[3] == "__shared__"]:
+    if candidates is None:
+        candidates = [i for i, tok in enumerate(tokens) if tok[3] == "__shared__"]
+    for i in candidates:
         tok = tokens[i]
         if tok[0] is not Kind.IDENT:
             continue
@@ -787,10 +880,13 @@ class MacroDef:
         return " ".join(t[3] for t in self.body)
 
 
-def find_defines(tokens: list) -> list[MacroDef]:
-    """Object-like macro definitions (function-like ones, ``#define F(x)``, are skipped)."""
+def find_defines(tokens: list, marks: list[int] | None = None) -> list[MacroDef]:
+    """Object-like macro definitions (function-like ones, ``#define F(x)``, are skipped).
+
+    ``marks`` are the indices of the DIRECTIVE and EOD tokens when known.
+    """
     out: list[MacroDef] = []
-    for a, b in directive_ranges(tokens):
+    for a, b in directive_ranges(tokens, marks):
         d = tokens[a][3]
         if not d.replace(" ", "").replace("\t", "").endswith("define"):
             continue
@@ -806,6 +902,20 @@ def find_defines(tokens: list) -> list[MacroDef]:
 
 def int_value(literal: str) -> int | None:
     """Value of a C integer literal (``32``, ``0x20``, ``32u``, ``0b100000``, ``1'000``), else None."""
+    # Files repeat the same few literals (0, 1, 32, 256 …): remember them, within a bound.
+    value = _INT_VALUES.get(literal, _UNSEEN)
+    if value is _UNSEEN:
+        value = _int_value(literal)
+        if len(_INT_VALUES) < 65536:
+            _INT_VALUES[literal] = value
+    return value
+
+
+_INT_VALUES: dict[str, int | None] = {}
+_UNSEEN = object()
+
+
+def _int_value(literal: str) -> int | None:
     t = literal.replace("'", "").rstrip("uUlLzZ")
     try:
         if t[:2] in ("0x", "0X"):
@@ -839,7 +949,10 @@ class DeviceView:
     _defines: list | None = field(default=None, repr=False)
     _starts: list | None = field(default=None, repr=False)
     _by_start: list | None = field(default=None, repr=False)
-    _index_at: dict | None = field(default=None, repr=False)
+    _index: SpellingIndex | None = field(default=None, repr=False)
+    _marks: list | None = field(default=None, repr=False)
+    _strings: list | None = field(default=None, repr=False)
+    _header_names: list | None = field(default=None, repr=False)
     _numbers: dict | None = field(default=None, repr=False)
     _token_starts: list | None = field(default=None, repr=False)
 
@@ -854,7 +967,7 @@ class DeviceView:
     def functions(self) -> list[FunctionDef]:
         """Function definitions."""
         if self._functions is None:
-            self._functions = find_functions(self.tokens, self.pairs)
+            self._functions = find_functions(self.tokens, self.pairs, opens=self.text_indices("(", Kind.PUNCT))
         return self._functions
 
     @property
@@ -862,29 +975,58 @@ class DeviceView:
         """Inline asm statements."""
         if self._asm is None:
             # The text test first: most files have no asm and need no bracket map.
-            self._asm = find_asm(self.text, self.tokens, self.pairs) if "asm" in self.text else []
+            # Every asm statement starts with one of these names: most files have none.
+            hits = self.text_indices(_ASM_KEYWORDS, Kind.IDENT)
+            self._asm = find_asm(self.text, self.tokens, self.pairs, candidates=hits, marks=self.directive_marks) if hits else []
         return self._asm
 
     @property
     def shared(self) -> list[SharedDecl]:
         """``__shared__`` declarators."""
         if self._shared is None:
-            has = "__shared__" in self.text
-            self._shared = find_shared_decls(self.text, self.tokens, self.pairs) if has else []
+            hits = self.text_indices("__shared__", Kind.IDENT)
+            self._shared = find_shared_decls(self.text, self.tokens, self.pairs, candidates=hits) if hits else []
         return self._shared
 
-    # Indexes for rules that look for a few names or numbers: the text is searched
-    # at C speed and only the hits are mapped to tokens, so a rule costs nothing per
-    # token in files without its names. Every lookup gives exactly the tokens a
-    # loop over all code tokens comparing ``kind`` and ``text`` would give, in order.
+    # Indexes for rules that look for a few names, operators or numbers: one pass over
+    # the code tokens (compiled where vado._native_ext is built) groups token indices by
+    # spelling, so a rule costs nothing per token in files without its names. Every
+    # lookup gives exactly the tokens a loop over all code tokens comparing ``kind`` and
+    # ``text`` would give, in order.
 
     @property
-    def index_at(self) -> dict[int, int]:
-        """``{start offset: index}`` of the code tokens (zero-width EOD tokens left out)."""
-        if self._index_at is None:
-            eod = Kind.EOD
-            self._index_at = {tok[1]: i for i, tok in enumerate(self.tokens) if tok[0] is not eod}
-        return self._index_at
+    def spelling_index(self) -> SpellingIndex:
+        """Where each name, operator and number of the code tokens is (see :class:`SpellingIndex`)."""
+        if self._index is None:
+            self._index = spelling_index(self.tokens)
+        return self._index
+
+    @property
+    def directive_marks(self) -> list[int]:
+        """Indices of the DIRECTIVE and EOD code tokens, in order."""
+        if self._marks is None:
+            self._marks = self.spelling_index.directive_marks()
+        return self._marks
+
+    @property
+    def string_indices(self) -> list[int]:
+        """Indices of the STRING code tokens, in order."""
+        if self._strings is None:
+            self._strings = self.spelling_index.string_indices()
+        return self._strings
+
+    @property
+    def header_names(self) -> list[tuple[tuple, str]]:
+        """``(token, base name)`` of every ``<…>`` include operand and every string literal
+        ending in ``.h"`` (quoted include operands among them), in order."""
+        if self._header_names is None:
+            toks = self.tokens
+            n = len(toks)
+            # A HEADER token follows its directive directly: code tokens hold no comments.
+            picked = [i + 1 for i in self.directive_marks if i + 1 < n and toks[i + 1][0] is Kind.HEADER]
+            picked += [i for i in self.string_indices if toks[i][3].endswith('.h"')]
+            self._header_names = [(toks[i], toks[i][3].strip('<>"').split("/")[-1]) for i in sorted(picked)]
+        return self._header_names
 
     @property
     def token_starts(self) -> list[int]:
@@ -893,67 +1035,52 @@ class DeviceView:
             self._token_starts = [t[1] for t in self.tokens]
         return self._token_starts
 
+    def text_indices(self, texts, kind: Kind) -> list[int]:
+        """Indices of the code tokens of ``kind`` spelt one of ``texts``, in order."""
+        where, toks = self.spelling_index.where, self.tokens
+        if isinstance(texts, str):
+            texts = (texts,)
+        found = [hits for t in set(texts) if (hits := where(t)) and toks[hits[0]][0] is kind]
+        if not found:
+            return []
+        if len(found) == 1:
+            return found[0]
+        return sorted(i for hits in found for i in hits)
+
     def ident_indices(self, names) -> list[int]:
         """Indices of the IDENT code tokens whose text is one of ``names``, in order."""
-        return self._matches(_word_regex(frozenset(names)), Kind.IDENT)
+        return self.text_indices(names, Kind.IDENT)
 
     def idents_matching(self, pattern: re.Pattern) -> list[int]:
         """Indices of IDENT code tokens whose whole text ``pattern`` matches, in order.
 
-        ``pattern`` must match identifier characters only and is searched with
-        identifier boundaries around it (see :func:`ident_pattern`).
+        ``pattern`` must match identifier characters only (see :func:`ident_pattern`).
         """
-        return self._matches(pattern, Kind.IDENT)
+        index, fullmatch = self.spelling_index, pattern.fullmatch
+        return sorted(i for t in index.spellings(Kind.IDENT) if fullmatch(t) for i in index.where(t))
 
     def punct_indices(self, punct: str) -> list[int]:
         """Indices of the PUNCT code tokens spelt ``punct`` (``"<<<"``), in order."""
-        text, at, toks = self.text, None, self.tokens
-        out = []
-        pos = text.find(punct)
-        while pos != -1:
-            if at is None:
-                at = self.index_at
-            i = at.get(pos)
-            if i is not None and toks[i][3] == punct and toks[i][0] is Kind.PUNCT:
-                out.append(i)
-            pos = text.find(punct, pos + 1)
-        return out
+        return self.text_indices(punct, Kind.PUNCT)
 
     def number_indices(self, *values: int) -> list[int]:
         """Indices of the NUMBER code tokens whose :func:`int_value` is one of ``values``, in order."""
         if self._numbers is None:
-            number = Kind.NUMBER
-            toks = self.tokens
-            by_text: dict[str, list[int]] = {}
-            for i in [i for i, tok in enumerate(toks) if tok[0] is number]:
-                by_text.setdefault(toks[i][3], []).append(i)
-            by_value: dict[int, list[int]] = {}
-            for literal, idx in by_text.items():
+            index = self.spelling_index
+            by_value: dict[int, list[str]] = {}
+            for literal in index.spellings(Kind.NUMBER):
                 v = int_value(literal)
                 if v is not None:
-                    by_value.setdefault(v, []).extend(idx)
+                    by_value.setdefault(v, []).append(literal)
             self._numbers = by_value
-        return sorted(i for v in set(values) for i in self._numbers.get(v, ()))
-
-    def _matches(self, pattern: re.Pattern, kind: Kind) -> list[int]:
-        toks = self.tokens
-        out = []
-        at = None
-        for m in pattern.finditer(self.text):
-            if at is None:
-                at = self.index_at
-            i = at.get(m.start())
-            if i is not None:
-                tok = toks[i]
-                if tok[0] is kind and tok[3] == m.group():
-                    out.append(i)
-        return out
+        index = self.spelling_index
+        return sorted(i for v in set(values) for literal in self._numbers.get(v, ()) for i in index.where(literal))
 
     @property
     def defines(self) -> list[MacroDef]:
         """Object-like macros."""
         if self._defines is None:
-            self._defines = find_defines(self.tokens)
+            self._defines = find_defines(self.tokens, self.directive_marks)
         return self._defines
 
     def function_at(self, offset: int) -> FunctionDef | None:
@@ -992,25 +1119,13 @@ def ident_pattern(body: str) -> re.Pattern:
     return re.compile(rf"(?:{body})(?![{_ID_CHAR}])")
 
 
-_WORD_REGEXES: dict[frozenset, re.Pattern] = {}
-
-
-def _word_regex(names: frozenset) -> re.Pattern:
-    pattern = _WORD_REGEXES.get(names)
-    if pattern is None:
-        # Longest first, so that a name that is a prefix of another cannot shadow it.
-        body = "|".join(re.escape(n) for n in sorted(names, key=lambda n: (-len(n), n)))
-        pattern = _WORD_REGEXES[names] = ident_pattern(body)
-    return pattern
-
-
 def device_view(ctx) -> DeviceView:
     """The shared :class:`DeviceView` of ``ctx`` (built on first use)."""
     # Kept as an attribute of the context object: every rule of one file gets the same
     # context from the engine, and the view dies with it.
     view = getattr(ctx, "_device_view", None)
     if view is None or view.text is not ctx.text:
-        view = DeviceView(ctx.text, code_tokens(ctx.tokens))
+        view = DeviceView(ctx.text, source_code_tokens(ctx))
         ctx._device_view = view
     return view
 

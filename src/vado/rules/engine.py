@@ -24,14 +24,18 @@ def check_text(
     kind: FileKind | None = None,
     options: dict[str, Any] | None = None,
     rules: Iterable[type[Rule]] | None = None,
+    tokens: Sequence | None = None,
 ) -> list[Finding]:
     """Findings for one file's text (latin-1 view), sorted deterministically.
 
     ``kind`` defaults to what the name says. Findings with the same code and span
-    from different rules are kept; identical findings are dropped.
+    from different rules are kept; identical findings are dropped. ``tokens``
+    are the text's tokens when the caller has lexed it already.
     """
     kind = kind or classify(path)
     ctx = FileContext(path=path, kind=kind, text=text, targets=tuple(targets), options=dict(options or {}))
+    if tokens is not None and kind.is_c_family:
+        ctx._tokens = tokens
     found: list[Finding] = []
     seen: set[tuple] = set()
     for rule in rules_for(kind, rules):

@@ -282,7 +282,10 @@ def library_uses(ctx: FileContext) -> dict[str, LibraryUse]:
             use.headers.append(inc.path)
 
     covered = _table_libraries()
-    for name, starts in facts.idents.items():
+    idents = facts.idents
+    # The names some library claims, in first-use order (the order of ``idents``).
+    for name in sorted(libs.names_with_library(idents.keys()), key=lambda n: idents[n][0]):
+        starts = idents[name]
         if name in facts.defines:
             continue  # the file's own macro (CUDNN_CHECK), not the library's
         lib = libs.library_for_identifier(name)

@@ -469,25 +469,23 @@ class PtxTextLoadedAtRunTime(Rule):
         view = cs.device_view(ctx)
         toks = view.tokens
         verdicts = verdicts_for(ctx, _ptx_text_verdict)
-        reported: set[int] = set()
-        # Adjacent literals form one string: join runs of STRING tokens.
-        i, n = 0, len(toks)
-        while i < n:
-            if toks[i][0] is not Kind.STRING:
-                i += 1
-                continue
-            j = i
-            while j < n and toks[j][0] is Kind.STRING:
+        # Adjacent literals form one string: join runs of STRING tokens (consecutive indices).
+        strings = view.string_indices
+        r, nstr = 0, len(strings)
+        while r < nstr:
+            i = j = strings[r]
+            r += 1
+            while r < nstr and strings[r] == j + 1:
                 j += 1
+                r += 1
+            j += 1
             value = "".join(cs.decode_string(t[3]) for t in toks[i:j])
             if (_PTX_TEXT.search(value) or (_PTX_ENTRY.search(value) and ".version" in value)):
-                reported.add(i)
                 yield self.finding(ctx, toks[i][1], toks[j - 1][2], "string literal holds a PTX module; AMD GPUs need code objects built from source",
                                    verdicts, effort=Effort(lines=j - i, constructs=1, hours=2.0), data={"what": "embedded-ptx"})
-            i = j
-        for k, tok in enumerate(toks):
-            if tok[0] is not Kind.IDENT:
-                continue
+        n = len(toks)
+        for k in view.ident_indices(_PTX_JIT | _NVRTC_PTX | _LOADERS):
+            tok = toks[k]
             name = tok[3]
             if name in _PTX_JIT:
                 yield self.finding(ctx, tok[1], tok[2], "CU_JIT_INPUT_PTX feeds PTX to the CUDA JIT linker; AMD links code objects",

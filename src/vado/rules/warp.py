@@ -573,7 +573,15 @@ class SharedArrayOfWarpWidth(Rule):
                    f"size {decl.name} for 64-lane wavefronts", ("warp",))
 
 
-_WARP_OR_WAVE = re.compile("warp|wave", re.I)
+def _mentions_warp_or_wave(text: str) -> bool:
+    """Whether ``text`` spells "warp" or "wave" in any case.
+
+    Lower-casing first and searching plain strings is three times faster than a
+    case-insensitive regex (which folds case per character); for the latin-1 view
+    the two agree, as no character of it lower-cases to an ASCII letter but A-Z.
+    """
+    low = text.lower()
+    return "warp" in low or "wave" in low
 
 
 class HardCodedWarpSize(Rule):
@@ -636,7 +644,7 @@ class HardCodedWarpSize(Rule):
     def check(self, ctx: FileContext) -> Iterable[Finding]:
         view = cs.device_view(ctx)
         # Every name _NAME accepts spells "warp" or "wave" (any case), warpSize included.
-        if _WARP_OR_WAVE.search(ctx.text) is None:
+        if not _mentions_warp_or_wave(ctx.text):
             return
         toks = view.tokens
         const_verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=False))
@@ -946,3 +954,269 @@ class ImplicitWarpSynchronousReduction(Rule):
             yield self.finding(ctx, tok[1], toks[close][2],
                                f"{steps} shared-memory steps under `{cs.text_of(ctx.text, toks, i + 2, close)}` rely on warp lockstep without __syncwarp",
                                verdicts, effort=Effort(lines=steps, constructs=1, hours=0.5), data={"steps": steps})
+
+
+#: CUDA warp functions with a member mask and the mask-less HIP function a HIP
+#: without the ``*_sync`` builtins (before 6.2) has for each.
+SYNC_LOWERING = {
+    "__shfl_sync": "__shfl",
+    "__shfl_up_sync": "__shfl_up",
+    "__shfl_down_sync": "__shfl_down",
+    "__shfl_xor_sync": "__shfl_xor",
+    "__ballot_sync": "__ballot",
+    "__any_sync": "__any",
+    "__all_sync": "__all",
+}
+_SYNC_SHUFFLES = frozenset({"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync"})
+_LOWERED_NAMES = frozenset(SYNC_LOWERING) | {"__activemask"}
+#: What HIP 6.2+ defines ``__activemask()`` as (``amd_warp_functions.h``): every active lane.
+ACTIVEMASK_LOWERED = "__ballot(1)"
+#: Mask names that conventionally mean "every lane" when their definition is not in the file.
+FULL_MASK_NAMES = frozenset({"FULL_MASK", "FINAL_MASK"})
+_ASSIGN_OPS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="})
+#: Calls a mask expression may contain without side effects.
+_PURE_MASK_CALLS = frozenset({"__activemask", "__ballot", "__ballot_sync", "static_cast", "unsigned", "int", "long"})
+
+
+def mask_side_effects(toks, a: int, b: int) -> bool:
+    """Whether the mask tokens ``[a, b)`` may have side effects: an assignment, ``++``/``--``, an unknown call."""
+    for k in range(a, b):
+        t = toks[k]
+        if t[0] is Kind.PUNCT and (t[3] in _ASSIGN_OPS or t[3] in ("++", "--")):
+            return True
+        if t[0] is Kind.IDENT and k + 1 < b and toks[k + 1][3] == "(" and t[3] not in _PURE_MASK_CALLS:
+            return True
+    return False
+
+
+#: Calls that only read a mask argument (the warp functions themselves).
+_MASK_READERS = frozenset(SYNC_LOWERING) | {"__match_any_sync", "__match_all_sync", "__syncwarp", "__popc", "__ffs",
+                                             "vado_match_any_sync"}  # vado.port.compat's stand-in
+
+
+def _callee(toks, k: int, lo: int) -> str:
+    """The name before the ``(`` whose argument list holds token ``k`` (``""`` when none is found from ``lo``)."""
+    depth = 0
+    for j in range(k - 1, lo - 1, -1):
+        t = toks[j][3]
+        if t in (")", "]", "}"):
+            depth += 1
+        elif t in ("(", "[", "{"):
+            if depth == 0:
+                return toks[j - 1][3] if t == "(" and j > 0 and toks[j - 1][0] is Kind.IDENT else ""
+            depth -= 1
+    return ""
+
+
+def _lacks_sync_builtins(target) -> bool:
+    return target.family == "rocm" and not target.features.get("warp_sync_builtins", True)
+
+
+def _full_literal(piece) -> bool:
+    """Whether tokens ``piece`` spell an all-lanes literal: ``0xffffffff`` (any suffix), the 64-bit one, ``~0``, ``-1``."""
+    texts = [t[3] for t in piece]
+    while len(texts) >= 2 and texts[0] == "(" and texts[-1] == ")":
+        texts = texts[1:-1]
+    if len(texts) == 1:
+        value = cs.int_value(texts[0])
+        return value in (0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF)
+    if len(texts) == 2 and texts[0] in ("~", "-"):
+        value = cs.int_value(texts[1])
+        return value == 0 if texts[0] == "~" else value == 1
+    return False
+
+
+class WarpSyncIntrinsicWithoutSyncBuiltins(Rule):
+    """A ``*_sync`` warp function or ``__activemask`` on a HIP that predates them (HIP < 6.2).
+
+    What it does
+    ------------
+    On targets whose HIP has no ``*_sync`` cross-lane builtins (``hip-5.2``),
+    finds ``__shfl_sync``, ``__shfl_up_sync``, ``__shfl_down_sync``,
+    ``__shfl_xor_sync``, ``__ballot_sync``, ``__any_sync``, ``__all_sync`` and
+    ``__activemask()`` calls, and lowers each to the HIP function that target
+    has: the same call without the mask (``__shfl_down(v, d)``, ``__any(p)``),
+    and ``__ballot(1)`` for ``__activemask()``.
+
+    Why is this bad?
+    ----------------
+    HIP added the ``*_sync`` functions (with 64-bit masks) and ``__activemask``
+    in 6.2; on an older HIP the names are undeclared and the file does not
+    compile. The mask-less functions have been in HIP from the start.
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        #define MASK 0xffffffff
+        v += __shfl_down_sync(mask, v, 1);
+        bool dup = __any_sync(MASK, p);
+        int others = __any_sync(group_mask, p);
+
+    Use instead
+    -----------
+    .. code-block:: cuda
+
+        v += __shfl_down(v, 1);
+        bool dup = __any(p);
+        int others = (__ballot(p) & group_mask) != 0;   // by hand: the mask names a subset
+
+    Fix safety
+    ----------
+    What HIP itself does is the yardstick. ROCm's own ``__shfl*_sync``
+    (clr ``hipamd/include/hip/amd_detail/amd_warp_sync_functions.h``, ROCm
+    6.2.0) runs ``__hip_check_mask``, a loop whose only effect is
+    ``__hip_assert`` checks (each lane's mask is non-zero and equals the set
+    of lanes calling with it; the asserts compile to nothing under
+    ``NDEBUG``), and then returns ``__shfl(var, srcLane, width)``: the mask
+    never changes the value. CUDA leaves the value undefined when the source
+    lane is not taking part in the call, and otherwise the mask-less shuffle
+    reads the same lane. So dropping a shuffle's mask, whatever it is, is as
+    safe as ROCm's own ``__shfl_sync`` (unsafe only when the mask expression
+    may have side effects, which the rewrite would drop). What the rewrite
+    loses is the debug-build trap on a mask that does not match the calling
+    lanes. ``__activemask()`` → ``__ballot(1)`` is safe: it is HIP 6.2's own
+    definition (``amd_warp_functions.h``).
+
+    The votes differ: ROCm computes ``__ballot_sync`` as ``__ballot(p) & mask``,
+    ``__any_sync`` and ``__all_sync`` from that, so the mask decides which lanes
+    are counted. Dropping it is safe only when the mask names every lane: a
+    literal ``0xffffffff``/``~0``/``-1`` (or the 64-bit one), ``__activemask()``,
+    a ``#define`` of the file whose body is one of those, or a variable of the
+    same function initialised to one and never written again (``FULL_MASK``
+    and ``FINAL_MASK`` count as full where their definition is not in the
+    file, by convention). Any other mask gives an unsafe fix and a finding that
+    stays: the mask-less vote counts every active lane, which differs when the
+    mask names fewer lanes than are active (one group of a partitioned warp).
+    ``(__ballot(p) & mask)`` is not offered: a 32-bit CUDA mask leaves lanes
+    32-63 of a 64-lane wavefront out, and ROCm rejects 32-bit masks.
+
+    References
+    ----------
+    - ROCm clr ``amd_warp_sync_functions.h`` (rocm-6.2.0): https://github.com/ROCm/clr/blob/34a5465f4dca206b122b628f52dd4f21bee2d8bd/hipamd/include/hip/amd_detail/amd_warp_sync_functions.h
+    - ROCm clr ``amd_warp_functions.h`` (``__activemask``): https://github.com/ROCm/clr/blob/34a5465f4dca206b122b628f52dd4f21bee2d8bd/hipamd/include/hip/amd_detail/amd_warp_functions.h
+    - CUDA warp shuffle functions (undefined result for a non-participating source lane): https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#warp-shuffle-functions
+    """
+
+    code = "WARP008"
+    name = "warp-sync-intrinsic-without-sync-builtins"
+    severity = Severity.MEDIUM
+    file_kinds = cs.CUDA_CXX_KINDS
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        lacking = [t for t in ctx.targets if _lacks_sync_builtins(t)]
+        if not lacking:
+            return
+        view = cs.device_view(ctx)
+        hits = view.ident_indices(_LOWERED_NAMES)
+        if not hits:
+            return
+        toks, pairs = view.tokens, view.pairs
+        n = len(toks)
+        hip = lacking[0].hip_version
+        for i in hits:
+            tok = toks[i]
+            if i + 1 >= n or toks[i + 1][3] != "(" or (i + 1) not in pairs:
+                continue
+            prev = toks[i - 1] if i > 0 else None
+            if prev is not None and (prev[3] in (".", "->", "::") or prev[0] is Kind.DIRECTIVE or (
+                    prev[0] is Kind.IDENT and prev[3] not in ("return", "else", "case", "throw"))):
+                continue  # a member, a macro being defined, or a declaration of a function with the same name
+            close = pairs[i + 1]
+            name = tok[3]
+            if name == "__activemask":
+                if close != i + 2:
+                    continue
+                fix = Fix((ctx.edit(tok[1], toks[close][2], ACTIVEMASK_LOWERED),), Applicability.SAFE,
+                          f"__activemask() → {ACTIVEMASK_LOWERED} (HIP 6.2's own definition)", ("warp", "sync-lowering"))
+                yield self._finding(ctx, lacking, tok, toks[close][2], f"__activemask is not in HIP {hip} (added in 6.2); "
+                                    f"{ACTIVEMASK_LOWERED} is equivalent: it is HIP's own definition of it", fix, {"call": name})
+                continue
+            args = cs.split_args(toks, i + 1, close)
+            if len(args) < 2 or args[0][0] >= args[0][1]:
+                continue
+            (a, b), new = args[0], SYNC_LOWERING[name]
+            mask = cs.text_of(ctx.text, toks, a, b)
+            edits = (ctx.edit(tok[1], tok[2], new), ctx.edit(toks[a][1], toks[args[1][0]][1], ""))
+            effects = mask_side_effects(toks, a, b)
+            head = f"{name} is not in HIP {hip} (added in 6.2)"
+            if name in _SYNC_SHUFFLES:
+                safe = not effects
+                why = ("a shuffle's value does not depend on its mask; ROCm's own __shfl*_sync ignores it" if safe
+                       else f"mask `{mask}` may have side effects, which the rewrite would drop")
+            else:
+                full = None if effects else self._full_mask(ctx, view, a, b, tok[1])
+                safe = full is not None
+                why = (f"mask `{mask}` names every lane ({full})" if safe else
+                       f"{new} counts every active lane, and mask `{mask}` may name fewer")
+            fix = Fix(edits, Applicability.SAFE if safe else Applicability.UNSAFE,
+                      f"{name} → {new} without the mask ({why})", ("warp", "sync-lowering"))
+            message = f"{head}; {new} without the mask " + ("is equivalent: " if safe else "may differ: ") + why
+            yield self._finding(ctx, lacking, tok, toks[close][2], message, fix, {"call": name, "lowered": new, "mask": mask})
+
+    def _finding(self, ctx: FileContext, lacking: list, tok, end: int, message: str, fix: Fix, data: dict) -> Finding:
+        safe = fix.applicability is Applicability.SAFE
+        verdicts = {t.name: Verdict.AUTOMATIC if safe else Verdict.MANUAL for t in lacking}
+        return self.finding(ctx, tok[1], end, message, verdicts, fix=fix,
+                            effort=Effort(lines=1, constructs=1, hours=0.0 if safe else 0.25), data=data)
+
+    def _full_mask(self, ctx: FileContext, view: cs.DeviceView, a: int, b: int, at: int, depth: int = 0) -> str | None:
+        """How the mask tokens ``[a, b)`` are known to name every lane, or None."""
+        toks = view.tokens
+        piece = toks[a:b]
+        if _full_literal(piece):
+            return "a full-mask literal"
+        texts = "".join(t[3] for t in piece)
+        if texts == "__activemask()":
+            return "the active lanes"
+        if len(piece) != 1 or piece[0][0] is not Kind.IDENT:
+            return None
+        name = piece[0][3]
+        defs = [m for m in view.defines if m.name == name]
+        if defs:
+            # Every definition (one per #if branch, say) must be a full mask.
+            if all(_full_literal(m.body) or "".join(t[3] for t in m.body) == "__activemask()" for m in defs):
+                return f"#define {name} {defs[0].body_text}"
+            return None
+        if name in FULL_MASK_NAMES:
+            return f"{name}, by convention"
+        if depth == 0:
+            return self._full_local(ctx, view, name, at)
+        return None
+
+    def _full_local(self, ctx: FileContext, view: cs.DeviceView, name: str, at: int) -> str | None:
+        """``T name = <full mask>;`` declared once in the function around ``at`` and never written again."""
+        func = view.function_at(at)
+        if func is None:
+            return None
+        toks = view.tokens
+        lo = bisect.bisect_left(view.token_starts, func.body_start)
+        hi = bisect.bisect_left(view.token_starts, func.body_end)
+        decl = None
+        for k in view.ident_indices((name,)):
+            if not lo <= k < hi:
+                continue
+            prev = toks[k - 1]
+            nxt = toks[k + 1][3] if k + 1 < len(toks) else ""
+            if prev[3] in (".", "->", "::"):
+                continue
+            declares = prev[0] is Kind.IDENT and prev[3] not in ("return", "case", "else") and nxt == "="
+            if declares:
+                if decl is not None:
+                    return None  # declared twice in the function (nested scopes): not provable
+                decl = k
+                continue
+            if nxt in _ASSIGN_OPS or nxt in ("++", "--") or prev[3] in ("++", "--"):
+                return None
+            if prev[3] == "&" and k >= 2 and toks[k - 2][3] in ("(", ",", "=", "return", "{"):
+                return None  # address taken: it may be written through the pointer
+            if prev[3] in ("(", ",") and nxt in (")", ",") and _callee(toks, k, lo) not in _MASK_READERS:
+                return None  # an argument of a call that may take it by reference
+        if decl is None or toks[decl][1] >= at:
+            return None
+        end = decl + 2
+        while end < hi and toks[end][3] not in (";", ","):
+            end += 1
+        if self._full_mask(ctx, view, decl + 2, end, at, depth=1) is None:
+            return None
+        return f"{name} is initialised to {cs.text_of(ctx.text, toks, decl + 2, end)} and never written again"

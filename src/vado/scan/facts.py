@@ -31,7 +31,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from vado.scan.lexer import Kind
+from vado import native
+from vado.scan.lexer import Kind, is_native_tokens
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from vado.rules.base import FileContext
@@ -188,6 +189,58 @@ def extract_facts(text: str, tokens: list) -> SourceFacts:
     Linear in the number of tokens: one pass, with short look-backs for
     qualifiers and launch names and a forward scan per launch configuration.
     """
+    return extract_facts_and_code(text, tokens)[0]
+
+
+def extract_facts_and_code(text: str, tokens: list) -> tuple[SourceFacts, list]:
+    """:func:`extract_facts` and the code tokens (``tokens`` without comments) it walked."""
+    if native.ext is not None:
+        return _native_facts(text, tokens)
+    return _python_facts(text, tokens)
+
+
+def python_facts(text: str, tokens: list) -> SourceFacts:
+    """:func:`extract_facts` by the pure-Python pass, the reference of the compiled one."""
+    return _python_facts(text, tokens)[0]
+
+
+def _native_facts(text: str, tokens: list) -> tuple[SourceFacts, list]:
+    # The token loop runs in C (vado/_native/facts.c); the few includes and library-name
+    # candidates it reports are finished here, exactly as the Python loop does.
+    if is_native_tokens(tokens):
+        passed = tokens.facts()  # on the C structs; ``code`` is a Tokens too
+    else:
+        passed = native.ext.facts(list(tokens))
+    code, idents, qualifiers, scopes, members, defines, calls, launch_at, global_at, incs, strings = passed
+    includes = [Include(code[i][3][1:-1].strip(), system, code[i][1], code[i][2], ds) for i, system, ds in incs]
+    links: list[LinkRef] = []
+    for i, pragma in strings:
+        s = code[i][3]
+        m = _LIBRARY_FILE.match(s[1:-1])
+        if m is None:
+            continue
+        how = "load"
+        if pragma:
+            if _PRAGMA_LIB.search(text_before(code[max(0, i - 5):i], 5)) is None:
+                continue
+            how = "pragma"
+        links.append(LinkRef(_library_stem(m["stem"], m["file"]), s[1:-1], how, code[i][1], code[i][2]))
+    facts = SourceFacts(
+        includes=tuple(includes),
+        idents=idents,
+        qualifiers=qualifiers,
+        scopes=scopes,
+        members=members,
+        defines=defines,
+        calls=calls,
+        launches=tuple(l for l in (_launch(text, code, i) for i in launch_at) if l is not None),
+        kernels=tuple(k for k in (_kernel_def(code, i) for i in global_at) if k is not None),
+        links=tuple(links),
+    )
+    return facts, code
+
+
+def _python_facts(text: str, tokens: list) -> tuple[SourceFacts, list]:
     IDENT, COMMENT, PUNCT = Kind.IDENT, Kind.COMMENT, Kind.PUNCT
     DIRECTIVE, HEADER, EOD, STRING = Kind.DIRECTIVE, Kind.HEADER, Kind.EOD, Kind.STRING
 
@@ -287,7 +340,7 @@ def extract_facts(text: str, tokens: list) -> SourceFacts:
         prev2 = prev
         prev = tok
 
-    return SourceFacts(
+    facts = SourceFacts(
         includes=tuple(includes),
         idents=idents,
         qualifiers=qualifiers,
@@ -299,6 +352,7 @@ def extract_facts(text: str, tokens: list) -> SourceFacts:
         kernels=tuple(k for k in (_kernel_def(code, i) for i in global_at) if k is not None),
         links=tuple(links),
     )
+    return facts, code
 
 
 def text_before(code: list, n: int) -> str:
@@ -404,6 +458,7 @@ def _kernel_def(code: list, at: int) -> KernelDef | None:
 
 
 _ATTR = "_vado_source_facts"
+_CODE_ATTR = "_vado_code_tokens"
 
 
 def source_facts(ctx: "FileContext") -> SourceFacts:
@@ -415,6 +470,19 @@ def source_facts(ctx: "FileContext") -> SourceFacts:
     """
     facts = getattr(ctx, _ATTR, None)
     if facts is None:
-        facts = extract_facts(ctx.text, ctx.tokens)
+        facts, code = extract_facts_and_code(ctx.text, ctx.tokens)
         setattr(ctx, _ATTR, facts)
+        setattr(ctx, _CODE_ATTR, code)
     return facts
+
+
+def source_code_tokens(ctx: "FileContext") -> list:
+    """The code tokens (comments left out) of ``ctx``'s file, shared like :func:`source_facts`.
+
+    The facts pass walks exactly these tokens, so they come with the facts.
+    """
+    code = getattr(ctx, _CODE_ATTR, None)
+    if code is None:
+        source_facts(ctx)
+        code = getattr(ctx, _CODE_ATTR)
+    return code

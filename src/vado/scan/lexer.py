@@ -60,6 +60,9 @@ from __future__ import annotations
 import bisect
 import re
 from enum import IntEnum
+from typing import Sequence
+
+from vado import native
 
 
 class Kind(IntEnum):
@@ -165,6 +168,11 @@ class _Syntax:
 
 
 _FAST = _Syntax(splices=True)
+_KINDS = (None, *sorted(Kind))  # indexed by kind value, for the compiled lexer
+_native = native.ext
+if _native is not None:
+    _native.set_kinds(_KINDS)
+_use_native = True  # see python_tokens
 _SPLICED = _Syntax(splices=False)
 _SPLICE = re.compile(_SPLICE_RE)
 # A run of splices with a non-blank character right before and right after it may
@@ -182,13 +190,56 @@ def tokenize(text: str, offset: int = 0) -> list[Token]:
     ``offset`` is added to every position, for lexing a slice of a larger text.
     Never raises, whatever ``text`` holds.
     """
-    if "\\" in text and _JOINING_SPLICE.search(text) is not None:
+    if "\\" in text and _joins_tokens(text):
         tokens = _tokenize_spliced(text)
     else:
         tokens = _lex(text, _FAST)
     if offset:
         tokens = [(k, s + offset, e + offset, t) for k, s, e, t in tokens]
     return tokens
+
+
+def lex(text: str) -> "Sequence[Token]":
+    """The tokens of ``text`` as a read-only sequence, equal to :func:`tokenize`'s list.
+
+    Where the compiled lexer is built, this is a ``vado._native_ext.Tokens``: the
+    tokens are kept as C structs and each tuple is built when first read, so a
+    caller that reads few of them (audit's rules) never pays for the rest. Use
+    :func:`tokenize` where a real list is needed.
+    """
+    if _native is not None and _use_native and not _joins_tokens(text):
+        start = 3 if text.startswith("\xef\xbb\xbf") else 0
+        tokens = _native.lex_tokens(text, start)
+        if tokens is not None:
+            return tokens
+    return tokenize(text)
+
+
+def is_native_tokens(tokens: object) -> bool:
+    """Whether ``tokens`` is a compiled token sequence (see :func:`lex`)."""
+    return _native is not None and type(tokens) is _native.Tokens
+
+
+def _joins_tokens(text: str) -> bool:
+    """Whether a line splice in ``text`` may join two pieces into one token."""
+    if _native is not None and _use_native:
+        joins = _native.joining_splice(text)
+        if joins is not None:
+            return joins
+    return _JOINING_SPLICE.search(text) is not None
+
+
+def python_tokens(text: str, offset: int = 0) -> list[Token]:
+    """:func:`tokenize` by the pure-Python lexer, even where the compiled one is built.
+
+    The Python lexer is the reference: tests compare the compiled lexer with it.
+    """
+    global _use_native
+    _use_native = False
+    try:
+        return tokenize(text, offset)
+    finally:
+        _use_native = True
 
 
 def _lex_range(text: str, syntax: _Syntax, pos: int = 0, endpos: int | None = None) -> list[Token]:
@@ -205,6 +256,12 @@ def _lex(text: str, syntax: _Syntax) -> list[Token]:
     # A UTF-8 byte order mark (``\xef\xbb\xbf`` in the latin-1 view) is not a token:
     # its bytes would otherwise start an identifier and hide a first-line directive.
     start = 3 if text.startswith("\xef\xbb\xbf") else 1 if text.startswith("\ufeff") else 0
+    if _native is not None and _use_native:
+        # The compiled translation of _lex_range + _fix_directives (vado/_native/lexer.c);
+        # None for a text that is not a latin-1 view (characters above U+00FF).
+        tokens = _native.lex(text, start, syntax is _SPLICED, _KINDS)
+        if tokens is not None:
+            return tokens
     raw = _lex_range(text, syntax, start)
     if "#" in text:
         return _fix_directives(text, raw, syntax)

@@ -1,0 +1,515 @@
+"""Local definitions for CUDA functions the target's HIP lacks, where a faithful one is short.
+
+Some CUDA names have no HIP counterpart on a target (``__vmaxs4`` on any HIP,
+``cusparseGetErrorString`` before hipSPARSE 6.0, ``__match_any_sync`` before
+HIP 6.2, ``cooperative_groups::reduce`` on HIP 5.2), yet what they compute fits in a few lines of HIP. For those the
+port writes the definition into the file and points the calls at it, instead of
+leaving a name the compiler rejects. Each definition:
+
+- carries a ``// vado:`` comment saying what it replaces and why, and an
+  ``#ifndef VADO_…`` guard, so a header and the source including it can both
+  hold one;
+- is a helper with a ``vado_`` name where the CUDA name is a plain function
+  (the CUDA name is never defined in user code, so a later HIP that gains it
+  does not clash), or the CUDA library's own namespace members where the calls
+  reach them through a namespace alias (``cg::reduce``), which is done only for
+  targets known to lack them (the ``cg_reduce`` feature of the target profile);
+- goes before the top-level declaration (or ``#define``) that holds the first
+  use, at file scope, so the whole file after it can call it. A use under
+  another ``#if`` branch gets its own guarded copy (:func:`insertion_offsets`).
+
+One more call shape is fixed here for the same reason (the port would not
+compile otherwise): cuSPARSE's ``SpSM``/``SpSV`` solves take no buffer while
+hipSPARSE's do, and the buffer to pass is the one the matching analysis got
+(:func:`solve_buffer_fixes`).
+
+Which targets get which helper is decided from vado's API data
+(:mod:`vado.knowledge.api`: the name is unavailable, or newer than the target)
+and the target profile, never from the name alone. The rules keep reporting the
+CUDA name until the port has replaced it (API001/API003).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from vado.model import Applicability, Edit, Fix, Target
+from vado.port.translate import split_call_args
+from vado.scan.lexer import Kind
+
+
+@dataclass(frozen=True)
+class LocalHelper:
+    """A CUDA function written out in HIP: calls to ``cuda_name`` become calls to ``helper``.
+
+    ``code`` is the definition (without the guard); ``applies`` says whether a
+    target needs it; ``why`` is the one-line reason put above it; ``source``
+    names the facts the definition follows.
+    """
+
+    cuda_name: str
+    helper: str
+    code: str
+    why: str
+    source: str
+    applies: Callable[[Target], bool]
+
+    @property
+    def guard(self) -> str:
+        """The macro that keeps a second copy (a header and its includer) from redefining it."""
+        return self.helper.upper()
+
+    def block(self) -> str:
+        """The text inserted into the file: reason, guard, definition."""
+        return f"// vado: {self.why}\n#ifndef {self.guard}\n#define {self.guard}\n{self.code}#endif\n\n"
+
+
+def _api_status(cuda_name: str, target: Target) -> str:
+    from vado.knowledge.api import availability, lookup
+
+    entry = lookup(cuda_name)
+    if entry is None:
+        return "unknown"
+    return availability(entry, target).status.value
+
+
+def _unavailable(cuda_name: str) -> Callable[[Target], bool]:
+    """ROCm targets where vado's API data lists no HIP counterpart for ``cuda_name``."""
+    return lambda t: t.family == "rocm" and _api_status(cuda_name, t) == "unavailable"
+
+
+def _newer_than(cuda_name: str) -> Callable[[Target], bool]:
+    """ROCm targets older than the HIP (or library) release that added ``cuda_name``'s counterpart."""
+    return lambda t: t.family == "rocm" and _api_status(cuda_name, t) == "newer-than-target"
+
+
+#: hipsparseStatus_t values and their descriptions: the enumerator comments of
+#: ``hipsparse.h`` (hipSPARSE 5.3.3 as Debian 12 packages it for HIP 5.2; the
+#: values 0-11 are the same in every hipSPARSE with a rocSPARSE backend).
+HIPSPARSE_STATUS_TEXT = (
+    ("HIPSPARSE_STATUS_SUCCESS", "Function succeeds"),
+    ("HIPSPARSE_STATUS_NOT_INITIALIZED", "hipSPARSE was not initialized"),
+    ("HIPSPARSE_STATUS_ALLOC_FAILED", "Resource allocation failed"),
+    ("HIPSPARSE_STATUS_INVALID_VALUE", "Unsupported value was passed to the function"),
+    ("HIPSPARSE_STATUS_ARCH_MISMATCH", "Device architecture not supported"),
+    ("HIPSPARSE_STATUS_MAPPING_ERROR", "Access to GPU memory space failed"),
+    ("HIPSPARSE_STATUS_EXECUTION_FAILED", "GPU program failed to execute"),
+    ("HIPSPARSE_STATUS_INTERNAL_ERROR", "An internal hipSPARSE operation failed"),
+    ("HIPSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED", "Matrix type not supported"),
+    ("HIPSPARSE_STATUS_ZERO_PIVOT", "Zero pivot was computed"),
+    ("HIPSPARSE_STATUS_NOT_SUPPORTED", "Operation is not supported"),
+    ("HIPSPARSE_STATUS_INSUFFICIENT_RESOURCES", "Resources are insufficient"),
+)
+
+
+def _sparse_error_string() -> LocalHelper:
+    cases = "".join(f'    case {name}: return "{text}";\n' for name, text in HIPSPARSE_STATUS_TEXT)
+    code = (
+        "static inline const char* vado_hipsparseGetErrorString(hipsparseStatus_t status) {\n"
+        "  switch (status) {\n"
+        f"{cases}"
+        '    default: return "Unrecognized status code";\n'
+        "  }\n"
+        "}\n"
+    )
+    return LocalHelper(
+        "cusparseGetErrorString",
+        "vado_hipsparseGetErrorString",
+        code,
+        "hipSPARSE before 6.0 has no hipsparseGetErrorString; this one describes each hipsparseStatus_t",
+        "hipsparse.h (hipSPARSE 5.3.3) enumerator comments; hipSPARSE 6's hipsparseGetErrorString returns a "
+        "description and \"Unrecognized status code\" for other values (ROCm/hipSPARSE library/src/amd_detail/hipsparse.cpp)",
+        _newer_than("cusparseGetErrorString"),
+    )
+
+
+def _simd_minmax(cuda_name: str) -> LocalHelper:
+    """``__v{max,min}{s,u}{2,4}``: per-halfword (2) or per-byte (4) signed/unsigned maximum or minimum."""
+    op, sign, lanes = cuda_name[3:6], cuda_name[6], int(cuda_name[7])
+    bits = 32 // lanes
+    lane_t = {("s", 16): "short", ("u", 16): "unsigned short", ("s", 8): "signed char", ("u", 8): "unsigned char"}[(sign, bits)]
+    unsigned_t = "unsigned short" if bits == 16 else "unsigned char"
+    pick = "x > y ? x : y" if op == "max" else "x < y ? x : y"
+    helper = "vado_" + cuda_name.lstrip("_")
+    code = (
+        f"static __device__ __forceinline__ unsigned int {helper}(unsigned int a, unsigned int b) {{\n"
+        "  unsigned int r = 0;\n"
+        f"  for (int s = 0; s < 32; s += {bits}) {{\n"
+        f"    {lane_t} x = ({lane_t})(a >> s), y = ({lane_t})(b >> s);\n"
+        f"    r |= (unsigned int)({unsigned_t})({pick}) << s;\n"
+        "  }\n"
+        "  return r;\n"
+        "}\n"
+    )
+    what = {"max": "maximum", "min": "minimum"}[op]
+    kind = {"s": "signed", "u": "unsigned"}[sign]
+    part = {2: "halfword", 4: "byte"}[lanes]
+    return LocalHelper(
+        cuda_name,
+        helper,
+        code,
+        f"HIP has no {cuda_name}; per-{part} {kind} {what} of two 32-bit words, as CUDA defines it",
+        "CUDA Math API, SIMD intrinsics (https://docs.nvidia.com/cuda/cuda-math-api/cuda_math_api/group__CUDA__MATH__INTRINSIC__SIMD.html); "
+        "HIPIFY CUDA_Device_API_supported_by_HIP lists it as unsupported",
+        _unavailable(cuda_name),
+    )
+
+
+def _match_any_sync() -> LocalHelper:
+    """HIP 6.2's ``__match_any_sync`` for a HIP without it, comparing bit patterns as PTX's ``match.any.b32/b64`` does."""
+    code = (
+        "template <class MaskT, class T>\n"
+        "static __device__ inline unsigned long long vado_match_any_sync(MaskT mask, T value) {\n"
+        '  static_assert(sizeof(MaskT) == 8, "the mask must be 64-bit, as HIP requires (a 32-bit one leaves lanes 32-63 out)");\n'
+        '  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "the value must have 4 or 8 bytes");\n'
+        "  union { T v; unsigned int w[2]; } own = {};\n"
+        "  own.v = value;\n"
+        "  unsigned long long lanes = 0;\n"
+        "  bool done = false;\n"
+        "  while (__any(!done)) {  // each round: the first lane left, and every lane with its bits\n"
+        "    if (!done) {\n"
+        "      bool same = (unsigned)__builtin_amdgcn_readfirstlane((int)own.w[0]) == own.w[0];\n"
+        "      if (sizeof(T) == 8) same = same && (unsigned)__builtin_amdgcn_readfirstlane((int)own.w[1]) == own.w[1];\n"
+        "      if (same) {\n"
+        "        lanes = __ballot(1);\n"
+        "        done = true;\n"
+        "      }\n"
+        "    }\n"
+        "  }\n"
+        "  return lanes & mask;\n"
+        "}\n"
+    )
+    return LocalHelper(
+        "__match_any_sync",
+        "vado_match_any_sync",
+        code,
+        "HIP before 6.2 has no __match_any_sync; HIP 6.2's definition (a readfirstlane waterfall, and'ed with the mask), "
+        "comparing bits as CUDA's match.any does",
+        "ROCm/clr rocm-6.2.0 hipamd/include/hip/amd_detail/amd_warp_sync_functions.h (__match_any, __match_any_sync); "
+        "PTX ISA match.sync (.b32/.b64 operands)",
+        _newer_than("__match_any_sync"),
+    )
+
+
+SIMD_MINMAX = tuple(f"__v{op}{sign}{lanes}" for op in ("max", "min") for sign in ("s", "u") for lanes in (2, 4))
+
+
+@functools.cache
+def local_helpers() -> dict[str, LocalHelper]:
+    """``{cuda_name: LocalHelper}``, built once on first use."""
+    helpers = [_sparse_error_string(), _match_any_sync(), *(_simd_minmax(n) for n in SIMD_MINMAX)]
+    return {h.cuda_name: h for h in helpers}
+
+
+@functools.cache
+def _helper_names_re() -> re.Pattern:
+    return re.compile("|".join(re.escape(n) for n in sorted(local_helpers())))
+
+
+# --------------------------------------------------------------------------- placement
+
+
+def _directive(tok) -> str:
+    return tok[3].replace(" ", "").replace("\t", "")
+
+
+def _top_level_starts(toks: list, wanted: list[int]) -> dict[int, tuple[int, tuple[int, ...]]]:
+    """For each token index in ``wanted``: the index of the first token of the top-level
+    construct holding it (a declaration, a function, a namespace or ``extern "C"``
+    block, or a file-scope preprocessor line such as the ``#define`` whose body
+    holds it), and the ``#if`` branches open at file scope there (the token
+    indices of their ``#if``/``#elif``/``#else`` lines, outermost first).
+
+    A construct ends at a file-scope ``;``, at the ``}`` closing a file-scope
+    block (not one opened by ``struct``/``class``/``union``/``enum``/``typedef``,
+    whose ``}`` the declarator and ``;`` follow), or with a preprocessor line.
+    When unsure the start stays earlier, which is still at file scope.
+    """
+    out: dict[int, tuple[int, tuple[int, ...]]] = {}
+    todo = sorted(set(wanted))
+    w = 0
+    depth = 0
+    start = 0
+    boundary = True  # the next code or directive token starts a construct
+    branches: list[int] = []
+    directive_at = -1  # first token of the directive line being read, -1 outside one
+    own_line = False  # that directive line stands between constructs (not inside a declaration)
+    aggregate = False
+    for i, tok in enumerate(toks):
+        while w < len(todo) and todo[w] == i:
+            at = directive_at if directive_at >= 0 and own_line else start
+            out[i] = (at, tuple(branches))
+            w += 1
+        if w >= len(todo):
+            break
+        kind, text = tok[0], tok[3]
+        if kind is Kind.COMMENT:
+            continue
+        if kind is Kind.DIRECTIVE:
+            directive_at = i
+            own_line = depth == 0 and boundary
+            if own_line:
+                start, boundary = i, False
+            if depth == 0:
+                d = _directive(tok)
+                if d in ("#if", "#ifdef", "#ifndef"):
+                    branches.append(i)
+                elif d in ("#elif", "#else") and branches:
+                    branches[-1] = i
+                elif d == "#endif" and branches:
+                    branches.pop()
+            continue
+        if kind is Kind.EOD:
+            directive_at = -1
+            boundary = boundary or own_line
+            own_line = False
+            continue
+        if directive_at >= 0:
+            continue
+        if depth == 0 and boundary:
+            start, boundary, aggregate = i, False, False
+        if depth == 0 and kind is Kind.IDENT and text in ("struct", "class", "union", "enum", "typedef"):
+            aggregate = True
+        if kind is Kind.PUNCT:
+            if text == "{":
+                depth += 1
+            elif text == "}":
+                depth = max(0, depth - 1)
+                if depth == 0 and not aggregate:
+                    boundary = True
+            elif text == ";" and depth == 0:
+                boundary = True
+    return out
+
+
+def insertion_offsets(text: str, toks: list, uses: list[int]) -> list[int]:
+    """Where to put a helper so that every use (token index) in ``uses`` sees one.
+
+    The first copy goes at the start of the line of the top-level construct
+    holding the first use. A later use is covered by an earlier copy when that
+    copy's ``#if`` branches are a prefix of the use's own (same branch or an
+    enclosing one); otherwise it gets a copy of its own.
+    """
+    placed: list[tuple[int, tuple[int, ...]]] = []
+    starts = _top_level_starts(toks, uses)
+    offsets: list[int] = []
+    for u in sorted(uses):
+        first, branches = starts[u]
+        if any(branches[: len(b)] == b for _, b in placed):
+            continue
+        placed.append((first, branches))
+        offsets.append(toks[first][1] if first < len(toks) else len(text))
+    return offsets
+
+
+def _line_start_insert(path: str, text: str, offset: int, block: str) -> Edit:
+    """Insert ``block`` (ending with a newline) at the start of the line of ``offset``,
+    or at ``offset`` behind a newline when code precedes it on that line."""
+    line = text.rfind("\n", 0, offset) + 1
+    if text[line:offset].strip():
+        return Edit(path, offset, offset, "\n" + block)
+    return Edit(path, line, line, block)
+
+
+def local_helper_fixes(path: str, text: str, toks: list, target: Target) -> list[Fix]:
+    """One fix per CUDA name with a :class:`LocalHelper` on ``target``: the helper's definition
+    (where :func:`insertion_offsets` puts it) and every call renamed to it, applied together.
+
+    Member names, macro definitions and declarations of the same name are left alone. Safe: each
+    helper computes what the CUDA function does (its docstring names the source).
+    """
+    helpers = local_helpers()
+    if _helper_names_re().search(text) is None:  # most files: no name to look at, no token walk
+        return []
+    uses: dict[str, list[int]] = {}
+    for i, tok in enumerate(toks):
+        if tok[0] is Kind.IDENT and tok[3] in helpers:
+            j = i + 1
+            while j < len(toks) and toks[j][0] is Kind.COMMENT:
+                j += 1
+            if j >= len(toks) or toks[j][3] != "(":
+                continue
+            k = i - 1
+            while k >= 0 and toks[k][0] is Kind.COMMENT:
+                k -= 1
+            if k >= 0 and (toks[k][3] in (".", "->", "::") or toks[k][0] is Kind.DIRECTIVE
+                           or toks[k][0] is Kind.IDENT and toks[k][3] not in ("return", "else", "case")):
+                continue  # a member, a macro being defined, or a declaration
+            uses.setdefault(tok[3], []).append(i)
+    fixes: list[Fix] = []
+    for name, idx in uses.items():
+        helper = helpers[name]
+        if not helper.applies(target):
+            continue
+        edits = [_line_start_insert(path, text, off, helper.block()) for off in insertion_offsets(text, toks, idx)]
+        edits += [Edit(path, toks[i][1], toks[i][2], helper.helper) for i in idx]
+        fixes.append(Fix(tuple(edits), Applicability.SAFE, f"{name} → {helper.helper} (local definition: {helper.why})", ("helper",)))
+    return fixes
+
+
+# --------------------------------------------------------------------------- cooperative_groups::reduce
+
+#: ``cooperative_groups::reduce`` over a ``thread_block_tile`` and the function objects CUDA
+#: declares with it, for a HIP without ``<hip/cooperative_groups/hip_reduce.h>``.
+CG_REDUCE = """\
+// vado: HIP {hip} has no <cooperative_groups/reduce.h>: cooperative_groups::reduce over a
+// thread_block_tile (a butterfly of the tile's shfl_xor, so every thread gets the result) and
+// the function objects CUDA declares with it (less and greater pick the smaller and larger value).
+#include <hip/hip_cooperative_groups.h>
+#ifndef VADO_CG_REDUCE
+#define VADO_CG_REDUCE
+namespace cooperative_groups {{
+template <class T> struct plus {{ __device__ T operator()(const T& a, const T& b) const {{ return a + b; }} }};
+template <class T> struct less {{ __device__ T operator()(const T& a, const T& b) const {{ return b < a ? b : a; }} }};
+template <class T> struct greater {{ __device__ T operator()(const T& a, const T& b) const {{ return a < b ? b : a; }} }};
+template <class T> struct bit_and {{ __device__ T operator()(const T& a, const T& b) const {{ return a & b; }} }};
+template <class T> struct bit_or {{ __device__ T operator()(const T& a, const T& b) const {{ return a | b; }} }};
+template <class T> struct bit_xor {{ __device__ T operator()(const T& a, const T& b) const {{ return a ^ b; }} }};
+template <unsigned int Size, class Parent, class TyVal, class TyOp>
+__device__ auto reduce(const thread_block_tile<Size, Parent>& tile, TyVal&& val, TyOp&& op) -> decltype(op(val, val)) {{
+  decltype(op(val, val)) acc = val;
+  for (unsigned int offset = Size / 2; offset > 0; offset /= 2) acc = op(acc, tile.shfl_xor(acc, offset));
+  return acc;
+}}
+}}  // namespace cooperative_groups
+#endif"""
+
+#: Where the facts behind :data:`CG_REDUCE` come from.
+CG_REDUCE_SOURCES = (
+    "CUDA Programming Guide, cooperative groups: cg::reduce(group, val, op) over thread_block_tile / coalesced_group, "
+    "returning decltype(op(val, val)) to every thread; plus, less, greater, bit_and, bit_or, bit_xor",
+    "HIP's later implementation (ROCm/clr hipamd/include/hip/amd_detail/amd_hip_cooperative_groups_reduce.h): "
+    "less → __reduce_min_sync, greater → __reduce_max_sync",
+    "HIP 5.2 (/usr/include/hip/amd_detail/amd_hip_cooperative_groups.h): thread_block_tile<size, Parent>::shfl_xor(var, laneMask) "
+    "shuffles within the tile; no reduce and no function objects",
+)
+
+
+def cg_reduce_fixes(path: str, text: str, toks: list, target: Target) -> list[Fix]:
+    """``#include <cooperative_groups/reduce.h>`` → :data:`CG_REDUCE` on targets whose profile says
+    they lack it (feature ``cg_reduce: false``).
+
+    Safe for the tile reductions it compiles: the butterfly combines every
+    lane's value once, and ``op`` is applied to pairs that are the same on both
+    partners, so all lanes end with one value. A floating-point sum may round
+    differently from CUDA's (which does not specify its order). Reductions over
+    a ``coalesced_group`` do not compile (no overload): they need a hand port.
+    """
+    if target.family != "rocm" or target.features.get("cg_reduce", True) or "cooperative_groups/reduce.h" not in text:
+        return []
+    fixes: list[Fix] = []
+    for i, tok in enumerate(toks):
+        if tok[0] is not Kind.DIRECTIVE or not _directive(tok).endswith("include") or i + 1 >= len(toks):
+            continue
+        operand = toks[i + 1]
+        if operand[0] not in (Kind.HEADER, Kind.STRING) or operand[3][1:-1] != "cooperative_groups/reduce.h":
+            continue
+        end = toks[i + 2][1] if i + 2 < len(toks) and toks[i + 2][0] is Kind.EOD else operand[2]
+        block = CG_REDUCE.format(hip=target.hip_version or target.version)
+        fixes.append(Fix((Edit(path, tok[1], end, block),), Applicability.SAFE,
+                         f"#include {operand[3]} → a local cooperative_groups::reduce (HIP {target.hip_version} lacks it)",
+                         ("helper",)))
+    return fixes
+
+
+# --------------------------------------------------------------------------- SpSM / SpSV solve buffers
+
+#: Triangular solves that take no buffer in CUDA (since cuSPARSE 11.3's generic API) but do in
+#: hipSPARSE (``hipsparse.h``: ``hipsparseSpSM_solve(..., spsmDescr, void* externalBuffer)``, in
+#: 5.3.3 and in later releases): solve → (analysis, index of the descriptor argument, argument
+#: count of the CUDA call).
+SOLVE_BUFFER = {
+    "cusparseSpSM_solve": ("cusparseSpSM_analysis", 9, 10),
+    "cusparseSpSV_solve": ("cusparseSpSV_analysis", 8, 9),
+}
+_HIP_SPELLING = {"cusparseSpSM_solve": "hipsparseSpSM_solve", "cusparseSpSV_solve": "hipsparseSpSV_solve",
+                 "cusparseSpSM_analysis": "hipsparseSpSM_analysis", "cusparseSpSV_analysis": "hipsparseSpSV_analysis"}
+
+
+_SOLVE_NAMES = frozenset(n for s in SOLVE_BUFFER for n in (s, _HIP_SPELLING[s]))
+
+
+def _takes_solve_buffer(cuda_name: str, target: Target) -> bool:
+    """Whether ``target`` renames ``cuda_name`` to its hipSPARSE solve (which takes a buffer)."""
+    return target.family == "rocm" and _api_status(cuda_name, target) in ("renamed", "available", "deprecated")
+
+
+def _calls(toks: list, names: set[str]) -> list[tuple[int, str, int, list[tuple[int, int]]]]:
+    """``(name index, name, ')' index, arguments)`` of the calls of ``names`` (comments skipped)."""
+    out = []
+    for i, tok in enumerate(toks):
+        if tok[0] is Kind.IDENT and tok[3] in names and i + 1 < len(toks) and toks[i + 1][3] == "(":
+            split = split_call_args(toks, i + 1)
+            if split is not None:
+                out.append((i, tok[3], split[0], split[1]))
+    return out
+
+
+def _arg_text(toks: list, arg: tuple[int, int]) -> str:
+    return "".join(t[3] for t in toks[arg[0] : arg[1] + 1])
+
+
+def _written_between(toks: list, name: str, lo: int, hi: int) -> bool:
+    """Whether ``name`` may be written in tokens ``(lo, hi)``: assigned, incremented, or its address taken."""
+    assign = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++", "--"}
+    for k in range(lo + 1, hi):
+        if toks[k][0] is not Kind.IDENT or toks[k][3] != name:
+            continue
+        nxt = toks[k + 1][3] if k + 1 < len(toks) else ""
+        prev = toks[k - 1][3] if k > 0 else ""
+        if nxt in assign or prev in ("++", "--", "&"):
+            return True
+    return False
+
+
+def solve_buffer_fixes(path: str, text: str, toks: list, target: Target) -> list[Fix]:
+    """A ``cusparseSpSM_solve``/``cusparseSpSV_solve`` call (CUDA's has no buffer argument) gets the
+    buffer that the analysis with the same descriptor was given, for hipSPARSE's solve, which takes one.
+
+    What hipSPARSE does with it differs by release, and the analysis buffer is
+    right for both: recent hipSPARSE ignores the solve's argument and solves with
+    the buffer its analysis stored (``spsmDescr->externalBuffer``, passed to
+    ``rocsparse_spsm(..., rocsparse_spsm_stage_compute, nullptr, ...)``), and
+    rocSPARSE's own examples give the compute stage the buffer of the preprocess
+    stage. HIPIFY passes ``nullptr``, which only the first kind accepts. The fix
+    is safe when the buffer is a variable that the same top-level function does
+    not write between the analysis and the solve; unsafe when that cannot be
+    seen (another function, an expression, a write in between). No analysis with
+    that descriptor in the file, or two with different buffers: no fix (the
+    compiler reports the missing argument).
+    """
+    if "SpSM_solve" not in text and "SpSV_solve" not in text:
+        return []
+    spelled = {t[3] for t in toks if t[0] is Kind.IDENT and t[3] in _SOLVE_NAMES}
+    wanted = {n for n in SOLVE_BUFFER if spelled & {n, _HIP_SPELLING[n]} and _takes_solve_buffer(n, target)}
+    if not wanted:
+        return []
+    code = [t for t in toks if t[0] is not Kind.COMMENT]
+    solves = {n: {n, _HIP_SPELLING[n]} for n in wanted}
+    analyses = {SOLVE_BUFFER[n][0] for n in wanted} | {_HIP_SPELLING[SOLVE_BUFFER[n][0]] for n in wanted}
+    found_analyses = _calls(code, analyses)
+    found_solves = _calls(code, set().union(*solves.values()))
+    starts = _top_level_starts(code, [c[0] for c in found_analyses + found_solves])
+    fixes: list[Fix] = []
+    for i, name, close, args in found_solves:
+        cuda = next(n for n in wanted if name in solves[n])
+        analysis, at, count = SOLVE_BUFFER[cuda]
+        if len(args) != count:
+            continue
+        descr = _arg_text(code, args[-1])
+        buffers = [(j, _arg_text(code, a_args[-1])) for j, a_name, a_close, a_args in found_analyses
+                   if a_name in (analysis, _HIP_SPELLING[analysis]) and len(a_args) == at + 2
+                   and _arg_text(code, a_args[at]) == descr]
+        if len({b for _, b in buffers}) != 1:
+            continue
+        j, buffer = buffers[-1]
+        provable = (buffer.isidentifier() and j < i and starts[j][0] == starts[i][0]
+                    and not _written_between(code, buffer, j, i))
+        end = code[args[-1][1]][2]
+        fixes.append(Fix((Edit(path, end, end, f", {buffer}"),), Applicability.SAFE if provable else Applicability.UNSAFE,
+                         f"{name}: pass {buffer}, the buffer of the analysis with {descr} (hipSPARSE before 6.0 takes it)",
+                         ("helper",)))
+    return fixes
