@@ -151,3 +151,23 @@ def test_macro_masks_count_only_when_every_definition_is_full():
     assert lowering(src)[0].fix.applicability is Applicability.SAFE
     src = "#ifdef WIDE\n#define M 0xffffffff\n#else\n#define M 0xffff\n#endif\n" + kernel("out[0] = __any_sync(M, 1);")
     assert lowering(src)[0].fix.applicability is Applicability.UNSAFE
+
+
+def test_api003_leaves_the_sync_functions_to_warp008_where_it_lowers_them():
+    from vado.knowledge.targets import get_target
+
+    src = ("__global__ void k(float* v, unsigned m) {\n"
+           "  v[0] += __shfl_down_sync(0xffffffff, v[0], 1);\n"
+           "  bool b = __any_sync(m, v[0] > 0);\n"
+           "}\n"
+           "void h(cudaGraphExec_t* e, cudaGraph_t g, cudaGraphInstantiateParams* p) {\n"
+           "  cudaGraphInstantiateWithParams(e, g, p);\n"
+           "}\n")
+    found = check_text("k.cu", src, [get_target("hip-5.2")])
+    by_code = {}
+    for f in found:
+        by_code.setdefault(f.code, []).append(src[f.span.start:f.span.end])
+    # One finding per sync call, from WARP008 (safe shuffle, unsafe vote), and none from API003 ...
+    assert sorted(by_code["WARP008"]) == ["__any_sync(m, v[0] > 0)", "__shfl_down_sync(0xffffffff, v[0], 1)"]
+    # ... which still reports the names no rule lowers (hipGraphInstantiateWithParams is newer than HIP 5.2).
+    assert by_code["API003"] == ["cudaGraphInstantiateParams", "cudaGraphInstantiateWithParams"]

@@ -32,12 +32,12 @@ CUDA name until the port has replaced it (API001/API003).
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass
 from typing import Callable
 
 from vado.model import Applicability, Edit, Fix, Target
 from vado.port.translate import split_call_args
+from vado.rules.cuda_syntax import spelling_index
 from vado.scan.lexer import Kind
 
 
@@ -204,11 +204,6 @@ def local_helpers() -> dict[str, LocalHelper]:
     return {h.cuda_name: h for h in helpers}
 
 
-@functools.cache
-def _helper_names_re() -> re.Pattern:
-    return re.compile("|".join(re.escape(n) for n in sorted(local_helpers())))
-
-
 # --------------------------------------------------------------------------- placement
 
 
@@ -322,10 +317,12 @@ def local_helper_fixes(path: str, text: str, toks: list, target: Target) -> list
     helper computes what the CUDA function does (its docstring names the source).
     """
     helpers = local_helpers()
-    if _helper_names_re().search(text) is None:  # most files: no name to look at, no token walk
-        return []
+    index = spelling_index(toks)
+    # Most files hold none of the names: the spelling index says so without a token walk.
+    candidates = sorted(i for name in helpers for i in index.where(name))
     uses: dict[str, list[int]] = {}
-    for i, tok in enumerate(toks):
+    for i in candidates:
+        tok = toks[i]
         if tok[0] is Kind.IDENT and tok[3] in helpers:
             j = i + 1
             while j < len(toks) and toks[j][0] is Kind.COMMENT:

@@ -224,6 +224,10 @@ class _PerTargetStatusRule(Rule):
     def effort(self, use: NameUses, hits: list[tuple[Target, Any]]) -> Effort:
         return Effort(lines=1, constructs=1, hours=0.5)
 
+    def reported_elsewhere(self, use: NameUses, target: Target) -> bool:
+        """Whether another rule reports (and fixes) this use on ``target``, so this one stays silent."""
+        return False
+
     def check(self, ctx: FileContext) -> Iterator[Finding]:
         targets = hip_targets(ctx)
         if not targets:
@@ -232,7 +236,7 @@ class _PerTargetStatusRule(Rule):
             hits = []
             for t in targets:
                 av = availability(ctx, use.entry, t)
-                if _status(av) in self.statuses:
+                if _status(av) in self.statuses and not self.reported_elsewhere(use, t):
                     hits.append((t, av))
             if not hits:
                 continue
@@ -430,6 +434,8 @@ class HipCounterpartNewerThanTarget(_PerTargetStatusRule):
     Fix safety
     ----------
     No fix: whether to raise the ROCm floor or keep two paths is a decision.
+    The ``*_sync`` warp functions on a HIP before 6.2 are WARP008's: that rule
+    lowers them to the mask-less builtins and reports them instead of this one.
 
     References
     ----------
@@ -444,6 +450,13 @@ class HipCounterpartNewerThanTarget(_PerTargetStatusRule):
 
     def verdict(self, ctx: FileContext, use: NameUses, target: Target, av: Any) -> Verdict:
         return Verdict.MANUAL
+
+    def reported_elsewhere(self, use: NameUses, target: Target) -> bool:
+        # The *_sync warp functions on a HIP before 6.2: WARP008 lowers them to the mask-less
+        # builtins and says whether that is safe, with the verdict that follows.
+        from vado.rules.warp import LOWERED_SYNC_NAMES, lacks_sync_builtins
+
+        return use.name in LOWERED_SYNC_NAMES and lacks_sync_builtins(target)
 
     def message(self, use: NameUses, hits: list[tuple[Target, Any]], ctx: FileContext) -> str:
         hip = _hip_name(use.entry, ctx) or "its HIP counterpart"

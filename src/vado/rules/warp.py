@@ -968,7 +968,8 @@ SYNC_LOWERING = {
     "__all_sync": "__all",
 }
 _SYNC_SHUFFLES = frozenset({"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync"})
-_LOWERED_NAMES = frozenset(SYNC_LOWERING) | {"__activemask"}
+#: The names WARP008 lowers on a HIP without the ``*_sync`` builtins.
+LOWERED_SYNC_NAMES = frozenset(SYNC_LOWERING) | {"__activemask"}
 #: What HIP 6.2+ defines ``__activemask()`` as (``amd_warp_functions.h``): every active lane.
 ACTIVEMASK_LOWERED = "__ballot(1)"
 #: Mask names that conventionally mean "every lane" when their definition is not in the file.
@@ -1008,7 +1009,8 @@ def _callee(toks, k: int, lo: int) -> str:
     return ""
 
 
-def _lacks_sync_builtins(target) -> bool:
+def lacks_sync_builtins(target) -> bool:
+    """Whether ``target`` is a HIP without the ``*_sync`` cross-lane builtins (before 6.2)."""
     return target.family == "rocm" and not target.features.get("warp_sync_builtins", True)
 
 
@@ -1104,11 +1106,11 @@ class WarpSyncIntrinsicWithoutSyncBuiltins(Rule):
     file_kinds = cs.CUDA_CXX_KINDS
 
     def check(self, ctx: FileContext) -> Iterable[Finding]:
-        lacking = [t for t in ctx.targets if _lacks_sync_builtins(t)]
+        lacking = [t for t in ctx.targets if lacks_sync_builtins(t)]
         if not lacking:
             return
         view = cs.device_view(ctx)
-        hits = view.ident_indices(_LOWERED_NAMES)
+        hits = view.ident_indices(LOWERED_SYNC_NAMES)
         if not hits:
             return
         toks, pairs = view.tokens, view.pairs

@@ -152,6 +152,8 @@ _NVCC_WORD = re.compile(r"^(?:.*/)?nvcc(?:\.exe)?$|^\$[({]NVCC[)}]$")
 
 def classify_flag(word: str) -> str | None:
     """The nvcc flag kind of ``word`` (``-arch=sm_80`` → ``arch``), or None for other words."""
+    if not word.startswith("-"):  # every pattern starts with a dash; most words of a build file do not
+        return None
     for kind, pat in _FLAG_PATTERNS:
         if pat.match(word):
             return kind
