@@ -142,6 +142,49 @@ def test_file_that_fails_is_reported_not_fatal(tmp_path: Path, monkeypatch):
     assert result.errors and result.errors[0]["what"] == "porting gone.cu failed"
 
 
+def test_each_ported_file_lands_once_in_the_output(tmp_path: Path):
+    """The tree copy leaves ported files out; each is written by its port or copied as it was."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "changed.cu").write_text("void f(void** p) { cudaMalloc(p, 4); }\n")
+    (src / "same.cpp").write_text("int g() { return 1; }\n")
+    (src / "data.bin").write_bytes(b"\x00\x01")
+    (src / "changed.cu").chmod(0o750)
+    os.utime(src / "same.cpp", (1_000_000_000, 1_000_000_000))
+    result = port_tree(src, tmp_path / "out", ROCM)
+    out = tmp_path / "out"
+    assert {f.path: f.status for f in result.files} == {"changed.cu": "translated", "same.cpp": "unchanged"}
+    assert b"hipMalloc" in (out / "changed.cu").read_bytes()
+    assert (out / "changed.cu").stat().st_mode & 0o777 == 0o750  # the source's mode
+    assert (out / "same.cpp").read_bytes() == (src / "same.cpp").read_bytes()
+    assert (out / "same.cpp").stat().st_mtime == 1_000_000_000  # a copy, with its times
+    assert (out / "data.bin").read_bytes() == b"\x00\x01"
+
+
+@pytest.mark.parametrize("rename", [False, True])
+def test_a_file_whose_port_fails_stays_in_the_output_as_it_was(tmp_path: Path, monkeypatch, rename: bool):
+    import vado.port.tree as tree_mod
+    from vado.errors import PortError
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "ok.cu").write_text("void f(void** p) { cudaMalloc(p, 4); }\n")
+    (src / "bad.cu").write_text("void g(void** p) { cudaMalloc(p, 8); }\n")
+    real = tree_mod.port_bytes
+
+    def failing(path, *args, **kwargs):
+        if path == "bad.cu":
+            raise PortError("fixes did not converge", "a test", "none")
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(tree_mod, "port_bytes", failing)
+    result = port_tree(src, tmp_path / "out", ROCM, rename_sources=rename)
+    assert {f.path: f.status for f in result.files}["bad.cu"] == "failed"
+    assert (tmp_path / "out" / "bad.cu").read_bytes() == (src / "bad.cu").read_bytes()
+    assert not (tmp_path / "out" / "bad.hip").exists()
+    assert (tmp_path / "out" / ("ok.hip" if rename else "ok.cu")).is_file()
+
+
 def test_rename_sources_renames_cu_and_updates_build_references(tree: Path, tmp_path: Path):
     out = tmp_path / "out"
     result = port_tree(tree, out, ROCM, options=UNSAFE, rename_sources=True)

@@ -282,14 +282,14 @@ def select_fixes(
         clash = taken.clash(own)
         if clash is not None:
             mine, theirs = clash
-            owner = next(f for f in accepted if theirs in f.edits)
+            owner = taken.owner[theirs]
             reject(fix, RejectKind.OVERLAP,
                    f"{_describe(mine)} overlaps {_describe(theirs)} of {_name(owner)}")
             continue
         accepted.append(fix)
         seen[key] = fix
         for e in own:
-            taken.add(e)
+            taken.add(e, fix)
     return accepted, rejected
 
 
@@ -311,10 +311,13 @@ class _TakenEdits:
     def __init__(self) -> None:
         self._set: set[Edit] = set()
         self._by_path: dict[str, tuple[list[tuple[int, int]], list[Edit], list[int]]] = {}
+        #: The first accepted fix that holds each edit.
+        self.owner: dict[Edit, Fix] = {}
 
-    def add(self, edit: Edit) -> None:
+    def add(self, edit: Edit, fix: Fix) -> None:
         if edit in self._set:
             return
+        self.owner[edit] = fix
         keys, edits, order = self._by_path.setdefault(edit.path, ([], [], []))
         at = bisect.bisect_right(keys, (edit.start, edit.end))
         keys.insert(at, (edit.start, edit.end))

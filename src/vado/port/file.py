@@ -24,7 +24,9 @@ from vado.port.translate import (
     runtime_include_fix,
     sync_downgrade_fixes,
 )
-from vado.rules.engine import check_text
+from vado.rules.base import FileContext
+from vado.rules.engine import check_context, check_text, file_context
+from vado.rules.registry import all_rules
 from vado.scan.classify import FileKind
 from vado.scan.lexer import lex
 
@@ -63,6 +65,20 @@ def _check(
     path: str, kind: FileKind, text: str, target: Target, options: PortOptions, tokens: Sequence | None = None
 ) -> list[Finding]:
     return check_text(path, text, [target], kind=kind, options=dict(options.rule_options, roc=options.roc), tokens=tokens)
+
+
+def _context(path: str, kind: FileKind, text: str, target: Target, options: PortOptions, tokens: Sequence | None):
+    return file_context(path, text, [target], kind=kind, options=dict(options.rule_options, roc=options.roc), tokens=tokens)
+
+
+def fixing_rules() -> tuple[type, ...]:
+    """The rules whose findings may carry a fix (``can_fix``): the only ones a rewriting round needs."""
+    return tuple(r for r in all_rules() if r.can_fix)
+
+
+def reporting_rules() -> tuple[type, ...]:
+    """The rules that never fix: run once, on the ported text, for what remains."""
+    return tuple(r for r in all_rules() if not r.can_fix)
 
 
 def produce_fixes(
@@ -130,29 +146,29 @@ def port_bytes(path: str, kind: FileKind, data: bytes, target: Target, options: 
     """Port one file's bytes for ``target``; ``path`` is its name in findings and edits."""
     options = options or PortOptions()
     text = decode_source(data)
-    # The fixpoint's last round runs the rules on the final text and finds nothing to apply;
-    # those findings are also what remains, so they are kept rather than computed again.
+    # Each round runs only the rules that can fix (their findings are all a round uses);
+    # the fixpoint's last round finds nothing to apply, and its findings plus those of
+    # the rules that never fix, run once on the final text, are what remains. One
+    # context per text: its tokens and facts are shared by the rules and the translator.
+    contexts: dict[str, FileContext] = {}
     last: dict[str, list[Finding]] = {}
-    # One lexing per round, shared by the rules and the translator.
-    lexed: dict[str, Sequence] = {}
 
-    def tokens_of(t: str) -> Sequence | None:
-        if not kind.is_c_family:
-            return None
-        if t not in lexed:
-            lexed.clear()
-            lexed[t] = lex(t)
-        return lexed[t]
+    def context_of(t: str) -> FileContext:
+        if t not in contexts:
+            contexts.clear()
+            contexts[t] = _context(path, kind, t, target, options, lex(t) if kind.is_c_family else None)
+        return contexts[t]
 
     def findings_of(t: str) -> list[Finding]:
         if t not in last:
             last.clear()
-            last[t] = _check(path, kind, t, target, options, tokens_of(t))
+            last[t] = check_context(context_of(t), fixing_rules())
         return last[t]
 
     result = fixpoint(
         text,
-        lambda t: produce_fixes(path, kind, t, target, options, findings_of(t), tokens=tokens_of(t)),
+        lambda t: produce_fixes(path, kind, t, target, options, findings_of(t),
+                                tokens=context_of(t).tokens if kind.is_c_family else None),
         unsafe=options.unsafe,
     )
     applied: dict[str, int] = {}
@@ -160,5 +176,7 @@ def port_bytes(path: str, kind: FileKind, data: bytes, target: Target, options: 
         tag = fix.tags[0] if fix.tags else "rule"
         applied[tag] = applied.get(tag, 0) + 1
     after = encode_source(result.text)
-    remaining = tuple(f for f in findings_of(result.text) if is_open_work(f, target))
+    final = sorted([*findings_of(result.text), *check_context(context_of(result.text), reporting_rules())],
+                   key=Finding.sort_key)
+    remaining = tuple(f for f in final if is_open_work(f, target))
     return FilePort(data, after, applied, remaining)

@@ -72,14 +72,18 @@ def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, b
                     os.replace(job.src, backup_path(Path(job.src)))
                 else:
                     os.unlink(job.src)
-            else:
+            elif os.path.lexists(job.stale):
                 os.unlink(job.stale)
         elif result.changed:
             if in_place:
                 write_atomic(Path(job.dst), result.after, backup=backup, expected=data, overwrite=not backup)
             else:
-                # Our own copy in a fresh output tree: no fsync (see write_atomic's ``durable``).
-                write_atomic(Path(job.dst), result.after, overwrite=True, durable=False)
+                # Our own file in a fresh output tree: no fsync (see write_atomic's ``durable``).
+                # The tree copy left it out (see _copy_tree) unless the source is a symlink.
+                write_atomic(Path(job.dst), result.after, overwrite=True, durable=False,
+                             mode=os.stat(job.src).st_mode)
+        elif not in_place and not os.path.lexists(job.dst):
+            shutil.copy2(job.src, job.dst)  # left out of the tree copy: the unchanged file, as a copy
         remaining: dict[str, int] = {}
         for f in result.remaining:
             remaining[f.code] = remaining.get(f.code, 0) + 1
@@ -96,9 +100,24 @@ def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, b
             list(result.remaining),
         )
     except VadoError as exc:
+        _keep_original(job, in_place)
         return PortedFile(job.path, job.dst, job.kind.value, "failed", error=exc.message), []
     except OSError as exc:
+        _keep_original(job, in_place)
         return PortedFile(job.path, job.dst, job.kind.value, "failed", error=f"{exc.strerror or exc}"), []
+
+
+def _keep_original(job: _Job, in_place: bool) -> None:
+    """A file that failed to port is in the output tree as it was (the tree copy left it out),
+    under its old name when it was to be renamed."""
+    if in_place:
+        return
+    dst = job.stale or job.dst
+    try:
+        if not os.path.lexists(dst):
+            shutil.copy2(job.src, dst)
+    except OSError:
+        pass  # reported with the failure already (the file could not be read)
 
 
 def _diff(before: bytes, after: bytes, job: _Job, renamed: bool) -> str:
@@ -116,9 +135,19 @@ def _port_many(jobs: Sequence[_Job], target: Target, options: PortOptions, in_pl
     return [_port_one(j, target, options, in_place, backup) for j in jobs]
 
 
-def _copy_tree(root: Path, out: Path) -> None:
+def _copy_tree(root: Path, out: Path, ported: frozenset[str] = frozenset()) -> None:
+    """Copy ``root`` to ``out`` without ``.git`` and without the regular files in ``ported``
+    (absolute paths): each of those is written once, by its port, instead of copied and
+    then written over."""
+
     def ignore(directory: str, names: list[str]) -> set[str]:
-        return {n for n in names if n == ".git"}
+        skip = {n for n in names if n == ".git"}
+        if ported:
+            for n in names:
+                path = os.path.join(directory, n)
+                if path in ported and not os.path.islink(path):
+                    skip.add(n)
+        return skip
 
     shutil.copytree(root, out, symlinks=True, ignore=ignore, dirs_exist_ok=True)
 
@@ -203,7 +232,7 @@ def port_tree(
             out_path.mkdir(parents=True, exist_ok=True)
             shutil.copy2(root_path, out_path / root_path.name)
         else:
-            _copy_tree(root_path, out_path)
+            _copy_tree(root_path, out_path, frozenset(os.path.join(str(root_path), f.path) for f in ported))
 
     def dst_of(rel: str) -> str:
         if in_place:

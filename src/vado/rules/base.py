@@ -88,6 +88,10 @@ class Rule:
     file_kinds: ClassVar[frozenset[FileKind]] = frozenset()
     #: One-line summary for rule lists; defaults to the docstring's first line.
     summary: ClassVar[str] = ""
+    #: Whether findings of this rule may carry a fix. ``vado port`` runs only these
+    #: rules in the rounds that rewrite a file and the others once, on the result;
+    #: :meth:`finding` refuses a fix from a rule that does not declare it.
+    can_fix: ClassVar[bool] = False
 
     @property
     def family(self) -> str:
@@ -114,6 +118,8 @@ class Rule:
         data: dict[str, Any] | None = None,
     ) -> Finding:
         """Build a finding of this rule at ``[start, end)`` of ``ctx``."""
+        if fix is not None and not self.can_fix:
+            raise TypeError(f"rule {self.code} made a fix but does not declare can_fix = True")
         return Finding(
             code=self.code,
             name=self.name,

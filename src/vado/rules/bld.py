@@ -142,6 +142,7 @@ class CMakeCudaLanguage(Rule):
     """
 
     code = "BLD001"
+    can_fix = True
     name = "cmake-cuda-language"
     severity = Severity.MEDIUM
     file_kinds = frozenset({FileKind.CMAKE})
@@ -285,6 +286,7 @@ class CudaArchitectureList(Rule):
     """
 
     code = "BLD002"
+    can_fix = True
     name = "cuda-architecture-list"
     severity = Severity.MEDIUM
     file_kinds = frozenset({FileKind.CMAKE})
@@ -396,6 +398,7 @@ class NvccCommandOrFlag(Rule):
     """
 
     code = "BLD003"
+    can_fix = True
     name = "nvcc-command-or-flag"
     severity = Severity.MEDIUM
     file_kinds = frozenset({FileKind.MAKEFILE, FileKind.CMAKE})
@@ -577,6 +580,7 @@ class CudaLibraryLink(Rule):
     """
 
     code = "BLD004"
+    can_fix = True
     name = "cuda-library-link"
     severity = Severity.MEDIUM
     file_kinds = frozenset({FileKind.CMAKE, FileKind.MAKEFILE, FileKind.SETUP_PY})
@@ -801,6 +805,7 @@ class RelocatableDeviceCode(Rule):
     """
 
     code = "BLD006"
+    can_fix = True
     name = "relocatable-device-code"
     severity = Severity.MEDIUM
     file_kinds = frozenset({FileKind.CMAKE, FileKind.MAKEFILE, FileKind.SETUP_PY})

@@ -227,6 +227,7 @@ class PackageWithoutRocmBuild(Rule):
     """
 
     code = "DEP001"
+    can_fix = True
     name = "package-without-rocm-build"
     severity = Severity.HIGH
     file_kinds = DECLARING_KINDS
@@ -311,6 +312,7 @@ class CudaBuildOfPackage(Rule):
     """
 
     code = "DEP002"
+    can_fix = True
     name = "cuda-build-of-package"
     severity = Severity.MEDIUM
     file_kinds = DECLARING_KINDS
@@ -517,6 +519,7 @@ class CudaPackageIndex(Rule):
     """
 
     code = "DEP004"
+    can_fix = True
     name = "cuda-package-index"
     severity = Severity.MEDIUM
     file_kinds = DECLARING_KINDS

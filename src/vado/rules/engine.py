@@ -32,10 +32,35 @@ def check_text(
     from different rules are kept; identical findings are dropped. ``tokens``
     are the text's tokens when the caller has lexed it already.
     """
+    return check_context(file_context(path, text, targets, kind=kind, options=options, tokens=tokens), rules)
+
+
+def file_context(
+    path: str,
+    text: str,
+    targets: Sequence[Target],
+    *,
+    kind: FileKind | None = None,
+    options: dict[str, Any] | None = None,
+    tokens: Sequence | None = None,
+) -> FileContext:
+    """The :class:`FileContext` :func:`check_text` reads, for callers that run rules on it in parts."""
     kind = kind or classify(path)
     ctx = FileContext(path=path, kind=kind, text=text, targets=tuple(targets), options=dict(options or {}))
     if tokens is not None and kind.is_c_family:
         ctx._tokens = tokens
+    return ctx
+
+
+def check_context(ctx: FileContext, rules: Iterable[type[Rule]] | None = None) -> list[Finding]:
+    """The findings of ``rules`` (all by default) on ``ctx``, sorted and without duplicates.
+
+    Running disjoint sets of rules on one context and merging their findings by
+    :meth:`Finding.sort_key` gives what one run of all of them gives: a code
+    belongs to one rule, so duplicates never span two sets. Facts and tokens
+    computed for ``ctx`` are shared by every call.
+    """
+    kind = ctx.kind
     found: list[Finding] = []
     seen: set[tuple] = set()
     for rule in rules_for(kind, rules):

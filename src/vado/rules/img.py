@@ -118,6 +118,7 @@ class NvidiaBaseImage(Rule):
     """
 
     code = "IMG001"
+    can_fix = True
     name = "nvidia-base-image"
     severity = Severity.HIGH
     file_kinds = frozenset({FileKind.DOCKERFILE})

@@ -215,6 +215,7 @@ class InlinePtxWithPortableIdiom(Rule):
     """
 
     code = "PTX001"
+    can_fix = True
     name = "inline-ptx-with-portable-idiom"
     severity = Severity.MEDIUM
     file_kinds = cs.CUDA_CXX_KINDS

@@ -130,6 +130,7 @@ class LiteralWarpWidthArithmetic(Rule):
     """
 
     code = "WARP001"
+    can_fix = True
     name = "literal-warp-width-arithmetic"
     severity = Severity.MEDIUM
     file_kinds = cs.CUDA_CXX_KINDS
@@ -262,6 +263,7 @@ class ThirtyTwoBitLaneMask(Rule):
     """
 
     code = "WARP002"
+    can_fix = True
     name = "thirty-two-bit-lane-mask"
     severity = Severity.HIGH
     file_kinds = cs.CUDA_CXX_KINDS
@@ -365,6 +367,7 @@ class BitCountOfLaneMask(Rule):
     """
 
     code = "WARP003"
+    can_fix = True
     name = "bit-count-of-lane-mask"
     severity = Severity.HIGH
     file_kinds = cs.CUDA_CXX_KINDS
@@ -505,6 +508,7 @@ class SharedArrayOfWarpWidth(Rule):
     """
 
     code = "WARP004"
+    can_fix = True
     name = "shared-array-of-warp-width"
     severity = Severity.MEDIUM
     file_kinds = cs.CUDA_CXX_KINDS
@@ -635,6 +639,7 @@ class HardCodedWarpSize(Rule):
     """
 
     code = "WARP005"
+    can_fix = True
     name = "hard-coded-warp-size"
     severity = Severity.MEDIUM
     file_kinds = cs.CUDA_CXX_KINDS
@@ -775,6 +780,7 @@ class ShuffleReductionFrom16(Rule):
     """
 
     code = "WARP006"
+    can_fix = True
     name = "shuffle-reduction-from-16"
     severity = Severity.HIGH
     file_kinds = cs.CUDA_CXX_KINDS
@@ -1101,6 +1107,7 @@ class WarpSyncIntrinsicWithoutSyncBuiltins(Rule):
     """
 
     code = "WARP008"
+    can_fix = True
     name = "warp-sync-intrinsic-without-sync-builtins"
     severity = Severity.MEDIUM
     file_kinds = cs.CUDA_CXX_KINDS

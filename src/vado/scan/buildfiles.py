@@ -218,6 +218,8 @@ _MAKE_ASSIGN = re.compile(r"^\s*(?:export\s+|override\s+)?(?P<name>[A-Za-z_][\w.
 
 def _make_comment_cut(line: str, recipe: bool) -> int:
     """Index where the comment of a Makefile line starts (``len(line)`` when none)."""
+    if "#" not in line:  # most lines: no comment can start
+        return len(line)
     i = 0
     quote = ""
     while i < len(line):
