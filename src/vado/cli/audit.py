@@ -17,7 +17,10 @@ def audit(
     ),
     format: str = typer.Option("text", "--format", "-f", help="text, json, sarif, markdown or html."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
-    jobs: int = typer.Option(1, "--jobs", "-j", min=0, help="Worker processes (0 = one per CPU)."),
+    jobs: int = typer.Option(
+        0, "--jobs", "-j", min=0,
+        help="Worker processes (default 0: one per CPU; a small tree is checked in one process anyway).",
+    ),
     fail_on: str = typer.Option(
         "info", "--fail-on", help="Exit 1 only for findings at or above this severity (info, low, medium, high, critical)."
     ),
