@@ -230,14 +230,38 @@ class _IgnoreFile:
 
 def _load_ignore_file(path: Path, base: str, prefix: str, source: str, skips: list[Skip]) -> _IgnoreFile | None:
     try:
-        data = path.read_bytes()
+        st = os.stat(path)
+        key = (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        parsed = _PARSED_IGNORES.get(key)
+        if parsed is None:
+            parsed = _parse_ignore_file(path.read_bytes())
+            if len(_PARSED_IGNORES) >= 4096:
+                _PARSED_IGNORES.clear()
+            _PARSED_IGNORES[key] = parsed
     except FileNotFoundError:
         return None
     except OSError as exc:
         skips.append(Skip(_display(source), SkipReason.UNREADABLE, f"ignore file not read: {_os_error(exc)}"))
         return None
+    patterns, lines, malformed = parsed
+    for detail in malformed:
+        skips.append(Skip(_display(source), SkipReason.MALFORMED, detail))
+    if not patterns:
+        return None
+    return _IgnoreFile(base, prefix, _display(source), GitIgnoreSpec(list(patterns)), lines)
+
+
+#: Parsed ignore files by path and identity (device, inode, size, mtime): the same
+#: ``.gitignore`` files above the roots of many walks (a fleet, a port per program) are
+#: parsed once. A file that changes gets a new key.
+_PARSED_IGNORES: dict[tuple, tuple[tuple, tuple, tuple]] = {}
+
+
+def _parse_ignore_file(data: bytes) -> tuple[tuple, tuple[tuple[int, str], ...], tuple[str, ...]]:
+    """``(patterns, (line number, pattern) per pattern, details of the malformed lines)``."""
     patterns = []
     lines = []
+    malformed = []
     # Paths from os.scandir carry undecodable bytes as surrogates; decode the same way.
     for lineno, line in enumerate(data.decode("utf-8", "surrogateescape").splitlines(), 1):
         if not line.strip() or line.startswith("#"):
@@ -245,16 +269,13 @@ def _load_ignore_file(path: Path, base: str, prefix: str, source: str, skips: li
         try:
             pattern = GitIgnoreSpecPattern(line)
         except Exception as exc:  # pathspec raises GitIgnorePatternError, ValueError, re.error
-            detail = f"line {lineno}: pattern {_display(line)!r} not used: {exc}"
-            skips.append(Skip(_display(source), SkipReason.MALFORMED, detail))
+            malformed.append(f"line {lineno}: pattern {_display(line)!r} not used: {exc}")
             continue
         if pattern.include is None:
             continue
         patterns.append(pattern)
         lines.append((lineno, _display(line)))
-    if not patterns:
-        return None
-    return _IgnoreFile(base, prefix, _display(source), GitIgnoreSpec(patterns), tuple(lines))
+    return tuple(patterns), tuple(lines), tuple(malformed)
 
 
 def _is_ignored(stack: tuple[_IgnoreFile, ...], rel: str, is_dir: bool) -> str | None:
