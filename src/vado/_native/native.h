@@ -68,11 +68,5 @@ int may_name_library_bytes(const Py_UCS1 *s, Py_ssize_t n);
 PyObject *native_lex_tokens(PyObject *module, PyObject *args);
 int tokens_type_ready(PyObject *module);
 
-/* facts.c: module functions (see their comments). */
-PyObject *native_facts(PyObject *self, PyObject *tokens);
-PyObject *native_bracket_map(PyObject *self, PyObject *tokens);
-PyObject *native_start_index(PyObject *self, PyObject *tokens);
-PyObject *native_texts_of_kind(PyObject *self, PyObject *args);
-PyObject *native_text_index(PyObject *self, PyObject *tokens);
 
 #endif

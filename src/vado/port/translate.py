@@ -128,6 +128,12 @@ VOID_PTR_PTR_ARGS = {"cudaHostAlloc": 0}
 #: A cast already present on an argument (text of its first tokens), so none is added.
 _VOID_CASTS = ("(constvoid*)", "(void*)", "reinterpret_cast<constvoid*>", "reinterpret_cast<void*>", "(constvoid*const)")
 _VOID_PTR_PTR_CASTS = ("(void**)", "reinterpret_cast<void**>", "static_cast<void**>")
+#: name → (argument index, the cast's opening, casts already there that do, note for the fix title).
+_ARGUMENT_CASTS = {
+    **{n: (i, "reinterpret_cast<const void*>(", _VOID_CASTS, "; kernel argument cast to const void*")
+       for n, i in KERNEL_POINTER_ARGS.items()},
+    **{n: (i, "(void**)(", _VOID_PTR_PTR_CASTS, "; pointer argument cast to void**") for n, i in VOID_PTR_PTR_ARGS.items()},
+}
 
 
 def legacy_cublas(toks: list) -> bool:
@@ -215,22 +221,9 @@ def _argument_edits(path: str, toks: list, i: int, name: str) -> tuple[list[Edit
     args = _merge_template_commas(toks, args)
     if args is None:
         return [], ""
-    if name in VOID_PTR_PTR_ARGS:
-        at = VOID_PTR_PTR_ARGS[name]
-        if at >= len(args):
-            return [], ""
-        first, last = args[at]
-        while first < last and toks[first][0] is Kind.COMMENT:
-            first += 1
-        head = "".join(t[3] for t in toks[first : min(last + 1, first + 8)] if t[0] is not Kind.COMMENT)
-        if head.replace(" ", "").startswith(_VOID_PTR_PTR_CASTS):
-            return [], ""
-        return (
-            [Edit(path, toks[first][1], toks[first][1], "(void**)("), Edit(path, toks[last][2], toks[last][2], ")")],
-            "; pointer argument cast to void**",
-        )
-    if name in KERNEL_POINTER_ARGS:
-        at = KERNEL_POINTER_ARGS[name]
+    cast = _ARGUMENT_CASTS.get(name)
+    if cast is not None:
+        at, opening, present, note = cast
         if at >= len(args):
             return [], ""
         first, last = args[at]
@@ -238,12 +231,9 @@ def _argument_edits(path: str, toks: list, i: int, name: str) -> tuple[list[Edit
         while first < last and toks[first][0] is Kind.COMMENT:
             first += 1
         head = "".join(t[3] for t in toks[first : min(last + 1, first + 8)] if t[0] is not Kind.COMMENT)
-        if head.replace(" ", "").startswith(_VOID_CASTS):
+        if head.replace(" ", "").startswith(present):
             return [], ""
-        return (
-            [Edit(path, toks[first][1], toks[first][1], "reinterpret_cast<const void*>("), Edit(path, toks[last][2], toks[last][2], ")")],
-            "; kernel argument cast to const void*",
-        )
+        return [Edit(path, toks[first][1], toks[first][1], opening), Edit(path, toks[last][2], toks[last][2], ")")], note
     count, extra = APPENDED_ARGS[name]
     if len(args) != count:
         return [], ""

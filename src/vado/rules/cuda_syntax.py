@@ -23,11 +23,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from vado import native
 from vado.model import Verdict
 from vado.scan.classify import FileKind
 from vado.scan.facts import source_code_tokens
-from vado.scan.lexer import Kind, code_tokens, is_native_tokens
+from vado.scan.lexer import Kind, is_native_tokens
 
 OPEN = {"(": ")", "[": "]", "{": "}"}
 CLOSE = {")": "(", "]": "[", "}": "{"}
@@ -59,8 +58,6 @@ def bracket_map(tokens: list) -> dict[int, int]:
     """
     if is_native_tokens(tokens):
         return tokens.bracket_map()
-    if native.ext is not None and type(tokens) is list:
-        return native.ext.bracket_map(tokens)
     return python_bracket_map(tokens)
 
 

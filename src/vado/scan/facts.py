@@ -31,7 +31,6 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from vado import native
 from vado.scan.lexer import Kind, is_native_tokens
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -193,8 +192,12 @@ def extract_facts(text: str, tokens: list) -> SourceFacts:
 
 
 def extract_facts_and_code(text: str, tokens: list) -> tuple[SourceFacts, list]:
-    """:func:`extract_facts` and the code tokens (``tokens`` without comments) it walked."""
-    if native.ext is not None:
+    """:func:`extract_facts` and the code tokens (``tokens`` without comments) it walked.
+
+    A compiled token sequence (:func:`vado.scan.lexer.lex`) is walked in C; a list
+    (the Python lexer's, or a file with line splices inside tokens) in Python.
+    """
+    if is_native_tokens(tokens):
         return _native_facts(text, tokens)
     return _python_facts(text, tokens)
 
@@ -207,11 +210,8 @@ def python_facts(text: str, tokens: list) -> SourceFacts:
 def _native_facts(text: str, tokens: list) -> tuple[SourceFacts, list]:
     # The token loop runs in C (vado/_native/facts.c); the few includes and library-name
     # candidates it reports are finished here, exactly as the Python loop does.
-    if is_native_tokens(tokens):
-        passed = tokens.facts()  # on the C structs; ``code`` is a Tokens too
-    else:
-        passed = native.ext.facts(list(tokens))
-    code, idents, qualifiers, scopes, members, defines, calls, launch_at, global_at, incs, strings = passed
+    # The loop runs on the C structs (vado/_native/tokens.c); ``code`` is a Tokens too.
+    code, idents, qualifiers, scopes, members, defines, calls, launch_at, global_at, incs, strings = tokens.facts()
     includes = [Include(code[i][3][1:-1].strip(), system, code[i][1], code[i][2], ds) for i, system, ds in incs]
     links: list[LinkRef] = []
     for i, pragma in strings:
@@ -225,7 +225,13 @@ def _native_facts(text: str, tokens: list) -> tuple[SourceFacts, list]:
                 continue
             how = "pragma"
         links.append(LinkRef(_library_stem(m["stem"], m["file"]), s[1:-1], how, code[i][1], code[i][2]))
-    facts = SourceFacts(
+    facts = _assemble(text, code, includes, idents, qualifiers, scopes, members, defines, calls, launch_at, global_at, links)
+    return facts, code
+
+
+def _assemble(text, code, includes, idents, qualifiers, scopes, members, defines, calls, launch_at, global_at, links):
+    """The :class:`SourceFacts` of one pass's collections (launches and kernels read from ``code``)."""
+    return SourceFacts(
         includes=tuple(includes),
         idents=idents,
         qualifiers=qualifiers,
@@ -237,7 +243,6 @@ def _native_facts(text: str, tokens: list) -> tuple[SourceFacts, list]:
         kernels=tuple(k for k in (_kernel_def(code, i) for i in global_at) if k is not None),
         links=tuple(links),
     )
-    return facts, code
 
 
 def _python_facts(text: str, tokens: list) -> tuple[SourceFacts, list]:
@@ -340,18 +345,7 @@ def _python_facts(text: str, tokens: list) -> tuple[SourceFacts, list]:
         prev2 = prev
         prev = tok
 
-    facts = SourceFacts(
-        includes=tuple(includes),
-        idents=idents,
-        qualifiers=qualifiers,
-        scopes=scopes,
-        members=members,
-        defines=defines,
-        calls=calls,
-        launches=tuple(l for l in (_launch(text, code, i) for i in launch_at) if l is not None),
-        kernels=tuple(k for k in (_kernel_def(code, i) for i in global_at) if k is not None),
-        links=tuple(links),
-    )
+    facts = _assemble(text, code, includes, idents, qualifiers, scopes, members, defines, calls, launch_at, global_at, links)
     return facts, code
 
 
