@@ -208,7 +208,7 @@ def lex(text: str) -> "Sequence[Token]":
     :func:`tokenize` where a real list is needed.
     """
     if _native is not None and _use_native and not _joins_tokens(text):
-        start = 3 if text.startswith("\xef\xbb\xbf") else 0
+        start = _bom_length(text)
         tokens = _native.lex_tokens(text, start)
         if tokens is not None:
             return tokens
@@ -252,10 +252,17 @@ def _lex_range(text: str, syntax: _Syntax, pos: int = 0, endpos: int | None = No
     return out
 
 
+def _bom_length(text: str) -> int:
+    """Length of a leading byte order mark, which is not a token.
+
+    A UTF-8 one (``\xef\xbb\xbf`` in the latin-1 view) or a decoded U+FEFF; its bytes
+    would otherwise start an identifier and hide a first-line directive.
+    """
+    return 3 if text.startswith("\xef\xbb\xbf") else 1 if text.startswith("\ufeff") else 0
+
+
 def _lex(text: str, syntax: _Syntax) -> list[Token]:
-    # A UTF-8 byte order mark (``\xef\xbb\xbf`` in the latin-1 view) is not a token:
-    # its bytes would otherwise start an identifier and hide a first-line directive.
-    start = 3 if text.startswith("\xef\xbb\xbf") else 1 if text.startswith("\ufeff") else 0
+    start = _bom_length(text)
     if _native is not None and _use_native:
         # The compiled translation of _lex_range + _fix_directives (vado/_native/lexer.c);
         # None for a text that is not a latin-1 view (characters above U+00FF).
