@@ -309,18 +309,9 @@ def _normalise_header(header: str) -> str:
     return h
 
 
+@functools.lru_cache(maxsize=65536)  # trees include the same few headers over and over; the globs are slow
 def library_for_header(header: str) -> LibraryFact | None:
     """The library an ``#include`` belongs to (``"cudnn.h"``, ``<cutlass/gemm/gemm.h>``), or None."""
-    # Trees include the same few headers over and over; the glob tests are the slow part.
-    lib = _HEADER_LIBRARIES.get(header, _UNSEEN)
-    if lib is _UNSEEN:
-        lib = _library_for_header(header)
-        if len(_HEADER_LIBRARIES) < 65536:
-            _HEADER_LIBRARIES[header] = lib
-    return lib
-
-
-def _library_for_header(header: str) -> LibraryFact | None:
     index = _index()
     h = _normalise_header(header)
     if not h:
@@ -402,13 +393,8 @@ def library_for_identifier(name: str) -> LibraryFact | None:
     Qualified names (``thrust::sort``, ``cute::Tensor``) and lone namespace tokens
     match through the namespace. Results are memoised, so calling this per token is cheap.
     """
-    lib = _IDENTIFIER_LIBRARIES.get(name, _UNSEEN)
-    if lib is _UNSEEN:
-        lib_id = _identifier_id(name.strip())
-        lib = _index().by_id[lib_id] if lib_id else None
-        if len(_IDENTIFIER_LIBRARIES) < 262144:
-            _IDENTIFIER_LIBRARIES[name] = lib
-    return lib
+    lib_id = _identifier_id(name.strip())
+    return _index().by_id[lib_id] if lib_id else None
 
 
 def names_with_library(names: Iterable[str]) -> set[str]:
@@ -430,11 +416,6 @@ def names_with_library(names: Iterable[str]) -> set[str]:
 _NAMES_WITH_LIBRARY: set[str] = set()
 _NAMES_WITHOUT_LIBRARY: set[str] = set()
 
-#: library_for_identifier's and library_for_header's answers: audits ask once per distinct
-#: name and include of every file, and the tables never change within a process.
-_IDENTIFIER_LIBRARIES: dict[str, LibraryFact | None] = {}
-_HEADER_LIBRARIES: dict[str, LibraryFact | None] = {}
-_UNSEEN = object()
 
 
 def library_for_ptx(instruction: str) -> LibraryFact | None:

@@ -61,10 +61,8 @@ class FilePort:
         return self.before != self.after
 
 
-def _check(
-    path: str, kind: FileKind, text: str, target: Target, options: PortOptions, tokens: Sequence | None = None
-) -> list[Finding]:
-    return check_text(path, text, [target], kind=kind, options=dict(options.rule_options, roc=options.roc), tokens=tokens)
+def _check(path: str, kind: FileKind, text: str, target: Target, options: PortOptions) -> list[Finding]:
+    return check_text(path, text, [target], kind=kind, options=dict(options.rule_options, roc=options.roc))
 
 
 def _context(path: str, kind: FileKind, text: str, target: Target, options: PortOptions, tokens: Sequence | None):

@@ -19,6 +19,7 @@ SYCL, so for those targets only API004 and API005 carry a verdict.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Iterable, Iterator
@@ -150,16 +151,10 @@ def api_uses(ctx: FileContext) -> list[NameUses]:
     return uses
 
 
-_TAILS: dict[int, frozenset[str]] = {}
-
-
+@functools.cache
 def _qualified_tails(api_table) -> frozenset[str]:
     """The last components of the table's qualified names (``Sum`` of ``cub::DeviceReduce::Sum``)."""
-    table = api_table()
-    tails = _TAILS.get(id(table))
-    if tails is None:
-        tails = _TAILS[id(table)] = frozenset(n.rsplit("::", 1)[1] for n in table.by_name if "::" in n)
-    return tails
+    return frozenset(n.rsplit("::", 1)[1] for n in api_table().by_name if "::" in n)
 
 
 def availability(ctx: FileContext, entry: Any, target: Target) -> Any:

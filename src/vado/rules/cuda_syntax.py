@@ -20,6 +20,7 @@ malformed input, and returns plain frozen dataclasses with byte offsets.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -897,22 +898,9 @@ def find_defines(tokens: list, marks: list[int] | None = None) -> list[MacroDef]
     return out
 
 
+@functools.lru_cache(maxsize=65536)  # files repeat the same few literals (0, 1, 32, 256 …)
 def int_value(literal: str) -> int | None:
     """Value of a C integer literal (``32``, ``0x20``, ``32u``, ``0b100000``, ``1'000``), else None."""
-    # Files repeat the same few literals (0, 1, 32, 256 …): remember them, within a bound.
-    value = _INT_VALUES.get(literal, _UNSEEN)
-    if value is _UNSEEN:
-        value = _int_value(literal)
-        if len(_INT_VALUES) < 65536:
-            _INT_VALUES[literal] = value
-    return value
-
-
-_INT_VALUES: dict[str, int | None] = {}
-_UNSEEN = object()
-
-
-def _int_value(literal: str) -> int | None:
     t = literal.replace("'", "").rstrip("uUlLzZ")
     try:
         if t[:2] in ("0x", "0X"):

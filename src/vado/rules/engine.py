@@ -24,15 +24,13 @@ def check_text(
     kind: FileKind | None = None,
     options: dict[str, Any] | None = None,
     rules: Iterable[type[Rule]] | None = None,
-    tokens: Sequence | None = None,
 ) -> list[Finding]:
     """Findings for one file's text (latin-1 view), sorted deterministically.
 
     ``kind`` defaults to what the name says. Findings with the same code and span
-    from different rules are kept; identical findings are dropped. ``tokens``
-    are the text's tokens when the caller has lexed it already.
+    from different rules are kept; identical findings are dropped.
     """
-    return check_context(file_context(path, text, targets, kind=kind, options=options, tokens=tokens), rules)
+    return check_context(file_context(path, text, targets, kind=kind, options=options), rules)
 
 
 def file_context(
