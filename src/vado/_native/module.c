@@ -140,6 +140,8 @@ static PyMethodDef native_methods[] = {
     {"joining_splice", native_joining_splice, METH_O,
      "joining_splice(text): whether vado.scan.lexer._JOINING_SPLICE finds a match, compiled."},
     {"lex", native_lex, METH_VARARGS, "lex(text, start, spliced, kinds): vado.scan.lexer._lex, compiled."},
+    {"matching_blocks", native_matching_blocks, METH_VARARGS,
+     "matching_blocks(a, b): difflib.SequenceMatcher(None, a, b).get_matching_blocks() of two lists, compiled."},
     {NULL, NULL, 0, NULL},
 };
 

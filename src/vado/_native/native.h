@@ -64,6 +64,9 @@ int directive_class_bytes(const Py_UCS1 *s, Py_ssize_t n, int *nonempty, int *pr
 /* A necessary condition for vado.scan.facts._LIBRARY_FILE to match a literal's contents. */
 int may_name_library_bytes(const Py_UCS1 *s, Py_ssize_t n);
 
+/* diff.c */
+PyObject *native_matching_blocks(PyObject *module, PyObject *args);
+
 /* tokens.c */
 PyObject *native_lex_tokens(PyObject *module, PyObject *args);
 int tokens_type_ready(PyObject *module);

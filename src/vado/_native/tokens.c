@@ -13,6 +13,9 @@
  */
 #include "native.h"
 
+#include <stdint.h>
+#include <string.h>
+
 /* Where each spelling of an IDENT, PUNCT or NUMBER token is: the token indices of
  * every distinct spelling, grouped (a counting sort), so that where(text) costs one
  * hash lookup and builds only the list it returns. */
@@ -34,11 +37,45 @@ typedef struct {
     PyObject **strs;               /* per spelling: its str, made on first need (owned) */
 } SpellingIndex;
 
+static inline uint64_t read64(const Py_UCS1 *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+static inline uint64_t read32(const Py_UCS1 *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+static inline uint64_t read16(const Py_UCS1 *p) {
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return v;
+}
+static inline uint64_t mix64(uint64_t h) {
+    h *= 0xff51afd7ed558ccdULL;
+    return h ^ (h >> 32);
+}
+
+/* A hash of the ``len`` bytes at ``p``, read a word at a time: the index hashes every name,
+ * operator and number of a file, so a byte-at-a-time hash was most of its cost. Short
+ * spellings are read as two overlapping words (never past the last byte). Only the table
+ * layout depends on it: which spellings are equal is decided by comparing bytes. */
 static inline Py_uhash_t spelling_hash(const Py_UCS1 *p, Py_ssize_t len) {
-    Py_uhash_t h = 14695981039346656037ULL; /* FNV-1a */
-    for (Py_ssize_t i = 0; i < len; i++)
-        h = (h ^ p[i]) * 1099511628211ULL;
-    return h ^ (h >> 29); /* the low bits pick the slot: fold the high ones in */
+    uint64_t h = (uint64_t)len * 0x9E3779B97F4A7C15ULL, w;
+    if (len >= 8) {
+        for (Py_ssize_t i = 0; i + 8 < len; i += 8)
+            h = mix64(h ^ read64(p + i));
+        w = read64(p + len - 8);
+    } else if (len >= 4) {
+        w = read32(p) | (read32(p + len - 4) << 32);
+    } else if (len >= 2) {
+        w = read16(p) | (read16(p + len - 2) << 16);
+    } else {
+        w = len ? p[0] : 0;
+    }
+    h = mix64(h ^ w);
+    return (Py_uhash_t)(h ^ (h >> 29)); /* the low bits pick the slot */
 }
 
 /* Whether the spans a and b (both ``len`` bytes) are equal; inline for short ones. */
@@ -775,10 +812,153 @@ static PyObject *tokens_spellings(TokensObject *self, PyObject *arg) {
     return out;
 }
 
+static int compare_ssize(const void *a, const void *b) {
+    Py_ssize_t x = *(const Py_ssize_t *)a, y = *(const Py_ssize_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* indices_of(texts, kind): the indices of the tokens of ``kind`` spelt one of ``texts``
+ * (any iterable of str; a set or dict is probed per spelling when that is fewer lookups),
+ * in order. vado.rules.cuda_syntax.SpellingIndex.indices_of, compiled. */
+static PyObject *tokens_indices_of(TokensObject *self, PyObject *args) {
+    PyObject *texts;
+    long kind;
+    if (!PyArg_ParseTuple(args, "Ol:indices_of", &texts, &kind))
+        return NULL;
+    SpellingIndex *x = tokens_index(self);
+    if (!x)
+        return NULL;
+    char *hit = PyMem_Calloc((size_t)(x->nspellings ? x->nspellings : 1), 1);
+    if (!hit)
+        return PyErr_NoMemory();
+    Py_ssize_t total = 0, matched = 0;
+    int probe = (PyAnySet_Check(texts) || PyDict_Check(texts)) && PyObject_Size(texts) > x->nspellings;
+    if (probe) {
+        for (Py_ssize_t k = 0; k < x->nspellings; k++) {
+            if (x->spellings[k].kind != kind)
+                continue;
+            PyObject *str = spelling_str(self, k); /* cached by the index; a new reference */
+            if (!str)
+                goto fail;
+            int in = PySequence_Contains(texts, str);
+            Py_DECREF(str);
+            if (in < 0)
+                goto fail;
+            if (in) {
+                hit[k] = 1;
+                total += x->spellings[k].count;
+                matched++;
+            }
+        }
+    } else {
+        PyObject *it = PyObject_GetIter(texts);
+        if (!it)
+            goto fail;
+        PyObject *item;
+        const Py_UCS1 *s = PyUnicode_1BYTE_DATA(self->text);
+        while ((item = PyIter_Next(it))) {
+            if (PyUnicode_Check(item) && PyUnicode_KIND(item) == PyUnicode_1BYTE_KIND) {
+                Py_ssize_t num = index_find(x, s, PyUnicode_1BYTE_DATA(item), PyUnicode_GET_LENGTH(item));
+                if (num >= 0 && !hit[num] && x->spellings[num].kind == kind) {
+                    hit[num] = 1;
+                    total += x->spellings[num].count;
+                    matched++;
+                }
+            }
+            Py_DECREF(item);
+        }
+        Py_DECREF(it);
+        if (PyErr_Occurred())
+            goto fail;
+    }
+    Py_ssize_t *found = PyMem_Malloc((size_t)(total ? total : 1) * sizeof(Py_ssize_t));
+    if (!found) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    Py_ssize_t n = 0;
+    for (Py_ssize_t k = 0; k < x->nspellings && n < total; k++) {
+        if (!hit[k])
+            continue;
+        memcpy(found + n, x->positions + x->spellings[k].offset, (size_t)x->spellings[k].count * sizeof(Py_ssize_t));
+        n += x->spellings[k].count;
+    }
+    if (matched > 1) /* each spelling's positions are ascending; several interleave */
+        qsort(found, (size_t)n, sizeof(Py_ssize_t), compare_ssize);
+    PyObject *out = ssize_list(found, n);
+    PyMem_Free(found);
+    PyMem_Free(hit);
+    return out;
+fail:
+    PyMem_Free(hit);
+    return NULL;
+}
+
+/* Whether s[0:n] is a plain decimal literal (ASCII digits, no leading zero unless it is
+ * "0") whose value exceeds ``limit``: int_value reads such a literal as int(text). */
+static int decimal_above(const Py_UCS1 *s, Py_ssize_t n, long long limit) {
+    if (n == 0 || (s[0] == '0' && n > 1))
+        return 0;
+    long long v = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+        if (v > limit)
+            continue; /* already above: keep checking that it is all digits */
+        v = v * 10 + (s[i] - '0');
+    }
+    return v > limit;
+}
+
+/* integer_spellings([limit]): the distinct NUMBER texts that may be integers, in first-use
+ * order: without a '.' (int_value gives None for those) and, with ``limit`` >= 0, without
+ * the plain decimals above it. */
+static PyObject *tokens_integer_spellings(TokensObject *self, PyObject *args) {
+    long long limit = -1;
+    if (!PyArg_ParseTuple(args, "|L:integer_spellings", &limit))
+        return NULL;
+    SpellingIndex *x = tokens_index(self);
+    if (!x)
+        return NULL;
+    PyObject *out = PyList_New(0);
+    if (!out)
+        return NULL;
+    const Py_UCS1 *s = PyUnicode_1BYTE_DATA(self->text);
+    for (Py_ssize_t k = 0; k < x->nspellings; k++) {
+        const Spelling *sp = &x->spellings[k];
+        if (sp->kind != K_NUMBER || memchr(s + sp->start, '.', sp->len))
+            continue;
+        if (limit >= 0 && decimal_above(s + sp->start, sp->len, limit))
+            continue;
+        if (append_new(out, token_text(self, x->positions[sp->offset])) < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+    }
+    return out;
+}
+
 /* directive_marks(): indices of the DIRECTIVE and EOD tokens. */
 static PyObject *tokens_directive_marks(TokensObject *self, PyObject *unused) {
     SpellingIndex *x = tokens_index(self);
     return x ? ssize_list(x->marks, x->nmarks) : NULL;
+}
+
+/* directives(): indices of the DIRECTIVE tokens (the marks without the EODs). */
+static PyObject *tokens_directives(TokensObject *self, PyObject *unused) {
+    SpellingIndex *x = tokens_index(self);
+    if (!x)
+        return NULL;
+    PyObject *out = PyList_New(0);
+    for (Py_ssize_t m = 0; out && m < x->nmarks; m++) {
+        if (self->toks[x->marks[m]].kind != K_DIRECTIVE)
+            continue;
+        PyObject *v = PyLong_FromSsize_t(x->marks[m]);
+        if (!v || PyList_Append(out, v) < 0)
+            Py_CLEAR(out);
+        Py_XDECREF(v);
+    }
+    return out;
 }
 
 /* string_indices(): indices of the STRING tokens. */
@@ -805,6 +985,11 @@ static PyMethodDef tokens_methods[] = {
     {"where", (PyCFunction)tokens_where, METH_O, "Indices of the IDENT/PUNCT/NUMBER tokens spelt text."},
     {"spellings", (PyCFunction)tokens_spellings, METH_O, "Distinct texts of the tokens of one kind."},
     {"directive_marks", (PyCFunction)tokens_directive_marks, METH_NOARGS, "Indices of DIRECTIVE and EOD tokens."},
+    {"indices_of", (PyCFunction)tokens_indices_of, METH_VARARGS,
+     "indices_of(texts, kind): indices of the tokens of kind spelt one of texts, in order."},
+    {"integer_spellings", (PyCFunction)tokens_integer_spellings, METH_VARARGS,
+     "integer_spellings([limit]): distinct NUMBER texts that may be integers (at most limit)."},
+    {"directives", (PyCFunction)tokens_directives, METH_NOARGS, "Indices of DIRECTIVE tokens."},
     {"string_indices", (PyCFunction)tokens_string_indices, METH_NOARGS, "Indices of STRING tokens."},
     {NULL, NULL, 0, NULL},
 };

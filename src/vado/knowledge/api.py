@@ -125,6 +125,7 @@ class ApiTable:
 
 
 _DATA = ("data", "api")
+_REQUIRED_COLUMNS = ("cuda_name", "kind", "library", "section", "hip_name", "roc_name", "support")
 _STR_FIELDS = tuple(
     f
     for f in ApiEntry.__dataclass_fields__
@@ -167,23 +168,28 @@ def api_table() -> ApiTable:
         raise KnowledgeError("API index.yaml is malformed", "it has no 'tables' list")
     files = sorted({f for t in index["tables"] for f in t.get("files", ())}, key=lambda f: _order(f[: -len(".csv")]))
     entries: list[ApiEntry] = []
+    supports = {s.value: s for s in ApiSupport}
     for file in files:
-        for i, row in enumerate(csv.DictReader(io.StringIO(_read(file)))):
-            try:
-                entries.append(
-                    ApiEntry(
-                        cuda_name=row["cuda_name"],
-                        kind=row["kind"],
-                        library=row["library"],
-                        section=row["section"],
-                        hip_name=row["hip_name"],
-                        roc_name=row["roc_name"],
-                        support=ApiSupport(row["support"]),
-                        **{f: row.get(f) or "" for f in _STR_FIELDS},
-                    )
-                )
-            except (KeyError, ValueError) as exc:
-                raise KnowledgeError(f"API data file {file} is malformed", f"row {i + 2}: {exc}") from exc
+        # csv.reader and one column map per file: DictReader's dict per row was half of
+        # this function, which every process that ports or audits runs once.
+        rows = csv.reader(io.StringIO(_read(file)))
+        header = next(rows, [])
+        column = {name: k for k, name in enumerate(header)}
+        missing = [f for f in _REQUIRED_COLUMNS if f not in column]
+        if missing:
+            raise KnowledgeError(f"API data file {file} is malformed", f"row 1: no column {missing[0]!r}")
+        required = [column[f] for f in _REQUIRED_COLUMNS]
+        optional = [(f, column[f]) for f in _STR_FIELDS if f in column]
+        width = len(header)
+        for i, row in enumerate(rows):
+            if len(row) < width:
+                row = row + [""] * (width - len(row))  # DictReader fills short rows with None
+            cuda_name, kind, library, section, hip_name, roc_name, support = (row[k] for k in required)
+            if support not in supports:
+                raise KnowledgeError(f"API data file {file} is malformed",
+                                     f"row {i + 2}: {support!r} is not a valid ApiSupport")
+            entries.append(ApiEntry(cuda_name, kind, library, section, hip_name, roc_name, supports[support],
+                                    **{f: row[k] for f, k in optional if row[k]}))
     by_name: dict[str, list[ApiEntry]] = defaultdict(list)
     for e in entries:
         by_name[e.cuda_name].append(e)
@@ -263,6 +269,7 @@ def source_of(entry: ApiEntry) -> dict[str, str] | None:
 # --------------------------------------------------------------------------- targets
 
 
+@functools.lru_cache(maxsize=4096)  # a few hundred distinct versions, read for every row of every target
 def parse_version(text: str | None) -> tuple[int, ...] | None:
     """``"6.2.0"`` → ``(6, 2, 0)``; None for an empty or non-numeric version."""
     if not text:
@@ -276,6 +283,7 @@ def parse_version(text: str | None) -> tuple[int, ...] | None:
     return tuple(parts) or None
 
 
+@functools.lru_cache(maxsize=16384)
 def version_less(a: str, b: str) -> bool:
     """Numeric comparison ``a < b`` with missing components read as 0 (``"5.2" < "5.2.1"`` is false)."""
     va, vb = parse_version(a) or (), parse_version(b) or ()

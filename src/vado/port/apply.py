@@ -62,6 +62,7 @@ from typing import NamedTuple
 from vado.errors import PortError
 from vado.model.edit import Applicability, Edit, Fix
 from vado.model.text import decode_source, display_text, encode_source
+from vado.native import ext as _native
 
 __all__ = [
     "BACKUP_SUFFIX",
@@ -77,6 +78,7 @@ __all__ = [
     "select_fixes",
     "unified_diff",
     "write_atomic",
+    "write_new",
 ]
 
 BACKUP_SUFFIX = ".vado-bak"
@@ -215,13 +217,23 @@ def _fix_key(fix: Fix) -> tuple:
     The order does not depend on the order rules ran in, so the same findings
     always give the same port.
     """
-    if fix.edits:
-        first = min(fix.edits, key=lambda e: (e.path, e.start, e.end))
-        place = (first.path, first.start, max(e.end for e in fix.edits if e.path == first.path))
+    edits = fix.edits
+    if len(edits) == 1:  # most fixes (every rename): the general form below, without the sorting
+        e = edits[0]
+        return (e.path, e.start, e.end, _APPLICABILITY_ORDER[fix.applicability], fix.description, edits, fix.tags)
+    if edits:
+        first = min(edits, key=lambda e: (e.path, e.start, e.end))
+        place = (first.path, first.start, max(e.end for e in edits if e.path == first.path))
     else:
         place = ("", -1, -1)
     return (*place, _APPLICABILITY_ORDER[fix.applicability], fix.description,
-            tuple(sorted(fix.edits)), fix.tags)
+            tuple(sorted(edits)), fix.tags)
+
+
+def _fields(edit: Edit) -> tuple[str, int, int, str]:
+    # An Edit's identity (its dataclass equality and hash) as a plain tuple, which hashes
+    # and compares in C: selection hashes every edit several times.
+    return (edit.path, edit.start, edit.end, edit.content)
 
 
 def select_fixes(
@@ -244,7 +256,7 @@ def select_fixes(
     accepted: list[Fix] = []
     rejected: list[Rejection] = []
     taken = _TakenEdits()  # edits of accepted fixes, for overlap checks
-    seen: dict[frozenset[Edit], Fix] = {}
+    seen: dict[frozenset[tuple], Fix] = {}
 
     def reject(fix: Fix, kind: RejectKind, detail: str = "") -> None:
         rejected.append(Rejection(fix, RejectReason(kind, detail)))
@@ -269,27 +281,30 @@ def select_fixes(
                 reject(fix, RejectKind.OUT_OF_RANGE,
                        f"{_describe(beyond[0])} ends past the end of the file ({size} bytes)")
                 continue
-        own = _sorted_unique(fix.edits)
-        pair = _first_overlap(own)
-        if pair is not None:
-            reject(fix, RejectKind.SELF_OVERLAP,
-                   f"its own edits overlap: {_describe(pair[0])} and {_describe(pair[1])}")
-            continue
-        key = frozenset(own)
+        if len(fix.edits) == 1:
+            own = [fix.edits[0]]  # one edit cannot overlap itself
+        else:
+            own = _sorted_unique(fix.edits)
+            pair = _first_overlap(own)
+            if pair is not None:
+                reject(fix, RejectKind.SELF_OVERLAP,
+                       f"its own edits overlap: {_describe(pair[0])} and {_describe(pair[1])}")
+                continue
+        fields = [_fields(e) for e in own]
+        key = frozenset(fields)
         if key in seen:
             reject(fix, RejectKind.DUPLICATE, f"same edits as {_name(seen[key])}")
             continue
-        clash = taken.clash(own)
+        clash = taken.clash(own, fields)
         if clash is not None:
-            mine, theirs = clash
-            owner = taken.owner[theirs]
+            mine, theirs, owner = clash
             reject(fix, RejectKind.OVERLAP,
                    f"{_describe(mine)} overlaps {_describe(theirs)} of {_name(owner)}")
             continue
         accepted.append(fix)
         seen[key] = fix
-        for e in own:
-            taken.add(e, fix)
+        for e, f in zip(own, fields):
+            taken.add(e, f, fix)
     return accepted, rejected
 
 
@@ -305,30 +320,29 @@ class _TakenEdits:
     short run of that order, found by bisection. (A file can have thousands of
     fixes; comparing each new edit with every accepted one made selection
     quadratic.) Of several overlapping edits the earliest accepted is reported,
-    as a scan in acceptance order would.
+    as a scan in acceptance order would. Edits are keyed by their fields
+    (:func:`_fields`), which is their equality.
     """
 
     def __init__(self) -> None:
-        self._set: set[Edit] = set()
+        #: The first accepted fix that holds each edit, by the edit's fields.
+        self._owner: dict[tuple, Fix] = {}
         self._by_path: dict[str, tuple[list[tuple[int, int]], list[Edit], list[int]]] = {}
-        #: The first accepted fix that holds each edit.
-        self.owner: dict[Edit, Fix] = {}
 
-    def add(self, edit: Edit, fix: Fix) -> None:
-        if edit in self._set:
+    def add(self, edit: Edit, fields: tuple, fix: Fix) -> None:
+        if fields in self._owner:
             return
-        self.owner[edit] = fix
         keys, edits, order = self._by_path.setdefault(edit.path, ([], [], []))
         at = bisect.bisect_right(keys, (edit.start, edit.end))
         keys.insert(at, (edit.start, edit.end))
         edits.insert(at, edit)
-        order.insert(at, len(self._set))
-        self._set.add(edit)
+        order.insert(at, len(self._owner))
+        self._owner[fields] = fix
 
-    def clash(self, own: Sequence[Edit]) -> tuple[Edit, Edit] | None:
-        """The first ``(mine, theirs)`` pair of overlapping edits, or None."""
-        for mine in own:
-            if mine in self._set:
+    def clash(self, own: Sequence[Edit], fields: Sequence[tuple]) -> tuple[Edit, Edit, Fix] | None:
+        """The first ``(mine, theirs, owner of theirs)`` of overlapping edits, or None."""
+        for mine, f in zip(own, fields):
+            if f in self._owner:
                 continue  # identical to an accepted edit: shared, not a conflict
             found = self._by_path.get(mine.path)
             if found is None:
@@ -342,7 +356,8 @@ class _TakenEdits:
                     best = j
                 j -= 1
             if best is not None:
-                return mine, edits[best]
+                theirs = edits[best]
+                return mine, theirs, self._owner[_fields(theirs)]
         return None
 
 
@@ -584,6 +599,32 @@ def write_atomic(
     return made_backup
 
 
+def write_new(path: str | os.PathLike[str], data: bytes, *, mode: int | None = None) -> None:
+    """Create ``path``, which must not exist, holding ``data``: for a file of a fresh output tree.
+
+    There is nothing at ``path`` to keep safe, so no temp file, rename or fsync
+    (see :func:`write_atomic`'s ``durable``): ``O_EXCL`` makes the call fail rather
+    than touch anything that appeared there. ``mode`` sets the permission bits
+    (the umask decides without it). A failed write removes its partial file and
+    raises :class:`PortError`.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags, 0o666)
+    except OSError as exc:
+        raise PortError(f"cannot write {path}", exc.strerror or str(exc), "check the output directory") from exc
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            if mode is not None:
+                os.fchmod(fh.fileno(), stat.S_IMODE(mode))
+            fh.write(data)
+    except BaseException as exc:
+        _remove_quietly(Path(path))
+        if isinstance(exc, OSError):
+            raise PortError(f"cannot write {path}", exc.strerror or str(exc), "check free space and permissions") from exc
+        raise
+
+
 def _open_temp(directory: Path, name: str) -> tuple[Path, int]:
     # os.open with 0o666 lets the umask decide a new file's mode, as a plain
     # open() would; tempfile.mkstemp would force 0o600 on new outputs.
@@ -729,6 +770,31 @@ def _lines(data: bytes) -> list[bytes]:
     return lines
 
 
+class _KnownBlocks(difflib.SequenceMatcher):
+    """A SequenceMatcher whose matching blocks were computed already (by the compiled
+    :func:`matching_blocks`); difflib's grouping of opcodes into hunks runs on them."""
+
+    def __init__(self, a: list[bytes], b: list[bytes], blocks: list[tuple[int, int, int]]):
+        # Deliberately not calling super().__init__: it would index b for a search we skip.
+        self.a, self.b = a, b
+        self.matching_blocks = [difflib.Match._make(m) for m in blocks]
+        self.opcodes = None
+
+
+def _matcher(a: list[bytes], b: list[bytes]) -> difflib.SequenceMatcher:
+    if _native is not None:
+        return _KnownBlocks(a, b, _native.matching_blocks(a, b))
+    return difflib.SequenceMatcher(None, a, b)
+
+
+def _hunk_range(start: int, stop: int) -> bytes:
+    # difflib's _format_range_unified: "line,count", one number for a single line.
+    length = stop - start
+    if length == 1:
+        return b"%d" % (start + 1)
+    return b"%d,%d" % (start if not length else start + 1, length)
+
+
 def unified_diff(before: bytes, after: bytes, path: str | os.PathLike[str], *, context: int = 3) -> str:
     """A ``git diff``-style unified diff of one file, for humans.
 
@@ -736,16 +802,28 @@ def unified_diff(before: bytes, after: bytes, path: str | os.PathLike[str], *, c
     a change); only the output is display-decoded with
     :func:`vado.model.text.display_text`. A last line without a newline gets
     git's ``\\ No newline at end of file`` marker. Empty when nothing changed.
+    The hunks are ``difflib.unified_diff``'s, byte for byte; the line matching
+    runs compiled where vado's extension is built.
     """
     if before == after:
         return ""
     name = os.fsencode(os.fspath(path))
-    out: list[bytes] = []
-    for line in difflib.diff_bytes(
-        difflib.unified_diff, _lines(before), _lines(after), b"a/" + name, b"b/" + name, n=context
-    ):
-        if line.endswith(b"\n"):
-            out.append(line)
-        else:
-            out.append(line + b"\n\\ No newline at end of file\n")
+    a, b = _lines(before), _lines(after)
+    out: list[bytes] = [b"--- a/" + name + b"\n", b"+++ b/" + name + b"\n"]
+
+    def emit(prefix: bytes, lines: list[bytes]) -> None:
+        for line in lines:
+            out.append(prefix + line if line.endswith(b"\n") else prefix + line + b"\n\\ No newline at end of file\n")
+
+    for group in _matcher(a, b).get_grouped_opcodes(context):
+        first, last = group[0], group[-1]
+        out.append(b"@@ -" + _hunk_range(first[1], last[2]) + b" +" + _hunk_range(first[3], last[4]) + b" @@\n")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                emit(b" ", a[i1:i2])
+                continue
+            if tag in ("replace", "delete"):
+                emit(b"-", a[i1:i2])
+            if tag in ("replace", "insert"):
+                emit(b"+", b[j1:j2])
     return display_text(b"".join(out))

@@ -7,6 +7,7 @@ porting the output again changes nothing.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -69,11 +70,13 @@ def _context(path: str, kind: FileKind, text: str, target: Target, options: Port
     return file_context(path, text, [target], kind=kind, options=dict(options.rule_options, roc=options.roc), tokens=tokens)
 
 
+@functools.cache
 def fixing_rules() -> tuple[type, ...]:
     """The rules whose findings may carry a fix (``can_fix``): the only ones a rewriting round needs."""
     return tuple(r for r in all_rules() if r.can_fix)
 
 
+@functools.cache
 def reporting_rules() -> tuple[type, ...]:
     """The rules that never fix: run once, on the ported text, for what remains."""
     return tuple(r for r in all_rules() if not r.can_fix)
@@ -115,7 +118,7 @@ def produce_fixes(
         fixes.extend(cg_reduce_fixes(path, text, toks, target))
         fixes.extend(solve_buffer_fixes(path, text, toks, target))
         fixes.extend(register_keyword_fixes(path, toks))
-        fixes.extend(namespace_fixes(path, toks))
+        fixes.extend(namespace_fixes(path, toks, text))
         if options.launch == "ggl":
             fixes.extend(launch_fixes(path, text, toks))
         if kind in _SOURCE_KINDS:

@@ -24,11 +24,16 @@ THRUST_CUDA_DIR = "thrust/system/cuda/"
 THRUST_HIP_DIR = "thrust/system/hip/"
 
 
-def namespace_fixes(path: str, toks: list) -> list[Fix]:
-    """Safe fixes for ``cub::`` → ``hipcub::``, ``thrust::cuda::`` → ``thrust::hip::`` and thrust's CUDA system headers."""
+def namespace_fixes(path: str, toks: list, text: str | None = None) -> list[Fix]:
+    """Safe fixes for ``cub::`` → ``hipcub::``, ``thrust::cuda::`` → ``thrust::hip::`` and thrust's CUDA system headers.
+
+    ``text``, the file's text when the caller has it, lets a file that never spells
+    thrust's CUDA header directory skip the look at every directive.
+    """
     index = spelling_index(toks)
-    if not any(index.where(name) for name in (*NAMESPACES, "cuda")) and not any(
-        _operand(toks, i)[3][1:].startswith(THRUST_CUDA_DIR) for i in index.directive_marks()
+    if not any(index.where(name) for name in (*NAMESPACES, "cuda")) and (
+        (text is not None and THRUST_CUDA_DIR not in text)
+        or not any(_operand(toks, i)[3][1:].startswith(THRUST_CUDA_DIR) for i in index.directives())
     ):
         return []  # none of the names or headers this pass rewrites
     code = toks.code() if is_native_tokens(toks) else [t for t in toks if t[0] is not Kind.COMMENT]

@@ -158,14 +158,12 @@ def legacy_cublas(toks: list) -> bool:
 
 def _directives(toks) -> list[int]:
     """Indices of the DIRECTIVE tokens of ``toks``, in order."""
-    index = spelling_index(toks)
-    return [i for i in index.directive_marks() if toks[i][0] is Kind.DIRECTIVE]
+    return spelling_index(toks).directives()
 
 
 def _ident_indices(toks, names) -> list[int]:
     """Indices of the IDENT tokens of ``toks`` spelt one of ``names`` (a set or dict), in order."""
-    index = spelling_index(toks)
-    return sorted(i for t in index.spellings(Kind.IDENT) if t in names for i in index.where(t))
+    return spelling_index(toks).indices_of(names, Kind.IDENT)
 
 
 def _uses_legacy_cublas_names(toks: list, names: dict[str, Rename]) -> bool:

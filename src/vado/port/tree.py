@@ -23,7 +23,7 @@ from vado import __version__
 from vado.errors import UsageError, VadoError
 from vado.model import Finding, Target
 from vado.model.port import PortedFile, PortResult
-from vado.port.apply import BACKUP_SUFFIX, backup_path, unified_diff, write_atomic
+from vado.port.apply import BACKUP_SUFFIX, backup_path, unified_diff, write_atomic, write_new
 from vado.port.build import renamed_name
 from vado.port.file import PortOptions, port_bytes
 from vado.scan.classify import FileKind
@@ -60,13 +60,14 @@ class _Job:
 def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, backup: bool) -> tuple[PortedFile, list[Finding]]:
     try:
         with open(job.src, "rb") as fh:
+            src_mode = os.fstat(fh.fileno()).st_mode
             data = fh.read()
         result = port_bytes(job.path, job.kind, data, target, options)
         renamed = job.dst != job.src and in_place or bool(job.stale)
         if renamed:
             # --rename-sources: the port goes to k.hip, which must not exist yet; the
             # old k.cu becomes the backup (in place) or is removed from the output tree.
-            write_atomic(Path(job.dst), result.after, mode=os.stat(job.src).st_mode, durable=in_place)
+            write_atomic(Path(job.dst), result.after, mode=src_mode, durable=in_place)
             if in_place:
                 if backup:
                     os.replace(job.src, backup_path(Path(job.src)))
@@ -74,16 +75,20 @@ def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, b
                     os.unlink(job.src)
             elif os.path.lexists(job.stale):
                 os.unlink(job.stale)
-        elif result.changed:
-            if in_place:
+        elif in_place:
+            if result.changed:
                 write_atomic(Path(job.dst), result.after, backup=backup, expected=data, overwrite=not backup)
-            else:
-                # Our own file in a fresh output tree: no fsync (see write_atomic's ``durable``).
-                # The tree copy left it out (see _copy_tree) unless the source is a symlink.
-                write_atomic(Path(job.dst), result.after, overwrite=True, durable=False,
-                             mode=os.stat(job.src).st_mode)
-        elif not in_place and not os.path.lexists(job.dst):
-            shutil.copy2(job.src, job.dst)  # left out of the tree copy: the unchanged file, as a copy
+        elif os.path.lexists(job.dst):
+            # The tree copy left ported files out (see _copy_tree) except a symlink, copied as a link:
+            # a changed one is replaced by the port, in our own fresh tree (no fsync).
+            if result.changed:
+                write_atomic(Path(job.dst), result.after, overwrite=True, durable=False, mode=src_mode)
+        elif result.changed:
+            write_new(job.dst, result.after, mode=src_mode)
+        else:
+            # The unchanged file, from the bytes read above: a copy as shutil.copy2 makes it.
+            write_new(job.dst, data, mode=src_mode)
+            shutil.copystat(job.src, job.dst)
         remaining: dict[str, int] = {}
         for f in result.remaining:
             remaining[f.code] = remaining.get(f.code, 0) + 1

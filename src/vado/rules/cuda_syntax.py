@@ -90,6 +90,9 @@ def python_bracket_map(tokens: list) -> dict[int, int]:
     return pairs
 
 
+_DECIMAL = re.compile(r"0|[1-9][0-9]*")
+
+
 class SpellingIndex:
     """Where each spelling of an IDENT, PUNCT or NUMBER token is, for one token sequence.
 
@@ -118,6 +121,7 @@ class SpellingIndex:
             elif tok[0] is Kind.STRING:
                 strings.append(i)
         self._by_text, self._kinds, self._marks, self._strings = by_text, kinds, marks, strings
+        self._tokens = tokens
 
     def where(self, text: str) -> list[int]:
         """Indices of the tokens spelt ``text``, in order."""
@@ -130,6 +134,20 @@ class SpellingIndex:
     def directive_marks(self) -> list[int]:
         """Indices of the DIRECTIVE and EOD tokens."""
         return list(self._marks)
+
+    def indices_of(self, texts, kind: Kind) -> list[int]:
+        """Indices of the tokens of ``kind`` spelt one of ``texts`` (an iterable of str), in order."""
+        return sorted(i for t in set(texts) if self._kinds.get(t) is kind for i in self._by_text[t])
+
+    def integer_spellings(self, limit: int = -1) -> list[str]:
+        """The distinct NUMBER texts that may be integers, in first-use order: those without a
+        ``.`` and, with ``limit`` >= 0, without the plain decimals (``[1-9][0-9]*``, ``0``) above it."""
+        return [t for t, k in self._kinds.items() if k is Kind.NUMBER and "." not in t
+                and not (limit >= 0 and _DECIMAL.fullmatch(t) and int(t) > limit)]
+
+    def directives(self) -> list[int]:
+        """Indices of the DIRECTIVE tokens."""
+        return [i for i in self._marks if self._tokens[i][0] is Kind.DIRECTIVE]
 
     def string_indices(self) -> list[int]:
         """Indices of the STRING tokens."""
@@ -1022,15 +1040,9 @@ class DeviceView:
 
     def text_indices(self, texts, kind: Kind) -> list[int]:
         """Indices of the code tokens of ``kind`` spelt one of ``texts``, in order."""
-        where, toks = self.spelling_index.where, self.tokens
         if isinstance(texts, str):
             texts = (texts,)
-        found = [hits for t in set(texts) if (hits := where(t)) and toks[hits[0]][0] is kind]
-        if not found:
-            return []
-        if len(found) == 1:
-            return found[0]
-        return sorted(i for hits in found for i in hits)
+        return self.spelling_index.indices_of(texts, kind)
 
     def ident_indices(self, names) -> list[int]:
         """Indices of the IDENT code tokens whose text is one of ``names``, in order."""
@@ -1050,16 +1062,23 @@ class DeviceView:
 
     def number_indices(self, *values: int) -> list[int]:
         """Indices of the NUMBER code tokens whose :func:`int_value` is one of ``values``, in order."""
-        if self._numbers is None:
-            index = self.spelling_index
-            by_value: dict[int, list[str]] = {}
-            for literal in index.spellings(Kind.NUMBER):
+        # Literals by value, for values up to a limit: the rules ask for small widths (5, 31,
+        # 32), and a data table's thousands of larger literals are left out in C.
+        limit = max(values, default=-1)
+        if limit < 0:
+            return []
+        limit = 1 << max(limit.bit_length(), 6)  # a few limits serve every question
+        by_value = self._numbers.get(limit) if self._numbers is not None else None
+        if by_value is None:
+            by_value = {}
+            for literal in self.spelling_index.integer_spellings(limit):
                 v = int_value(literal)
                 if v is not None:
                     by_value.setdefault(v, []).append(literal)
-            self._numbers = by_value
-        index = self.spelling_index
-        return sorted(i for v in set(values) for literal in self._numbers.get(v, ()) for i in index.where(literal))
+            if self._numbers is None:
+                self._numbers = {}
+            self._numbers[limit] = by_value
+        return self.spelling_index.indices_of([lit for v in set(values) for lit in by_value.get(v, ())], Kind.NUMBER)
 
     @property
     def defines(self) -> list[MacroDef]:

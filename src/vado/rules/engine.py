@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Iterable, Sequence
 
 from vado.model import Finding, Target
@@ -13,7 +14,14 @@ from vado.scan.classify import FileKind, classify
 
 def rules_for(kind: FileKind, rules: Iterable[type[Rule]] | None = None) -> list[Rule]:
     """Instances of the rules that read files of ``kind``."""
-    return [r() for r in (rules if rules is not None else all_rules()) if kind in r.file_kinds]
+    return list(_instances(kind, tuple(rules) if rules is not None else all_rules()))
+
+
+@functools.lru_cache(maxsize=256)
+def _instances(kind: FileKind, rules: tuple[type[Rule], ...]) -> tuple[Rule, ...]:
+    # Rules keep no state of their own (everything per file lives on the FileContext),
+    # so one instance per class serves every file: port asks three times per file.
+    return tuple(r() for r in rules if kind in r.file_kinds)
 
 
 def check_text(

@@ -149,13 +149,15 @@ class LiteralWarpWidthArithmetic(Rule):
             value = cs.int_value(tok[3])
             if value is None or i == 0:
                 continue
-            if pairs is None:
-                pairs = view.pairs
             # literal on the right: X op N
             op = toks[i - 1]
             lit_right = op[0] is Kind.PUNCT and op[3] in self._OPS and self._OPS[op[3]] == value
             lit_left = (i + 1 < len(toks) and toks[i + 1][0] is Kind.PUNCT and toks[i + 1][3] in ("&", "*")
                         and self._OPS[toks[i + 1][3]] == value)
+            if not (lit_right or lit_left):
+                continue
+            if pairs is None:
+                pairs = view.pairs  # only now: most literals 32 (block sizes) are no lane arithmetic
             if lit_right:
                 a, b = _operand_left(toks, i - 1, pairs)
                 op_tok = op

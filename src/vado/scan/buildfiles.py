@@ -176,6 +176,9 @@ def flag_facts(words: list[tuple[int, int, str]], context: str, source: str) -> 
     while k < len(words):
         s, e, w = words[k]
         bare = w.strip("\"'")
+        if not bare.startswith("-"):
+            k += 1  # every flag, value-taking option and -l library starts with a dash
+            continue
         kind = classify_flag(bare)
         value = ""
         if kind is None and bare in _TAKES_VALUE and k + 1 < len(words):
@@ -213,6 +216,8 @@ def _with_text(text: str, facts: list[BuildFact]) -> list[BuildFact]:
 # Makefiles
 
 
+#: A word of a Makefile line (a run of characters other than blanks and backslashes).
+_MAKE_WORD = re.compile(r"[^\s\\]+")
 _MAKE_ASSIGN = re.compile(r"^\s*(?:export\s+|override\s+)?(?P<name>[A-Za-z_][\w.-]*)\s*(?P<op>[:+?!]?=|::=)")
 
 
@@ -263,15 +268,21 @@ def parse_makefile(text: str, path: str = "Makefile") -> BuildFacts:
         else:
             value_at = 0
         continued = ends_continued and cut == len(line)
-        words = [(start + m.start(), start + m.end(), m.group(0)) for m in re.finditer(r"[^\s\\]+", body)
-                 if m.start() >= value_at]
-        for s, e, w in words:
-            if _NVCC_WORD.match(w.strip("\"'")) or (w.strip("\"'") == "nvcc"):
-                facts.append(BuildFact(FactKind.NVCC, s, e, "", variable, {"source": "make"}))
-        facts += flag_facts(words, variable, "make")
-        for m in _CUDA_PATH.finditer(body):
-            facts.append(BuildFact(FactKind.CUDA_PATH, start + m.start(), start + m.end(), "", variable,
-                                   {"source": "make", "form": _path_form(m.group(0))}))
+        # Every fact needs one of these: a flag (and the value a flag takes) starts with a
+        # dash, an nvcc word holds nvcc/NVCC, a CUDA path cuda/CUDA. Most lines have none.
+        nvcc = "nvcc" in body or "NVCC" in body
+        if nvcc or "-" in body:
+            words = [(start + m.start(), start + m.end(), m.group(0)) for m in _MAKE_WORD.finditer(body)
+                     if m.start() >= value_at]
+            if nvcc:
+                for s, e, w in words:
+                    if _NVCC_WORD.match(w.strip("\"'")):
+                        facts.append(BuildFact(FactKind.NVCC, s, e, "", variable, {"source": "make"}))
+            facts += flag_facts(words, variable, "make")
+        if "cuda" in body or "CUDA" in body:
+            for m in _CUDA_PATH.finditer(body):
+                facts.append(BuildFact(FactKind.CUDA_PATH, start + m.start(), start + m.end(), "", variable,
+                                       {"source": "make", "form": _path_form(m.group(0))}))
     facts = _dedupe(facts)
     # ``CUDA_PATH ?= /usr/local/cuda``: the literal path is the fact; the name beside it adds nothing.
     literal_lines = {text.count("\n", 0, f.start) for f in facts
