@@ -454,15 +454,96 @@ static inline int tok_is(const Py_UCS1 *s, const Tok *t, const char *lit) {
 }
 
 /* code(): the tokens without comments, as a new Tokens over the same text. */
+/* The spelling index of ``code`` (the tokens of ``parent`` without comments; ``from[j]`` is
+ * the parent index of code token j), derived from the parent's index without hashing:
+ * comments hold no IDENT/PUNCT/NUMBER token, so both have the same spellings, numbered
+ * alike in first-use order. Port asks for both indexes of every file (the rules read
+ * the code tokens, the translator all of them); this halves the hashing. */
+static SpellingIndex *index_derive(const SpellingIndex *px, const Tok *toks, Py_ssize_t n, const Py_ssize_t *from) {
+    SpellingIndex *x = PyMem_Calloc(1, sizeof(SpellingIndex));
+    Py_ssize_t ns = px->nspellings;
+    if (!x)
+        goto nomem;
+    x->nspellings = ns;
+    x->mask = px->mask;
+    x->spellings = PyMem_Malloc((size_t)(ns ? ns : 1) * sizeof(Spelling));
+    x->slots = PyMem_Malloc((size_t)(px->mask + 1) * sizeof(Py_ssize_t));
+    x->positions = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    x->spelling_of = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    x->strs = PyMem_Calloc((size_t)(ns ? ns : 1), sizeof(PyObject *));
+    if (!x->spellings || !x->slots || !x->positions || !x->spelling_of || !x->strs)
+        goto nomem;
+    memcpy(x->slots, px->slots, (size_t)(px->mask + 1) * sizeof(Py_ssize_t));
+    for (Py_ssize_t k = 0; k < ns; k++) {
+        x->spellings[k] = px->spellings[k];
+        x->spellings[k].count = 0;
+        if (px->strs[k]) { /* share the strs made already */
+            Py_INCREF(px->strs[k]);
+            x->strs[k] = px->strs[k];
+        }
+    }
+    Py_ssize_t marks_cap = 0, strings_cap = 0;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        Py_ssize_t num = px->spelling_of[from[j]];
+        x->spelling_of[j] = num;
+        if (num >= 0) {
+            x->spellings[num].count++;
+        } else if (toks[j].kind == K_DIRECTIVE || toks[j].kind == K_EOD) {
+            if (grow((void **)&x->marks, &marks_cap, x->nmarks + 1, sizeof(Py_ssize_t)) < 0)
+                goto nomem;
+            x->marks[x->nmarks++] = j;
+        } else if (toks[j].kind == K_STRING) {
+            if (grow((void **)&x->strings, &strings_cap, x->nstrings + 1, sizeof(Py_ssize_t)) < 0)
+                goto nomem;
+            x->strings[x->nstrings++] = j;
+        }
+    }
+    Py_ssize_t offset = 0;
+    for (Py_ssize_t k = 0; k < ns; k++) {
+        x->spellings[k].offset = offset;
+        offset += x->spellings[k].count;
+        x->spellings[k].count = 0; /* refilled below */
+    }
+    for (Py_ssize_t j = 0; j < n; j++) {
+        Py_ssize_t num = x->spelling_of[j];
+        if (num >= 0) {
+            Spelling *sp = &x->spellings[num];
+            x->positions[sp->offset + sp->count++] = j;
+        }
+    }
+    return x;
+nomem:
+    index_free(x);
+    PyErr_NoMemory();
+    return NULL;
+}
+
 static PyObject *tokens_code(TokensObject *self, PyObject *unused) {
+    /* The parent's index first: the code tokens' index is derived from it. */
+    SpellingIndex *px = tokens_index(self);
+    if (!px)
+        return NULL;
     Tok *code = PyMem_Malloc((size_t)(self->n ? self->n : 1) * sizeof(Tok));
-    if (!code)
+    Py_ssize_t *from = PyMem_Malloc((size_t)(self->n ? self->n : 1) * sizeof(Py_ssize_t));
+    if (!code || !from) {
+        PyMem_Free(code);
+        PyMem_Free(from);
         return PyErr_NoMemory();
+    }
     Py_ssize_t m = 0;
     for (Py_ssize_t i = 0; i < self->n; i++)
-        if (self->toks[i].kind != K_COMMENT)
+        if (self->toks[i].kind != K_COMMENT) {
+            from[m] = i;
             code[m++] = self->toks[i];
-    return (PyObject *)tokens_new(self->text, code, m);
+        }
+    TokensObject *out = tokens_new(self->text, code, m);
+    if (out) {
+        out->index = index_derive(px, code, m, from);
+        if (!out->index)
+            Py_CLEAR(out);
+    }
+    PyMem_Free(from);
+    return (PyObject *)out;
 }
 
 static int append_new(PyObject *list, PyObject *item) { /* steals item */

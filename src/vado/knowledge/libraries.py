@@ -366,8 +366,23 @@ def library_for_link(name: str) -> LibraryFact | None:
     return None
 
 
+@functools.cache
+def _prefix_heads() -> frozenset[str] | None:
+    """The first two characters of every known prefix (None when patterns are known too):
+    a name starting otherwise has no library, which settles most of a file's names at once."""
+    index = _index()
+    if index.patterns or any(len(p) < 2 for p in index.prefixes):
+        return None
+    return frozenset(p[:2] for p in index.prefixes)
+
+
 @functools.lru_cache(maxsize=65536)
 def _identifier_id(name: str) -> str | None:
+    heads = _prefix_heads()
+    # Prefixes are matched as name[:length], and ``name + "::"`` for a namespace token;
+    # both start with name[:2] when the name has two characters or more.
+    if heads is not None and len(name) >= 2 and name[:2] not in heads:
+        return None
     index = _index()
     prefixes = index.prefixes
     n = len(name)

@@ -33,7 +33,8 @@ class Edit:
     content: str = ""
 
     def __post_init__(self) -> None:
-        _check_offsets("edit", self.path, self.start, self.end)
+        if type(self.start) is not int or type(self.end) is not int:  # the common case needs no more
+            _check_offsets("edit", self.path, self.start, self.end)
         if not isinstance(self.content, str):
             # bytes here would be written as their repr; the latin-1 view is str.
             raise TypeError(

@@ -761,8 +761,10 @@ def apply_to_file(
 
 
 def _lines(data: bytes) -> list[bytes]:
-    # Split on b"\n" only: bytes.splitlines would also split on \r, \x0b, \x0c,
-    # \x1c-\x1e, and a CR alone is content, not a line end, in C sources.
+    # Split on b"\n" only: bytes.splitlines would also split on \r, and a CR alone is
+    # content, not a line end, in C sources. Without a CR the two agree.
+    if b"\r" not in data:
+        return data.splitlines(keepends=True)
     parts = data.split(b"\n")
     lines = [p + b"\n" for p in parts[:-1]]
     if parts[-1]:

@@ -8,8 +8,10 @@ copy atomically.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
+import gc
 import os
 import posixpath
 import shutil
@@ -22,6 +24,7 @@ from typing import Callable, Sequence
 from vado import __version__
 from vado.errors import UsageError, VadoError
 from vado.model import Finding, Target
+from vado.audit.pipeline import gc_paused
 from vado.model.port import PortedFile, PortResult
 from vado.port.apply import BACKUP_SUFFIX, backup_path, unified_diff, write_atomic, write_new
 from vado.port.build import renamed_name
@@ -137,7 +140,25 @@ def _diff(before: bytes, after: bytes, job: _Job, renamed: bool) -> str:
 
 
 def _port_many(jobs: Sequence[_Job], target: Target, options: PortOptions, in_place: bool, backup: bool):
-    return [_port_one(j, target, options, in_place, backup) for j in jobs]
+    # Collector paused per batch, as audit does (vado.audit.pipeline.gc_paused): a file's
+    # tokens and findings hold no cycles that must die early.
+    with gc_paused():
+        return [_port_one(j, target, options, in_place, backup) for j in jobs]
+
+
+#: Files ported between two chances for the cyclic garbage collector to run.
+_BATCH = 64
+
+
+def preload(target: Target, options: PortOptions | None = None) -> None:
+    """Load what porting for ``target`` reads: every rule, the knowledge tables and the
+    rename map. ``port_tree`` calls it before forking workers, which then start with
+    them loaded; a caller that ports many trees in one process may call it up front."""
+    from vado.audit.pipeline import preload_rules
+    from vado.port.translate import rename_map
+
+    preload_rules()
+    rename_map(target, (options or PortOptions()).roc)
 
 
 def _copy_tree(root: Path, out: Path, ported: frozenset[str] = frozenset()) -> None:
@@ -255,17 +276,24 @@ def port_tree(
     if jobs > 1 and len(job_list) > 1:
         size = max(1, len(job_list) // (jobs * 4))
         chunks = [job_list[i : i + size] for i in range(0, len(job_list), size)]
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        # As in audit: workers are forked with the rules and tables loaded, and what is
+        # alive now is left out of their collections (see vado.audit.pipeline).
+        preload(target, options)
+        gc.freeze()
+        with contextlib.ExitStack() as cleanup, ProcessPoolExecutor(max_workers=jobs) as pool:
+            cleanup.callback(gc.unfreeze)
             work = functools.partial(_port_many, target=target, options=options, in_place=in_place, backup=backup)
             for chunk_result in pool.map(work, chunks):
                 outcomes.extend(chunk_result)
                 if progress:
                     progress(len(outcomes), len(job_list))
     else:
-        for job in job_list:
-            outcomes.append(_port_one(job, target, options, in_place, backup))
-            if progress:
-                progress(len(outcomes), len(job_list))
+        for i in range(0, len(job_list), _BATCH):
+            with gc_paused():
+                for job in job_list[i : i + _BATCH]:
+                    outcomes.append(_port_one(job, target, options, in_place, backup))
+                    if progress:
+                        progress(len(outcomes), len(job_list))
 
     files = tuple(sorted((o[0] for o in outcomes), key=lambda f: f.path))
     remaining = tuple(sorted((f for o in outcomes for f in o[1]), key=Finding.sort_key))

@@ -257,12 +257,15 @@ def parse_makefile(text: str, path: str = "Makefile") -> BuildFacts:
             in_comment = ends_continued
             continue
         recipe = line.startswith("\t")
-        cut = _make_comment_cut(line, recipe)
-        if cut < len(line):
-            in_comment = ends_continued
-        body = line[:cut]
+        if "#" in line:
+            cut = _make_comment_cut(line, recipe)
+            if cut < len(line):
+                in_comment = ends_continued
+            body = line[:cut]
+        else:
+            cut, body = len(line), line
         if not continued:
-            am = _MAKE_ASSIGN.match(body)
+            am = _MAKE_ASSIGN.match(body) if "=" in body else None  # an assignment has an "="
             variable = am.group("name") if am else ("recipe" if recipe else "")
             value_at = am.end() if am else 0
         else:

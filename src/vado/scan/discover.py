@@ -214,6 +214,8 @@ class _IgnoreFile:
     source: str  # shown in details: the ignore file's path relative to the root
     spec: GitIgnoreSpec
     lines: tuple[tuple[int, str], ...]  # (line number, pattern) per spec pattern
+    #: One regex matching where any pattern matches (None when it cannot be built).
+    any_pattern: re.Pattern | None = None
 
     def check(self, rel: str, is_dir: bool) -> tuple[bool, str] | None:
         """``(ignored, why)`` when a pattern of this file decides ``rel``, else None."""
@@ -221,7 +223,10 @@ class _IgnoreFile:
             if not rel.startswith(self.base + "/"):
                 return None
             rel = rel[len(self.base) + 1:]
-        result = self.spec.check_file(self.prefix + rel + ("/" if is_dir else ""))
+        path = self.prefix + rel + ("/" if is_dir else "")
+        if self.any_pattern is not None and self.any_pattern.match(path) is None:
+            return None  # no pattern matches: most paths, settled by one regex
+        result = self.spec.check_file(path)
         if result.include is None:
             return None
         lineno, pattern = self.lines[result.index]
@@ -243,22 +248,23 @@ def _load_ignore_file(path: Path, base: str, prefix: str, source: str, skips: li
     except OSError as exc:
         skips.append(Skip(_display(source), SkipReason.UNREADABLE, f"ignore file not read: {_os_error(exc)}"))
         return None
-    patterns, lines, malformed = parsed
+    patterns, lines, malformed, any_pattern = parsed
     for detail in malformed:
         skips.append(Skip(_display(source), SkipReason.MALFORMED, detail))
     if not patterns:
         return None
-    return _IgnoreFile(base, prefix, _display(source), GitIgnoreSpec(list(patterns)), lines)
+    return _IgnoreFile(base, prefix, _display(source), GitIgnoreSpec(list(patterns)), lines, any_pattern)
 
 
 #: Parsed ignore files by path and identity (device, inode, size, mtime): the same
 #: ``.gitignore`` files above the roots of many walks (a fleet, a port per program) are
 #: parsed once. A file that changes gets a new key.
-_PARSED_IGNORES: dict[tuple, tuple[tuple, tuple, tuple]] = {}
+_PARSED_IGNORES: dict[tuple, tuple[tuple, tuple, tuple, re.Pattern | None]] = {}
 
 
-def _parse_ignore_file(data: bytes) -> tuple[tuple, tuple[tuple[int, str], ...], tuple[str, ...]]:
-    """``(patterns, (line number, pattern) per pattern, details of the malformed lines)``."""
+def _parse_ignore_file(data: bytes) -> tuple[tuple, tuple[tuple[int, str], ...], tuple[str, ...], re.Pattern | None]:
+    """``(patterns, (line number, pattern) per pattern, details of the malformed lines, their
+    union as one regex)``."""
     patterns = []
     lines = []
     malformed = []
@@ -275,7 +281,26 @@ def _parse_ignore_file(data: bytes) -> tuple[tuple, tuple[tuple[int, str], ...],
             continue
         patterns.append(pattern)
         lines.append((lineno, _display(line)))
-    return tuple(patterns), tuple(lines), tuple(malformed)
+    return tuple(patterns), tuple(lines), tuple(malformed), _any_pattern(patterns)
+
+
+_PLAIN_FLAGS = re.compile("").flags
+
+
+def _any_pattern(patterns: list) -> re.Pattern | None:
+    """The patterns' regexes as one alternation (``match`` semantics, as pathspec's), or None.
+
+    pathspec tries each pattern's regex in turn to find the last one that matches;
+    a path no pattern matches (most of them) needs only this one search to say so.
+    Group names are dropped: every pattern names its trailing-slash group alike.
+    """
+    try:
+        if any(p.regex.flags != _PLAIN_FLAGS for p in patterns):
+            return None
+        parts = [re.sub(r"\(\?P<\w+>", "(?:", p.regex.pattern) for p in patterns]
+        return re.compile("|".join(f"(?:{part})" for part in parts)) if parts else None
+    except (AttributeError, re.error):
+        return None
 
 
 def _is_ignored(stack: tuple[_IgnoreFile, ...], rel: str, is_dir: bool) -> str | None:
