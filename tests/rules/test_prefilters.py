@@ -82,14 +82,27 @@ def test_bracket_map_matches_the_reference_on_unbalanced_input():
         'cuModuleLoad(&m, "kernel.PTX");',
         "opts[0] = CU_JIT_INPUT_PTX;",
         "nvrtcGetPTX(prog, buf);",
+        'const char* m = u8".ver" "sion";',
+        'const char* m = ".ver"_s "sion";',
+        'const char* m = R"(.ver)" "sion";',
+        'const char* m = ".ver\\\nsion";',
     ],
 )
 def test_ptx_text_prefilter_lets_through_what_could_match(text):
-    assert _may_hold_ptx_text(text)
+    assert _may_hold_ptx_text(_view(text))
 
 
-def test_ptx_text_prefilter_drops_plain_code():
-    assert not _may_hold_ptx_text('int main() { printf("%d\\n", 1); return 0; }  // a comment\n')
+@pytest.mark.parametrize(
+    "text",
+    [
+        'int main() { printf("%d\\n", 1); return 0; }  // a comment\n',
+        '// .version 7.0 in a comment, cuModuleLoad too\nint x;',
+        'const char* a = "ver"; const char* b = "tab\\there";',
+        "int version = 3;",
+    ],
+)
+def test_ptx_text_prefilter_drops_plain_code(text):
+    assert not _may_hold_ptx_text(_view(text))
 
 
 def test_ptx_text_prefilter_keeps_every_fixture_finding():
@@ -100,4 +113,4 @@ def test_ptx_text_prefilter_keeps_every_fixture_finding():
         text = path.read_text(encoding="latin-1")
         found = check_text(path.name, text, default_audit_targets(), rules=[PtxTextLoadedAtRunTime])
         if found:
-            assert _may_hold_ptx_text(text), path
+            assert _may_hold_ptx_text(_view(text)), path

@@ -395,17 +395,26 @@ _ADJACENT_LITERALS = re.compile(r"\"(?:_[\w$]*+)?(?:\s|/\*(?:[^*]|\*(?!/))*+\*/|
 _PTX_SUFFIX = re.compile(r"\.[pP][tT][xX]")
 
 
-def _may_hold_ptx_text(text: str) -> bool:
-    """False only when PtxTextLoadedAtRunTime cannot find anything in ``text``.
+def _may_hold_ptx_text(view: cs.DeviceView) -> bool:
+    """False only when PtxTextLoadedAtRunTime cannot find anything in the file of ``view``.
 
-    An embedded module needs ".version" in a decoded run of literals, a loaded file a
-    literal ending in ".ptx", the other findings their names; each comes from the raw
-    text itself, from an escape that can yield any character, or from adjacent literals.
-    Separate searches: each starts with a literal, which ``re`` scans for quickly.
+    The other findings need their names, identifiers of the code. An embedded module
+    needs ".version" in the decoded value of a run of adjacent string literals: with
+    plain ``"..."`` literals only, that value is their contents, joined, with escapes
+    decoded, so ".version" shows in the literals' contents all joined (quotes dropped)
+    unless an escape that can yield any character makes it. A literal with a prefix,
+    a suffix or a raw delimiter is not read that simply: then the file is checked.
     """
-    return ("version" in text or "CU_JIT_INPUT_PTX" in text or "nvrtcGetPTX" in text
-            or _PTX_SUFFIX.search(text) is not None or _ANY_CHAR_ESCAPE.search(text) is not None
-            or _ADJACENT_LITERALS.search(text) is not None)
+    if view.ident_indices(_PTX_JIT | _NVRTC_PTX | _LOADERS):
+        return True
+    toks = view.tokens
+    literals = [toks[i][3] for i in view.string_indices]
+    if not literals:
+        return False
+    if any(lit[:1] != '"' or lit[-1:] != '"' or len(lit) < 2 for lit in literals):
+        return True
+    joined = "".join(literals).replace('"', "")
+    return "version" in joined or _ANY_CHAR_ESCAPE.search(joined) is not None
 
 
 def _ptx_text_verdict(target) -> Verdict | None:
@@ -465,9 +474,9 @@ class PtxTextLoadedAtRunTime(Rule):
     file_kinds = cs.CUDA_CXX_KINDS
 
     def check(self, ctx: FileContext) -> Iterable[Finding]:
-        if not _may_hold_ptx_text(ctx.text):
-            return
         view = cs.device_view(ctx)
+        if not _may_hold_ptx_text(view):
+            return
         toks = view.tokens
         verdicts = verdicts_for(ctx, _ptx_text_verdict)
         # Adjacent literals form one string: join runs of STRING tokens (consecutive indices).

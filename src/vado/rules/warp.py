@@ -650,8 +650,10 @@ class HardCodedWarpSize(Rule):
 
     def check(self, ctx: FileContext) -> Iterable[Finding]:
         view = cs.device_view(ctx)
-        # Every name _NAME accepts spells "warp" or "wave" (any case), warpSize included.
-        if not _mentions_warp_or_wave(ctx.text):
+        # Every name _NAME accepts spells "warp" or "wave" (any case), warpSize included, and
+        # every name this rule reads is an identifier of the code: the file's distinct
+        # identifiers, a small part of its text, decide.
+        if not _mentions_warp_or_wave("\n".join(view.spelling_index.spellings(Kind.IDENT))):
             return
         toks = view.tokens
         const_verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=False))

@@ -150,9 +150,23 @@ def _path_form(text: str) -> str:
 _NVCC_WORD = re.compile(r"^(?:.*/)?nvcc(?:\.exe)?$|^\$[({]NVCC[)}]$")
 
 
+#: The option names (the part before ``=``) that some pattern of ``_FLAG_PATTERNS`` accepts.
+_FLAG_OPTIONS = frozenset({
+    "-arch", "--gpu-architecture", "-code", "--gpu-code", "-gencode", "--generate-code",
+    *(f"{d}use{a}fast{b}math" for d in ("-", "--") for a in "_-" for b in "_-"),
+    "-Xptxas", "--ptxas-options", "-Xcompiler", "--compiler-options", "-Xnvlink", "--nvlink-options",
+    "-rdc", "--relocatable-device-code", "-dc", "--device-c", "-dlink", "--device-link", "-dw", "--device-w",
+    "--expt-relaxed-constexpr", "--expt-extended-lambda", "--extended-lambda", "-lineinfo", "--generate-line-info",
+    "-maxrregcount", "--maxrregcount", "--threads", "-t", "-cudart", "--cudart", "--default-stream",
+    "-ccbin", "--compiler-bindir", "-Wno-deprecated-gpu-targets",
+})
+
+
 def classify_flag(word: str) -> str | None:
     """The nvcc flag kind of ``word`` (``-arch=sm_80`` → ``arch``), or None for other words."""
     if not word.startswith("-"):  # every pattern starts with a dash; most words of a build file do not
+        return None
+    if word.split("=", 1)[0] not in _FLAG_OPTIONS:  # -O3, -I…, -Wall: no pattern to try
         return None
     for kind, pat in _FLAG_PATTERNS:
         if pat.match(word):
