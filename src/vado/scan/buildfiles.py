@@ -19,6 +19,7 @@ Offsets are byte offsets into the file's latin-1 view.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass, field
 from enum import Enum
@@ -232,6 +233,8 @@ def _with_text(text: str, facts: list[BuildFact]) -> list[BuildFact]:
 
 #: A word of a Makefile line (a run of characters other than blanks and backslashes).
 _MAKE_WORD = re.compile(r"[^\s\\]+")
+#: Where a word starting with a dash (after quotes) begins: every flag fact needs one.
+_DASH_WORD = re.compile(r"(?:^|[\s\\])[\"']*-")
 _MAKE_ASSIGN = re.compile(r"^\s*(?:export\s+|override\s+)?(?P<name>[A-Za-z_][\w.-]*)\s*(?P<op>[:+?!]?=|::=)")
 
 
@@ -288,7 +291,7 @@ def parse_makefile(text: str, path: str = "Makefile") -> BuildFacts:
         # Every fact needs one of these: a flag (and the value a flag takes) starts with a
         # dash, an nvcc word holds nvcc/NVCC, a CUDA path cuda/CUDA. Most lines have none.
         nvcc = "nvcc" in body or "NVCC" in body
-        if nvcc or "-" in body:
+        if nvcc or ("-" in body and _DASH_WORD.search(body)):
             words = [(start + m.start(), start + m.end(), m.group(0)) for m in _MAKE_WORD.finditer(body)
                      if m.start() >= value_at]
             if nvcc:
@@ -369,6 +372,12 @@ _CMAKE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def cmake_commands(text: str) -> tuple[list[CMakeCommand], list[Problem]]:
     """Command invocations of a CMake file, in order; an unclosed one is a :class:`Problem`."""
+    cmds, probs = _cmake_commands(text)
+    return list(cmds), list(probs)
+
+
+@functools.lru_cache(maxsize=32)  # port reads one CMake text twice: for its facts and for its fixes
+def _cmake_commands(text: str) -> tuple[tuple[CMakeCommand, ...], tuple[Problem, ...]]:
     cmds: list[CMakeCommand] = []
     probs: list[Problem] = []
     i = 0
@@ -392,7 +401,7 @@ def cmake_commands(text: str) -> tuple[list[CMakeCommand], list[Problem]]:
                     break
                 continue
         i = m.end()
-    return cmds, probs
+    return tuple(cmds), tuple(probs)
 
 
 def _cmake_args(text: str, name: str, ns: int, ne: int, i: int) -> tuple[CMakeCommand, int, bool]:
