@@ -614,10 +614,14 @@ def write_new(path: str | os.PathLike[str], data: bytes, *, mode: int | None = N
     except OSError as exc:
         raise PortError(f"cannot write {path}", exc.strerror or str(exc), "check the output directory") from exc
     try:
-        with os.fdopen(fd, "wb") as fh:
+        try:
             if mode is not None:
-                os.fchmod(fh.fileno(), stat.S_IMODE(mode))
-            fh.write(data)
+                os.fchmod(fd, stat.S_IMODE(mode))
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
     except BaseException as exc:
         _remove_quietly(Path(path))
         if isinstance(exc, OSError):

@@ -58,12 +58,16 @@ class _Job:
     kind: FileKind
     #: The copy of the source in the output tree that a renamed source replaces ("" when not renamed).
     stale: str = ""
+    #: Whether the output tree holds a copy at ``dst`` already (a symlink the tree copy kept, a
+    #: single file's copy); otherwise the port creates the file.
+    copied: bool = False
 
 
 def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, backup: bool) -> tuple[PortedFile, list[Finding]]:
     try:
         with open(job.src, "rb") as fh:
-            src_mode = os.fstat(fh.fileno()).st_mode
+            src_stat = os.fstat(fh.fileno())
+            src_mode = src_stat.st_mode
             data = fh.read()
         result = port_bytes(job.path, job.kind, data, target, options)
         renamed = job.dst != job.src and in_place or bool(job.stale)
@@ -81,7 +85,7 @@ def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, b
         elif in_place:
             if result.changed:
                 write_atomic(Path(job.dst), result.after, backup=backup, expected=data, overwrite=not backup)
-        elif os.path.lexists(job.dst):
+        elif job.copied:
             # The tree copy left ported files out (see _copy_tree) except a symlink, copied as a link:
             # a changed one is replaced by the port, in our own fresh tree (no fsync).
             if result.changed:
@@ -89,9 +93,11 @@ def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, b
         elif result.changed:
             write_new(job.dst, result.after, mode=src_mode)
         else:
-            # The unchanged file, from the bytes read above: a copy as shutil.copy2 makes it.
+            # The unchanged file, from the bytes read above: a copy as shutil.copy2 makes it
+            # (mode, times, extended attributes).
             write_new(job.dst, data, mode=src_mode)
-            shutil.copystat(job.src, job.dst)
+            os.utime(job.dst, ns=(src_stat.st_atime_ns, src_stat.st_mtime_ns))
+            _copy_xattrs(job.src, job.dst)
         remaining: dict[str, int] = {}
         for f in result.remaining:
             remaining[f.code] = remaining.get(f.code, 0) + 1
@@ -113,6 +119,23 @@ def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, b
     except OSError as exc:
         _keep_original(job, in_place)
         return PortedFile(job.path, job.dst, job.kind.value, "failed", error=f"{exc.strerror or exc}"), []
+
+
+def _copy_xattrs(src: str, dst: str) -> None:
+    """Copy the extended attributes of ``src`` to ``dst`` as ``shutil.copystat`` does (where the
+    platform and file system have them; attributes that cannot be read or set are left out)."""
+    listxattr = getattr(os, "listxattr", None)
+    if listxattr is None:
+        return
+    try:
+        names = listxattr(src)
+    except OSError:
+        return
+    for name in names:
+        try:
+            os.setxattr(dst, name, os.getxattr(src, name))
+        except OSError:
+            pass  # shutil skips the same errors (unsupported, permission) for each attribute
 
 
 def _keep_original(job: _Job, in_place: bool) -> None:
@@ -161,21 +184,26 @@ def preload(target: Target, options: PortOptions | None = None) -> None:
     rename_map(target, (options or PortOptions()).roc)
 
 
-def _copy_tree(root: Path, out: Path, ported: frozenset[str] = frozenset()) -> None:
+def _copy_tree(root: Path, out: Path, ported: frozenset[str] = frozenset()) -> set[str]:
     """Copy ``root`` to ``out`` without ``.git`` and without the regular files in ``ported``
     (absolute paths): each of those is written once, by its port, instead of copied and
-    then written over."""
+    then written over. Returns the paths of ``ported`` that were copied (symlinks)."""
+    copied: set[str] = set()
 
     def ignore(directory: str, names: list[str]) -> set[str]:
         skip = {n for n in names if n == ".git"}
         if ported:
             for n in names:
                 path = os.path.join(directory, n)
-                if path in ported and not os.path.islink(path):
-                    skip.add(n)
+                if path in ported:
+                    if os.path.islink(path):
+                        copied.add(path)
+                    else:
+                        skip.add(n)
         return skip
 
     shutil.copytree(root, out, symlinks=True, ignore=ignore, dirs_exist_ok=True)
+    return copied
 
 
 def port_tree(
@@ -253,12 +281,14 @@ def port_tree(
             if renamed_name(rel) in existing or os.path.lexists(root_path / renamed_name(rel)):
                 raise UsageError(f"cannot rename {rel} to {renamed_name(rel)}", "that file exists already",
                                  "port without --rename-sources, or remove the .hip file")
+    copied: set[str] = set()
     if not in_place:
         if single_file:
             out_path.mkdir(parents=True, exist_ok=True)
             shutil.copy2(root_path, out_path / root_path.name)
+            copied = {str(f.abs_path) for f in ported}
         else:
-            _copy_tree(root_path, out_path, frozenset(os.path.join(str(root_path), f.path) for f in ported))
+            copied = _copy_tree(root_path, out_path, frozenset(os.path.join(str(root_path), f.path) for f in ported))
 
     def dst_of(rel: str) -> str:
         if in_place:
@@ -271,7 +301,8 @@ def port_tree(
             new_dst = dst_of(renamed_name(f.path))
             job_list.append(_Job(f.path, str(f.abs_path), new_dst, f.kind, "" if in_place else dst_of(f.path)))
         else:
-            job_list.append(_Job(f.path, str(f.abs_path), dst_of(f.path), f.kind))
+            job_list.append(_Job(f.path, str(f.abs_path), dst_of(f.path), f.kind,
+                                 copied=os.path.join(str(root_path), f.path) in copied or str(f.abs_path) in copied))
     outcomes: list[tuple[PortedFile, list[Finding]]] = []
     if jobs > 1 and len(job_list) > 1:
         size = max(1, len(job_list) // (jobs * 4))
