@@ -82,6 +82,8 @@ class Fix:
         for e in self.edits:
             if not isinstance(e, Edit):
                 raise TypeError(f"a fix holds Edit objects, not {type(e).__name__}")
+        if type(self.applicability) is Applicability and type(self.tags) is tuple:
+            return  # as rules and the translator build them: nothing to convert
         if not isinstance(self.applicability, Applicability):
             try:
                 object.__setattr__(self, "applicability", Applicability(self.applicability))

@@ -24,10 +24,13 @@ class Span:
     end_column: int = 0
 
     def __post_init__(self) -> None:
-        for name in ("start", "end", "line", "column", "end_line", "end_column"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise TypeError(f"span {name} must be an int, not {type(value).__name__} ({self.path})")
+        int_ = int  # every field exactly an int (the common case) settles the loop below at once
+        if not (type(self.start) is int_ and type(self.end) is int_ and type(self.line) is int_
+                and type(self.column) is int_ and type(self.end_line) is int_ and type(self.end_column) is int_):
+            for name in ("start", "end", "line", "column", "end_line", "end_column"):
+                value = getattr(self, name)
+                if not isinstance(value, int) or isinstance(value, bool):
+                    raise TypeError(f"span {name} must be an int, not {type(value).__name__} ({self.path})")
         if self.start < 0 or self.end < self.start:
             raise ValueError(f"bad span [{self.start}, {self.end}) in {self.path}")
 

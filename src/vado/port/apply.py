@@ -377,6 +377,12 @@ class FixpointResult(NamedTuple):
         return tuple(f for r in self.rounds for f in r)
 
 
+def _byte_view(text: str) -> str:
+    """``text`` as the latin-1 view of its bytes (:func:`encode_source`): the same str
+    when it is ASCII, which most sources and replacements are."""
+    return text if text.isascii() else decode_source(encode_source(text))
+
+
 def fixpoint(
     text: str,
     produce_fixes: Callable[[str], Iterable[Fix]],
@@ -398,7 +404,7 @@ def fixpoint(
         raise ValueError("max_rounds must be at least 1")
     # Replacement text above U+00FF is stored as UTF-8; re-viewing the bytes keeps
     # the next round's offsets byte offsets.
-    text = decode_source(encode_source(text))
+    text = _byte_view(text)
     seen = {text}
     rounds: list[tuple[Fix, ...]] = []
     for _ in range(max_rounds + 1):
@@ -406,7 +412,7 @@ def fixpoint(
         if not accepted:
             break
         ordered = _check_edits(_fix_edits(accepted), len(text))
-        new = decode_source(encode_source(_splice(text, ordered)))
+        new = _byte_view(_splice(text, ordered))
         if new == text:
             break
         if len(rounds) == max_rounds:
