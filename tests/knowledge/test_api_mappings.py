@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+from vado.errors import KnowledgeError
+
 from vado.knowledge import api
 from vado.knowledge.api import ApiSupport, AvailabilityStatus, availability, lookup
 from vado.model import Target
@@ -292,3 +294,36 @@ def test_data_regenerates_identically(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in shipped.iterdir())
     for p in tmp_path.iterdir():
         assert p.read_text(encoding="utf-8") == (shipped / p.name).read_text(encoding="utf-8"), p.name
+
+
+def _table_from(monkeypatch, csv_text: str):
+    from vado.knowledge import api
+
+    files = {"index.yaml": "tables:\n  - library: runtime\n    files: [runtime.csv]\n", "runtime.csv": csv_text}
+    monkeypatch.setattr(api, "_read", lambda name: files[name])
+    api.api_table.cache_clear()
+    try:
+        return api.api_table()
+    finally:
+        monkeypatch.undo()
+        api.api_table.cache_clear()
+
+
+def test_api_rows_are_read_by_column_name_and_short_rows_are_filled(monkeypatch):
+    table = _table_from(monkeypatch, "support,cuda_name,kind,library,section,hip_name,roc_name,hip_added,note\n"
+                                     "supported,cudaFoo,function,runtime,Memory,hipFoo,,1.5.0,a note\n"
+                                     "unsupported,cudaBar,function,runtime,Memory,,\n")
+    foo, bar = table.entries
+    assert (foo.cuda_name, foo.hip_name, foo.hip_added, foo.note, foo.roc_added) == ("cudaFoo", "hipFoo", "1.5.0", "a note", "")
+    assert (bar.cuda_name, bar.hip_name, bar.hip_added, bar.note) == ("cudaBar", "", "", "")
+
+
+@pytest.mark.parametrize("csv_text, why", [
+    ("cuda_name,kind,library,section,hip_name,roc_name\ncudaFoo,function,runtime,M,hipFoo,\n", "no column 'support'"),
+    ("cuda_name,kind,library,section,hip_name,roc_name,support\ncudaFoo,function,runtime,M,hipFoo,,maybe\n",
+     "row 2: 'maybe' is not a valid ApiSupport"),
+])
+def test_malformed_api_data_names_the_file_and_row(monkeypatch, csv_text, why):
+    with pytest.raises(KnowledgeError) as err:
+        _table_from(monkeypatch, csv_text)
+    assert "runtime.csv" in str(err.value) and why in str(err.value)

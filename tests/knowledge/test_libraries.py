@@ -178,3 +178,21 @@ def test_facts_for_unknown_name():
         facts_for("left-pad")
     with pytest.raises(KnowledgeError):
         facts_for("  ")
+
+
+def test_the_two_letter_heads_reject_only_names_no_prefix_takes():
+    """A name whose first two characters start no known prefix has no library; the slow path agrees."""
+    heads = L._prefix_heads()
+    assert heads is not None
+    names = ["cudaMalloc", "cublasSgemm", "thrust", "cub", "nvtxRangePush", "ncclAllReduce", "x", "cu", "CU", "th",
+             "cute", "cutlass", "main", "myKernel", "__syncwarp", "wmma", "rocblas_init", "CUDNN_STATUS_SUCCESS", "_"]
+    for name in names:
+        fast = L._identifier_id(name)
+        L._prefix_heads.cache_clear()
+        try:
+            original = L._prefix_heads
+            L._prefix_heads = lambda: None  # every name takes the prefix loop
+            slow = L._identifier_id.__wrapped__(name)
+        finally:
+            L._prefix_heads = original
+        assert fast == slow, name

@@ -648,3 +648,97 @@ def test_unified_diff_marks_missing_final_newline():
 
 def test_unified_diff_empty_when_equal():
     assert unified_diff(b"same\xff", b"same\xff", "k.cu") == ""
+
+
+def _difflib_unified(before: bytes, after: bytes, path: str, context: int = 3) -> str:
+    """The reference: difflib's own unified diff of the same lines, with git's no-newline marker."""
+    import difflib
+
+    from vado.model.text import display_text
+    from vado.port.apply import _lines
+
+    if before == after:
+        return ""
+    name = path.encode()
+    out = []
+    for line in difflib.diff_bytes(difflib.unified_diff, _lines(before), _lines(after), b"a/" + name, b"b/" + name,
+                                   n=context):
+        out.append(line if line.endswith(b"\n") else line + b"\n\\ No newline at end of file\n")
+    return display_text(b"".join(out))
+
+
+_diff_lines = st.lists(st.sampled_from([b"a\n", b"b\n", b"cuda\n", b"\n", b"x", b"\xff\n", b"q\r\n", b"\r"]), max_size=40)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_diff_lines, _diff_lines, st.sampled_from([0, 1, 3]))
+def test_unified_diff_is_difflibs_with_and_without_the_compiled_matcher(a, b, context):
+    import vado.port.apply as apply_mod
+
+    before, after = b"".join(a), b"".join(b)
+    want = _difflib_unified(before, after, "k.cu", context)
+    assert unified_diff(before, after, "k.cu", context=context) == want
+    saved = apply_mod._native
+    apply_mod._native = None  # the pure-Python path: difflib's SequenceMatcher
+    try:
+        assert unified_diff(before, after, "k.cu", context=context) == want
+    finally:
+        apply_mod._native = saved
+
+
+def _reference_selection(fixes, unsafe=False, size=None):
+    """select_fixes written plainly: every accepted edit compared with every new one."""
+    from vado.port.apply import _fix_key
+
+    accepted, rejected, taken, seen = [], [], [], []
+    for fix in sorted(fixes, key=_fix_key):
+        if fix.applicability is Applicability.DISPLAY_ONLY or (fix.applicability is Applicability.UNSAFE and not unsafe):
+            rejected.append(fix)
+            continue
+        own = sorted(set(fix.edits), key=lambda e: (e.path, e.start, e.end, e.content))
+        if not own or (size is not None and any(e.end > size for e in own)) or any(
+                x.overlaps(y) for i, x in enumerate(own) for y in own[i + 1:]) or set(own) in seen:
+            rejected.append(fix)
+            continue
+        if any(mine.overlaps(t) for mine in own if mine not in taken for t in taken):
+            rejected.append(fix)
+            continue
+        accepted.append(fix)
+        seen.append(set(own))
+        taken.extend(e for e in own if e not in taken)
+    return accepted, rejected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(edits_any.map(tuple), st.sampled_from(list(Applicability))), max_size=12),
+       st.booleans(), st.sampled_from([None, 8, 14]))
+def test_selection_equals_the_plain_reference(groups, unsafe, size):
+    fixes = [Fix(g, a, description=f"f{i % 3}") for i, (g, a) in enumerate(groups)]
+    accepted, rejected = select_fixes(fixes, unsafe=unsafe, size=size)
+    want_accepted, want_rejected = _reference_selection(fixes, unsafe, size)
+    assert [id(f) for f in accepted] == [id(f) for f in want_accepted]
+    assert sorted(id(r.fix) for r in rejected) == sorted(id(f) for f in want_rejected)
+
+
+def test_write_new_creates_the_file_with_the_mode_asked_for(tmp_path):
+    from vado.port.apply import write_new
+
+    target = tmp_path / "k.cu"
+    write_new(target, b"hip" * 100_000, mode=0o100640)
+    assert target.read_bytes() == b"hip" * 100_000
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+
+
+def test_write_new_never_replaces_an_existing_file(tmp_path):
+    from vado.port.apply import write_new
+
+    target = tmp_path / "k.cu"
+    target.write_bytes(b"the user's")
+    with pytest.raises(PortError, match="cannot write"):
+        write_new(target, b"port")
+    assert target.read_bytes() == b"the user's"
+    link = tmp_path / "link.cu"
+    link.symlink_to(tmp_path / "elsewhere.cu")  # a dangling link is not followed into a new file
+    with pytest.raises(PortError):
+        write_new(link, b"port")
+    assert not (tmp_path / "elsewhere.cu").exists()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import shutil
 import subprocess
 from pathlib import Path
@@ -250,3 +251,20 @@ def test_example_port_compiles_for_gfx90a_except_hipblas(tree: Path, tmp_path: P
         proc = subprocess.run([_hipcc(), "--offload-arch=gfx90a", "-c", "-I", str(out52 / "src"), str(tmp_path / tu),
                                "-o", str(tmp_path / (tu + ".o"))], capture_output=True, text=True, env=env, timeout=300)
         assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def test_unchanged_and_ported_files_keep_the_sources_mode_and_unchanged_ones_their_times(tmp_path: Path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "same.h").write_text("int x;\n")
+    (src / "k.cu").write_text("void f(void** p) { cudaMalloc(p, 4); }\n")
+    (src / "same.h").chmod(0o640)
+    (src / "k.cu").chmod(0o750)
+    os.utime(src / "same.h", ns=(1_600_000_000_123_456_789, 1_500_000_000_987_654_321))
+    result = port_tree(src, tmp_path / "out", ROCM)
+    assert {f.path: f.status for f in result.files} == {"same.h": "unchanged", "k.cu": "translated"}
+    out = tmp_path / "out"
+    assert stat.S_IMODE((out / "same.h").stat().st_mode) == 0o640
+    assert stat.S_IMODE((out / "k.cu").stat().st_mode) == 0o750
+    assert (out / "same.h").stat().st_mtime_ns == 1_500_000_000_987_654_321
+    assert (out / "same.h").read_bytes() == b"int x;\n"

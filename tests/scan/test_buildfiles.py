@@ -123,3 +123,31 @@ def test_setup_py_syntax_error_reads_by_pattern():
     f = parse_setup_py_build("ext = CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': ['-rdc=true']}\n")
     assert f.problems and "does not parse" in f.problems[0].reason
     assert [x.kind for x in f.facts] == [FactKind.CUDA_EXTENSION, FactKind.RDC]
+
+
+def test_flag_option_names_cover_every_flag_pattern():
+    """classify_flag looks at a word only when its option name is one a pattern accepts."""
+    import random
+
+    from vado.scan import buildfiles as B
+
+    rng = random.Random(5)
+    alphabet = "-_=aArRcChHsSmM0123456789tuvxXplTdDLiefgonwkb"
+    names = sorted(B._FLAG_OPTIONS) + ["-O3", "-I", "-Wall", "-x", "--use-fast_math"]
+    values = ["", "=", "=sm_80", "=native", "=true", "=1", "=12", "=x", "=compute_90a", "=lto_90"]
+    words = [n + v for n in names for v in values]
+    words += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 14))) for _ in range(30000)]
+    for w in words:
+        slow = next((k for k, p in B._FLAG_PATTERNS if p.match(w)), None) if w.startswith("-") else None
+        assert classify_flag(w) == slow, w
+
+
+def test_makefile_flags_after_quotes_backslashes_and_assignments():
+    text = ('NVFLAGS:=-O3\n'  # one word with the assignment: not a flag
+            'A = x\\-arch=sm_70 "-rdc=true"\n'
+            "B = a-b '-lcublas'\n"
+            'C = nvcc\n')
+    facts = parse_makefile(text).facts
+    assert [(f.kind, f.text) for f in facts] == [
+        (FactKind.NVCC_FLAG, "-arch=sm_70"), (FactKind.RDC, '"-rdc=true"'), (FactKind.CUDA_LIBRARY, "'-lcublas'"),
+        (FactKind.NVCC, "nvcc")]

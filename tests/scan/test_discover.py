@@ -352,3 +352,26 @@ def test_a_root_its_work_tree_ignores_is_scanned(tmp_path):
     plan = walk(tmp_path / "build")
     assert paths(plan) == ["a.tmp.cu", "gen.cu"]
     assert walk(tmp_path).skips == (Skip("build", SkipReason.IGNORED, "directory matches 'build/' in .gitignore:1"),)
+
+
+def test_one_regex_settles_paths_no_ignore_pattern_matches():
+    """The combined regex says "no pattern matches" exactly when pathspec would find none."""
+    import random
+
+    from pathspec import GitIgnoreSpec
+
+    from vado.scan.discover import _IgnoreFile, _parse_ignore_file
+
+    data = (b"*.o\n!keep.o\nbuild/\n/abs/x\n**/deep/*.c\nfoo[ab]*\n\\#lit\n*/main\nmain\n*.txt\n!CMakeLists.txt\n"
+            b"dir/**/y\n!README*.md\n?.tmp\n")
+    patterns, lines, malformed, any_pattern = _parse_ignore_file(data)
+    assert not malformed and any_pattern is not None
+    fast = _IgnoreFile("", "", ".gitignore", GitIgnoreSpec(list(patterns)), lines, any_pattern)
+    slow = _IgnoreFile("", "", ".gitignore", GitIgnoreSpec(list(patterns)), lines, None)
+    rng = random.Random(3)
+    parts = ["a", "main", "CMakeLists.txt", "x.o", "keep.o", "build", "abs", "x", "deep", "y.c", "fooa1", "#lit",
+             "README.md", "d.txt", "z.cu", "dir", "y", "q.tmp", "qq.tmp"]
+    for _ in range(20000):
+        path = "/".join(rng.choice(parts) for _ in range(rng.randint(1, 4)))
+        is_dir = rng.random() < 0.3
+        assert fast.check(path, is_dir) == slow.check(path, is_dir), path

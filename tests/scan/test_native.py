@@ -188,6 +188,26 @@ def check_passes_agree(src: str) -> None:
         assert index.where("no such spelling") == [] and index.where("\u0100") == []
         assert index.directive_marks() == ref.directive_marks()
         assert index.string_indices() == ref.string_indices()
+        check_index_queries(index, ref)
+    # The index of all tokens (the translator's), built by hashing; the code tokens' one above
+    # is derived from it.
+    full = lex(src)
+    if is_native_tokens(full):
+        check_index_queries(full, cs.SpellingIndex(ref_tokens))
+
+
+def check_index_queries(index, ref: cs.SpellingIndex) -> None:
+    """The lookups built on the index: directives, integer literals, indices of a set of spellings."""
+    assert index.directives() == ref.directives()
+    for limit in (-1, 0, 5, 32, 64, 1 << 40):
+        assert index.integer_spellings(limit) == ref.integer_spellings(limit)
+    assert index.integer_spellings() == ref.integer_spellings()
+    names = ref.spellings(Kind.IDENT)
+    many = set(names) | {f"absent{k}" for k in range(len(names) + 3)}  # more names than spellings: probed per spelling
+    for kind in (Kind.IDENT, Kind.PUNCT, Kind.NUMBER):
+        for texts in (names[:3], tuple(names[::2]) + ("absent", "\u0100"), set(names[1:4]), dict.fromkeys(names), many,
+                      ref.spellings(kind), [*ref.spellings(kind)[:2], *ref.spellings(kind)[:2]], ()):
+            assert index.indices_of(texts, kind) == ref.indices_of(texts, kind), (texts, kind)
 
 
 @needs_native
@@ -201,6 +221,49 @@ def test_compiled_passes_equal_python_on_snippets(src):
 def test_compiled_passes_equal_python_on_the_fixture_corpus():
     for path in corpus():
         check_passes_agree(decode_source(path.read_bytes()))
+
+
+@needs_native
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from([b"a\n", b"b\n", b"c\n", b"\n", b"x"]), max_size=60),
+       st.lists(st.sampled_from([b"a\n", b"b\n", b"d\n", b"\n", b"x"]), max_size=60))
+def test_compiled_matching_blocks_equal_difflib(a, b):
+    import difflib
+
+    assert native.ext.matching_blocks(a, b) == [tuple(m) for m in difflib.SequenceMatcher(None, a, b).get_matching_blocks()]
+
+
+@needs_native
+def test_compiled_matching_blocks_equal_difflib_past_the_autojunk_size():
+    import difflib
+    import random
+
+    rng = random.Random(7)
+    for _ in range(40):  # 200 lines or more: difflib leaves out "popular" lines, and so must the C code
+        a = [rng.choice([b"{\n", b"}\n", b"x;\n", b"\n"]) + (b"%d\n" % rng.randint(0, 30) if rng.random() < 0.3 else b"")
+             for _ in range(rng.randint(150, 450))]
+        b = list(a)
+        for _ in range(rng.randint(0, 30)):
+            b.insert(rng.randint(0, len(b)), b"new%d\n" % rng.randint(0, 5))
+        assert native.ext.matching_blocks(a, b) == [tuple(m) for m in difflib.SequenceMatcher(None, a, b).get_matching_blocks()]
+
+
+@needs_native
+def test_compiled_uses_are_read_on_demand_and_behave_like_the_dict():
+    src = "#define N 4\nvoid f(float* p) { cudaMalloc(&p, N); s.cudaFree(); cudaMalloc(&p, 8); }\n"
+    facts, _ = facts_mod.extract_facts_and_code(src, lex(src))
+    want = facts_mod.python_facts(src, python_tokens(src)).idents
+    uses = facts.idents
+    assert isinstance(uses, facts_mod.LazyUses)
+    assert list(uses) == list(want) and len(uses) == len(want)  # first-use order, as the dict
+    assert uses["cudaMalloc"] == want["cudaMalloc"] == [src.index("cudaMalloc"), src.rindex("cudaMalloc")]
+    assert uses == want and want == uses and dict(uses) == want
+    assert uses.keys() & {"cudaMalloc", "absent"} == {"cudaMalloc"}
+    assert "cudaFree" not in uses and uses["N"] == [src.rindex("N")]  # a member, a macro being defined: no uses
+    assert uses.get("cudaFree") is None and uses.get("p") == want["p"]
+    with pytest.raises(KeyError):
+        uses["cudaFree"]
+    assert repr(uses) == repr(want)
 
 
 def test_facts_of_a_pragma_library_and_a_quoted_include():

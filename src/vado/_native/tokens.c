@@ -276,6 +276,7 @@ typedef struct {
     PyObject **tuples; /* built on first read; NULL entries are not built yet */
     InternTable names; /* one str per spelling of IDENT/PUNCT/NUMBER tokens */
     SpellingIndex *index; /* built by the first where()/spellings() call */
+    char *uses;           /* per token: whether the facts pass counted it a use (facts() sets it) */
 } TokensObject;
 
 static PyTypeObject TokensType;
@@ -288,6 +289,7 @@ static void tokens_dealloc(TokensObject *self) {
         PyMem_Free(self->tuples);
     }
     PyMem_Free(self->toks);
+    PyMem_Free(self->uses);
     intern_free(&self->names);
     index_free(self->index);
     Py_XDECREF(self->text);
@@ -307,6 +309,7 @@ static TokensObject *tokens_new(PyObject *text, Tok *toks, Py_ssize_t n) {
     self->n = n;
     self->tuples = NULL;
     self->index = NULL;
+    self->uses = NULL;
     memset(&self->names, 0, sizeof(self->names));
     return self;
 }
@@ -704,8 +707,9 @@ fail:
     return NULL;
 }
 
-/* facts(): (code, idents, qualifiers, scopes, members, defines, calls, launch_at, global_at,
- * includes, strings), as vado._native_ext.facts returns for a list, with ``code`` a Tokens. */
+/* facts(): (code, qualifiers, scopes, members, defines, calls, launch_at, global_at, includes,
+ * strings): the token loop of vado.scan.facts._python_facts, with ``code`` a Tokens whose
+ * use_names()/use_offsets() give the uses (idents) on demand. */
 static PyObject *tokens_facts(TokensObject *self, PyObject *unused) {
     TokensObject *code = (TokensObject *)tokens_code(self, NULL);
     if (!code)
@@ -714,18 +718,20 @@ static PyObject *tokens_facts(TokensObject *self, PyObject *unused) {
     /* The code tokens' spelling index (the rules' views ask for it next): a use is
      * grouped by its spelling number, with no hashing of its text here. */
     SpellingIndex *x = tokens_index(code);
-    PyObject **use_lists = x ? PyMem_Calloc((size_t)(x->nspellings ? x->nspellings : 1), sizeof(PyObject *)) : NULL;
-    if (!use_lists) {
+    /* The uses themselves are flags on the code tokens: use_names() and use_offsets(name)
+     * read them when asked (vado.scan.facts builds idents lazily from them). */
+    code->uses = x ? PyMem_Calloc((size_t)(code->n ? code->n : 1), 1) : NULL;
+    if (!code->uses) {
         if (x)
             PyErr_NoMemory();
         Py_DECREF(code);
         return NULL;
     }
-    PyObject *idents = PyDict_New(), *qualifiers = PyDict_New(), *scopes = PyDict_New(), *members = PyDict_New(),
+    PyObject *qualifiers = PyDict_New(), *scopes = PyDict_New(), *members = PyDict_New(),
              *defines = PyDict_New(), *calls = PySet_New(NULL), *launch_at = PyList_New(0), *global_at = PyList_New(0),
              *includes = PyList_New(0), *strings = PyList_New(0);
     PyObject *result = NULL;
-    if (!idents || !qualifiers || !scopes || !members || !defines || !calls || !launch_at || !global_at || !includes ||
+    if (!qualifiers || !scopes || !members || !defines || !calls || !launch_at || !global_at || !includes ||
         !strings)
         goto done;
 
@@ -748,20 +754,7 @@ static PyObject *tokens_facts(TokensObject *self, PyObject *unused) {
                     goto done;
             } else {
                 is_use = 1;
-                Py_ssize_t num = x->spelling_of[i];
-                PyObject *uses = use_lists[num]; /* borrowed: idents holds it */
-                if (!uses) {
-                    PyObject *name = spelling_str(code, num);
-                    uses = name ? PyList_New(0) : NULL;
-                    int rc = uses ? PyDict_SetItem(idents, name, uses) : -1;
-                    Py_XDECREF(name);
-                    Py_XDECREF(uses);
-                    if (rc < 0)
-                        goto done;
-                    use_lists[num] = uses;
-                }
-                if (append_new(uses, PyLong_FromSsize_t(t->start)) < 0)
-                    goto done;
+                code->uses[i] = 1;
                 if (pv && tok_is(s, pv, "::") && pv2 && pv2->kind == K_IDENT) {
                     PyObject *q = qualifier_at(code, i);
                     PyObject *key = q ? PyLong_FromSsize_t(t->start) : NULL;
@@ -828,12 +821,10 @@ static PyObject *tokens_facts(TokensObject *self, PyObject *unused) {
         }
         prev_is_use = is_use;
     }
-    result = PyTuple_Pack(11, (PyObject *)code, idents, qualifiers, scopes, members, defines, calls, launch_at,
+    result = PyTuple_Pack(10, (PyObject *)code, qualifiers, scopes, members, defines, calls, launch_at,
                           global_at, includes, strings);
 done:
-    PyMem_Free(use_lists);
     Py_DECREF(code);
-    Py_XDECREF(idents);
     Py_XDECREF(qualifiers);
     Py_XDECREF(scopes);
     Py_XDECREF(members);
@@ -1019,6 +1010,67 @@ static PyObject *tokens_integer_spellings(TokensObject *self, PyObject *args) {
     return out;
 }
 
+/* use_names(): the distinct names of the uses facts() found, in first-use order. */
+static PyObject *tokens_use_names(TokensObject *self, PyObject *unused) {
+    if (!self->uses) {
+        PyErr_SetString(PyExc_ValueError, "use_names: these tokens did not come from facts()");
+        return NULL;
+    }
+    SpellingIndex *x = tokens_index(self);
+    if (!x)
+        return NULL;
+    char *seen = PyMem_Calloc((size_t)(x->nspellings ? x->nspellings : 1), 1);
+    PyObject *out = seen ? PyList_New(0) : NULL;
+    if (!out) {
+        PyMem_Free(seen);
+        return seen ? NULL : PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < self->n; i++) {
+        if (!self->uses[i])
+            continue;
+        Py_ssize_t num = x->spelling_of[i];
+        if (seen[num])
+            continue;
+        seen[num] = 1;
+        if (append_new(out, spelling_str(self, num)) < 0) {
+            Py_CLEAR(out);
+            break;
+        }
+    }
+    PyMem_Free(seen);
+    return out;
+}
+
+/* use_offsets(name): the start offsets of the uses of ``name`` facts() found, in order. */
+static PyObject *tokens_use_offsets(TokensObject *self, PyObject *name) {
+    if (!self->uses) {
+        PyErr_SetString(PyExc_ValueError, "use_offsets: these tokens did not come from facts()");
+        return NULL;
+    }
+    if (!PyUnicode_Check(name)) {
+        PyErr_SetString(PyExc_TypeError, "use_offsets: name must be a str");
+        return NULL;
+    }
+    SpellingIndex *x = tokens_index(self);
+    if (!x)
+        return NULL;
+    PyObject *out = PyList_New(0);
+    if (!out || PyUnicode_KIND(name) != PyUnicode_1BYTE_KIND)
+        return out;
+    Py_ssize_t num = index_find(x, PyUnicode_1BYTE_DATA(self->text), PyUnicode_1BYTE_DATA(name), PyUnicode_GET_LENGTH(name));
+    if (num < 0)
+        return out;
+    const Spelling *sp = &x->spellings[num];
+    for (Py_ssize_t k = 0; k < sp->count; k++) {
+        Py_ssize_t i = x->positions[sp->offset + k];
+        if (self->uses[i] && append_new(out, PyLong_FromSsize_t(self->toks[i].start)) < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+    }
+    return out;
+}
+
 /* directive_marks(): indices of the DIRECTIVE and EOD tokens. */
 static PyObject *tokens_directive_marks(TokensObject *self, PyObject *unused) {
     SpellingIndex *x = tokens_index(self);
@@ -1070,6 +1122,8 @@ static PyMethodDef tokens_methods[] = {
      "indices_of(texts, kind): indices of the tokens of kind spelt one of texts, in order."},
     {"integer_spellings", (PyCFunction)tokens_integer_spellings, METH_VARARGS,
      "integer_spellings([limit]): distinct NUMBER texts that may be integers (at most limit)."},
+    {"use_names", (PyCFunction)tokens_use_names, METH_NOARGS, "Distinct names of the uses facts() found."},
+    {"use_offsets", (PyCFunction)tokens_use_offsets, METH_O, "Start offsets of the uses of a name facts() found."},
     {"directives", (PyCFunction)tokens_directives, METH_NOARGS, "Indices of DIRECTIVE tokens."},
     {"string_indices", (PyCFunction)tokens_string_indices, METH_NOARGS, "Indices of STRING tokens."},
     {NULL, NULL, 0, NULL},

@@ -28,6 +28,7 @@ does one dict lookup per distinct name, not per token.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -207,11 +208,67 @@ def python_facts(text: str, tokens: list) -> SourceFacts:
     return _python_facts(text, tokens)[0]
 
 
+class LazyUses(Mapping):
+    """``SourceFacts.idents`` of a compiled pass: name → start offsets of its uses, read on demand.
+
+    The compiled facts pass marks each use on the code tokens instead of building a
+    list of offsets per name; the names are listed when first asked for (in first-use
+    order, as the dict of the Python pass), and each name's offsets when it is looked
+    up. Rules ask for a few names of a file's thousands. ``keys()`` is a real dict's
+    keys view, so set operations with it run at C speed. Equal to the dict of the same
+    uses.
+    """
+
+    __slots__ = ("_code", "_names", "_offsets")
+
+    def __init__(self, code) -> None:
+        self._code = code
+        self._names: dict[str, None] | None = None
+        self._offsets: dict[str, list[int]] = {}
+
+    def _name_set(self) -> dict[str, None]:
+        if self._names is None:
+            self._names = dict.fromkeys(self._code.use_names())
+        return self._names
+
+    def __getitem__(self, name: str) -> list[int]:
+        found = self._offsets.get(name)
+        if found is None:
+            if not isinstance(name, str) or name not in self._name_set():
+                raise KeyError(name)
+            found = self._offsets[name] = self._code.use_offsets(name)
+        return found
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._name_set()
+
+    def __iter__(self):
+        return iter(self._name_set())
+
+    def __len__(self) -> int:
+        return len(self._name_set())
+
+    def keys(self):  # type: ignore[override]
+        """The names, as a dict keys view (set operations at C speed)."""
+        return self._name_set().keys()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Mapping):
+            return NotImplemented
+        return dict(self.items()) == dict(other.items())
+
+    __hash__ = None  # type: ignore[assignment]  # a mapping, like the dict it stands for
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
+
+
 def _native_facts(text: str, tokens: list) -> tuple[SourceFacts, list]:
     # The token loop runs in C (vado/_native/facts.c); the few includes and library-name
     # candidates it reports are finished here, exactly as the Python loop does.
     # The loop runs on the C structs (vado/_native/tokens.c); ``code`` is a Tokens too.
-    code, idents, qualifiers, scopes, members, defines, calls, launch_at, global_at, incs, strings = tokens.facts()
+    code, qualifiers, scopes, members, defines, calls, launch_at, global_at, incs, strings = tokens.facts()
+    idents = LazyUses(code)
     includes = [Include(code[i][3][1:-1].strip(), system, code[i][1], code[i][2], ds) for i, system, ds in incs]
     links: list[LinkRef] = []
     for i, pragma in strings:
