@@ -268,3 +268,22 @@ def test_unchanged_and_ported_files_keep_the_sources_mode_and_unchanged_ones_the
     assert stat.S_IMODE((out / "k.cu").stat().st_mode) == 0o750
     assert (out / "same.h").stat().st_mtime_ns == 1_500_000_000_987_654_321
     assert (out / "same.h").read_bytes() == b"int x;\n"
+
+
+def test_files_vado_does_not_port_are_copied_whole_with_mode_and_times(tmp_path: Path):
+    from vado.port.tree import _copy_file
+
+    src = tmp_path / "src"
+    src.mkdir()
+    big = bytes(range(256)) * 5000  # past one sendfile block of 64 KiB
+    (src / "input.bin").write_bytes(big)
+    (src / "empty.dat").write_bytes(b"")
+    (src / "input.bin").chmod(0o604)
+    os.utime(src / "input.bin", ns=(1_600_000_000_000_000_001, 1_500_000_000_000_000_002))
+    port_tree(src, tmp_path / "out", ROCM)
+    out = tmp_path / "out"
+    assert (out / "input.bin").read_bytes() == big and (out / "empty.dat").read_bytes() == b""
+    assert stat.S_IMODE((out / "input.bin").stat().st_mode) == 0o604
+    assert (out / "input.bin").stat().st_mtime_ns == 1_500_000_000_000_000_002
+    with pytest.raises(FileExistsError):  # never over an existing file
+        _copy_file(str(src / "input.bin"), str(out / "input.bin"))

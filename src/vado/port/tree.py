@@ -15,6 +15,8 @@ import gc
 import os
 import posixpath
 import shutil
+import stat
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -202,8 +204,58 @@ def _copy_tree(root: Path, out: Path, ported: frozenset[str] = frozenset()) -> s
                         skip.add(n)
         return skip
 
-    shutil.copytree(root, out, symlinks=True, ignore=ignore, dirs_exist_ok=True)
+    shutil.copytree(root, out, symlinks=True, ignore=ignore, dirs_exist_ok=True, copy_function=_copy_file)
     return copied
+
+
+def _copy_file(src: str, dst: str, *, follow_symlinks: bool = True) -> str:
+    """``shutil.copy2`` for a file of a fresh output tree, with fewer system calls.
+
+    The same result (bytes, permission bits, access and modification times, extended
+    attributes), from one stat of the open source; ``dst`` must not exist (``O_EXCL``).
+    Anything but a regular file goes to ``shutil.copy2``.
+    """
+    try:
+        fd_in = os.open(src, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return shutil.copy2(src, dst, follow_symlinks=follow_symlinks)  # its own error, as copytree expects
+    try:
+        st = os.fstat(fd_in)
+        if not stat.S_ISREG(st.st_mode):
+            return shutil.copy2(src, dst, follow_symlinks=follow_symlinks)
+        fd_out = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+                         | getattr(os, "O_BINARY", 0), 0o600)
+        try:
+            os.fchmod(fd_out, stat.S_IMODE(st.st_mode))
+            _copy_bytes(fd_in, fd_out, max(st.st_size, 1 << 16))
+        finally:
+            os.close(fd_out)
+        os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
+        _copy_xattrs(src, dst)
+        return dst
+    finally:
+        os.close(fd_in)
+
+
+_SENDFILE = getattr(os, "sendfile", None) if sys.platform.startswith("linux") else None
+
+
+def _copy_bytes(fd_in: int, fd_out: int, block: int) -> None:
+    """Every byte from ``fd_in`` to ``fd_out``, to the end of the file (as shutil.copyfile)."""
+    if _SENDFILE is not None:
+        offset = 0
+        try:
+            while sent := _SENDFILE(fd_out, fd_in, offset, block):
+                offset += sent
+            return
+        except OSError:
+            if offset:
+                raise  # part was sent: a real write error
+            # sendfile refused these files (some file systems): plain reads and writes below
+    while chunk := os.read(fd_in, 1 << 20):
+        view = memoryview(chunk)
+        while view:
+            view = view[os.write(fd_out, view):]
 
 
 def port_tree(
