@@ -3,7 +3,8 @@
 Usage::
 
     python benchmarks/port_hecbench.py --hecbench /work/hecbench/src --sample 150 --seed 1 --jobs 2 \\
-        [--timeout 120] [--json out.json] [--mirror GITDIR] [--work DIR] [--cache DIR] [--hipify-perl PATH]
+        [--timeout 120] [--json out.json] [--mirror GITDIR] [--work DIR] [--cache DIR] [--hipify-perl PATH] \\
+        [--throughput-repeat 3] [--scratch DIR] [--throughput-only]
 
 For a seeded random sample of the programs that have both an ``X-cuda`` and an
 ``X-hip`` directory, three variants are built for gfx90a with Debian's HIP 5.2 hipcc:
@@ -28,8 +29,15 @@ programs read ``../include`` or a ``-sycl`` sibling; ``--mirror`` names a git
 repository of HeCBench from which such siblings are extracted (``src/NAME`` at HEAD).
 
 Port throughput is the bytes of the files vado ported (sources, headers and build
-files) divided by the wall time of the porting phase alone, run on ``--jobs`` worker
-processes, one program per task.
+files) divided by the wall time of porting the sample on ``--jobs`` worker processes,
+one program per task, largest programs first. It is measured ``--throughput-repeat``
+times (best run reported, every run printed), each time on fresh workers made ready as
+``vado port --jobs N`` readies its own (``vado.port.tree.preload``, one port of the
+bundled example, ``gc.freeze``), with the ports written under ``--scratch`` (``/dev/shm``
+by default: the figure is vado's work, not this machine's disk). What a fresh worker
+needs to get ready is printed beside it, and so is the porting phase that writes the
+ports the compiles use (into the work directory). ``--throughput-only`` skips the
+compiles (no hipcc needed).
 """
 
 from __future__ import annotations
@@ -371,11 +379,12 @@ def main(argv: list[str] | None = None) -> int:
     print("  " + " ".join(sample))
     print("vado ports for target hip-5.2: the installed hipcc is Debian's HIP 5.2, and that profile keeps the port")
     print("  to HIP names that exist in 5.2 (the default rocm-7.2 profile may use newer ones).")
-    half = "" if args.full else " --cuda-device-only"
-    print(f"build: HIP_PLATFORM=amd hipcc --offload-arch=gfx90a{half} -x hip -c UNIT + the Makefile's -I/-D/-std/-O flags,")
-    print("  units and flags from `make -n -B` (-cuda Makefile for vado and hipify-perl, -hip Makefile for the twin);")
-    print("  device code is generated, nothing is linked; a program compiles when all its units do."
-          + ("" if args.full else "\n  (device half of -c: host code is parsed and checked but no host object is made; --full for both)"))
+    if not args.throughput_only:
+        half = "" if args.full else " --cuda-device-only"
+        print(f"build: HIP_PLATFORM=amd hipcc --offload-arch=gfx90a{half} -x hip -c UNIT + the Makefile's -I/-D/-std/-O flags,")
+        print("  units and flags from `make -n -B` (-cuda Makefile for vado and hipify-perl, -hip Makefile for the twin);")
+        print("  device code is generated, nothing is linked; a program compiles when all its units do."
+              + ("" if args.full else "\n  (device half of -c: host code is parsed and checked but no host object is made; --full for both)"))
     sys.stdout.flush()
 
     example = str(EXAMPLE) if EXAMPLE.is_dir() else ""

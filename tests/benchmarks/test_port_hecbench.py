@@ -159,3 +159,21 @@ def test_inline_asm_found_after_the_first_line() -> None:
 def test_main_rejects_a_missing_tree(tmp_path: Path, capsys) -> None:
     assert ph.main(["--hecbench", str(tmp_path / "nope")]) == 2
     assert "is not a directory" in capsys.readouterr().err
+
+
+def test_throughput_only_ports_the_sample_on_warmed_workers(tree: Path, tmp_path: Path, capsys) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    report = tmp_path / "tp.json"
+    assert ph.main(["--hecbench", str(tree), "--sample", "0", "--jobs", "2", "--throughput-only",
+                    "--throughput-repeat", "2", "--scratch", str(scratch), "--json", str(report)]) == 0
+    out = capsys.readouterr().out
+    assert "vado port throughput:" in out and "best of 2 runs" in out and "build:" not in out
+    import json
+
+    data = json.loads(report.read_text())["throughput"]
+    ported = sum(p.stat().st_size for d in ("alpha-cuda", "beta-cuda") for p in (tree / d).rglob("*")
+                 if p.suffix in (".cu", ".c") or p.name == "Makefile")
+    assert data["bytes"] == ported and len(data["runs_s"]) == 2 and data["best_s"] == min(data["runs_s"])
+    assert data["fresh_start_s"] > 0
+    assert list(scratch.iterdir()) == []  # the runs' ports are removed

@@ -287,3 +287,22 @@ def test_files_vado_does_not_port_are_copied_whole_with_mode_and_times(tmp_path:
     assert (out / "input.bin").stat().st_mtime_ns == 1_500_000_000_000_000_002
     with pytest.raises(FileExistsError):  # never over an existing file
         _copy_file(str(src / "input.bin"), str(out / "input.bin"))
+
+
+def test_two_workers_port_what_one_does_and_leave_the_collector_as_they_found_it(tmp_path: Path):
+    import gc
+
+    src = tmp_path / "src"
+    (src / "sub").mkdir(parents=True)
+    for k in range(6):
+        (src / f"k{k}.cu").write_text(f"__global__ void k{k}(int* p) {{ p[threadIdx.x & 31] = {k}; }}\n"
+                                      "void f(void** p) { cudaMalloc(p, 4); }\n")
+    (src / "sub" / "h.cuh").write_text("#include <cuda_runtime.h>\n")
+    (src / "Makefile").write_text("all:\n\tnvcc -arch=sm_80 k0.cu -o k\n")
+    frozen = gc.get_freeze_count()
+    one = port_tree(src, tmp_path / "one", ROCM, jobs=1)
+    two = port_tree(src, tmp_path / "two", ROCM, jobs=2)
+    assert gc.get_freeze_count() == frozen and gc.isenabled()
+    assert snapshot(tmp_path / "one") == snapshot(tmp_path / "two")
+    strip = lambda r: [(f.path, f.status, f.applied, f.remaining, f.diff) for f in r.files]  # noqa: E731
+    assert strip(one) == strip(two) and one.remaining == two.remaining
