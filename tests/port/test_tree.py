@@ -128,14 +128,14 @@ def test_file_that_fails_is_reported_not_fatal(tmp_path: Path, monkeypatch):
     src.mkdir()
     (src / "ok.cu").write_text("void f(void** p) { cudaMalloc(p, 4); }\n")
     (src / "gone.cu").write_text("void g() {}\n")
-    real_open = open
+    real_read = tree_mod._read_file
 
-    def flaky_open(path, *args, **kwargs):
-        if str(path).endswith("gone.cu") and "rb" in args:
+    def flaky_read(path):
+        if str(path).endswith("gone.cu"):
             raise PermissionError(13, "Permission denied")
-        return real_open(path, *args, **kwargs)
+        return real_read(path)
 
-    monkeypatch.setattr(tree_mod, "open", flaky_open, raising=False)
+    monkeypatch.setattr(tree_mod, "_read_file", flaky_read)
     result = port_tree(src, tmp_path / "out", ROCM)
     status = {f.path: (f.status, f.error) for f in result.files}
     assert status["gone.cu"] == ("failed", "Permission denied")

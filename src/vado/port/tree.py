@@ -67,10 +67,8 @@ class _Job:
 
 def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, backup: bool) -> tuple[PortedFile, list[Finding]]:
     try:
-        with open(job.src, "rb") as fh:
-            src_stat = os.fstat(fh.fileno())
-            src_mode = src_stat.st_mode
-            data = fh.read()
+        src_stat, data = _read_file(job.src)
+        src_mode = src_stat.st_mode
         result = port_bytes(job.path, job.kind, data, target, options)
         renamed = job.dst != job.src and in_place or bool(job.stale)
         if renamed:
@@ -121,6 +119,19 @@ def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, b
     except OSError as exc:
         _keep_original(job, in_place)
         return PortedFile(job.path, job.dst, job.kind.value, "failed", error=f"{exc.strerror or exc}"), []
+
+
+def _read_file(path: str) -> tuple[os.stat_result, bytes]:
+    """The stat and the bytes of the file at ``path`` (one open, one stat, reads to the end)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        st = os.fstat(fd)
+        chunks = [os.read(fd, st.st_size + 1)]  # one read for a file that did not grow meanwhile
+        while chunks[-1]:
+            chunks.append(os.read(fd, 1 << 20))
+        return st, b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def _copy_xattrs(src: str, dst: str) -> None:
