@@ -19,7 +19,9 @@ Offsets are byte offsets into the file's latin-1 view.
 from __future__ import annotations
 
 import ast
+import bisect
 import functools
+import itertools
 import re
 from dataclasses import dataclass, field
 from enum import Enum
@@ -257,16 +259,24 @@ def _make_comment_cut(line: str, recipe: bool) -> int:
     return len(line)
 
 
-def parse_makefile(text: str, path: str = "Makefile") -> BuildFacts:
-    """nvcc calls, nvcc flags, CUDA libraries and CUDA paths in a Makefile."""
-    facts: list[BuildFact] = []
-    offset = 0
+#: Where a Makefile fact may be: a word starting with a dash (after quotes), nvcc, cuda.
+_MAKE_CANDIDATE = re.compile(r"nvcc|NVCC|cuda|CUDA|(?:^|[\s\\])[\"']*-", re.MULTILINE)
+
+
+def _continues(raw: str) -> bool:
+    """Whether a Makefile line goes on onto the next one (ends in one backslash)."""
+    line = raw.rstrip("\r\n")
+    return line.endswith("\\") and not line.endswith("\\\\")
+
+
+def _makefile_lines(raws: list[str], starts: list[int], first: int, last: int, facts: list[BuildFact]) -> None:
+    """The facts of lines ``first``..``last`` (a run of continued lines), read one by one."""
     in_comment = False
     variable = ""
     continued = False
-    for raw in text.splitlines(keepends=True):
-        start = offset
-        offset += len(raw)
+    for k in range(first, last + 1):
+        raw = raws[k]
+        start = starts[k]
         line = raw.rstrip("\r\n")
         ends_continued = line.endswith("\\") and not line.endswith("\\\\")
         if in_comment:
@@ -303,6 +313,32 @@ def parse_makefile(text: str, path: str = "Makefile") -> BuildFacts:
             for m in _CUDA_PATH.finditer(body):
                 facts.append(BuildFact(FactKind.CUDA_PATH, start + m.start(), start + m.end(), "", variable,
                                        {"source": "make", "form": _path_form(m.group(0))}))
+
+
+def parse_makefile(text: str, path: str = "Makefile") -> BuildFacts:
+    """nvcc calls, nvcc flags, CUDA libraries and CUDA paths in a Makefile."""
+    facts: list[BuildFact] = []
+    raws = text.splitlines(keepends=True)
+    # Only lines that hold a candidate (a dash word, nvcc, cuda) can hold a fact. Each is read
+    # with the lines it continues (backslash-newline), from the first line of that run, which
+    # starts with no comment and no assignment open: exactly as a read of every line.
+    flagged = [m.end() - 1 for m in _MAKE_CANDIDATE.finditer(text)]
+    if not flagged:
+        return BuildFacts(path, (), ())
+    starts = list(itertools.accumulate((len(r) for r in raws), initial=0))
+    done = -1
+    for at in flagged:
+        k = bisect.bisect_right(starts, at) - 1
+        if k <= done:
+            continue
+        first = k
+        while first > 0 and _continues(raws[first - 1]):
+            first -= 1
+        last = k
+        while last + 1 < len(raws) and _continues(raws[last]):
+            last += 1
+        _makefile_lines(raws, starts, first, last, facts)
+        done = last
     facts = _dedupe(facts)
     # ``CUDA_PATH ?= /usr/local/cuda``: the literal path is the fact; the name beside it adds nothing.
     literal_lines = {text.count("\n", 0, f.start) for f in facts
