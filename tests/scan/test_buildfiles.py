@@ -151,3 +151,37 @@ def test_makefile_flags_after_quotes_backslashes_and_assignments():
     assert [(f.kind, f.text) for f in facts] == [
         (FactKind.NVCC_FLAG, "-arch=sm_70"), (FactKind.RDC, '"-rdc=true"'), (FactKind.CUDA_LIBRARY, "'-lcublas'"),
         (FactKind.NVCC, "nvcc")]
+
+
+def _every_line_facts(text: str) -> list:
+    """The Makefile facts of reading every line in one run, the reference of parse_makefile's runs."""
+    import itertools
+
+    from vado.scan import buildfiles as B
+
+    raws = text.splitlines(keepends=True)
+    starts = list(itertools.accumulate((len(r) for r in raws), initial=0))
+    facts: list = []
+    if raws:
+        B._makefile_lines(raws, starts, 0, len(raws) - 1, facts)
+    facts = B._dedupe(facts)
+    literal_lines = {text.count("\n", 0, f.start) for f in facts
+                     if f.kind is FactKind.CUDA_PATH and f.data.get("form") == "literal"}
+    facts = [f for f in facts if not (f.kind is FactKind.CUDA_PATH and f.data.get("form") == "name"
+                                      and text.count("\n", 0, f.start) in literal_lines)]
+    return [(f.kind, f.start, f.end, text[f.start:f.end], f.context, f.data) for f in facts]
+
+
+_MAKE_PIECES = ["nvcc", "$(NVCC)", "-arch=sm_80", "-arch", "sm_70", "-lcublas", "CUDA_PATH", "/usr/local/cuda", "#",
+                "\\", "\n", "\t", " ", "CFLAGS:=-O3", "X=", "-Xptxas", "'-rdc=true'", '"', "-gencode", "-rdc", "false",
+                "a-b", "CUDA_HOME", "x", "+=", "export ", "\r\n", "\\\\", "=", "\x0b", "\x85", "\\\n", "#\\\n", "\u2028"]
+
+
+def test_makefile_runs_read_as_every_line_would():
+    import random
+
+    rng = random.Random(12)
+    for _ in range(20000):
+        text = "".join(rng.choice(_MAKE_PIECES) + rng.choice(["", " ", "\n", "\\\n"]) for _ in range(rng.randint(0, 30)))
+        got = [(f.kind, f.start, f.end, f.text, f.context, f.data) for f in parse_makefile(text).facts]
+        assert got == _every_line_facts(text), repr(text)
