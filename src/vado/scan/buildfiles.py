@@ -322,15 +322,13 @@ def parse_makefile(text: str, path: str = "Makefile") -> BuildFacts:
     # Only lines that hold a candidate (a dash word, nvcc, cuda) can hold a fact. Each is read
     # with the lines it continues (backslash-newline), from the first line of that run, which
     # starts with no comment and no assignment open: exactly as a read of every line.
-    flagged = [m.end() - 1 for m in _MAKE_CANDIDATE.finditer(text)]
-    if not flagged:
+    m = _MAKE_CANDIDATE.search(text)
+    if m is None:
         return BuildFacts(path, (), ())
     starts = list(itertools.accumulate((len(r) for r in raws), initial=0))
-    done = -1
-    for at in flagged:
-        k = bisect.bisect_right(starts, at) - 1
-        if k <= done:
-            continue
+    while m is not None:
+        # The candidate's last character is on its line (the match may begin with the line break before it).
+        k = bisect.bisect_right(starts, m.end() - 1) - 1
         first = k
         while first > 0 and _continues(raws[first - 1]):
             first -= 1
@@ -338,7 +336,8 @@ def parse_makefile(text: str, path: str = "Makefile") -> BuildFacts:
         while last + 1 < len(raws) and _continues(raws[last]):
             last += 1
         _makefile_lines(raws, starts, first, last, facts)
-        done = last
+        # From the line break that ends the run: a dash word's match starts at the blank before it.
+        m = _MAKE_CANDIDATE.search(text, starts[last + 1] - 1) if last + 1 < len(raws) else None
     facts = _dedupe(facts)
     # ``CUDA_PATH ?= /usr/local/cuda``: the literal path is the fact; the name beside it adds nothing.
     literal_lines = {text.count("\n", 0, f.start) for f in facts

@@ -242,6 +242,7 @@ def _load_ignore_file(path: Path, base: str, prefix: str, source: str, skips: li
             parsed = _parse_ignore_file(path.read_bytes())
             if len(_PARSED_IGNORES) >= 4096:
                 _PARSED_IGNORES.clear()
+                _IGNORE_SPECS.clear()
             _PARSED_IGNORES[key] = parsed
     except FileNotFoundError:
         return None
@@ -253,13 +254,17 @@ def _load_ignore_file(path: Path, base: str, prefix: str, source: str, skips: li
         skips.append(Skip(_display(source), SkipReason.MALFORMED, detail))
     if not patterns:
         return None
-    return _IgnoreFile(base, prefix, _display(source), GitIgnoreSpec(list(patterns)), lines, any_pattern)
+    spec = _IGNORE_SPECS.get(key)
+    if spec is None:  # one spec per parsed file: pathspec only reads it
+        spec = _IGNORE_SPECS[key] = GitIgnoreSpec(list(patterns))
+    return _IgnoreFile(base, prefix, _display(source), spec, lines, any_pattern)
 
 
 #: Parsed ignore files by path and identity (device, inode, size, mtime): the same
 #: ``.gitignore`` files above the roots of many walks (a fleet, a port per program) are
 #: parsed once. A file that changes gets a new key.
 _PARSED_IGNORES: dict[tuple, tuple[tuple, tuple, tuple, re.Pattern | None]] = {}
+_IGNORE_SPECS: dict[tuple, GitIgnoreSpec] = {}
 
 
 def _parse_ignore_file(data: bytes) -> tuple[tuple, tuple[tuple[int, str], ...], tuple[str, ...], re.Pattern | None]:
@@ -348,6 +353,8 @@ def _outer_ignores(real_root: Path, skips: list[Skip]) -> list[_IgnoreFile]:
         # The root was asked for by name: if the work tree ignores it (``vado audit build/``),
         # the ignore files above it would hide everything, so only its own ones apply.
         for ignore in reversed(out):
+            if ignore.any_pattern is not None and ignore.any_pattern.match(ignore.prefix) is None:
+                continue  # no pattern of this file matches the root
             result = ignore.spec.check_file(ignore.prefix)
             if result.include is not None:
                 return [] if result.include else out
