@@ -256,6 +256,18 @@ def _fresh_start(example: str) -> float:
         return float("nan")
 
 
+def speed_check() -> float:
+    """Seconds of a fixed pure-Python loop: how fast this (shared) machine runs Python right now.
+
+    Printed beside the throughput so that runs on a busy machine can be told from slow code.
+    """
+    started = time.perf_counter()
+    total = 0
+    for i in range(6_000_000):
+        total += i * i
+    return time.perf_counter() - started
+
+
 def measure_throughput(hecbench: Path, sample: list[str], jobs: int, repeat: int, scratch: Path | None,
                        example: str) -> dict:
     """Port the sample ``repeat`` times into ``scratch`` on warmed workers; every run's seconds."""
@@ -273,7 +285,7 @@ def measure_throughput(hecbench: Path, sample: list[str], jobs: int, repeat: int
         nbytes = sum(r["bytes"] for r in results)
         runs.append(wall)
     return {"bytes": nbytes, "runs_s": runs, "best_s": min(runs), "scratch": str(scratch or tempfile.gettempdir()),
-            "fresh_start_s": _fresh_start(example)}
+            "fresh_start_s": _fresh_start(example), "speed_check_s": speed_check()}
 
 
 def print_throughput(tp: dict | None, jobs: int, work_phase: tuple[float, float, str] | None) -> None:
@@ -290,6 +302,8 @@ def print_throughput(tp: dict | None, jobs: int, work_phase: tuple[float, float,
               f"`vado port --jobs N` readies its own (rules, tables and rename map loaded, one small port, gc.freeze);")
         print(f"  ports written under {tp['scratch']}; largest programs submitted first")
         print(f"  a fresh worker needs {tp['fresh_start_s']:.2f} s to get ready (once per process, not in the figure)")
+        print(f"  machine speed check: a fixed pure-Python loop took {tp['speed_check_s']:.2f} s "
+              f"(lower is faster; it varies with the load on a shared machine)")
     if work_phase is not None:
         nbytes, wall, where = work_phase
         mbps = nbytes / 1e6 / wall if wall else 0.0

@@ -175,5 +175,5 @@ def test_throughput_only_ports_the_sample_on_warmed_workers(tree: Path, tmp_path
     ported = sum(p.stat().st_size for d in ("alpha-cuda", "beta-cuda") for p in (tree / d).rglob("*")
                  if p.suffix in (".cu", ".c") or p.name == "Makefile")
     assert data["bytes"] == ported and len(data["runs_s"]) == 2 and data["best_s"] == min(data["runs_s"])
-    assert data["fresh_start_s"] > 0
+    assert data["fresh_start_s"] > 0 and data["speed_check_s"] > 0
     assert list(scratch.iterdir()) == []  # the runs' ports are removed
