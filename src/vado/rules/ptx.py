@@ -388,11 +388,8 @@ _LOADERS = frozenset({"cuModuleLoad", "cuModuleLoadData", "cuModuleLoadDataEx", 
 _PTX_JIT = frozenset({"CU_JIT_INPUT_PTX"})
 _NVRTC_PTX = frozenset({"nvrtcGetPTX", "nvrtcGetPTXSize"})
 #: Prefilter of PtxTextLoadedAtRunTime (see _may_hold_ptx_text): escapes that can yield any
-#: character (hex, octal, unknown escapes, splices) and adjacent literals (comments between
-#: them count as adjacent; possessive, so a run of comments is never re-split).
+#: character (hex, octal, unknown escapes, splices).
 _ANY_CHAR_ESCAPE = re.compile(r"\\(?:[^ntrvfabe\\'\"?0]|0[0-7])")
-_ADJACENT_LITERALS = re.compile(r"\"(?:_[\w$]*+)?(?:\s|/\*(?:[^*]|\*(?!/))*+\*/|//[^\r\n]*+)*+(?:u8|[uUL])?R?\"")
-_PTX_SUFFIX = re.compile(r"\.[pP][tT][xX]")
 
 
 def _may_hold_ptx_text(view: cs.DeviceView) -> bool:
