@@ -217,17 +217,23 @@ class _IgnoreFile:
     #: One regex matching where any pattern matches (None when it cannot be built).
     any_pattern: re.Pattern | None = None
 
+    def decide(self, path: str):
+        """pathspec's result for ``path`` (relative to this file's directory) when a pattern
+        decides it, else None. A path no pattern matches (most of them) is settled by one
+        regex, ``any_pattern``."""
+        if self.any_pattern is not None and self.any_pattern.match(path) is None:
+            return None
+        result = self.spec.check_file(path)
+        return None if result.include is None else result
+
     def check(self, rel: str, is_dir: bool) -> tuple[bool, str] | None:
         """``(ignored, why)`` when a pattern of this file decides ``rel``, else None."""
         if self.base:
             if not rel.startswith(self.base + "/"):
                 return None
             rel = rel[len(self.base) + 1:]
-        path = self.prefix + rel + ("/" if is_dir else "")
-        if self.any_pattern is not None and self.any_pattern.match(path) is None:
-            return None  # no pattern matches: most paths, settled by one regex
-        result = self.spec.check_file(path)
-        if result.include is None:
+        result = self.decide(self.prefix + rel + ("/" if is_dir else ""))
+        if result is None:
             return None
         lineno, pattern = self.lines[result.index]
         return bool(result.include), f"matches {pattern!r} in {self.source}:{lineno}"
@@ -237,34 +243,31 @@ def _load_ignore_file(path: Path, base: str, prefix: str, source: str, skips: li
     try:
         st = os.stat(path)
         key = (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-        parsed = _PARSED_IGNORES.get(key)
-        if parsed is None:
+        cached = _PARSED_IGNORES.get(key)
+        if cached is None:
             parsed = _parse_ignore_file(path.read_bytes())
+            # One pathspec per parsed file, shared by every walk: pathspec only reads it.
+            cached = (parsed, GitIgnoreSpec(list(parsed[0])) if parsed[0] else None)
             if len(_PARSED_IGNORES) >= 4096:
                 _PARSED_IGNORES.clear()
-                _IGNORE_SPECS.clear()
-            _PARSED_IGNORES[key] = parsed
+            _PARSED_IGNORES[key] = cached
     except FileNotFoundError:
         return None
     except OSError as exc:
         skips.append(Skip(_display(source), SkipReason.UNREADABLE, f"ignore file not read: {_os_error(exc)}"))
         return None
-    patterns, lines, malformed, any_pattern = parsed
+    (patterns, lines, malformed, any_pattern), spec = cached
     for detail in malformed:
         skips.append(Skip(_display(source), SkipReason.MALFORMED, detail))
-    if not patterns:
+    if spec is None:
         return None
-    spec = _IGNORE_SPECS.get(key)
-    if spec is None:  # one spec per parsed file: pathspec only reads it
-        spec = _IGNORE_SPECS[key] = GitIgnoreSpec(list(patterns))
     return _IgnoreFile(base, prefix, _display(source), spec, lines, any_pattern)
 
 
 #: Parsed ignore files by path and identity (device, inode, size, mtime): the same
 #: ``.gitignore`` files above the roots of many walks (a fleet, a port per program) are
-#: parsed once. A file that changes gets a new key.
-_PARSED_IGNORES: dict[tuple, tuple[tuple, tuple, tuple, re.Pattern | None]] = {}
-_IGNORE_SPECS: dict[tuple, GitIgnoreSpec] = {}
+#: parsed once, with their pathspec. A file that changes gets a new key.
+_PARSED_IGNORES: dict[tuple, tuple[tuple[tuple, tuple, tuple, re.Pattern | None], GitIgnoreSpec | None]] = {}
 
 
 def _parse_ignore_file(data: bytes) -> tuple[tuple, tuple[tuple[int, str], ...], tuple[str, ...], re.Pattern | None]:
@@ -353,10 +356,8 @@ def _outer_ignores(real_root: Path, skips: list[Skip]) -> list[_IgnoreFile]:
         # The root was asked for by name: if the work tree ignores it (``vado audit build/``),
         # the ignore files above it would hide everything, so only its own ones apply.
         for ignore in reversed(out):
-            if ignore.any_pattern is not None and ignore.any_pattern.match(ignore.prefix) is None:
-                continue  # no pattern of this file matches the root
-            result = ignore.spec.check_file(ignore.prefix)
-            if result.include is not None:
+            result = ignore.decide(ignore.prefix)
+            if result is not None:
                 return [] if result.include else out
     return out
 

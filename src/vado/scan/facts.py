@@ -216,7 +216,7 @@ class LazyUses(Mapping):
     order, as the dict of the Python pass), and each name's offsets when it is looked
     up. Rules ask for a few names of a file's thousands. ``keys()`` is a real dict's
     keys view, so set operations with it run at C speed. Equal to the dict of the same
-    uses.
+    uses (``Mapping``'s equality), and unhashable like it.
     """
 
     __slots__ = ("_code", "_names", "_offsets")
@@ -251,13 +251,6 @@ class LazyUses(Mapping):
     def keys(self):  # type: ignore[override]
         """The names, as a dict keys view (set operations at C speed)."""
         return self._name_set().keys()
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Mapping):
-            return NotImplemented
-        return dict(self.items()) == dict(other.items())
-
-    __hash__ = None  # type: ignore[assignment]  # a mapping, like the dict it stands for
 
     def __repr__(self) -> str:
         return repr(dict(self.items()))
