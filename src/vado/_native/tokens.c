@@ -153,6 +153,38 @@ static int index_rehash(SpellingIndex *x, const Py_UCS1 *s) {
     return 0;
 }
 
+/* Token ``i`` of ``kind`` has no spelling: note it among the directive marks or the strings. */
+static int index_note(SpellingIndex *x, int kind, Py_ssize_t i, Py_ssize_t *marks_cap, Py_ssize_t *strings_cap) {
+    if (kind == K_DIRECTIVE || kind == K_EOD) {
+        if (grow((void **)&x->marks, marks_cap, x->nmarks + 1, sizeof(Py_ssize_t)) < 0)
+            return -1;
+        x->marks[x->nmarks++] = i;
+    } else if (kind == K_STRING) {
+        if (grow((void **)&x->strings, strings_cap, x->nstrings + 1, sizeof(Py_ssize_t)) < 0)
+            return -1;
+        x->strings[x->nstrings++] = i;
+    }
+    return 0;
+}
+
+/* With each spelling's count taken and ``spelling_of`` (per token, -1 for none) known: the
+ * spellings' offsets and the positions grouped by spelling, in token order (a counting sort). */
+static void index_place(SpellingIndex *x, const Py_ssize_t *spelling_of, Py_ssize_t n) {
+    Py_ssize_t offset = 0;
+    for (Py_ssize_t k = 0; k < x->nspellings; k++) {
+        x->spellings[k].offset = offset;
+        offset += x->spellings[k].count;
+        x->spellings[k].count = 0; /* refilled below */
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t num = spelling_of[i];
+        if (num >= 0) {
+            Spelling *sp = &x->spellings[num];
+            x->positions[sp->offset + sp->count++] = i;
+        }
+    }
+}
+
 static SpellingIndex *index_build(const Py_UCS1 *s, const Tok *toks, Py_ssize_t n) {
     SpellingIndex *x = PyMem_Calloc(1, sizeof(SpellingIndex));
     Py_ssize_t *slot_of = NULL;
@@ -216,29 +248,11 @@ static SpellingIndex *index_build(const Py_UCS1 *s, const Tok *toks, Py_ssize_t 
             }
             x->spellings[num].count++;
             slot_of[i] = num;
-        } else if (t->kind == K_DIRECTIVE || t->kind == K_EOD) {
-            if (grow((void **)&x->marks, &marks_cap, x->nmarks + 1, sizeof(Py_ssize_t)) < 0)
-                goto nomem;
-            x->marks[x->nmarks++] = i;
-        } else if (t->kind == K_STRING) {
-            if (grow((void **)&x->strings, &strings_cap, x->nstrings + 1, sizeof(Py_ssize_t)) < 0)
-                goto nomem;
-            x->strings[x->nstrings++] = i;
+        } else if (index_note(x, t->kind, i, &marks_cap, &strings_cap) < 0) {
+            goto nomem;
         }
     }
-    Py_ssize_t offset = 0;
-    for (Py_ssize_t k = 0; k < x->nspellings; k++) {
-        x->spellings[k].offset = offset;
-        offset += x->spellings[k].count;
-        x->spellings[k].count = 0; /* refilled below */
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t num = slot_of[i];
-        if (num >= 0) {
-            Spelling *sp = &x->spellings[num];
-            x->positions[sp->offset + sp->count++] = i;
-        }
-    }
+    index_place(x, slot_of, n);
     x->spelling_of = slot_of;
     x->strs = PyMem_Calloc((size_t)(x->nspellings ? x->nspellings : 1), sizeof(PyObject *));
     if (!x->strs) {
@@ -456,7 +470,6 @@ static inline int tok_is(const Py_UCS1 *s, const Tok *t, const char *lit) {
     return (size_t)(t->end - t->start) == len && memcmp(s + t->start, lit, len) == 0;
 }
 
-/* code(): the tokens without comments, as a new Tokens over the same text. */
 /* The spelling index of ``code`` (the tokens of ``parent`` without comments; ``from[j]`` is
  * the parent index of code token j), derived from the parent's index without hashing:
  * comments hold no IDENT/PUNCT/NUMBER token, so both have the same spellings, numbered
@@ -489,31 +502,12 @@ static SpellingIndex *index_derive(const SpellingIndex *px, const Tok *toks, Py_
     for (Py_ssize_t j = 0; j < n; j++) {
         Py_ssize_t num = px->spelling_of[from[j]];
         x->spelling_of[j] = num;
-        if (num >= 0) {
+        if (num >= 0)
             x->spellings[num].count++;
-        } else if (toks[j].kind == K_DIRECTIVE || toks[j].kind == K_EOD) {
-            if (grow((void **)&x->marks, &marks_cap, x->nmarks + 1, sizeof(Py_ssize_t)) < 0)
-                goto nomem;
-            x->marks[x->nmarks++] = j;
-        } else if (toks[j].kind == K_STRING) {
-            if (grow((void **)&x->strings, &strings_cap, x->nstrings + 1, sizeof(Py_ssize_t)) < 0)
-                goto nomem;
-            x->strings[x->nstrings++] = j;
-        }
+        else if (index_note(x, toks[j].kind, j, &marks_cap, &strings_cap) < 0)
+            goto nomem;
     }
-    Py_ssize_t offset = 0;
-    for (Py_ssize_t k = 0; k < ns; k++) {
-        x->spellings[k].offset = offset;
-        offset += x->spellings[k].count;
-        x->spellings[k].count = 0; /* refilled below */
-    }
-    for (Py_ssize_t j = 0; j < n; j++) {
-        Py_ssize_t num = x->spelling_of[j];
-        if (num >= 0) {
-            Spelling *sp = &x->spellings[num];
-            x->positions[sp->offset + sp->count++] = j;
-        }
-    }
+    index_place(x, x->spelling_of, n);
     return x;
 nomem:
     index_free(x);
@@ -521,6 +515,7 @@ nomem:
     return NULL;
 }
 
+/* code(): the tokens without comments, as a new Tokens over the same text. */
 static PyObject *tokens_code(TokensObject *self, PyObject *unused) {
     /* The parent's index first: the code tokens' index is derived from it. */
     SpellingIndex *px = tokens_index(self);
@@ -1083,14 +1078,9 @@ static PyObject *tokens_directives(TokensObject *self, PyObject *unused) {
     if (!x)
         return NULL;
     PyObject *out = PyList_New(0);
-    for (Py_ssize_t m = 0; out && m < x->nmarks; m++) {
-        if (self->toks[x->marks[m]].kind != K_DIRECTIVE)
-            continue;
-        PyObject *v = PyLong_FromSsize_t(x->marks[m]);
-        if (!v || PyList_Append(out, v) < 0)
+    for (Py_ssize_t m = 0; out && m < x->nmarks; m++)
+        if (self->toks[x->marks[m]].kind == K_DIRECTIVE && append_new(out, PyLong_FromSsize_t(x->marks[m])) < 0)
             Py_CLEAR(out);
-        Py_XDECREF(v);
-    }
     return out;
 }
 
