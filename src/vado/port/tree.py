@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from vado import __version__
+from vado.audit.pipeline import gc_paused
 from vado.errors import UsageError, VadoError
 from vado.model import Finding, Target
-from vado.audit.pipeline import gc_paused
 from vado.model.port import PortedFile, PortResult
 from vado.port.apply import BACKUP_SUFFIX, backup_path, unified_diff, write_atomic, write_new
 from vado.port.build import renamed_name
@@ -96,8 +96,7 @@ def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, b
             # The unchanged file, from the bytes read above: a copy as shutil.copy2 makes it
             # (mode, times, extended attributes).
             write_new(job.dst, data, mode=src_mode)
-            os.utime(job.dst, ns=(src_stat.st_atime_ns, src_stat.st_mtime_ns))
-            _copy_xattrs(job.src, job.dst)
+            _copy_times_and_xattrs(job.src, job.dst, src_stat)
         remaining: dict[str, int] = {}
         for f in result.remaining:
             remaining[f.code] = remaining.get(f.code, 0) + 1
@@ -134,9 +133,11 @@ def _read_file(path: str) -> tuple[os.stat_result, bytes]:
         os.close(fd)
 
 
-def _copy_xattrs(src: str, dst: str) -> None:
-    """Copy the extended attributes of ``src`` to ``dst`` as ``shutil.copystat`` does (where the
-    platform and file system have them; attributes that cannot be read or set are left out)."""
+def _copy_times_and_xattrs(src: str, dst: str, st: os.stat_result) -> None:
+    """What ``shutil.copystat`` copies besides the mode: the access and modification times
+    (from ``st``, the source's stat) and the extended attributes, where the platform and
+    file system have them (attributes that cannot be read or set are left out)."""
+    os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
     listxattr = getattr(os, "listxattr", None)
     if listxattr is None:
         return
@@ -241,8 +242,7 @@ def _copy_file(src: str, dst: str, *, follow_symlinks: bool = True) -> str:
             _copy_bytes(fd_in, fd_out, max(st.st_size, 1 << 16))
         finally:
             os.close(fd_out)
-        os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
-        _copy_xattrs(src, dst)
+        _copy_times_and_xattrs(src, dst, st)
         return dst
     finally:
         os.close(fd_in)

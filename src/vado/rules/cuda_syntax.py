@@ -956,7 +956,7 @@ class DeviceView:
     _marks: list | None = field(default=None, repr=False)
     _strings: list | None = field(default=None, repr=False)
     _header_names: list | None = field(default=None, repr=False)
-    _numbers: dict | None = field(default=None, repr=False)
+    _numbers: dict = field(default_factory=dict, repr=False)  # limit → {value: literals} (number_indices)
     _token_starts: list | None = field(default=None, repr=False)
 
     @property
@@ -1068,16 +1068,13 @@ class DeviceView:
         if limit < 0:
             return []
         limit = 1 << max(limit.bit_length(), 6)  # a few limits serve every question
-        by_value = self._numbers.get(limit) if self._numbers is not None else None
+        by_value = self._numbers.get(limit)
         if by_value is None:
-            by_value = {}
+            by_value = self._numbers[limit] = {}
             for literal in self.spelling_index.integer_spellings(limit):
                 v = int_value(literal)
                 if v is not None:
                     by_value.setdefault(v, []).append(literal)
-            if self._numbers is None:
-                self._numbers = {}
-            self._numbers[limit] = by_value
         return self.spelling_index.indices_of([lit for v in set(values) for lit in by_value.get(v, ())], Kind.NUMBER)
 
     @property

@@ -260,12 +260,11 @@ def _make_comment_cut(line: str, recipe: bool) -> int:
 
 
 #: Where a Makefile fact may be: a word starting with a dash (after quotes), nvcc, cuda.
-_MAKE_CANDIDATE = re.compile(r"nvcc|NVCC|cuda|CUDA|(?:^|[\s\\])[\"']*-", re.MULTILINE)
+_MAKE_CANDIDATE = re.compile(r"nvcc|NVCC|cuda|CUDA|" + _DASH_WORD.pattern, re.MULTILINE)
 
 
-def _continues(raw: str) -> bool:
-    """Whether a Makefile line goes on onto the next one (ends in one backslash)."""
-    line = raw.rstrip("\r\n")
+def _continues(line: str) -> bool:
+    """Whether a Makefile line (without its line break) goes on onto the next one: it ends in one backslash."""
     return line.endswith("\\") and not line.endswith("\\\\")
 
 
@@ -278,7 +277,7 @@ def _makefile_lines(raws: list[str], starts: list[int], first: int, last: int, f
         raw = raws[k]
         start = starts[k]
         line = raw.rstrip("\r\n")
-        ends_continued = line.endswith("\\") and not line.endswith("\\\\")
+        ends_continued = _continues(line)
         if in_comment:
             # A comment ending in a backslash continues onto the next line.
             in_comment = ends_continued
@@ -330,10 +329,10 @@ def parse_makefile(text: str, path: str = "Makefile") -> BuildFacts:
         # The candidate's last character is on its line (the match may begin with the line break before it).
         k = bisect.bisect_right(starts, m.end() - 1) - 1
         first = k
-        while first > 0 and _continues(raws[first - 1]):
+        while first > 0 and _continues(raws[first - 1].rstrip("\r\n")):
             first -= 1
         last = k
-        while last + 1 < len(raws) and _continues(raws[last]):
+        while last + 1 < len(raws) and _continues(raws[last].rstrip("\r\n")):
             last += 1
         _makefile_lines(raws, starts, first, last, facts)
         # From the line break that ends the run: a dash word's match starts at the blank before it.
