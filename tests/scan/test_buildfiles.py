@@ -164,12 +164,7 @@ def _every_line_facts(text: str) -> list:
     facts: list = []
     if raws:
         B._makefile_lines(raws, starts, 0, len(raws) - 1, facts)
-    facts = B._dedupe(facts)
-    literal_lines = {text.count("\n", 0, f.start) for f in facts
-                     if f.kind is FactKind.CUDA_PATH and f.data.get("form") == "literal"}
-    facts = [f for f in facts if not (f.kind is FactKind.CUDA_PATH and f.data.get("form") == "name"
-                                      and text.count("\n", 0, f.start) in literal_lines)]
-    return [(f.kind, f.start, f.end, text[f.start:f.end], f.context, f.data) for f in facts]
+    return [(f.kind, f.start, f.end, f.text, f.context, f.data) for f in B._makefile_result(text, facts)]
 
 
 _MAKE_PIECES = ["nvcc", "$(NVCC)", "-arch=sm_80", "-arch", "sm_70", "-lcublas", "CUDA_PATH", "/usr/local/cuda", "#",

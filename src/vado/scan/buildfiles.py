@@ -337,13 +337,18 @@ def parse_makefile(text: str, path: str = "Makefile") -> BuildFacts:
         _makefile_lines(raws, starts, first, last, facts)
         # From the line break that ends the run: a dash word's match starts at the blank before it.
         m = _MAKE_CANDIDATE.search(text, starts[last + 1] - 1) if last + 1 < len(raws) else None
+    return BuildFacts(path, _makefile_result(text, facts), ())
+
+
+def _makefile_result(text: str, facts: list[BuildFact]) -> tuple[BuildFact, ...]:
+    """The Makefile facts read line by line, deduplicated, with their text."""
     facts = _dedupe(facts)
     # ``CUDA_PATH ?= /usr/local/cuda``: the literal path is the fact; the name beside it adds nothing.
     literal_lines = {text.count("\n", 0, f.start) for f in facts
                      if f.kind is FactKind.CUDA_PATH and f.data.get("form") == "literal"}
     facts = [f for f in facts if not (f.kind is FactKind.CUDA_PATH and f.data.get("form") == "name"
                                       and text.count("\n", 0, f.start) in literal_lines)]
-    return BuildFacts(path, tuple(_with_text(text, facts)), ())
+    return tuple(_with_text(text, facts))
 
 
 def _dedupe(facts: list[BuildFact]) -> list[BuildFact]:
