@@ -86,6 +86,10 @@ def test_bracket_map_matches_the_reference_on_unbalanced_input():
         'const char* m = ".ver"_s "sion";',
         'const char* m = R"(.ver)" "sion";',
         'const char* m = ".ver\\\nsion";',
+        # "version" spelt only through escapes: the text never shows the word
+        'const char* m = ".\\166ersion";',
+        'const char* m = ".ver\\163ion";',
+        'const char* m = ".ver\\u0073ion";',
     ],
 )
 def test_ptx_text_prefilter_lets_through_what_could_match(text):
@@ -114,3 +118,70 @@ def test_ptx_text_prefilter_keeps_every_fixture_finding():
         found = check_text(path.name, text, default_audit_targets(), rules=[PtxTextLoadedAtRunTime])
         if found:
             assert _may_hold_ptx_text(_view(text)), path
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        '".\\166ersion 7.0\\n.target sm_80\\n"',  # octal escape for the v
+        '".ver" "sion 7.0\\n" ".target sm_80\\n"',  # split over literals
+        'R"(.version 7.0\n.target sm_80\n)"',  # raw literal
+    ],
+)
+def test_ptx_text_finding_survives_the_run_prefilter(module):
+    """Runs that cannot spell ".version" are skipped; the one that does is still found, where it is."""
+    from vado.knowledge.targets import default_audit_targets
+    from vado.rules.engine import check_text
+
+    text = ('const char* a = "\\x41\\x42" "plain"; const char* b = "\\t";\n'
+            f"const char* ptx = {module};\nconst char* c = \"\\x43\";\n")
+    found = check_text("m.cu", text, default_audit_targets(), rules=[PtxTextLoadedAtRunTime])
+    assert [f.code for f in found] == ["PTX004"]
+    start = text.index("const char* ptx = ") + len("const char* ptx = ")
+    assert (found[0].span.start, found[0].span.end) == (start, start + len(module))
+
+
+def test_literal_warp_width_candidates_are_the_literals_beside_their_operator():
+    """WARP001 reads the literals its set work picks, exactly those a look at every 5, 31 and 32 keeps."""
+    from vado.rules.warp import LiteralWarpWidthArithmetic as Rule
+
+    text = TRICKY + (
+        "int a = t & 31, b = 31 & t, c = t % 32, d = t / 32, e = t >> 5, f = 32 * w, g = w * 32;\n"
+        "int h = t & 32, i = 5 >> t, j = t % 31, k = 32 / t, l = (t) & 0x1f, m = t / 0x20, n = 32;\n"
+        "int o = t >> 5u, p = t - 32, q = &x[32], r = *32, s = 31 &, 32 * 32 & 31 % 32;\n"
+    )
+    view = _view(text)
+    toks = view.tokens
+
+    def kept(i: int) -> bool:  # the filter the check applied to every literal before
+        value = cs.int_value(toks[i][3])
+        if i == 0:
+            return False
+        op = toks[i - 1]
+        right = op[0] is Kind.PUNCT and op[3] in Rule._OPS and Rule._OPS[op[3]] == value
+        left = (i + 1 < len(toks) and toks[i + 1][0] is Kind.PUNCT and toks[i + 1][3] in ("&", "*")
+                and Rule._OPS[toks[i + 1][3]] == value)
+        return right or left
+
+    want = [i for i in view.number_indices(5, 31, 32) if kept(i)]
+    assert len(want) > 15
+    assert Rule()._candidates(view) == want
+
+
+def test_number_indices_answers_are_fresh_lists():
+    view = _view(TRICKY)
+    first = view.number_indices(32)
+    first.append(-1)
+    assert view.number_indices(32) == _brute(view, Kind.NUMBER, lambda t: cs.int_value(t) == 32)
+
+
+def test_low_precision_names_all_hold_the_needle():
+    """ARCH003 skips files without its needle: every name its pattern accepts holds it."""
+    from vado.rules import arch
+
+    assert all(arch._FP_NEEDLE in n for n in arch._FP8_TYPES)
+    assert all(p.startswith(arch._FP_NEEDLE) for p in arch._FP_SMALL)
+    view = _view("__nv_fp8_e4m3 a; __nv_fp4_e2m1 b; nv_fp8 c;")
+    assert [view.tokens[i][3] for i in view.idents_matching(arch._FP_NAMES, needle=arch._FP_NEEDLE)] == [
+        "__nv_fp8_e4m3", "__nv_fp4_e2m1"]
+    assert _view("float x; // no low precision\n").idents_matching(arch._FP_NAMES, needle=arch._FP_NEEDLE) == []

@@ -179,6 +179,7 @@ def check_passes_agree(src: str) -> None:
         assert got_facts == want_facts
         assert list(got_code) == want_code
         assert cs.bracket_map(got_code) == cs.python_bracket_map(want_code)
+        check_pairs_behave(cs.bracket_map(got_code), cs.python_bracket_map(want_code), len(want_code))
         index, ref = cs.spelling_index(got_code), cs.SpellingIndex(want_code)
         for kind in (Kind.IDENT, Kind.PUNCT, Kind.NUMBER):
             spellings = ref.spellings(kind)
@@ -194,6 +195,25 @@ def check_passes_agree(src: str) -> None:
     full = lex(src)
     if is_native_tokens(full):
         check_index_queries(full, cs.SpellingIndex(ref_tokens))
+
+
+def check_pairs_behave(pairs, ref: dict, n: int) -> None:
+    """The bracket map answers every question the rules ask as the dict does."""
+    from collections.abc import Mapping
+
+    assert isinstance(pairs, Mapping) and len(pairs) == len(ref)
+    assert dict(pairs) == ref and sorted(pairs) == sorted(ref) and sorted(pairs.items()) == sorted(ref.items())
+    assert sorted(pairs.keys()) == sorted(ref.keys()) and sorted(pairs.values()) == sorted(ref.values())
+    for key in (*range(-2, n + 2), "0", None, 2**70):  # int keys only (no float equal to one)
+        assert (key in pairs) == (isinstance(key, int) and key in ref)
+        assert pairs.get(key) == (ref.get(key) if isinstance(key, int) else None)
+        assert pairs.get(key, "none") == (ref.get(key, "none") if isinstance(key, int) else "none")
+        if isinstance(key, int) and key in ref:
+            assert pairs[key] == ref[key]
+        else:
+            with pytest.raises(KeyError):
+                pairs[key]
+    assert not (pairs != ref) and (pairs == {**ref, -5: 0}) is False
 
 
 def check_index_queries(index, ref: cs.SpellingIndex) -> None:

@@ -152,7 +152,7 @@ static struct PyModuleDef native_module = {
 
 PyMODINIT_FUNC PyInit__native_ext(void) {
     PyObject *module = PyModule_Create(&native_module);
-    if (module && tokens_type_ready(module) < 0) {
+    if (module && (tokens_type_ready(module) < 0 || pairs_type_ready(module) < 0)) {
         Py_DECREF(module);
         return NULL;
     }

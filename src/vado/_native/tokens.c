@@ -588,14 +588,15 @@ static int append_at_text(TokensObject *self, PyObject *d, Py_ssize_t i, Py_ssiz
 /* bracket_map(): vado.rules.cuda_syntax.bracket_map over these tokens. */
 static PyObject *tokens_bracket_map(TokensObject *self, PyObject *unused) {
     const Py_UCS1 *s = PyUnicode_1BYTE_DATA(self->text);
-    PyObject *pairs = PyDict_New();
-    if (!pairs)
-        return NULL;
+    Py_ssize_t *match = PyMem_Malloc((size_t)(self->n ? self->n : 1) * sizeof(Py_ssize_t));
     Py_ssize_t *stack_i = NULL;
     char *stack_c = NULL;
-    Py_ssize_t depth = 0, cap = 0;
+    Py_ssize_t depth = 0, cap = 0, count = 0;
+    if (!match)
+        return PyErr_NoMemory();
     for (Py_ssize_t i = 0; i < self->n; i++) {
         const Tok *t = &self->toks[i];
+        match[i] = -1;
         if (t->end - t->start != 1)
             continue;
         /* Only PUNCT tokens are a lone bracket (strings and headers keep their delimiters). */
@@ -621,29 +622,25 @@ static PyObject *tokens_bracket_map(TokensObject *self, PyObject *unused) {
         }
         if (c != ')' && c != ']' && c != '}')
             continue;
+        /* A close pairs with the nearest open of its kind; the opens above it stay unpaired. */
         char want = c == ')' ? '(' : c == ']' ? '[' : '{';
         for (Py_ssize_t d = depth - 1; d >= 0; d--) {
             if (stack_c[d] != want)
                 continue;
-            PyObject *a = PyLong_FromSsize_t(stack_i[d]), *b = PyLong_FromSsize_t(i);
-            int rc = (a && b) ? PyDict_SetItem(pairs, a, b) : -1;
-            if (rc == 0)
-                rc = PyDict_SetItem(pairs, b, a);
-            Py_XDECREF(a);
-            Py_XDECREF(b);
-            if (rc < 0)
-                goto fail;
+            match[stack_i[d]] = i;
+            match[i] = stack_i[d];
+            count += 2;
             depth = d;
             break;
         }
     }
     PyMem_Free(stack_i);
     PyMem_Free(stack_c);
-    return pairs;
+    return bracket_pairs_new(match, self->n, count); /* takes match */
 fail:
     PyMem_Free(stack_i);
     PyMem_Free(stack_c);
-    Py_DECREF(pairs);
+    PyMem_Free(match);
     return NULL;
 }
 

@@ -478,9 +478,7 @@ def solve_buffer_fixes(path: str, text: str, toks: list, target: Target) -> list
     that descriptor in the file, or two with different buffers: no fix (the
     compiler reports the missing argument).
     """
-    if "SpSM_solve" not in text and "SpSV_solve" not in text:
-        return []
-    spelled = {t[3] for t in toks if t[0] is Kind.IDENT and t[3] in _SOLVE_NAMES}
+    spelled = {toks[i][3] for i in spelling_index(toks).indices_of(_SOLVE_NAMES, Kind.IDENT)}
     wanted = {n for n in SOLVE_BUFFER if spelled & {n, _HIP_SPELLING[n]} and _takes_solve_buffer(n, target)}
     if not wanted:
         return []

@@ -366,7 +366,7 @@ def sync_downgrade_fixes(path: str, text: str, toks: list, target: Target) -> li
     """
     if target.family != "rocm" or target.features.get("warp_sync_builtins", True):
         return []
-    if "__syncwarp" not in text:  # the token is a slice of the text
+    if not spelling_index(toks).indices_of(("__syncwarp",), Kind.IDENT):
         return []
     code = [t for t in toks if t[0] is not Kind.COMMENT]
     fixes: list[Fix] = []

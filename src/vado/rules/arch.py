@@ -223,6 +223,8 @@ _FP_SMALL = ("__nv_fp4", "__nv_fp6")
 _FP_NAMES = cs.ident_pattern("|".join(
     [re.escape(n) for n in sorted(_FP8_TYPES, key=lambda n: (-len(n), n))]
     + [re.escape(p) + f"[{cs._ID_CHAR}]*" for p in _FP_SMALL]))
+#: What every name _FP_NAMES matches contains.
+_FP_NEEDLE = "__nv_fp"
 _FP_HEADERS = {"cuda_fp8.h": "hip/hip_fp8.h", "cuda_fp8.hpp": "hip/hip_fp8.h", "cuda_fp4.h": "HIP 7.0 OCP FP4 types",
                "cuda_fp6.h": "HIP 7.0 OCP FP6 types"}
 
@@ -299,7 +301,7 @@ class LowPrecisionFloatTypes(Rule):
             yield self.finding(ctx, tok[1], tok[2], f"<{name}> declares NVIDIA low-precision types; HIP: {_FP_HEADERS[name]}",
                                verdicts, effort=Effort(lines=1, constructs=1, hours=0.25), data={"hip": _FP_HEADERS[name]})
         seen: set[str] = set()
-        for i in view.idents_matching(_FP_NAMES):
+        for i in view.idents_matching(_FP_NAMES, needle=_FP_NEEDLE):
             tok = view.tokens[i]
             name = tok[3]
             hip = _FP8_TYPES.get(name)

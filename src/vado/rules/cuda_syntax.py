@@ -22,12 +22,17 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from vado.model import Verdict
+from vado.native import ext as _native_ext
 from vado.scan.classify import FileKind
 from vado.scan.facts import source_code_tokens
 from vado.scan.lexer import Kind, is_native_tokens
+
+if _native_ext is not None:
+    Mapping.register(_native_ext.BracketPairs)
 
 OPEN = {"(": ")", "[": "]", "{": "}"}
 CLOSE = {")": "(", "]": "[", "}": "{"}
@@ -50,12 +55,15 @@ _ASM_KEYWORDS = frozenset({"asm", "__asm__", "__asm"})
 _ASM_QUALIFIERS = frozenset({"volatile", "__volatile__", "__volatile", "inline", "goto"})
 
 
-def bracket_map(tokens: list) -> dict[int, int]:
+def bracket_map(tokens: list) -> Mapping[int, int]:
     """``{index of an open bracket: index of its close}`` and the reverse, for balanced pairs.
 
     Unbalanced brackets (from macros or ``#if`` arms) are left out rather than
     mismatched: a close that does not match the innermost open pops back to the
-    nearest open of its kind, dropping the ones in between.
+    nearest open of its kind, dropping the ones in between. For compiled tokens
+    the map is a read-only ``BracketPairs`` over one array (a big file has
+    hundreds of thousands of brackets, and rules look a few up), equal to the
+    dict :func:`python_bracket_map` builds.
     """
     if is_native_tokens(tokens):
         return tokens.bracket_map()
@@ -161,7 +169,7 @@ def spelling_index(tokens) -> "SpellingIndex":
     return SpellingIndex(tokens)
 
 
-def matching(tokens: list, i: int, pairs: dict[int, int] | None = None) -> int | None:
+def matching(tokens: list, i: int, pairs: Mapping[int, int] | None = None) -> int | None:
     """Index of the bracket that matches the one at ``i``, or None."""
     if pairs is None:
         pairs = bracket_map(tokens)
@@ -477,7 +485,7 @@ def in_directive_mask(tokens: list, marks: list[int] | None = None) -> list[bool
 def find_asm(
     text: str,
     tokens: list,
-    pairs: dict[int, int] | None = None,
+    pairs: Mapping[int, int] | None = None,
     *,
     candidates: list[int] | None = None,
     marks: list[int] | None = None,
@@ -492,7 +500,7 @@ def find_asm(
     keyword and ``marks`` those of the DIRECTIVE/EOD tokens (both from a
     :class:`DeviceView`), saving passes over ``tokens``.
     """
-    if "asm" not in text:
+    if candidates is None and "asm" not in text:
         return []
     if pairs is None:
         pairs = bracket_map(tokens)
@@ -640,7 +648,7 @@ class FunctionDef:
 
 
 def find_functions(
-    tokens: list, pairs: dict[int, int] | None = None, *, opens: list[int] | None = None
+    tokens: list, pairs: Mapping[int, int] | None = None, *, opens: list[int] | None = None
 ) -> list[FunctionDef]:
     """Function definitions (free functions, methods, templates) in source order.
 
@@ -703,7 +711,7 @@ def find_functions(
     return out
 
 
-def _qualifiers_before(tokens: list, i: int, pairs: dict[int, int]) -> tuple[set[str], int]:
+def _qualifiers_before(tokens: list, i: int, pairs: Mapping[int, int]) -> tuple[set[str], int]:
     quals: set[str] = set()
     start = tokens[i][1]
     k = i - 1
@@ -776,13 +784,13 @@ class SharedDecl:
 
 
 def find_shared_decls(
-    text: str, tokens: list, pairs: dict[int, int] | None = None, *, candidates: list[int] | None = None
+    text: str, tokens: list, pairs: Mapping[int, int] | None = None, *, candidates: list[int] | None = None
 ) -> list[SharedDecl]:
     """Every ``__shared__`` variable declarator, in order (``tokens`` are tokens of ``text``).
 
     ``candidates``, when given, are the indices of the ``__shared__`` tokens.
     """
-    if "__shared__" not in text:
+    if candidates is None and "__shared__" not in text:
         return []
     if pairs is None:
         pairs = bracket_map(tokens)
@@ -945,7 +953,7 @@ class DeviceView:
 
     text: str
     tokens: list
-    _pairs: dict | None = field(default=None, repr=False)
+    _pairs: Mapping | None = field(default=None, repr=False)
     _functions: list | None = field(default=None, repr=False)
     _asm: list | None = field(default=None, repr=False)
     _shared: list | None = field(default=None, repr=False)
@@ -957,10 +965,11 @@ class DeviceView:
     _strings: list | None = field(default=None, repr=False)
     _header_names: list | None = field(default=None, repr=False)
     _numbers: dict = field(default_factory=dict, repr=False)  # limit → {value: literals} (number_indices)
+    _number_hits: dict = field(default_factory=dict, repr=False)  # values → indices (number_indices)
     _token_starts: list | None = field(default=None, repr=False)
 
     @property
-    def pairs(self) -> dict[int, int]:
+    def pairs(self) -> Mapping[int, int]:
         """Bracket pairs of the code tokens."""
         if self._pairs is None:
             self._pairs = bracket_map(self.tokens)
@@ -1048,11 +1057,15 @@ class DeviceView:
         """Indices of the IDENT code tokens whose text is one of ``names``, in order."""
         return self.text_indices(names, Kind.IDENT)
 
-    def idents_matching(self, pattern: re.Pattern) -> list[int]:
+    def idents_matching(self, pattern: re.Pattern, needle: str = "") -> list[int]:
         """Indices of IDENT code tokens whose whole text ``pattern`` matches, in order.
 
         ``pattern`` must match identifier characters only (see :func:`ident_pattern`).
+        ``needle``, when given, is a string every match contains: a file whose text
+        lacks it has no match, found without a look at its names.
         """
+        if needle and needle not in self.text:
+            return []
         index, fullmatch = self.spelling_index, pattern.fullmatch
         return sorted(i for t in index.spellings(Kind.IDENT) if fullmatch(t) for i in index.where(t))
 
@@ -1064,6 +1077,9 @@ class DeviceView:
         """Indices of the NUMBER code tokens whose :func:`int_value` is one of ``values``, in order."""
         # Literals by value, for values up to a limit: the rules ask for small widths (5, 31,
         # 32), and a data table's thousands of larger literals are left out in C.
+        hit = self._number_hits.get(values)
+        if hit is not None:
+            return list(hit)  # several rules of a file ask for 32
         limit = max(values, default=-1)
         if limit < 0:
             return []
@@ -1075,7 +1091,9 @@ class DeviceView:
                 v = int_value(literal)
                 if v is not None:
                     by_value.setdefault(v, []).append(literal)
-        return self.spelling_index.indices_of([lit for v in set(values) for lit in by_value.get(v, ())], Kind.NUMBER)
+        hit = self._number_hits[values] = self.spelling_index.indices_of(
+            [lit for v in set(values) for lit in by_value.get(v, ())], Kind.NUMBER)
+        return list(hit)
 
     @property
     def defines(self) -> list[MacroDef]:

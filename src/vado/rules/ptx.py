@@ -404,14 +404,28 @@ def _may_hold_ptx_text(view: cs.DeviceView) -> bool:
     """
     if view.ident_indices(_PTX_JIT | _NVRTC_PTX | _LOADERS):
         return True
-    toks = view.tokens
-    literals = [toks[i][3] for i in view.string_indices]
-    if not literals:
+    strings = view.string_indices
+    if not strings:
         return False
+    text = view.text
+    if "version" not in text and ("\\" not in text or _ANY_CHAR_ESCAPE.search(text) is None):
+        # A literal is a slice of the text, so none spells ".version" alone, with or without
+        # a prefix: only adjacent literals joined may (".ver" "sion"). Read just those.
+        strings = [i for k, i in enumerate(strings)
+                   if (k and strings[k - 1] == i - 1) or (k + 1 < len(strings) and strings[k + 1] == i + 1)]
+        if not strings:
+            return False
+    toks = view.tokens
+    return _may_spell_version([toks[i][3] for i in strings])
+
+
+def _may_spell_version(literals: list[str]) -> bool:
+    """False only when the decoded value of ``literals``, joined, cannot hold ".version"
+    (the reasoning of :func:`_may_hold_ptx_text`, for any list of literal tokens)."""
     if any(lit[:1] != '"' or lit[-1:] != '"' or len(lit) < 2 for lit in literals):
         return True
     joined = "".join(literals).replace('"', "")
-    return "version" in joined or _ANY_CHAR_ESCAPE.search(joined) is not None
+    return "version" in joined or ("\\" in joined and _ANY_CHAR_ESCAPE.search(joined) is not None)
 
 
 def _ptx_text_verdict(target) -> Verdict | None:
@@ -486,7 +500,10 @@ class PtxTextLoadedAtRunTime(Rule):
                 j += 1
                 r += 1
             j += 1
-            value = "".join(cs.decode_string(t[3]) for t in toks[i:j])
+            literals = [t[3] for t in toks[i:j]]
+            if not _may_spell_version(literals):  # most runs of a file that has one PTX string
+                continue
+            value = "".join(cs.decode_string(lit) for lit in literals)
             if (_PTX_TEXT.search(value) or (_PTX_ENTRY.search(value) and ".version" in value)):
                 yield self.finding(ctx, toks[i][1], toks[j - 1][2], "string literal holds a PTX module; AMD GPUs need code objects built from source",
                                    verdicts, effort=Effort(lines=j - i, constructs=1, hours=2.0), data={"what": "embedded-ptx"})

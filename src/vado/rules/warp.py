@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from vado.model import Applicability, Effort, Finding, Fix, Severity, Verdict
 from vado.rules import cuda_syntax as cs
@@ -36,7 +36,7 @@ _FULL32 = frozenset({0xFFFFFFFF})
 _WARP_NOTE = {"scale": cs.SCALE_WARP_NOTE, "scale_source": cs.SCALE_WARP_SOURCE, "hip_source": cs.HIP_WARP_SOURCE}
 
 
-def _operand_left(toks: list, i: int, pairs: dict[int, int]) -> tuple[int, int]:
+def _operand_left(toks: list, i: int, pairs: Mapping[int, int]) -> tuple[int, int]:
     """Token range ``[first, i)`` of the primary expression ending just before ``i``."""
     j = i - 1
     while j >= 0:
@@ -58,7 +58,7 @@ def _operand_left(toks: list, i: int, pairs: dict[int, int]) -> tuple[int, int]:
     return first, i
 
 
-def _operand_right(toks: list, i: int, pairs: dict[int, int]) -> tuple[int, int]:
+def _operand_right(toks: list, i: int, pairs: Mapping[int, int]) -> tuple[int, int]:
     """Token range ``(i, end)`` of the primary expression just after ``i``."""
     j = i + 1
     n = len(toks)
@@ -137,18 +137,39 @@ class LiteralWarpWidthArithmetic(Rule):
 
     _OPS = {"&": 31, "%": 32, "/": 32, ">>": 5, "*": 32}
     _REPL = {"&": "(warpSize - 1)", "%": "warpSize", "/": "warpSize", "*": "warpSize"}
+    _WIDTHS = tuple(sorted(set(_OPS.values())))
+
+    def _candidates(self, view: cs.DeviceView) -> list[int]:
+        """Indices of the literals that sit beside an operator of their own width (``& 31``,
+        ``/ 32``, ``>> 5``, ``31 &``, ``32 *``), in order: the only ones the check reads."""
+        # Set work on the spelling index instead of a look at each literal's neighbours: a
+        # data table holds thousands of 5s and 32s, and few of them follow an operator.
+        if not view.number_indices(*self._WIDTHS):
+            return []  # most files: no 5, 31 or 32 at all
+        hits: set[int] = set()
+        for width in self._WIDTHS:
+            literals = view.number_indices(width)
+            if not literals:
+                continue
+            at = set(literals)
+            for op, op_width in self._OPS.items():
+                if op_width != width:
+                    continue
+                ops = view.punct_indices(op)
+                hits.update(at.intersection([k + 1 for k in ops]))  # X op N
+                if op in ("&", "*"):
+                    hits.update(at.intersection([k - 1 for k in ops]))  # N op X
+        hits.discard(0)
+        return sorted(hits)
 
     def check(self, ctx: FileContext) -> Iterable[Finding]:
         view = cs.device_view(ctx)
         toks = view.tokens
         verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=False))
         pairs = None
-        # Only literals equal to one of the operator widths can match below.
-        for i in view.number_indices(*set(self._OPS.values())):
+        for i in self._candidates(view):
             tok = toks[i]
             value = cs.int_value(tok[3])
-            if value is None or i == 0:
-                continue
             # literal on the right: X op N
             op = toks[i - 1]
             lit_right = op[0] is Kind.PUNCT and op[3] in self._OPS and self._OPS[op[3]] == value
@@ -701,7 +722,7 @@ class HardCodedWarpSize(Rule):
         return None
 
     @staticmethod
-    def _constant_context(toks: list, i: int, pairs: dict[int, int]) -> str | None:
+    def _constant_context(toks: list, i: int, pairs: Mapping[int, int]) -> str | None:
         s = cs.statement_start(toks, i)
         head = [t[3] for t in toks[s:i]]
         if "constexpr" in head or "static_assert" in head:
