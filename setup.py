@@ -14,7 +14,7 @@ setup(
             "vado._native_ext",
             sources=["src/vado/_native/module.c", "src/vado/_native/lexer.c", "src/vado/_native/facts.c",
                      "src/vado/_native/intern.c", "src/vado/_native/tokens.c", "src/vado/_native/diff.c",
-                     "src/vado/_native/pairs.c"],
+                     "src/vado/_native/pairs.c", "src/vado/_native/functions.c"],
             depends=["src/vado/_native/native.h"],
             extra_compile_args=["-O2", "-std=c11"],
             optional=True,

@@ -180,6 +180,7 @@ def check_passes_agree(src: str) -> None:
         assert list(got_code) == want_code
         assert cs.bracket_map(got_code) == cs.python_bracket_map(want_code)
         check_pairs_behave(cs.bracket_map(got_code), cs.python_bracket_map(want_code), len(want_code))
+        assert cs.find_functions(got_code) == cs.python_find_functions(want_code)
         index, ref = cs.spelling_index(got_code), cs.SpellingIndex(want_code)
         for kind in (Kind.IDENT, Kind.PUNCT, Kind.NUMBER):
             spellings = ref.spellings(kind)
@@ -235,6 +236,23 @@ def check_index_queries(index, ref: cs.SpellingIndex) -> None:
 @given(snippets)
 def test_compiled_passes_equal_python_on_snippets(src):
     check_passes_agree(src)
+
+
+_FUNCTION_PARTS = [
+    "f", "g", "(", ")", "{", "}", ";", ",", "<", ">", ">>", "template", "typename T", "__global__", "__device__",
+    "__host__", "static", "inline", "__forceinline__", "extern", "constexpr", "virtual", "const", "volatile",
+    "noexcept", "noexcept(true)", "throw()", "override", "&", "&&", "->", "int", "auto", "__launch_bounds__(256)",
+    "__attribute__((x))", "__declspec(y)", "alignas(16)", "__align__(8)", "public", "private", ":", "::", ".",
+    "return", "new", "=", "if", "for", "while", "sizeof", "#define F", "\n", "struct S", "class C", "x",
+]
+
+
+@needs_native
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_FUNCTION_PARTS), max_size=60).map(" ".join))
+def test_compiled_functions_equal_python(src):
+    code = facts_mod.extract_facts_and_code(src, lex(src))[1]
+    assert cs.find_functions(code) == cs.python_find_functions(list(code))
 
 
 @needs_native

@@ -71,6 +71,12 @@ PyObject *native_matching_blocks(PyObject *module, PyObject *args);
 PyObject *bracket_pairs_new(Py_ssize_t *match, Py_ssize_t n, Py_ssize_t count);
 int pairs_type_ready(PyObject *module);
 
+/* tokens.c: the bracket pairs of a token array (see there). */
+Py_ssize_t *bracket_match(const Py_UCS1 *s, const Tok *toks, Py_ssize_t n, Py_ssize_t *count);
+
+/* functions.c: the function definitions of a token array (see there). */
+PyObject *find_functions(PyObject *text, const Tok *toks, Py_ssize_t n, PyObject *args);
+
 /* tokens.c */
 PyObject *native_lex_tokens(PyObject *module, PyObject *args);
 int tokens_type_ready(PyObject *module);

@@ -586,16 +586,20 @@ static int append_at_text(TokensObject *self, PyObject *d, Py_ssize_t i, Py_ssiz
 }
 
 /* bracket_map(): vado.rules.cuda_syntax.bracket_map over these tokens. */
-static PyObject *tokens_bracket_map(TokensObject *self, PyObject *unused) {
-    const Py_UCS1 *s = PyUnicode_1BYTE_DATA(self->text);
-    Py_ssize_t *match = PyMem_Malloc((size_t)(self->n ? self->n : 1) * sizeof(Py_ssize_t));
+/* The bracket pairs of toks[0:n] (vado.rules.cuda_syntax.bracket_map): per token the index
+ * of its partner, or -1; *count gets how many have one. NULL with MemoryError set. */
+Py_ssize_t *bracket_match(const Py_UCS1 *s, const Tok *toks, Py_ssize_t n, Py_ssize_t *count) {
+    Py_ssize_t *match = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Py_ssize_t));
     Py_ssize_t *stack_i = NULL;
     char *stack_c = NULL;
-    Py_ssize_t depth = 0, cap = 0, count = 0;
-    if (!match)
-        return PyErr_NoMemory();
-    for (Py_ssize_t i = 0; i < self->n; i++) {
-        const Tok *t = &self->toks[i];
+    Py_ssize_t depth = 0, cap = 0;
+    *count = 0;
+    if (!match) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const Tok *t = &toks[i];
         match[i] = -1;
         if (t->end - t->start != 1)
             continue;
@@ -612,7 +616,10 @@ static PyObject *tokens_bracket_map(TokensObject *self, PyObject *unused) {
                     stack_c = sc;
                 if (!si || !sc) {
                     PyErr_NoMemory();
-                    goto fail;
+                    PyMem_Free(stack_i);
+                    PyMem_Free(stack_c);
+                    PyMem_Free(match);
+                    return NULL;
                 }
             }
             stack_c[depth] = c;
@@ -629,19 +636,25 @@ static PyObject *tokens_bracket_map(TokensObject *self, PyObject *unused) {
                 continue;
             match[stack_i[d]] = i;
             match[i] = stack_i[d];
-            count += 2;
+            *count += 2;
             depth = d;
             break;
         }
     }
     PyMem_Free(stack_i);
     PyMem_Free(stack_c);
-    return bracket_pairs_new(match, self->n, count); /* takes match */
-fail:
-    PyMem_Free(stack_i);
-    PyMem_Free(stack_c);
-    PyMem_Free(match);
-    return NULL;
+    return match;
+}
+
+static PyObject *tokens_bracket_map(TokensObject *self, PyObject *unused) {
+    Py_ssize_t count;
+    Py_ssize_t *match = bracket_match(PyUnicode_1BYTE_DATA(self->text), self->toks, self->n, &count);
+    return match ? bracket_pairs_new(match, self->n, count) : NULL; /* takes match */
+}
+
+/* functions(not_functions, after_params, qualifiers): see functions.c. */
+static PyObject *tokens_functions(TokensObject *self, PyObject *args) {
+    return find_functions(self->text, self->toks, self->n, args);
 }
 
 /* text_index(): vado.rules.cuda_syntax.text_index over these tokens. */
@@ -1102,6 +1115,8 @@ static PyMethodDef tokens_methods[] = {
     {"facts", (PyCFunction)tokens_facts, METH_NOARGS, "The token loop of vado.scan.facts.extract_facts."},
     {"text_index", (PyCFunction)tokens_text_index, METH_NOARGS, "vado.rules.cuda_syntax.text_index."},
     {"bracket_map", (PyCFunction)tokens_bracket_map, METH_NOARGS, "vado.rules.cuda_syntax.bracket_map."},
+    {"functions", (PyCFunction)tokens_functions, METH_VARARGS,
+     "functions(not_functions, after_params, qualifiers): vado.rules.cuda_syntax.find_functions, as tuples."},
     {"where", (PyCFunction)tokens_where, METH_O, "Indices of the IDENT/PUNCT/NUMBER tokens spelt text."},
     {"spellings", (PyCFunction)tokens_spellings, METH_O, "Distinct texts of the tokens of one kind."},
     {"directive_marks", (PyCFunction)tokens_directive_marks, METH_NOARGS, "Indices of DIRECTIVE and EOD tokens."},

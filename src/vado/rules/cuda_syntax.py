@@ -656,8 +656,24 @@ def find_functions(
     are collected back to the previous ``;``, ``{``, ``}`` or directive end,
     skipping ``__launch_bounds__(...)``/``__attribute__((...))`` groups and
     template parameter lists. ``opens``, when given, are the indices of the
-    ``(`` tokens (from a :class:`DeviceView`).
+    ``(`` tokens (from a :class:`DeviceView`). Compiled tokens are read in C (with
+    their own bracket pairs, which are :func:`bracket_map`'s); :func:`python_find_functions`
+    is the reference.
     """
+    if is_native_tokens(tokens):
+        return [
+            FunctionDef(name=tokens[i][3], qualifiers=frozenset(quals), name_index=i, body_open=j, body_close=close,
+                        start=start, name_start=name_start, name_end=name_end, body_start=body_start, body_end=body_end)
+            for i, j, close, start, name_start, name_end, body_start, body_end, quals
+            in tokens.functions(_NOT_FUNCTIONS, _AFTER_PARAMS, FUNCTION_QUALIFIERS)
+        ]
+    return python_find_functions(tokens, pairs, opens=opens)
+
+
+def python_find_functions(
+    tokens: list, pairs: Mapping[int, int] | None = None, *, opens: list[int] | None = None
+) -> list[FunctionDef]:
+    """:func:`find_functions` in Python, for any token sequence: the reference of the compiled one."""
     if pairs is None:
         pairs = bracket_map(tokens)
     out: list[FunctionDef] = []
