@@ -218,8 +218,19 @@ def check_pairs_behave(pairs, ref: dict, n: int) -> None:
 
 
 def check_index_queries(index, ref: cs.SpellingIndex) -> None:
-    """The lookups built on the index: directives, integer literals, indices of a set of spellings."""
+    """The lookups built on the index: directives, integer literals, indices of a set of spellings,
+    texts and kinds without tuples, words inside spellings."""
     assert index.directives() == ref.directives()
+    for kind in Kind:
+        assert index.kind_indices(kind) == ref.kind_indices(kind)
+        for words in [("warp", "wave"), ("malloc", "devicer"), ("cub",), ("x", "nothing"), ("nothing",), ()]:
+            assert index.spelling_mentions(kind, words) == ref.spelling_mentions(kind, words), (kind, words)
+    every = list(range(len(ref._tokens)))
+    assert index.texts(every[::2]) == ref.texts(every[::2]) and index.texts([]) == []
+    if every:
+        assert index.texts([-1]) == ref.texts([-1])
+        with pytest.raises(IndexError):
+            index.texts([len(every)])
     for limit in (-1, 0, 5, 32, 64, 1 << 40):
         assert index.integer_spellings(limit) == ref.integer_spellings(limit)
     assert index.integer_spellings() == ref.integer_spellings()

@@ -1100,6 +1100,96 @@ static PyObject *tokens_string_indices(TokensObject *self, PyObject *unused) {
     return x ? ssize_list(x->strings, x->nstrings) : NULL;
 }
 
+/* texts(indices): the texts of those tokens, without building their tuples. */
+static PyObject *tokens_texts(TokensObject *self, PyObject *indices) {
+    PyObject *seq = PySequence_Fast(indices, "texts: a sequence of indices is needed");
+    if (!seq)
+        return NULL;
+    Py_ssize_t m = PySequence_Fast_GET_SIZE(seq);
+    PyObject *out = PyList_New(m);
+    for (Py_ssize_t k = 0; out && k < m; k++) {
+        Py_ssize_t i = PyNumber_AsSsize_t(PySequence_Fast_GET_ITEM(seq, k), PyExc_IndexError);
+        if (i == -1 && PyErr_Occurred()) {
+            Py_CLEAR(out);
+            break;
+        }
+        if (i < 0)
+            i += self->n;
+        if (i < 0 || i >= self->n) {
+            PyErr_SetString(PyExc_IndexError, "token index out of range");
+            Py_CLEAR(out);
+            break;
+        }
+        PyObject *text = token_text(self, i);
+        if (!text) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, k, text);
+    }
+    Py_DECREF(seq);
+    return out;
+}
+
+/* kind_indices(kind): indices of the tokens of one kind, in order. */
+static PyObject *tokens_kind_indices(TokensObject *self, PyObject *arg) {
+    long kind = PyLong_AsLong(arg);
+    if (kind == -1 && PyErr_Occurred())
+        return NULL;
+    PyObject *out = PyList_New(0);
+    for (Py_ssize_t i = 0; out && i < self->n; i++)
+        if (self->toks[i].kind == kind && append_new(out, PyLong_FromSsize_t(i)) < 0)
+            Py_CLEAR(out);
+    return out;
+}
+
+static inline Py_UCS1 ascii_lower(Py_UCS1 c) { return c >= 'A' && c <= 'Z' ? (Py_UCS1)(c + 32) : c; }
+
+/* spelling_mentions(kind, words): whether some spelling of ``kind`` holds one of ``words``
+ * (ASCII lower-case strs) in any ASCII case, as ``w in spelling.lower()`` finds it for the
+ * latin-1 view (no character of it lower-cases to an ASCII letter but A-Z). */
+static PyObject *tokens_spelling_mentions(TokensObject *self, PyObject *args) {
+    long kind;
+    PyObject *words;
+    if (!PyArg_ParseTuple(args, "lO:spelling_mentions", &kind, &words))
+        return NULL;
+    PyObject *seq = PySequence_Fast(words, "spelling_mentions: a sequence of words is needed");
+    if (!seq)
+        return NULL;
+    SpellingIndex *x = tokens_index(self);
+    if (!x) {
+        Py_DECREF(seq);
+        return NULL;
+    }
+    const Py_UCS1 *s = PyUnicode_1BYTE_DATA(self->text);
+    Py_ssize_t nw = PySequence_Fast_GET_SIZE(seq);
+    int found = 0;
+    for (Py_ssize_t w = 0; w < nw && !found; w++) {
+        PyObject *word = PySequence_Fast_GET_ITEM(seq, w);
+        if (!PyUnicode_Check(word) || PyUnicode_KIND(word) != PyUnicode_1BYTE_KIND) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_TypeError, "spelling_mentions: words must be latin-1 strs");
+            return NULL;
+        }
+        const Py_UCS1 *p = PyUnicode_1BYTE_DATA(word);
+        Py_ssize_t len = PyUnicode_GET_LENGTH(word);
+        for (Py_ssize_t k = 0; k < x->nspellings && !found; k++) {
+            const Spelling *sp = &x->spellings[k];
+            if (sp->kind != kind || sp->len < len)
+                continue;
+            const Py_UCS1 *t = s + sp->start;
+            for (Py_ssize_t a = 0; a + len <= sp->len && !found; a++) {
+                Py_ssize_t b = 0;
+                while (b < len && ascii_lower(t[a + b]) == p[b])
+                    b++;
+                found = b == len;
+            }
+        }
+    }
+    Py_DECREF(seq);
+    return PyBool_FromLong(found);
+}
+
 static PySequenceMethods tokens_as_sequence = {
     .sq_length = (lenfunc)tokens_len,
     .sq_item = (ssizeargfunc)tokens_item,
@@ -1128,6 +1218,10 @@ static PyMethodDef tokens_methods[] = {
     {"use_offsets", (PyCFunction)tokens_use_offsets, METH_O, "Start offsets of the uses of a name facts() found."},
     {"directives", (PyCFunction)tokens_directives, METH_NOARGS, "Indices of DIRECTIVE tokens."},
     {"string_indices", (PyCFunction)tokens_string_indices, METH_NOARGS, "Indices of STRING tokens."},
+    {"texts", (PyCFunction)tokens_texts, METH_O, "texts(indices): the texts of those tokens."},
+    {"kind_indices", (PyCFunction)tokens_kind_indices, METH_O, "kind_indices(kind): indices of the tokens of a kind."},
+    {"spelling_mentions", (PyCFunction)tokens_spelling_mentions, METH_VARARGS,
+     "spelling_mentions(kind, words): whether a spelling of kind holds a word, in any ASCII case."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -120,6 +120,11 @@ def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, b
         return PortedFile(job.path, job.dst, job.kind.value, "failed", error=f"{exc.strerror or exc}"), []
 
 
+def _joined(base: str, rel: str) -> str:
+    """``str(Path(base) / rel)`` for a clean relative POSIX path ``rel``, without the Path."""
+    return rel if base == "." else os.path.join(base, rel)
+
+
 def _read_file(path: str) -> tuple[os.stat_result, bytes]:
     """The stat and the bytes of the file at ``path`` (one open, one stat, reads to the end)."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
@@ -353,19 +358,24 @@ def port_tree(
         else:
             copied = _copy_tree(root_path, out_path, frozenset(os.path.join(str(root_path), f.path) for f in ported))
 
+    # Joined as strings: walk's relative paths are clean POSIX paths, and a Path per file
+    # cost more than the rest of this loop.
+    root_str, out_str = str(root_path), str(out_path)
+
     def dst_of(rel: str) -> str:
         if in_place:
-            return str(root_path if single_file else root_path / rel)
-        return str(out_path / (root_path.name if single_file else rel))
+            return root_str if single_file else _joined(root_str, rel)
+        return _joined(out_str, root_path.name if single_file else rel)
 
     job_list = []
     for f in ported:
+        src = str(f.abs_path)
         if f.path in rename_set:
             new_dst = dst_of(renamed_name(f.path))
-            job_list.append(_Job(f.path, str(f.abs_path), new_dst, f.kind, "" if in_place else dst_of(f.path)))
+            job_list.append(_Job(f.path, src, new_dst, f.kind, "" if in_place else dst_of(f.path)))
         else:
-            job_list.append(_Job(f.path, str(f.abs_path), dst_of(f.path), f.kind,
-                                 copied=os.path.join(str(root_path), f.path) in copied or str(f.abs_path) in copied))
+            job_list.append(_Job(f.path, src, dst_of(f.path), f.kind,
+                                 copied=os.path.join(root_str, f.path) in copied or src in copied))
     outcomes: list[tuple[PortedFile, list[Finding]]] = []
     if jobs > 1 and len(job_list) > 1:
         size = max(1, len(job_list) // (jobs * 4))

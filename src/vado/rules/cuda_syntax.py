@@ -20,6 +20,7 @@ malformed input, and returns plain frozen dataclasses with byte offsets.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Mapping
@@ -160,6 +161,25 @@ class SpellingIndex:
     def string_indices(self) -> list[int]:
         """Indices of the STRING tokens."""
         return list(self._strings)
+
+    def texts(self, indices) -> list[str]:
+        """The texts of the tokens at ``indices`` (compiled tokens skip building their tuples)."""
+        return [self._tokens[i][3] for i in indices]
+
+    def kind_indices(self, kind: Kind) -> list[int]:
+        """Indices of the tokens of ``kind`` (any kind, HEADER included), in order."""
+        return [i for i, tok in enumerate(self._tokens) if tok[0] is kind]
+
+    def spelling_mentions(self, kind: Kind, words) -> bool:
+        """Whether a spelling of ``kind`` holds one of ``words`` (lower-case) in any case."""
+        low = "\n".join(self.spellings(kind)).lower()
+        return any(w in low for w in words)
+
+
+def _holds(ordered: list[int], value: int) -> bool:
+    """Whether the sorted list ``ordered`` holds ``value``."""
+    at = bisect.bisect_left(ordered, value)
+    return at < len(ordered) and ordered[at] == value
 
 
 def spelling_index(tokens) -> "SpellingIndex":
@@ -1048,11 +1068,13 @@ class DeviceView:
         """``(token, base name)`` of every ``<…>`` include operand and every string literal
         ending in ``.h"`` (quoted include operands among them), in order."""
         if self._header_names is None:
-            toks = self.tokens
-            n = len(toks)
+            toks, index, marks = self.tokens, self.spelling_index, self.directive_marks
             # A HEADER token follows its directive directly: code tokens hold no comments.
-            picked = [i + 1 for i in self.directive_marks if i + 1 < n and toks[i + 1][0] is Kind.HEADER]
-            picked += [i for i in self.string_indices if toks[i][3].endswith('.h"')]
+            # Looked up from the few HEADER tokens, and the string texts read without
+            # their tuples: a big file has thousands of directives and strings.
+            picked = [i for i in index.kind_indices(Kind.HEADER) if _holds(marks, i - 1)]
+            strings = self.string_indices
+            picked += [i for i, text in zip(strings, index.texts(strings)) if text.endswith('.h"')]
             self._header_names = [(toks[i], toks[i][3].strip('<>"').split("/")[-1]) for i in sorted(picked)]
         return self._header_names
 
@@ -1120,8 +1142,6 @@ class DeviceView:
 
     def function_at(self, offset: int) -> FunctionDef | None:
         """Innermost function whose body holds ``offset`` (binary search: rules ask per token)."""
-        import bisect
-
         if self._starts is None:
             self._by_start = sorted(self.functions, key=lambda f: f.body_start)
             self._starts = [f.body_start for f in self._by_start]

@@ -415,8 +415,7 @@ def _may_hold_ptx_text(view: cs.DeviceView) -> bool:
                    if (k and strings[k - 1] == i - 1) or (k + 1 < len(strings) and strings[k + 1] == i + 1)]
         if not strings:
             return False
-    toks = view.tokens
-    return _may_spell_version([toks[i][3] for i in strings])
+    return _may_spell_version(view.spelling_index.texts(strings))
 
 
 def _may_spell_version(literals: list[str]) -> bool:

@@ -600,17 +600,6 @@ class SharedArrayOfWarpWidth(Rule):
                    f"size {decl.name} for 64-lane wavefronts", ("warp",))
 
 
-def _mentions_warp_or_wave(text: str) -> bool:
-    """Whether ``text`` spells "warp" or "wave" in any case.
-
-    Lower-casing first and searching plain strings is three times faster than a
-    case-insensitive regex (which folds case per character); for the latin-1 view
-    the two agree, as no character of it lower-cases to an ASCII letter but A-Z.
-    """
-    low = text.lower()
-    return "warp" in low or "wave" in low
-
-
 class HardCodedWarpSize(Rule):
     """A warp-size constant defined as 32, or ``warpSize`` used as a compile-time constant.
 
@@ -674,7 +663,7 @@ class HardCodedWarpSize(Rule):
         # Every name _NAME accepts spells "warp" or "wave" (any case), warpSize included, and
         # every name this rule reads is an identifier of the code: the file's distinct
         # identifiers, a small part of its text, decide.
-        if not _mentions_warp_or_wave("\n".join(view.spelling_index.spellings(Kind.IDENT))):
+        if not view.spelling_index.spelling_mentions(Kind.IDENT, ("warp", "wave")):
             return
         toks = view.tokens
         const_verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=False))
