@@ -475,7 +475,8 @@ static inline int tok_is(const Py_UCS1 *s, const Tok *t, const char *lit) {
  * comments hold no IDENT/PUNCT/NUMBER token, so both have the same spellings, numbered
  * alike in first-use order. Port asks for both indexes of every file (the rules read
  * the code tokens, the translator all of them); this halves the hashing. */
-static SpellingIndex *index_derive(const SpellingIndex *px, const Tok *toks, Py_ssize_t n, const Py_ssize_t *from) {
+static SpellingIndex *index_derive(const SpellingIndex *px, const Tok *toks, Py_ssize_t n, const Py_ssize_t *from,
+                                   const Py_ssize_t *to_code) {
     SpellingIndex *x = PyMem_Calloc(1, sizeof(SpellingIndex));
     Py_ssize_t ns = px->nspellings;
     if (!x)
@@ -490,9 +491,10 @@ static SpellingIndex *index_derive(const SpellingIndex *px, const Tok *toks, Py_
     if (!x->spellings || !x->slots || !x->positions || !x->spelling_of || !x->strs)
         goto nomem;
     memcpy(x->slots, px->slots, (size_t)(px->mask + 1) * sizeof(Py_ssize_t));
+    /* Same spellings, counts and offsets: every token that has a spelling is a code token. */
+    if (ns)
+        memcpy(x->spellings, px->spellings, (size_t)ns * sizeof(Spelling));
     for (Py_ssize_t k = 0; k < ns; k++) {
-        x->spellings[k] = px->spellings[k];
-        x->spellings[k].count = 0;
         if (px->strs[k]) { /* share the strs made already */
             Py_INCREF(px->strs[k]);
             x->strs[k] = px->strs[k];
@@ -502,12 +504,14 @@ static SpellingIndex *index_derive(const SpellingIndex *px, const Tok *toks, Py_
     for (Py_ssize_t j = 0; j < n; j++) {
         Py_ssize_t num = px->spelling_of[from[j]];
         x->spelling_of[j] = num;
-        if (num >= 0)
-            x->spellings[num].count++;
-        else if (index_note(x, toks[j].kind, j, &marks_cap, &strings_cap) < 0)
+        if (num < 0 && index_note(x, toks[j].kind, j, &marks_cap, &strings_cap) < 0)
             goto nomem;
     }
-    index_place(x, x->spelling_of, n);
+    /* The positions, grouped by spelling as the parent's are, each mapped to its code index:
+     * the order within a group is kept (the map is increasing), and the writes run in order. */
+    Py_ssize_t total = ns ? px->spellings[ns - 1].offset + px->spellings[ns - 1].count : 0;
+    for (Py_ssize_t k = 0; k < total; k++)
+        x->positions[k] = to_code[px->positions[k]];
     return x;
 nomem:
     index_free(x);
@@ -523,24 +527,29 @@ static PyObject *tokens_code(TokensObject *self, PyObject *unused) {
         return NULL;
     Tok *code = PyMem_Malloc((size_t)(self->n ? self->n : 1) * sizeof(Tok));
     Py_ssize_t *from = PyMem_Malloc((size_t)(self->n ? self->n : 1) * sizeof(Py_ssize_t));
-    if (!code || !from) {
+    Py_ssize_t *to_code = PyMem_Malloc((size_t)(self->n ? self->n : 1) * sizeof(Py_ssize_t));
+    if (!code || !from || !to_code) {
         PyMem_Free(code);
         PyMem_Free(from);
+        PyMem_Free(to_code);
         return PyErr_NoMemory();
     }
     Py_ssize_t m = 0;
-    for (Py_ssize_t i = 0; i < self->n; i++)
+    for (Py_ssize_t i = 0; i < self->n; i++) {
+        to_code[i] = m; /* a comment's entry is never read: comments have no spelling */
         if (self->toks[i].kind != K_COMMENT) {
             from[m] = i;
             code[m++] = self->toks[i];
         }
+    }
     TokensObject *out = tokens_new(self->text, code, m);
     if (out) {
-        out->index = index_derive(px, code, m, from);
+        out->index = index_derive(px, code, m, from, to_code);
         if (!out->index)
             Py_CLEAR(out);
     }
     PyMem_Free(from);
+    PyMem_Free(to_code);
     return (PyObject *)out;
 }
 
