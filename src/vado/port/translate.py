@@ -145,9 +145,8 @@ def legacy_cublas(toks: list) -> bool:
     API, so a rename would compile into a call with the wrong arguments.
     """
     legacy = v2 = False
-    for i in _directives(toks):
-        tok = toks[i]
-        if tok[3].endswith("include") and i + 1 < len(toks):
+    for i, directive in _include_directives(toks):
+        if directive.endswith("include") and i + 1 < len(toks):
             inner = toks[i + 1][3][1:-1]
             if inner == "cublas.h":
                 legacy = True
@@ -156,9 +155,13 @@ def legacy_cublas(toks: list) -> bool:
     return legacy and not v2
 
 
-def _directives(toks) -> list[int]:
-    """Indices of the DIRECTIVE tokens of ``toks``, in order."""
-    return spelling_index(toks).directives()
+def _include_directives(toks) -> list[tuple[int, str]]:
+    """``(index, text)`` of the DIRECTIVE tokens of ``toks`` ending in ``include`` or
+    ``include_next``, in order. The texts are read without the tokens' tuples: most of a
+    big file's directives are ``#define`` and ``#if``, which the include passes skip."""
+    index = spelling_index(toks)
+    directives = index.directives()
+    return [(i, t) for i, t in zip(directives, index.texts(directives)) if t.endswith(("include", "include_next"))]
 
 
 def _ident_indices(toks, names) -> list[int]:
@@ -299,10 +302,8 @@ def include_fixes(path: str, toks: list, target: Target, *, roc: bool = False) -
     # has no handle-less API, the calls stay (identifier_fixes), and keeping the
     # header keeps the file recognisable as legacy, so a second port changes nothing.
     keep = {"cublas.h"} if legacy_cublas(toks) and _uses_legacy_cublas_names(toks, names) else set()
-    for i in _directives(toks):
+    for i, _text in _include_directives(toks):
         tok = toks[i]
-        if not tok[3].endswith(("include", "include_next")):
-            continue
         if i + 1 >= len(toks):
             continue
         operand = toks[i + 1]
@@ -445,8 +446,8 @@ def runtime_include_fix(path: str, text: str, toks: list) -> Fix | None:
     include guard (``#ifndef X`` / ``#define X``), as HIPIFY does. Never inside
     any other conditional block: an include there would be conditional too.
     """
-    for i in _directives(toks):
-        if toks[i][3].endswith("include") and i + 1 < len(toks):
+    for i, directive in _include_directives(toks):
+        if directive.endswith("include") and i + 1 < len(toks):
             if toks[i + 1][3][1:-1] in ("hip/hip_runtime.h", "hip_runtime.h", "cuda_runtime.h", "cuda.h"):
                 return None
     n = len(toks)
