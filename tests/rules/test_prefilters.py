@@ -185,3 +185,47 @@ def test_low_precision_names_all_hold_the_needle():
     assert [view.tokens[i][3] for i in view.idents_matching(arch._FP_NAMES, needle=arch._FP_NEEDLE)] == [
         "__nv_fp8_e4m3", "__nv_fp4_e2m1"]
     assert _view("float x; // no low precision\n").idents_matching(arch._FP_NAMES, needle=arch._FP_NEEDLE) == []
+
+
+def test_rule_triggers_skip_only_files_where_the_rule_finds_nothing():
+    """The engine skips a rule with triggers for a file whose code spells none of them: on
+    every C-family fixture and example, such a rule run anyway finds nothing, and each rule
+    with triggers finds something in some file."""
+    from vado.knowledge.targets import default_audit_targets, get_target
+    from vado.model.text import decode_source
+    from vado.rules.engine import check_context, file_context, rules_for
+    from vado.scan.classify import classify
+
+    targets = (*default_audit_targets(), get_target("hip-5.2"))
+    root = FIXTURES.parent.parent
+    paths = [p for base in ("tests", "examples") for p in sorted((root / base).rglob("*")) if p.is_file()]
+    found_somewhere: set[str] = set()
+    checked = 0
+    for path in paths:
+        kind = classify(path.name)
+        if kind not in cs.CUDA_CXX_KINDS:
+            continue
+        ctx = file_context(path.name, decode_source(path.read_bytes()), targets, kind=kind)
+        index = cs.device_view(ctx).spelling_index
+        gated = {f.code for f in check_context(ctx)}
+        for rule in rules_for(kind):
+            if rule.triggers is None:
+                continue
+            findings = list(rule.check(ctx))
+            if not index.has_any(rule.triggers):
+                assert findings == [], (rule.code, path)
+            elif findings:
+                found_somewhere.add(rule.code)
+                assert rule.code in gated, (rule.code, path)
+        checked += 1
+    assert checked > 50
+    with_triggers = {r.code for r in rules_for(cs.FileKind.CUDA_SOURCE) if r.triggers is not None}
+    assert len(with_triggers) >= 10 and with_triggers <= found_somewhere, with_triggers - found_somewhere
+
+
+def test_has_any_matches_a_scan_of_the_spellings():
+    view = _view(TRICKY)
+    index, ref = view.spelling_index, cs.SpellingIndex(list(view.tokens))
+    for texts in [("__managed__",), ("barrier", "nothing"), ("<<<",), ("32",), ("nothing",), (), ("__sync",), ("\u0100",)]:
+        want = any(t in ref.spellings(Kind.IDENT) + ref.spellings(Kind.PUNCT) + ref.spellings(Kind.NUMBER) for t in texts)
+        assert index.has_any(texts) == ref.has_any(texts) == want, texts

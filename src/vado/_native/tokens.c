@@ -874,6 +874,35 @@ static PyObject *tokens_where(TokensObject *self, PyObject *text) {
     return ssize_list(x->positions + x->spellings[num].offset, x->spellings[num].count);
 }
 
+/* has_any(texts): whether some IDENT, PUNCT or NUMBER token is spelt one of ``texts`` (strs). */
+static PyObject *tokens_has_any(TokensObject *self, PyObject *texts) {
+    SpellingIndex *x = tokens_index(self);
+    if (!x)
+        return NULL;
+    PyObject *it = PyObject_GetIter(texts);
+    if (!it)
+        return NULL;
+    const Py_UCS1 *s = PyUnicode_1BYTE_DATA(self->text);
+    PyObject *item;
+    int found = 0;
+    while (!found && (item = PyIter_Next(it)) != NULL) {
+        if (!PyUnicode_Check(item)) {
+            Py_DECREF(item);
+            Py_DECREF(it);
+            PyErr_SetString(PyExc_TypeError, "has_any: texts must be strs");
+            return NULL;
+        }
+        /* A text beyond latin-1 spells no token of a latin-1 view. */
+        found = PyUnicode_KIND(item) == PyUnicode_1BYTE_KIND &&
+                index_find(x, s, PyUnicode_1BYTE_DATA(item), PyUnicode_GET_LENGTH(item)) >= 0;
+        Py_DECREF(item);
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred())
+        return NULL;
+    return PyBool_FromLong(found);
+}
+
 /* spellings(kind): the distinct texts of the tokens of ``kind`` (IDENT, PUNCT or NUMBER), in first-use order. */
 static PyObject *tokens_spellings(TokensObject *self, PyObject *arg) {
     long kind = PyLong_AsLong(arg);
@@ -1217,6 +1246,7 @@ static PyMethodDef tokens_methods[] = {
     {"functions", (PyCFunction)tokens_functions, METH_VARARGS,
      "functions(not_functions, after_params, qualifiers): vado.rules.cuda_syntax.find_functions, as tuples."},
     {"where", (PyCFunction)tokens_where, METH_O, "Indices of the IDENT/PUNCT/NUMBER tokens spelt text."},
+    {"has_any", (PyCFunction)tokens_has_any, METH_O, "has_any(texts): whether an IDENT/PUNCT/NUMBER token is spelt one of texts."},
     {"spellings", (PyCFunction)tokens_spellings, METH_O, "Distinct texts of the tokens of one kind."},
     {"directive_marks", (PyCFunction)tokens_directive_marks, METH_NOARGS, "Indices of DIRECTIVE and EOD tokens."},
     {"indices_of", (PyCFunction)tokens_indices_of, METH_VARARGS,

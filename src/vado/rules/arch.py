@@ -182,6 +182,7 @@ class HopperBlackwellFeature(Rule):
     """
 
     code = "ARCH002"
+    triggers = frozenset(_HOPPER)
     name = "hopper-blackwell-feature"
     severity = Severity.HIGH
     file_kinds = cs.CUDA_CXX_KINDS
@@ -355,6 +356,7 @@ class DeviceSideKernelLaunch(Rule):
     """
 
     code = "ARCH004"
+    triggers = frozenset({"__global__", "__device__"})  # a device function to launch from
     name = "device-side-kernel-launch"
     severity = Severity.CRITICAL
     file_kinds = cs.CUDA_CXX_KINDS
@@ -441,6 +443,7 @@ class ManagedMemoryAssumption(Rule):
     """
 
     code = "ARCH005"
+    triggers = _MANAGED
     name = "managed-memory-assumption"
     severity = Severity.INFO
     file_kinds = cs.CUDA_CXX_KINDS
@@ -518,6 +521,7 @@ class VersionDependentWarpIntrinsic(Rule):
     """
 
     code = "ARCH006"
+    triggers = frozenset(_VERSIONED)
     name = "version-dependent-warp-intrinsic"
     severity = Severity.MEDIUM
     file_kinds = cs.CUDA_CXX_KINDS

@@ -92,6 +92,12 @@ class Rule:
     #: rules in the rounds that rewrite a file and the others once, on the result;
     #: :meth:`finding` refuses a fix from a rule that does not declare it.
     can_fix: ClassVar[bool] = False
+    #: Spellings (names, operators or numbers, as written) of which a C/C++/CUDA file's
+    #: code tokens must hold one for ``check`` to find anything there: the engine skips
+    #: the rule for files without any, found in the file's spelling index. None: no
+    #: such set, the rule always runs. A rule declares it only when its check starts
+    #: from those tokens (a test runs every fixture with and without the skip).
+    triggers: ClassVar[frozenset[str] | None] = None
 
     @property
     def family(self) -> str:

@@ -162,6 +162,10 @@ class SpellingIndex:
         """Indices of the STRING tokens."""
         return list(self._strings)
 
+    def has_any(self, texts) -> bool:
+        """Whether some IDENT, PUNCT or NUMBER token is spelt one of ``texts``."""
+        return any(t in self._by_text for t in texts)
+
     def texts(self, indices) -> list[str]:
         """The texts of the tokens at ``indices`` (compiled tokens skip building their tuples)."""
         return [self._tokens[i][3] for i in indices]

@@ -8,6 +8,7 @@ from typing import Any, Iterable, Sequence
 from vado.model import Finding, Target
 from vado.model.text import decode_source
 from vado.rules.base import FileContext, Rule
+from vado.rules.cuda_syntax import CUDA_CXX_KINDS, device_view
 from vado.rules.registry import all_rules
 from vado.scan.classify import FileKind, classify
 
@@ -69,7 +70,15 @@ def check_context(ctx: FileContext, rules: Iterable[type[Rule]] | None = None) -
     kind = ctx.kind
     found: list[Finding] = []
     seen: set[tuple] = set()
+    index = None
     for rule in rules_for(kind, rules):
+        if rule.triggers is not None and kind in CUDA_CXX_KINDS:
+            # Most rules look for a few names that most files lack: one look-up in the
+            # file's spelling index spares the rule's own set-up.
+            if index is None:
+                index = device_view(ctx).spelling_index
+            if not index.has_any(rule.triggers):
+                continue
         for f in rule.check(ctx):
             key = (f.code, f.span.start, f.span.end, f.message)
             if key not in seen:

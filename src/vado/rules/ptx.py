@@ -215,6 +215,7 @@ class InlinePtxWithPortableIdiom(Rule):
     """
 
     code = "PTX001"
+    triggers = cs._ASM_KEYWORDS  # every asm statement starts with one
     can_fix = True
     name = "inline-ptx-with-portable-idiom"
     severity = Severity.MEDIUM
@@ -283,6 +284,7 @@ class InlinePtxWithoutKnownReplacement(Rule):
     """
 
     code = "PTX002"
+    triggers = cs._ASM_KEYWORDS  # every asm statement starts with one
     name = "inline-ptx-without-known-replacement"
     severity = Severity.HIGH
     file_kinds = cs.CUDA_CXX_KINDS
@@ -359,6 +361,7 @@ class InlinePtxTensorCoreOrAsync(Rule):
     """
 
     code = "PTX003"
+    triggers = cs._ASM_KEYWORDS  # every asm statement starts with one
     name = "inline-ptx-tensor-core-or-async"
     severity = Severity.CRITICAL
     file_kinds = cs.CUDA_CXX_KINDS

@@ -286,6 +286,7 @@ class ThirtyTwoBitLaneMask(Rule):
     """
 
     code = "WARP002"
+    triggers = _SYNC_MASKED | _BALLOTS
     can_fix = True
     name = "thirty-two-bit-lane-mask"
     severity = Severity.HIGH
@@ -390,6 +391,7 @@ class BitCountOfLaneMask(Rule):
     """
 
     code = "WARP003"
+    triggers = frozenset({"__popc", "__ffs", "__clz"})
     can_fix = True
     name = "bit-count-of-lane-mask"
     severity = Severity.HIGH
@@ -401,7 +403,7 @@ class BitCountOfLaneMask(Rule):
         view = cs.device_view(ctx)
         toks = view.tokens
         n = len(toks)
-        hits = view.ident_indices(("__popc", "__ffs", "__clz"))
+        hits = view.ident_indices(self.triggers)
         pairs = view.pairs if hits else {}
         for i in hits:
             tok = toks[i]
@@ -531,6 +533,7 @@ class SharedArrayOfWarpWidth(Rule):
     """
 
     code = "WARP004"
+    triggers = frozenset({"__shared__"})
     can_fix = True
     name = "shared-array-of-warp-width"
     severity = Severity.MEDIUM
@@ -800,6 +803,7 @@ class ShuffleReductionFrom16(Rule):
     file_kinds = cs.CUDA_CXX_KINDS
 
     _SHUFFLES = frozenset({"__shfl_down_sync", "__shfl_xor_sync", "__shfl_up_sync", "__shfl_down", "__shfl_xor", "__shfl_up"})
+    triggers = _SHUFFLES
 
     def check(self, ctx: FileContext) -> Iterable[Finding]:
         view = cs.device_view(ctx)
@@ -1121,6 +1125,7 @@ class WarpSyncIntrinsicWithoutSyncBuiltins(Rule):
     """
 
     code = "WARP008"
+    triggers = LOWERED_SYNC_NAMES
     can_fix = True
     name = "warp-sync-intrinsic-without-sync-builtins"
     severity = Severity.MEDIUM
