@@ -145,12 +145,12 @@ def makefile_rename_fixes(path: str, text: str, renamed: Iterable[str]) -> list[
 
 def include_rename_fixes(path: str, toks: list, renamed: Iterable[str]) -> list[Fix]:
     """``#include "k.cu"`` of a renamed source → ``"k.hip"`` (quoted includes resolve beside the including file)."""
+    if not renamed:  # the common case: no --rename-sources
+        return []
     from vado.rules.cuda_syntax import spelling_index
     from vado.scan.lexer import Kind
 
     names = set(renamed)
-    if not names:
-        return []
     here = posixpath.dirname(path)
     fixes = []
     for i in spelling_index(toks).directive_marks():

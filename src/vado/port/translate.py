@@ -112,6 +112,8 @@ KERNEL_POINTER_ARGS = {
 #: ``hipGraphInstantiate`` (HIPIFY ``CUDA2HIP_Runtime_API_functions.cpp``; HIP
 #: ``hip_runtime_api.h``).
 ARITY_RENAMES = {("cudaGraphInstantiate", 3): "hipGraphInstantiateWithFlags"}
+#: The names ARITY_RENAMES renames by their argument count.
+_ARITY_NAMES = frozenset(name for name, _count in ARITY_RENAMES)
 #: Arguments HIP requires that CUDA defaults: ``cudaMallocHost(ptr, size)`` is
 #: ``hipHostMalloc(ptr, size, hipHostMallocDefault)`` (HIPIFY adds the flag; HIP's
 #: C declaration has no default).
@@ -144,8 +146,13 @@ def legacy_cublas(toks: list) -> bool:
     (handle-taking) API that hipBLAS and rocBLAS mirror. hipBLAS has no legacy
     API, so a rename would compile into a call with the wrong arguments.
     """
+    return _legacy_cublas_includes(toks, _include_directives(toks))
+
+
+def _legacy_cublas_includes(toks: list, includes: list[tuple[int, str]]) -> bool:
+    """:func:`legacy_cublas` from the file's include directives (:func:`_include_directives`)."""
     legacy = v2 = False
-    for i, directive in _include_directives(toks):
+    for i, directive in includes:
         if directive.endswith("include") and i + 1 < len(toks):
             inner = toks[i + 1][3][1:-1]
             if inner == "cublas.h":
@@ -271,7 +278,7 @@ def identifier_fixes(path: str, toks: list, target: Target, *, roc: bool = False
             if legacy:
                 continue
         new = r.new
-        if any(key[0] == tok[3] for key in ARITY_RENAMES):
+        if tok[3] in _ARITY_NAMES:
             split = _call_args(toks, i)
             if split is not None:
                 new = ARITY_RENAMES.get((tok[3], len(split[1])), new)
@@ -301,8 +308,9 @@ def include_fixes(path: str, toks: list, target: Target, *, roc: bool = False) -
     # A legacy-cuBLAS file that calls legacy functions keeps <cublas.h>: hipBLAS
     # has no handle-less API, the calls stay (identifier_fixes), and keeping the
     # header keeps the file recognisable as legacy, so a second port changes nothing.
-    keep = {"cublas.h"} if legacy_cublas(toks) and _uses_legacy_cublas_names(toks, names) else set()
-    for i, _text in _include_directives(toks):
+    includes = _include_directives(toks)
+    keep = {"cublas.h"} if _legacy_cublas_includes(toks, includes) and _uses_legacy_cublas_names(toks, names) else set()
+    for i, _text in includes:
         tok = toks[i]
         if i + 1 >= len(toks):
             continue
