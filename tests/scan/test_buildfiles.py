@@ -180,3 +180,21 @@ def test_makefile_runs_read_as_every_line_would():
         text = "".join(rng.choice(_MAKE_PIECES) + rng.choice(["", " ", "\n", "\\\n"]) for _ in range(rng.randint(0, 30)))
         got = [(f.kind, f.start, f.end, f.text, f.context, f.data) for f in parse_makefile(text).facts]
         assert got == _every_line_facts(text), repr(text)
+
+
+def test_makefile_runs_read_again_give_the_same_facts_at_their_place():
+    """A run of lines is read once and kept; the same run elsewhere, in the same or another
+    Makefile, gives the same facts at its own offsets, each with data of its own."""
+    from vado.scan.buildfiles import parse_makefile
+
+    run = "NVCC = nvcc\nCFLAGS = -O3 -arch=sm_80 \\\n  -Xptxas -v -lcublas\n"
+    first = parse_makefile(run).facts
+    shifted = parse_makefile("# header\n\nall:\n" + run).facts
+    again = parse_makefile(run).facts
+    offset = len("# header\n\nall:\n")
+    assert len(first) >= 4
+    assert [(f.kind, f.start + offset, f.end + offset, f.text, f.context, f.data) for f in first] == [
+        (f.kind, f.start, f.end, f.text, f.context, f.data) for f in shifted]
+    assert [(f.kind, f.start, f.end, f.text, f.data) for f in again] == [(f.kind, f.start, f.end, f.text, f.data) for f in first]
+    again[0].data["changed"] = True  # a consumer's change stays in its own facts
+    assert "changed" not in parse_makefile(run).facts[0].data

@@ -99,8 +99,10 @@ def _describe(edit: Edit) -> str:
 
 
 def _sorted_unique(edits: Iterable[Edit]) -> list[Edit]:
-    # Identical edits (the same include wanted by two fixes) collapse to one.
-    return sorted(set(edits), key=lambda e: (e.path, e.start, e.end, e.content))
+    # Identical edits (the same include wanted by two fixes) collapse to one. Keyed by their
+    # fields, which are their equality: tuples hash and sort in C, the dataclass in Python.
+    unique = {(e.path, e.start, e.end, e.content): e for e in edits}
+    return [unique[k] for k in sorted(unique)]
 
 
 def _first_overlap(ordered: Sequence[Edit]) -> tuple[Edit, Edit] | None:

@@ -314,6 +314,17 @@ def _makefile_lines(raws: list[str], starts: list[int], first: int, last: int, f
                                        {"source": "make", "form": _path_form(m.group(0))}))
 
 
+@functools.lru_cache(maxsize=4096)
+def _run_facts(run: tuple[str, ...]) -> tuple[BuildFact, ...]:
+    """The facts of one run of continued Makefile lines (with their line breaks), at offsets
+    from the run's start. A run's facts depend on its lines alone, so they are kept: the
+    second round of a port reads the Makefile again with most runs unchanged, and the
+    Makefiles of one project repeat their flag lines."""
+    facts: list[BuildFact] = []
+    _makefile_lines(list(run), list(itertools.accumulate((len(r) for r in run), initial=0)), 0, len(run) - 1, facts)
+    return tuple(facts)
+
+
 def parse_makefile(text: str, path: str = "Makefile") -> BuildFacts:
     """nvcc calls, nvcc flags, CUDA libraries and CUDA paths in a Makefile."""
     facts: list[BuildFact] = []
@@ -334,7 +345,10 @@ def parse_makefile(text: str, path: str = "Makefile") -> BuildFacts:
         last = k
         while last + 1 < len(raws) and _continues(raws[last].rstrip("\r\n")):
             last += 1
-        _makefile_lines(raws, starts, first, last, facts)
+        base = starts[first]
+        for f in _run_facts(tuple(raws[first : last + 1])):
+            # A copy per use: the kept facts are shared, and their data dicts must stay as they are.
+            facts.append(BuildFact(f.kind, f.start + base, f.end + base, f.text, f.context, dict(f.data)))
         # From the line break that ends the run: a dash word's match starts at the blank before it.
         m = _MAKE_CANDIDATE.search(text, starts[last + 1] - 1) if last + 1 < len(raws) else None
     return BuildFacts(path, _makefile_result(text, facts), ())
