@@ -229,3 +229,17 @@ def test_has_any_matches_a_scan_of_the_spellings():
     for texts in [("__managed__",), ("barrier", "nothing"), ("<<<",), ("32",), ("nothing",), (), ("__sync",), ("\u0100",)]:
         want = any(t in ref.spellings(Kind.IDENT) + ref.spellings(Kind.PUNCT) + ref.spellings(Kind.NUMBER) for t in texts)
         assert index.has_any(texts) == ref.has_any(texts) == want, texts
+
+
+@pytest.mark.parametrize("limit", [0, 5, 31, 32, 64, 255])
+def test_plain_integers_left_out_are_above_the_limit(limit):
+    """integer_spellings(limit) leaves out only literals int_value reads above the limit."""
+    literals = ["0", "0u", "5", "31", "32", "32u", "32UL", "0x1f", "0x20", "0X20ull", "0x00000020", "0xFFFFFFFF",
+                "0xffffffffu", "0b100000", "040", "0x", "0x1p-3", "1'000", "1e5", "32_x", "0xg1", "99999999999999999999"]
+    text = "int a[] = {" + ", ".join(literals) + "};"
+    view = _view(text)
+    kept = set(view.spelling_index.integer_spellings(limit))
+    for lit in literals:
+        if lit not in kept and "." not in lit:
+            assert cs.int_value(lit) is not None and cs.int_value(lit) > limit, lit
+    assert kept >= {lit for lit in literals if (v := cs.int_value(lit)) is not None and v <= limit}

@@ -1009,25 +1009,45 @@ fail:
     return NULL;
 }
 
-/* Whether s[0:n] is a plain decimal literal (ASCII digits, no leading zero unless it is
- * "0") whose value exceeds ``limit``: int_value reads such a literal as int(text). */
-static int decimal_above(const Py_UCS1 *s, Py_ssize_t n, long long limit) {
-    if (n == 0 || (s[0] == '0' && n > 1))
-        return 0;
+/* Whether s[0:n] is a plain integer literal whose value exceeds ``limit``: a decimal
+ * without a leading zero (or "0"), or 0x and hex digits, then only u/U/l/L/z/Z suffix
+ * letters (vado.rules.cuda_syntax._PLAIN_INTEGER); int_value reads such a literal's digits
+ * as they are. */
+static int plain_above(const Py_UCS1 *s, Py_ssize_t n, long long limit) {
+    Py_ssize_t i = 0;
     long long v = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
+    int hex = n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    if (hex) {
+        i = 2;
+        for (; i < n; i++) {
+            int d = s[i] >= '0' && s[i] <= '9' ? s[i] - '0'
+                    : s[i] >= 'a' && s[i] <= 'f' ? s[i] - 'a' + 10
+                    : s[i] >= 'A' && s[i] <= 'F' ? s[i] - 'A' + 10 : -1;
+            if (d < 0)
+                break;
+            if (v <= limit)
+                v = v * 16 + d;
+        }
+        if (i == 2)
+            return 0; /* "0x" and no digit */
+    } else if (n > 0 && s[0] == '0') {
+        i = 1; /* "0": a digit after it would make it octal, which is not plain */
+    } else {
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+            if (v <= limit)
+                v = v * 10 + (s[i] - '0');
+        if (i == 0)
             return 0;
-        if (v > limit)
-            continue; /* already above: keep checking that it is all digits */
-        v = v * 10 + (s[i] - '0');
     }
+    for (; i < n; i++)
+        if (!strchr("uUlLzZ", s[i]) || s[i] == 0)
+            return 0;
     return v > limit;
 }
 
 /* integer_spellings([limit]): the distinct NUMBER texts that may be integers, in first-use
  * order: without a '.' (int_value gives None for those) and, with ``limit`` >= 0, without
- * the plain decimals above it. */
+ * the plain integers above it. */
 static PyObject *tokens_integer_spellings(TokensObject *self, PyObject *args) {
     long long limit = -1;
     if (!PyArg_ParseTuple(args, "|L:integer_spellings", &limit))
@@ -1043,7 +1063,7 @@ static PyObject *tokens_integer_spellings(TokensObject *self, PyObject *args) {
         const Spelling *sp = &x->spellings[k];
         if (sp->kind != K_NUMBER || memchr(s + sp->start, '.', sp->len))
             continue;
-        if (limit >= 0 && decimal_above(s + sp->start, sp->len, limit))
+        if (limit >= 0 && plain_above(s + sp->start, sp->len, limit))
             continue;
         if (append_new(out, token_text(self, x->positions[sp->offset])) < 0) {
             Py_DECREF(out);

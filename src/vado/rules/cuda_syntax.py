@@ -99,7 +99,17 @@ def python_bracket_map(tokens: list) -> dict[int, int]:
     return pairs
 
 
-_DECIMAL = re.compile(r"0|[1-9][0-9]*")
+#: A plain integer literal: its digits (decimal without a leading zero, or hex) and suffix letters only.
+_PLAIN_INTEGER = re.compile(r"(0|[1-9][0-9]*|0[xX][0-9a-fA-F]+)[uUlLzZ]*")
+
+
+def _plain_above(literal: str, limit: int) -> bool:
+    """Whether ``literal`` is a plain integer (:data:`_PLAIN_INTEGER`) whose value exceeds ``limit``."""
+    m = _PLAIN_INTEGER.fullmatch(literal)
+    if m is None:
+        return False
+    digits = m.group(1)
+    return (int(digits, 16) if digits[:2] in ("0x", "0X") else int(digits)) > limit
 
 
 class SpellingIndex:
@@ -150,9 +160,10 @@ class SpellingIndex:
 
     def integer_spellings(self, limit: int = -1) -> list[str]:
         """The distinct NUMBER texts that may be integers, in first-use order: those without a
-        ``.`` and, with ``limit`` >= 0, without the plain decimals (``[1-9][0-9]*``, ``0``) above it."""
+        ``.`` and, with ``limit`` >= 0, without the plain integers above it (:func:`_plain_above`:
+        a data table's thousands of large literals never reach Python)."""
         return [t for t, k in self._kinds.items() if k is Kind.NUMBER and "." not in t
-                and not (limit >= 0 and _DECIMAL.fullmatch(t) and int(t) > limit)]
+                and not (limit >= 0 and _plain_above(t, limit))]
 
     def directives(self) -> list[int]:
         """Indices of the DIRECTIVE tokens."""
