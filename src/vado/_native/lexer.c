@@ -540,6 +540,9 @@ int lex_tokens(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t start, int spliced, To
     if (!memchr(s, '#', (size_t)n))
         return lex_range(s, n, start, spliced, out);
     TokBuf raw = {0};
+    /* The raw tokens get the same room: growing them by doubling copied them a dozen times. */
+    if (tokbuf_reserve(&raw, n / 4 + 16) < 0)
+        return -1;
     int rc = lex_range(s, n, start, spliced, &raw);
     if (rc == 0)
         rc = fix_directives(s, n, spliced, &raw, out);
