@@ -504,6 +504,10 @@ _RENAMABLE_REFS = frozenset({
     "CMAKE_CUDA_FLAGS_MINSIZEREL", "CMAKE_CUDA_STANDARD",
 })
 _CUDA_LIB_VAR = re.compile(r"\$\{CUDA_(?:(\w+?)_)?LIBRAR(?:Y|IES)\}")
+#: A word of a CMake list in an argument (split on blanks and ``;``), and the generator
+#: expression heads (``$<CONFIG:Release>:``) before a flag in it.
+_CMAKE_LIST_WORD = re.compile(r"[^\s;]+")
+_GENERATOR_HEAD = re.compile(r"^(?:\$<[^:>]*(?::[^:>]*)?>?:)+")
 _LINK_COMMANDS = {"target_link_libraries", "link_libraries", "target_link_options"}
 _VALUE_COMMANDS = {"set", "list", "string", "option"}
 
@@ -549,6 +553,12 @@ def parse_cmake(text: str, path: str = "CMakeLists.txt") -> BuildFacts:
                                            {"flag": "rdc", "variable": word, "command": ln, "source": "cmake"}))
             elif not a.quoted and _CMAKE_CUDA_VARS.match(word) and (k == 0 or ln not in _VALUE_COMMANDS):
                 facts.append(BuildFact(FactKind.CUDA_VARIABLE, a.start, a.end, "", ln, {"variable": word, "command": ln}))
+            if "CUDA" not in word and "cuda" not in word:
+                # What the patterns below find all spell CUDA or cuda; the link check needs neither.
+                if ln in _LINK_COMMANDS and k > 0 and not a.quoted and word in CUDA_LIBRARIES:
+                    facts.append(BuildFact(FactKind.CUDA_LIBRARY, a.start, a.end, "", ln,
+                                           {"library": word, "form": "name", "command": ln, "source": "cmake"}))
+                continue
             for m in _CUDA_VAR_REF.finditer(word):
                 var = m.group(1)
                 if var in _RENAMABLE_REFS:
@@ -572,9 +582,9 @@ def parse_cmake(text: str, path: str = "CMakeLists.txt") -> BuildFacts:
         # and ';', CMake's list separator; generator expressions are unwrapped).
         words: list[tuple[int, int, str]] = []
         for a in args:
-            for m in re.finditer(r"[^\s;]+", a.text):
+            for m in _CMAKE_LIST_WORD.finditer(a.text):
                 w = m.group(0)
-                ge = re.match(r"^(?:\$<[^:>]*(?::[^:>]*)?>?:)+", w)
+                ge = _GENERATOR_HEAD.match(w) if w.startswith("$<") else None
                 off = ge.end() if ge else 0
                 w2 = w[off:].rstrip(">")
                 if w2:
@@ -587,7 +597,7 @@ def parse_cmake(text: str, path: str = "CMakeLists.txt") -> BuildFacts:
             elif f.kind is not FactKind.CUDA_LIBRARY:
                 facts.append(f)
         for s, e, w in words:
-            if _NVCC_WORD.match(w):
+            if ("nvcc" in w or "NVCC" in w) and _NVCC_WORD.match(w):
                 facts.append(BuildFact(FactKind.NVCC, s, e, "", ln, {"source": "cmake"}))
     facts = _dedupe(facts)
     return BuildFacts(path, tuple(_with_text(text, facts)), tuple(probs))
