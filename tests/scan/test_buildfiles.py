@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from vado.scan.buildfiles import FactKind, classify_flag, cmake_commands, parse_cmake, parse_makefile, parse_setup_py_build
 
 CMAKE = """\
@@ -198,3 +201,28 @@ def test_makefile_runs_read_again_give_the_same_facts_at_their_place():
     assert [(f.kind, f.start, f.end, f.text, f.data) for f in again] == [(f.kind, f.start, f.end, f.text, f.data) for f in first]
     again[0].data["changed"] = True  # a consumer's change stays in its own facts
     assert "changed" not in parse_makefile(run).facts[0].data
+
+
+_MAKE_BITS = ["nvcc", "NVCC", "cuda", "CUDA", "-", "--", "-x", "\"-x", "'-", "\\-", "a-b", "#-", " ", "\t", "\n", "\r\n", "\r",
+              "\x0c", "\x1c", "\x85", "\xa0", "\\\n", "\"", "'", "x", "nvcuda", "cu", "da"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_MAKE_BITS), max_size=40).map("".join))
+def test_makefile_marks_find_the_lines_the_candidate_pattern_defines(text):
+    """The reader's fast marks (_MAKE_MARK with _opens_dash_word) find a candidate on exactly
+    the lines where _MAKE_CANDIDATE, the definition, matches."""
+    import bisect
+    import itertools
+
+    from vado.scan import buildfiles as bf
+
+    starts = list(itertools.accumulate(map(len, text.splitlines(keepends=True)), initial=0))
+
+    def line(at: int) -> int:
+        return bisect.bisect_right(starts, at) - 1
+
+    want = {line(m.end() - 1) for m in bf._MAKE_CANDIDATE.finditer(text)}
+    got = {line(m.start()) for m in bf._MAKE_MARK.finditer(text)
+           if text[m.start()] != "-" or bf._opens_dash_word(text, m.start())}
+    assert got == want

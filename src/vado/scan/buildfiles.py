@@ -259,8 +259,24 @@ def _make_comment_cut(line: str, recipe: bool) -> int:
     return len(line)
 
 
-#: Where a Makefile fact may be: a word starting with a dash (after quotes), nvcc, cuda.
+#: Where a Makefile fact may be: a word starting with a dash (after quotes), nvcc, cuda. The
+#: definition; the reader finds the same places through _MAKE_MARK and _opens_dash_word.
 _MAKE_CANDIDATE = re.compile(r"nvcc|NVCC|cuda|CUDA|" + _DASH_WORD.pattern, re.MULTILINE)
+#: The marks of a candidate: the words, and each run of dashes (only a run's first dash may
+#: start a dash word: the others follow a dash). Every alternative starts with a literal, so
+#: the regex engine skips to the next n, N, c, C or dash, where _MAKE_CANDIDATE's blank-led
+#: alternative is tried at every character.
+_MAKE_MARK = re.compile(r"nvcc|NVCC|cuda|CUDA|-[-]*")
+
+
+def _opens_dash_word(text: str, at: int) -> bool:
+    """Whether the dash at ``at`` starts a dash word as _DASH_WORD finds one: after quotes only,
+    which follow the text's start, a blank (``\\s`` is ``str.isspace``, line breaks included)
+    or a backslash."""
+    k = at - 1
+    while k >= 0 and text[k] in "\"'":
+        k -= 1
+    return k < 0 or text[k].isspace() or text[k] == "\\"
 
 
 def _continues(line: str) -> bool:
@@ -332,15 +348,19 @@ def parse_makefile(text: str, path: str = "Makefile") -> BuildFacts:
     # Only lines that hold a candidate (a dash word, nvcc, cuda) can hold a fact. Each is read
     # with the lines it continues (backslash-newline), from the first line of that run, which
     # starts with no comment and no assignment open: exactly as a read of every line.
-    m = _MAKE_CANDIDATE.search(text)
-    if m is None:
-        return BuildFacts(path, (), ())
-    starts = list(itertools.accumulate((len(r) for r in raws), initial=0))
-    while m is not None:
-        # The candidate's last character is on its line (the match may begin with the line break before it).
-        k = bisect.bisect_right(starts, m.end() - 1) - 1
+    starts: list[int] = []
+    last = -1  # the last line read
+    for m in _MAKE_MARK.finditer(text):
+        at = m.start()  # a word's first character or the dash: on the candidate's line
+        if text[at] == "-" and not _opens_dash_word(text, at):
+            continue
+        if not starts:
+            starts = list(itertools.accumulate(map(len, raws), initial=0))
+        k = bisect.bisect_right(starts, at) - 1
+        if k <= last:
+            continue  # read with an earlier candidate's run
         first = k
-        while first > 0 and _continues(raws[first - 1].rstrip("\r\n")):
+        while first > last + 1 and _continues(raws[first - 1].rstrip("\r\n")):
             first -= 1
         last = k
         while last + 1 < len(raws) and _continues(raws[last].rstrip("\r\n")):
@@ -349,8 +369,8 @@ def parse_makefile(text: str, path: str = "Makefile") -> BuildFacts:
         for f in _run_facts(tuple(raws[first : last + 1])):
             # A copy per use: the kept facts are shared, and their data dicts must stay as they are.
             facts.append(BuildFact(f.kind, f.start + base, f.end + base, f.text, f.context, dict(f.data)))
-        # From the line break that ends the run: a dash word's match starts at the blank before it.
-        m = _MAKE_CANDIDATE.search(text, starts[last + 1] - 1) if last + 1 < len(raws) else None
+    if not starts:
+        return BuildFacts(path, (), ())
     return BuildFacts(path, _makefile_result(text, facts), ())
 
 
