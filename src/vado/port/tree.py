@@ -212,8 +212,9 @@ def _copy_tree(root: Path, out: Path, ported: frozenset[str] = frozenset()) -> s
     def ignore(directory: str, names: list[str]) -> set[str]:
         skip = {n for n in names if n == ".git"}
         if ported:
+            prefix = directory if directory.endswith(os.sep) else directory + os.sep  # os.path.join, once
             for n in names:
-                path = os.path.join(directory, n)
+                path = prefix + n
                 if path in ported:
                     if os.path.islink(path):
                         copied.add(path)

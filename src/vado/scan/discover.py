@@ -527,12 +527,14 @@ class _Walker:
             if found is not None:
                 ignores = ignores + (found,)
         subdirs = []
+        # os.path.join(directory.abs, name) for the entries' plain names, joined once.
+        abs_prefix = directory.abs if directory.abs.endswith(os.sep) else directory.abs + os.sep
         for entry in entries:
             name = entry.name
             if name in _VCS_DIRS:
                 continue
             rel = f"{directory.rel}/{name}" if directory.rel else name
-            abs_path = os.path.join(directory.abs, name)
+            abs_path = abs_prefix + name
             try:
                 link = entry.is_symlink()
                 is_dir = entry.is_dir(follow_symlinks=False)
