@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from enum import Enum
 from pathlib import PurePosixPath
@@ -99,7 +100,17 @@ _MAKEFILE = re.compile(r"^(?:makefile|gnumakefile)(?:[-_.].*)?$")
 
 def classify(path: str | PurePosixPath) -> FileKind:
     """The kind of ``path`` judged by its name (case-insensitive)."""
-    p = PurePosixPath(path)
+    if isinstance(path, str):
+        return _classify_str(path)
+    return _kind_of(PurePosixPath(path))
+
+
+@functools.lru_cache(maxsize=16384)  # a tree repeats its names (main.cu, Makefile, kernel.h)
+def _classify_str(path: str) -> FileKind:
+    return _kind_of(PurePosixPath(path))
+
+
+def _kind_of(p: PurePosixPath) -> FileKind:
     name = p.name.lower()
     kind = _BY_NAME.get(name)
     if kind is not None:

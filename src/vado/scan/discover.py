@@ -75,6 +75,7 @@ from __future__ import annotations
 
 import codecs
 import errno
+import functools
 import io
 import os
 import re
@@ -374,6 +375,7 @@ def _sniff(head: bytes) -> FileKind:
     return FileKind.OTHER
 
 
+@functools.lru_cache(maxsize=16384)  # names repeat across a tree
 def _prebuilt(name: str) -> str | None:
     """The skip detail of a prebuilt-code file name, or None."""
     lower = name.lower()
