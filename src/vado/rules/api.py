@@ -223,11 +223,15 @@ class _PerTargetStatusRule(Rule):
         """Whether another rule reports (and fixes) this use on ``target``, so this one stays silent."""
         return False
 
-    def check(self, ctx: FileContext) -> Iterator[Finding]:
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
         targets = hip_targets(ctx)
-        if not targets:
-            return
-        for use in api_uses(ctx):
+        uses = api_uses(ctx) if targets else ()
+        if not uses:
+            return ()  # no table name in the file (most headers): no generator to run
+        return self._findings(ctx, targets, uses)
+
+    def _findings(self, ctx: FileContext, targets: tuple[Target, ...], uses: list[NameUses]) -> Iterator[Finding]:
+        for use in uses:
             hits = []
             for t in targets:
                 av = availability(ctx, use.entry, t)
@@ -536,10 +540,14 @@ class CudaNamesWithHipRenames(Rule):
     severity = Severity.INFO
     file_kinds = CUDA_KINDS
 
-    def check(self, ctx: FileContext) -> Iterator[Finding]:
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        uses = api_uses(ctx)
+        return self._findings(ctx, uses) if uses else ()
+
+    def _findings(self, ctx: FileContext, uses: list[NameUses]) -> Iterator[Finding]:
         hips = hip_targets(ctx)
         groups: dict[str, list[NameUses]] = {}
-        for use in api_uses(ctx):
+        for use in uses:
             hip = _hip_name(use.entry, ctx)
             if not hip or hip == use.name:
                 continue

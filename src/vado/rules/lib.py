@@ -36,7 +36,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterator
+from typing import Any, ClassVar, Iterable, Iterator
 
 from vado.model import Effort, Finding, Severity, Target, Verdict
 from vado.rules.base import FileContext, Rule
@@ -362,8 +362,13 @@ class _LibraryRule(Rule):
     #: Hours of manual work per distinct API name when the verdict is needs-manual-work.
     hours_per_name: ClassVar[float] = 0.5
 
-    def check(self, ctx: FileContext) -> Iterator[Finding]:
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
         uses = library_uses(ctx)
+        if uses.keys().isdisjoint(self.library_ids):
+            return ()  # most files use none of this rule's libraries: no generator to run
+        return self._findings(ctx, uses)
+
+    def _findings(self, ctx: FileContext, uses: dict[str, LibraryUse]) -> Iterator[Finding]:
         roc = bool(ctx.options.get("roc"))
         for lib_id in self.library_ids:
             use = uses.get(lib_id)
