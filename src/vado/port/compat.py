@@ -319,6 +319,8 @@ def local_helper_fixes(path: str, text: str, toks: list, target: Target) -> list
     helpers = local_helpers()
     index = spelling_index(toks)
     # Most files hold none of the names: the spelling index says so without a token walk.
+    if not index.has_any(helpers):
+        return []
     candidates = sorted(i for name in helpers for i in index.where(name))
     uses: dict[str, list[int]] = {}
     for i in candidates:

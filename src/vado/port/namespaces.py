@@ -31,7 +31,7 @@ def namespace_fixes(path: str, toks: list, text: str | None = None) -> list[Fix]
     thrust's CUDA header directory skip the look at every directive.
     """
     index = spelling_index(toks)
-    if not any(index.where(name) for name in (*NAMESPACES, "cuda")) and (
+    if not index.has_any((*NAMESPACES, "cuda")) and (
         (text is not None and THRUST_CUDA_DIR not in text)
         or not any(_operand(toks, i)[3][1:].startswith(THRUST_CUDA_DIR) for i in index.directives())
     ):
