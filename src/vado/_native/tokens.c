@@ -25,6 +25,37 @@ typedef struct {
     Py_ssize_t count, offset; /* its indices are positions[offset : offset + count] */
 } Spelling;
 
+/* The strs of an index's spellings, made on first need and shared by the code tokens' index
+ * with the index it is derived from (the two number the spellings alike): a name's str is
+ * made, and its hash computed, once per file. */
+typedef struct {
+    Py_ssize_t refs;
+    Py_ssize_t n;
+    PyObject **items; /* owned; NULL until made */
+} StrTable;
+
+static StrTable *strtable_new(Py_ssize_t n) {
+    StrTable *t = PyMem_Malloc(sizeof(StrTable));
+    PyObject **items = t ? PyMem_Calloc((size_t)(n ? n : 1), sizeof(PyObject *)) : NULL;
+    if (!items) {
+        PyMem_Free(t);
+        return NULL;
+    }
+    t->refs = 1;
+    t->n = n;
+    t->items = items;
+    return t;
+}
+
+static void strtable_release(StrTable *t) {
+    if (!t || --t->refs > 0)
+        return;
+    for (Py_ssize_t k = 0; k < t->n; k++)
+        Py_XDECREF(t->items[k]);
+    PyMem_Free(t->items);
+    PyMem_Free(t);
+}
+
 typedef struct {
     Spelling *spellings;
     Py_ssize_t nspellings;
@@ -34,7 +65,7 @@ typedef struct {
     Py_ssize_t *marks, nmarks;     /* DIRECTIVE and EOD tokens */
     Py_ssize_t *strings, nstrings; /* STRING tokens */
     Py_ssize_t *spelling_of;       /* per token: its spelling number, or -1 */
-    PyObject **strs;               /* per spelling: its str, made on first need (owned) */
+    StrTable *strs;                /* per spelling: its str, made on first need; shared with a derived index */
 } SpellingIndex;
 
 static inline uint64_t read64(const Py_UCS1 *p) {
@@ -91,11 +122,7 @@ static inline int same_bytes(const Py_UCS1 *a, const Py_UCS1 *b, Py_ssize_t len)
 static void index_free(SpellingIndex *x) {
     if (!x)
         return;
-    if (x->strs) {
-        for (Py_ssize_t k = 0; k < x->nspellings; k++)
-            Py_XDECREF(x->strs[k]);
-        PyMem_Free(x->strs);
-    }
+    strtable_release(x->strs);
     PyMem_Free(x->spelling_of);
     PyMem_Free(x->spellings);
     PyMem_Free(x->slots);
@@ -254,7 +281,7 @@ static SpellingIndex *index_build(const Py_UCS1 *s, const Tok *toks, Py_ssize_t 
     }
     index_place(x, slot_of, n);
     x->spelling_of = slot_of;
-    x->strs = PyMem_Calloc((size_t)(x->nspellings ? x->nspellings : 1), sizeof(PyObject *));
+    x->strs = strtable_new(x->nspellings);
     if (!x->strs) {
         slot_of = NULL; /* now x's */
         goto nomem;
@@ -333,13 +360,13 @@ static SpellingIndex *tokens_index(TokensObject *self);
 /* The str of spelling ``num`` of the index (a new reference), made once. */
 static PyObject *spelling_str(TokensObject *self, Py_ssize_t num) {
     SpellingIndex *x = self->index;
-    PyObject *str = x->strs[num];
+    PyObject *str = x->strs->items[num];
     if (!str) {
         const Spelling *sp = &x->spellings[num];
         str = PyUnicode_Substring(self->text, sp->start, sp->start + sp->len);
         if (!str)
             return NULL;
-        x->strs[num] = str;
+        x->strs->items[num] = str;
     }
     Py_INCREF(str);
     return str;
@@ -487,19 +514,14 @@ static SpellingIndex *index_derive(const SpellingIndex *px, const Tok *toks, Py_
     x->slots = PyMem_Malloc((size_t)(px->mask + 1) * sizeof(Py_ssize_t));
     x->positions = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
     x->spelling_of = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
-    x->strs = PyMem_Calloc((size_t)(ns ? ns : 1), sizeof(PyObject *));
-    if (!x->spellings || !x->slots || !x->positions || !x->spelling_of || !x->strs)
+    if (!x->spellings || !x->slots || !x->positions || !x->spelling_of)
         goto nomem;
+    x->strs = px->strs; /* shared: see StrTable */
+    x->strs->refs++;
     memcpy(x->slots, px->slots, (size_t)(px->mask + 1) * sizeof(Py_ssize_t));
     /* Same spellings, counts and offsets: every token that has a spelling is a code token. */
     if (ns)
         memcpy(x->spellings, px->spellings, (size_t)ns * sizeof(Spelling));
-    for (Py_ssize_t k = 0; k < ns; k++) {
-        if (px->strs[k]) { /* share the strs made already */
-            Py_INCREF(px->strs[k]);
-            x->strs[k] = px->strs[k];
-        }
-    }
     Py_ssize_t marks_cap = 0, strings_cap = 0;
     for (Py_ssize_t j = 0; j < n; j++) {
         Py_ssize_t num = px->spelling_of[from[j]];
