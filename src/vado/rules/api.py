@@ -116,7 +116,16 @@ def api_uses(ctx: FileContext) -> list[NameUses]:
     # lookups that follow are the hits only. (A stand-in table without api_table,
     # as tests use, is asked name by name.)
     table = getattr(api, "api_table", None)
-    for name in idents.keys() & table().by_name.keys() if table is not None else list(idents):
+    if table is not None:
+        # One pass over the file's names finds both kinds of candidate below: the table's
+        # names and the last components of its qualified names.
+        by_name = table().by_name
+        candidates = idents.keys() & _names_and_tails(table)
+        direct: Iterable[str] = [n for n in candidates if n in by_name]
+        tails: set[str] | None = candidates & _qualified_tails(table)
+    else:
+        direct, tails = list(idents), None
+    for name in direct:
         entry = lookup(name)
         if entry is None or _is_header_row(entry) or "::" in str(getattr(entry, "cuda_name", name)):
             continue
@@ -127,8 +136,7 @@ def api_uses(ctx: FileContext) -> list[NameUses]:
     qualified = qualifiers.keys()
     # A qualified lookup can only hit a table name whose last component is the name:
     # the others are left out by a set intersection (all of them with a stand-in table).
-    tails = _qualified_tails(table) if table is not None else None
-    for name in (idents.keys() & tails if tails is not None else list(idents)) if qualifiers else ():
+    for name in (tails if tails is not None else list(idents)) if qualifiers else ():
         starts = idents[name]
         if qualified.isdisjoint(starts):
             continue
@@ -149,6 +157,12 @@ def api_uses(ctx: FileContext) -> list[NameUses]:
     uses.sort(key=lambda u: (u.starts[0], u.name))
     setattr(ctx, "_vado_api_uses", uses)
     return uses
+
+
+@functools.cache
+def _names_and_tails(api_table) -> frozenset[str]:
+    """The table's names and :func:`_qualified_tails`: every name :func:`api_uses` looks at."""
+    return frozenset(api_table().by_name) | _qualified_tails(api_table)
 
 
 @functools.cache
