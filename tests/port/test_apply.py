@@ -742,3 +742,17 @@ def test_write_new_never_replaces_an_existing_file(tmp_path):
     with pytest.raises(PortError):
         write_new(link, b"port")
     assert not (tmp_path / "elsewhere.cu").exists()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from([b"a\n", b"b\n", b"{\n", b"}\n", b"\n", b"x", b"int i;\n"]), min_size=190, max_size=320),
+       st.lists(st.tuples(st.integers(0, 319), st.sampled_from([b"hip\n", b"", b"a\n", b"}\n"])), max_size=12),
+       st.sampled_from([0, 3, 5]))
+def test_unified_diff_of_long_files_is_difflibs(lines, changes, context):
+    """Past 200 lines difflib treats popular lines as junk; the compiled matcher and hunk writer agree."""
+    after = list(lines)
+    for at, new in changes:
+        if at < len(after):
+            after[at] = new
+    before, changed = b"".join(lines), b"".join(after)
+    assert unified_diff(before, changed, "k.cu", context=context) == _difflib_unified(before, changed, "k.cu", context)

@@ -252,3 +252,155 @@ done:
     PyMem_Free(blocks);
     return out;
 }
+
+/* ---- hunks -------------------------------------------------------------------------
+ * unified_hunks(a, b, blocks, n): the hunks of difflib.unified_diff over the lists of bytes
+ * lines ``a`` and ``b``, from their matching blocks (matching_blocks above), with ``n``
+ * lines of context: difflib's get_opcodes and get_grouped_opcodes step for step, formatted
+ * as vado.port.apply.unified_diff writes them (a line without a final newline is followed by
+ * git's "\ No newline at end of file"). The Python formatting there stays the reference. */
+
+typedef struct {
+    char tag; /* 'e'qual, 'r'eplace, 'd'elete, 'i'nsert */
+    Py_ssize_t i1, i2, j1, j2;
+} Opcode;
+
+typedef struct {
+    char *buf;
+    Py_ssize_t len, cap;
+} Out;
+
+static int out_put(Out *o, const char *p, Py_ssize_t n) {
+    if (o->len + n > o->cap) {
+        Py_ssize_t cap = o->cap ? o->cap : 4096;
+        while (cap < o->len + n)
+            cap *= 2;
+        char *b = PyMem_Realloc(o->buf, (size_t)cap);
+        if (!b) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        o->buf = b;
+        o->cap = cap;
+    }
+    memcpy(o->buf + o->len, p, (size_t)n);
+    o->len += n;
+    return 0;
+}
+
+static int out_range(Out *o, Py_ssize_t start, Py_ssize_t stop) { /* difflib's _format_range_unified */
+    char tmp[64];
+    Py_ssize_t length = stop - start;
+    int k = length == 1 ? snprintf(tmp, sizeof tmp, "%zd", start + 1)
+                        : snprintf(tmp, sizeof tmp, "%zd,%zd", length ? start + 1 : start, length);
+    return out_put(o, tmp, k);
+}
+
+static int out_lines(Out *o, char prefix, PyObject *lines, Py_ssize_t lo, Py_ssize_t hi) {
+    static const char marker[] = "\n\\ No newline at end of file\n";
+    for (Py_ssize_t k = lo; k < hi; k++) {
+        PyObject *line = PyList_GET_ITEM(lines, k);
+        const char *p = PyBytes_AS_STRING(line);
+        Py_ssize_t n = PyBytes_GET_SIZE(line);
+        if (out_put(o, &prefix, 1) < 0 || out_put(o, p, n) < 0)
+            return -1;
+        if ((n == 0 || p[n - 1] != '\n') && out_put(o, marker, (Py_ssize_t)sizeof marker - 1) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* One group of opcodes: its header and lines. */
+static int out_group(Out *o, PyObject *a, PyObject *b, const Opcode *g, Py_ssize_t count) {
+    if (out_put(o, "@@ -", 4) < 0 || out_range(o, g[0].i1, g[count - 1].i2) < 0 || out_put(o, " +", 2) < 0 ||
+        out_range(o, g[0].j1, g[count - 1].j2) < 0 || out_put(o, " @@\n", 4) < 0)
+        return -1;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        const Opcode *c = &g[k];
+        if (c->tag == 'e') {
+            if (out_lines(o, ' ', a, c->i1, c->i2) < 0)
+                return -1;
+            continue;
+        }
+        if ((c->tag == 'r' || c->tag == 'd') && out_lines(o, '-', a, c->i1, c->i2) < 0)
+            return -1;
+        if ((c->tag == 'r' || c->tag == 'i') && out_lines(o, '+', b, c->j1, c->j2) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+PyObject *native_unified_hunks(PyObject *module, PyObject *args) {
+    PyObject *a, *b, *blocks;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "O!O!O!n:unified_hunks", &PyList_Type, &a, &PyList_Type, &b, &PyList_Type, &blocks, &n))
+        return NULL;
+    for (int side = 0; side < 2; side++) {
+        PyObject *lines = side ? b : a;
+        for (Py_ssize_t k = 0; k < PyList_GET_SIZE(lines); k++)
+            if (!PyBytes_Check(PyList_GET_ITEM(lines, k))) {
+                PyErr_SetString(PyExc_TypeError, "unified_hunks: the lines must be bytes");
+                return NULL;
+            }
+    }
+    Py_ssize_t nb = PyList_GET_SIZE(blocks), la = PyList_GET_SIZE(a), lb = PyList_GET_SIZE(b);
+    /* get_opcodes: at most two per block, and one "equal" stand-in when there are none. */
+    Opcode *codes = PyMem_Malloc((size_t)(2 * nb + 2) * sizeof(Opcode));
+    Opcode *group = PyMem_Malloc((size_t)(2 * nb + 3) * sizeof(Opcode));
+    Out o = {0};
+    PyObject *result = NULL;
+    if (!codes || !group) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t nc = 0, i = 0, j = 0;
+    for (Py_ssize_t k = 0; k < nb; k++) {
+        Py_ssize_t ai, bj, size;
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(blocks, k), "nnn:unified_hunks block", &ai, &bj, &size))
+            goto done;
+        if (ai < i || bj < j || size < 0 || ai + size > la || bj + size > lb) {
+            PyErr_SetString(PyExc_ValueError, "unified_hunks: blocks are not matching blocks of a and b");
+            goto done;
+        }
+        char tag = i < ai && j < bj ? 'r' : i < ai ? 'd' : j < bj ? 'i' : 0;
+        if (tag)
+            codes[nc++] = (Opcode){tag, i, ai, j, bj};
+        i = ai + size, j = bj + size;
+        if (size)
+            codes[nc++] = (Opcode){'e', ai, i, bj, j};
+    }
+    if (!nc)
+        codes[nc++] = (Opcode){'e', 0, 1, 0, 1};
+    /* get_grouped_opcodes(n) */
+    if (codes[0].tag == 'e') {
+        Opcode *c = &codes[0];
+        c->i1 = c->i2 - n > c->i1 ? c->i2 - n : c->i1;
+        c->j1 = c->j2 - n > c->j1 ? c->j2 - n : c->j1;
+    }
+    if (codes[nc - 1].tag == 'e') {
+        Opcode *c = &codes[nc - 1];
+        c->i2 = c->i1 + n < c->i2 ? c->i1 + n : c->i2;
+        c->j2 = c->j1 + n < c->j2 ? c->j1 + n : c->j2;
+    }
+    Py_ssize_t ng = 0;
+    for (Py_ssize_t k = 0; k < nc; k++) {
+        Opcode c = codes[k];
+        if (c.tag == 'e' && c.i2 - c.i1 > 2 * n) {
+            group[ng++] = (Opcode){'e', c.i1, c.i1 + n < c.i2 ? c.i1 + n : c.i2, c.j1, c.j1 + n < c.j2 ? c.j1 + n : c.j2};
+            if (out_group(&o, a, b, group, ng) < 0)
+                goto done;
+            ng = 0;
+            c.i1 = c.i2 - n > c.i1 ? c.i2 - n : c.i1;
+            c.j1 = c.j2 - n > c.j1 ? c.j2 - n : c.j1;
+        }
+        group[ng++] = c;
+    }
+    if (ng && !(ng == 1 && group[0].tag == 'e') && out_group(&o, a, b, group, ng) < 0)
+        goto done;
+    result = PyBytes_FromStringAndSize(o.buf ? o.buf : "", o.len);
+done:
+    PyMem_Free(codes);
+    PyMem_Free(group);
+    PyMem_Free(o.buf);
+    return result;
+}

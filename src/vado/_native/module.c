@@ -142,6 +142,8 @@ static PyMethodDef native_methods[] = {
     {"lex", native_lex, METH_VARARGS, "lex(text, start, spliced, kinds): vado.scan.lexer._lex, compiled."},
     {"matching_blocks", native_matching_blocks, METH_VARARGS,
      "matching_blocks(a, b): difflib.SequenceMatcher(None, a, b).get_matching_blocks() of two lists, compiled."},
+    {"unified_hunks", native_unified_hunks, METH_VARARGS,
+     "unified_hunks(a, b, blocks, n): the hunks of vado.port.apply.unified_diff as bytes, compiled."},
     {NULL, NULL, 0, NULL},
 };
 

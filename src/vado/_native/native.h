@@ -66,6 +66,7 @@ int may_name_library_bytes(const Py_UCS1 *s, Py_ssize_t n);
 
 /* diff.c */
 PyObject *native_matching_blocks(PyObject *module, PyObject *args);
+PyObject *native_unified_hunks(PyObject *module, PyObject *args);
 
 /* pairs.c: a BracketPairs that takes ownership of ``match`` (``n`` entries, ``count`` of them >= 0). */
 PyObject *bracket_pairs_new(Py_ssize_t *match, Py_ssize_t n, Py_ssize_t count);

@@ -823,7 +823,10 @@ def unified_diff(before: bytes, after: bytes, path: str | os.PathLike[str], *, c
         return ""
     name = os.fsencode(os.fspath(path))
     a, b = _lines(before), _lines(after)
-    out: list[bytes] = [b"--- a/" + name + b"\n", b"+++ b/" + name + b"\n"]
+    head = b"--- a/" + name + b"\n+++ b/" + name + b"\n"
+    if _native is not None:  # the grouping and formatting below, compiled
+        return display_text(head + _native.unified_hunks(a, b, _native.matching_blocks(a, b), context))
+    out: list[bytes] = [head]
 
     def emit(prefix: bytes, lines: list[bytes]) -> None:
         for line in lines:
