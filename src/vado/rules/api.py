@@ -120,7 +120,9 @@ def api_uses(ctx: FileContext) -> list[NameUses]:
         # One pass over the file's names finds both kinds of candidate below: the table's
         # names and the last components of its qualified names.
         by_name = table().by_name
-        candidates = idents.keys() & _names_and_tails(table)
+        # (frozenset.intersection iterates the file's names; ``keys() & frozenset`` would
+        # iterate the whole table, as a frozenset is not an exact set to the keys view.)
+        candidates = _names_and_tails(table).intersection(idents.keys())
         direct: Iterable[str] = [n for n in candidates if n in by_name]
         tails: set[str] | None = candidates & _qualified_tails(table)
     else:
