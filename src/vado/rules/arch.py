@@ -29,6 +29,10 @@ def _by_family(table: dict[str, Verdict]):
 def _includes(view: cs.DeviceView, headers: dict[str, str]) -> Iterable[tuple[tuple, str]]:
     """``(token, header)`` for each ``<…>`` include operand, or string literal ending in ``.h"``,
     whose base name is one of ``headers``."""
+    # Such a token is a slice of the text: a text that never spells one of the names has none
+    # (most files), found without reading its directives and strings.
+    if not any(h in view.text for h in headers):
+        return
     for tok, name in view.header_names:
         if name in headers:
             yield tok, name
