@@ -218,26 +218,14 @@ PyObject *native_matching_blocks(PyObject *module, PyObject *args) {
         } else {
             i2 = la, j2 = lb, k2 = 0; /* the sentinel, after the last real block */
         }
-        if (k1) {
-            PyObject *t = Py_BuildValue("(nnn)", i1, j1, k1);
-            if (!t || PyList_Append(out, t) < 0) {
-                Py_XDECREF(t);
-                Py_CLEAR(out);
-                goto done;
-            }
-            Py_DECREF(t);
-        }
-        i1 = i2, j1 = j2, k1 = k2;
-    }
-    {
-        PyObject *t = Py_BuildValue("(nnn)", la, lb, (Py_ssize_t)0);
-        if (!t || PyList_Append(out, t) < 0) {
-            Py_XDECREF(t);
+        if (k1 && append_new(out, Py_BuildValue("(nnn)", i1, j1, k1)) < 0) {
             Py_CLEAR(out);
             goto done;
         }
-        Py_DECREF(t);
+        i1 = i2, j1 = j2, k1 = k2;
     }
+    if (append_new(out, Py_BuildValue("(nnn)", la, lb, (Py_ssize_t)0)) < 0)
+        Py_CLEAR(out);
 done:
     PyMem_Free(ida);
     PyMem_Free(idb);
@@ -271,17 +259,9 @@ typedef struct {
 } Out;
 
 static int out_put(Out *o, const char *p, Py_ssize_t n) {
-    if (o->len + n > o->cap) {
-        Py_ssize_t cap = o->cap ? o->cap : 4096;
-        while (cap < o->len + n)
-            cap *= 2;
-        char *b = PyMem_Realloc(o->buf, (size_t)cap);
-        if (!b) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        o->buf = b;
-        o->cap = cap;
+    if (grow((void **)&o->buf, &o->cap, o->len + n, 1) < 0) {
+        PyErr_NoMemory();
+        return -1;
     }
     memcpy(o->buf + o->len, p, (size_t)n);
     o->len += n;

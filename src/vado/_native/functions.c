@@ -60,11 +60,7 @@ typedef struct {
     const Py_ssize_t *pairs; /* per token: its partner bracket, or -1 */
 } Code;
 
-static inline int is(const Code *c, Py_ssize_t i, const char *lit) {
-    const Tok *t = &c->toks[i];
-    size_t len = strlen(lit);
-    return (size_t)(t->end - t->start) == len && memcmp(c->s + t->start, lit, len) == 0;
-}
+static inline int is(const Code *c, Py_ssize_t i, const char *lit) { return tok_is(c->s, &c->toks[i], lit); }
 
 static int is_one_of(const Code *c, Py_ssize_t i, const Words *w) {
     const Tok *t = &c->toks[i];
@@ -208,12 +204,10 @@ PyObject *find_functions(PyObject *text, const Tok *toks, Py_ssize_t n, PyObject
         PyObject *item = qtuple ? Py_BuildValue("(nnnnnnnnN)", i, j, close, start, toks[i].start, toks[i].end,
                                                 toks[j].start, toks[close].end, qtuple)
                                 : NULL;
-        if (!item || PyList_Append(out, item) < 0) {
-            Py_XDECREF(item);
+        if (append_new(out, item) < 0) {
             Py_CLEAR(out);
             goto done;
         }
-        Py_DECREF(item);
     }
 done:
     PyMem_Free(pairs);

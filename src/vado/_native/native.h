@@ -33,6 +33,37 @@ static inline int tokbuf_push(TokBuf *b, int kind, Py_ssize_t start, Py_ssize_t 
     return 0;
 }
 
+/* Grow ``*items`` (``*cap`` elements of ``size`` bytes, doubling from 64) to hold at least
+ * ``need``; -1 when out of memory (no exception set). */
+static inline int grow(void **items, Py_ssize_t *cap, Py_ssize_t need, size_t size) {
+    if (need <= *cap)
+        return 0;
+    Py_ssize_t c = *cap ? *cap : 64;
+    while (c < need)
+        c *= 2;
+    void *p = PyMem_Realloc(*items, (size_t)c * size);
+    if (!p)
+        return -1;
+    *items = p;
+    *cap = c;
+    return 0;
+}
+
+/* Whether token ``t`` of the text ``s`` is spelt ``lit``. */
+static inline int tok_is(const Py_UCS1 *s, const Tok *t, const char *lit) {
+    size_t len = strlen(lit);
+    return (size_t)(t->end - t->start) == len && memcmp(s + t->start, lit, len) == 0;
+}
+
+/* Append ``item`` (a new reference, stolen; NULL after a failed call) to ``list``; -1 on error. */
+static inline int append_new(PyObject *list, PyObject *item) {
+    if (!item)
+        return -1;
+    int rc = PyList_Append(list, item);
+    Py_DECREF(item);
+    return rc;
+}
+
 /* intern.c: one str per distinct spelling (see there). */
 typedef struct {
     Py_hash_t hash;

@@ -102,32 +102,19 @@ static PyObject *pairs_to_dict(PairsObject *self, PyObject *unused) {
     return d;
 }
 
-static PyObject *pairs_keys(PairsObject *self, PyObject *unused) {
+/* ``view(dict)`` of the pairs as a dict: its keys, values or items, as lists. */
+static PyObject *as_dict_list(PairsObject *self, PyObject *(*view)(PyObject *)) {
     PyObject *d = pairs_to_dict(self, NULL);
     if (!d)
         return NULL;
-    PyObject *out = PyDict_Keys(d);
+    PyObject *out = view(d);
     Py_DECREF(d);
     return out;
 }
 
-static PyObject *pairs_values(PairsObject *self, PyObject *unused) {
-    PyObject *d = pairs_to_dict(self, NULL);
-    if (!d)
-        return NULL;
-    PyObject *out = PyDict_Values(d);
-    Py_DECREF(d);
-    return out;
-}
-
-static PyObject *pairs_items(PairsObject *self, PyObject *unused) {
-    PyObject *d = pairs_to_dict(self, NULL);
-    if (!d)
-        return NULL;
-    PyObject *out = PyDict_Items(d);
-    Py_DECREF(d);
-    return out;
-}
+static PyObject *pairs_keys(PairsObject *self, PyObject *unused) { return as_dict_list(self, PyDict_Keys); }
+static PyObject *pairs_values(PairsObject *self, PyObject *unused) { return as_dict_list(self, PyDict_Values); }
+static PyObject *pairs_items(PairsObject *self, PyObject *unused) { return as_dict_list(self, PyDict_Items); }
 
 static PyObject *pairs_iter(PairsObject *self) {
     PyObject *keys = pairs_keys(self, NULL);

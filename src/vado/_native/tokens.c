@@ -146,21 +146,6 @@ static Py_ssize_t index_find(const SpellingIndex *x, const Py_UCS1 *s, const Py_
     }
 }
 
-/* Grow ``*items`` (``*cap`` elements of ``size`` bytes) to hold at least ``need``. */
-static int grow(void **items, Py_ssize_t *cap, Py_ssize_t need, size_t size) {
-    if (need <= *cap)
-        return 0;
-    Py_ssize_t c = *cap ? *cap : 64;
-    while (c < need)
-        c *= 2;
-    void *p = PyMem_Realloc(*items, (size_t)c * size);
-    if (!p)
-        return -1;
-    *items = p;
-    *cap = c;
-    return 0;
-}
-
 /* Re-insert every spelling into a table twice as large (load stays at most one half). */
 static int index_rehash(SpellingIndex *x, const Py_UCS1 *s) {
     Py_ssize_t cap = (x->mask + 1) * 2;
@@ -492,11 +477,6 @@ static PyObject *tokens_richcompare(PyObject *a, PyObject *b, int op) {
 
 /* ---- whole-file passes ------------------------------------------------------ */
 
-static inline int tok_is(const Py_UCS1 *s, const Tok *t, const char *lit) {
-    size_t len = strlen(lit);
-    return (size_t)(t->end - t->start) == len && memcmp(s + t->start, lit, len) == 0;
-}
-
 /* The spelling index of ``code`` (the tokens of ``parent`` without comments; ``from[j]`` is
  * the parent index of code token j), derived from the parent's index without hashing:
  * comments hold no IDENT/PUNCT/NUMBER token, so both have the same spellings, numbered
@@ -573,14 +553,6 @@ static PyObject *tokens_code(TokensObject *self, PyObject *unused) {
     PyMem_Free(from);
     PyMem_Free(to_code);
     return (PyObject *)out;
-}
-
-static int append_new(PyObject *list, PyObject *item) { /* steals item */
-    if (!item)
-        return -1;
-    int rc = PyList_Append(list, item);
-    Py_DECREF(item);
-    return rc;
 }
 
 /* Append ``value`` to d[key] (a list), creating it. Steals nothing. */
