@@ -158,15 +158,9 @@ def test_makefile_flags_after_quotes_backslashes_and_assignments():
 
 def _every_line_facts(text: str) -> list:
     """The Makefile facts of reading every line in one run, the reference of parse_makefile's runs."""
-    import itertools
-
     from vado.scan import buildfiles as B
 
-    raws = text.splitlines(keepends=True)
-    starts = list(itertools.accumulate((len(r) for r in raws), initial=0))
-    facts: list = []
-    if raws:
-        B._makefile_lines(raws, starts, 0, len(raws) - 1, facts)
+    facts = B._makefile_lines(text.splitlines(keepends=True))
     return [(f.kind, f.start, f.end, f.text, f.context, f.data) for f in B._makefile_result(text, facts)]
 
 

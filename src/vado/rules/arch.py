@@ -376,7 +376,7 @@ class DeviceSideKernelLaunch(Rule):
         # function is one when those words are among its tokens: no such word in the
         # code, no device function (a macro for it is defined here too, or the tokens
         # would not show the qualifier either).
-        if not view.ident_indices(("__global__", "__device__")):
+        if not view.ident_indices(self.triggers):
             return
         for i in sorted(view.punct_indices("<<<") + view.ident_indices(self._CALLS)):
             tok = toks[i]

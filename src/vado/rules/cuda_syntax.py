@@ -1030,7 +1030,10 @@ class DeviceView:
     def functions(self) -> list[FunctionDef]:
         """Function definitions."""
         if self._functions is None:
-            self._functions = find_functions(self.tokens, self.pairs, opens=self.text_indices("(", Kind.PUNCT))
+            # Compiled tokens are read in C, which needs neither the pairs nor the opens.
+            native = is_native_tokens(self.tokens)
+            self._functions = find_functions(self.tokens) if native else find_functions(
+                self.tokens, self.pairs, opens=self.text_indices("(", Kind.PUNCT))
         return self._functions
 
     @property

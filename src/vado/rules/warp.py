@@ -166,8 +166,9 @@ class LiteralWarpWidthArithmetic(Rule):
         view = cs.device_view(ctx)
         toks = view.tokens
         verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=False))
-        pairs = None
-        for i in self._candidates(view):
+        candidates = self._candidates(view)
+        pairs = view.pairs if candidates else {}
+        for i in candidates:
             tok = toks[i]
             value = cs.int_value(tok[3])
             # literal on the right: X op N
@@ -175,10 +176,6 @@ class LiteralWarpWidthArithmetic(Rule):
             lit_right = op[0] is Kind.PUNCT and op[3] in self._OPS and self._OPS[op[3]] == value
             lit_left = (i + 1 < len(toks) and toks[i + 1][0] is Kind.PUNCT and toks[i + 1][3] in ("&", "*")
                         and self._OPS[toks[i + 1][3]] == value)
-            if not (lit_right or lit_left):
-                continue
-            if pairs is None:
-                pairs = view.pairs  # only now: most literals 32 (block sizes) are no lane arithmetic
             if lit_right:
                 a, b = _operand_left(toks, i - 1, pairs)
                 op_tok = op

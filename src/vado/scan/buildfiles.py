@@ -25,6 +25,7 @@ import itertools
 import re
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Iterable
 
 from vado.scan.pydeps import (
     Problem,
@@ -284,14 +285,16 @@ def _continues(line: str) -> bool:
     return line.endswith("\\") and not line.endswith("\\\\")
 
 
-def _makefile_lines(raws: list[str], starts: list[int], first: int, last: int, facts: list[BuildFact]) -> None:
-    """The facts of lines ``first``..``last`` (a run of continued lines), read one by one."""
+def _makefile_lines(raws: Iterable[str]) -> list[BuildFact]:
+    """The facts of a run of lines (with their line breaks), read one by one from a line that
+    opens no comment or assignment, at offsets from the run's start."""
+    facts: list[BuildFact] = []
     in_comment = False
     variable = ""
     continued = False
-    for k in range(first, last + 1):
-        raw = raws[k]
-        start = starts[k]
+    offset = 0
+    for raw in raws:
+        line_start, offset = offset, offset + len(raw)
         line = raw.rstrip("\r\n")
         ends_continued = _continues(line)
         if in_comment:
@@ -317,7 +320,7 @@ def _makefile_lines(raws: list[str], starts: list[int], first: int, last: int, f
         # dash, an nvcc word holds nvcc/NVCC, a CUDA path cuda/CUDA. Most lines have none.
         nvcc = "nvcc" in body or "NVCC" in body
         if nvcc or ("-" in body and _DASH_WORD.search(body)):
-            words = [(start + m.start(), start + m.end(), m.group(0)) for m in _MAKE_WORD.finditer(body)
+            words = [(line_start + m.start(), line_start + m.end(), m.group(0)) for m in _MAKE_WORD.finditer(body)
                      if m.start() >= value_at]
             if nvcc:
                 for s, e, w in words:
@@ -326,8 +329,9 @@ def _makefile_lines(raws: list[str], starts: list[int], first: int, last: int, f
             facts += flag_facts(words, variable, "make")
         if "cuda" in body or "CUDA" in body:
             for m in _CUDA_PATH.finditer(body):
-                facts.append(BuildFact(FactKind.CUDA_PATH, start + m.start(), start + m.end(), "", variable,
+                facts.append(BuildFact(FactKind.CUDA_PATH, line_start + m.start(), line_start + m.end(), "", variable,
                                        {"source": "make", "form": _path_form(m.group(0))}))
+    return facts
 
 
 @functools.lru_cache(maxsize=4096)
@@ -336,9 +340,7 @@ def _run_facts(run: tuple[str, ...]) -> tuple[BuildFact, ...]:
     from the run's start. A run's facts depend on its lines alone, so they are kept: the
     second round of a port reads the Makefile again with most runs unchanged, and the
     Makefiles of one project repeat their flag lines."""
-    facts: list[BuildFact] = []
-    _makefile_lines(list(run), list(itertools.accumulate((len(r) for r in run), initial=0)), 0, len(run) - 1, facts)
-    return tuple(facts)
+    return tuple(_makefile_lines(run))
 
 
 def parse_makefile(text: str, path: str = "Makefile") -> BuildFacts:
