@@ -211,8 +211,21 @@ def test_streamable_http_on_loopback(tmp_path):
                     pytest.fail(log_path.read_text(errors="replace"))
                 time.sleep(0.2)
 
+        # The server prints a new bearer token at each start; requests without it are refused.
+        token = ""
+        while not token and time.monotonic() < deadline:
+            token = next((line.split("Bearer ", 1)[1].strip() for line in log_path.read_text(errors="replace").splitlines()
+                          if "Bearer " in line), "")
+            time.sleep(0.1)
+        assert token
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        url = f"http://127.0.0.1:{port}/mcp"
+
         async def run():
-            async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+            http = create_mcp_http_client(headers={"authorization": f"Bearer {token}"})
+            async with Client(streamable_http_client(url, http_client=http)) as client:
                 tools = await client.list_tools()
                 refused = await client.call_tool("audit", {"path": "/"})
                 return tools, refused
@@ -220,6 +233,13 @@ def test_streamable_http_on_loopback(tmp_path):
         tools, refused = anyio.run(run)
         assert {t.name for t in tools.tools} == set(TOOL_NAMES)
         assert refused.is_error
+
+        async def without_token():
+            async with Client(url) as client:
+                await client.list_tools()
+
+        with pytest.raises(BaseException):
+            anyio.run(without_token)
     finally:
         proc.terminate()
         proc.wait(timeout=20)

@@ -324,6 +324,13 @@ PyObject *native_unified_hunks(PyObject *module, PyObject *args) {
             }
     }
     Py_ssize_t nb = PyList_GET_SIZE(blocks), la = PyList_GET_SIZE(a), lb = PyList_GET_SIZE(b);
+    if (n < 0) {
+        PyErr_SetString(PyExc_ValueError, "unified_hunks: the context must not be negative");
+        return NULL;
+    }
+    /* More context than lines shows the same hunks; the cap keeps i2 - n and i1 + n in range. */
+    if (n > la + lb + 1)
+        n = la + lb + 1;
     /* get_opcodes: at most two per block, and one "equal" stand-in when there are none. */
     Opcode *codes = PyMem_Malloc((size_t)(2 * nb + 2) * sizeof(Opcode));
     Opcode *group = PyMem_Malloc((size_t)(2 * nb + 3) * sizeof(Opcode));
@@ -338,7 +345,8 @@ PyObject *native_unified_hunks(PyObject *module, PyObject *args) {
         Py_ssize_t ai, bj, size;
         if (!PyArg_ParseTuple(PyList_GET_ITEM(blocks, k), "nnn:unified_hunks block", &ai, &bj, &size))
             goto done;
-        if (ai < i || bj < j || size < 0 || ai + size > la || bj + size > lb) {
+        /* Compared without forming ai + size, which a crafted block could overflow. */
+        if (ai < i || bj < j || size < 0 || ai > la || bj > lb || size > la - ai || size > lb - bj) {
             PyErr_SetString(PyExc_ValueError, "unified_hunks: blocks are not matching blocks of a and b");
             goto done;
         }

@@ -37,6 +37,7 @@ from vado.agent.parse import EditRejected, edits_from_answer
 from vado.agent.providers import Completion, Pricing, Provider
 from vado.agent.transcript import Transcript
 from vado.agent.verify import CompileError, check_candidate, compile_hip, open_findings, parse_errors
+from vado.verify.redact import redact_diagnostics
 from vado.errors import AgentError, UsageError
 from vado.model import Finding, Target, Verdict
 from vado.model.text import decode_source
@@ -76,6 +77,9 @@ class AgentOptions:
     #: Lines shown around a finding (None: the context module's defaults) and characters per doc section.
     margin: int | None = None
     doc_chars: int = 1500
+    #: The program's arguments: with them, where an NVIDIA GPU and nvcc exist, a candidate must also give the
+    #: original's output with AMD's 64-lane waves emulated (vado.agent.verify.differential_check).
+    run_args: str | None = None
 
 
 @dataclass(frozen=True)
@@ -147,8 +151,10 @@ def _key(f: Finding, text: str) -> tuple[str, str, str]:
 
 class _Run:
     def __init__(self, provider: Provider, options: AgentOptions, target: Target, transcript: Transcript,
-                 progress: Callable[[str], None] | None) -> None:
+                 progress: Callable[[str], None] | None, source: Path | None = None) -> None:
         self.provider = provider
+        #: The user's CUDA tree: the original of the differential gate (options.run_args).
+        self.source = source
         self.options = options
         self.target = target
         self.transcript = transcript
@@ -188,7 +194,8 @@ class _Run:
         for arch in self.options.archs:
             ev = compile_hip(file, arch=arch, include_dirs=[root], hipcc=self.options.hipcc, target=self.target)
             if not ev.passed:
-                stderr += ev.stderr
+                # What goes to the model quotes no file outside the tree (vado.verify.redact).
+                stderr += redact_diagnostics(ev.stderr, [root], cwd=file.parent)
                 errors.extend(parse_errors(ev.stderr) or [CompileError(file.name, 0, 0, f"hipcc exited {ev.returncode}")])
         self._errors_cache[key] = (stderr, errors)
         return stderr, errors
@@ -220,6 +227,9 @@ class _Run:
                 self.progress(f"{item.id}: attempt {n}")
             self.attempts += 1
             try:
+                if hasattr(self.provider, "deadline"):  # a request may not run past --max-seconds
+                    left = self.options.budget.max_seconds - (time.perf_counter() - self.started)
+                    self.provider.deadline = time.monotonic() + max(0.0, left)
                 completion = self.provider.complete(ctx.messages, max_tokens=self.options.budget.max_answer_tokens)
             except AgentError as exc:
                 self.transcript.write("attempt", **record, outcome="model-error", reason=exc.message, kept=False)
@@ -241,7 +251,8 @@ class _Run:
             try:
                 check = check_candidate(cand_file, rel, text, self.target, resolve_code=item.code, archs=self.options.archs,
                                         include_dirs=[candidate], hipcc=self.options.hipcc,
-                                        compile=self.options.compile and kind in COMPILED_KINDS)
+                                        compile=self.options.compile and kind in COMPILED_KINDS,
+                                        tree=candidate, original=self.source, run_args=self.options.run_args)
             finally:
                 # The candidate tree always returns to the accepted state; a kept edit is copied over below.
                 cand_file.write_bytes(before)
@@ -342,7 +353,7 @@ def run_agent(
         ported = port_tree(src, accepted, target)
         shutil.copytree(accepted, candidate, symlinks=True)
         single = src.is_file()
-        run = _Run(provider, options, target, log, progress)
+        run = _Run(provider, options, target, log, progress, source=src if src.is_dir() else src.parent)
         files: list[tuple[str, FileKind]] = []
         port_bytes: dict[str, bytes] = {}
         for pf in ported.files:

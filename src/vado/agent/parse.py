@@ -187,4 +187,38 @@ def edits_from_answer(answer: str, path: str, text: str, window: tuple[int, int]
     growth = sum(e.delta for e in edits)
     if growth > MAX_GROWTH:
         raise EditRejected(f"the edit adds {growth} characters; keep the change focused on the finding")
+    for e in edits:
+        check_replacement(text[e.start:e.end], e.content)
     return edits
+
+
+#: Characters a model's edit may not add: NUL and other C0/C1 controls (a tab, newline,
+#: carriage return and form feed aside), and the Unicode direction controls that make
+#: code read differently than it compiles ("Trojan Source", CVE-2021-42574).
+_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+#: An include-like directive and the file it names (``#include``, ``#include_next``, ``#import``,
+#: ``#embed``; ``__has_include``), with ``"..."`` or ``<...>``.
+_INCLUDE = re.compile(r'(?:#\s*(?:include(?:_next)?|import|embed)\s*|__has_include(?:_next)?\s*\(\s*)(?:"([^"\n]*)"|<([^>\n]*)>)')
+
+
+def _escapes(name: str) -> bool:
+    """Whether an included name can reach outside the tree: absolute, home-relative or with ``..``."""
+    name = name.strip().replace("\\", "/")
+    return name.startswith(("/", "~")) or (len(name) > 1 and name[1] == ":") or ".." in name.split("/")
+
+
+def check_replacement(old: str, new: str) -> None:
+    """Refuse a replacement that adds forbidden characters or an include of a file outside the tree.
+
+    What the replaced text already had is allowed again (the model keeps it, it does not add it).
+    """
+    m = _FORBIDDEN.search(new)
+    if m and m.group() not in old:
+        raise EditRejected(f"the edit adds the control character U+{ord(m.group()):04X}; write plain source text")
+    before = {a or b for a, b in _INCLUDE.findall(old)}
+    for a, b in _INCLUDE.findall(new):
+        name = a or b
+        if name not in before and _escapes(name):
+            raise EditRejected(f"the edit includes {name!r}, a file outside the project; include only project or "
+                               "toolchain headers by their usual names")

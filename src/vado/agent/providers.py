@@ -74,22 +74,121 @@ class Provider(Protocol):
         ...
 
 
-def _post_json(url: str, body: dict, headers: dict[str, str], timeout_s: float) -> dict:
+#: The largest answer read from an endpoint (a chat completion is a few KiB).
+MAX_ANSWER_BYTES = 8 * 2**20
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Refuse redirects: the request carries the API key, and a redirect may point anywhere."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        raise AgentError(f"the model endpoint redirected (HTTP {code}) to {newurl}",
+                         "vado does not follow redirects: the request carries the API key",
+                         "pass the final URL as --base-url") from None
+
+
+def _tracking_handlers(sockets: list):
+    """HTTP(S) handlers that record each connection's socket in ``sockets``, so that a
+    watchdog can close it when the request's deadline passes (a server that drips its
+    answer a byte at a time never trips a per-read timeout)."""
+    import http.client
+
+    def tracked(base):
+        class Conn(base):
+            def connect(self) -> None:
+                super().connect()
+                sockets.append(self.sock)
+
+        return Conn
+
+    http_conn, https_conn = tracked(http.client.HTTPConnection), tracked(http.client.HTTPSConnection)
+
+    class Http(urllib.request.HTTPHandler):
+        def http_open(self, req):
+            return self.do_open(http_conn, req)
+
+    class Https(urllib.request.HTTPSHandler):
+        def https_open(self, req):
+            return self.do_open(https_conn, req, context=self._context)
+
+    return Http(), Https()
+
+
+def _post_json(url: str, body: dict, headers: dict[str, str], timeout_s: float, deadline: float | None = None) -> dict:
+    """POST ``body`` as JSON and read the JSON answer, in at most ``timeout_s`` seconds in all
+    (and not past ``deadline``, a ``time.monotonic()`` value), of at most
+    :data:`MAX_ANSWER_BYTES`, without following redirects."""
+    import socket
+    import threading
+
     data = json.dumps(body).encode("utf-8")
     req = urllib.request.Request(url, data=data, method="POST", headers={"content-type": "application/json", **headers})
+    now = time.monotonic()
+    end = now + timeout_s if deadline is None else min(now + timeout_s, deadline)
+    if end <= now:
+        raise AgentError("no time left for the model endpoint", "the run's time budget is spent", "raise --max-seconds")
+    sockets: list = []
+    expired = threading.Event()
+
+    def expire() -> None:
+        expired.set()
+        for sock in list(sockets):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    watchdog = threading.Timer(end - now, expire)
+    watchdog.daemon = True
+    opener = urllib.request.build_opener(_NoRedirect, *_tracking_handlers(sockets))
+    watchdog.start()
     try:
-        with urllib.request.urlopen(req, timeout=timeout_s) as resp:
-            payload = resp.read()
+        with opener.open(req, timeout=max(0.1, end - now)) as resp:
+            chunks, size = [], 0
+            while chunk := resp.read1(1 << 16):
+                size += len(chunk)
+                if size > MAX_ANSWER_BYTES:
+                    raise AgentError(f"the model endpoint's answer is larger than {MAX_ANSWER_BYTES // 2**20} MiB",
+                                     "a completion is a few KiB", "check --base-url and --max-answer-tokens")
+                chunks.append(chunk)
+                if time.monotonic() > end:
+                    raise TimeoutError("the answer did not arrive in time")
+            payload = b"".join(chunks)
+    except AgentError:
+        raise
     except urllib.error.HTTPError as exc:
-        detail = exc.read().decode("utf-8", "replace")[:500]
-        raise AgentError(f"the model endpoint answered HTTP {exc.code}", detail or exc.reason, _tip_for(exc.code)) from None
-    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        detail = exc.read(2000).decode("utf-8", "replace")[:500] if exc.fp is not None else ""
+        raise AgentError(f"the model endpoint answered HTTP {exc.code}", detail or str(exc.reason), _tip_for(exc.code)) from None
+    except (urllib.error.URLError, TimeoutError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
+        if expired.is_set():
+            raise AgentError(f"the model endpoint {url} did not answer within {timeout_s:g} s or the run's time budget",
+                             str(reason), "raise --max-seconds, or check the server") from None
         raise AgentError(f"cannot reach the model endpoint {url}", str(reason), "check --base-url and that the server is running") from None
+    finally:
+        watchdog.cancel()
+    if expired.is_set():
+        raise AgentError(f"the model endpoint {url} did not answer in time", "the deadline passed", "raise --max-seconds")
     try:
-        return json.loads(payload)
-    except json.JSONDecodeError:
+        doc = json.loads(payload)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         raise AgentError("the model endpoint did not answer JSON", payload[:200].decode("utf-8", "replace"), "check --base-url points at the API root (…/v1)") from None
+    if not isinstance(doc, dict):
+        raise AgentError("the model endpoint's answer is not a JSON object", payload[:200].decode("utf-8", "replace"),
+                         "check --base-url points at the API root (…/v1)")
+    return doc
+
+
+def _count(usage: object, key: str) -> int | None:
+    """A token count from an answer's ``usage`` object: a non-negative int, else None."""
+    if not isinstance(usage, dict):
+        return None
+    v = usage.get(key)
+    return v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 1 << 40 else None
+
+
+def _str(value: object, default: str = "") -> str:
+    return value if isinstance(value, str) else default
 
 
 def _tip_for(code: int) -> str:
@@ -116,6 +215,8 @@ class OpenAICompatible:
         self.timeout_s = timeout_s
         self.seed = seed
         self.temperature = temperature
+        #: ``time.monotonic()`` after which no request may run (the agent's --max-seconds); None: none.
+        self.deadline: float | None = None
 
     def complete(self, messages: Sequence[Message], *, max_tokens: int) -> Completion:
         """One chat completion at temperature 0 with a fixed seed."""
@@ -128,21 +229,23 @@ class OpenAICompatible:
             "seed": self.seed,
         }
         started = time.perf_counter()
-        doc = _post_json(self.base_url + "/chat/completions", body, headers, self.timeout_s)
+        doc = _post_json(self.base_url + "/chat/completions", body, headers, self.timeout_s, self.deadline)
         try:
             choice = doc["choices"][0]
             text = choice["message"].get("content") or ""
+            if not isinstance(text, str):
+                raise TypeError("content is not text")
         except (KeyError, IndexError, TypeError, AttributeError):
             raise AgentError("the model endpoint's answer has no choices[0].message", json.dumps(doc)[:300], "is --base-url an OpenAI-compatible API?") from None
-        usage = doc.get("usage") or {}
+        usage = doc.get("usage")
         return Completion(
             text=text,
-            input_tokens=usage.get("prompt_tokens"),
-            output_tokens=usage.get("completion_tokens"),
-            model=doc.get("model", self.model),
-            finish_reason=choice.get("finish_reason") or "",
+            input_tokens=_count(usage, "prompt_tokens"),
+            output_tokens=_count(usage, "completion_tokens"),
+            model=_str(doc.get("model"), self.model),
+            finish_reason=_str(choice.get("finish_reason")),
             duration_s=round(time.perf_counter() - started, 3),
-            raw={"id": doc.get("id", "")},
+            raw={"id": _str(doc.get("id"))},
         )
 
 
@@ -159,6 +262,8 @@ class Anthropic:
         self.api_key_env = api_key_env
         self.timeout_s = timeout_s
         self.temperature = temperature
+        #: ``time.monotonic()`` after which no request may run (the agent's --max-seconds); None: none.
+        self.deadline: float | None = None
         if not self.api_key:
             raise AgentError(f"${api_key_env} is not set", "Anthropic's API needs a key", f"export {api_key_env}=… (keys are read from the environment only)")
 
@@ -175,20 +280,20 @@ class Anthropic:
             body["system"] = system
         headers = {"x-api-key": self.api_key, "anthropic-version": ANTHROPIC_VERSION}
         started = time.perf_counter()
-        doc = _post_json(self.base_url + "/v1/messages", body, headers, self.timeout_s)
+        doc = _post_json(self.base_url + "/v1/messages", body, headers, self.timeout_s, self.deadline)
         blocks = doc.get("content")
         if not isinstance(blocks, list):
             raise AgentError("Anthropic's answer has no content list", json.dumps(doc)[:300], "check --model and the API version")
-        text = "".join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
-        usage = doc.get("usage") or {}
+        text = "".join(_str(b.get("text")) for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+        usage = doc.get("usage")
         return Completion(
             text=text,
-            input_tokens=usage.get("input_tokens"),
-            output_tokens=usage.get("output_tokens"),
-            model=doc.get("model", self.model),
-            finish_reason=doc.get("stop_reason") or "",
+            input_tokens=_count(usage, "input_tokens"),
+            output_tokens=_count(usage, "output_tokens"),
+            model=_str(doc.get("model"), self.model),
+            finish_reason=_str(doc.get("stop_reason")),
             duration_s=round(time.perf_counter() - started, 3),
-            raw={"id": doc.get("id", "")},
+            raw={"id": _str(doc.get("id"))},
         )
 
 

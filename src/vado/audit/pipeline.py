@@ -10,7 +10,6 @@ import contextlib
 import gc
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -19,6 +18,7 @@ from vado import __version__
 from vado.audit.aggregate import combine, file_report, workloads
 from vado.model import Finding, Skip, SkipReason, Target
 from vado.model.audit import AuditResult, AuditStats, RuleInfo
+from vado.procs import cap_jobs, pool_kwargs
 from vado.rules.engine import check_bytes
 from vado.rules.registry import all_rules
 from vado.scan.classify import FileKind
@@ -38,10 +38,14 @@ class _Job:
 
 _Outcome = tuple  # (path, findings or Skip, FileReport or None)
 
+#: The findings of one file an audit lists (its verdicts and counts cover them all).
+MAX_FINDINGS_PER_FILE = 1000
 
-def _check_chunk(jobs: Sequence[_Job], targets: Sequence[Target], options: dict) -> list[_Outcome]:
+
+def _check_chunk(jobs: Sequence[_Job], targets: Sequence[Target], options: dict, filters=None,
+                 max_findings: int = MAX_FINDINGS_PER_FILE) -> list[_Outcome]:
     with gc_paused():
-        return _check_jobs(jobs, targets, options)
+        return _check_jobs(jobs, targets, options, filters, max_findings)
 
 
 @contextlib.contextmanager
@@ -63,19 +67,28 @@ def gc_paused():
             gc.enable()
 
 
-def _check_jobs(jobs: Sequence[_Job], targets: Sequence[Target], options: dict) -> list[_Outcome]:
+def _check_jobs(jobs: Sequence[_Job], targets: Sequence[Target], options: dict, filters=None,
+                max_findings: int = MAX_FINDINGS_PER_FILE) -> list[_Outcome]:
     """Check each file; its report per file is made here too, in the worker, not in the parent."""
+    from vado.scan.discover import read_regular
+
     out: list[_Outcome] = []
     target_names = tuple(t.name for t in targets)
     for job in jobs:
         try:
-            with open(job.abs_path, "rb") as fh:
-                data = fh.read()
+            data = read_regular(job.abs_path)
         except OSError as exc:
             out.append((job.path, Skip(job.path, SkipReason.UNREADABLE, exc.strerror or str(exc)), None))
             continue
         found = check_bytes(job.path, data, targets, kind=job.kind, options=options)
-        out.append((job.path, found, file_report(job.path, job.kind, job.size, found, target_names)))
+        if filters is not None:  # vado.audit.filters.FindingFilter: selection, suppressions, baseline
+            found = filters.apply(job.path, data, found)
+        report = file_report(job.path, job.kind, job.size, found, target_names)
+        if max_findings and len(found) > max_findings:
+            # The verdicts and counts above cover every finding; the list is cut so that one
+            # generated or pathological file cannot make a report of gigabytes.
+            found = found[:max_findings]
+        out.append((job.path, found, report))
     return out
 
 
@@ -115,12 +128,18 @@ def audit(
     max_file_size: int | None = None,
     options: dict | None = None,
     progress: Callable[[int, int], None] | None = None,
+    filters=None,
+    plan=None,
+    max_findings_per_file: int = MAX_FINDINGS_PER_FILE,
 ) -> AuditResult:
     """Audit the tree at ``root`` (a directory or one file) for ``targets``.
 
     ``targets`` defaults to :func:`vado.knowledge.targets.default_audit_targets`.
     ``jobs`` > 1 checks files in that many processes. ``progress(done, total)``
-    is called as files complete. Raises :class:`vado.errors.ScanError` when the
+    is called as files complete. ``filters`` (a :class:`vado.audit.filters.FindingFilter`)
+    drops findings in the workers, before verdicts are aggregated. ``plan`` (a
+    :class:`vado.scan.discover.ScanPlan` whose paths are relative to ``root``)
+    replaces the walk: several paths named on the command line. Raises :class:`vado.errors.ScanError` when the
     root cannot be scanned at all; single unreadable files become skips.
     """
     from vado.knowledge.targets import default_audit_targets
@@ -132,13 +151,16 @@ def audit(
     walk_kwargs = {"respect_gitignore": respect_gitignore, "include_vendored": include_vendored}
     if max_file_size is not None:
         walk_kwargs["max_file_size"] = max_file_size
-    plan = walk(root, **walk_kwargs)
+    if plan is None:
+        plan = walk(root, **walk_kwargs)
     job_list = [_Job(f.path, str(f.abs_path), f.kind, f.size) for f in plan.files]
+    max_findings = max(0, max_findings_per_file)
     options = dict(options or {})
 
     results: dict[str, _Outcome] = {}
     total = len(job_list)
     done = 0
+    jobs = cap_jobs(jobs)
     chunks = _chunks(job_list, jobs)
     if jobs > 1 and len(chunks) > 1:
         # Workers are forked where the platform does (Linux): what the parent has
@@ -149,11 +171,14 @@ def audit(
         # generation, so that a worker's collections never walk them: walking them would
         # write to their pages and copy every page the fork shares.
         gc.freeze()
-        with contextlib.ExitStack() as cleanup, ProcessPoolExecutor(max_workers=jobs) as pool:
+        # Imported here: a one-file audit never starts workers, and the module costs its start.
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        with contextlib.ExitStack() as cleanup, ProcessPoolExecutor(max_workers=jobs, **pool_kwargs()) as pool:
             cleanup.callback(gc.unfreeze)
             # Largest chunks first, so that no worker is left with a big one at the end.
             order = sorted(range(len(chunks)), key=lambda k: -sum(j.size for j in chunks[k]))
-            futures = {pool.submit(_check_chunk, chunks[k], targets, options): k for k in order}
+            futures = {pool.submit(_check_chunk, chunks[k], targets, options, filters, max_findings): k for k in order}
             for fut in as_completed(futures):
                 for outcome in fut.result():
                     results[outcome[0]] = outcome
@@ -162,13 +187,14 @@ def audit(
                     progress(done, total)
     else:
         for c in chunks:
-            for outcome in _check_chunk(c, targets, options):
+            for outcome in _check_chunk(c, targets, options, filters, max_findings):
                 results[outcome[0]] = outcome
                 done += 1
             if progress:
                 progress(done, total)
 
     skips = list(plan.skips)
+    limits: list[dict] = []
     file_reports = []
     findings: list[Finding] = []
     scanned_bytes = 0
@@ -180,6 +206,8 @@ def audit(
         scanned_bytes += job.size
         findings.extend(res)
         file_reports.append(report)
+        if report.finding_count > len(res):
+            limits.append(finding_limit_error(job.path, report.finding_count, len(res)))
     markers = [j.path for j in job_list if j.kind.is_build] + list(getattr(plan, "markers", ()))
     wl = workloads(file_reports, target_names, markers)
     repo = tuple(combine(t, [v for w in wl for v in w.verdicts]) for t in target_names)
@@ -200,8 +228,19 @@ def audit(
             duration_s=round(time.perf_counter() - started, 3),
             jobs=jobs,
         ),
+        errors=tuple(limits),
         tool_version=__version__,
     )
+
+
+def finding_limit_error(path: str, total: int, listed: int) -> dict:
+    """The report entry for a file whose findings were cut to the first ``listed`` of ``total``."""
+    return {
+        "type": "FindingLimit",
+        "what": f"{path}: {total} findings, the first {listed} listed",
+        "why": f"one file is listed with at most {listed} findings (its verdicts and counts cover all {total})",
+        "tip": "fix the listed ones and audit again, or audit with max_findings_per_file=0 for the full list",
+    }
 
 
 def rule_info(code: str) -> RuleInfo:

@@ -33,6 +33,37 @@ def split_command(command: str | Sequence[str]) -> list[str]:
     return args
 
 
+#: The bytes of a benchmarked command's stdout (its end) and stderr kept for metrics and errors.
+MAX_KEPT_OUTPUT = 16 * 2**20
+
+
+def _run_timed(args: list[str], timeout_s: float, env: dict, cwd) -> subprocess.CompletedProcess:
+    """Run one timed command with its output going to temporary files, not into memory
+    (a chatty benchmark cannot fill vado's memory), and its whole process group killed
+    at the timeout. Raises ``subprocess.TimeoutExpired`` as ``subprocess.run`` does."""
+    import signal
+    import tempfile
+
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env, cwd=cwd,
+                                start_new_session=True)
+        try:
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                proc.kill()
+            proc.wait()
+            raise
+        texts = []
+        for fh in (out, err):
+            size = fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, size - MAX_KEPT_OUTPUT))
+            texts.append(fh.read().decode("utf-8", "replace"))
+    return subprocess.CompletedProcess(args, proc.returncode, texts[0], texts[1])
+
+
 def bench_command(
     command: str | Sequence[str],
     *,
@@ -72,9 +103,7 @@ def bench_command(
         timed = i >= warmup
         start = time.perf_counter()
         try:
-            proc = subprocess.run(
-                args, capture_output=True, text=True, errors="replace", timeout=timeout_s, env=run_env, cwd=cwd
-            )
+            proc = _run_timed(args, timeout_s, run_env, cwd)
             elapsed = time.perf_counter() - start
             ok = proc.returncode == 0
             tail = (proc.stdout[-2000:] + proc.stderr[-2000:]) if not ok else ""

@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 from vado.model.bench import DeviceInfo, Environment
+from vado.verify.sandbox import run_capped
 
 _TIMEOUT = 10
 
@@ -23,7 +24,7 @@ def _run(cmd: list[str]) -> str | None:
     if exe is None:
         return None
     try:
-        proc = subprocess.run([exe, *cmd[1:]], capture_output=True, text=True, timeout=_TIMEOUT, errors="replace")
+        proc = run_capped([exe, *cmd[1:]], timeout=_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return proc.stdout if proc.returncode == 0 else None
@@ -90,14 +91,8 @@ def toolchain_versions() -> dict[str, str]:
         out["nvcc"] = line.strip()
     if shutil.which("hipcc"):
         try:
-            proc = subprocess.run(
-                [shutil.which("hipcc"), "--version"],
-                capture_output=True,
-                text=True,
-                timeout=_TIMEOUT,
-                env=dict(os.environ, HIP_PLATFORM="amd"),
-                errors="replace",
-            )
+            proc = run_capped([shutil.which("hipcc"), "--version"], timeout=_TIMEOUT,
+                              env=dict(os.environ, HIP_PLATFORM="amd"))
             line = next((l for l in proc.stdout.splitlines() if l.startswith("HIP version")), "")
             if line:
                 out["hipcc"] = line.strip()

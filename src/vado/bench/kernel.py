@@ -35,6 +35,7 @@ from vado.errors import ToolchainError, UsageError
 from vado.model.bench import BenchResult, Environment, KernelComparison, Roofline
 from vado.scan.lexer import Kind, tokenize
 from vado.verify.compare import Tolerance, compare_text
+from vado.verify.sandbox import run_capped
 
 
 @dataclass(frozen=True)
@@ -439,8 +440,7 @@ def build_driver(build: KernelBuild, timeout_s: float = 600.0) -> float:
     env = dict(os.environ, HIP_PLATFORM="amd" if build.compiler == "hipcc" else "nvidia")
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run(list(build.command), capture_output=True, text=True, errors="replace", timeout=timeout_s,
-                              env=env)
+        proc = run_capped(list(build.command), timeout=timeout_s, env=env)
     except subprocess.TimeoutExpired:
         raise ToolchainError(f"building the driver for {build.kernel.name} timed out", f"after {timeout_s:g} s",
                              " ".join(build.command)) from None
@@ -518,7 +518,7 @@ def run_driver(
     """Run a built driver and turn its output into a ``kernel`` BenchResult with a roofline."""
     env = environment or detect_environment()
     try:
-        proc = subprocess.run([build.exe], capture_output=True, text=True, errors="replace", timeout=timeout_s)
+        proc = run_capped([build.exe], timeout=timeout_s)
     except subprocess.TimeoutExpired:
         raise ToolchainError(f"the driver for {build.kernel.name} timed out", f"after {timeout_s:g} s") from None
     except OSError as exc:

@@ -34,6 +34,7 @@ from vado.bench.metrics import parse_spec
 from vado.errors import UsageError
 from vado.model.bench import BenchResult, Param, Trial, TuneResult
 from vado.verify.compare import Comparison, Tolerance, compare_text
+from vado.verify.sandbox import run_capped
 
 __all__ = ["Param", "Trial", "TuneResult", "comparable_output", "configurations", "compare_outputs", "parse_param", "tune"]
 
@@ -228,7 +229,7 @@ def _trial(i, config, root, run, build, by_name, ignore, tolerance, baseline_out
         build_args = _split(_fill(build, config, extra))
         t0 = time.perf_counter()
         try:
-            proc = subprocess.run(build_args, capture_output=True, text=True, errors="replace", timeout=timeout_s)
+            proc = run_capped(build_args, timeout=timeout_s)
         except subprocess.TimeoutExpired:
             return Trial(config, None, False, f"build timed out after {timeout_s:g} s", build_command=tuple(build_args)), ""
         except OSError as exc:
@@ -244,8 +245,7 @@ def _trial(i, config, root, run, build, by_name, ignore, tolerance, baseline_out
     common = dict(build_s=build_s, build_command=tuple(build_args), run_command=tuple(run_args))
     # One untimed run captures the output that verification compares (it doubles as a warm-up).
     try:
-        check = subprocess.run(run_args, capture_output=True, text=True, errors="replace", timeout=timeout_s,
-                               env=dict(os.environ, **env))
+        check = run_capped(run_args, timeout=timeout_s, env=dict(os.environ, **env))
     except subprocess.TimeoutExpired:
         return Trial(config, None, False, f"run timed out after {timeout_s:g} s", **common), ""
     except OSError as exc:

@@ -24,8 +24,15 @@ def mcp(
             get_terminal().error("the MCP SDK is not installed", "pip install 'mcp>=2.3'")
             raise typer.Exit(3)
         raise
+    def on_start(url: str, token: str) -> None:
+        err = get_terminal().err  # shown even with --quiet, never wrapped: the user copies the token
+        for line in (f"vado MCP server at {url}",
+                     f"every request needs the header  Authorization: Bearer {token}",
+                     "(a new token each start; give it only to your own MCP client)"):
+            err.print(line, soft_wrap=True, markup=False, highlight=False)
+
     try:
-        serve(str(root), http=http, host=host, port=port)
+        serve(str(root), http=http, host=host, port=port, on_start=on_start)
     except VadoError as exc:
         get_terminal().error(exc.what + (f": {exc.why}" if exc.why else ""), exc.tip)
         raise typer.Exit(exc.exit_code)

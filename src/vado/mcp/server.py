@@ -13,7 +13,7 @@ only where a GPU is visible (nvidia-smi, rocm-smi or amd-smi lists one).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -21,6 +21,7 @@ from vado import __version__
 from vado.errors import VadoError
 from vado.mcp import tools
 from vado.mcp.root import Root
+from vado.mcp.schemas import AuditOut, BenchOut, ExplainOut, FactsOut, LookupOut, PortOut, VerifyOut
 
 TOOL_NAMES = ("audit", "explain", "lookup", "facts", "port", "verify")
 
@@ -29,20 +30,45 @@ vado audits CUDA code for AMD ROCm/HIP (and Intel oneAPI/SYCL, SCALE, ZLUDA) and
 Paths are relative to the server's root; paths outside it are refused.
 Typical flow: audit the tree, explain the codes you do not know, port into a new directory,
 edit what remains by hand, then verify the files (hipcc for gfx90a by default) until they compile.
+Answers fit about 8,000 tokens: audit and port give totals for the whole tree and one page of
+findings or files; call again with offset=next_offset for the next page, or narrow the path.
 """
 
 PathArg = Annotated[str, Field(description="A file or directory, relative to the server's root (absolute paths must lie inside it).")]
 TargetName = Annotated[str, Field(description="A target profile: rocm-7.2 (default), rocm-6.4, hip-5.2 (ports); audits also take oneapi, scale, zluda.")]
 
 
-def _call(fn, *args, **kwargs) -> dict[str, Any]:
-    """Run a tool body; a VadoError becomes a ToolError whose text tells the assistant what to do."""
+def _call(fn, *args, max_tokens: int | None = None, **kwargs):
+    """Run a tool body; a VadoError becomes a ToolError whose text tells the assistant what to do.
+
+    The answer goes out as compact JSON text beside the same structured content,
+    cut to ``max_tokens`` (default :data:`vado.mcp.paging.DEFAULT_MAX_TOKENS`)
+    whatever the tool returned (:func:`vado.mcp.paging.shrink`).
+    """
     from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.types import CallToolResult, TextContent
+
+    from vado.mcp.paging import DEFAULT_MAX_TOKENS, dumps, shrink
 
     try:
-        return fn(*args, **kwargs)
+        answer = fn(*args, **kwargs)
     except VadoError as exc:
         raise ToolError(f"{type(exc).__name__}: {exc.message}") from exc
+    answer = shrink(answer, max_tokens or DEFAULT_MAX_TOKENS)
+    return CallToolResult(content=[TextContent(type="text", text=dumps(answer))], structured_content=answer)
+
+
+def _hints(*, read_only: bool, idempotent: bool = True, destructive: bool = False, title: str = ""):
+    """MCP tool annotations: no vado tool reaches outside the machine, none writes over a file."""
+    from mcp.types import ToolAnnotations
+
+    return ToolAnnotations(title=title or None, readOnlyHint=read_only, destructiveHint=destructive,
+                           idempotentHint=idempotent, openWorldHint=False)
+
+
+Offset = Annotated[int, Field(ge=0, description="Index of the first item of the page (next_offset of the previous answer).")]
+Limit = Annotated[int, Field(ge=1, le=5000, description="Items per page at most; the page is cut further to fit max_tokens.")]
+MaxTokens = Annotated[int, Field(ge=1000, le=25000, description="Token budget of the answer (estimated); default 8000.")]
 
 
 def build_server(root: Root):
@@ -51,89 +77,198 @@ def build_server(root: Root):
 
     server = MCPServer(name="vado", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
 
-    @server.tool()
+    @server.tool(annotations=_hints(read_only=True, title="Audit CUDA code for AMD/Intel targets"))
     def audit(
         path: PathArg = ".",
         targets: Annotated[list[str] | None, Field(description="Target profiles to judge against; default: vado's audit set (rocm-7.2, oneapi, scale, zluda).")] = None,
         min_severity: Annotated[Literal["info", "low", "medium", "high", "critical"], Field(description="Leave out findings below this severity.")] = "info",
-        max_findings: Annotated[int, Field(ge=0, le=5000, description="Return at most this many findings (counts cover all).")] = tools.DEFAULT_MAX_FINDINGS,
-    ) -> dict[str, Any]:
-        """Audit CUDA code: per-target verdicts (moves as is / rename / rework / manual / blocked), counts per finding code, and the findings with location, message and whether vado can fix them."""
-        return _call(tools.audit, root, path, targets, min_severity, max_findings)
+        codes: Annotated[list[str] | None, Field(description="Only findings with these codes or code prefixes (WARP, PTX002).")] = None,
+        offset: Offset = 0,
+        limit: Limit = tools.DEFAULT_PAGE,
+        detail: Annotated[Literal["compact", "full"], Field(description="compact: code, place, message, fix applicability; full: also every target's verdict, the rule's data and the fix's description.")] = "compact",
+        max_tokens: MaxTokens = 8000,
+    ) -> AuditOut:
+        """Audit CUDA code: the verdict per target (moves-as-is, moves-with-automatic-edits, needs-manual-work, blocked) with the codes that decide it, counts per finding code and per file, and one page of findings (location, message, whether vado's port fixes it). Page with offset/next_offset; narrow with path, codes or min_severity."""
+        return _call(tools.audit, root, path, targets, min_severity, codes, offset, limit, detail, max_tokens,
+                     max_tokens=max_tokens)
 
-    @server.tool()
+    @server.tool(annotations=_hints(read_only=True, title="Explain a finding code"))
     def explain(
         code: Annotated[str, Field(description="A finding code such as PTX002 or LIB001, or a rule name such as inline-ptx-asm.")],
-    ) -> dict[str, Any]:
+    ) -> ExplainOut:
         """Explain a finding code: what the rule detects, why it matters on AMD/Intel, an example, what to write instead, and how safe vado's fix is."""
         return _call(tools.explain, code)
 
-    @server.tool()
+    @server.tool(annotations=_hints(read_only=True, title="Look up a CUDA name"))
     def lookup(
         name: Annotated[str, Field(description="A CUDA API name (cudaMallocAsync, cublasSgemm, cudnnCreate) or header (cublas_v2.h).")],
         target: Annotated[str | None, Field(description="Answer for this target only; default: every target profile.")] = None,
-    ) -> dict[str, Any]:
+    ) -> LookupOut:
         """Look up a CUDA name in vado's tables (imported from HIPIFY): its HIP/ROCm name, the versions it appeared or was removed in, and its status on each target. Unknown names come back with close matches."""
         return _call(tools.lookup, name, target)
 
-    @server.tool()
+    @server.tool(annotations=_hints(read_only=True, title="Knowledge-base facts"))
     def facts(
         name: Annotated[str, Field(description="A CUDA library (cudnn, libcublas.so, cudnn.h), a Python package (flash_attn, cupy-cuda12x), a target (rocm) or a container image.")],
-    ) -> dict[str, Any]:
+    ) -> FactsOut:
         """Show the knowledge-base facts vado holds about a library, Python package, target or image, each with its public source."""
         return _call(tools.facts, name)
 
-    @server.tool()
+    # Writes only into a new or empty directory (never over a file): not destructive; a second call
+    # with the same output is refused, so not idempotent.
+    @server.tool(annotations=_hints(read_only=False, idempotent=False, title="Port CUDA to HIP"))
     def port(
         path: PathArg,
         output: Annotated[str | None, Field(description="A new (or empty) directory inside the root to write the port into; omit it to get the diffs without writing anything.")] = None,
         target: TargetName = "rocm-7.2",
         launch: Annotated[Literal["chevron", "ggl"], Field(description="Kernel launches: keep <<<>>> (chevron) or rewrite to hipLaunchKernelGGL (ggl).")] = "chevron",
         unsafe: Annotated[bool, Field(description="Also apply fixes marked unsafe (usually right, may change behaviour).")] = False,
-        include_diffs: Annotated[bool, Field(description="Return each changed file's unified diff.")] = True,
-    ) -> dict[str, Any]:
-        """Port a CUDA file or tree to HIP (sources, headers, build files, requirements, Dockerfiles). Returns per-file status, applied fixes and diffs, and the findings that remain for a human or an assistant to resolve."""
-        return _call(tools.port, root, path, output, target, launch, unsafe, include_diffs)
+        include_diffs: Annotated[bool | None, Field(description="true: every listed file's unified diff; false: none; omitted: the page's diffs when they fit max_tokens.")] = None,
+        diff_paths: Annotated[list[str] | None, Field(description="Files (relative to path) whose diffs you want, whatever the page.")] = None,
+        offset: Offset = 0,
+        limit: Limit = tools.DEFAULT_PAGE,
+        max_tokens: MaxTokens = 8000,
+    ) -> PortOut:
+        """Port a CUDA file or tree to HIP (sources, headers, build files, requirements, Dockerfiles). Returns totals for the whole port (files per status, fixes applied and findings left per code), one page of files (files with errors or findings left first), the findings left in them, and diffs on request. Page with offset/next_offset."""
+        return _call(tools.port, root, path, output, target, launch, unsafe, include_diffs, diff_paths, offset, limit,
+                     max_tokens, max_tokens=max_tokens)
 
     from vado.bench.environment import has_gpu
 
     if has_gpu():
 
-        @server.tool()
+        @server.tool(annotations=_hints(read_only=True, idempotent=False, title="Time a kernel on this GPU"))
         def bench_kernel(
             path: PathArg,
             kernel: Annotated[str | None, Field(description="Name of the __global__ function; needed when the file has several.")] = None,
             n: Annotated[int, Field(ge=1, le=1 << 30, description="Elements per pointer parameter (and the value of integer parameters).")] = 1 << 24,
             block: Annotated[int, Field(ge=1, le=1024, description="Threads per block.")] = 256,
             iters: Annotated[int, Field(ge=1, le=1000, description="Timed launches.")] = 50,
-        ) -> dict[str, Any]:
+        ) -> BenchOut:
             """Time one kernel of a CUDA/HIP file on this machine's GPU with vado's generated driver."""
             return _call(tools.bench_kernel, root, path, kernel, n, block, iters)
 
-    @server.tool()
+    @server.tool(annotations=_hints(read_only=True, title="Compile HIP with hipcc"))
     def verify(
         path: PathArg,
         archs: Annotated[list[str] | None, Field(description="AMD offload architectures to compile for; default ['gfx90a'].")] = None,
         target: TargetName = "rocm-7.2",
-    ) -> dict[str, Any]:
-        """Compile a HIP file (or every .cu/.hip file under a directory) with hipcc for AMD GPUs and report the evidence (command, exit code, compiler errors) and the findings still open. Use it after every edit: a port is done when this passes."""
-        return _call(tools.verify, root, path, archs, target)
+        original: Annotated[str | None, Field(description="The CUDA tree (inside the root) the port at path came from; with run_args, the port is run against it where an NVIDIA GPU exists.")] = None,
+        run_args: Annotated[str | None, Field(description="The program's command-line arguments for the differential run (split like a shell, never run by one).")] = None,
+    ) -> VerifyOut:
+        """Compile a HIP file (or every .cu/.hip file under a directory) with hipcc for AMD GPUs and report the evidence (command, exit code, compiler errors) and the findings still open. With original and run_args, where an NVIDIA GPU exists, also run original and port with AMD's 64-lane waves emulated and compare their outputs. Use it after every edit: a port is done when this passes."""
+        return _call(tools.verify, root, path, archs, target, original, run_args)
 
     return server
 
 
-def serve(root: str, *, http: bool = False, host: str = "127.0.0.1", port: int = 8765) -> None:
+def loopback_host(host: str) -> bool:
+    """Whether ``host`` names a loopback interface: ``localhost`` or an IPv4/IPv6 loopback
+    address, parsed (``127.attacker.example`` is a DNS name, not an address of 127/8)."""
+    import ipaddress
+
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _authority(host: str) -> str:
+    """``host`` as it appears in a Host header (IPv6 in brackets)."""
+    h = host.strip("[]")
+    return f"[{h}]" if ":" in h else h
+
+
+def transport_security(host: str):
+    """The SDK's DNS-rebinding protection (Host and Origin checks), on for every loopback
+    ``host``: the SDK turns it on by itself only for 127.0.0.1, localhost and ::1."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    names = {_authority(host), "127.0.0.1", "localhost", "[::1]"}
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=sorted(f"{n}:*" for n in names),
+        allowed_origins=sorted(f"http://{n}:*" for n in names),
+    )
+
+
+class BearerAuth:
+    """ASGI middleware: every request must carry ``Authorization: Bearer <token>``.
+
+    The token is made per start (:func:`new_token`) and handed to the user who
+    started the server; other local users, who can reach a loopback port as well,
+    do not have it. Compared in constant time.
+    """
+
+    def __init__(self, app, token: str) -> None:
+        self.app = app
+        self._expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope, receive, send) -> None:
+        import hmac
+
+        if scope.get("type") in ("http", "websocket"):
+            got = b""
+            for name, value in scope.get("headers") or ():
+                if name.lower() == b"authorization":
+                    got = value
+                    break
+            if not hmac.compare_digest(got, self._expected):
+                if scope["type"] == "http":
+                    body = b"missing or wrong bearer token: pass the token vado mcp printed at start\n"
+                    await send({"type": "http.response.start", "status": 401,
+                                "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                                            (b"www-authenticate", b'Bearer realm="vado"'),
+                                            (b"content-length", str(len(body)).encode())]})
+                    await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
+def new_token() -> str:
+    """A fresh bearer token (256 random bits, URL-safe)."""
+    import secrets
+
+    return secrets.token_urlsafe(32)
+
+
+def http_app(root: Root, host: str, token: str):
+    """The streamable-HTTP ASGI app of a server on ``host``: bearer token and Host/Origin checks."""
+    server = build_server(root)
+    app = server.streamable_http_app(transport_security=transport_security(host), host=host)
+    return BearerAuth(app, token)
+
+
+def serve(root: str, *, http: bool = False, host: str = "127.0.0.1", port: int = 8765,
+          token: str | None = None, on_start=None) -> None:
     """Run the server on stdio, or on streamable HTTP at ``http://host:port/mcp``.
 
-    HTTP is served on loopback addresses only: the tools read the user's files,
-    so the server is not meant to be reachable from other machines.
+    HTTP is served on loopback addresses only (:func:`loopback_host`): the tools read
+    the user's files, so the server is not meant to be reachable from other machines.
+    Every HTTP request needs ``Authorization: Bearer TOKEN`` (``token``, else a new one
+    per start): any local user can reach a loopback port, and the tools act with the
+    rights of the user who started the server. ``on_start(url, token)`` is called
+    before serving, for the caller to show the token.
     """
     from vado.errors import UsageError
 
-    server = build_server(Root(root))
     if not http:
-        server.run("stdio")
+        build_server(Root(root)).run("stdio")
         return
-    if host not in ("127.0.0.1", "localhost", "::1") and not host.startswith("127."):
-        raise UsageError(f"refusing to serve on {host}", "the MCP server reads files under its root", "use a loopback address (127.0.0.1)")
-    server.run("streamable-http", host=host, port=port)
+    if not loopback_host(host):
+        raise UsageError(f"refusing to serve on {host}", "the MCP server reads files under its root",
+                         "use a loopback address (127.0.0.1, ::1 or localhost)")
+    if not (0 < port < 65536):
+        raise UsageError(f"port {port} is out of range", "a TCP port is 1 to 65535", "pass --port 8765")
+    token = token or new_token()
+    app = http_app(Root(root), host, token)
+
+    import anyio
+    import uvicorn
+
+    if on_start is not None:
+        on_start(f"http://{_authority(host)}:{port}/mcp", token)
+    config = uvicorn.Config(app, host=host.strip("[]"), port=port, log_level="warning")
+    anyio.run(uvicorn.Server(config).serve)

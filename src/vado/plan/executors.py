@@ -111,7 +111,9 @@ class LocalExecutor:
         """``[fn(x) for x in items]``, in parallel when there is more than one worker and item."""
         if self.workers == 1 or len(items) <= 1:
             return [fn(x) for x in items]
-        with ProcessPoolExecutor(max_workers=min(self.workers, len(items))) as pool:
+        from vado.procs import cap_jobs, pool_kwargs
+
+        with ProcessPoolExecutor(max_workers=cap_jobs(self.workers, len(items)), **pool_kwargs()) as pool:
             return list(pool.map(fn, items))
 
 

@@ -32,6 +32,7 @@ from typing import Any, Sequence
 
 from vado.errors import PlanError, UsageError
 from vado.model.plan import RepoSpec
+from vado.verify.sandbox import run_capped
 
 #: Something git can clone: a scheme URL, scp-like ``user@host:path``, or a path to a bare repository.
 _URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|[\w.-]+@[\w.-]+:)", re.IGNORECASE)
@@ -103,6 +104,10 @@ def _manifest_entries(raw: Any, where: str) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+#: The largest fleet manifest read (a list of repositories is a few KiB).
+_MAX_MANIFEST = 16 * 2**20
+
+
 def load_manifest(path: str | os.PathLike) -> FleetSpec:
     """Read a ``fleet.yaml``; relative repository paths are taken from the manifest's directory.
 
@@ -110,16 +115,29 @@ def load_manifest(path: str | os.PathLike) -> FleetSpec:
     """
     import yaml
 
+    from vado.scan.discover import read_regular
+
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        raw = read_regular(p, _MAX_MANIFEST + 1)  # never blocks on a FIFO
     except OSError as exc:
         raise UsageError(f"cannot read the fleet manifest {path}", exc.strerror or str(exc),
                          "pass an existing fleet.yaml with --manifest") from None
+    if len(raw) > _MAX_MANIFEST:
+        raise UsageError(f"the fleet manifest {path} is larger than {_MAX_MANIFEST // 2**20} MiB",
+                         "a fleet.yaml lists repositories", "split the fleet into several manifests")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"the fleet manifest {path} is not UTF-8 text", f"bad byte at offset {exc.start}",
+                         "save it as UTF-8") from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise UsageError(f"the fleet manifest {path} is not valid YAML", str(exc).splitlines()[0]) from None
+    except RecursionError:
+        raise UsageError(f"the fleet manifest {path} nests lists or mappings too deeply",
+                         "a fleet.yaml needs two or three levels") from None
     if not isinstance(data, dict) or not isinstance(data.get("repos"), list) or not data["repos"]:
         raise UsageError(f"the fleet manifest {path} lists no repositories",
                          "it needs a top-level `repos:` list", "see `vado plan --help` for the format")
@@ -170,8 +188,7 @@ def load_manifest(path: str | os.PathLike) -> FleetSpec:
 def _git(args: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, GIT_TERMINAL_PROMPT="0", GIT_ASKPASS="true")
     try:
-        return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True,
-                              timeout=_CLONE_TIMEOUT_S, check=False)
+        return run_capped(["git", *args], cwd=cwd, env=env, timeout=_CLONE_TIMEOUT_S)
     except FileNotFoundError:
         raise PlanError("git is not installed", "repositories given by URL are cloned with git",
                         "install git, or clone the repository yourself and pass its path") from None
@@ -242,8 +259,7 @@ def commit_of(root: Path) -> str:
     folder) is not that repository's commit, so it gets none.
     """
     try:
-        proc = subprocess.run(["git", "rev-parse", "--show-toplevel", "HEAD"], cwd=root, capture_output=True,
-                              text=True, timeout=30, check=False)
+        proc = run_capped(["git", "rev-parse", "--show-toplevel", "HEAD"], cwd=root, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return ""
     lines = proc.stdout.split()

@@ -119,17 +119,20 @@ def requests_gpus(doc: dict[str, Any]) -> bool:
 def _load_docs(path: Path) -> list[Any]:
     import yaml
 
+    from vado.scan.discover import read_regular
+
     try:
-        if path.stat().st_size > _MAX_MANIFEST_BYTES:
+        raw = read_regular(path, _MAX_MANIFEST_BYTES + 1)  # a FIFO is refused, not waited on
+        if len(raw) > _MAX_MANIFEST_BYTES:
             return []
-        text = path.read_text(encoding="utf-8")
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return []
     if "apiVersion" not in text or "kind" not in text:
         return []
     try:
         return list(yaml.safe_load_all(text))
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         # Helm templates and other non-YAML with a .yaml name are not manifests vado can patch.
         return []
 
@@ -137,7 +140,7 @@ def _load_docs(path: Path) -> list[Any]:
 def discover_manifests(root: str | os.PathLike, spec: RepoSpec | None = None) -> tuple[ManifestObject, ...]:
     """The GPU-requesting objects of ``root``: those ``spec.manifests`` names, else every YAML file's.
 
-    Discovery skips hidden and vendored directories and files over 1 MiB; files
+    A named manifest that does not exist raises :class:`~vado.errors.UsageError`. Discovery skips hidden and vendored directories and files over 1 MiB; files
     that are not YAML (Helm templates) are ignored.
     """
     base = Path(root)
@@ -155,6 +158,12 @@ def discover_manifests(root: str | os.PathLike, spec: RepoSpec | None = None) ->
                 break
     out = []
     for rel, workload in files:
+        if named and not (base / rel).is_file():
+            from vado.errors import UsageError
+
+            raise UsageError(f"the fleet manifest names {rel}, which is not a file in {base}",
+                             "a named manifest is the one vado patches; leaving it out would plan without it",
+                             "fix the path under manifests:, or remove the entry")
         for i, doc in enumerate(_load_docs(base / rel)):
             if isinstance(doc, dict) and requests_gpus(doc):
                 out.append(ManifestObject(rel, i, doc, workload))
@@ -377,6 +386,13 @@ def pod_spec_patch(spec: dict[str, Any], pool: Pool, fit: PoolFit, repo: RepoSpe
             # Tolerations have no merge key: the patch carries the whole list.
             patch["tolerations"] = new
             notes.append(f"GPU taint tolerations now tolerate {resource}; check the taint key your {pool.name} nodes use")
+    runtime = spec.get("runtimeClassName")
+    if isinstance(runtime, str) and pool.vendor != "nvidia" and "nvidia" in runtime.lower():
+        # The NVIDIA container runtime does not exist on the other pools' nodes: a pod that
+        # names it stays Pending there. The device plugin's resource request is enough.
+        patch["runtimeClassName"] = None
+        notes.append(f"dropped runtimeClassName {runtime} (NVIDIA's container runtime); {pool.name} nodes run "
+                     f"their default runtime and the {resource} device plugin")
     if not pool.node_affinity and pool.families:
         notes.append(f"no node label selects {pool.name} nodes; the {resource} request alone places the pod")
     notes.extend(route_notes(fit))
@@ -422,11 +438,21 @@ def dns_label(text: str) -> str:
 def generic_patch(w: WorkloadPlan, pool: Pool, fit: PoolFit, repo: RepoSpec | None, image: str) -> K8sPatch:
     """A pod-template patch for a workload the repository ships no manifest for.
 
-    ``image`` is the CUDA image the workload builds from (its Dockerfile's base)
-    or empty; the patch then names the pool's image only when one is known.
+    ``image`` is the base image the workload's Dockerfile builds FROM, or empty.
+    It is not the workload's image (that is what the Dockerfile builds), so the
+    patch names an image only where the fleet manifest gives one for the pool
+    (``images.<pool>``); the notes say which base the pool's build should use.
     """
     name = dns_label(w.name)
-    pool_img, note = pool_image(image, pool, fit, repo) if image else ((repo.images.get(pool.name, "") if repo else ""), "")
+    pool_img = repo.images.get(pool.name, "") if repo else ""
+    note = ""
+    if image and not pool_img:
+        base, why = pool_image(image, pool, fit, repo)
+        if base != image:
+            note = (f"the Dockerfile builds FROM {image}: build the {pool.name} image FROM {base} "
+                    f"and set images.{pool.name} in the fleet manifest")
+        elif why:
+            note = why
     container: dict[str, Any] = {"name": name}
     if pool_img:
         container["image"] = pool_img

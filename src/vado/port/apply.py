@@ -49,6 +49,7 @@ from __future__ import annotations
 import bisect
 
 import difflib
+import errno
 import os
 import secrets
 import shutil
@@ -459,22 +460,31 @@ def _make_backup(target: Path, data: bytes, backup: bool | Path) -> Path:
     """Write ``data`` to a new backup file, created exclusively so none is ever clobbered."""
     if backup is not True:
         Path(backup).mkdir(parents=True, exist_ok=True)
-    for _ in range(_MAX_BACKUPS):
-        candidate = backup_path(target, backup)
-        try:
-            fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
-        except FileExistsError:
-            continue  # another writer took the name between the check and the open
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            shutil.copystat(target, candidate)
-        except BaseException:
-            _remove_quietly(candidate)
-            raise
-        return candidate
+    # The backup is complete before it has its name: written and fsynced under a temp
+    # name, then linked to the first free backup name (link, like O_EXCL, never replaces
+    # a file). A port killed meanwhile leaves a temp file, never a short backup.
+    directory = target.parent if backup is True else Path(backup)
+    tmp, fd = _open_temp(directory, target.name + BACKUP_SUFFIX)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            os.chmod(tmp, 0o600)
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        shutil.copystat(target, tmp)
+        for _ in range(_MAX_BACKUPS):
+            candidate = backup_path(target, backup)
+            try:
+                os.link(tmp, candidate)
+            except FileExistsError:
+                continue  # another writer took the name between the check and the link
+            except OSError as exc:
+                if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EXDEV, errno.EMLINK):
+                    raise
+                os.rename(tmp, candidate)  # a file system without hard links: the name was free just now
+            return candidate
+    finally:
+        _remove_quietly(tmp)
     raise PortError(f"no free backup name for {target}", "every candidate name was taken",
                     "remove old .vado-bak files")
 
@@ -819,6 +829,8 @@ def unified_diff(before: bytes, after: bytes, path: str | os.PathLike[str], *, c
     The hunks are ``difflib.unified_diff``'s, byte for byte; the line matching
     runs compiled where vado's extension is built.
     """
+    if context < 0:
+        raise ValueError("unified_diff: the context must not be negative")
     if before == after:
         return ""
     name = os.fsencode(os.fspath(path))

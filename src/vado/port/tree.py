@@ -2,14 +2,16 @@
 
 The user's tree is never touched unless ``in_place`` is asked for, and then every
 changed file keeps a backup beside it (``<file>.vado-bak``). A port into ``out``
-first copies the tree (without ``.git``), then writes each ported file over its
-copy atomically.
+copies the tree (without ``.git``) and writes each ported file into a hidden
+staging directory, then moves the finished tree to ``out`` at once: ``out``
+never holds a partial port.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import functools
 import gc
 import os
@@ -26,11 +28,12 @@ from typing import Callable, Sequence
 from vado import __version__
 from vado.audit.pipeline import gc_paused
 from vado.errors import UsageError, VadoError
-from vado.model import Finding, Target
+from vado.model import Finding, Skip, SkipReason, Target
 from vado.model.port import PortedFile, PortResult
 from vado.port.apply import BACKUP_SUFFIX, backup_path, unified_diff, write_atomic, write_new
-from vado.port.build import renamed_name
+from vado.port.build import existing_amd_support, renamed_name
 from vado.port.file import PortOptions, port_bytes
+from vado.procs import cap_jobs, pool_kwargs
 from vado.scan.classify import FileKind
 
 #: Kinds vado rewrites; other files are copied verbatim.
@@ -52,6 +55,21 @@ PORTED_KINDS = frozenset(
     }
 )
 
+#: Build-system files: their fixes are mechanical (a language, a flag, a link name, a package
+#: pin, a base image) and are applied, unsafe ones included, in a new output tree by default.
+BUILD_KINDS = frozenset(
+    {
+        FileKind.CMAKE,
+        FileKind.MAKEFILE,
+        FileKind.SETUP_PY,
+        FileKind.PYPROJECT,
+        FileKind.SETUP_CFG,
+        FileKind.REQUIREMENTS,
+        FileKind.CONDA_ENV,
+        FileKind.DOCKERFILE,
+    }
+)
+
 @dataclass(frozen=True)
 class _Job:
     path: str
@@ -63,10 +81,14 @@ class _Job:
     #: Whether the output tree holds a copy at ``dst`` already (a symlink the tree copy kept, a
     #: single file's copy); otherwise the port creates the file.
     copied: bool = False
+    #: Whether this file's unsafe fixes are applied although the port's options do not ask for them.
+    build_fixes: bool = False
 
 
 def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, backup: bool) -> tuple[PortedFile, list[Finding]]:
     try:
+        if job.build_fixes and not options.unsafe:
+            options = dataclasses.replace(options, unsafe=True)
         src_stat, data = _read_file(job.src)
         src_mode = src_stat.st_mode
         result = port_bytes(job.path, job.kind, data, target, options)
@@ -109,6 +131,7 @@ def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, b
                 applied=result.applied,
                 remaining=remaining,
                 diff=_diff(result.before, result.after, job, renamed),
+                unsafe_applied=result.unsafe_applied,
             ),
             list(result.remaining),
         )
@@ -127,9 +150,12 @@ def _joined(base: str, rel: str) -> str:
 
 def _read_file(path: str) -> tuple[os.stat_result, bytes]:
     """The stat and the bytes of the file at ``path`` (one open, one stat, reads to the end)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    # O_NONBLOCK: a FIFO that took the file's place since the walk must not block the open.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
     try:
         st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "it is no longer a regular file (replaced since the walk)")
         chunks = [os.read(fd, st.st_size + 1)]  # one read for a file that did not grow meanwhile
         while chunks[-1]:
             chunks.append(os.read(fd, 1 << 20))
@@ -203,11 +229,17 @@ def preload(target: Target, options: PortOptions | None = None) -> None:
     rename_map(target, (options or PortOptions()).roc)
 
 
-def _copy_tree(root: Path, out: Path, ported: frozenset[str] = frozenset()) -> set[str]:
+def _copy_tree(root: Path, out: Path, ported: frozenset[str] = frozenset(), skips: list[Skip] | None = None) -> set[str]:
     """Copy ``root`` to ``out`` without ``.git`` and without the regular files in ``ported``
     (absolute paths): each of those is written once, by its port, instead of copied and
-    then written over. Returns the paths of ``ported`` that were copied (symlinks)."""
+    then written over. Returns the paths of ``ported`` that were copied (symlinks).
+
+    What cannot be copied (a FIFO, socket or device; a file or directory this user
+    cannot read) is left out and appended to ``skips`` (paths relative to ``root``):
+    the rest of the tree is copied all the same.
+    """
     copied: set[str] = set()
+    problems: list[tuple[str, str]] = []
 
     def ignore(directory: str, names: list[str]) -> set[str]:
         skip = {n for n in names if n == ".git"}
@@ -222,25 +254,44 @@ def _copy_tree(root: Path, out: Path, ported: frozenset[str] = frozenset()) -> s
                         skip.add(n)
         return skip
 
-    shutil.copytree(root, out, symlinks=True, ignore=ignore, dirs_exist_ok=True, copy_function=_copy_file)
+    try:
+        shutil.copytree(root, out, symlinks=True, ignore=ignore, dirs_exist_ok=True,
+                        copy_function=functools.partial(_copy_file, problems=problems))
+    except shutil.Error as exc:  # raised at the end, after copying everything else
+        for item in exc.args[0] if exc.args and isinstance(exc.args[0], list) else ():
+            if isinstance(item, tuple) and len(item) == 3:
+                problems.append((str(item[0]), str(item[2])))
+    if skips is not None:
+        base = str(root)
+        for path, why in problems:
+            rel = os.path.relpath(path, base).replace(os.sep, "/")
+            skips.append(Skip(rel, SkipReason.UNREADABLE, f"not copied into the port: {why}"))
     return copied
 
 
-def _copy_file(src: str, dst: str, *, follow_symlinks: bool = True) -> str:
+def _copy_file(src: str, dst: str, *, follow_symlinks: bool = True, problems: list[tuple[str, str]] | None = None) -> str:
     """``shutil.copy2`` for a file of a fresh output tree, with fewer system calls.
 
     The same result (bytes, permission bits, access and modification times, extended
     attributes), from one stat of the open source; ``dst`` must not exist (``O_EXCL``).
-    Anything but a regular file goes to ``shutil.copy2``.
+    The source is opened without blocking, so a FIFO never hangs the copy: a FIFO,
+    socket or device is not copied, and neither is a file that cannot be opened; each
+    goes to ``problems`` as ``(src, why)`` (raised when ``problems`` is None).
     """
     try:
-        fd_in = os.open(src, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
-    except OSError:
-        return shutil.copy2(src, dst, follow_symlinks=follow_symlinks)  # its own error, as copytree expects
+        fd_in = os.open(src, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as exc:
+        if problems is None:
+            raise
+        problems.append((src, exc.strerror or str(exc)))
+        return dst
     try:
         st = os.fstat(fd_in)
         if not stat.S_ISREG(st.st_mode):
-            return shutil.copy2(src, dst, follow_symlinks=follow_symlinks)
+            if problems is None:
+                raise shutil.SpecialFileError(f"{src} is not a regular file")
+            problems.append((src, "not a regular file (a FIFO, socket or device)"))
+            return dst
         fd_out = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
                          | getattr(os, "O_BINARY", 0), 0o600)
         try:
@@ -252,6 +303,75 @@ def _copy_file(src: str, dst: str, *, follow_symlinks: bool = True) -> str:
         return dst
     finally:
         os.close(fd_in)
+
+
+_STAGE_MARK = ".vado-partial-"
+
+
+def _make_stage(out: Path) -> Path:
+    """A new, empty hidden directory for the port to be written into: beside ``out``, or
+    inside it when ``out`` is an existing empty directory (a mount point cannot be renamed
+    over, and its parent may be another file system)."""
+    import secrets
+
+    inside = out.is_dir()
+    parent = out if inside else out.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        for _ in range(100):
+            stage = parent / (f"{_STAGE_MARK}{secrets.token_hex(4)}" if inside
+                              else f".{out.name}{_STAGE_MARK}{secrets.token_hex(4)}")
+            try:
+                stage.mkdir()
+                return stage
+            except FileExistsError:
+                continue
+        raise FileExistsError(errno.EEXIST, "no free name for the port's staging directory")
+    except OSError as exc:
+        raise UsageError(f"cannot create the output {out}", exc.strerror or str(exc),
+                         "choose a new directory in a writable place") from None
+
+
+def _move_entries(stage: Path, out: Path) -> None:
+    """Move the finished port from ``stage`` (inside ``out``) up into ``out``, which must hold
+    nothing else, then remove ``stage``."""
+    others = [n for n in os.listdir(out) if n != stage.name]
+    if others:
+        raise OSError(errno.ENOTEMPTY, f"{out} holds {others[0]!r}")
+    names = os.listdir(stage)
+    shutil.copystat(stage, out)
+    for name in names:
+        os.rename(stage / name, out / name)
+    os.rmdir(stage)
+
+
+def _discard(stage: Path) -> None:
+    """Remove a staging directory this port made (quietly: it is hidden and never used again)."""
+    shutil.rmtree(stage, ignore_errors=True)
+
+
+def _publish(stage: Path, out: Path, files: tuple[PortedFile, ...]) -> tuple[PortedFile, ...]:
+    """Rename the finished port ``stage`` to ``out``; ``files`` with their paths under ``out``.
+
+    ``rename`` puts the whole tree in place at once, over nothing or over an empty
+    directory, and never over a non-empty one: when another port (or anything) filled
+    ``out`` meanwhile, this port is removed and the error says so.
+    """
+    try:
+        if stage.parent == out:
+            _move_entries(stage, out)
+        else:
+            os.rename(stage, out)
+    except OSError as exc:
+        _discard(stage)
+        if exc.errno in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR):
+            raise UsageError(f"output {out} was filled while this port ran", "another port or program wrote there",
+                             "port again into a new directory") from None
+        raise UsageError(f"cannot move the port into {out}", exc.strerror or str(exc),
+                         "check the output directory and its permissions") from None
+    prefix, final = str(stage), str(out)
+    return tuple(dataclasses.replace(f, out_path=final + f.out_path[len(prefix):]) if f.out_path.startswith(prefix) else f
+                 for f in files)
 
 
 _SENDFILE = getattr(os, "sendfile", None) if sys.platform.startswith("linux") else None
@@ -287,6 +407,7 @@ def port_tree(
     respect_gitignore: bool = True,
     include_vendored: bool = False,
     rename_sources: bool = False,
+    build_fixes: bool | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> PortResult:
     """Port the tree at ``root`` for ``target`` into ``out`` (or in place).
@@ -299,6 +420,14 @@ def port_tree(
     ``.hip`` (headers keep their names) and updates the references in the
     CMake files, Makefiles and quoted ``#include`` lines vado ports; other
     references (shell scripts, setup.py source lists) are not followed.
+
+    ``build_fixes`` applies the unsafe fixes of build-system files (CMake, Makefiles,
+    setup.py/pyproject, requirements, conda, Dockerfiles: :data:`BUILD_KINDS`) without
+    ``options.unsafe``; by default it is on for a new output tree, where the user
+    reviews a diff, and off in place or when a build file already builds for AMD
+    (:func:`~vado.port.build.existing_amd_support`, listed in
+    :attr:`PortResult.amd_support`). Each unsafe fix applied is described in
+    :attr:`PortedFile.unsafe_applied`.
 
     ``out`` must not exist or be an empty directory, and must not lie inside
     ``root``. With ``in_place`` (``out`` is None) files are rewritten where they
@@ -319,7 +448,12 @@ def port_tree(
         if out is None:
             raise UsageError("no output directory", "a port goes into a new directory", "pass -o OUT, or --in-place --backup")
         out_path = Path(out)
-        if out_path.exists() and (not out_path.is_dir() or any(out_path.iterdir())):
+        try:
+            occupied = out_path.exists() and (not out_path.is_dir() or any(out_path.iterdir()))
+        except OSError as exc:
+            raise UsageError(f"cannot use the output {out_path}", exc.strerror or str(exc),
+                             "choose a new directory in a writable place") from None
+        if occupied:
             raise UsageError(
                 f"output {out_path} exists and is not empty",
                 "vado never writes over an existing tree",
@@ -351,23 +485,49 @@ def port_tree(
                 raise UsageError(f"cannot rename {rel} to {renamed_name(rel)}", "that file exists already",
                                  "port without --rename-sources, or remove the .hip file")
     copied: set[str] = set()
+    final_out = out_path
+    copy_skips: list[Skip] = []
     if not in_place:
-        if single_file:
-            out_path.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(root_path, out_path / root_path.name)
-            copied = {str(f.abs_path) for f in ported}
-        else:
-            copied = _copy_tree(root_path, out_path, frozenset(os.path.join(str(root_path), f.path) for f in ported))
+        # The port is written into a new hidden directory (_make_stage) and moved to ``out``
+        # when complete (_publish): an interrupted port leaves no truncated files under their
+        # final names, and of two ports into one new ``out`` the second fails with a clear error.
+        out_path = _make_stage(final_out)
+        try:
+            if single_file:
+                shutil.copy2(root_path, out_path / root_path.name)
+                copied = {str(f.abs_path) for f in ported}
+            else:
+                copied = _copy_tree(root_path, out_path, frozenset(os.path.join(str(root_path), f.path) for f in ported),
+                                    copy_skips)
+        except BaseException as exc:
+            _discard(out_path)
+            if isinstance(exc, OSError):
+                raise UsageError(f"cannot copy {root_path} to {final_out}", exc.strerror or str(exc),
+                                 "check free space and permissions") from None
+            raise
 
     # Joined as strings: walk's relative paths are clean POSIX paths, and a Path per file
     # cost more than the rest of this loop.
     root_str, out_str = str(root_path), str(out_path)
 
     def dst_of(rel: str) -> str:
-        if in_place:
+        if in_place:  # only for renamed files: the others are written where they were read (their abs_path)
             return root_str if single_file else _joined(root_str, rel)
         return _joined(out_str, root_path.name if single_file else rel)
 
+    amd_support: list[str] = []
+    for f in ported:
+        if f.kind in (FileKind.CMAKE, FileKind.MAKEFILE, FileKind.SETUP_PY):
+            try:
+                sign = existing_amd_support(_read_file(str(f.abs_path))[1].decode("latin-1"))
+            except OSError:
+                continue  # reported when the port reads it
+            if sign:
+                amd_support.append(f"{f.path}: {sign}")
+    if build_fixes is None:
+        # A project that already builds for AMD (ggml's GGML_HIP, a USE_ROCM branch, a torch
+        # extension that tests IS_HIP_EXTENSION) keeps its build files: the port leaves that intact.
+        build_fixes = not in_place and not amd_support
     job_list = []
     for f in ported:
         src = str(f.abs_path)
@@ -375,9 +535,11 @@ def port_tree(
             new_dst = dst_of(renamed_name(f.path))
             job_list.append(_Job(f.path, src, new_dst, f.kind, "" if in_place else dst_of(f.path)))
         else:
-            job_list.append(_Job(f.path, src, dst_of(f.path), f.kind,
-                                 copied=os.path.join(root_str, f.path) in copied or src in copied))
+            job_list.append(_Job(f.path, src, src if in_place else dst_of(f.path), f.kind,
+                                 copied=os.path.join(root_str, f.path) in copied or src in copied,
+                                 build_fixes=build_fixes and f.kind in BUILD_KINDS))
     outcomes: list[tuple[PortedFile, list[Finding]]] = []
+    jobs = cap_jobs(jobs, len(job_list))
     if jobs > 1 and len(job_list) > 1:
         size = max(1, len(job_list) // (jobs * 4))
         chunks = [job_list[i : i + size] for i in range(0, len(job_list), size)]
@@ -385,7 +547,7 @@ def port_tree(
         # alive now is left out of their collections (see vado.audit.pipeline).
         preload(target, options)
         gc.freeze()
-        with contextlib.ExitStack() as cleanup, ProcessPoolExecutor(max_workers=jobs) as pool:
+        with contextlib.ExitStack() as cleanup, ProcessPoolExecutor(max_workers=jobs, **pool_kwargs()) as pool:
             cleanup.callback(gc.unfreeze)
             work = functools.partial(_port_many, target=target, options=options, in_place=in_place, backup=backup)
             for chunk_result in pool.map(work, chunks):
@@ -404,15 +566,20 @@ def port_tree(
     remaining = tuple(sorted((f for o in outcomes for f in o[1]), key=Finding.sort_key))
     errors = tuple({"type": "PortError", "what": f"porting {f.path} failed", "why": f.error, "tip": ""} for f in files if f.status == "failed")
     ported_bytes = sum(f.size for f in ported)
+    if not in_place:
+        files = _publish(out_path, final_out, files)
+        out_path = final_out
+    known = {k.path for k in plan.skips}
     return PortResult(
         root=str(root_path),
         out=str(out_path),
         target=target.name,
         files=files,
         remaining=remaining,
-        skips=tuple(sorted(plan.skips)),
+        skips=tuple(sorted([*plan.skips, *(k for k in copy_skips if k.path not in known)])),
         errors=errors,
         bytes_ported=ported_bytes,
         duration_s=round(time.perf_counter() - started, 3),
         tool_version=__version__,
+        amd_support=tuple(amd_support),
     )

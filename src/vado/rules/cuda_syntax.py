@@ -109,7 +109,10 @@ def _plain_above(literal: str, limit: int) -> bool:
     if m is None:
         return False
     digits = m.group(1)
-    return (int(digits, 16) if digits[:2] in ("0x", "0X") else int(digits)) > limit
+    if digits[:2] in ("0x", "0X"):
+        return int(digits, 16) > limit  # hex: int() has no digit limit for a power-of-two base
+    # A decimal longer than the limit's is above it; int() refuses more than 4300 digits.
+    return len(digits) > len(str(limit)) or int(digits) > limit
 
 
 class SpellingIndex:
@@ -285,7 +288,8 @@ def decode_string(literal: str) -> str:
     def sub(m: re.Match) -> str:
         e = m.group(1)
         if e[0] == "x":
-            return chr(int(e[1:], 16) & 0xFF)
+            # "\\x" without a hex digit is an error to compilers; keep the "x", as for an unknown escape.
+            return chr(int(e[1:], 16) & 0xFF) if len(e) > 1 else "x"
         if e[0] in "01234567" and e.isdigit():
             return chr(int(e, 8) & 0xFF)
         if e in ("\n", "\r\n"):
@@ -975,6 +979,18 @@ def find_defines(tokens: list, marks: list[int] | None = None) -> list[MacroDef]
     return out
 
 
+def _decimal(digits: str) -> int:
+    """``int(digits)`` for any number of digits (``int`` refuses more than
+    ``sys.get_int_max_str_digits()``, 4300 by default), by chunks below that limit."""
+    if len(digits) <= 4000:
+        return int(digits)
+    value = 0
+    for i in range(0, len(digits), 4000):
+        chunk = digits[i : i + 4000]
+        value = value * 10 ** len(chunk) + int(chunk)
+    return value
+
+
 @functools.lru_cache(maxsize=65536)  # files repeat the same few literals (0, 1, 32, 256 …)
 def int_value(literal: str) -> int | None:
     """Value of a C integer literal (``32``, ``0x20``, ``32u``, ``0b100000``, ``1'000``), else None."""
@@ -987,7 +1003,7 @@ def int_value(literal: str) -> int | None:
         if len(t) > 1 and t[0] == "0" and t.isdigit():
             return int(t, 8)
         if t.isdigit():
-            return int(t)
+            return _decimal(t)
     except ValueError:
         return None
     return None

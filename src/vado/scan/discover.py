@@ -246,7 +246,7 @@ def _load_ignore_file(path: Path, base: str, prefix: str, source: str, skips: li
         key = (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
         cached = _PARSED_IGNORES.get(key)
         if cached is None:
-            parsed = _parse_ignore_file(path.read_bytes())
+            parsed = _parse_ignore_file(read_regular(path, _MAX_IGNORE_FILE))
             # One pathspec per parsed file, shared by every walk: pathspec only reads it.
             cached = (parsed, GitIgnoreSpec(list(parsed[0])) if parsed[0] else None)
             if len(_PARSED_IGNORES) >= 4096:
@@ -264,6 +264,9 @@ def _load_ignore_file(path: Path, base: str, prefix: str, source: str, skips: li
         return None
     return _IgnoreFile(base, prefix, _display(source), spec, lines, any_pattern)
 
+
+#: The bytes of an ignore file that are read (git itself reads any size; none comes near).
+_MAX_IGNORE_FILE = 4 * 2**20
 
 #: Parsed ignore files by path and identity (device, inode, size, mtime): the same
 #: ``.gitignore`` files above the roots of many walks (a fleet, a port per program) are
@@ -288,12 +291,58 @@ def _parse_ignore_file(data: bytes) -> tuple[tuple, tuple[tuple[int, str], ...],
             continue
         if pattern.include is None:
             continue
+        if line.count("**") > _MAX_DOUBLE_STARS:
+            malformed.append(f"line {lineno}: pattern {_display(line)!r} not used: more than "
+                             f"{_MAX_DOUBLE_STARS} '**' (matching it could take exponential time)")
+            continue
+        _linear_stars(pattern)
         patterns.append(pattern)
         lines.append((lineno, _display(line)))
     return tuple(patterns), tuple(lines), tuple(malformed), _any_pattern(patterns)
 
 
 _PLAIN_FLAGS = re.compile("").flags
+
+#: The most ``**`` one ignore pattern may hold: each is a ``.+`` that can span directories,
+#: and a path is tried at every split among them.
+_MAX_DOUBLE_STARS = 4
+
+_STAR = "[^/]*"
+#: What lies between two ``*`` of one path segment in pathspec's regex: escaped or plain
+#: characters, ``[^/]`` for ``?`` and bracket classes, each matching exactly one character.
+_FIXED_CHUNK = re.compile(r"(?:\\.|[^\\()|*+?{}/.\[\]^$]|\[(?:\\.|[^\]\\])+\])+")
+
+
+def _linear_stars(pattern: GitIgnoreSpecPattern) -> None:
+    """Give ``pattern`` a regex whose ``*`` cannot backtrack exponentially (``a*a*a*…b``).
+
+    pathspec turns each ``*`` into ``[^/]*``; with k of them in one segment a failing
+    match tries every split of the name among them. Every ``*`` but the last of a run
+    is followed by a fixed-length chunk and another ``*``: taking that chunk at its
+    first occurrence loses no match (the next ``*`` absorbs the rest), so
+    ``[^/]*CHUNK`` becomes the atomic ``(?>[^/]*?CHUNK)``. The last ``*`` keeps its
+    backtracking, which is linear. Same matches: ``tests/fuzz/test_fuzz_targets.py`` compares them.
+    """
+    regex = getattr(pattern, "regex", None)
+    if regex is None or regex.pattern.count(_STAR) < 2:
+        return
+    text = regex.pattern
+    while _STAR + _STAR in text:  # "a**b" inside a segment: two stars are one
+        text = text.replace(_STAR + _STAR, _STAR)
+    parts = text.split(_STAR)
+    if any((len(p) - len(p.rstrip("\\"))) % 2 for p in parts[:-1]):
+        return  # a "[^/]*" that is an escaped "[" and text, not pathspec's star: leave the regex as it is
+    out = [parts[0]]
+    for i in range(1, len(parts)):
+        piece = parts[i]
+        if i < len(parts) - 1 and _FIXED_CHUNK.fullmatch(piece):
+            out.append(f"(?>{_STAR}?{piece})")
+        else:
+            out.append(_STAR + piece)
+    try:
+        pattern.regex = re.compile("".join(out), regex.flags)
+    except (re.error, AttributeError):
+        return
 
 
 def _any_pattern(patterns: list) -> re.Pattern | None:
@@ -803,6 +852,28 @@ def _single_file(path: Path, max_file_size: int) -> ScanPlan:
 # --- reading ----------------------------------------------------------------------
 
 
+def read_regular(path: str | os.PathLike, limit: int | None = None) -> bytes:
+    """The bytes of the regular file at ``path`` (at most ``limit`` of them when given).
+
+    Opened without blocking, so a FIFO (or a device) that took a file's place after
+    the walk raises ``OSError`` at once instead of waiting for a writer forever.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"{_special_kind(st.st_mode)}, not a regular file")
+        want = st.st_size + 1 if limit is None else min(st.st_size + 1, limit)
+        chunks = [os.read(fd, want)]
+        got = len(chunks[0])
+        while chunks[-1] and (limit is None or got < limit):
+            chunks.append(os.read(fd, 1 << 20 if limit is None else min(1 << 20, limit - got)))
+            got += len(chunks[-1])
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def read_source(sf: SourceFile, *, max_file_size: int = DEFAULT_MAX_FILE_SIZE) -> SourceText | Skip:
     """The text of a planned file, or a :class:`~vado.model.Skip` if it cannot be read as text.
 
@@ -810,8 +881,7 @@ def read_source(sf: SourceFile, *, max_file_size: int = DEFAULT_MAX_FILE_SIZE) -
     the walk is ``UNREADABLE``, one that grew past ``max_file_size`` ``TOO_LARGE``.
     """
     try:
-        with open(sf.abs_path, "rb") as fh:
-            data = fh.read(max_file_size + 1)
+        data = read_regular(sf.abs_path, max_file_size + 1)
     except OSError as exc:
         return Skip(sf.path, SkipReason.UNREADABLE, _os_error(exc))
     if len(data) > max_file_size:

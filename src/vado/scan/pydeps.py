@@ -671,6 +671,10 @@ _TOML_TOKEN = re.compile(
 )
 
 
+#: How deeply :func:`toml_strings` follows nested arrays and inline tables.
+_TOML_MAX_DEPTH = 64
+
+
 def toml_strings(text: str) -> list[TomlString]:
     """Every string value in ``text`` with the key path that leads to it.
 
@@ -703,10 +707,26 @@ def toml_strings(text: str) -> list[TomlString]:
             break
         return parts, i, last
 
-    def value(i: int, path: tuple[str, ...], key_span: tuple[int, int]) -> int:
+    def skip_nested(i: int) -> int:
+        # Past the array or inline table opening at ``i``, without recursion.
+        depth = 0
+        while i < n:
+            t = toks[i][3]
+            if t in ("[", "{", "[["):
+                depth += len(t)
+            elif t in ("]", "}", "]]"):
+                depth -= len(t)
+                if depth <= 0:
+                    return i + 1
+            i += 1
+        return i
+
+    def value(i: int, path: tuple[str, ...], key_span: tuple[int, int], depth: int = 0) -> int:
         if i >= n:
             return i
         kind, s, e, t = toks[i]
+        if depth >= _TOML_MAX_DEPTH and t in ("[", "{"):
+            return skip_nested(i)  # no dependency list nests this deep; the recursion would overflow
         if kind in ("basic", "lit"):
             out.append(TomlString(path, t[1:-1], s + 1, e - 1, *key_span))
             return i + 1
@@ -724,7 +744,7 @@ def toml_strings(text: str) -> list[TomlString]:
                 if toks[i][0] == "nl" or toks[i][3] == ",":
                     i += 1
                     continue
-                j = value(i, path, key_span)
+                j = value(i, path, key_span, depth + 1)
                 i = j if j > i else i + 1
             return i + 1
         if t == "{":
@@ -737,7 +757,7 @@ def toml_strings(text: str) -> list[TomlString]:
                 if not parts or j >= n or toks[j][3] != "=":
                     i = max(j, i + 1)
                     continue
-                i = value(j + 1, path + tuple(parts), kspan)
+                i = value(j + 1, path + tuple(parts), kspan, depth + 1)
             return i + 1
         return i + 1  # number, bool, date
 
@@ -788,6 +808,8 @@ def parse_pyproject(text: str, path: str = "pyproject.toml") -> DependencyFile:
         tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         probs.append(Problem(0, 0, f"pyproject.toml is not valid TOML ({exc}); dependencies read best-effort"))
+    except RecursionError:  # tomllib recurses once per nested array or inline table
+        probs.append(Problem(0, 0, "pyproject.toml nests arrays or tables too deeply to parse; dependencies read best-effort"))
     reqs: list[Requirement] = []
     idx: list[IndexOption] = []
     for s in toml_strings(text):
@@ -897,7 +919,13 @@ _SETUP_KEYS = {"install_requires": "", "setup_requires": "setup_requires", "test
 
 
 def source_bytes_offsets(text: str) -> list[int]:
-    """Line start offsets of ``text`` (1-based line ``k`` starts at ``[k-1]``), for ast positions."""
+    """Line start offsets of ``text`` (1-based line ``k`` starts at ``[k-1]``), for ast positions.
+
+    Python ends a line at ``\r\n``, ``\n`` or a lone ``\r`` (even inside a string or a
+    comment), and numbers ast lines so.
+    """
+    if "\r" in text:
+        return [0, *(m.end() for m in re.finditer(r"\r\n|\r|\n", text))]
     starts = [0]
     i = text.find("\n")
     while i != -1:
@@ -1098,6 +1126,8 @@ def parse_conda_env(text: str, path: str = "environment.yml") -> DependencyFile:
         yaml.safe_load(text)
     except yaml.YAMLError as exc:
         probs.append(Problem(0, 0, f"not valid YAML ({str(exc).splitlines()[0]}); read best-effort"))
+    except RecursionError:  # PyYAML composes nested flow collections recursively
+        probs.append(Problem(0, 0, "nests lists or mappings too deeply to parse as YAML; read best-effort"))
     reqs: list[Requirement] = []
     idx: list[IndexOption] = []
     incs: list[Include] = []

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Sequence
 
 from vado.errors import ToolchainError
+from vado.verify.sandbox import run_capped
 
 #: NVIDIA's PyPI wheels the tree is built from (headers, ptxas/libdevice, libcudart, cuRAND headers that clang's
 #: CUDA wrapper includes).
@@ -91,8 +92,12 @@ def setup(root: Path | None = None, *, fatbinary: str | None = None, wheel_dir: 
     tmp = Path(tempfile.mkdtemp(prefix="vado-cuda11-"))
     wheels = Path(wheel_dir) if wheel_dir else tmp / "wheels"
     if not wheel_dir:
-        proc = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(wheels), *WHEELS],
-                              capture_output=True, text=True)
+        try:
+            proc = run_capped([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(wheels), *WHEELS],
+                              timeout=1800)
+        except subprocess.TimeoutExpired:
+            raise ToolchainError("downloading NVIDIA's CUDA 11.8 wheels timed out", "after 30 minutes",
+                                 "check that PyPI is reachable, or pass a directory of the wheels") from None
         if proc.returncode != 0:
             raise ToolchainError("downloading NVIDIA's CUDA 11.8 wheels failed", proc.stderr.strip()[-500:],
                                  "check that PyPI is reachable, or pass a directory of the wheels")

@@ -4,11 +4,14 @@ Every subprocess vado starts to prove something (a compiler, a user's program,
 a probe) goes through :func:`run_limited`. It:
 
 - starts the child in its own session, so a timeout kills the whole process
-  group (compilers fork drivers, drivers fork back ends);
+  group (compilers fork drivers, drivers fork back ends), and on Linux through
+  ``_reaper.py``, a subreaper that also kills what escaped the group (``setsid``,
+  double forks) when the command ends or times out;
 - sets POSIX resource limits in the child before ``exec``: CPU seconds, the size
   of a file it may write, no core dumps, and optionally address space;
-- caps captured output (a runaway program cannot fill vado's memory) and keeps
-  the tail, where compilers print their summary;
+- caps captured output while reading it (a runaway program cannot fill vado's
+  memory: at most twice :data:`MAX_OUTPUT` per stream is held) and keeps the
+  tail, where compilers print their summary;
 - never raises for a failed or killed child: the outcome says what happened.
   A command that cannot start at all (missing executable) raises
   :class:`~vado.errors.ToolchainError`.
@@ -110,12 +113,81 @@ def _limiter(limits: Limits):
     return apply
 
 
-def _text(data: bytes | None) -> str:
+def _text(data: bytes | None, dropped: int = 0) -> str:
     if not data:
         return ""
-    if len(data) > MAX_OUTPUT:
-        data = b"[... output cut to its last %d bytes ...]\n" % MAX_OUTPUT + data[-MAX_OUTPUT:]
+    if dropped or len(data) > MAX_OUTPUT:
+        dropped += max(0, len(data) - MAX_OUTPUT)
+        data = b"[... output cut: %d bytes dropped, the last %d follow ...]\n" % (dropped, MAX_OUTPUT) + data[-MAX_OUTPUT:]
     return data.decode("utf-8", errors="replace")
+
+
+class _Tail:
+    """The last :data:`MAX_OUTPUT` bytes of a stream, read by a thread as they come."""
+
+    def __init__(self, stream) -> None:
+        import threading
+
+        self.data = bytearray()
+        self.dropped = 0
+        self._fd = stream.fileno()
+        self._stream = stream
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        try:
+            while chunk := os.read(self._fd, 1 << 16):
+                self.data += chunk
+                if len(self.data) > 2 * MAX_OUTPUT:
+                    cut = len(self.data) - MAX_OUTPUT
+                    del self.data[:cut]
+                    self.dropped += cut
+        except OSError:
+            pass
+
+    def text(self, wait_s: float) -> str:
+        self.thread.join(wait_s)
+        return _text(bytes(self.data), self.dropped)
+
+
+def _feed(pipe, data: bytes) -> None:
+    import threading
+
+    def write() -> None:
+        try:
+            pipe.write(data)
+        except (BrokenPipeError, OSError):
+            pass
+        finally:
+            try:
+                pipe.close()
+            except OSError:
+                pass
+
+    threading.Thread(target=write, daemon=True).start()
+
+
+_REAPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_reaper.py")
+
+
+def _startable(cmd: tuple[str, ...], cwd, env) -> None:
+    """Raise :class:`ToolchainError` when ``cmd[0]`` cannot be executed (the reaper would
+    only report it as exit status 127)."""
+    import shutil
+
+    prog = cmd[0]
+    if os.sep in prog:
+        path = prog if os.path.isabs(prog) or cwd is None else os.path.join(os.fspath(cwd), prog)
+        ok = os.path.isfile(path) and os.access(path, os.X_OK)
+        why = "no such file, or not executable"
+    else:
+        search = (env or os.environ).get("PATH", os.defpath)
+        ok = shutil.which(prog, path=search) is not None
+        why = "not found on PATH"
+    if not ok:
+        raise ToolchainError(f"cannot start {prog}", why,
+                             "check the path, or that the tool is installed (`vado doctor` lists toolchains)")
 
 
 def run_limited(
@@ -132,11 +204,17 @@ def run_limited(
     extend it). Raises :class:`ToolchainError` only when the program cannot be
     started (not found, not executable).
     """
+    import sys
+
     cmd = tuple(str(c) for c in command)
     started = time.perf_counter()
+    argv: tuple[str, ...] = cmd
+    if sys.platform.startswith("linux") and os.path.exists(_REAPER) and sys.executable and cmd:
+        _startable(cmd, cwd, env)
+        argv = (sys.executable, "-I", "-S", _REAPER, "--", *cmd)
     try:
         proc = subprocess.Popen(
-            cmd,
+            argv,
             cwd=cwd,
             env=dict(env) if env is not None else None,
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
@@ -152,20 +230,63 @@ def run_limited(
             "check the path, or that the tool is installed (`vado doctor` lists toolchains)",
         ) from None
     timed_out = False
+    out, err = _Tail(proc.stdout), _Tail(proc.stderr)
+    if stdin is not None:
+        _feed(proc.stdin, stdin)
     try:
-        out, err = proc.communicate(stdin, timeout=limits.timeout_s)
+        proc.wait(timeout=limits.timeout_s)
     except subprocess.TimeoutExpired:
         timed_out = True
+        if argv is not cmd:
+            # The reaper kills the command and everything it started, escaped or not.
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             proc.kill()
-        out, err = proc.communicate()
+        proc.wait()
+    # Output ends when the last process holding the pipes is gone: at once, normally;
+    # a descendant that outlived everything is not waited for.
+    stdout, stderr = out.text(5.0), err.text(5.0)
+    for pipe in (proc.stdout, proc.stderr):
+        try:
+            pipe.close()
+        except OSError:
+            pass
     return Outcome(
         command=cmd,
         returncode=proc.returncode,
-        stdout=_text(out),
-        stderr=_text(err),
+        stdout=stdout,
+        stderr=stderr,
         duration_s=round(time.perf_counter() - started, 4),
         timed_out=timed_out,
     )
+
+
+def run_capped(
+    args: Sequence[str],
+    *,
+    timeout: float,
+    env: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike | None = None,
+    input: str | None = None,
+) -> subprocess.CompletedProcess:
+    """``subprocess.run(args, capture_output=True, text=True, errors="replace", timeout=timeout)``
+    through :func:`run_limited`: output capped as it is read, descendants killed at the end.
+
+    For callers written against ``subprocess.run``: a timeout raises
+    ``subprocess.TimeoutExpired`` and a program that cannot start ``FileNotFoundError``,
+    as there. No CPU, memory or file-size limit is set (``timeout`` bounds the run).
+    """
+    try:
+        out = run_limited(args, cwd=cwd, env=env, stdin=input.encode("utf-8") if input is not None else None,
+                          limits=Limits(timeout_s=timeout, cpu_s=None, memory_mb=None, file_mb=None))
+    except ToolchainError as exc:
+        raise FileNotFoundError(2, exc.why or exc.what, str(args[0]) if args else "") from None
+    if out.timed_out:
+        raise subprocess.TimeoutExpired(list(out.command), timeout, output=out.stdout, stderr=out.stderr)
+    return subprocess.CompletedProcess(list(out.command), out.returncode, out.stdout, out.stderr)
