@@ -74,7 +74,8 @@ def test_pool_fits(fleet_plan):
     # SCALE compiles the runtime-API code unchanged, so AMD is reachable now; ROCm needs the port.
     assert fits["portable"]["amd"] == ("scale", Readiness.NOW)
     assert fits["portable"]["intel"] == ("oneapi", Readiness.AFTER_MANUAL_WORK)
-    assert fits["blocked"]["amd"] == ("zluda", Readiness.AFTER_MANUAL_WORK)
+    # ZLUDA runs on Radeon only, and the AMD pool is Instinct: no ZLUDA route into it.
+    assert fits["blocked"]["amd"] == ("rocm-7.2", Readiness.NO)
     assert fits["blocked"]["intel"] == ("oneapi", Readiness.NO)
     assert w["partial:serve"].placement.pools == ("nvidia", "amd", "intel")
     assert w["portable"].placement.pools == ("nvidia", "amd")
@@ -250,7 +251,8 @@ def test_ray_accepts_the_options(fleet_plan):
 
 def test_pools_defaults_and_overrides():
     assert [p.name for p in default_pools()] == ["nvidia", "amd", "intel"]
-    assert pool_of_family("rocm") == pool_of_family("zluda") == "amd" and pool_of_family("oneapi") == "intel"
+    assert pool_of_family("rocm") == pool_of_family("scale") == "amd" and pool_of_family("oneapi") == "intel"
+    assert pool_of_family("zluda") is None  # Radeon only; no server pool
     assert [p.resource for p in default_pools()] == ["nvidia.com/gpu", "amd.com/gpu", "gpu.intel.com/xe"]
     pools = {p.name: p for p in with_overrides({"amd": {"node_affinity": {"amd.com/gpu.family": "AI"},
                                                          "ray_accelerator_types": ["AMD-Instinct-MI300X-OAM"]},

@@ -17,7 +17,7 @@ import jsonschema
 import pytest
 
 from vado.model import Applicability, Edit, Effort, Finding, Fix, Severity, Span, Verdict
-from vado.report.sarif import SRCROOT, render_sarif, sarif_log
+from vado.report.sarif import SRCROOT, help_uri, render_sarif, rst_to_markdown, sarif_log
 
 from report_sample import build_empty
 
@@ -84,7 +84,8 @@ def test_driver_and_rules(sample):
     info = next(r for r in sample.rules if r.code == "PTX001")
     assert ptx["name"] == "inline-ptx-asm"
     assert ptx["shortDescription"]["text"] == info.summary
-    assert ptx["help"]["markdown"] == ptx["fullDescription"]["markdown"] == info.help
+    assert ptx["help"]["markdown"] == rst_to_markdown(info.help)
+    assert ptx["fullDescription"] == {"text": info.summary}
     # A rule without help falls back to its summary (SARIF requires text).
     img = next(r for r in driver["rules"] if r["id"] == "IMG001")
     assert img["help"]["text"] == "CUDA base image"
@@ -111,18 +112,13 @@ def test_results_locations_and_verdicts(sample):
     loc = ptx["locations"][0]["physicalLocation"]
     assert loc["artifactLocation"] == {"uri": "kernels/attention.cu", "uriBaseId": SRCROOT}
     s = finding.span
-    assert loc["region"] == {
-        "startLine": s.line,
-        "startColumn": s.column,
-        "endLine": s.end_line,
-        "endColumn": s.end_column,
-        "byteOffset": s.start,
-        "byteLength": s.end - s.start,
-    }
+    # Without the source vado cannot turn its byte columns into characters: lines and bytes only.
+    assert loc["region"] == {"startLine": s.line, "endLine": s.end_line, "byteOffset": s.start, "byteLength": s.end - s.start}
+    assert "partialFingerprints" not in ptx
     assert ptx["properties"]["verdicts"] == {"hip-5.2": "blocked", "oneapi": "blocked", "rocm-7.2": "needs-manual-work"}
     assert ptx["properties"]["data"] == {"instructions": ["mov.u32"], "registers": ["%laneid"]}
     assert run["originalUriBaseIds"] == {SRCROOT: {"uri": "file:///src/llm-kernels/"}}
-    assert run["columnKind"] == "unicodeCodePoints"
+    assert run["columnKind"] == "utf16CodeUnits"
     assert run["properties"]["verdicts"] == {"rocm-7.2": "needs-manual-work", "hip-5.2": "blocked", "oneapi": "blocked"}
 
 

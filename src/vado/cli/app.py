@@ -17,7 +17,8 @@ app = typer.Typer(
     name="vado",
     help="Move CUDA workloads to AMD ROCm, and tell the truth about oneAPI/SYCL, SCALE and ZLUDA.",
     no_args_is_help=True,
-    add_completion=False,
+    # `vado --install-completion` (bash, zsh, fish, PowerShell) and `--show-completion`.
+    add_completion=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -37,6 +38,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("bench", "bench", "bench"),
     ("tune", "tune", "tune"),
     ("report", "report", "report"),
+    ("skill", "skill", "skill"),
 )
 
 
@@ -79,6 +81,14 @@ def main() -> None:
     from vado.errors import VadoError
 
     try:
+        if len(sys.argv) > 1:
+            # `vado audit FILE` from an editor or a hook: parsed from the command's own
+            # signature without building the Typer application (vado.cli.fastpath).
+            from vado.cli.fastpath import run as run_fast
+
+            code = run_fast(sys.argv[1], sys.argv[2:])
+            if code is not None:
+                sys.exit(code)
         app()
     except VadoError as exc:  # library errors that escaped a command
         from vado.cli.terminal import get_terminal

@@ -1,57 +1,93 @@
-"""``vado audit PATH``: inventory every CUDA dependency and give a verdict per target."""
+"""``vado audit PATH...``: inventory every CUDA dependency and give a verdict per target."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Literal, Optional, get_args
 
 import typer
 
-FORMATS = ("text", "json", "sarif", "markdown", "html")
+Format = Literal["text", "json", "sarif", "markdown", "html"]
+FORMATS = get_args(Format)
+_SEVERITIES_AND_VERDICTS = "SEVERITY|VERDICT|TARGET:VERDICT"
 
 
 def audit(
-    path: Path = typer.Argument(..., help="Directory (or file) to audit."),
+    paths: List[Path] = typer.Argument(..., metavar="PATH", help="Directories or files to audit (several: e.g. the files a pre-commit hook passes)."),
     target: Optional[List[str]] = typer.Option(
         None, "--target", "-t", help="Target profile(s); repeat or comma-separate. Default: rocm-7.2, oneapi, scale, zluda."
     ),
-    format: str = typer.Option("text", "--format", "-f", help="text, json, sarif, markdown or html."),
+    format: Format = typer.Option("text", "--format", "-f", help="Report format."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
     jobs: int = typer.Option(
         0, "--jobs", "-j", min=0,
         help="Worker processes (default 0: one per CPU; a small tree is checked in one process anyway).",
     ),
-    fail_on: str = typer.Option(
-        "info", "--fail-on", help="Exit 1 only for findings at or above this severity (info, low, medium, high, critical)."
+    fail_on: Optional[List[str]] = typer.Option(
+        None, "--fail-on", metavar=_SEVERITIES_AND_VERDICTS,
+        help="Exit 1 for findings at or above a severity (info, low, medium, high, critical), or when a target's "
+             "verdict is VERDICT or worse (moves-with-automatic-edits, needs-manual-work, blocked; TARGET:VERDICT "
+             "for one target, e.g. rocm-7.2:blocked); repeat for several. Default: info (any finding).",
     ),
+    select: Optional[List[str]] = typer.Option(None, "--select", metavar="CODES", help="Only these codes or prefixes (WARP,PTX001); replaces the configuration's select."),
+    extend_select: Optional[List[str]] = typer.Option(None, "--extend-select", metavar="CODES", help="Codes or prefixes to add to the selection."),
+    ignore: Optional[List[str]] = typer.Option(None, "--ignore", metavar="CODES", help="Codes or prefixes to leave out."),
+    per_file_ignores: Optional[List[str]] = typer.Option(None, "--per-file-ignores", metavar="PATTERN:CODES", help="Leave out codes in files matching a gitignore-style pattern (tests/**:WARP)."),
+    config: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help="Read settings from this vado.toml or pyproject.toml instead of the discovered one."),
+    isolated: bool = typer.Option(False, "--isolated", help="Ignore every configuration file."),
+    baseline: Optional[Path] = typer.Option(None, "--baseline", metavar="FILE", help="Leave out findings recorded in this baseline file."),
+    write_baseline: Optional[Path] = typer.Option(None, "--write-baseline", metavar="FILE", help="Record every current finding in FILE (then exit 0); later audits with --baseline FILE report only new ones."),
+    no_suppressions: bool = typer.Option(False, "--no-suppressions", help="Report findings that `vado: ignore[...]` comments suppress."),
     no_gitignore: bool = typer.Option(False, "--no-gitignore", help="Scan files that .gitignore excludes."),
     include_vendored: bool = typer.Option(False, "--include-vendored", help="Scan third_party/, vendor/ and similar."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary or progress on stderr."),
 ) -> None:
     """Audit a tree: every CUDA dependency, its verdict per target, the reason and the effort.
 
-    Exit codes: 0 no findings (at or above --fail-on), 1 findings, 2 usage error, 3 tool failure.
+    Settings come from the tool.vado table of pyproject.toml or from a vado.toml (found from PATH
+    upwards); options given here win. A comment `vado: ignore` on a finding's line suppresses it.
+
+    Exit codes: 0 nothing that --fail-on fails on, 1 findings or verdicts that it does, 2 usage error, 3 tool failure.
     """
     import os
 
-    from vado.cli.terminal import get_terminal
-    from vado.errors import VadoError
-    from vado.model import Severity
+    from vado.cli.terminal import check_output_path, get_terminal
+    from vado.errors import KnowledgeError, VadoError
 
     term = get_terminal(quiet=quiet)
-    if format not in FORMATS:
-        term.error(f"unknown format {format!r}", f"choose one of: {', '.join(FORMATS)}")
-        raise typer.Exit(2)
-    try:
-        threshold = Severity.parse(fail_on)
-    except ValueError as exc:
-        term.error(str(exc))
-        raise typer.Exit(2)
-    try:
-        targets = resolve_targets(target)
-    except VadoError as exc:
+
+    def fail(exc: VadoError, code: int | None = None) -> typer.Exit:
         term.error(exc.what + (f": {exc.why}" if exc.why else ""), exc.tip)
-        raise typer.Exit(exc.exit_code)
+        return typer.Exit(code if code is not None else exc.exit_code)
+
+    for p in paths:
+        if not p.exists():
+            term.error(f"{p} does not exist", "check the path, or run vado from the project's directory")
+            raise typer.Exit(2)
+    try:
+        for out in (output, write_baseline):
+            if out is not None:
+                check_output_path(out)
+        from vado.audit.filters import make_filter
+        from vado.config import load_config, parse_fail_on
+
+        cfg = load_config(paths[0], explicit=config, isolated=isolated).merged(
+            select=select or None,
+            extend_select=extend_select or (),
+            ignore=ignore or (),
+            per_file_ignores=per_file_ignores or (),
+            fail_on=fail_on or (),
+            baseline=baseline,
+            target=target or (),
+        )
+        targets = resolve_targets(list(cfg.target) or None)
+        failure = parse_fail_on(cfg.fail_on or ("info",), [t.name for t in targets])
+        base, plan = _plan(paths, respect_gitignore=not no_gitignore, include_vendored=include_vendored)
+        filters = make_filter(cfg, base, inline=not no_suppressions, use_baseline=write_baseline is None)
+    except KnowledgeError as exc:  # an unknown target name is the caller's mistake
+        raise fail(exc, 2)
+    except VadoError as exc:
+        raise fail(exc)
     if jobs == 0:
         jobs = os.cpu_count() or 1
 
@@ -66,20 +102,39 @@ def audit(
                 bar.update(task, completed=done, total=total)
 
             result = run_audit(
-                path,
+                base,
                 targets,
                 jobs=jobs,
                 respect_gitignore=not no_gitignore,
                 include_vendored=include_vendored,
                 progress=progress,
+                filters=filters,
+                plan=plan,
             )
     except VadoError as exc:
-        term.error(exc.what + (f": {exc.why}" if exc.why else ""), exc.tip)
-        raise typer.Exit(exc.exit_code)
+        raise fail(exc)
 
-    text = render(result, format)
+    if write_baseline is not None:
+        import json
+
+        from vado.audit.filters import baseline_document
+
+        doc = baseline_document(result, filters.prefix if filters is not None else "")
+        _write(term, write_baseline, json.dumps(doc, indent=1) + "\n")
+        term.info(f"baseline of {len(doc['findings'])} findings written to {write_baseline}")
+        raise typer.Exit(0)
+
+    kwargs = {}
+    if format == "sarif":
+        from vado.report.sarif import disk_context
+
+        kwargs = disk_context(result)
+    try:
+        text = render(result, format, **kwargs) if kwargs else render(result, format)
+    except VadoError as exc:
+        raise fail(exc)
     if output:
-        output.write_text(text, encoding="utf-8")
+        _write(term, output, text)
     else:
         term.data(text) if format != "text" else term.data(text.rstrip("\n"))
     stats = result.stats
@@ -88,8 +143,59 @@ def audit(
         f"{len(result.findings)} findings, {stats.files_skipped} skipped"
         + (f"; report written to {output}" if output else "")
     )
-    failing = [f for f in result.findings if f.severity.rank >= threshold.rank]
-    raise typer.Exit(1 if failing else 0)
+    reasons = failure.failing(result)
+    for reason in reasons:
+        term.info(f"fail-on: {reason}")
+    raise typer.Exit(1 if reasons else 0)
+
+
+def _write(term, path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        term.error(f"cannot write {path}: {exc.strerror or exc}", "pass -o a file in a directory you can write to")
+        raise typer.Exit(2)
+
+
+def _plan(paths: List[Path], *, respect_gitignore: bool, include_vendored: bool):
+    """(root, plan): one path is audited as it is (plan None); several are planned under one root.
+
+    The root of several paths is the working directory when they all lie under
+    it (a pre-commit hook passes paths relative to the repository's top), else
+    their common directory. A named file that vado does not read is passed over.
+    """
+    import os
+
+    if len(paths) == 1:
+        return paths[0], None
+    from vado.errors import ScanError
+    from vado.scan.discover import ScanPlan, SourceFile, walk
+    from vado.model import Skip
+
+    absolute = [os.path.abspath(p) for p in paths]
+    cwd = os.getcwd()
+    if all(a == cwd or a.startswith(cwd.rstrip(os.sep) + os.sep) for a in absolute):
+        base = cwd
+    else:
+        base = os.path.commonpath([a if os.path.isdir(a) else os.path.dirname(a) for a in absolute])
+    files: dict[str, SourceFile] = {}
+    skips: dict[str, Skip] = {}
+    for a in absolute:
+        try:
+            sub = walk(a, respect_gitignore=respect_gitignore, include_vendored=include_vendored)
+        except ScanError:
+            if os.path.isfile(a):
+                continue  # not a kind of file vado reads
+            raise
+        where = a if os.path.isdir(a) else os.path.dirname(a)
+        prefix = os.path.relpath(where, base).replace(os.sep, "/")
+        prefix = "" if prefix == "." else prefix + "/"
+        for sf in sub.files:
+            rel = prefix + sf.path
+            files[rel] = SourceFile(rel, sf.abs_path, sf.kind, sf.size)
+        for sk in sub.skips:
+            skips[prefix + sk.path] = Skip(prefix + sk.path, sk.reason, sk.detail)
+    return Path(base), ScanPlan(root=Path(base), files=tuple(sorted(files.values())), skips=tuple(sorted(skips.values())))
 
 
 def resolve_targets(names: Optional[List[str]]):

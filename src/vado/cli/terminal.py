@@ -10,10 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-from rich.console import Console
-from rich.theme import Theme
-
-_THEME = Theme(
+_STYLES = (
     {
         "ok": "green",
         "warn": "yellow",
@@ -33,17 +30,32 @@ _THEME = Theme(
 )
 
 
+def _theme():
+    from rich.theme import Theme
+
+    return Theme(_STYLES)
+
+
 class Terminal:
     """Two rich consoles (stdout for data, stderr for messages) and a few message helpers."""
 
     def __init__(self, *, quiet: bool = False) -> None:
-        width = None
-        if os.environ.get("COLUMNS", "").isdigit():
-            width = int(os.environ["COLUMNS"])
-        no_color = bool(os.environ.get("NO_COLOR"))
-        self.out = Console(theme=_THEME, width=width, no_color=no_color, highlight=False, soft_wrap=False)
-        self.err = Console(theme=_THEME, width=width, no_color=no_color, highlight=False, stderr=True)
         self.quiet = quiet
+        self._out = self._err = None
+
+    # The consoles are made on first use: importing rich is a good part of a quiet one-file
+    # audit that writes JSON or SARIF and never needs it.
+    @property
+    def out(self):
+        if self._out is None:
+            self._out = _console(stderr=False)
+        return self._out
+
+    @property
+    def err(self):
+        if self._err is None:
+            self._err = _console(stderr=True)
+        return self._err
 
     def data(self, text: str) -> None:
         """Write machine-readable text to stdout exactly as given."""
@@ -73,6 +85,8 @@ class Terminal:
 
     def progress(self, total: int | None, description: str):
         """A rich progress bar on stderr; disabled when quiet or not a terminal."""
+        if self.quiet:
+            return _NoProgress()
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         return Progress(
@@ -86,6 +100,62 @@ class Terminal:
         )
 
 
+class _NoProgress:
+    """What :meth:`Terminal.progress` gives when nothing is shown: the calls rich's bar takes, doing nothing."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    def add_task(self, *args, **kwargs) -> int:
+        return 0
+
+    def update(self, *args, **kwargs) -> None:
+        return None
+
+    def advance(self, *args, **kwargs) -> None:
+        return None
+
+
+def _console(*, stderr: bool):
+    from rich.console import Console
+
+    width = None
+    if os.environ.get("COLUMNS", "").isdigit():
+        width = int(os.environ["COLUMNS"])
+    no_color = bool(os.environ.get("NO_COLOR"))
+    if stderr:
+        return Console(theme=_theme(), width=width, no_color=no_color, highlight=False, stderr=True)
+    return Console(theme=_theme(), width=width, no_color=no_color, highlight=False, soft_wrap=False)
+
+
 def get_terminal(quiet: bool = False) -> Terminal:
     """A terminal for one command invocation."""
     return Terminal(quiet=quiet)
+
+
+def check_output_path(path) -> None:
+    """Refuse an output path that cannot be written as a file: a directory, or one in a missing directory.
+
+    Raises :class:`vado.errors.UsageError` (exit code 2) before any work is done,
+    so that ``-o out/report.sarif`` without ``out/`` fails at once and clearly.
+    """
+    from pathlib import Path
+
+    from vado.errors import UsageError
+
+    p = Path(path)
+    if p.is_dir():
+        raise UsageError(f"{p} is a directory", "the output is one file", f"pass a file name, e.g. {p / 'report'}")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"cannot write {p}", f"the directory {parent} does not exist", f"create it first (mkdir -p {parent})")
+
+
+def __getattr__(name: str):
+    # ``_THEME``, the rich Theme of the CLI, is made on request so that importing this module needs no rich.
+    if name == "_THEME":
+        return _theme()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

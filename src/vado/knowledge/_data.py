@@ -18,7 +18,18 @@ SOURCE_KEY = "source"
 
 
 def load(name: str) -> dict[str, Any]:
-    """Parse ``data/<name>.yaml`` from the installed package and return its mapping."""
+    """Parse ``data/<name>.yaml`` from the installed package and return its mapping.
+
+    The parsed mapping is kept in the user's cache (:mod:`vado.knowledge._cache`),
+    so a later process reads it back without PyYAML.
+    """
+    from vado.knowledge._cache import cached
+
+    source = resources.files("vado.knowledge").joinpath("data", f"{name}.yaml")
+    return cached(f"yaml-{name}", [source], lambda: _parse_file(name))
+
+
+def _parse_file(name: str) -> dict[str, Any]:
     import yaml  # deferred: importing vado.knowledge must stay cheap
 
     filename = f"{name}.yaml"

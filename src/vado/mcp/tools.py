@@ -17,8 +17,9 @@ from typing import Any
 from vado.errors import McpError, UsageError
 from vado.mcp.root import Root
 
-#: Findings returned by ``audit`` unless the caller asks for more; a large tree has thousands.
-DEFAULT_MAX_FINDINGS = 200
+#: Findings per page of ``audit`` (and files per page of ``port``) unless the caller asks for another size;
+#: every page is cut further to fit the answer's token budget (:mod:`vado.mcp.paging`).
+DEFAULT_PAGE = 100
 #: Characters of diff returned per file by ``port``; the rest is summarised.
 MAX_DIFF_CHARS = 20_000
 
@@ -35,10 +36,21 @@ def _targets(names: list[str] | None):
         raise UsageError(exc.what, exc.why, exc.tip) from exc
 
 
-def _finding_json(f, root_rel: str) -> dict[str, Any]:
+def _finding_json(f, root_rel: str, detail: str = "full") -> dict[str, Any]:
+    """A finding for an assistant: ``compact`` (what to open and why) or ``full`` (verdicts, data, fix text)."""
     from vado.model import to_json
 
     path = f.span.path if root_rel == "." else f"{root_rel}/{f.span.path}".replace("//", "/")
+    if detail == "compact":
+        return {
+            "code": f.code,
+            "severity": f.severity.value,
+            "path": path,
+            "line": f.span.line,
+            "column": f.span.column,
+            "message": f.message,
+            "fix": None if f.fix is None else f.fix.applicability.value,
+        }
     return {
         "code": f.code,
         "name": f.name,
@@ -54,38 +66,87 @@ def _finding_json(f, root_rel: str) -> dict[str, Any]:
     }
 
 
+def _page_args(offset: int, limit: int, max_tokens: int, detail: str | None = None) -> int:
+    from vado.mcp.paging import MAX_TOKENS_LIMIT
+
+    if offset < 0 or limit < 1:
+        raise UsageError("bad offset or limit", "offset must be 0 or more and limit 1 or more")
+    if not 1000 <= max_tokens <= MAX_TOKENS_LIMIT:
+        raise UsageError("bad max_tokens", f"it must lie between 1000 and {MAX_TOKENS_LIMIT}")
+    if detail is not None and detail not in ("compact", "full"):
+        raise UsageError(f"unknown detail {detail!r}", "", "use compact or full")
+    return max_tokens
+
+
+def _matches_codes(code: str, codes: list[str] | None) -> bool:
+    return not codes or any(code.startswith(c.strip().upper()) for c in codes if c.strip())
+
+
+def _verdicts_json(verdicts) -> list[dict[str, Any]]:
+    """Verdicts per target with the ten codes that weigh most (the reason names the rest)."""
+    return [
+        {"target": tv.target, "verdict": tv.verdict.value, "deciding": [list(d) for d in tv.deciding[:10]],
+         "reason": tv.reason}
+        for tv in verdicts
+    ]
+
+
 def audit(root: Root, path: str = ".", targets: list[str] | None = None, min_severity: str = "info",
-          max_findings: int = DEFAULT_MAX_FINDINGS) -> dict[str, Any]:
-    """Audit ``path`` (inside the root): verdict per target, per-code counts, findings (capped)."""
+          codes: list[str] | None = None, offset: int = 0, limit: int = DEFAULT_PAGE, detail: str = "compact",
+          max_tokens: int | None = None) -> dict[str, Any]:
+    """Audit ``path`` (inside the root): verdict per target, counts per code and per file, one page of findings.
+
+    Findings are filtered by ``min_severity`` and ``codes`` (codes or prefixes),
+    then paged: ``offset``/``limit``, cut further so the answer fits ``max_tokens``;
+    ``next_offset`` says where the next page starts (None: this was the last).
+    """
     from vado.audit import audit as run_audit
+    from vado.mcp.paging import DEFAULT_MAX_TOKENS, fit_list
     from vado.model import Severity, to_json
 
+    max_tokens = _page_args(offset, limit, max_tokens or DEFAULT_MAX_TOKENS, detail)
     real = root.resolve(path)
     try:
         floor = Severity.parse(min_severity)
     except ValueError as exc:
         raise UsageError("bad min_severity", str(exc)) from None
-    if max_findings < 0:
-        raise UsageError("bad max_findings", "it must be 0 or more")
     result = run_audit(real, _targets(targets))
     rel = root.relative(real) if real.is_dir() else root.relative(real.parent)
-    kept = [f for f in result.findings if f.severity.rank >= floor.rank]
+    kept = [f for f in result.findings if f.severity.rank >= floor.rank and _matches_codes(f.code, codes)]
     counts: dict[str, int] = {}
+    names: dict[str, str] = {}
+    per_file: dict[str, int] = {}
     for f in kept:
         counts[f.code] = counts.get(f.code, 0) + 1
-    return {
+        names[f.code] = f.name
+        per_file[f.span.path] = per_file.get(f.span.path, 0) + 1
+    top_files = sorted(per_file.items(), key=lambda kv: (-kv[1], kv[0]))[:15]
+    page = kept[offset:offset + limit]
+    answer = {
         "root": root.relative(real),
         "targets": list(result.targets),
-        "verdicts": to_json(result.verdicts),
+        "verdicts": _verdicts_json(result.verdicts),
         "files_scanned": result.stats.files_scanned,
         "files_skipped": result.stats.files_skipped,
         "finding_count": len(kept),
         "counts_by_code": dict(sorted(counts.items())),
-        "findings": [_finding_json(f, rel) for f in kept[:max_findings]],
-        "truncated": len(kept) > max_findings,
-        "skips": to_json(result.skips[:50]),
+        "code_names": dict(sorted(names.items())),
+        "files_with_most_findings": [
+            {"path": p if rel == "." else f"{rel}/{p}", "findings": n} for p, n in top_files
+        ],
+        "offset": offset,
+        "findings": [_finding_json(f, rel, detail) for f in page],
+        "next_offset": offset + limit if offset + limit < len(kept) else None,
+        "skip_count": len(result.skips),
+        "skips": to_json(result.skips[:10]),
         "errors": list(result.errors),
     }
+    fit_list(answer, "findings", offset, max_tokens)
+    answer["truncated"] = answer["next_offset"] is not None
+    if answer["truncated"]:
+        answer["hint"] = (f"{len(kept) - answer['next_offset']} more findings: call again with offset="
+                          f"{answer['next_offset']}, or narrow with path, codes or min_severity")
+    return answer
 
 
 def explain(code: str) -> dict[str, Any]:
@@ -145,15 +206,26 @@ def _port_target(name: str):
 
 
 def port(root: Root, path: str, output: str | None = None, target: str = "rocm-7.2", launch: str = "chevron",
-         unsafe: bool = False, include_diffs: bool = True) -> dict[str, Any]:
+         unsafe: bool = False, include_diffs: bool | None = None, diff_paths: list[str] | None = None,
+         offset: int = 0, limit: int = DEFAULT_PAGE, max_tokens: int | None = None) -> dict[str, Any]:
     """Port ``path`` to HIP. With ``output`` (a new directory inside the root) write the port there;
-    without it, port into a temporary directory, return the diffs and write nothing."""
+    without it, port into a temporary directory, return the diffs and write nothing.
+
+    The answer sums the whole port up (files per status, fixes applied and
+    findings left, per code) and lists one page of files (``offset``/``limit``,
+    cut to fit ``max_tokens``) with the findings left in them. Diffs:
+    ``include_diffs`` True gives every listed file's, False none, None (the
+    default) those of the page when they fit the budget; ``diff_paths`` names
+    files whose diffs are wanted whatever the page.
+    """
+    from vado.mcp.paging import DEFAULT_MAX_TOKENS, estimate_tokens, fit_list
     from vado.model import to_json
     from vado.port.file import PortOptions
     from vado.port.tree import port_tree
 
     if launch not in ("chevron", "ggl"):
         raise UsageError(f"unknown launch style {launch!r}", "", "use chevron or ggl")
+    max_tokens = _page_args(offset, limit, max_tokens or DEFAULT_MAX_TOKENS)
     real = root.resolve(path)
     tgt = _port_target(target)
     options = PortOptions(launch=launch, unsafe=unsafe)
@@ -167,34 +239,95 @@ def port(root: Root, path: str, output: str | None = None, target: str = "rocm-7
             raise McpError(f"output {output!r} exists and is not empty", "a port never writes over files", "name a new directory")
         result = port_tree(real, out, tgt, options=options)
         written = root.relative(out)
-    files = []
-    for f in result.files:
-        item = {"path": f.path, "status": f.status, "applied": f.applied, "remaining": f.remaining}
-        if f.error:
-            item["error"] = f.error
-        if include_diffs and f.diff:
-            item["diff"] = f.diff if len(f.diff) <= MAX_DIFF_CHARS else f.diff[:MAX_DIFF_CHARS] + "\n[… diff truncated]\n"
-        files.append(item)
     rel = root.relative(real) if real.is_dir() else root.relative(real.parent)
-    return {
+    wanted = {p.strip("/") for p in diff_paths or ()}
+    statuses: dict[str, int] = {}
+    applied: dict[str, int] = {}
+    left: dict[str, int] = {}
+    for f in result.files:
+        statuses[f.status] = statuses.get(f.status, 0) + 1
+        for code, n in f.applied.items():
+            applied[code] = applied.get(code, 0) + n
+        for code, n in f.remaining.items():
+            left[code] = left.get(code, 0) + n
+    remaining_by_file: dict[str, list] = {}
+    for r in result.remaining:
+        remaining_by_file.setdefault(r.span.path, []).append(r)
+
+    def item(f, with_diff: bool) -> dict[str, Any]:
+        out_item: dict[str, Any] = {"path": f.path, "status": f.status, "applied": f.applied, "remaining": f.remaining}
+        if f.error:
+            out_item["error"] = f.error
+        found = remaining_by_file.get(f.path)
+        if found:
+            out_item["open_findings"] = [_finding_json(x, rel, "compact") for x in found]
+        if f.diff and with_diff:
+            out_item["diff"] = _diff_text(f.diff)
+        return out_item
+
+    # Files with something to see first: errors, then findings left, then changed files.
+    order = sorted(result.files, key=lambda f: (not f.error, not f.remaining, not f.diff, f.path))
+    page_files = order[offset:offset + limit]
+    answer: dict[str, Any] = {
         "source": root.relative(real),
         "output": written,
         "dry_run": written is None,
         "target": result.target,
-        "files": files,
-        "remaining": [_finding_json(f, rel) for f in result.remaining],
+        "file_count": len(result.files),
+        "files_by_status": dict(sorted(statuses.items())),
+        "applied_by_code": dict(sorted(applied.items())),
+        "remaining_by_code": dict(sorted(left.items())),
+        "remaining_count": len(result.remaining),
+        "offset": offset,
+        "files": [item(f, include_diffs is not False) for f in page_files],
+        "diffs": [{"path": f.path, "diff": _diff_text(f.diff)} for f in result.files
+                  if f.diff and (f.path in wanted or (rel != "." and f"{rel}/{f.path}" in wanted))],
+        "next_offset": offset + limit if offset + limit < len(order) else None,
         "errors": list(result.errors),
-        "skips": to_json(result.skips[:50]),
+        "skip_count": len(result.skips),
+        "skips": to_json(result.skips[:10]),
     }
+    if include_diffs is None and estimate_tokens(answer) > max_tokens:
+        answer["files"] = [item(f, False) for f in page_files]
+        answer["diffs_left_out"] = True
+    if estimate_tokens(answer) > max_tokens and answer["diffs"]:
+        # Asked-for diffs come first; the page of files shrinks to make room.
+        fit_list(answer, "diffs", 0, max_tokens - 1000)
+        answer.pop("next_offset", None)
+        answer["next_offset"] = offset + limit if offset + limit < len(order) else None
+    fit_list(answer, "files", offset, max_tokens)
+    # The findings left in this page's files, as one list (moved out of the files, not copied).
+    answer["remaining"] = [x for f in answer["files"] for x in f.pop("open_findings", ())]
+    notes = []
+    if answer["next_offset"] is not None:
+        notes.append(f"{len(order) - answer['next_offset']} more files: call again with offset={answer['next_offset']}"
+                     + (f" and output={written!r} replaced by a new directory" if written else ""))
+    if answer.get("diffs_left_out"):
+        notes.append("diffs left out to fit the budget: pass diff_paths=[...] for the files you want")
+    if notes:
+        answer["hint"] = "; ".join(notes)
+    return answer
 
 
-def verify(root: Root, path: str, archs: list[str] | None = None, target: str = "rocm-7.2") -> dict[str, Any]:
+def _diff_text(diff: str) -> str:
+    return diff if len(diff) <= MAX_DIFF_CHARS else diff[:MAX_DIFF_CHARS] + "\n[… diff truncated]\n"
+
+
+def verify(root: Root, path: str, archs: list[str] | None = None, target: str = "rocm-7.2",
+           original: str | None = None, run_args: str | None = None) -> dict[str, Any]:
     """Compile one HIP/CUDA file (or every .cu/.hip file under a directory) for AMD offload targets.
 
     Returns the compile evidence per file and arch, and the findings still open
-    in each file. Nothing the caller passes is run: the command is vado's own.
+    in each file. The compile commands are vado's own. With ``original`` (the
+    CUDA tree inside the root the port came from) and ``run_args`` (the program's
+    arguments), where an NVIDIA GPU and nvcc exist, the port directory ``path`` is
+    also run against the original with AMD's 64-lane waves emulated
+    (:func:`vado.agent.verify.differential_check`): both programs, built by vado
+    from the root's sources, run with those arguments (no shell). ``passed`` then
+    needs the outputs to agree; the answer's ``differential`` says what ran.
     """
     from vado.agent.verify import compile_hip, open_findings
+    from vado.verify.redact import redact_evidence
     from vado.model import to_json
     from vado.model.text import decode_source
 
@@ -213,7 +346,9 @@ def verify(root: Root, path: str, archs: list[str] | None = None, target: str = 
     results = []
     for src in sources:
         rel = root.relative(src)
-        evidence = [compile_hip(src, arch=a, include_dirs=[root.path], target=tgt) for a in archs]
+        # Compiler output quotes the files it reads: none outside the root reaches the client.
+        evidence = [redact_evidence(compile_hip(src, arch=a, include_dirs=[root.path], target=tgt), [root.path],
+                                    cwd=src.parent) for a in archs]
         text = decode_source(src.read_bytes())
         results.append({
             "path": rel,
@@ -221,7 +356,31 @@ def verify(root: Root, path: str, archs: list[str] | None = None, target: str = 
             "evidence": to_json(evidence),
             "open_findings": [_finding_json(f, ".") for f in open_findings(rel, text, tgt)],
         })
-    return {"passed": all(r["passed"] for r in results), "archs": archs, "files": results}
+    answer: dict[str, Any] = {"passed": all(r["passed"] for r in results), "archs": archs, "files": results}
+    if (original is None) != (run_args is None):
+        raise UsageError("original and run_args go together", "the differential runs the original and the port",
+                         "pass both, or neither")
+    if original is not None:
+        answer["differential"] = _differential(root, real, original, run_args or "")
+        answer["passed"] = answer["passed"] and answer["differential"]["passed"]
+    return answer
+
+
+def _differential(root: Root, port: Path, original: str, run_args: str) -> dict[str, Any]:
+    """The wave64 differential gate of ``verify`` (skipped, with a reason, without an NVIDIA GPU)."""
+    from vado.agent.verify import differential_check
+    from vado.model import to_json
+    from vado.verify.redact import redact_evidence
+
+    orig = root.resolve(original)
+    if not port.is_dir() or not orig.is_dir():
+        raise UsageError("the differential needs directories", f"{root.relative(port)} and {original} must both be trees",
+                         "pass the port's directory as path and the CUDA tree as original")
+    check = differential_check(port, orig, run_args)
+    if check is None:
+        return {"passed": True, "ran": False, "reason": "skipped: no NVIDIA GPU with nvcc on this machine"}
+    evidence = [redact_evidence(e, [root.path], cwd=port) for e in check.evidence]
+    return {"passed": check.passed, "ran": True, "reason": check.reason, "wave": 64, "evidence": to_json(evidence)}
 
 
 def bench_kernel(root: Root, path: str, kernel: str | None = None, n: int = 1 << 24, block: int = 256,

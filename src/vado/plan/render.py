@@ -355,6 +355,17 @@ def placement_files(plan: FleetPlan) -> dict[str, str]:
                 files[f"{base}/{k.pool}/{stem}.yaml"] = header + yaml.safe_dump(k.patched, sort_keys=False)
         ray[w.key] = {"pools": list(w.placement.pools), **to_json(w.placement.ray)}
     files["ray.json"] = json.dumps(ray, indent=2, ensure_ascii=False) + "\n"
+    # Workloads that run as they are on several pools: one DRA claim for the first free GPU (vado.plan.dra).
+    from vado.plan.dra import dra_files
+    from vado.plan.placement import _first_image
+    from vado.plan.pools import default_pools
+
+    pools = [p for p in default_pools() if p.name in plan.pools]
+    files.update(dra_files(
+        plan, pools,
+        base_of=lambda w: f"k8s/{_slug(w.repo)}/{_slug(w.path if w.path != '.' else 'root')}",
+        images_of=lambda w: {k.pool: _first_image(k) for k in w.placement.kubernetes if _first_image(k)},
+    ))
     return files
 
 

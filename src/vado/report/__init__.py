@@ -43,10 +43,11 @@ _EXPORTS = {
 __all__ = ["FORMATS", "SUFFIXES", "render", *_EXPORTS]
 
 
-def render(result: "AuditResult", fmt: str, *, width: int | None = None, color: bool = False) -> str:
+def render(result: "AuditResult", fmt: str, *, width: int | None = None, color: bool = False, **sarif: Any) -> str:
     """``result`` rendered in format ``fmt`` (one of :data:`FORMATS`, case-insensitive).
 
-    ``width`` and ``color`` apply to ``text`` only. An unknown format raises
+    ``width`` and ``color`` apply to ``text`` only; further keywords (``repo_root``,
+    ``reader``: :func:`vado.report.sarif.disk_context`) to ``sarif`` only. An unknown format raises
     :class:`~vado.errors.UsageError` naming the choices.
     """
     name = fmt.strip().lower()
@@ -60,6 +61,8 @@ def render(result: "AuditResult", fmt: str, *, width: int | None = None, color: 
     renderer = getattr(importlib.import_module(module), func)
     if name == "text":
         return renderer(result, width=width, color=color)
+    if name == "sarif":
+        return renderer(result, **sarif)
     return renderer(result)
 
 

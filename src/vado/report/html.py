@@ -34,7 +34,7 @@ padding:0 1rem;color:#1b1b1b;background:#fff}
 h1{font-size:1.5rem;margin-bottom:.25rem}h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #ddd}
 code{font:12.5px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f3f3f3;padding:0 .2em}
 table{border-collapse:collapse;margin:.5rem 0;width:100%}th,td{border:1px solid #ddd;padding:.25rem .5rem;
-text-align:left;vertical-align:top}th{background:#f6f6f6}td.n{text-align:right;font-variant-numeric:tabular-nums}
+text-align:left;vertical-align:top;overflow-wrap:anywhere}.scroll{overflow-x:auto;max-width:100%}th{background:#f6f6f6}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .muted{color:#666}.v{display:inline-block;padding:0 .4em;border-radius:3px;color:#fff;font-size:12px;
 white-space:nowrap}.v-moves-as-is{background:#2e7d32}.v-moves-with-automatic-edits{background:#1565c0}
 .v-needs-manual-work{background:#ef8f00}.v-blocked{background:#c62828}
@@ -45,7 +45,8 @@ svg{display:block;margin:.5rem 0}svg text{font:12px system-ui,sans-serif;fill:#1
 
 _BAR_HEIGHT = 20
 _BAR_GAP = 8
-_LABEL_WIDTH = 220
+#: Room for a label of ``_clip_label``'s 34 characters at 12 px (about 7 px a character) and the gap.
+_LABEL_WIDTH = 260
 _PLOT_WIDTH = 460
 _VALUE_WIDTH = 60
 
@@ -137,11 +138,13 @@ def bar_chart(title: str, items: list[tuple[str, int, str]]) -> str:
 
 def _table(head: list[str], rows: list[list[str]], numeric: set[int] = frozenset()) -> str:
     """A table; cells are already-escaped HTML; columns in ``numeric`` are right-aligned."""
-    out = ["<table><thead><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>"]
+    # In a scrolling box: a table wider than the page (long paths, many targets) scrolls by itself
+    # instead of widening the page; long words in cells wrap (overflow-wrap in the CSS).
+    out = ['<div class="scroll"><table><thead><tr>' + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>"]
     for r in rows:
         cells = "".join(f'<td class="n">{c}</td>' if i in numeric else f"<td>{c}</td>" for i, c in enumerate(r))
         out.append(f"<tr>{cells}</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "\n".join(out)
 
 

@@ -70,8 +70,38 @@ def _fix_cell(f: Finding) -> str:
     return f"{f.fix.applicability.value}{desc}"
 
 
-def render_markdown(result: AuditResult) -> str:
-    """``result`` as a Markdown document ending in a newline."""
+#: GitHub's limit on the body of an issue or pull-request comment, in characters.
+GITHUB_COMMENT_LIMIT = 65_536
+
+
+def render_markdown(result: AuditResult, *, max_chars: int | None = GITHUB_COMMENT_LIMIT) -> str:
+    """``result`` as a Markdown document ending in a newline, at most ``max_chars`` characters long.
+
+    The document is meant to be posted as a pull-request comment, so by default it
+    fits GitHub's comment limit: when the whole report is longer, the findings table
+    keeps the findings that matter most (blocking ones, then by severity) and says
+    how many it leaves out, and the skipped-files table keeps its first rows.
+    Every count, verdict and summary table stays whole. ``max_chars=None`` lists all.
+    """
+    full = _render(result, None, None)
+    if max_chars is None or len(full) <= max_chars:
+        return full
+    findings = len(result.findings)
+    skips = min(len(result.skips), 20)
+    if len(_render(result, 0, skips)) > max_chars:
+        skips = 0
+    lo, hi = 0, findings  # the most findings rows that fit, by bisection
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if len(_render(result, mid, skips)) <= max_chars:
+            lo = mid
+        else:
+            hi = mid - 1
+    return _render(result, lo, skips)
+
+
+def _render(result: AuditResult, finding_rows: int | None, skip_rows: int | None) -> str:
+    """The report with at most ``finding_rows`` findings and ``skip_rows`` skips listed (None: all)."""
     targets = S.target_names(result)
     out: list[str] = [f"# vado audit: {code(result.root, cell=False)}", ""]
     st = result.stats
@@ -118,9 +148,13 @@ def render_markdown(result: AuditResult) -> str:
                 _verdicts_cell(f.verdicts, targets),
                 _fix_cell(f),
             ]
-            for f in findings
+            for f in (findings if finding_rows is None else findings[:finding_rows])
         ]
-        out += _table(["Location", "Code", "Severity", "Message", "Verdicts", "Fix"], rows)
+        if rows:
+            out += _table(["Location", "Code", "Severity", "Message", "Verdicts", "Fix"], rows)
+        if len(rows) < len(findings):
+            out += ["", f"{len(findings) - len(rows)} more findings are not listed, to keep this report within "
+                        f"GitHub's comment limit; the JSON, SARIF or HTML report lists them all."]
     else:
         out.append("No findings.")
     out.append("")
@@ -187,8 +221,13 @@ def render_markdown(result: AuditResult) -> str:
         summary = ", ".join(f"{reason} ×{n}" for reason, n, _ in S.skip_summary(result))
         out.append(f"{len(result.skips)} skipped: {summary}.")
         out.append("")
-        rows = [[code(s.path), s.reason.value, esc(s.detail) or "—"] for s in S.sorted_skips(result)]
-        out += _table(["Path", "Reason", "Detail"], rows)
+        skipped = S.sorted_skips(result)
+        rows = [[code(s.path), s.reason.value, esc(s.detail) or "—"]
+                for s in (skipped if skip_rows is None else skipped[:skip_rows])]
+        if rows:
+            out += _table(["Path", "Reason", "Detail"], rows)
+        if len(rows) < len(skipped):
+            out += ["", f"{len(skipped) - len(rows)} more skipped files are not listed."]
     else:
         out.append("No file was skipped.")
     out.append("")
