@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from vado.model import Severity, Target, Verdict
 from vado.rules import arch
 from vado.rules.engine import check_text
@@ -54,3 +56,58 @@ def test_version_dependent_intrinsics():
     assert [(f.data["name"], f.verdicts["rocm-7.2"], f.verdicts["hip-5.2"]) for f in fs] == [
         ("__syncwarp", Verdict.MOVES_AS_IS, Verdict.MANUAL), ("__match_any_sync", Verdict.MOVES_AS_IS, Verdict.MANUAL)]
     assert found("__device__ void f() { __syncwarp(); }\n", targets=(ROCM,)) == []
+
+
+# --- ARCH007: __CUDA_ARCH__ comparisons, evaluated for the host pass and an sm_75..sm_89-level device pass
+
+
+def _arch_fix(cond: str) -> tuple[str, str | None]:
+    src = f"#if {cond}\nint x;\n#endif\n"
+    (f,) = [f for f in check_text("k.cu", src, (ROCM,), rules=[arch.CudaArchMacroTest])]
+    if f.fix is None:
+        return "none", None
+    e = f.fix.edits[0]
+    return f.fix.applicability.value, src[:e.start] + e.content + src[e.end:]
+
+
+
+@pytest.mark.parametrize("cond, level, want", [
+    ("__CUDA_ARCH__ >= 700", "safe", "#if defined(__HIP_DEVICE_COMPILE__)\n"),
+    ("__CUDA_ARCH__ >= 750", "safe", "#if defined(__HIP_DEVICE_COMPILE__)\n"),
+    ("__CUDA_ARCH__ > 750", "unsafe", "#if defined(__HIP_DEVICE_COMPILE__)\n"),
+    ("__CUDA_ARCH__ >= 800", "unsafe", "#if defined(__HIP_DEVICE_COMPILE__)\n"),
+    ("__CUDA_ARCH__ >= 900", "safe", "#if 0\n"),
+    ("__CUDA_ARCH__ < 600", "safe", "#if !defined(__HIP_DEVICE_COMPILE__)\n"),
+    ("__CUDA_ARCH__ < 900", "safe", "#if 1\n"),
+    ("__CUDA_ARCH__ < 800", "unsafe", "#if !defined(__HIP_DEVICE_COMPILE__)\n"),
+    ("__CUDA_ARCH__", "safe", "#if defined(__HIP_DEVICE_COMPILE__)\n"),
+    ("defined(__CUDA_ARCH__)", "safe", "#if defined(__HIP_DEVICE_COMPILE__)\n"),
+    ("__CUDA_ARCH__ == 800", "none", None),
+])
+def test_cuda_arch_comparisons(cond, level, want):
+    got_level, text = _arch_fix(cond)
+    assert got_level == level
+    if want is not None:
+        assert text.startswith(want)
+
+
+def test_cuda_arch_in_code_is_reported_without_a_fix():
+    src = "__device__ int a() { return __CUDA_ARCH__; }\n"
+    (f,) = check_text("k.cu", src, (ROCM,), rules=[arch.CudaArchMacroTest])
+    assert f.fix is None and f.verdicts["rocm-7.2"] is Verdict.MANUAL
+
+
+def test_cuda_version_comparison_says_which_branch_the_port_takes():
+    src = "#if CUDART_VERSION >= 11000\nint x;\n#endif\n#ifdef CUDA_VERSION\nint y;\n#endif\n"
+    a, b = check_text("k.cu", src, (ROCM,), rules=[arch.CudaVersionMacroTest])
+    assert a.fix is None and "is false in the port" in a.message
+    assert b.fix.edits[0].content == "HIP_VERSION" and b.fix.applicability.value == "safe"
+
+
+def test_header_guard_of_a_library_is_unsafe_and_none_with_roc():
+    src = "#ifdef CUBLAS_API_H_\nint x;\n#endif\n#ifdef __DRIVER_TYPES_H__\nint y;\n#endif\n"
+    lib, core = check_text("k.cu", src, (ROCM,), rules=[arch.CudaHeaderGuardTest])
+    assert lib.fix.applicability.value == "unsafe" and lib.fix.edits[0].content == "HIPBLAS_H"
+    assert core.fix.applicability.value == "safe" and core.fix.edits[0].content == "HIP_INCLUDE_HIP_DRIVER_TYPES_H"
+    lib_roc, _ = check_text("k.cu", src, (ROCM,), rules=[arch.CudaHeaderGuardTest], options={"roc": True})
+    assert lib_roc.fix is None

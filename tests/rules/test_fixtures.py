@@ -11,7 +11,8 @@ Markers, in a comment on the line *above* the code they mark:
 For files whose comment syntax is ``#``, write ``# ruleid: CODE``.
 
 A fixture may add targets to the default audit targets with a line
-``vado-targets: hip-5.2, rocm-6.4`` in a comment (for rules about old toolchains).
+``vado-targets: hip-5.2, rocm-6.4`` in a comment (for rules about old toolchains),
+and choose the wave mode with ``vado-wave: native`` (default: warp32, as ``vado port``).
 
 ``<CODE>.expected.json`` beside it is the snapshot of the findings of the
 fixture's family in the file (code, line, column, severity, message, verdicts); regenerate with
@@ -35,6 +36,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 FAMILIES = ("API", "LIB", "PTX", "WARP", "ARCH", "DEP", "IMG", "BLD")
 MARKER = re.compile(r"(?:#|//|/\*)\s*(ruleid|ok):\s*([A-Z]+[0-9]+)")
 EXTRA_TARGETS = re.compile(r"(?:#|//|/\*)[ \t]*vado-targets:[ \t]*([\w.,\t -]+)")
+WAVE = re.compile(r"(?:#|//|/\*)[ \t]*vado-wave:[ \t]*(\w+)")
 
 
 def fixture_files() -> list[Path]:
@@ -85,7 +87,9 @@ def snapshot(findings) -> list[dict]:
 def test_fixture(path: Path):
     data = path.read_bytes()
     name = kind_name(path)
-    findings = check_bytes(name, data, audit_targets(data.decode("latin-1")), kind=classify(name))
+    wave = WAVE.search(data.decode("latin-1"))
+    findings = check_bytes(name, data, audit_targets(data.decode("latin-1")), kind=classify(name),
+                           options={"wave": wave.group(1)} if wave else {})
     lines = data.decode("latin-1").splitlines()
     by_line: dict[int, set[str]] = {}
     for f in findings:

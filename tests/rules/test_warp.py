@@ -17,12 +17,17 @@ OLD = Target(name="rocm-6.4", family="rocm", version="6.4", hip_version="6.4", w
 ONEAPI = Target(name="oneapi", family="oneapi", version="2026", wavefront={"pvc": 16})
 
 
+def check_native(path: str, src: str, targets, **kw):
+    """check_text with ``--wave native``: these tests are about the wave64 rewrites (warp32 ones: below)."""
+    return check_text(path, src, targets, options={"wave": "native"}, **kw)
+
+
 def kernel(body: str) -> str:
     return "__global__ void k(float* out, int n) {\n  int tid = threadIdx.x;\n" + body + "\n}\n"
 
 
 def codes(src: str, targets=(CDNA,)):
-    return [(f.code, f.span.line) for f in check_text("k.cu", src, targets, rules=RULES)]
+    return [(f.code, f.span.line) for f in check_native("k.cu", src, targets, rules=RULES)]
 
 
 def apply(src: str, f) -> str:
@@ -37,19 +42,19 @@ def test_lane_arithmetic_only_on_lane_like_operands():
 
 def test_lane_arithmetic_fix_is_unsafe_and_uses_warpsize():
     src = kernel("int lane = threadIdx.x & 31;")
-    (f,) = check_text("k.cu", src, (CDNA,), rules=RULES)
+    (f,) = check_native("k.cu", src, (CDNA,), rules=RULES)
     assert f.fix.applicability is Applicability.UNSAFE
     assert "threadIdx.x & (warpSize - 1)" in apply(src, f)
 
 
 def test_rdna_only_rocm_target_moves_as_is():
-    (f,) = check_text("k.cu", kernel("int lane = tid % 32;"), (CDNA, RDNA, ONEAPI), rules=RULES)
+    (f,) = check_native("k.cu", kernel("int lane = tid % 32;"), (CDNA, RDNA, ONEAPI), rules=RULES)
     assert f.verdicts == {"rocm-7.2": Verdict.MANUAL, "rocm-rdna": Verdict.MOVES_AS_IS, "oneapi": Verdict.MANUAL}
 
 
 def test_full_mask_fix_is_safe_and_64_bit():
     src = kernel("float v = __shfl_down_sync(0xffffffff, out[0], 1);")
-    (f,) = check_text("k.cu", src, (CDNA,), rules=RULES)
+    (f,) = check_native("k.cu", src, (CDNA,), rules=RULES)
     assert f.code == "WARP002" and f.fix.applicability is Applicability.SAFE
     assert "__shfl_down_sync(0xffffffffffffffffull, out[0], 1)" in apply(src, f)
     assert f.verdicts["rocm-7.2"] is Verdict.AUTOMATIC
@@ -63,7 +68,7 @@ def test_hash_constants_and_64_bit_masks_are_not_lane_masks():
 
 def test_popc_of_ballot_fix_and_clz_without_fix():
     src = kernel("int a = __popc(__ballot(n)); int b = __clz(__activemask());")
-    found = check_text("k.cu", src, (CDNA,), rules=RULES)
+    found = check_native("k.cu", src, (CDNA,), rules=RULES)
     assert [(f.code, f.fix is not None) for f in found] == [("WARP003", True), ("WARP003", False)]
     assert "__popcll(__ballot(n))" in apply(src, found[0])
 
@@ -76,21 +81,21 @@ def test_shared_array_needs_lane_index():
 
 def test_constexpr_warpsize_depends_on_hip_version():
     src = kernel("constexpr int w = 256 / warpSize; int r = warpSize;")
-    found = check_text("k.cu", src, (CDNA, OLD), rules=RULES)
+    found = check_native("k.cu", src, (CDNA, OLD), rules=RULES)
     assert [(f.code, f.verdicts["rocm-7.2"], f.verdicts["rocm-6.4"]) for f in found] == \
         [("WARP005", Verdict.MANUAL, Verdict.MOVES_AS_IS)]
 
 
 def test_shuffle_loop_fix():
     src = kernel("float v = 0; for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(m, v, o);")
-    (f,) = check_text("k.cu", src, (CDNA,), rules=RULES)
+    (f,) = check_native("k.cu", src, (CDNA,), rules=RULES)
     assert f.code == "WARP006" and f.fix.applicability is Applicability.UNSAFE
     assert "int o = warpSize / 2;" in apply(src, f)
 
 
 def test_warp_synchronous_reduction_breaks_only_on_oneapi():
     src = kernel("if (tid < 32) { out[tid] += out[tid + 32]; out[tid] += out[tid + 16]; }")
-    (f,) = check_text("k.cu", src, (CDNA, ONEAPI), rules=RULES)
+    (f,) = check_native("k.cu", src, (CDNA, ONEAPI), rules=RULES)
     assert f.code == "WARP007" and f.verdicts == {"rocm-7.2": Verdict.MOVES_AS_IS, "oneapi": Verdict.MANUAL}
 
 
@@ -99,7 +104,7 @@ HIP52 = Target(name="hip-5.2", family="rocm", version="5.2.3", hip_version="5.2"
 
 
 def lowering(src: str, targets=(HIP52,)):
-    return check_text("k.cu", src, targets, rules=[warp.WarpSyncIntrinsicWithoutSyncBuiltins])
+    return check_native("k.cu", src, targets, rules=[warp.WarpSyncIntrinsicWithoutSyncBuiltins])
 
 
 def test_sync_lowering_only_for_targets_without_the_builtins():
@@ -163,7 +168,7 @@ def test_api003_leaves_the_sync_functions_to_warp008_where_it_lowers_them():
            "void h(cudaGraphExec_t* e, cudaGraph_t g, cudaGraphInstantiateParams* p) {\n"
            "  cudaGraphInstantiateWithParams(e, g, p);\n"
            "}\n")
-    found = check_text("k.cu", src, [get_target("hip-5.2")])
+    found = check_native("k.cu", src, [get_target("hip-5.2")])
     by_code = {}
     for f in found:
         by_code.setdefault(f.code, []).append(src[f.span.start:f.span.end])
@@ -171,3 +176,35 @@ def test_api003_leaves_the_sync_functions_to_warp008_where_it_lowers_them():
     assert sorted(by_code["WARP008"]) == ["__any_sync(m, v[0] > 0)", "__shfl_down_sync(0xffffffff, v[0], 1)"]
     # ... which still reports the names no rule lowers (hipGraphInstantiateWithParams is newer than HIP 5.2).
     assert by_code["API003"] == ["cudaGraphInstantiateParams", "cudaGraphInstantiateWithParams"]
+
+
+# --- warp32 emulation (the default wave mode) ---------------------------------------------------------
+
+
+def test_warp32_mode_moves_32_lane_patterns_as_is_on_rocm_and_keeps_other_targets():
+    src = kernel("int lane = threadIdx.x & 31; unsigned m = __ballot_sync(0xffffffff, lane > 3); out[0] = __popc(m);")
+    found = check_text("k.cu", src, (CDNA, ONEAPI), rules=RULES)
+    assert {f.code for f in found} >= {"WARP001", "WARP002", "WARP003"}
+    for f in found:
+        assert f.fix is None and f.verdicts["rocm-7.2"] is Verdict.MOVES_AS_IS
+        assert f.verdicts["oneapi"] is Verdict.MANUAL
+
+
+def test_warp009_renames_each_warp_function_safely_and_only_in_warp32_mode():
+    from vado.knowledge.targets import get_target
+
+    src = kernel("out[0] = __shfl_down_sync(0xffffffff, out[1], 1) + __any_sync(0xffffffff, tid) + warpSize;")
+    rocm = get_target("rocm-7.2")
+    found = check_text("k.cu", src, (rocm,), rules=[warp.WarpFunctionOnWavefront])
+    assert [(src[f.span.start:f.span.start + len(f.data["call"])], f.fix.edits[0].content) for f in found] == [
+        ("__shfl_down_sync", "vado_shfl_down_sync32"), ("__any_sync", "vado_any_sync32"), ("warpSize", "32")]
+    assert all(f.fix.applicability is Applicability.SAFE for f in found)
+    assert check_native("k.cu", src, (rocm,), rules=[warp.WarpFunctionOnWavefront]) == []
+
+
+def test_warp009_leaves_sync_only_functions_on_a_hip_without_them():
+    from vado.knowledge.targets import get_target
+
+    src = kernel("out[0] = __match_any_sync(0xffffffff, tid) + __any_sync(0xffffffff, tid);")
+    found = check_text("k.cu", src, (get_target("hip-5.2"),), rules=[warp.WarpFunctionOnWavefront])
+    assert [f.data["call"] for f in found] == ["__any_sync"]

@@ -126,3 +126,54 @@ def test_usage_errors(tmp_path):
         differential("{bin}", "a", "b", mode="pixels")
     with pytest.raises(UsageError):
         differential("{bin} {nope}", sys.executable, sys.executable, shapes=(None,))
+
+
+def _py(path, body):
+    path.write_text("#!" + sys.executable + "\nimport os, sys, random, time\n" + body)
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_paths_and_argv0_are_normalised_and_unstable_tokens_masked(tmp_path):
+    body = ('print("usage:", sys.argv[0], "in", os.getcwd())\n'
+            'print("seed", random.random(), "sum", 42)\n'
+            'print("kernel time", random.random(), "ms")\n')
+    a = _py(tmp_path / "a", body)
+    b = _py(tmp_path / "b", body)
+    rep = differential("{bin}", a, b, shapes=(None,), original_runs=2,
+                       ignore_lines=r"(?i)\btime\b")
+    assert rep.passed, rep.rounds[0].comparisons
+    assert rep.rounds[0].unstable == 1 and rep.evidence[-1].detail["unstable_tokens"] == 1
+    assert [e.subject for e in rep.evidence if e.kind == "run"] == ["original", "original-again", "port"]
+    # With one run of the original the random token is a difference, and it is named.
+    rep1 = differential("{bin}", a, b, shapes=(None,), ignore_lines=r"(?i)\btime\b")
+    assert not rep1.passed and rep1.first_difference["line"] == 2 and rep1.first_difference["token"] == 2
+
+
+def test_a_real_difference_survives_masking(tmp_path):
+    a = _py(tmp_path / "a", 'print("seed", random.random(), "sum", 64)\n')
+    b = _py(tmp_path / "b", 'print("seed", random.random(), "sum", 32)\n')
+    rep = differential("{bin}", a, b, shapes=(None,), original_runs=2)
+    assert not rep.passed and not rep.inconclusive
+    assert rep.first_difference == {"n": None, "subject": "stdout", "line": 1, "token": 4, "original": "64", "port": "32"}
+
+
+def test_a_port_that_hangs_is_inconclusive_under_the_emulation(tmp_path):
+    from vado.verify.sandbox import Limits
+
+    a = _py(tmp_path / "a", 'print("ok")\n')
+    b = _py(tmp_path / "b", 'time.sleep(30)\n')
+    limits = Limits(timeout_s=2.0)
+    rep = differential("{bin}", a, b, shapes=(None,), limits=limits, timeout_inconclusive=True)
+    assert not rep.passed and rep.inconclusive and rep.rounds[0].status == "inconclusive"
+    assert "wave-wide cross-lane call" in rep.rounds[0].inconclusive and rep.first_difference is None
+    plain = differential("{bin}", a, b, shapes=(None,), limits=limits)
+    assert not plain.passed and not plain.inconclusive and plain.rounds[0].status == "fail"
+
+
+def test_an_original_that_exits_differently_twice_is_inconclusive(tmp_path):
+    flip = tmp_path / "flip"
+    a = _py(tmp_path / "a", f'p = {str(flip)!r}\nfirst = not os.path.exists(p)\nopen(p, "w").close()\n'
+                                'sys.exit(0 if first else 3)\n')
+    rep = differential("{bin}", a, a, shapes=(None,), original_runs=2)
+    assert rep.inconclusive and "not deterministic" in rep.rounds[0].inconclusive

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from vado.model import Effort, Finding, Severity, Verdict
+from vado.model import Applicability, Effort, Finding, Fix, Severity, Verdict
 from vado.rules import cuda_syntax as cs
 from vado.rules.base import FileContext, Rule, verdicts_for
 from vado.scan.lexer import Kind
@@ -211,27 +211,71 @@ class HopperBlackwellFeature(Rule):
                                data={"feature": what, "route": route})
 
 
-_FP8_TYPES = {
-    "__nv_fp8_e4m3": "__hip_fp8_e4m3 (OCP) / __hip_fp8_e4m3_fnuz (gfx942)",
-    "__nv_fp8_e5m2": "__hip_fp8_e5m2 (OCP) / __hip_fp8_e5m2_fnuz (gfx942)",
-    "__nv_fp8x2_e4m3": "__hip_fp8x2_e4m3 / __hip_fp8x2_e4m3_fnuz",
-    "__nv_fp8x2_e5m2": "__hip_fp8x2_e5m2 / __hip_fp8x2_e5m2_fnuz",
-    "__nv_fp8x4_e4m3": "__hip_fp8x4_e4m3 / __hip_fp8x4_e4m3_fnuz",
-    "__nv_fp8x4_e5m2": "__hip_fp8x4_e5m2 / __hip_fp8x4_e5m2_fnuz",
+#: What the OCP and FNUZ encodings of each FP8 format do differently (ROCm 7.2.4
+#: ``hip/amd_detail/amd_hip_fp8.h``; HIP's "Low precision floating point types" page).
+_FP8_FORMATS = {
+    "e4m3": "FNUZ E4M3 has exponent bias 8 (OCP: 7), max ±240 (OCP: ±448), one NaN 0x80 (OCP: 0x7F/0xFF) "
+            "and no -0, so a byte CUDA wrote decodes to half its value",
+    "e5m2": "FNUZ E5M2 has exponent bias 16 (OCP: 15), no infinities (OCP: 0x7C/0xFC), one NaN 0x80 and no -0; "
+            "max ±57344 in both, so a byte CUDA wrote decodes to half its value",
+}
+#: What to do for gfx942, per format.
+_FP8_TODO = {
+    "e4m3": "build the gfx942 variant with {fnuz}, compute scales against 240 instead of 448, "
+            "and convert fp8 data that CUDA or gfx950 wrote",
+    "e5m2": "build the gfx942 variant with {fnuz}, keep infinities out of the data, "
+            "and convert fp8 data that CUDA or gfx950 wrote",
+}
+#: CUDA FP8 class → (the OCP type the port writes, the FNUZ type gfx942 device code needs, format).
+_FP8_CLASSES = {
+    f"__nv_fp8{vec}_{fmt}": (f"__hip_fp8{vec}_{fmt}", f"__hip_fp8{vec}_{fmt}_fnuz", fmt)
+    for vec in ("", "x2", "x4") for fmt in ("e4m3", "e5m2")
+}
+#: CUDA interpretation enumerator → (the OCP one the port writes, the FNUZ one, format).
+_FP8_KINDS = {f"__NV_{fmt.upper()}": (f"__HIP_{fmt.upper()}", f"__HIP_{fmt.upper()}_FNUZ", fmt) for fmt in ("e4m3", "e5m2")}
+#: FP8 names whose HIP spelling is the same on every architecture.
+_FP8_PLAIN = {
     "__nv_fp8_storage_t": "__hip_fp8_storage_t",
     "__nv_fp8x2_storage_t": "__hip_fp8x2_storage_t",
     "__nv_fp8x4_storage_t": "__hip_fp8x4_storage_t",
     "__nv_fp8_interpretation_t": "__hip_fp8_interpretation_t",
 }
+#: Every name ARCH003 reports as FP8 → (the OCP name, the FNUZ name or "", format or "").
+#: The HIP OCP names are there too: a port writes them, and gfx942 still needs the FNUZ ones.
+_FP8_NAMES = {
+    **{n: v for n, v in _FP8_CLASSES.items()}, **{v[0]: v for v in _FP8_CLASSES.values()},
+    **{n: v for n, v in _FP8_KINDS.items()}, **{v[0]: v for v in _FP8_KINDS.values()},
+    **{n: (h, "", "") for n, h in _FP8_PLAIN.items()},
+}
 _FP_SMALL = ("__nv_fp4", "__nv_fp6")
-#: Identifiers ARCH003 reads: the FP8 type names and every name starting with a _FP_SMALL prefix.
+#: Identifiers ARCH003 reads: the FP8 names and every name starting with a _FP_SMALL prefix.
 _FP_NAMES = cs.ident_pattern("|".join(
-    [re.escape(n) for n in sorted(_FP8_TYPES, key=lambda n: (-len(n), n))]
+    [re.escape(n) for n in sorted(_FP8_NAMES, key=lambda n: (-len(n), n))]
     + [re.escape(p) + f"[{cs._ID_CHAR}]*" for p in _FP_SMALL]))
-#: What every name _FP_NAMES matches contains.
-_FP_NEEDLE = "__nv_fp"
+#: Every name _FP_NAMES matches contains one of these: a file whose text has none has no match.
+_FP_NEEDLES = ("_fp", "_E")
 _FP_HEADERS = {"cuda_fp8.h": "hip/hip_fp8.h", "cuda_fp8.hpp": "hip/hip_fp8.h", "cuda_fp4.h": "HIP 7.0 OCP FP4 types",
                "cuda_fp6.h": "HIP 7.0 OCP FP6 types"}
+
+
+def _fp8_message(name: str) -> tuple[str, str, str]:
+    """``(message, key, hip)`` for an FP8 name: ``key`` is the same for a CUDA name and its port."""
+    ocp, fnuz, fmt = _FP8_NAMES[name]
+    if not fmt:
+        return (f"{name}: HIP has {ocp}, the same raw storage on every architecture; the numbers in it are "
+                "OCP on NVIDIA and gfx950, FNUZ on gfx942", ocp, ocp)
+    todo = _FP8_TODO[fmt].format(fnuz=fnuz)
+    if ocp.startswith("__HIP_"):
+        what = (f"{name}: the port converts with the OCP interpretation {ocp}, CUDA's encoding, which gfx950 "
+                f"(MI355X) converts in hardware; gfx942 (MI300X) hardware converts to FNUZ whatever the argument "
+                f"says (amd_hip_fp8.h uses the same instruction), so its bytes differ. {_FP8_FORMATS[fmt]}. "
+                f"To run on gfx942: {todo}")
+    else:
+        what = (f"{name}: the port uses the OCP type {ocp}, CUDA's encoding, native on gfx950 (MI355X); "
+                f"ROCm 7.2 declares its device-side conversions host-only on gfx942 (MI300X), whose hardware "
+                f"format is FNUZ, so device code using it does not compile for gfx942. {_FP8_FORMATS[fmt]}. "
+                f"To run on gfx942: {todo}")
+    return what, ocp, ocp
 
 
 class LowPrecisionFloatTypes(Rule):
@@ -239,45 +283,65 @@ class LowPrecisionFloatTypes(Rule):
 
     What it does
     ------------
-    Finds the ``__nv_fp8_*``, ``__nv_fp6_*`` and ``__nv_fp4_*`` types and the
-    headers that declare them.
+    Finds the ``__nv_fp8_*``, ``__nv_fp6_*`` and ``__nv_fp4_*`` types, the FP8
+    interpretations ``__NV_E4M3``/``__NV_E5M2``, the headers that declare them,
+    and, in HIP code such as a port, the OCP FP8 names the port writes for them
+    (``__hip_fp8_e4m3``, ``__HIP_E4M3`` …).
 
     Why is this bad?
     ----------------
-    HIP's FP8 types live in ``hip/hip_fp8.h`` in two encodings: OCP
-    (``__hip_fp8_e4m3``, as NVIDIA's) and FNUZ (``__hip_fp8_e4m3_fnuz``: other
-    exponent bias, no infinities, one NaN). gfx942 (MI300) supports only FNUZ in
-    hardware, gfx950 (MI350/MI355) and gfx12 (RDNA4) use OCP. A renamed type
-    compiles everywhere but gives other numbers on gfx942 than on NVIDIA and
-    gfx950, and scaled FP8 checkpoints must be converted. The fact base records
-    OCP FP4/FP6 types from HIP 7.0. SCALE does not support the fp8 format.
+    HIP's FP8 types live in ``hip/hip_fp8.h`` in two encodings. OCP
+    (``__hip_fp8_e4m3``) is NVIDIA's: gfx950 (MI350X/MI355X) and gfx12 convert
+    it in hardware. FNUZ (``__hip_fp8_e4m3_fnuz``) is gfx942's (MI300X) only
+    hardware format: exponent bias 8 instead of 7 (E4M3) or 16 instead of 15
+    (E5M2), E4M3 max ±240 instead of ±448, one NaN (0x80), no infinities and no
+    -0. The same byte holds half the value, so scales and stored FP8 data
+    differ between the two.
+
+    ROCm 7.2.4 has no FP8 type that works in device code on both MI300X and
+    MI355X: ``amd_hip_fp8.h`` declares the OCP types' device-side conversions
+    host-only when compiling for gfx942, and the FNUZ ones host-only for gfx950
+    (checked with hipcc 7.2.4: each fails to compile on the other architecture).
+    Nor can one source pick a type with ``#if defined(__gfx942__)``: the host
+    pass defines no ``__gfx*__`` macro, so a kernel taking the type would get
+    another signature on the host than on the device. The conversion functions
+    with an interpretation argument (``__hip_cvt_float_to_fp8``) compile on both,
+    but gfx942's instructions write FNUZ bytes even when asked for OCP.
+
+    The port's strategy on ROCm targets: OCP names (``__nv_fp8_e4m3`` →
+    ``__hip_fp8_e4m3``, ``__NV_E4M3`` → ``__HIP_E4M3``), which keep CUDA's
+    numbers and stored data on gfx950 and fail to compile, rather than silently
+    compute other numbers, where device code uses the types for gfx942. This
+    rule stays on the ported names and says, per format, what differs on gfx942
+    and what to do there. SCALE does not support the fp8 format. The fact base
+    records OCP FP4/FP6 types from HIP 7.0.
 
     Example
     -------
     .. code-block:: cuda
 
         #include <cuda_fp8.h>
-        __nv_fp8_e4m3 q = __nv_fp8_e4m3(x);
+        __nv_fp8_e4m3 q = __nv_fp8_e4m3(x * scale);   // scale = 448 / amax
 
     Use instead
     -----------
     .. code-block:: cuda
 
         #include <hip/hip_fp8.h>
-        #if defined(__gfx942__)
-        __hip_fp8_e4m3_fnuz q(x);
-        #else
-        __hip_fp8_e4m3 q(x);
-        #endif
+        __hip_fp8_e4m3 q(x * scale);             // gfx950: scale = 448 / amax
+        // a separate gfx942 build: __hip_fp8_e4m3_fnuz q(x * scale), scale = 240 / amax
 
     Fix safety
     ----------
-    No automatic fix: the encoding to use depends on the target architecture
-    and on the data.
+    No fix of its own: the port's renames write the OCP names; choosing FNUZ for
+    gfx942 changes numbers and data, which only the owner of the code can
+    decide.
 
     References
     ----------
     - HIP FP8 numbers (OCP vs FNUZ per device): https://github.com/ROCm/HIP/blob/c5e11fcac8249ce4f7e70157588ff9661a870b59/docs/reference/fp8_numbers.rst
+    - ROCm 7.2.4 ``hip/amd_detail/amd_hip_fp8.h`` (``HIP_FP8_TYPE_OCP``/``HIP_FP8_TYPE_FNUZ`` per gfx target)
+    - OCP types from HIP 6.3 (guarded by ``HIP_VERSION >= 60300000``): https://github.com/ROCm/TransformerEngine/pull/173
     - OCP FP8 on gfx950 in Composable Kernel: https://github.com/ROCm/composable_kernel/pull/1710
     - SCALE inline PTX (fp8 unsupported): https://github.com/spectral-compute/scale-docs/blob/f20700f5f55e411fd0c0c1b03da5b896b5b6eae3/docs/manual/compiler/inline-ptx.md
     """
@@ -305,18 +369,24 @@ class LowPrecisionFloatTypes(Rule):
         for tok, name in _includes(view, _FP_HEADERS):
             yield self.finding(ctx, tok[1], tok[2], f"<{name}> declares NVIDIA low-precision types; HIP: {_FP_HEADERS[name]}",
                                verdicts, effort=Effort(lines=1, constructs=1, hours=0.25), data={"hip": _FP_HEADERS[name]})
+        if not any(n in view.text for n in _FP_NEEDLES):
+            return
         seen: set[str] = set()
-        for i in view.idents_matching(_FP_NAMES, needle=_FP_NEEDLE):
+        for i in view.idents_matching(_FP_NAMES):
             tok = view.tokens[i]
             name = tok[3]
-            hip = _FP8_TYPES.get(name)
-            if hip is None and name.startswith(_FP_SMALL):
+            if name in _FP8_NAMES:
+                message, key, hip = _fp8_message(name)
+            elif name.startswith(_FP_SMALL):
                 hip = "HIP 7.0 OCP FP4/FP6 types (hardware FP4/FP6 on gfx950)"
-            if hip is None or name in seen:
+                message, key = f"{name}: HIP has {hip}", name
+            else:
                 continue
-            seen.add(name)  # one finding per type and file: a type is ported once
-            yield self.finding(ctx, tok[1], tok[2], f"{name}: HIP has {hip}; gfx942 uses the FNUZ encoding, gfx950 OCP",
-                               verdicts, effort=Effort(lines=1, constructs=1, hours=1.0), data={"hip": hip})
+            if key in seen:
+                continue
+            seen.add(key)  # one finding per type and file (its CUDA and HIP names alike): a type is ported once
+            yield self.finding(ctx, tok[1], tok[2], message, verdicts,
+                               effort=Effort(lines=1, constructs=1, hours=1.0), data={"hip": hip})
 
 
 class DeviceSideKernelLaunch(Rule):
@@ -559,3 +629,411 @@ class VersionDependentWarpIntrinsic(Rule):
                 continue
             yield self.finding(ctx, tok[1], tok[2], f"{name}: {note}", verdicts,
                                effort=Effort(lines=1, constructs=1, hours=0.25), data={"min_hip": min_hip, "name": name})
+
+
+# --------------------------------------------------------------------------- preprocessor tests of CUDA
+
+
+def _directive_of(toks, i: int) -> int | None:
+    """Index of the directive token (``#if``, ``#ifdef`` …) whose line holds token ``i``, or None in code."""
+    for j in range(i - 1, -1, -1):
+        kind = toks[j][0]
+        if kind is Kind.DIRECTIVE:
+            return j
+        if kind is Kind.EOD:
+            return None
+    return None
+
+
+def _directive_name(tok) -> str:
+    return tok[3].replace(" ", "").replace("\t", "")
+
+
+def _defined_operand(toks, i: int) -> tuple[int, int] | None:
+    """For a name at ``i`` tested by ``defined X`` / ``defined(X)``: ``(first, end)`` token range of the test."""
+    if i >= 1 and toks[i - 1][3] == "defined":
+        return i - 1, i + 1
+    if i >= 2 and toks[i - 1][3] == "(" and toks[i - 2][3] == "defined" and i + 1 < len(toks) and toks[i + 1][3] == ")":
+        return i - 2, i + 2
+    return None
+
+
+def _tested_name(toks, i: int) -> str | None:
+    """How the name at ``i`` is tested: ``ifdef`` (``#ifdef``/``#ifndef``/``defined``), ``value`` (in an
+    ``#if``/``#elif`` expression), ``define`` (a ``#define``/``#undef`` of it or its body), ``code``."""
+    d = _directive_of(toks, i)
+    if d is None:
+        return "code"
+    name = _directive_name(toks[d])
+    if name in ("#ifdef", "#ifndef") and d == i - 1:
+        return "ifdef"
+    if name in ("#if", "#elif"):
+        return "ifdef" if _defined_operand(toks, i) else "value"
+    if name in ("#define", "#undef"):
+        return "define"
+    return None
+
+
+_PREPROC_VERDICTS = {"rocm": AUTO, "oneapi": MANUAL, "scale": AS_IS, "zluda": AS_IS}
+
+#: The oldest NVIDIA architecture CUDA 13 compiles for (sm_75) and the first one with
+#: Hopper's features (sm_90): a comparison of ``__CUDA_ARCH__`` with a level at or below
+#: the first, or at or above the second, has one answer for every GPU vado treats AMD's as.
+CUDA_ARCH_FLOOR = 750
+CUDA_ARCH_HOPPER = 900
+_CMP = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b, "<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
+        "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+DEVICE_PASS = "defined(__HIP_DEVICE_COMPILE__)"
+
+
+class CudaArchMacroTest(Rule):
+    """Preprocessor tests of ``__CUDA_ARCH__`` (and ``__CUDACC__``), which HIP does not define.
+
+    What it does
+    ------------
+    Finds ``#ifdef __CUDA_ARCH__``, ``defined(__CUDA_ARCH__)``, ``#if
+    __CUDA_ARCH__ >= 700``-style comparisons, ``__CUDA_ARCH__`` used as a
+    value in code, and ``#ifdef __CUDACC__``.
+
+    Why is this bad?
+    ----------------
+    nvcc defines ``__CUDA_ARCH__`` in the device pass (to the target's compute
+    capability, ``700`` for sm_70); hipcc defines ``__HIP_DEVICE_COMPILE__``
+    there instead (and per-architecture macros such as ``__gfx942__``), never
+    ``__CUDA_ARCH__``. A port that keeps the test compiles every device pass
+    as if it were the host pass: ``#ifdef __CUDA_ARCH__`` branches vanish,
+    kernels whose bodies sit in such a branch compile to empty functions, and
+    ``#if __CUDA_ARCH__ >= 700`` silently selects the legacy branch. Nothing
+    fails to compile. hipcc defines ``__HIPCC__``, not ``__CUDACC__``.
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        #ifdef __CUDA_ARCH__
+          v = __ldg(p);
+        #endif
+        #if __CUDA_ARCH__ >= 700
+          __syncwarp();
+        #endif
+
+    Use instead
+    -----------
+    .. code-block:: cuda
+
+        #ifdef __HIP_DEVICE_COMPILE__
+          v = __ldg(p);
+        #endif
+        #if defined(__HIP_DEVICE_COMPILE__)
+          __syncwarp();
+        #endif
+
+    Fix safety
+    ----------
+    ``defined(__CUDA_ARCH__)`` → ``defined(__HIP_DEVICE_COMPILE__)`` (and
+    ``#ifdef``/``#ifndef``, and a bare ``#if __CUDA_ARCH__``) is safe: both
+    name the device pass. ``__CUDACC__`` → ``__HIPCC__`` is safe. A comparison
+    ``__CUDA_ARCH__ OP N`` is evaluated for both passes: on the host pass
+    ``__CUDA_ARCH__`` is undefined, so it is ``0 OP N``; on the device pass
+    vado counts an AMD GPU as an NVIDIA architecture from sm_75 (the oldest
+    CUDA 13 compiles for: the C++ features those levels gate, fp16 and
+    double atomics, ``__ldg``, the ``*_sync`` warp functions, exist in HIP)
+    up to, not including, sm_90 (Hopper's clusters, TMA and wgmma do not
+    exist on AMD). Where the answer is the same for the whole range
+    (``N <= 750`` or ``N >= 900``) the comparison becomes
+    ``defined(__HIP_DEVICE_COMPILE__)``, its negation, ``1`` or ``0``: safe,
+    since the branch kept is the one CUDA takes for every such GPU, and what
+    HIP lacks inside it is then reported by its own rule (ARCH001 for
+    wmma, PTX rules for inline PTX) instead of vanishing. Levels in between
+    (``>= 800``: Ampere's ``cp.async``, bf16 tensor cores) get the same
+    rewrite assuming the newer branch, marked unsafe, and the finding stays:
+    choose the branch by hand. ``==``/``!=`` tests and ``__CUDA_ARCH__`` used
+    as a value in code get no fix.
+
+    References
+    ----------
+    - HIP porting guide (``__HIP_DEVICE_COMPILE__`` replaces ``__CUDA_ARCH__``): https://github.com/ROCm/HIP/blob/c5e11fcac8249ce4f7e70157588ff9661a870b59/docs/how-to/hip_porting_guide.md
+    - CUDA programming guide, ``__CUDA_ARCH__``: https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#cuda-arch
+    - CUDA 13.0 release notes (sm_75 is the oldest supported architecture): https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html
+    """
+
+    code = "ARCH007"
+    triggers = frozenset({"__CUDA_ARCH__", "__CUDACC__"})
+    can_fix = True
+    name = "cuda-arch-macro-test"
+    severity = Severity.HIGH
+    file_kinds = cs.CUDA_CXX_KINDS
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        view = cs.device_view(ctx)
+        toks = view.tokens
+        hits = view.ident_indices(self.triggers)
+        # The program's own #define of the name: its tests mean what the program says.
+        own = {toks[i][3] for i in hits if _tested_name(toks, i) == "define" and _directive_name(toks[i - 1]) == "#define"}
+        for i in hits:
+            tok = toks[i]
+            name = tok[3]
+            if name in own:
+                continue
+            how = _tested_name(toks, i)
+            if how is None or how == "define" and _directive_name(toks[i - 1]) in ("#define", "#undef"):
+                continue
+            if name == "__CUDACC__":
+                if how in ("ifdef", "value"):
+                    yield self._fixed(ctx, tok[1], tok[2], "__HIPCC__", Applicability.SAFE,
+                                      "hipcc defines __HIPCC__, not __CUDACC__: the test is false in every pass of the port")
+                continue
+            if how == "ifdef":
+                yield self._fixed(ctx, tok[1], tok[2], "__HIP_DEVICE_COMPILE__", Applicability.SAFE,
+                                  "HIP does not define __CUDA_ARCH__: the device pass compiles the host branch "
+                                  "(use __HIP_DEVICE_COMPILE__)")
+                continue
+            if how == "value":
+                yield from self._value(ctx, toks, i)
+                continue
+            yield self.finding(ctx, tok[1], tok[2], "__CUDA_ARCH__ is not defined by HIP; this use needs a value by hand "
+                               "(AMD GPUs: __gfx942__, __gfx950__ … in the device pass)",
+                               verdicts_for(ctx, _by_family({**_PREPROC_VERDICTS, "rocm": MANUAL})),
+                               effort=Effort(lines=1, constructs=1, hours=0.5), data={"macro": name})
+
+    def _value(self, ctx: FileContext, toks, i: int) -> Iterable[Finding]:
+        tok = toks[i]
+        n = len(toks)
+        op = toks[i + 1] if i + 1 < n else None
+        if op is None or op[0] is Kind.EOD or op[3] in ("&&", "||", ")", "?"):
+            if i == 0 or toks[i - 1][3] in ("(", "!", "&&", "||") or toks[i - 1][0] is Kind.DIRECTIVE:
+                yield self._fixed(ctx, tok[1], tok[2], DEVICE_PASS, Applicability.SAFE,
+                                  "HIP does not define __CUDA_ARCH__: `#if __CUDA_ARCH__` is false in the device pass")
+                return
+        num = toks[i + 2] if i + 2 < n else None
+        level = cs.int_value(num[3]) if num is not None and num[0] is Kind.NUMBER else None
+        if op is not None and op[3] in _CMP and level is not None and op[3] not in ("==", "!="):
+            host = _CMP[op[3]](0, level)
+            low, high = _CMP[op[3]](CUDA_ARCH_FLOOR, level), _CMP[op[3]](CUDA_ARCH_HOPPER - 1, level)
+            certain = low == high
+            device = low if certain else op[3] in (">=", ">")  # in between: assume the newer branch
+            repl = {(True, False): DEVICE_PASS, (False, True): f"!{DEVICE_PASS}",
+                    (True, True): "1", (False, False): "0"}[(device, host)]
+            text = cs.text_of(ctx.text, toks, i, i + 3)
+            why = (f"HIP does not define __CUDA_ARCH__, so `{text}` is {'true' if host else 'false'} in every pass of the port; "
+                   + ("every NVIDIA GPU from sm_75 to before sm_90 (what AMD's GPUs are counted as) "
+                      f"{'takes' if device else 'skips'} this branch" if certain else
+                      f"sm_75 and sm_89 answer differently: the fix assumes the newer branch, check it"))
+            yield self._fixed(ctx, tok[1], num[2], repl, Applicability.SAFE if certain else Applicability.UNSAFE, why)
+            return
+        yield self.finding(ctx, tok[1], tok[2], "HIP does not define __CUDA_ARCH__: this test of its value is false in the device "
+                           "pass; rewrite it with __HIP_DEVICE_COMPILE__ or __gfx942__-style macros",
+                           verdicts_for(ctx, _by_family({**_PREPROC_VERDICTS, "rocm": MANUAL})),
+                           effort=Effort(lines=1, constructs=1, hours=0.5), data={"macro": "__CUDA_ARCH__"})
+
+    def _fixed(self, ctx: FileContext, start: int, end: int, repl: str, applicability: Applicability, why: str) -> Finding:
+        safe = applicability is Applicability.SAFE
+        fix = Fix((ctx.edit(start, end, repl),), applicability, f"{ctx.text[start:end]} → {repl}", ("arch",))
+        verdicts = verdicts_for(ctx, _by_family({**_PREPROC_VERDICTS, "rocm": AUTO if safe else MANUAL}))
+        return self.finding(ctx, start, end, why, verdicts, fix=fix,
+                            effort=Effort(lines=1, constructs=1, hours=0.0 if safe else 0.25),
+                            data={"replacement": repl})
+
+
+_VERSION_MACROS = frozenset({"CUDART_VERSION", "CUDA_VERSION", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__",
+                             "__CUDACC_VER_BUILD__", "__NVCC_VER_MAJOR__"})
+
+
+class CudaVersionMacroTest(Rule):
+    """Preprocessor tests of the CUDA toolkit version (``CUDART_VERSION``, ``CUDA_VERSION``, ``__CUDACC_VER_MAJOR__``).
+
+    What it does
+    ------------
+    Finds ``#if CUDART_VERSION >= 11000``, ``#if CUDA_VERSION < 12000``,
+    ``#if __CUDACC_VER_MAJOR__ >= 11`` and ``#ifdef CUDART_VERSION`` /
+    ``defined(CUDA_VERSION)``.
+
+    Why is this bad?
+    ----------------
+    HIP defines none of them, so in the port every comparison sees 0:
+    ``>=`` tests are false and the branch written for old CUDA toolkits (or
+    nothing) is compiled, silently. ``#ifdef CUDART_VERSION`` (is the runtime
+    API header included?) is false too.
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        #if CUDART_VERSION >= 12000
+          cudaGraphInstantiate(&exec, graph, 0);
+        #else
+          cudaGraphInstantiate(&exec, graph, NULL, NULL, 0);
+        #endif
+
+    Use instead
+    -----------
+    .. code-block:: cuda
+
+        // pick the branch whose API matches HIP's (hipGraphInstantiate keeps the 5-argument form)
+        hipGraphInstantiate(&exec, graph, NULL, NULL, 0);
+
+    Fix safety
+    ----------
+    ``defined(CUDART_VERSION)``/``defined(CUDA_VERSION)`` → ``defined(HIP_VERSION)``
+    is safe: CUDA defines them in the runtime and driver API headers, and
+    ``HIP_VERSION`` comes with ``hip_runtime.h``/``hip_runtime_api.h``, which
+    the port includes in their place. A version comparison gets no fix: HIP's
+    API does not follow one CUDA release (it has CUDA 12 names beside CUDA
+    10 signatures), so no ``HIP_VERSION`` threshold means "CUDA 11 or newer".
+    The finding says which branch the port compiles now; choose by hand.
+
+    References
+    ----------
+    - HIP version macros (``hip_version.h``): https://rocm.docs.amd.com/projects/HIP/en/latest/reference/hip_runtime_api/modules/version.html
+    - CUDA runtime API (``CUDART_VERSION``): https://docs.nvidia.com/cuda/cuda-runtime-api/
+    """
+
+    code = "ARCH008"
+    triggers = _VERSION_MACROS
+    can_fix = True
+    name = "cuda-version-macro-test"
+    severity = Severity.MEDIUM
+    file_kinds = cs.CUDA_CXX_KINDS
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        view = cs.device_view(ctx)
+        toks = view.tokens
+        hits = view.ident_indices(self.triggers)
+        own = {toks[i][3] for i in hits if i > 0 and _directive_name(toks[i - 1]) == "#define"}
+        for i in hits:
+            tok = toks[i]
+            name = tok[3]
+            if name in own:
+                continue
+            how = _tested_name(toks, i)
+            if how == "ifdef" and name in ("CUDART_VERSION", "CUDA_VERSION"):
+                fix = Fix((ctx.edit(tok[1], tok[2], "HIP_VERSION"),), Applicability.SAFE, f"{name} → HIP_VERSION", ("arch",))
+                yield self.finding(ctx, tok[1], tok[2], f"HIP does not define {name}: the test is false in the port "
+                                   "(HIP_VERSION comes with the HIP runtime headers)",
+                                   verdicts_for(ctx, _by_family(_PREPROC_VERDICTS)), fix=fix,
+                                   effort=Effort(lines=1, constructs=1), data={"macro": name})
+            elif how in ("ifdef", "value"):
+                n = len(toks)
+                cmp = toks[i + 1][3] if i + 1 < n else ""
+                num = toks[i + 2] if i + 2 < n else None
+                value = cs.int_value(num[3]) if num is not None and num[0] is Kind.NUMBER else None
+                if how == "value" and cmp in _CMP and value is not None:
+                    taken = _CMP[cmp](0, value)
+                    text = cs.text_of(ctx.text, toks, i, i + 3)
+                    msg = (f"HIP does not define {name}: `{text}` is {'true' if taken else 'false'} in the port, which compiles "
+                           f"the {'guarded' if taken else 'other'} branch; choose the branch whose API matches HIP by hand")
+                else:
+                    msg = f"HIP does not define {name}: the port reads it as 0; choose the branch whose API matches HIP by hand"
+                yield self.finding(ctx, tok[1], tok[2], msg, verdicts_for(ctx, _by_family({**_PREPROC_VERDICTS, "rocm": MANUAL})),
+                                   effort=Effort(lines=2, constructs=1, hours=0.25), data={"macro": name})
+
+
+#: Include guards of CUDA headers and the guard of the HIP header the port includes in their place.
+#: CUDA side: the headers of CUDA 13.0 (runtime, driver, fp16) and cuda-samples' helper_cuda.h
+#: (library headers); HIP side: the headers of ROCm 7.2.4.
+CUDA_HEADER_GUARDS = {
+    "__CUDA_RUNTIME_H__": ("cuda_runtime.h", "HIP_INCLUDE_HIP_HIP_RUNTIME_H", True),
+    "__CUDA_RUNTIME_API_H__": ("cuda_runtime_api.h", "HIP_INCLUDE_HIP_HIP_RUNTIME_API_H", True),
+    "__DRIVER_TYPES_H__": ("driver_types.h", "HIP_INCLUDE_HIP_DRIVER_TYPES_H", True),
+    "__cuda_cuda_h__": ("cuda.h", "HIP_INCLUDE_HIP_HIP_RUNTIME_API_H", True),
+    "__CUDA_FP16_H__": ("cuda_fp16.h", "HIP_INCLUDE_HIP_HIP_FP16_H", True),
+    "CUBLAS_API_H_": ("cublas_api.h", "HIPBLAS_H", False),
+    "CURAND_H_": ("curand.h", "HIPRAND_H_", False),
+    "_CUFFT_H_": ("cufft.h", "HIPFFT_H_", False),
+    "CUSPARSEAPI": ("cusparse.h", "HIPSPARSE_H", False),
+    "CUSOLVER_COMMON_H_": ("cusolver_common.h", "HIPSOLVER_H", False),
+    "NV_NPPIDEFS_H": ("nppdefs.h", "", False),
+    "NVJPEGAPI": ("nvjpeg.h", "", False),
+}
+
+
+class CudaHeaderGuardTest(Rule):
+    """Tests of a CUDA header's include guard (``#ifdef __DRIVER_TYPES_H__``), the helper_cuda.h idiom.
+
+    What it does
+    ------------
+    Finds ``#ifdef``/``#ifndef``/``defined()`` tests of the include guards of
+    CUDA headers: ``__CUDA_RUNTIME_H__``, ``__CUDA_RUNTIME_API_H__``,
+    ``__DRIVER_TYPES_H__``, ``__cuda_cuda_h__``, ``__CUDA_FP16_H__`` and the
+    library guards cuda-samples' ``helper_cuda.h`` tests (``CUBLAS_API_H_``,
+    ``CURAND_H_``, ``_CUFFT_H_``, ``CUSPARSEAPI``, ``CUSOLVER_COMMON_H_``,
+    ``NV_NPPIDEFS_H``, ``NVJPEGAPI``). A header's own guard (``#ifndef X``
+    followed by ``#define X``) is not reported.
+
+    Why is this bad?
+    ----------------
+    The port includes HIP headers, whose guards have other names, so the test
+    is false and the code under it (error-string helpers, setup code) is
+    silently dropped.
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        #ifdef __DRIVER_TYPES_H__
+        static const char* _cudaGetErrorEnum(cudaError_t e) { return cudaGetErrorName(e); }
+        #endif
+
+    Use instead
+    -----------
+    .. code-block:: cuda
+
+        #ifdef HIP_INCLUDE_HIP_DRIVER_TYPES_H
+        static const char* _cudaGetErrorEnum(hipError_t e) { return hipGetErrorName(e); }
+        #endif
+
+    Fix safety
+    ----------
+    The runtime, driver and fp16 guards become the guards of the HIP headers
+    the port includes instead (``hip/hip_runtime.h`` includes
+    ``hip_runtime_api.h`` and ``driver_types.h``): safe. A library guard
+    becomes the guard of the hip* library's header (``HIPBLAS_H``,
+    ``HIPRAND_H_``, ``HIPFFT_H_``, ``HIPSPARSE_H``, ``HIPSOLVER_H``): unsafe,
+    since the code it brings back may name statuses the hip* library lacks;
+    no fix with ``--roc`` or for NPP and nvJPEG (no HIP header in their place).
+
+    References
+    ----------
+    - CUDA 13.0 headers (``cuda_runtime.h``, ``driver_types.h``, ``cuda.h``, ``cuda_fp16.h`` guards)
+    - cuda-samples ``Common/helper_cuda.h``: https://github.com/NVIDIA/cuda-samples/blob/master/Common/helper_cuda.h
+    - ROCm 7.2 headers (``hip/hip_runtime.h``, ``hip/driver_types.h``, ``hipblas/hipblas.h`` … guards): https://github.com/ROCm/rocm-systems/tree/develop/projects/hip/include/hip
+    """
+
+    code = "ARCH009"
+    triggers = frozenset(CUDA_HEADER_GUARDS)
+    can_fix = True
+    name = "cuda-header-guard-test"
+    severity = Severity.HIGH
+    file_kinds = cs.CUDA_CXX_KINDS
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        view = cs.device_view(ctx)
+        toks = view.tokens
+        roc = bool(ctx.options.get("roc"))
+        for i in view.ident_indices(self.triggers):
+            tok = toks[i]
+            if _tested_name(toks, i) != "ifdef":
+                continue
+            d = _directive_of(toks, i)
+            if _directive_name(toks[d]) == "#ifndef" and self._own_guard(toks, i):
+                continue
+            header, hip_guard, core = CUDA_HEADER_GUARDS[tok[3]]
+            fix = None
+            if hip_guard and (core or not roc):
+                fix = Fix((ctx.edit(tok[1], tok[2], hip_guard),), Applicability.SAFE if core else Applicability.UNSAFE,
+                          f"{tok[3]} → {hip_guard}, the guard of the HIP header the port includes", ("arch",))
+            safe = fix is not None and fix.applicability is Applicability.SAFE
+            msg = (f"{tok[3]} is the include guard of CUDA's {header}; the port includes a HIP header with another guard, "
+                   "so this test is false and the code under it is dropped")
+            yield self.finding(ctx, tok[1], tok[2], msg, verdicts_for(ctx, _by_family({**_PREPROC_VERDICTS, "rocm": AUTO if safe else MANUAL})),
+                               fix=fix, effort=Effort(lines=1, constructs=1, hours=0.0 if safe else 0.25),
+                               data={"guard": tok[3], "header": header, "hip_guard": hip_guard})
+
+    @staticmethod
+    def _own_guard(toks, i: int) -> bool:
+        """``#ifndef X`` whose next line is ``#define X``: a header guarding itself with the name."""
+        k = i + 1
+        while k < len(toks) and toks[k][0] in (Kind.EOD, Kind.COMMENT):
+            k += 1
+        return (k + 1 < len(toks) and toks[k][0] is Kind.DIRECTIVE and _directive_name(toks[k]) == "#define"
+                and toks[k + 1][3] == toks[i][3])

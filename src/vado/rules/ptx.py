@@ -135,7 +135,7 @@ def _build_fix(ctx: FileContext, asm: cs.AsmStatement, analysis: _Analysis) -> t
     target = _fix_target(ctx)
     if target is None:
         return None, "no target to write the rewrite for"
-    result = lower(asm, target, ctx.text)
+    result = lower(asm, target, ctx.text, ctx.options.get("wave") or "warp32")
     if isinstance(result, Refusal):
         return None, result.reason
     names = ", ".join(dict.fromkeys(r.hip for _, r in analysis.rows))

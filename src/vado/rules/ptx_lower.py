@@ -199,9 +199,11 @@ class _Operand:
 class Lowerer:
     """Translates one asm statement (see the module docstring). One instance per attempt."""
 
-    def __init__(self, asm, target: Target, *, block: bool) -> None:
+    def __init__(self, asm, target: Target, *, block: bool, wave: str = "warp32") -> None:
         self.asm = asm
         self.target = target
+        #: warp32 emulation (vado.port.wave's helpers) applies: the default wave mode, on ROCm.
+        self.warp32 = wave == "warp32" and target.family == "rocm"
         self.block = block
         self.ops = [_Operand(i, o.constraint, o.expr.strip(), o.output, o.read_write, getattr(o, "name", ""))
                     for i, o in enumerate(asm.operands)]
@@ -282,6 +284,8 @@ class Lowerer:
                 rm = _REG_NAME.match(piece.strip())
                 if not rm:
                     raise Refusal(f"register name {piece.strip()!r}")
+                if rm.group(2) is not None and (len(rm.group(2)) > 5 or int(rm.group(2)) > _MAX_REGISTERS):
+                    raise Refusal(f"register range {piece.strip()!r} declares more than {_MAX_REGISTERS} registers")
                 names = [rm.group(1)] if rm.group(2) is None else [f"{rm.group(1)}{k}" for k in range(int(rm.group(2)))]
                 for name in names:
                     prev = self.regs.get(name)
@@ -312,7 +316,7 @@ class Lowerer:
                 raise Refusal(f"integer immediate {text} used as .{t}")
             value = text.rstrip("uU")
             if t == "pred":
-                return "true" if int(value.lstrip("-"), 0) else "false"
+                return "true" if _imm_value(value.lstrip("-")) else "false"
             return value if arg and not value.startswith("-") else cast(t, value)
         m = _FLOAT_IMM.match(text)
         if m:
@@ -437,7 +441,7 @@ class Lowerer:
             base, axis = name.split(".")
             return f"{_SPECIAL_DIM[base]}.{axis}", "u32"
         if name == "laneid":
-            return "__lane_id()", "u32"
+            return ("vado_lane32()" if self.warp32 else "__lane_id()"), "u32"
         if name in ("clock", "clock_hi", "clock64"):
             if name == "clock":
                 return "(unsigned int)clock()", "u32"
@@ -470,6 +474,12 @@ class Lowerer:
             return "__smid()", "u32"
         if name in ("lanemask_lt", "lanemask_eq", "lanemask_le", "lanemask_gt", "lanemask_ge"):
             # HIP's __lanemask_lt()/__lanemask_gt() AND with the active lanes; PTX's masks do not.
+            if self.warp32:
+                # 32-bit masks of the caller's CUDA warp, exactly PTX's (2u << 31 wraps to 0: le/gt of lane 31).
+                expr = {"lt": "((1u << vado_lane32()) - 1u)", "eq": "(1u << vado_lane32())",
+                        "le": "((2u << vado_lane32()) - 1u)", "gt": "(~((2u << vado_lane32()) - 1u))",
+                        "ge": "(~((1u << vado_lane32()) - 1u))"}[name.split("_")[1]]
+                return expr, "u32"
             self.note(Applicability.UNSAFE, "lane masks are 64-bit on wave64; a 32-bit destination keeps lanes 0-31")
             expr = {"lt": "((1ull << __lane_id()) - 1ull)", "eq": "(1ull << __lane_id())",
                     "le": "((2ull << __lane_id()) - 1ull)", "gt": "(~((2ull << __lane_id()) - 1ull))",
@@ -949,6 +959,12 @@ def _shfl(lw: Lowerer, ins, row) -> None:
     src_slot_float = _is_float_operand(lw, a)
     t = "f32" if src_slot_float else "b32"
     args = [lw.read(a, t, arg=True), lw.read(b, "u32", arg=True), str(width)]
+    if lw.warp32:
+        # CUDA's shuffle within the caller's 32-lane warp: exact (vado.port.wave).
+        helper = "vado" + fn[1:] + ("_sync32" if sync else "32")
+        mask = [lw.read(ops[4], "b32", arg=True)] if sync else []
+        lw.write(d, t, f"{helper}({', '.join(mask + args)})")
+        return
     lw.note(Applicability.UNSAFE, "a warp is 64 lanes on CDNA: the shuffle works within 32-lane segments (width 32), "
             "but code around it that assumes 32 lanes needs review")
     if sync and lw.sync_builtins():
@@ -999,6 +1015,18 @@ def _vote(lw: Lowerer, ins, row) -> None:
     if mode is None:
         raise Refusal(f"{ins.mnemonic}: mode")
     pred = lw.read(p, "pred")
+    if lw.warp32:
+        # The vote over the caller's 32-lane warp, ballot in 32 bits: exact (vado.port.wave).
+        mask = lw.read(ops[2], "b32", arg=True) + ", " if sync else ""
+        suffix = "_sync32" if sync else "32"
+        if mode == "ballot":
+            lw.write(d, "b32", f"vado_ballot{suffix}({mask}{pred})")
+        elif mode == "uni":
+            q = lw.once(pred, "bool")
+            lw.write(d, "pred", f"vado_all{suffix}({mask}{q}) || !vado_any{suffix}({mask}{q})")
+        else:
+            lw.write(d, "pred", f"vado_{mode}{suffix}({mask}{pred}) != 0")
+        return
     use_sync = lw.sync_builtins() and sync
     if sync and not lw.sync_builtins():
         _mask_used(lw, ops[2])
@@ -1019,6 +1047,9 @@ def _vote(lw: Lowerer, ins, row) -> None:
 def _activemask(lw: Lowerer, ins, row) -> None:
     """``activemask.b32`` → ``__ballot(1)`` (every HIP version has it); 64-bit on CDNA."""
     (d,) = _need(ins, 1)
+    if lw.warp32:
+        lw.write(d, "b32", "vado_activemask32()")  # the caller's 32-lane warp (vado.port.wave)
+        return
     lw.note(Applicability.UNSAFE, "the active mask has 64 bits on wave64; a 32-bit destination keeps lanes 0-31")
     lw.write(d, "b64", "__ballot(1)")
 
@@ -1161,13 +1192,28 @@ def _nanosleep(lw: Lowerer, ins, row) -> None:
     lw.emit(f"for (unsigned int _ptx_i = 0; _ptx_i < {paren(ns)} / {int(per)}u; ++_ptx_i) __builtin_amdgcn_s_sleep(1);")
 
 
+#: The most registers one ``.reg .b32 r<N>;`` range may declare: each becomes a C++ local.
+_MAX_REGISTERS = 4096
+
+
+def _imm_value(text: str) -> int:
+    """Value of a PTX integer immediate (``0x1F``, ``017``, ``42``); a :class:`Refusal` when
+    Python cannot read it (a leading-zero decimal, thousands of digits)."""
+    from vado.rules.cuda_syntax import int_value
+
+    v = int_value(text)
+    if v is None:
+        raise Refusal(f"integer immediate {text[:40]!r} is not a value vado reads")
+    return v
+
+
 def _const(lw: Lowerer, text: str) -> int | None:
     """Integer value of an immediate operand or of ``%N`` bound to an ``n``/``i`` constant."""
     from vado.rules.cuda_syntax import int_value
 
     t = text.strip()
     if _INT_IMM.match(t):
-        return int(t.rstrip("uU"), 0) if not t.startswith("-") else -int(t[1:].rstrip("uU"), 0)
+        return _imm_value(t.rstrip("uU")) if not t.startswith("-") else -_imm_value(t[1:].rstrip("uU"))
     op = lw._ref(t) if _OPERAND_REF.match(t) else None
     if op is not None and op.immediate:
         v = int_value(op.expr.strip())
@@ -1224,8 +1270,8 @@ def _one(lw: Lowerer, ins, row) -> None:
         lw.emit(f"if ({cond}) {inner}")
 
 
-def _run(asm, target: Target, block: bool) -> Lowerer:
-    lw = Lowerer(asm, target, block=block)
+def _run(asm, target: Target, block: bool, wave: str = "warp32") -> Lowerer:
+    lw = Lowerer(asm, target, block=block, wave=wave)
     if asm.program.directive_texts:
         if not block:
             raise Refusal("registers need a block")
@@ -1241,8 +1287,12 @@ def _run(asm, target: Target, block: bool) -> Lowerer:
     return lw
 
 
-def lower(asm, target: Target, text: str) -> Lowering | Refusal:
+def lower(asm, target: Target, text: str, wave: str = "warp32") -> Lowering | Refusal:
     """The C++ for ``asm`` (a :class:`vado.rules.cuda_syntax.AsmStatement` of ``text``) on ``target``.
+
+    ``wave`` is the port's wave mode (:mod:`vado.rules.warp`): under ``warp32`` on a ROCm
+    target, ``%laneid``, ``%lanemask_*``, ``shfl``, ``vote`` and ``activemask`` become the
+    ``vado_*32`` helpers of :mod:`vado.port.wave` (CUDA's 32-lane warp, exact: safe).
 
     Returns a :class:`Refusal` with the reason when the template holds
     something vado cannot rewrite exactly (labels, unknown instructions,
@@ -1259,7 +1309,7 @@ def lower(asm, target: Target, text: str) -> Lowering | Refusal:
         return Refusal("asm goto")
     try:
         try:
-            lw = _run(asm, target, block=False)
+            lw = _run(asm, target, block=False, wave=wave)
             if not lw.body and not lw.decls:
                 return Lowering("(void)0", asm.end, lw.applicability, tuple(lw.idioms), tuple(lw.notes))
             if len(lw.body) == 1 and not lw.decls and not lw.prologue:
@@ -1270,7 +1320,7 @@ def lower(asm, target: Target, text: str) -> Lowering | Refusal:
             pass
         if asm.stmt_end == asm.end or not _statement_position(text, asm.start):
             return Refusal("the asm is not a statement of its own, so no block can replace it")
-        lw = _run(asm, target, block=True)
+        lw = _run(asm, target, block=True, wave=wave)
     except Refusal as refusal:
         return refusal
     lines = lw.decls + lw.prologue + lw.body + lw.epilogue

@@ -5,7 +5,10 @@ SYCL sub-groups are 8, 16 or 32 wide depending on the GPU and the kernel.
 Verdicts come from :func:`vado.rules.cuda_syntax.warp_verdict`: manual work (or
 automatic edits where a safe rewrite exists) on targets with wave64, as is on
 ZLUDA (RDNA only) and on SCALE (which emulates 32-wide warps by default), manual
-on oneAPI.
+on oneAPI. The wave mode of the run (``ctx.options["wave"]``, see below) decides
+what ROCm targets get: under warp32 emulation (the default) the 32-lane patterns
+move as is and WARP009 rewrites the warp functions; under ``native`` the rules
+offer the wave64 rewrites.
 """
 
 from __future__ import annotations
@@ -34,6 +37,81 @@ _BALLOTS = frozenset({"__ballot_sync", "__ballot", "__activemask", "__match_any_
 _NARROW_TYPES = ("unsigned int", "unsigned", "uint32_t", "int", "uint", "int32_t", "unsigned long")
 _FULL32 = frozenset({0xFFFFFFFF})
 _WARP_NOTE = {"scale": cs.SCALE_WARP_NOTE, "scale_source": cs.SCALE_WARP_SOURCE, "hip_source": cs.HIP_WARP_SOURCE}
+
+# --------------------------------------------------------------------------- wave modes
+#
+# ``vado port --wave warp32`` (the default) keeps the CUDA program's 32-lane warps on a
+# 64-lane wavefront: each wavefront runs two warps, lanes 0-31 and 32-63. Every CUDA warp
+# function is pointed at a ``vado_*32`` helper (vado.port.wave writes their definitions
+# into the port) that acts on the caller's 32-lane half: shuffles with width 32, ballots
+# restricted to the half and shifted to bit 0, masks widened to the 64-bit mask HIP
+# requires that names the caller's half, lane ids ``& 31``; device ``warpSize`` becomes
+# 32. Lane and warp arithmetic with 32 is then right as it stands, so the rules that
+# report it (WARP001-WARP006, WARP008) give ROCm targets the verdict "moves as is" and no
+# fix. ``--wave native`` rewrites the program for the hardware's wavefront instead
+# (``warpSize``-generic code, 64-bit masks): what those rules offer in that mode.
+
+WAVE_MODES = ("warp32", "native")
+
+#: CUDA warp functions warp32 emulation points at a helper, and what the target's HIP must
+#: have for it: "" any HIP (the helper is written with mask-less builtins where the *_sync
+#: ones are missing or off by default), "6.2"/"7.0" the *_sync builtin of that release, on
+#: by default.
+WARP32_CALLS = {
+    "__shfl_sync": "", "__shfl_up_sync": "", "__shfl_down_sync": "", "__shfl_xor_sync": "",
+    "__shfl": "", "__shfl_up": "", "__shfl_down": "", "__shfl_xor": "",
+    "__ballot_sync": "", "__any_sync": "", "__all_sync": "", "__activemask": "",
+    "__ballot": "", "__any": "", "__all": "",
+    "__match_any_sync": "6.2", "__match_all_sync": "6.2", "__syncwarp": "7.0",
+    "__reduce_add_sync": "7.0", "__reduce_min_sync": "7.0", "__reduce_max_sync": "7.0",
+    "__reduce_and_sync": "7.0", "__reduce_or_sync": "7.0", "__reduce_xor_sync": "7.0",
+}
+def wave_mode(ctx: FileContext) -> str:
+    """The wave mode of the run: ``warp32`` (the default) or ``native`` (``--wave``)."""
+    return ctx.options.get("wave") or "warp32"
+
+
+def warp32_helper(cuda_name: str) -> str:
+    """The helper a CUDA warp function becomes under warp32 emulation: ``__shfl_down_sync`` → ``vado_shfl_down_sync32``."""
+    return "vado_" + cuda_name[2:] + "32"
+
+
+def uses_sync_builtins(target) -> bool:
+    """Whether the warp32 helpers for ``target`` call HIP's ``*_sync`` builtins (on by default, HIP >= 7.0),
+    rather than the mask-less ones every HIP has."""
+    return target.family == "rocm" and bool(target.features.get("warp_sync_builtins_default"))
+
+
+def warp32_renames(cuda_name: str, target) -> bool:
+    """Whether warp32 emulation points ``cuda_name`` at its helper on ``target`` (a ROCm target)."""
+    need = WARP32_CALLS.get(cuda_name)
+    if need is None or target.family != "rocm":
+        return False
+    return need == "" or (uses_sync_builtins(target) and cs.hip_at_least(target, need))
+
+
+def port_target(ctx: FileContext):
+    """The ROCm target fixes are written for: the first one of the run (``vado port`` passes one), or None."""
+    return next((t for t in ctx.targets if t.family == "rocm"), None)
+
+
+def emulated(ctx: FileContext, cuda_name: str | None = None) -> bool:
+    """Whether warp32 emulation covers this file's warp code (for ``cuda_name``, when given) on ROCm."""
+    if wave_mode(ctx) != "warp32":
+        return False
+    if cuda_name is None:
+        return True
+    target = port_target(ctx)
+    return target is not None and warp32_renames(cuda_name, target)
+
+
+def wave_verdicts(ctx: FileContext, *, fixable: bool, covered: bool | None = None, **kw) -> dict[str, Verdict]:
+    """:func:`cs.warp_verdict` per target, except "moves as is" on ROCm targets when warp32 emulation
+    covers the pattern (``covered``; by default whenever the mode is warp32)."""
+    if covered is None:
+        covered = emulated(ctx)
+    return verdicts_for(ctx, lambda t: Verdict.MOVES_AS_IS if covered and t.family == "rocm"
+                        else cs.warp_verdict(t, fixable=fixable, **kw))
 
 
 def _operand_left(toks: list, i: int, pairs: Mapping[int, int]) -> tuple[int, int]:
@@ -123,6 +201,11 @@ class LiteralWarpWidthArithmetic(Rule):
     binds tighter than ``>>``). Host code gets no fix (``warpSize`` is a
     device-side value).
 
+    Wave mode: under ``vado port --wave warp32`` (the default) the program
+    keeps CUDA's 32-lane warps (WARP009), so this pattern is right as it
+    stands: ROCm targets get "moves as is" and no fix. The fix above is
+    what ``--wave native`` applies.
+
     References
     ----------
     - HIP warp cross-lane functions: https://github.com/ROCm/HIP/blob/c5e11fcac8249ce4f7e70157588ff9661a870b59/docs/reference/kernel_language.rst
@@ -165,7 +248,8 @@ class LiteralWarpWidthArithmetic(Rule):
     def check(self, ctx: FileContext) -> Iterable[Finding]:
         view = cs.device_view(ctx)
         toks = view.tokens
-        verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=False))
+        verdicts = wave_verdicts(ctx, fixable=False)
+        covered = emulated(ctx)
         candidates = self._candidates(view)
         pairs = view.pairs if candidates else {}
         for i in candidates:
@@ -214,7 +298,7 @@ class LiteralWarpWidthArithmetic(Rule):
                           "divide by warpSize instead of shifting by 5" + ("" if whole else " (mind precedence and sign)"), ("warp",))
             expr = ctx.text[toks[a][1]:toks[b - 1][2]]
             msg = f"`{expr} {op_tok[3]} {tok[3]}` assumes 32-lane warps" if lit_right else f"`{tok[3]} {op_tok[3]} {expr}` assumes 32-lane warps"
-            yield self.finding(ctx, start, end, msg, verdicts, fix=fix,
+            yield self.finding(ctx, start, end, msg, verdicts, fix=None if covered else fix,
                                effort=Effort(lines=1, constructs=1, hours=0.1), data={"operand": expr, **_WARP_NOTE})
 
 
@@ -276,6 +360,11 @@ class ThirtyTwoBitLaneMask(Rule):
     gets an unsafe ``ull`` suffix: the same lanes, but on a 64-lane wavefront
     lanes 32-63 stay out, which only the author can say is right.
 
+    Wave mode: under ``vado port --wave warp32`` (the default) the program
+    keeps CUDA's 32-lane warps (WARP009), so this pattern is right as it
+    stands: ROCm targets get "moves as is" and no fix. The fix above is
+    what ``--wave native`` applies.
+
     References
     ----------
     - HIP warp vote and ballot (64-bit masks): https://github.com/ROCm/HIP/blob/c5e11fcac8249ce4f7e70157588ff9661a870b59/docs/reference/kernel_language.rst
@@ -311,7 +400,9 @@ class ThirtyTwoBitLaneMask(Rule):
                     start, end = piece[0][1], piece[-1][2]
                     fix = Fix((ctx.edit(start, end, "0xffffffffffffffffull"),), Applicability.SAFE,
                               "use a 64-bit full lane mask", ("warp",))
-                    verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=True))
+                    covered = emulated(ctx, name)
+                    verdicts = wave_verdicts(ctx, fixable=True, covered=covered)
+                    fix = None if covered else fix
                     yield self.finding(ctx, start, end, f"32-bit full mask `{ctx.text[start:end]}` passed to {name}; HIP masks are 64-bit",
                                        verdicts, fix=fix, effort=Effort(lines=1, constructs=1), data={"call": name, **_WARP_NOTE})
                 elif len(piece) == 1 and _is_narrow_literal(piece[0]):
@@ -322,7 +413,9 @@ class ThirtyTwoBitLaneMask(Rule):
                     lit = piece[0][3].rstrip("uUlL")
                     fix = Fix((ctx.edit(start, end, lit + "ull"),), Applicability.UNSAFE,
                               "make the mask 64-bit (same lanes; lanes 32-63 of a wave64 stay out)", ("warp",))
-                    verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=False))
+                    covered = emulated(ctx, name)
+                    verdicts = wave_verdicts(ctx, fixable=False, covered=covered)
+                    fix = None if covered else fix
                     yield self.finding(ctx, start, end,
                                        f"partial 32-bit mask `{piece[0][3]}` passed to {name}; HIP masks are 64-bit and a wavefront may have 64 lanes",
                                        verdicts, fix=fix, effort=Effort(lines=1, constructs=1, hours=0.25), data={"call": name, **_WARP_NOTE})
@@ -341,7 +434,9 @@ class ThirtyTwoBitLaneMask(Rule):
                 core = [t for t in type_tokens if t[3] not in ("const", "volatile", "static", "register")]
                 fix = Fix((ctx.edit(core[0][1], core[-1][2], "unsigned long long"),), Applicability.UNSAFE,
                           "declare the mask unsigned long long (HIP's ballot type; CUDA's 32-bit value zero-extends)", ("warp",))
-                verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=False))
+                covered = emulated(ctx, name)
+                verdicts = wave_verdicts(ctx, fixable=False, covered=covered)
+                fix = None if covered else fix
                 yield self.finding(ctx, core[0][1], var[2], f"result of {name} stored in 32-bit `{type_text} {var[3]}`; HIP returns 64-bit masks",
                                    verdicts, fix=fix, effort=Effort(lines=1, constructs=1, hours=0.25), data={"call": name, **_WARP_NOTE})
 
@@ -381,6 +476,11 @@ class BitCountOfLaneMask(Rule):
     variable is unsigned or 64-bit (a signed ``int`` would sign-extend, so it
     gets no fix). ``__clz`` has no fix (``__clzll`` of a
     zero-extended 32-bit value differs by 32): rewrite by hand.
+
+    Wave mode: under ``vado port --wave warp32`` (the default) the program
+    keeps CUDA's 32-lane warps (WARP009), so this pattern is right as it
+    stands: ROCm targets get "moves as is" and no fix. The fix above is
+    what ``--wave native`` applies.
 
     References
     ----------
@@ -422,7 +522,9 @@ class BitCountOfLaneMask(Rule):
             if fixable:
                 fix = Fix((ctx.edit(tok[1], tok[2], self._FIX[tok[3]]),), Applicability.SAFE,
                           f"use {self._FIX[tok[3]]} on the 64-bit mask", ("warp",))
-            verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=fixable))
+            covered = emulated(ctx, inner[3] if held is None else held[0])
+            verdicts = wave_verdicts(ctx, fixable=fixable, covered=covered)
+            fix = None if covered else fix
             end = toks[pairs[i + 1]][2]
             what = inner[3] if held is None else f"{held[0]} (held in `{inner[3]}`)"
             yield self.finding(ctx, tok[1], end, f"{tok[3]} truncates the 64-bit result of {what} on HIP",
@@ -524,6 +626,11 @@ class SharedArrayOfWarpWidth(Rule):
     32 more elements per block. Indexing stays as it is (the lane and warp
     arithmetic is WARP001). Arrays of more dimensions (tiles) get no fix.
 
+    Wave mode: under ``vado port --wave warp32`` (the default) the program
+    keeps CUDA's 32-lane warps (WARP009), so this pattern is right as it
+    stands: ROCm targets get "moves as is" and no fix. The fix above is
+    what ``--wave native`` applies.
+
     References
     ----------
     - HIP hardware implementation (wavefront sizes): https://github.com/ROCm/HIP/blob/c5e11fcac8249ce4f7e70157588ff9661a870b59/docs/understand/hardware_implementation.rst
@@ -542,7 +649,8 @@ class SharedArrayOfWarpWidth(Rule):
             return
         toks = view.tokens
         macros = None
-        manual = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=False))
+        covered = emulated(ctx)
+        manual = wave_verdicts(ctx, fixable=False, covered=covered)
         for decl in view.shared:
             verdicts = manual
             if not decl.dims:
@@ -568,9 +676,9 @@ class SharedArrayOfWarpWidth(Rule):
                 if not _lane_or_warp_index(toks, i + 2, close):
                     continue
                 idx = cs.text_of(ctx.text, toks, i + 2, close)
-                fix = self._grow_fix(ctx, view, decl, first, last)
+                fix = None if covered else self._grow_fix(ctx, view, decl, first, last)
                 if fix is not None and fix.applicability is Applicability.SAFE:
-                    verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=True))
+                    verdicts = wave_verdicts(ctx, fixable=True, covered=False)
                 yield self.finding(ctx, decl.name_start, decl.name_end,
                                    f"__shared__ {decl.name}[{dim}] has one slot per lane/warp (indexed by `{idx}`) of a 32-lane warp",
                                    verdicts, fix=fix, effort=Effort(lines=2, constructs=1, hours=0.5),
@@ -644,6 +752,11 @@ class HardCodedWarpSize(Rule):
     is right depends on how the constant is used (host code cannot see the
     device's warp size at compile time).
 
+    Wave mode: under ``vado port --wave warp32`` (the default) the program
+    keeps CUDA's 32-lane warps (WARP009), so this pattern is right as it
+    stands: ROCm targets get "moves as is" and no fix. The fix above is
+    what ``--wave native`` applies.
+
     References
     ----------
     - HIP 7.0 changelog (warpSize not constexpr): https://github.com/ROCm/rocm-systems/blob/develop/projects/clr/CHANGELOG.md
@@ -666,13 +779,14 @@ class HardCodedWarpSize(Rule):
         if not view.spelling_index.spelling_mentions(Kind.IDENT, ("warp", "wave")):
             return
         toks = view.tokens
-        const_verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=False))
+        covered = emulated(ctx)
+        const_verdicts = wave_verdicts(ctx, fixable=False, covered=covered)
         for m in view.defines:
             if len(m.body) == 1 and cs.int_value(m.body[0][3]) == 32 and self._NAME.match(m.name):
                 fix = None
                 uses = [k for k in view.ident_indices((m.name,)) if toks[k][1] != m.name_start]
-                if uses and all(view.in_device_code(toks[k][1]) and self._constant_context(toks, k, view.pairs) is None
-                                for k in uses):
+                if not covered and uses and all(view.in_device_code(toks[k][1]) and self._constant_context(toks, k, view.pairs) is None
+                                                for k in uses):
                     fix = Fix((ctx.edit(m.body[0][1], m.body[0][2], "warpSize"),), Applicability.UNSAFE,
                               f"define {m.name} as warpSize (every use in this file is run-time device code)", ("warp",))
                 yield self.finding(ctx, m.name_start, m.body[0][2], f"{m.name} is defined as 32; AMD CDNA wavefronts are 64 lanes",
@@ -693,7 +807,8 @@ class HardCodedWarpSize(Rule):
             if tok[0] is Kind.IDENT and tok[3] == "warpSize":
                 ctx_kind = self._constant_context(toks, i, pairs)
                 if ctx_kind:
-                    verdicts = verdicts_for(ctx, self._constexpr_verdict)
+                    verdicts = verdicts_for(ctx, lambda t: Verdict.MOVES_AS_IS if covered and t.family == "rocm"
+                                            else self._constexpr_verdict(t))
                     yield self.finding(ctx, tok[1], tok[2], f"warpSize used as a constant expression ({ctx_kind}); HIP 7.0 made it a run-time value",
                                        verdicts, severity=Severity.HIGH, effort=Effort(lines=1, constructs=1, hours=0.5),
                                        data={"context": ctx_kind})
@@ -788,6 +903,11 @@ class ShuffleReductionFrom16(Rule):
     whole wavefront, which is wrong if other code still collects one result per
     32 lanes.
 
+    Wave mode: under ``vado port --wave warp32`` (the default) the program
+    keeps CUDA's 32-lane warps (WARP009), so this pattern is right as it
+    stands: ROCm targets get "moves as is" and no fix. The fix above is
+    what ``--wave native`` applies.
+
     References
     ----------
     - HIP warp shuffle functions: https://github.com/ROCm/HIP/blob/c5e11fcac8249ce4f7e70157588ff9661a870b59/docs/reference/kernel_language.rst
@@ -809,7 +929,8 @@ class ShuffleReductionFrom16(Rule):
             return
         toks, pairs = view.tokens, view.pairs
         n = len(toks)
-        verdicts = verdicts_for(ctx, lambda t: cs.warp_verdict(t, fixable=False))
+        covered = emulated(ctx)
+        verdicts = wave_verdicts(ctx, fixable=False, covered=covered)
         for i in view.ident_indices(("for",)):
             tok = toks[i]
             if i + 1 >= n or toks[i + 1][3] != "(" or (i + 1) not in pairs:
@@ -862,8 +983,8 @@ class ShuffleReductionFrom16(Rule):
                         break
             if not uses:
                 continue
-            fix = Fix((ctx.edit(edit_tok[1], edit_tok[2], repl),), Applicability.UNSAFE,
-                      f"let the shuffle loop span the wavefront ({repl})", ("warp",))
+            fix = None if covered else Fix((ctx.edit(edit_tok[1], edit_tok[2], repl),), Applicability.UNSAFE,
+                                           f"let the shuffle loop span the wavefront ({repl})", ("warp",))
             yield self.finding(ctx, tok[1], toks[close][2], f"shuffle loop over `{var}` covers 32 lanes; a 64-lane wavefront is reduced in two halves",
                                verdicts, fix=fix, effort=Effort(lines=2, constructs=1, hours=0.5), data={"counter": var, **_WARP_NOTE})
 
@@ -1114,6 +1235,11 @@ class WarpSyncIntrinsicWithoutSyncBuiltins(Rule):
     ``(__ballot(p) & mask)`` is not offered: a 32-bit CUDA mask leaves lanes
     32-63 of a 64-lane wavefront out, and ROCm rejects 32-bit masks.
 
+    Wave mode: this lowering is ``--wave native``'s. Under ``--wave warp32``
+    (the default) WARP009 points these calls at ``vado_*32`` helpers written
+    with the mask-less builtins, which keep CUDA's 32-lane warp (a lowered
+    ``__any`` would vote over 64 lanes), and this rule reports nothing.
+
     References
     ----------
     - ROCm clr ``amd_warp_sync_functions.h`` (rocm-6.2.0): https://github.com/ROCm/clr/blob/34a5465f4dca206b122b628f52dd4f21bee2d8bd/hipamd/include/hip/amd_detail/amd_warp_sync_functions.h
@@ -1149,6 +1275,8 @@ class WarpSyncIntrinsicWithoutSyncBuiltins(Rule):
                 continue  # a member, a macro being defined, or a declaration of a function with the same name
             close = pairs[i + 1]
             name = tok[3]
+            if emulated(ctx, name):
+                continue  # warp32 emulation points the call at its vado_*32 helper (WARP009)
             if name == "__activemask":
                 if close != i + 2:
                     continue
@@ -1245,3 +1373,242 @@ class WarpSyncIntrinsicWithoutSyncBuiltins(Rule):
         if self._full_mask(ctx, view, decl + 2, end, at, depth=1) is None:
             return None
         return f"{name} is initialised to {cs.text_of(ctx.text, toks, decl + 2, end)} and never written again"
+
+
+_DECL_PREV = frozenset({"return", "else", "case", "throw", "do", "co_return"})
+
+
+def _in_directive(toks, i: int) -> bool:
+    """Whether token ``i`` is an operand of a preprocessor line (a ``#define`` body, an ``#if`` condition)."""
+    for j in range(i - 1, -1, -1):
+        kind = toks[j][0]
+        if kind is Kind.DIRECTIVE:
+            return True
+        if kind is Kind.EOD:
+            return False
+    return False
+
+
+class WarpFunctionOnWavefront(Rule):
+    """A CUDA warp function or ``warpSize``, which acts on a 64-lane wavefront on AMD CDNA.
+
+    What it does
+    ------------
+    Under warp32 emulation (``vado port --wave warp32``, the default), finds
+    the CUDA warp functions (``__shfl*_sync``, ``__ballot_sync``,
+    ``__any_sync``, ``__all_sync``, ``__activemask``, ``__match_*_sync``,
+    ``__reduce_*_sync``, ``__syncwarp(mask)``, the mask-less ``__shfl*``,
+    ``__ballot``, ``__any``, ``__all``) and ``warpSize`` in device code, and
+    points each at a ``vado_*32`` helper that keeps CUDA's 32-lane warp:
+    ``__any_sync`` → ``vado_any_sync32``, ``__shfl_down_sync`` →
+    ``vado_shfl_down_sync32``, ``warpSize`` → ``32``. The port writes the
+    helpers into the file (each under a ``VADO_<HELPER>`` guard).
+
+    Why is this bad?
+    ----------------
+    On gfx90a, gfx942 and gfx950 a wavefront has 64 lanes, while the CUDA
+    program was written for 32-lane warps. ``__any_sync(0xffffffff, p)``
+    becomes a vote over 64 lanes, ``__ballot_sync`` returns a 64-bit mask whose
+    upper half belongs to the next CUDA warp, shuffles use width 64 (lane 31
+    reads lane 32 in ``__shfl_down``), and ``warpSize`` is 64 beside code that
+    indexes with ``& 31``. ROCm 7 also rejects a 32-bit mask in every
+    ``*_sync`` function with a static assertion (``amd_warp_sync_functions.h``:
+    "The mask must be a 64-bit integer").
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        bool dup = __any_sync(0xffffffff, p);
+        unsigned m = __ballot_sync(0xffffffff, v > 0);
+        v += __shfl_down_sync(0xffffffff, v, 16);
+
+    Use instead
+    -----------
+    .. code-block:: cuda
+
+        bool dup = vado_any_sync32(0xffffffff, p);       // vote over the caller's 32 lanes
+        unsigned m = vado_ballot_sync32(0xffffffff, v > 0); // bit i = lane i of the caller's warp
+        v += vado_shfl_down_sync32(0xffffffff, v, 16);     // width 32
+
+    Fix safety
+    ----------
+    Safe. Each helper computes what the CUDA function computes for a 32-lane
+    warp made of lanes 0-31 or 32-63 of the wavefront: the 32-bit mask is
+    shifted by ``__lane_id() & 32`` to the 64-bit mask of the caller's half
+    (what ROCm's ``*_sync`` functions require, and what their mask check
+    accepts: the halves partition the active lanes), the ballot is shifted
+    back to bit 0, shuffles get CUDA's default width 32 unless the call
+    passes one. With every warp function and ``warpSize`` so rewritten, the
+    program's warps are 32 lanes as on NVIDIA: literal ``& 31``, ``/ 32``,
+    ``[32]`` arrays and shuffle loops from 16 stay right, so WARP001-WARP006
+    report them as moving as is on ROCm. A wavefront keeps running its two
+    warps in lockstep, which CUDA code may rely on less, never more. On a
+    HIP whose ``*_sync`` builtins are missing or off by default (hip-5.2,
+    rocm-6.4), the helpers use the mask-less builtins (the mask only selects
+    lanes of the vote, as in ROCm's own definitions), and ``__match_*_sync``,
+    ``__reduce_*_sync`` and ``__syncwarp(mask)`` are left to WARP008/ARCH006.
+    ``--wave native`` turns this rule off and the WARP001-WARP008 fixes on
+    instead: the program then runs 64-lane warps (``warpSize``-generic code,
+    full 64-bit masks), which is faster for reductions but only right once
+    every 32-lane assumption is gone (those fixes are unsafe).
+
+    References
+    ----------
+    - ROCm 7.2 ``amd_warp_sync_functions.h`` (64-bit mask static assertion, mask checks): https://github.com/ROCm/rocm-systems/blob/develop/projects/clr/hipamd/include/hip/amd_detail/amd_warp_sync_functions.h
+    - SCALE warp-size emulation on wave64 hardware: https://github.com/spectral-compute/scale-docs/blob/f20700f5f55e411fd0c0c1b03da5b896b5b6eae3/docs/manual/compiler/diagnostic-reference.md
+    - CUDA warp functions (32-bit masks, default width warpSize): https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#warp-shuffle-functions
+    """
+
+    code = "WARP009"
+    triggers = frozenset(WARP32_CALLS) | {"warpSize"}
+    can_fix = True
+    name = "warp-function-on-wavefront"
+    severity = Severity.HIGH
+    file_kinds = cs.CUDA_CXX_KINDS
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        target = port_target(ctx)
+        if wave_mode(ctx) != "warp32" or target is None:
+            return
+        view = cs.device_view(ctx)
+        hits = view.ident_indices(self.triggers)
+        if not hits:
+            return
+        toks = view.tokens
+        n = len(toks)
+        verdicts = {t.name: Verdict.AUTOMATIC for t in ctx.targets if t.family == "rocm"}
+        own_warp_size = any(toks[k][3] == "warpSize" and k > 0 and self._declares(toks, k) for k in hits)
+        for i in hits:
+            tok = toks[i]
+            func = view.function_at(tok[1])
+            if func is not None and func.name.startswith("vado_"):
+                continue  # a helper of vado's own (vado.port.wave, vado.port.compat)
+            prev = toks[i - 1] if i > 0 else None
+            if prev is not None and prev[3] in (".", "->", "::"):
+                continue  # a member (prop.warpSize, cg::tiled_partition's shfl)
+            name = tok[3]
+            if name == "warpSize":
+                if own_warp_size or not (view.in_device_code(tok[1]) or _in_directive(toks, i)):
+                    continue
+                fix = Fix((ctx.edit(tok[1], tok[2], "32"),), Applicability.SAFE,
+                          "warpSize → 32: the CUDA program's warp under warp32 emulation", ("warp", "warp32"))
+                yield self.finding(ctx, tok[1], tok[2], "warpSize is 64 on wave64 GPUs (gfx90a, gfx942, gfx950); under warp32 "
+                                   "emulation the program's warp is 32 lanes", verdicts, fix=fix,
+                                   effort=Effort(lines=1, constructs=1, hours=0.0), data={"call": name, "helper": "32"})
+                continue
+            if i + 1 >= n or toks[i + 1][3] != "(" or (i + 1) not in view.pairs:
+                continue
+            if prev is not None and (prev[0] is Kind.DIRECTIVE or (prev[0] is Kind.IDENT and prev[3] not in _DECL_PREV)):
+                continue  # a macro being defined, or a declaration of a function with the same name
+            if name == "__syncwarp" and view.pairs[i + 1] == i + 2:
+                continue  # __syncwarp(): every lane of the wavefront, which holds both warps: right as it is
+            if not warp32_renames(name, target):
+                continue
+            helper = warp32_helper(name)
+            fix = Fix((ctx.edit(tok[1], tok[2], helper),), Applicability.SAFE,
+                      f"{name} → {helper} (CUDA's 32-lane warp on a 64-lane wavefront)", ("warp", "warp32"))
+            yield self.finding(ctx, tok[1], toks[view.pairs[i + 1]][2],
+                               f"{name} acts on the whole 64-lane wavefront on gfx90a/gfx942/gfx950"
+                               + (" (and ROCm 7 rejects 32-bit masks)" if name.endswith("_sync") else "")
+                               + f"; {helper} keeps CUDA's 32-lane warp", verdicts, fix=fix,
+                               effort=Effort(lines=1, constructs=1, hours=0.0), data={"call": name, "helper": helper})
+
+    @staticmethod
+    def _declares(toks, k: int) -> bool:
+        """Whether ``warpSize`` at ``k`` is declared by the program (a variable, parameter or macro of its own)."""
+        prev = toks[k - 1]
+        if prev[0] is Kind.DIRECTIVE:
+            return True  # #define warpSize …
+        if _in_directive(toks, k):
+            return False  # a macro body: #define LANES warpSize
+        return (prev[0] is Kind.IDENT and prev[3] not in _DECL_PREV) or (
+            prev[3] in ("*", "&") and k >= 2 and toks[k - 2][0] is Kind.IDENT and toks[k - 2][3] not in _DECL_PREV
+            and k + 1 < len(toks) and toks[k + 1][3] in ("=", ";", ",", ")"))
+
+
+_GRID_NAMES = re.compile(r"grid|block|warp|thread|lane|wave", re.I)
+
+
+class HostWarpWidthArithmetic(Rule):
+    """Host code that sizes a launch for 32-lane warps beside kernels that use ``warpSize``.
+
+    What it does
+    ------------
+    In a file whose device code reads ``warpSize``, finds host-code
+    arithmetic with the literal 32 (``* 32``, ``/ 32``, ``32 *``) in a kernel
+    launch's configuration, a ``dim3`` initialiser, or an assignment to a
+    grid, block, warp or thread count (``int grid = rows * 32 / block;``).
+
+    Why is this bad?
+    ----------------
+    The host decides how many warps a launch has assuming 32 lanes each, and
+    the kernel divides the block by ``warpSize``. On wave64 GPUs the kernel
+    sees half the warps the host planned for: rows are skipped, or each warp
+    does the work of two.
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        __global__ void spmv(...) { int warp = (blockIdx.x * blockDim.x + threadIdx.x) / warpSize; ... }
+        int grid = (rows * 32 + 255) / 256;
+        spmv<<<grid, 256>>>(...);
+
+    Use instead
+    -----------
+    .. code-block:: cuda
+
+        int ws = prop.warpSize;          // hipDeviceProp_t: 64 on CDNA
+        int grid = (rows * ws + 255) / 256;
+
+    Fix safety
+    ----------
+    No fix. Under warp32 emulation (the default port) ``warpSize`` becomes 32
+    in device code, so host and device agree again: ROCm targets get "moves
+    as is". With ``--wave native`` the host arithmetic must read the device's
+    warp size (``hipDeviceProp_t::warpSize``) by hand.
+
+    References
+    ----------
+    - HIP device properties (warpSize): https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/structhip_device_prop__t.html
+    """
+
+    code = "WARP010"
+    triggers = frozenset({"warpSize"})
+    name = "host-warp-width-arithmetic"
+    severity = Severity.MEDIUM
+    file_kinds = cs.CUDA_CXX_KINDS
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        view = cs.device_view(ctx)
+        toks = view.tokens
+        if not any(view.in_device_code(toks[k][1]) and not (k > 0 and toks[k - 1][3] in (".", "->"))
+                   for k in view.ident_indices(("warpSize",))):
+            return
+        n = len(toks)
+        verdicts = None
+        for i in view.number_indices(32):
+            tok = toks[i]
+            if view.in_device_code(tok[1]) or _in_directive(toks, i):
+                continue
+            before = toks[i - 1][3] if i > 0 else ""
+            after = toks[i + 1][3] if i + 1 < n else ""
+            if before not in ("*", "/") and after != "*":
+                continue
+            s = cs.statement_start(toks, i)
+            e = i
+            while e < n and toks[e][3] not in (";", "{", "}"):
+                e += 1
+            stmt = toks[s:e]
+            words = [t[3] for t in stmt if t[0] is Kind.IDENT]
+            launch = any(t[3] == "<<<" for t in stmt) or "dim3" in words
+            assigned = next((t[3] for k, t in enumerate(stmt[:-1]) if t[0] is Kind.IDENT and stmt[k + 1][3] == "="), None)
+            if not (launch or (assigned and _GRID_NAMES.search(assigned))):
+                continue
+            if verdicts is None:
+                verdicts = wave_verdicts(ctx, fixable=False)
+            what = "a launch configuration" if launch else f"`{assigned}`"
+            yield self.finding(ctx, (toks[i - 1] if before in ("*", "/") else tok)[1], (tok if before in ("*", "/") else toks[i + 1])[2],
+                               f"host code sizes {what} for 32-lane warps while the kernels divide by warpSize (64 on wave64 GPUs)",
+                               verdicts, effort=Effort(lines=1, constructs=1, hours=0.25), data={"assigned": assigned or ""})

@@ -24,6 +24,21 @@ overflows or drops lanes.
 ``{out}``, or everything new in the run directory when the template has no
 ``{out}``) or ``numpy`` (only ``.npy`` files); see :mod:`vado.verify.compare`.
 Exit codes must match; a run that times out or is killed fails its round.
+
+**Stability and normalisation.** With ``original_runs=2`` the original runs twice
+per round: output tokens that differ between its two runs (a random seed, a race
+the program tolerates) are masked on all sides before the port is compared, and
+the round records how many; originals that disagree on their exit code make the
+round *inconclusive*. Before comparing, each run's own paths are written as
+placeholders (its binary as ``<bin>``, its directory as ``<dir>``, its output
+directory as ``<out>``), so a program that prints ``argv[0]`` or a path compares
+equal.
+
+**Inconclusive.** A port that runs out of time while the original finished is
+*inconclusive*, not failed, when ``timeout_inconclusive`` is set: under the
+wave64 emulation (:mod:`vado.verify.hip_on_cuda`) a wave-wide cross-lane call
+that only some lanes of a wave reach waits forever, and that is a limit of the
+emulation, not a verdict on the port. Such a round neither passes nor fails.
 """
 
 from __future__ import annotations
@@ -52,6 +67,9 @@ from vado.verify.compare import (
 from vado.verify.sandbox import RUN_LIMITS, Limits, Outcome, run_limited
 
 DEFAULT_SHAPES = (63, 64, 65, 4097, 1 << 20)
+#: Lines that report timings or speeds (left out of stdout comparisons unless the caller says otherwise).
+TIMING_LINES = (r"(?i)\b(time|times|timing|elapsed|duration|throughput|bandwidth|latency|g?flops|[gmk]i?b/s|"
+                r"ms|msec|usec|us|ns|sec|secs|seconds)\b")
 COMPARE_MODES = ("stdout", "files", "numpy")
 
 
@@ -64,6 +82,15 @@ class Round:
     runs: tuple[Evidence, ...]
     comparisons: tuple[Comparison, ...]
     oracle: bool = False
+    inconclusive: str = ""
+    unstable: int = 0
+
+    @property
+    def status(self) -> str:
+        """``pass``, ``fail`` or ``inconclusive``."""
+        if self.inconclusive:
+            return "inconclusive"
+        return "pass" if self.passed else "fail"
 
     @property
     def passed(self) -> bool:
@@ -73,7 +100,7 @@ class Round:
         but only its problems (exit codes, sentinels, shapes) fail the round: how
         far the numbers may differ is the oracle comparison's question.
         """
-        if not self.comparisons:
+        if not self.comparisons or self.inconclusive:
             return False
         return all(c.passed or (self.oracle and c.kind != "oracle" and not c.problem) for c in self.comparisons)
 
@@ -88,11 +115,33 @@ class DifferentialReport:
     rounds: tuple[Round, ...] = ()
     evidence: tuple[Evidence, ...] = ()
     skipped: str = ""
+    #: The port's kernels whose results may depend on the wave size (set by the caller; named on a failure).
+    kernels: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
         """True when every round passed (False when skipped: nothing was proved)."""
         return not self.skipped and bool(self.rounds) and all(r.passed for r in self.rounds)
+
+    @property
+    def inconclusive(self) -> bool:
+        """True when no round failed but some round was inconclusive."""
+        return bool(self.rounds) and any(r.inconclusive for r in self.rounds) and all(
+            r.passed or r.inconclusive for r in self.rounds)
+
+    @property
+    def first_difference(self) -> dict | None:
+        """The first differing output of the first failed round (``{n, subject, line, token, original, port}``)."""
+        for r in self.rounds:
+            if r.passed or r.inconclusive:
+                continue
+            for c in r.comparisons:
+                if c.passed:
+                    continue
+                if c.first:
+                    return {"n": r.n, "subject": c.subject, **c.first[0]}
+                return {"n": r.n, "subject": c.subject, "problem": c.problem}
+        return None
 
 
 def _format(template: str, bin_path: str, n: int | None, out: Path) -> list[str]:
@@ -105,6 +154,57 @@ def _format(template: str, bin_path: str, n: int | None, out: Path) -> list[str]
     if not words:
         raise UsageError("empty run command", "", "pass --run 'CMD {bin}'")
     return words
+
+
+def normalise(text: str, bin_path: str, rundir: Path, out: Path) -> str:
+    """``text`` with the run's own paths as placeholders: ``<out>``, ``<dir>``, ``<bin>`` (longest first)."""
+    pairs = [(str(out), "<out>"), (str(rundir), "<dir>"), (bin_path, "<bin>")]
+    for old, new in sorted(pairs, key=lambda p: -len(p[0])):
+        if old:
+            text = text.replace(old, new)
+    return text
+
+
+def _kept_lines(text: str, ignore_lines: str | None) -> list[str]:
+    lines = text.splitlines()
+    if ignore_lines:
+        pat = re.compile(ignore_lines)
+        lines = [x for x in lines if not pat.search(x)]
+    return lines
+
+
+def mask_unstable(first: str, second: str, *others: str, ignore_lines: str | None = None) -> tuple[list[str], int]:
+    """Mask the tokens that differ between two runs of the original, in all texts given.
+
+    Returns the texts (``first``, then ``others``) with ignored lines removed and
+    each unstable token written as ``<unstable>``, and the number of unstable
+    tokens. A line whose token count differs between the two runs is masked whole.
+    """
+    a, b = _kept_lines(first, ignore_lines), _kept_lines(second, ignore_lines)
+    rest = [_kept_lines(t, ignore_lines) for t in others]
+    unstable = 0
+    for ln in range(min(len(a), len(b))):
+        ta, tb = a[ln].split(), b[ln].split()
+        if ta == tb:
+            continue
+        if len(ta) != len(tb):
+            unstable += max(len(ta), 1)
+            a[ln] = "<unstable line>"
+            for r in rest:
+                if ln < len(r):
+                    r[ln] = "<unstable line>"
+            continue
+        cols = [k for k, (u, v) in enumerate(zip(ta, tb)) if u != v]
+        unstable += len(cols)
+        for lines in (a, *rest):
+            if ln >= len(lines):
+                continue
+            toks = lines[ln].split()
+            for k in cols:
+                if k < len(toks):
+                    toks[k] = "<unstable>"
+            lines[ln] = " ".join(toks)
+    return ["\n".join(a)] + ["\n".join(r) for r in rest], unstable
 
 
 def _run(role: str, template: str, bin_path: str, n: int | None, magnitude: float, base: Path,
@@ -167,11 +267,16 @@ def differential(
     env: dict[str, str] | None = None,
     subject: str = "",
     ignore_lines: str | None = None,
+    original_runs: int = 1,
+    timeout_inconclusive: bool = False,
 ) -> DifferentialReport:
     """Run ``template`` with the original and the port for each shape; compare outputs.
 
     ``shapes`` may hold None for one round without ``{n}``; ``ignore_lines``
-    (a regular expression) drops matching stdout lines (timings) before comparing. Raises
+    (a regular expression) drops matching stdout lines (timings) before comparing;
+    ``original_runs=2`` runs the original twice and masks what differs between
+    those runs; ``timeout_inconclusive`` makes a port that times out an
+    inconclusive round (see the module docstring). Raises
     :class:`UsageError` for an unknown mode or a template without ``{bin}``.
     """
     if mode not in COMPARE_MODES:
@@ -191,21 +296,40 @@ def differential(
         with tempfile.TemporaryDirectory(prefix="vado-run-") as tmp:
             base = Path(tmp)
             roles = [("original", original_bin), ("port", port_bin)]
+            if original_runs > 1:
+                roles.insert(1, ("original-again", original_bin))
             if oracle_bin:
                 roles.append(("oracle", oracle_bin))
             results = {}
             for role, binp in roles:
                 results[role] = _run(role, template, binp, n, magnitude, base, inputs_path, limits, dict(env or {}))
             runs = tuple(_run_evidence(role, results[role][0], n) for role, _ in roles)
+            texts = {role: normalise(results[role][0].stdout, binp, results[role][1], results[role][2])
+                     for role, binp in roles}
             comps: list[Comparison] = []
             oa, ob = results["original"][0], results["port"][0]
-            if not oa.ok or not ob.ok or oa.returncode != ob.returncode:
+            inconclusive = ""
+            unstable = 0
+            if original_runs > 1:
+                oa2 = results["original-again"][0]
+                if oa2.returncode != oa.returncode or oa2.timed_out != oa.timed_out:
+                    inconclusive = (f"the original is not deterministic: {oa.why() or 'exit 0'} once, "
+                                    f"{oa2.why() or 'exit 0'} the second time")
+            if ob.timed_out and not oa.timed_out and timeout_inconclusive and not inconclusive:
+                inconclusive = ("the port timed out where the original finished: under the wave64 emulation this is "
+                                "a wave-wide cross-lane call that not every lane of a wave reached (divergent)")
+            if not inconclusive and (not oa.ok or not ob.ok or oa.returncode != ob.returncode):
                 if oa.returncode != ob.returncode or oa.timed_out or ob.timed_out:
                     comps.append(Comparison("exit", "exit", False, problem=(
                         f"original: {oa.why() or 'exit 0'}; port: {ob.why() or 'exit 0'}")))
-            if not comps:
+            if not comps and not inconclusive:
                 if mode == "stdout":
-                    comps.append(compare_text(oa.stdout, ob.stdout, tolerance, "stdout", ignore_lines))
+                    if original_runs > 1:
+                        (ta, tb), unstable = mask_unstable(texts["original"], texts["original-again"], texts["port"],
+                                                           ignore_lines=ignore_lines)
+                        comps.append(compare_text(ta, tb, tolerance, "stdout"))
+                    else:
+                        comps.append(compare_text(texts["original"], texts["port"], tolerance, "stdout", ignore_lines))
                 else:
                     dirs = {role: _outputs_dir(template, *results[role][1:]) for role, _ in roles}
                     found = compare_dirs(dirs["original"], dirs["port"], tolerance)
@@ -228,13 +352,19 @@ def differential(
                                                        tolerance, oracle_factor))
                     else:
                         comps.extend(_oracle_files(dirs, tolerance, oracle_factor))
-        rnd = Round(n, magnitude, runs, tuple(comps), oracle=bool(oracle_bin))
+        rnd = Round(n, magnitude, runs, tuple(comps), oracle=bool(oracle_bin), inconclusive=inconclusive,
+                    unstable=unstable)
         rounds.append(rnd)
         evidence.extend(runs)
+        detail = {"n": n, "mode": mode, "tolerance": tolerance.describe(), "magnitude": magnitude,
+                  "status": rnd.status, "comparisons": [c.to_json() for c in comps]}
+        if inconclusive:
+            detail["reason"] = inconclusive
+        if original_runs > 1:
+            detail["unstable_tokens"] = unstable
         evidence.append(Evidence(
             kind="compare", subject=label, passed=rnd.passed, duration_s=sum(r.duration_s for r in runs),
-            detail={"n": n, "mode": mode, "tolerance": tolerance.describe(), "magnitude": magnitude,
-                    "comparisons": [c.to_json() for c in comps]},
+            detail=detail,
         ))
     return DifferentialReport(template, mode, tolerance, tuple(rounds), tuple(evidence))
 

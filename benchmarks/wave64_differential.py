@@ -1,0 +1,371 @@
+#!/usr/bin/env python3
+"""Wave64 fidelity on an NVIDIA GPU: HeCBench programs with warp-level CUDA, original against port under --wave 64.
+
+For each program: the original (``-cuda``) built with nvcc; vado's default port
+(``vado.port.tree.port_tree``, target rocm-7.2) and hipify-perl's translation,
+both built with the same nvcc through vado's HIP-on-CUDA headers with AMD's
+64-lane waves emulated (:mod:`vado.verify.hip_on_cuda`, ``--wave 64``). All run on
+the Makefile's ``run`` arguments: the original twice (tokens that differ between
+its runs are masked), each port once; stdout compared token by token (timing
+lines ignored, numbers within ``--rtol``/``--atol``, the run's own paths
+normalised), as :func:`vado.verify.differential.differential` does.
+
+Programs: every ``-cuda`` program whose sources spell ``__shfl``, ``__ballot``,
+``__any_sync``, ``__all_sync``, ``__activemask``, ``warpSize`` or ``%laneid``, that
+uses no CUDA library beyond CUB/Thrust headers (no cuBLAS, cuFFT, cuRAND, cuSPARSE,
+cuSOLVER, cuDNN, NCCL, NVRTC, the driver library or MPI), whose Makefile's ``run`` target names its
+arguments without files outside the program directory; from those, ``--count``
+chosen with ``random.Random(--seed)``.
+
+Three steps (the GPU machine gets the work directory and runs step 2)::
+
+    python benchmarks/wave64_differential.py prepare --work .gpu-work --seed 15 --count 32
+    PYTHONPATH=src python3 benchmarks/wave64_differential.py run --work .gpu-work --out $OUT   # on the GPU
+    python benchmarks/wave64_differential.py report RESULTS.json
+
+``prepare`` also compiles both ports here with ``nvcc -c`` (``--check``) so that a
+header problem shows before any GPU time is spent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+WARP = re.compile(r"__shfl|__ballot|__any_sync|__all_sync|__activemask|warpSize|%laneid")
+LIBS = re.compile(r"cublas|cufft|curand|cusparse|cusolver|cudnn|nccl|<mpi\.h>|nvml|cutlass|nvrtc|-lcuda\b")
+SOURCE_EXTS = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".cc", ".c", ".inl")
+VARIANTS = ("orig", "vado", "hipify")
+#: Seconds one nvcc build may take on the GPU machine.
+BUILD_TIMEOUT = 240
+TIMING = (r"(?i)\b(time|times|timing|elapsed|duration|throughput|bandwidth|latency|g?flops|[gmk]i?b/s|"
+          r"ms|msec|usec|us|ns|sec|secs|seconds)\b")
+
+
+def _sources(d: Path) -> list[Path]:
+    return [p for p in sorted(d.rglob("*")) if p.is_file() and p.suffix in SOURCE_EXTS]
+
+
+def _text(d: Path) -> str:
+    return "".join(p.read_text(encoding="latin-1") for p in _sources(d))
+
+
+def run_args(program_dir: Path) -> str | None:
+    """The arguments of the Makefile's ``run`` target (``./main ARGS``), or None."""
+    try:
+        proc = subprocess.run(["make", "-n", "-B", "run"], cwd=program_dir, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    for line in reversed(proc.stdout.splitlines()):
+        m = re.match(r"^\s*(?:\S*=\S*\s+)*\./(\S+)\s*(.*)$", line)
+        if m:
+            return m.group(2).strip()
+    return None
+
+
+def eligible(hecbench: Path) -> list[dict]:
+    """Programs that fit (see the module docstring), with their units and run arguments."""
+    from hecbench_build import dry_run
+
+    out = []
+    for d in sorted(hecbench.glob("*-cuda")):
+        if not (d / "Makefile").is_file():
+            continue
+        text = _text(d)
+        mk = (d / "Makefile").read_text(encoding="latin-1")
+        if not WARP.search(text) or LIBS.search(text) or LIBS.search(mk):
+            continue
+        if sum(p.stat().st_size for p in d.rglob("*") if p.is_file()) > 1 << 20:
+            continue
+        args = run_args(d)
+        if args is None or "../" in args or "$(" in args:
+            continue
+        words = args.split()
+        if any(("/" in w or re.search(r"\.\w{2,4}$", w)) and not (d / w).exists() for w in words):
+            continue
+        units, err = dry_run(d, d / "Makefile")
+        if not units or any(u.cwd for u in units):
+            continue
+        out.append({"name": d.name[: -len("-cuda")], "args": args,
+                    "units": [{"source": u.source, "flags": [f for f in u.flags if f != "-fgpu-rdc"],
+                               "rdc": "-fgpu-rdc" in u.flags} for u in units]})
+    return out
+
+
+def hipify_tree(src: Path, dst: Path, hipify: Path) -> list[str]:
+    """hipify-perl over every source file of ``src`` (copied to ``dst``, translated in place, one perl run);
+    returns the files it left untranslated."""
+    shutil.copytree(src, dst)
+    files = _sources(dst)
+    if not files:
+        return []
+    before = {p: p.read_bytes() for p in files}
+    subprocess.run(["perl", str(hipify), "-inplace", "-quiet-warnings", *map(str, files)], capture_output=True,
+                   timeout=600)
+    for backup in dst.rglob("*.prehip"):
+        backup.unlink()
+    return [p.name for p in files if p.read_bytes() == before[p] and WARP.search(before[p].decode("latin-1"))]
+
+
+def nvcc_argv(prog: dict, variant: str, work: Path, nvcc: str = "nvcc", arch: str = "sm_90",
+              compile_only: bool = False) -> list[str]:
+    """The one nvcc command that builds ``variant`` of ``prog`` (all units, the union of their kept flags)."""
+    flags: list[str] = []
+    for u in prog["units"]:
+        for f in u["flags"]:
+            f = "-Xcompiler=-fopenmp" if f == "-fopenmp" else f
+            if f not in flags:
+                flags.append(f)
+    if "-Xcompiler=-fopenmp" in flags and not compile_only:
+        flags.append("-lgomp")
+    rdc = any(u["rdc"] for u in prog["units"])
+    # nvcc-only options HeCBench Makefiles pass and keep_flags drops (they change what compiles, not results).
+    cmd = [nvcc, "-O3", f"-arch={arch}", "-x", "cu", "--expt-relaxed-constexpr", "--extended-lambda",
+           *(["-rdc=true"] if rdc else [])]
+    if variant != "orig":
+        cmd.append(f"-I{(work / 'inc64').resolve()}")
+    cmd += [*flags, *[u["source"] for u in prog["units"]]]
+    if compile_only:
+        return [*cmd, "-c"]
+    return [*cmd, "-o", "vado-main"]
+
+
+def prepare(args) -> None:
+    from vado.knowledge.targets import get_target
+    from vado.port.tree import port_tree
+    from vado.verify.hip_on_cuda import cross_lane_kernels, write_include_dir
+
+    work = Path(args.work)
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    pool = eligible(Path(args.hecbench))
+    rng = random.Random(args.seed)
+    chosen = sorted(rng.sample(pool, min(args.count, len(pool))), key=lambda p: p["name"])
+    print(f"{len(pool)} eligible programs; seed {args.seed}: {len(chosen)} chosen", flush=True)
+    for w in (32, 64):
+        write_include_dir(work / f"inc{w}", w)
+    target = get_target("rocm-7.2")
+    for prog in chosen:
+        src = Path(args.hecbench) / f"{prog['name']}-cuda"
+        base = work / "src" / prog["name"]
+        shutil.copytree(src, base / "orig", ignore=shutil.ignore_patterns("*.o", "main"))
+        port_tree(src, base / "vado", target)
+        prog["hipify_failed"] = hipify_tree(base / "orig", base / "hipify", Path(args.hipify))
+        prog["kernels"] = {v: cross_lane_kernels(base / v) for v in ("vado", "hipify")}
+    if args.check:
+        check(chosen, work, args.jobs)
+    (work / "manifest.json").write_text(json.dumps({"seed": args.seed, "eligible": [p["name"] for p in pool],
+                                                   "programs": chosen}, indent=1))
+    size = sum(p.stat().st_size for p in work.rglob("*") if p.is_file())
+    print(f"prepared {work} ({size / 1e6:.1f} MB)")
+
+
+def check(chosen: list[dict], work: Path, jobs: int) -> None:
+    """``nvcc -c`` of both ports here (no GPU): a header problem shows before GPU time is spent."""
+    def one(item):
+        prog, variant = item
+        d = work / "src" / prog["name"] / variant
+        proc = subprocess.run(nvcc_argv(prog, variant, work, compile_only=True), cwd=d, capture_output=True,
+                              text=True, timeout=900)
+        for o in d.glob("*.o"):
+            o.unlink()
+        return prog["name"], variant, proc.returncode, _first_error(proc.stderr)
+
+    items = [(p, v) for p in chosen for v in ("vado", "hipify")]
+    with cf.ThreadPoolExecutor(jobs) as ex:
+        for name, variant, rc, err in ex.map(one, items):
+            prog = next(p for p in chosen if p["name"] == name)
+            prog.setdefault("cpu_compile", {})[variant] = "ok" if rc == 0 else err
+            print(f"  {name} {variant}: {'ok' if rc == 0 else 'FAIL ' + err}", flush=True)
+
+
+def _first_error(stderr: str) -> str:
+    for line in stderr.splitlines():
+        if "error" in line:
+            return line.strip()[:300]
+    return (stderr.strip().splitlines() or [""])[-1][:300]
+
+
+def _build(item):
+    prog, variant, work, nvcc = item
+    d = work / "src" / prog["name"] / variant
+    t = time.time()
+    try:
+        proc = subprocess.run(nvcc_argv(prog, variant, work, nvcc=nvcc), cwd=d, capture_output=True, text=True,
+                              timeout=BUILD_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return prog["name"], variant, False, f"nvcc ran past {BUILD_TIMEOUT}s", time.time() - t
+    return prog["name"], variant, proc.returncode == 0, _first_error(proc.stderr) if proc.returncode else "", time.time() - t
+
+
+def _run(d: Path, args: str, timeout: float) -> dict:
+    from vado.verify.sandbox import Limits, run_limited
+
+    outcome = run_limited([str(d / "vado-main"), *args.split()], cwd=d,
+                          limits=Limits(timeout_s=timeout, cpu_s=None, memory_mb=None, file_mb=4096))
+    return {"rc": outcome.returncode, "timed_out": outcome.timed_out, "stdout": outcome.stdout[-200000:],
+            "stderr": outcome.stderr[-4000:], "seconds": round(outcome.duration_s, 2), "bin": str(d / "vado-main"),
+            "dir": str(d)}
+
+
+def compare(o1: dict, o2: dict, port: dict, rtol: float, atol: float) -> dict:
+    """The verdict for one port: pass, fail (with the first difference), inconclusive, or original-failed."""
+    from vado.verify.compare import Tolerance, compare_text
+    from vado.verify.differential import mask_unstable, normalise
+
+    if o1["rc"] != 0 or o1["timed_out"]:
+        return {"status": "original-failed", "why": f"original exit {o1['rc']}" + (" (timeout)" if o1["timed_out"] else "")}
+    if o2["rc"] != o1["rc"]:
+        return {"status": "inconclusive", "why": "the original's two runs exit differently"}
+    if port["timed_out"]:
+        return {"status": "inconclusive", "why": "the port timed out (a divergent wave-wide cross-lane call)"}
+    if port["rc"] != 0:
+        tail = (port["stdout"].strip().splitlines()[-1:] or [""])[0] + " " + (port["stderr"].strip().splitlines()[-1:] or [""])[0]
+        return {"status": "fail", "why": f"the port exits {port['rc']}: {tail.strip()[:300]}"}
+    texts = [normalise(r["stdout"], r["bin"], Path(r["dir"]), Path(r["dir"])) for r in (o1, o2, port)]
+    (ta, tb), unstable = mask_unstable(texts[0], texts[1], texts[2], ignore_lines=TIMING)
+    c = compare_text(ta, tb, Tolerance(rtol, atol), "stdout")
+    out = {"status": "pass" if c.passed else "fail", "unstable_tokens": unstable, "summary": c.summary()}
+    if not c.passed:
+        out["first_difference"] = c.first[0] if c.first else {"problem": c.problem}
+    return out
+
+
+def run(args) -> None:
+    work = Path(args.work).resolve()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.time()
+    manifest = json.loads((work / "manifest.json").read_text())
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    info = {"nvcc": subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1:],
+            "gpu": subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                                  capture_output=True, text=True).stdout.strip()}
+    print(info, flush=True)
+    progs = manifest["programs"]
+    if args.programs:
+        wanted = set(args.programs.split(","))
+        progs = [p for p in progs if p["name"] in wanted]
+    builds: dict = {}
+    build_pool = cf.ThreadPoolExecutor(args.jobs)
+    doc = {"seed": manifest["seed"], "info": info, "rtol": args.rtol, "atol": args.atol, "timeout_s": args.timeout,
+           "results": []}
+
+    def one(prog):
+        # Each program is built (its three variants at once) and run as soon as it is built: a slow
+        # compile holds up only its own program.
+        name = prog["name"]
+        base = work / "src" / name
+        b = builds[name] = {}
+        for _, variant, ok, err, secs in build_pool.map(_build, [(prog, v, work, nvcc) for v in VARIANTS]):
+            b[variant] = {"ok": ok, "error": err, "seconds": round(secs, 1)}
+        res = {"name": name, "args": prog["args"], "builds": b, "kernels": prog.get("kernels", {})}
+        if time.time() - started > args.deadline:
+            res["status"] = {v: {"status": "not-run", "why": "the run's deadline passed"} for v in ("vado", "hipify")}
+            return res
+        if not b["orig"]["ok"]:
+            res["status"] = {v: {"status": "original-build-failed", "why": b["orig"]["error"]} for v in ("vado", "hipify")}
+            return res
+        o1 = _run(base / "orig", prog["args"], args.timeout)
+        o2 = _run(base / "orig", prog["args"], args.timeout)
+        res["original"] = {k: o1[k] for k in ("rc", "timed_out", "seconds")}
+        res["status"] = {}
+        # The emulation is slower than the hardware it stands for: the port gets 20x the original's time.
+        port_timeout = min(args.timeout * 2, max(20.0, 20 * max(o1["seconds"], o2["seconds"])))
+        for v in ("vado", "hipify"):
+            if not b[v]["ok"]:
+                res["status"][v] = {"status": "build-failed", "why": b[v]["error"]}
+                continue
+            pr = _run(base / v, prog["args"], port_timeout)
+            verdict = compare(o1, o2, pr, args.rtol, args.atol)
+            verdict["seconds"] = pr["seconds"]
+            if verdict["status"] in ("fail", "inconclusive"):
+                verdict["kernels"] = prog.get("kernels", {}).get(v, [])
+                verdict["port_output_tail"] = (pr["stdout"][-600:] + pr["stderr"][-400:]).strip()
+            res["status"][v] = verdict
+        return res
+
+    # Runs share one GPU: a few at a time keeps the wall time short.
+    with cf.ThreadPoolExecutor(args.parallel_runs) as ex:
+        for fut in cf.as_completed([ex.submit(one, p) for p in progs]):
+            res = fut.result()
+            doc["results"].append(res)
+            # Written after every program: a run cut short still leaves what it measured.
+            (out / "wave64_results.json").write_text(json.dumps(doc, indent=1))
+            print(f"{res['name']}: " + ", ".join(f"{v}={res['status'][v]['status']}" for v in ("vado", "hipify")),
+                  flush=True)
+    build_pool.shutdown()
+    print(summary(doc))
+
+
+def summary(doc: dict) -> str:
+    lines = [f"seed {doc['seed']}; tolerance rtol={doc['rtol']} atol={doc['atol']}; timing lines ignored"]
+    counts = {v: {} for v in ("vado", "hipify")}
+    for r in doc["results"]:
+        cells = []
+        for v in ("vado", "hipify"):
+            st = r["status"][v]["status"]
+            counts[v][st] = counts[v].get(st, 0) + 1
+            cells.append(f"{v}={st}")
+        lines.append(f"  {r['name']:<28} " + "  ".join(cells))
+        for v in ("vado", "hipify"):
+            s = r["status"][v]
+            if isinstance(s, dict) and s["status"] != "pass":
+                extra = s.get("why") or json.dumps(s.get("first_difference"))[:200]
+                kern = f" [kernels: {', '.join(s.get('kernels', [])[:4])}]" if s.get("kernels") else ""
+                lines.append(f"      {v}: {extra}{kern}")
+    for v in ("vado", "hipify"):
+        lines.append(f"{v}: " + ", ".join(f"{k} {n}" for k, n in sorted(counts[v].items())) + f" (of {len(doc['results'])})")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("prepare")
+    p.add_argument("--hecbench", default="/work/hecbench/src")
+    p.add_argument("--hipify", default="/work/hipify/hipify-perl")
+    p.add_argument("--work", default=str(ROOT / ".gpu-work"))
+    p.add_argument("--seed", type=int, default=15)
+    p.add_argument("--count", type=int, default=32)
+    p.add_argument("--check", action="store_true", help="nvcc -c both ports here")
+    p.add_argument("--jobs", type=int, default=2)
+    r = sub.add_parser("run")
+    r.add_argument("--work", default=str(ROOT / ".gpu-work"))
+    r.add_argument("--out", default=os.environ.get("OUT", "."))
+    r.add_argument("--jobs", type=int, default=16)
+    r.add_argument("--parallel-runs", type=int, default=6)
+    r.add_argument("--timeout", type=float, default=45.0)
+    r.add_argument("--deadline", type=float, default=480.0, help="seconds after which no new program starts")
+    r.add_argument("--programs", default="", help="comma-separated names (default: every program of the manifest)")
+    r.add_argument("--rtol", type=float, default=1e-3)
+    r.add_argument("--atol", type=float, default=1e-5)
+    s = sub.add_parser("report")
+    s.add_argument("results", nargs="+", help="wave64_results.json files (later ones replace programs of earlier ones)")
+    a = ap.parse_args()
+    if a.cmd == "prepare":
+        prepare(a)
+    elif a.cmd == "run":
+        run(a)
+    else:
+        docs = [json.loads(Path(p).read_text()) for p in a.results]
+        merged = {r["name"]: r for d in docs for r in d["results"]}
+        print(summary({**docs[0], "results": sorted(merged.values(), key=lambda r: r["name"])}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,479 @@
+// vado HIP-on-CUDA, device layer "wave64": AMD wave64 cross-lane semantics emulated on an NVIDIA GPU.
+//
+// Included by the generated hip/hip_runtime.h after <cuda_runtime.h> (vado verify --wave 64).
+//
+// A wave is 64 consecutive linear thread ids of a block (x fastest), as on AMD CDNA: CUDA warps 2w and
+// 2w+1 of the block. warpSize is 64 and every HIP cross-lane function acts on the 64 lanes:
+//   __lane_id() 0..63; __ballot/__activemask/__ballot_sync 64-bit; __any/__all over the wave;
+//   __shfl/__shfl_up/__shfl_down/__shfl_xor (and the _sync forms) with HIP's index formulas
+//   (amd_warp_functions.h), default width 64; reading an inactive or absent lane gives 0, as
+//   ds_bpermute does; __match_*_sync, __reduce_*_sync; the _sync forms take 64-bit masks only
+//   (ROCm 7's static_assert) and trap on a mask that does not name the lanes executing the call
+//   (ROCm's __hip_check_mask, unless NDEBUG).
+//
+// How: a call whose lanes all lie in the caller's 32-lane half (a shuffle of width <= 32, a _sync
+// call whose mask names only lanes of that half) runs on the caller's CUDA warp alone, so it may sit
+// in divergent code. A call over the whole wave exchanges 32-bit words through shared memory between
+// the two warps, joined by named barrier 1+w (barrier.sync 1+w, 64). Limits, each reported:
+//   - every non-exited thread of both warps must reach such a call (uniform control flow, the normal
+//     case on AMD); otherwise the barrier never completes and the run times out: vado reports the
+//     differential as inconclusive (a divergent wave-wide cross-lane call);
+//   - 15 named barriers for 16 waves: in a block of more than 960 threads waves 14 and 15 share one, so a
+//     wave-wide call of one waits for a wave-wide call of the other (uniform code makes the same calls);
+//   - a wave whose second warp does not exist (the last wave of a block whose size is not a
+//     multiple of 64, up to 32 threads) is emulated without a barrier: its lanes 32..63 are absent
+//     (inactive on AMD): ballot bits 0, shuffles from them 0.
+//   - 4 KiB of static shared memory per block for kernels that make wave-wide calls.
+#pragma once
+#include <cuda_runtime.h>
+#include <stdio.h>
+
+#define VADO_WAVE_SIZE 64
+
+namespace vado_w64 {
+
+static __shared__ unsigned int xch[16][64];  // one 32-bit word per lane of each wave
+static __shared__ unsigned int act[16][2];   // the active lanes of each half at the current wave-wide call
+
+__device__ __forceinline__ unsigned int tid() {
+  return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+__device__ __forceinline__ unsigned int nthreads() { return blockDim.x * blockDim.y * blockDim.z; }
+__device__ __forceinline__ unsigned int lane() { return tid() & 63u; }
+__device__ __forceinline__ unsigned int wave() { return tid() >> 6; }
+__device__ __forceinline__ unsigned int half() { return tid() & 32u; }
+// Whether the caller's wave has its second CUDA warp (threads 64w+32 .. exist).
+__device__ __forceinline__ bool paired() { return (tid() & ~63u) + 32u < nthreads(); }
+__device__ __forceinline__ unsigned int warp_lane() { return tid() & 31u; }
+
+static __device__ __noinline__ void fail(const char* what) {
+  printf("vado wave64 emulation: %s (block %u,%u,%u thread %u of %u)\n", what, blockIdx.x, blockIdx.y, blockIdx.z,
+         tid(), nthreads());
+  __trap();
+}
+
+// Named barrier 1+w joins the two warps of wave w (barrier.sync counts warps, 32 threads each). Barrier 0
+// is __syncthreads', so waves 14 and 15 of a block of more than 960 threads share barrier 15 (count 128):
+// a wave-wide call of one of them then also waits for one of the other (both make the same calls when
+// their code is uniform; when not, the run hangs and is reported inconclusive).
+__device__ __forceinline__ void wave_sync() {
+  unsigned int w = wave();
+  unsigned int id = w < 14u ? w + 1u : 15u;
+  unsigned int count = (w >= 14u && 15u * 64u + 32u < nthreads()) ? 128u : 64u;
+  asm volatile("barrier.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+}
+
+// A wave-wide call: publish() writes the caller's 32-bit word and returns the wave's active lanes
+// (AMD's EXEC; lanes of an absent second warp are inactive), read() takes lane `src`'s word (0 when
+// that lane is inactive), done() ends the exchange before the words may be written again.
+__device__ __forceinline__ unsigned long long publish(unsigned int v) {
+  unsigned int am = __activemask();
+  unsigned int w = wave();
+  xch[w][lane()] = v;
+  if (!paired()) {
+    __syncwarp(am);
+    return (unsigned long long)am;
+  }
+  if (warp_lane() == (unsigned int)(__ffs(am) - 1)) act[w][half() >> 5] = am;
+  wave_sync();
+  return (unsigned long long)act[w][0] | ((unsigned long long)act[w][1] << 32);
+}
+__device__ __forceinline__ unsigned int read(unsigned int src, unsigned long long exec) {
+  src &= 63u;
+  if (!((exec >> src) & 1ull)) return 0u;
+  return xch[wave()][src];
+}
+__device__ __forceinline__ void done() {
+  if (paired())
+    wave_sync();
+  else
+    __syncwarp(__activemask());
+}
+
+// Lane `src` (0..63) of the caller's own half, natively; 0 when that lane is inactive.
+__device__ __forceinline__ unsigned int own32(unsigned int v, unsigned int src) {
+  unsigned int am = __activemask();
+  unsigned int r = __shfl_sync(am, v, src & 31u);
+  return ((am >> (src & 31u)) & 1u) ? r : 0u;
+}
+
+template <class T>
+struct Words {
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8,
+                "vado wave64: cross-lane values are 1, 2, 4 or 8 bytes");
+  unsigned int w[2];
+  __device__ __forceinline__ explicit Words(const T& v) {
+    w[0] = w[1] = 0u;
+    memcpy(w, &v, sizeof(T));
+  }
+  __device__ __forceinline__ T value() const {
+    T v;
+    memcpy(&v, w, sizeof(T));
+    return v;
+  }
+};
+
+// The value of lane `index` (HIP's bpermute index; taken mod 64) of the wave; `local` when every lane's
+// index lies in its own half (then no barrier is needed).
+template <class T>
+__device__ __forceinline__ T permute(T var, int index, bool local) {
+  Words<T> in(var), out(var);
+  unsigned int src = (unsigned int)index & 63u;
+  if (local) {  // every lane reads a lane of its own half
+    out.w[0] = own32(in.w[0], src);
+    if (sizeof(T) > 4) out.w[1] = own32(in.w[1], src);
+    return out.value();
+  }
+  unsigned long long exec = publish(in.w[0]);
+  out.w[0] = read(src, exec);
+  done();
+  if (sizeof(T) > 4) {
+    exec = publish(in.w[1]);
+    out.w[1] = read(src, exec);
+    done();
+  }
+  return out.value();
+}
+
+// ---------------------------------------------------------------------------------------------
+// mask-less HIP functions
+
+__device__ __forceinline__ unsigned int lane_id() { return lane(); }
+
+__device__ __forceinline__ unsigned long long ballot(int pred) {
+  unsigned int mine = __ballot_sync(__activemask(), pred);
+  if (!paired()) return (unsigned long long)mine;
+  // Every lane publishes its warp's ballot; the first active lane of each half is read.
+  unsigned long long exec = publish(mine);
+  unsigned int w = wave();
+  unsigned int a0 = (unsigned int)exec, a1 = (unsigned int)(exec >> 32);
+  unsigned int lo = a0 ? xch[w][__ffs(a0) - 1] : 0u;
+  unsigned int hi = a1 ? xch[w][32 + __ffs(a1) - 1] : 0u;
+  done();
+  return (unsigned long long)lo | ((unsigned long long)hi << 32);
+}
+__device__ __forceinline__ unsigned long long activemask() {
+  unsigned int am = __activemask();
+  if (!paired()) return (unsigned long long)am;
+  unsigned long long exec = publish(0u);
+  done();
+  return exec;
+}
+__device__ __forceinline__ int any(int pred) { return ballot(pred) != 0ull; }
+__device__ __forceinline__ int all(int pred) {
+  // AMD: __ockl_wfall_i32, all active lanes.
+  unsigned int mine = __ballot_sync(__activemask(), pred);
+  if (!paired()) return mine == __activemask();
+  unsigned long long exec = publish(mine);
+  unsigned int w = wave();
+  unsigned int a0 = (unsigned int)exec, a1 = (unsigned int)(exec >> 32);
+  unsigned int lo = a0 ? xch[w][__ffs(a0) - 1] : 0u;
+  unsigned int hi = a1 ? xch[w][32 + __ffs(a1) - 1] : 0u;
+  done();
+  return lo == a0 && hi == a1;
+}
+
+// HIP's index formulas (amd_warp_functions.h); `local` when the width keeps every lane in its half.
+template <class T>
+__device__ __forceinline__ T shfl(T var, int src_lane, int width = 64) {
+  int self = (int)lane();
+  int index = (src_lane & (width - 1)) + (self & ~(width - 1));
+  return permute(var, index, width <= 32);
+}
+template <class T>
+__device__ __forceinline__ T shfl_up(T var, unsigned int delta, int width = 64) {
+  int self = (int)lane();
+  int index = self - (int)delta;
+  index = (index < (self & ~(width - 1))) ? self : index;
+  return permute(var, index, width <= 32);
+}
+template <class T>
+__device__ __forceinline__ T shfl_down(T var, unsigned int delta, int width = 64) {
+  int self = (int)lane();
+  int index = self + (int)delta;
+  index = (int)((self & (width - 1)) + delta) >= width ? self : index;
+  return permute(var, index, width <= 32);
+}
+template <class T>
+__device__ __forceinline__ T shfl_xor(T var, int lane_mask, int width = 64) {
+  int self = (int)lane();
+  int index = self ^ lane_mask;
+  index = index >= ((self + width) & ~(width - 1)) ? self : index;
+  return permute(var, index, width <= 32);
+}
+
+// ---------------------------------------------------------------------------------------------
+// _sync forms: 64-bit masks (ROCm 7 rejects smaller ones at compile time)
+
+#define VADO_W64_MASK_CHECK(MaskT)                                                                 \
+  static_assert(sizeof(MaskT) == 8,                                                                \
+                "The mask must be a 64-bit integer. "                                              \
+                "Implicitly promoting a smaller integer is almost always an error (ROCm 7, emulated by vado)")
+
+// Whether `mask` names lanes of the caller's half only (then the call runs on the caller's warp).
+__device__ __forceinline__ bool own_half(unsigned long long mask) {
+  return half() ? (unsigned int)mask == 0u : (mask >> 32) == 0ull;
+}
+
+// ROCm's __hip_check_mask: every lane that executes the call with a mask is named in it and the lanes
+// executing it with the same mask are exactly the mask.
+__device__ __forceinline__ void check_mask(unsigned long long mask) {
+#ifndef NDEBUG
+  if (mask == 0ull) fail("__*_sync called with a zero mask");
+  if (own_half(mask)) {
+    unsigned int am = __activemask();
+    unsigned int peers = __match_any_sync(am, mask);
+    if ((unsigned int)(mask >> half()) != peers)
+      fail("the mask of a __*_sync call does not name exactly the lanes executing it (ROCm traps here)");
+  } else {
+    unsigned long long exec = activemask();
+    if (mask != exec)
+      fail("the mask of a __*_sync call does not name exactly the lanes executing it (ROCm traps here)");
+  }
+#endif
+}
+
+template <class MaskT>
+__device__ __forceinline__ unsigned long long ballot_sync(MaskT mask, int pred) {
+  VADO_W64_MASK_CHECK(MaskT);
+  unsigned long long m = (unsigned long long)mask;
+  check_mask(m);
+  if (own_half(m)) return ((unsigned long long)__ballot_sync(__activemask(), pred) << half()) & m;
+  return ballot(pred) & m;
+}
+template <class MaskT>
+__device__ __forceinline__ int any_sync(MaskT mask, int pred) {
+  VADO_W64_MASK_CHECK(MaskT);
+  return ballot_sync((unsigned long long)mask, pred) != 0ull;
+}
+template <class MaskT>
+__device__ __forceinline__ int all_sync(MaskT mask, int pred) {
+  VADO_W64_MASK_CHECK(MaskT);
+  return ballot_sync((unsigned long long)mask, pred) == (unsigned long long)mask;
+}
+template <class MaskT, class T>
+__device__ __forceinline__ T shfl_sync(MaskT mask, T var, int src_lane, int width = 64) {
+  VADO_W64_MASK_CHECK(MaskT);
+  check_mask((unsigned long long)mask);
+  return shfl(var, src_lane, width);
+}
+template <class MaskT, class T>
+__device__ __forceinline__ T shfl_up_sync(MaskT mask, T var, unsigned int delta, int width = 64) {
+  VADO_W64_MASK_CHECK(MaskT);
+  check_mask((unsigned long long)mask);
+  return shfl_up(var, delta, width);
+}
+template <class MaskT, class T>
+__device__ __forceinline__ T shfl_down_sync(MaskT mask, T var, unsigned int delta, int width = 64) {
+  VADO_W64_MASK_CHECK(MaskT);
+  check_mask((unsigned long long)mask);
+  return shfl_down(var, delta, width);
+}
+template <class MaskT, class T>
+__device__ __forceinline__ T shfl_xor_sync(MaskT mask, T var, int lane_mask, int width = 64) {
+  VADO_W64_MASK_CHECK(MaskT);
+  check_mask((unsigned long long)mask);
+  return shfl_xor(var, lane_mask, width);
+}
+
+__device__ __forceinline__ void syncwarp() { __syncwarp(__activemask()); }
+template <class MaskT>
+__device__ __forceinline__ void syncwarp(MaskT mask) {
+  VADO_W64_MASK_CHECK(MaskT);
+  check_mask((unsigned long long)mask);
+  __syncwarp(__activemask());
+}
+
+// __match_any_sync / __match_all_sync over the lanes of `mask`.
+template <class T>
+__device__ __forceinline__ unsigned long long match_any(unsigned long long mask, T value) {
+  Words<T> in(value);
+  if (own_half(mask)) {
+    unsigned int am = __activemask();
+    unsigned long long v = 0ull;
+    memcpy(&v, in.w, 8);
+    return ((unsigned long long)__match_any_sync(am, v) << half()) & mask;
+  }
+  unsigned int w = wave();
+  unsigned long long same = 0ull;
+  unsigned long long exec = publish(in.w[0]);
+  for (unsigned int l = 0; l < 64u; ++l)
+    if (((exec & mask) >> l) & 1ull && xch[w][l] == in.w[0]) same |= 1ull << l;
+  done();
+  if (sizeof(T) > 4) {
+    exec = publish(in.w[1]);
+    for (unsigned int l = 0; l < 64u; ++l)
+      if ((same >> l) & 1ull && xch[w][l] != in.w[1]) same &= ~(1ull << l);
+    done();
+  }
+  return same;
+}
+template <class MaskT, class T>
+__device__ __forceinline__ unsigned long long match_any_sync(MaskT mask, T value) {
+  VADO_W64_MASK_CHECK(MaskT);
+  check_mask((unsigned long long)mask);
+  return match_any((unsigned long long)mask, value);
+}
+template <class MaskT, class T>
+__device__ __forceinline__ unsigned long long match_all_sync(MaskT mask, T value, int* pred) {
+  VADO_W64_MASK_CHECK(MaskT);
+  unsigned long long m = (unsigned long long)mask;
+  check_mask(m);
+  unsigned long long same = match_any(m, value);
+  *pred = same == m;
+  return same == m ? m : 0ull;
+}
+
+// __reduce_{add,min,max,and,or,xor}_sync over the lanes of `mask` (32-bit integers, as in HIP).
+template <class T, class Op>
+__device__ __forceinline__ T reduce(unsigned long long mask, T value, Op op) {
+  check_mask(mask);
+  unsigned int u = 0u;
+  memcpy(&u, &value, 4);
+  unsigned long long exec = mask;
+  unsigned int w = wave();
+  bool wide = !own_half(mask);
+  if (wide) exec = publish(u) & mask;
+  T acc = value;
+  bool first = true;
+  for (unsigned int l = 0; l < 64u; ++l) {
+    if (!((exec >> l) & 1ull)) continue;
+    unsigned int x = wide ? xch[w][l] : own32(u, l);
+    T t;
+    memcpy(&t, &x, 4);
+    acc = first ? t : op(acc, t);
+    first = false;
+  }
+  if (wide) done();
+  return acc;
+}
+struct Add { template <class T> __device__ T operator()(T a, T b) const { return a + b; } };
+struct Min { template <class T> __device__ T operator()(T a, T b) const { return a < b ? a : b; } };
+struct Max { template <class T> __device__ T operator()(T a, T b) const { return a > b ? a : b; } };
+struct And { template <class T> __device__ T operator()(T a, T b) const { return a & b; } };
+struct Or { template <class T> __device__ T operator()(T a, T b) const { return a | b; } };
+struct Xor { template <class T> __device__ T operator()(T a, T b) const { return a ^ b; } };
+#define VADO_W64_REDUCE(NAME, OP)                                                                  \
+  template <class MaskT, class T>                                                                \
+  __device__ __forceinline__ T reduce_##NAME##_sync(MaskT mask, T value) {                       \
+    VADO_W64_MASK_CHECK(MaskT);                                                                  \
+    static_assert(sizeof(T) == 4, "__reduce_" #NAME "_sync takes 32-bit integers");              \
+    return reduce((unsigned long long)mask, value, OP());                                       \
+  }
+VADO_W64_REDUCE(add, Add)
+VADO_W64_REDUCE(min, Min)
+VADO_W64_REDUCE(max, Max)
+VADO_W64_REDUCE(and, And)
+VADO_W64_REDUCE(or, Or)
+VADO_W64_REDUCE(xor, Xor)
+#undef VADO_W64_REDUCE
+
+}  // namespace vado_w64
+
+// The HIP names lead (through function-like macros, which win over CUDA's own 32-lane functions of the
+// same names and leave other uses of a name alone, e.g. a type called __any in a C++ library) to global
+// functions: an overload set a program may add to, as it may add to HIP's (its own __shfl_down for float4,
+// which the size condition below leaves to it).
+template <bool B, class T> struct vado_w64_enable {};
+template <class T> struct vado_w64_enable<true, T> { typedef T type; };
+#define VADO_W64_IF_FITS(T) \
+  typename vado_w64_enable<sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8, T>::type
+__device__ __forceinline__ unsigned int vado_w64_lane_id() { return vado_w64::lane_id(); }
+__device__ __forceinline__ unsigned long long vado_w64_ballot(int p) { return vado_w64::ballot(p); }
+__device__ __forceinline__ unsigned long long vado_w64_activemask() { return vado_w64::activemask(); }
+__device__ __forceinline__ int vado_w64_any(int p) { return vado_w64::any(p); }
+__device__ __forceinline__ int vado_w64_all(int p) { return vado_w64::all(p); }
+template <class T>
+__device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl(T v, int s, int w = 64) { return vado_w64::shfl(v, s, w); }
+template <class T>
+__device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl_up(T v, unsigned int d, int w = 64) {
+  return vado_w64::shfl_up(v, d, w);
+}
+template <class T>
+__device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl_down(T v, unsigned int d, int w = 64) {
+  return vado_w64::shfl_down(v, d, w);
+}
+template <class T>
+__device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl_xor(T v, int m, int w = 64) {
+  return vado_w64::shfl_xor(v, m, w);
+}
+template <class M, class T>
+__device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl_sync(M m, T v, int s, int w = 64) {
+  return vado_w64::shfl_sync(m, v, s, w);
+}
+template <class M, class T>
+__device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl_up_sync(M m, T v, unsigned int d, int w = 64) {
+  return vado_w64::shfl_up_sync(m, v, d, w);
+}
+template <class M, class T>
+__device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl_down_sync(M m, T v, unsigned int d, int w = 64) {
+  return vado_w64::shfl_down_sync(m, v, d, w);
+}
+template <class M, class T>
+__device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl_xor_sync(M m, T v, int l, int w = 64) {
+  return vado_w64::shfl_xor_sync(m, v, l, w);
+}
+template <class M>
+__device__ __forceinline__ unsigned long long vado_w64_ballot_sync(M m, int p) { return vado_w64::ballot_sync(m, p); }
+template <class M>
+__device__ __forceinline__ int vado_w64_any_sync(M m, int p) { return vado_w64::any_sync(m, p); }
+template <class M>
+__device__ __forceinline__ int vado_w64_all_sync(M m, int p) { return vado_w64::all_sync(m, p); }
+__device__ __forceinline__ void vado_w64_syncwarp() { vado_w64::syncwarp(); }
+template <class M>
+__device__ __forceinline__ void vado_w64_syncwarp(M m) { vado_w64::syncwarp(m); }
+template <class M, class T>
+__device__ __forceinline__ unsigned long long vado_w64_match_any_sync(M m, T v) { return vado_w64::match_any_sync(m, v); }
+template <class M, class T>
+__device__ __forceinline__ unsigned long long vado_w64_match_all_sync(M m, T v, int* p) {
+  return vado_w64::match_all_sync(m, v, p);
+}
+#define VADO_W64_REDUCE_GLOBAL(NAME)                                                          \
+  template <class M, class T>                                                                 \
+  __device__ __forceinline__ T vado_w64_reduce_##NAME##_sync(M m, T v) {                     \
+    return vado_w64::reduce_##NAME##_sync(m, v);                                              \
+  }
+VADO_W64_REDUCE_GLOBAL(add)
+VADO_W64_REDUCE_GLOBAL(min)
+VADO_W64_REDUCE_GLOBAL(max)
+VADO_W64_REDUCE_GLOBAL(and)
+VADO_W64_REDUCE_GLOBAL(or)
+VADO_W64_REDUCE_GLOBAL(xor)
+#undef VADO_W64_REDUCE_GLOBAL
+
+#define __lane_id(...) vado_w64_lane_id(__VA_ARGS__)
+#define __ballot(...) vado_w64_ballot(__VA_ARGS__)
+#define __ballot64(...) vado_w64_ballot(__VA_ARGS__)
+#define __activemask(...) vado_w64_activemask(__VA_ARGS__)
+#define __any(...) vado_w64_any(__VA_ARGS__)
+#define __all(...) vado_w64_all(__VA_ARGS__)
+#define __shfl(...) vado_w64_shfl(__VA_ARGS__)
+#define __shfl_up(...) vado_w64_shfl_up(__VA_ARGS__)
+#define __shfl_down(...) vado_w64_shfl_down(__VA_ARGS__)
+#define __shfl_xor(...) vado_w64_shfl_xor(__VA_ARGS__)
+#define __ballot_sync(...) vado_w64_ballot_sync(__VA_ARGS__)
+#define __any_sync(...) vado_w64_any_sync(__VA_ARGS__)
+#define __all_sync(...) vado_w64_all_sync(__VA_ARGS__)
+#define __shfl_sync(...) vado_w64_shfl_sync(__VA_ARGS__)
+#define __shfl_up_sync(...) vado_w64_shfl_up_sync(__VA_ARGS__)
+#define __shfl_down_sync(...) vado_w64_shfl_down_sync(__VA_ARGS__)
+#define __shfl_xor_sync(...) vado_w64_shfl_xor_sync(__VA_ARGS__)
+#define __syncwarp(...) vado_w64_syncwarp(__VA_ARGS__)
+#define __match_any_sync(...) vado_w64_match_any_sync(__VA_ARGS__)
+#define __match_all_sync(...) vado_w64_match_all_sync(__VA_ARGS__)
+#define __reduce_add_sync(...) vado_w64_reduce_add_sync(__VA_ARGS__)
+#define __reduce_min_sync(...) vado_w64_reduce_min_sync(__VA_ARGS__)
+#define __reduce_max_sync(...) vado_w64_reduce_max_sync(__VA_ARGS__)
+#define __reduce_and_sync(...) vado_w64_reduce_and_sync(__VA_ARGS__)
+#define __reduce_or_sync(...) vado_w64_reduce_or_sync(__VA_ARGS__)
+#define __reduce_xor_sync(...) vado_w64_reduce_xor_sync(__VA_ARGS__)
+// warpSize is 64 in device and host code. A macro that names a constant (not the literal 64) keeps
+// `prop.warpSize` working: hipDeviceProp_t is cudaDeviceProp with a member of that name, which
+// hipGetDeviceProperties fills with 64.
+static constexpr int vado_warpSize = 64;
+struct vado_w64_device_prop : cudaDeviceProp {
+  int vado_warpSize;
+};
+#define VADO_W64_DEVICE_PROP 1
+#define hipDeviceProp_t vado_w64_device_prop
+#define warpSize vado_warpSize

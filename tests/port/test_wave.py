@@ -1,0 +1,145 @@
+"""Warp32 emulation (``vado port --wave warp32``, the default): the helpers, where they go, and that they compile.
+
+The fixtures that show whole ports are ``tests/fixtures/PORT/wave64-warp32.cu``,
+``shfl-hip52-warp32.cu``, ``arch-guards.cu`` and ``PORT-PTX/warp32.cu``; the
+compile check below runs their ``.fixed.hip`` through ROCm 7.2.4's hipcc (the
+``*_sync`` builtins with 64-bit masks, which Debian's HIP 5.2 lacks) for gfx942
+and gfx950 where that toolchain is installed (``VADO_ROCM_HOME``, else
+``/var/cache/vado/rocm-7.2.4``, as tests/port/test_project_builds.py).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from vado.knowledge.targets import get_target
+from vado.port.file import PortOptions, port_bytes
+from vado.port.wave import HELPER_NAMES, guard, helper_block, helpers
+from vado.rules.warp import WARP32_CALLS, warp32_helper, warp32_renames
+from vado.scan.classify import classify
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+ROCM72, ROCM64, HIP52 = get_target("rocm-7.2"), get_target("rocm-6.4"), get_target("hip-5.2")
+
+
+def port(name: str, src: str, target=ROCM72, wave: str = "warp32"):
+    return port_bytes(name, classify(name), src.encode(), target, PortOptions(wave=wave))
+
+
+@pytest.mark.parametrize("target", [ROCM72, ROCM64, HIP52], ids=lambda t: t.name)
+def test_every_renamed_function_has_a_helper_and_every_helper_its_dependencies(target):
+    table = helpers(target)
+    for name in WARP32_CALLS:
+        if warp32_renames(name, target):
+            assert warp32_helper(name) in table, name
+    for helper, (code, deps) in table.items():
+        assert helper in HELPER_NAMES and f" {helper}(" in code
+        assert set(deps) <= set(table)
+        # each dependency is defined before the helper that calls it
+        order = list(table)
+        assert all(order.index(d) < order.index(helper) for d in deps), helper
+
+
+def test_sync_builtins_only_where_hip_has_them_on_by_default():
+    assert "__ballot_sync(vado_mask64(vado_mask)" in helpers(ROCM72)["vado_ballot_sync32"][0]
+    for target in (ROCM64, HIP52):  # 6.4: off by default; 5.2: missing
+        code = "".join(c for c, _ in helpers(target).values())
+        # The HIP-on-NVIDIA branches call CUDA's own functions; the AMD ones only mask-less builtins.
+        amd = re.sub(r"#if defined\(__HIP_PLATFORM_NVIDIA__\)\n.*?#else\n", "", code, flags=re.S)
+        assert "__ballot(" in amd and "_sync(" not in amd.replace("_sync32(", "(")
+    assert not warp32_renames("__match_any_sync", HIP52) and not warp32_renames("__syncwarp", ROCM64)
+    assert warp32_renames("__reduce_add_sync", ROCM72) and warp32_renames("__shfl_down_sync", HIP52)
+
+
+def test_calls_are_renamed_and_only_the_helpers_used_are_written():
+    src = ("#include <cuda_runtime.h>\n"
+           "__global__ void k(int* o, float v) {\n"
+           "  o[0] = __any_sync(0xffffffff, v > 0);\n"
+           "  o[1] = __shfl_xor_sync(0xffffffff, o[0], 1);\n"
+           "}\n")
+    out = port("k.cu", src).after.decode()
+    assert "o[0] = vado_any_sync32(0xffffffff, v > 0);" in out and "vado_shfl_xor_sync32(0xffffffff, o[0], 1)" in out
+    defined = set(re.findall(r"#define (VADO_\w+)", out))
+    assert defined == {guard(h) for h in ("vado_any_sync32", "vado_mask64", "vado_half32", "vado_shfl_xor_sync32")}
+    assert out.index("#ifndef VADO_HALF32") < out.index("#ifndef VADO_MASK64") < out.index("__global__")
+
+
+def test_header_and_source_each_get_guarded_copies_and_a_second_port_changes_nothing():
+    header = "#pragma once\n__device__ unsigned votes(int p) { return __ballot_sync(0xffffffff, p); }\n"
+    source = ('#include "votes.cuh"\n__global__ void k(unsigned* o) { o[threadIdx.x] = votes(1) + __activemask(); }\n')
+    h, s = port("votes.cuh", header), port("k.cu", source)
+    assert "#ifndef VADO_BALLOT_SYNC32" in h.after.decode() and "#ifndef VADO_ACTIVEMASK32" in s.after.decode()
+    assert "#ifndef VADO_HALF32" in h.after.decode() and "#ifndef VADO_HALF32" in s.after.decode()
+    for name, once in (("votes.cuh", h), ("k.cu", s)):
+        again = port_bytes(name, classify(name), once.after, ROCM72, PortOptions())
+        assert again.after == once.after and again.applied == {}
+
+
+def test_a_helper_the_file_already_guards_is_not_written_again():
+    src = ("#define VADO_ANY_SYNC32\n"
+           "__device__ int vado_any_sync32(unsigned m, int p) { return __any(p); }\n"
+           "__global__ void k(int* o) { o[0] = __any_sync(0xffffffff, o[1]); }\n")
+    out = port("k.cu", src).after.decode()
+    assert out.count("vado_any_sync32(unsigned") == 1 and "o[0] = vado_any_sync32(0xffffffff, o[1])" in out
+
+
+def test_a_program_macro_named_like_a_parameter_does_not_reach_the_helpers():
+    """HeCBench jaccard: ``#define mask 0xFFFFFFFF`` is still defined where the helpers go."""
+    src = ("#define mask 0xFFFFFFFF\n#define T float\n#define width 8\n"
+           "__global__ void k(T* o) { o[0] = __shfl_sync(mask, o[1], 0); o[1] = __ballot_sync(mask, o[2] > 0); }\n")
+    out = port("k.cu", src).after.decode()
+    block = out[out.index("// vado:"):out.index("__global__")]
+    assert not re.search(r"\b(?:mask|T|width)\b", re.sub(r"//[^\n]*", "", block))
+
+
+def test_native_mode_keeps_the_wave64_rewrites():
+    src = "__global__ void k(int* o) { o[0] = __any_sync(0xffffffff, o[1]); o[2] = threadIdx.x % warpSize; }\n"
+    out = port("k.cu", src, wave="native").after.decode()
+    assert "__any_sync(0xffffffffffffffffull, o[1])" in out and "warpSize" in out and "vado_" not in out
+
+
+def test_warp_size_becomes_32_in_device_code_and_macros_only():
+    src = ("#define LANES warpSize\n"
+           "__global__ void k(int* o) { o[threadIdx.x / warpSize] = LANES; }\n"
+           "int lanes(const cudaDeviceProp& p) { return p.warpSize; }\n")
+    out = port("k.cu", src).after.decode()
+    assert "#define LANES 32\n" in out and "o[threadIdx.x / 32] = LANES;" in out and "return p.warpSize;" in out
+
+
+def test_a_program_that_declares_warp_size_keeps_it():
+    src = ("__global__ void k(int* o, int warpSize) { o[threadIdx.x / warpSize] = 1; }\n")
+    out = port("k.cu", src).after.decode()
+    assert "threadIdx.x / warpSize" in out
+
+
+def test_helper_block_text_is_stable():
+    block = helper_block(ROCM72, {"vado_lane32"})
+    assert block.startswith("// vado: warp32 emulation") and block.endswith("#endif\n\n")
+    assert "static __device__ __forceinline__ unsigned vado_lane32() { return __lane_id() & 31u; }" in block
+
+
+def _rocm_hipcc() -> Path | None:
+    home = os.environ.get("VADO_ROCM_HOME")
+    hipcc = (Path(home) if home else Path("/var/cache/vado/rocm-7.2.4")) / "bin" / "hipcc"
+    return hipcc if hipcc.is_file() and os.access(hipcc, os.X_OK) else None
+
+
+COMPILED = ["PORT/wave64-warp32.fixed.hip", "PORT/shfl-hip52-warp32.fixed.hip", "PORT/arch-guards.fixed.hip",
+            "PORT-PTX/warp32.fixed.hip", "PORT-PTX/laneid.fixed.hip"]
+
+
+@pytest.mark.hipcc
+@pytest.mark.skipif(_rocm_hipcc() is None, reason="ROCm 7.2.4 hipcc not installed (scripts/rocm-toolchain.sh)")
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+@pytest.mark.parametrize("fixed", COMPILED)
+def test_warp32_ports_compile_with_rocm_7_2(fixed: str, arch: str, tmp_path: Path):
+    """ROCm 7's *_sync builtins reject 32-bit masks with a static assertion; the helpers pass 64-bit ones."""
+    proc = subprocess.run([str(_rocm_hipcc()), f"--offload-arch={arch}", "-x", "hip", "-c",
+                           "-I", str(FIXTURES / "PORT" / "include"), str(FIXTURES / fixed), "-o", str(tmp_path / "o.o")],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-4000:]

@@ -1,0 +1,190 @@
+"""HIP on CUDA (vado.verify.hip_on_cuda): the generated headers, nvcc compiles of ports, and the wave64 emulation.
+
+The compile tests run wherever nvcc is (no GPU needed: ``nvcc -c``); the emulation's checks
+(tests/fixtures/verify/wave64_checks.hip, expected outputs = AMD wave64 semantics) are marked ``gpu``
+and run where an NVIDIA GPU answers nvidia-smi.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from vado.errors import UsageError
+from vado.verify import hip_on_cuda
+
+NVCC = shutil.which("nvcc") or (shutil.which("nvcc", path="/usr/local/cuda/bin"))
+requires_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc not installed (CUDA toolkit)")
+
+
+def _gpu() -> bool:
+    if shutil.which("nvidia-smi") is None or NVCC is None:
+        return False
+    try:
+        return subprocess.run(["nvidia-smi", "-L"], capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+requires_gpu = pytest.mark.skipif(not _gpu(), reason="needs an NVIDIA GPU (nvidia-smi) and nvcc")
+CHECKS = Path(__file__).resolve().parents[1] / "fixtures" / "verify" / "wave64_checks.hip"
+
+PORT = r"""
+#include <hip/hip_runtime.h>
+#include <hip/hip_fp16.h>
+#include <stdio.h>
+__global__ void k(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = i < n ? x[i] : 0.0f;
+  for (int s = warpSize / 2; s > 0; s /= 2) v += __shfl_down_sync(0xffffffffffffffffull, v, s);
+  unsigned long long b = __ballot(v > 0.0f);
+  if (__lane_id() == 0) y[blockIdx.x] = v + (float)__popcll(b);
+}
+int main() {
+  float *x, *y;
+  hipMalloc((void**)&x, 256 * sizeof(float));
+  hipMalloc((void**)&y, 4 * sizeof(float));
+  hipMemset(x, 0, 256 * sizeof(float));
+  hipLaunchKernelGGL(k, dim3(4), dim3(64), 0, 0, x, y, 256);
+  hipDeviceProp_t prop;
+  hipGetDeviceProperties(&prop, 0);
+  float h[4];
+  hipMemcpy(h, y, sizeof h, hipMemcpyDeviceToHost);
+  printf("%d %g\n", prop.warpSize, h[0]);
+  hipFree(x);
+  hipFree(y);
+  return hipDeviceSynchronize() == hipSuccess ? 0 : 1;
+}
+"""
+
+
+def test_defines_come_from_the_api_tables():
+    by_hip = {d.hip: d for d in hip_on_cuda.defines()}
+    assert by_hip["hipMalloc"].cuda == "cudaMalloc" and by_hip["hipMalloc"].library == "runtime"
+    assert by_hip["hipMemcpyHostToDevice"].cuda == "cudaMemcpyHostToDevice"
+    assert by_hip["hipDeviceProp_t"].cuda == "cudaDeviceProp"
+    assert all(d.hip != d.cuda for d in by_hip.values())
+    # A CUDA name that CUDA removed never wins over one that CUDA keeps.
+    from vado.knowledge.api import api_table
+
+    rows = {}
+    for e in api_table().entries:
+        if e.library in hip_on_cuda.LIBRARIES and e.hip_name:
+            rows.setdefault(e.hip_name, []).append(e)
+    removed = {(e.hip_name, e.cuda_name) for rs in rows.values() for e in rs if e.cuda_removed}
+    for d in by_hip.values():
+        if (d.hip, d.cuda) in removed:
+            assert all(e.cuda_removed for e in rows[d.hip]), d
+
+
+def test_header_text_and_include_dir(tmp_path):
+    text = hip_on_cuda.render_header(64)
+    assert "#define hipMalloc cudaMalloc" in text and "#define warpSize vado_warpSize" in text
+    assert "#define __shfl_sync(...) vado_w64_shfl_sync(__VA_ARGS__)" in text
+    assert "hipLaunchKernelGGL(kernel, grid, block, shmem, stream, ...)" in text
+    assert "#define warpSize" not in hip_on_cuda.render_header(32)
+    root = hip_on_cuda.write_include_dir(tmp_path / "inc", 64)
+    rt = (root / "hip" / "hip_runtime.h").read_text()
+    assert "#include <cuda_runtime.h>" in rt and f"#include <{hip_on_cuda.HEADER}>" in rt
+    cub = (root / "hipcub" / "hipcub.hpp").read_text()
+    # A CUDA library's own code keeps CUDA's warp functions: the layer's macros are pushed away around it.
+    assert '#pragma push_macro("__shfl_sync")' in cub and cub.index("push_macro") < cub.index("<cub/cub.cuh>")
+    assert "namespace hipcub = cub;" in cub and "#include <cub/cub.cuh>" in cub
+    assert "__shfl_sync" in hip_on_cuda.layer_macros(64) and "warpSize" in hip_on_cuda.layer_macros(64)
+
+
+@requires_nvcc
+def test_a_program_may_add_its_own_shuffle_overload(tmp_path):
+    # dpid-style: a __shfl_down for float4 beside HIP's; the size condition leaves float4 to it.
+    src = PORT.replace("int main() {", "__device__ float4 __shfl_down(const float4 v, unsigned int d, int w = 32) {\n"
+                       "  return make_float4(__shfl_down(v.x, d, w), __shfl_down(v.y, d, w), v.z, v.w);\n}\n"
+                       "__global__ void k4(float4* p) { p[0] = __shfl_down(p[0], 1u); }\nint main() {")
+    proc = _compile(tmp_path, src, 64)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def test_unknown_wave_is_a_usage_error():
+    with pytest.raises(UsageError, match="unknown wave size 48"):
+        hip_on_cuda.render_header(48)
+
+
+def test_cross_lane_kernels_follow_device_functions(tmp_path):
+    (tmp_path / "k.hip").write_text(
+        "__device__ int red(int v) { return v + __shfl_xor(v, 1); }\n"
+        "__device__ int plain(int v) { return v * 2; }\n"
+        "__global__ void uses(int* p) { p[0] = red(p[0]); }\n"
+        "__global__ void direct(int* p) { p[0] = warpSize; }\n"
+        "// __global__ void commented(int* p) { p[0] = __ballot(1); }\n"
+        "__global__ void clean(int* p) { p[0] = plain(p[0]); }\n"
+        "__global__ void declared(int* p);\n")
+    assert hip_on_cuda.cross_lane_kernels(tmp_path) == ["k.hip:direct", "k.hip:uses"]
+
+
+def _compile(tmp_path: Path, source: str, wave: int) -> subprocess.CompletedProcess:
+    src = tmp_path / f"p{wave}.hip"
+    src.write_text(source)
+    inc = hip_on_cuda.write_include_dir(tmp_path / f"inc{wave}", wave)
+    cmd = hip_on_cuda.nvcc_port_command(NVCC, [str(src)], str(tmp_path / f"p{wave}.o"), inc, arch="sm_90",
+                                        flags=["-std=c++17"], compile_only=True)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+
+
+@requires_nvcc
+@pytest.mark.parametrize("wave", [32, 64])
+def test_a_small_port_compiles_with_nvcc(tmp_path, wave):
+    proc = _compile(tmp_path, PORT, wave)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert (tmp_path / f"p{wave}.o").stat().st_size > 0
+
+
+@requires_nvcc
+def test_a_32_bit_mask_is_rejected_as_rocm_7_does(tmp_path):
+    bad = PORT.replace("0xffffffffffffffffull", "0xffffffff")
+    proc = _compile(tmp_path, bad, 64)
+    assert proc.returncode != 0 and "The mask must be a 64-bit integer" in proc.stderr
+    assert _compile(tmp_path, bad, 32).returncode == 0  # HIP on NVIDIA takes CUDA's 32-bit masks
+
+
+@requires_nvcc
+def test_the_emulation_checks_compile(tmp_path):
+    inc = hip_on_cuda.write_include_dir(tmp_path / "inc", 64)
+    cmd = hip_on_cuda.nvcc_port_command(NVCC, [str(CHECKS)], str(tmp_path / "c.o"), inc, arch="sm_90",
+                                        flags=["-std=c++17"], compile_only=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+@pytest.fixture(scope="module")
+def checks_binary(tmp_path_factory):
+    d = tmp_path_factory.mktemp("w64")
+    inc = hip_on_cuda.write_include_dir(d / "inc", 64)
+    cmd = hip_on_cuda.nvcc_port_command(NVCC, [str(CHECKS)], str(d / "checks"), inc, arch="native",
+                                        flags=["-std=c++17"])
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return d / "checks"
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_wave64_semantics_on_the_gpu(checks_binary):
+    proc = subprocess.run([str(checks_binary)], capture_output=True, text=True, timeout=120)
+    assert "FAIL" not in proc.stdout and proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.count("ok ") >= 20 and "0 failures" in proc.stdout
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_blocks_over_960_threads_share_a_barrier(checks_binary):
+    proc = subprocess.run([str(checks_binary), "big"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.count("ok ") == 2, proc.stdout + proc.stderr
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_a_divergent_wave_wide_call_times_out(checks_binary):
+    with pytest.raises(subprocess.TimeoutExpired):
+        subprocess.run([str(checks_binary), "diverge"], capture_output=True, text=True, timeout=15)
