@@ -32,7 +32,7 @@ def run(*args: str):
 
 
 def test_summary_text_exact(project: Path):
-    result = run("proj", "-o", "out")
+    result = run("proj", "-o", "out", "--no-build-fixes", "--wave", "native")
     assert result.exit_code == 1  # findings remain
     assert result.stdout == (
         "vado port proj → out (target rocm-7.2)\n"
@@ -47,14 +47,14 @@ def test_summary_text_exact(project: Path):
         " Makefile:3:2   BLD003           $(NVCC) invokes nvcc; on ROCm compile with hipcc (fix its          \n"
         "                                 definition)                                                        \n"
         " Makefile:3:10  BLD003   unsafe  -arch=sm_80 builds for NVIDIA sm_80; hipcc builds for AMD offload  \n"
-        "                                 architectures (--offload-arch=gfx942 --offload-arch=gfx90a)        \n"
+        "                                 architectures (--offload-arch=gfx942 --offload-arch=gfx950)        \n"
         " k.cu:2:62      WARP001  unsafe  `threadIdx.x & 31` assumes 32-lane warps                           \n"
         "3 of them have an unsafe fix: review it, then port again with --unsafe-fixes\n"
     )
 
 
 def test_unsafe_port_with_diff_prints_raw_unified_diffs(project: Path):
-    result = run("proj", "-o", "out", "--unsafe-fixes", "--diff", "--launch", "ggl")
+    result = run("proj", "-o", "out", "--unsafe-fixes", "--diff", "--launch", "ggl", "--wave", "native")
     assert result.exit_code == 0
     out = result.stdout
     assert "nothing remains: every finding for this target was fixed\n" in out
@@ -66,7 +66,7 @@ def test_unsafe_port_with_diff_prints_raw_unified_diffs(project: Path):
 
 
 def test_json_report(project: Path):
-    result = run("proj", "-o", "out", "--format", "json")
+    result = run("proj", "-o", "out", "--format", "json", "--no-build-fixes", "--wave", "native")
     doc = json.loads(result.stdout)
     assert doc["target"] == "rocm-7.2" and doc["tool"]["name"] == "vado"
     files = {f["path"]: f for f in doc["files"]}
@@ -77,7 +77,7 @@ def test_json_report(project: Path):
 
 @pytest.mark.parametrize(("fmt", "marker"), [("sarif", '"version": "2.1.0"'), ("markdown", "#"), ("html", "<html")])
 def test_audit_formats_of_the_port(project: Path, fmt: str, marker: str):
-    result = run("proj", "-o", "out", "--format", fmt)
+    result = run("proj", "-o", "out", "--format", fmt, "--no-build-fixes", "--wave", "native")
     assert result.exit_code == 1
     assert marker in result.stdout
     assert "WARP001" in result.stdout
@@ -91,6 +91,7 @@ def test_report_file(project: Path, tmp_path: Path):
 
 def test_usage_errors(project: Path):
     assert run("proj", "-o", "out", "--launch", "macro").exit_code == 2
+    assert run("proj", "-o", "out", "--wave", "wave64").exit_code == 2
     assert run("proj", "-o", "out", "--format", "xml").exit_code == 2
     assert run("proj").exit_code == 2  # no -o and no --in-place
     (Path("full")).mkdir()
@@ -105,3 +106,37 @@ def test_rename_sources_option(project: Path):
     assert result.exit_code == 0
     assert (Path("out") / "k.hip").exists() and not (Path("out") / "k.cu").exists()
     assert "app: k.hip\n" in (Path("out") / "Makefile").read_text()
+
+
+def test_new_tree_applies_build_fixes_by_default_and_lists_each(project: Path):
+    result = run("proj", "-o", "out")
+    lines = result.stdout.splitlines()
+    k = lines.index(next(line for line in lines if "unsafe fixes applied (review them in the diff)" in line))
+    assert lines[k + 2].split() == ["Makefile", "compile", "with", "hipcc"]
+    assert "replace '-arch=sm_80' with '--offload-arch=gfx942 --offload-arch=gfx950'" in " ".join(
+        line.strip() for line in lines[k + 3 : k + 5])
+    assert Path("out/Makefile").read_text() == (
+        "NVCC ?= hipcc\napp: k.cu\n\t$(NVCC) --offload-arch=gfx942 --offload-arch=gfx950 -o app k.cu\n")
+    doc = json.loads(run("proj", "-o", "out2", "--format", "json").stdout)
+    files = {f["path"]: f for f in doc["files"]}
+    assert files["Makefile"]["unsafe_applied"] == [
+        "compile with hipcc", "replace '-arch=sm_80' with '--offload-arch=gfx942 --offload-arch=gfx950'"]
+    assert files["k.cu"]["unsafe_applied"] == []  # source files keep the safe default
+
+
+def test_in_place_keeps_build_files_unless_asked(project: Path):
+    result = run("proj", "--in-place")
+    assert (project / "Makefile").read_text() == MAKEFILE
+    assert "unsafe fixes applied" not in result.stdout
+    run("proj", "--in-place", "--build-fixes")
+    assert (project / "Makefile").read_text().startswith("NVCC ?= hipcc\n")
+    assert (project / "Makefile.vado-bak").read_text() == MAKEFILE
+
+
+def test_default_wave_keeps_32_lane_warps(project: Path):
+    """The default port (--wave warp32) keeps CUDA's 32-lane warps: `& 31` is right as it stands, so only the
+    build file remains; --wave native reports it for the 64-lane rewrite (test_summary_text_exact)."""
+    result = run("proj", "-o", "out", "--no-build-fixes", "--format", "json")
+    doc = json.loads(result.stdout)
+    assert sorted(f["code"] for f in doc["remaining"]) == ["BLD003", "BLD003", "BLD003"]
+    assert "threadIdx.x & 31" in (Path("out") / "k.cu").read_text()

@@ -225,21 +225,31 @@ def _hipcc():
 
 
 @pytest.mark.skipif(_hipcc() is None, reason="hipcc not installed (apt-get install hipcc)")
-def test_example_port_compiles_for_gfx90a_except_hipblas(tree: Path, tmp_path: Path):
-    """The unsafe port of examples/vecops compiles: lane.cuh from a small TU, and main.cu's kernels.
+@pytest.mark.parametrize("wave", ["warp32", "native"])
+def test_example_port_compiles_for_gfx90a_except_hipblas(tree: Path, tmp_path: Path, wave: str):
+    """The unsafe port of examples/vecops compiles, in both wave modes: lane.cuh from a small TU, and main.cu's kernels.
 
     Debian's hipcc is HIP 5.2, which lacks the *_sync warp builtins a rocm-7.2
-    port keeps, so the compiled port is the hip-5.2 one; the rocm-7.2 port of
-    lane.cuh differs from it only on the lines with those builtins. main.cu is
-    compiled without its hipBLAS include and host main() (Debian has no hipBLAS).
+    port keeps, so the compiled port is the hip-5.2 one. With --wave native the
+    rocm-7.2 port of lane.cuh differs from it only on the lines with those
+    builtins; with warp32 both call the same vado_*32 helpers and differ only in
+    the helpers' bodies (mask-less builtins on HIP 5.2). main.cu is compiled
+    without its hipBLAS include and host main() (Debian has no hipBLAS).
     """
+    options = PortOptions(unsafe=True, wave=wave)
     out52, out72 = tmp_path / "p52", tmp_path / "p72"
-    port_tree(tree, out52, get_target("hip-5.2"), options=UNSAFE)
-    port_tree(tree, out72, ROCM, options=UNSAFE)
-    lane52 = (out52 / "src" / "lane.cuh").read_text().splitlines()
-    lane72 = (out72 / "src" / "lane.cuh").read_text().splitlines()
-    assert len(lane52) == len(lane72)
-    assert [a for a, b in zip(lane52, lane72) if a != b and "_sync(" not in b] == []
+    port_tree(tree, out52, get_target("hip-5.2"), options=options)
+    port_tree(tree, out72, ROCM, options=options)
+    lane52 = (out52 / "src" / "lane.cuh").read_text()
+    lane72 = (out72 / "src" / "lane.cuh").read_text()
+    if wave == "native":
+        assert len(lane52.splitlines()) == len(lane72.splitlines())
+        assert [a for a, b in zip(lane52.splitlines(), lane72.splitlines()) if a != b and "_sync(" not in b] == []
+    else:
+        def user_code(text: str) -> str:
+            return text[text.rindex("#endif\n"):]  # after the last helper
+        assert user_code(lane52) == user_code(lane72)
+        assert "vado_ballot_sync32(0xffffffff" in lane72 and "unsigned mask = " in lane72
     main = (out52 / "src" / "main.cu").read_text()
     assert "#include <hipblas/hipblas.h>\n" in main
     kernels = main[: main.index("int main(")].replace("#include <hipblas/hipblas.h>\n", "")

@@ -29,9 +29,10 @@ def test_cmake_fix_rewrites_to_hip_and_is_idempotent():
     fixed = fix_all("CMakeLists.txt", CMAKE)
     assert "project(demo LANGUAGES CXX HIP)" in fixed
     assert "find_package(hip REQUIRED)" in fixed
-    assert "set(CMAKE_HIP_ARCHITECTURES gfx942;gfx90a)" in fixed
+    assert "set(CMAKE_HIP_ARCHITECTURES gfx942;gfx950)" in fixed
     assert "set(CMAKE_HIP_STANDARD 17)" in fixed
-    assert "hip::host roc::hipblas cudnn" in fixed  # cuDNN → MIOpen is a rework: no fix
+    # cuDNN → MIOpen is a rework: no library of that name on ROCm, so the link goes (unsafe).
+    assert "target_link_libraries(k PRIVATE hip::host roc::hipblas)" in fixed
     assert 'set(CMAKE_CXX_FLAGS "-O3")' in fixed
     again = findings("CMakeLists.txt", fixed)
     assert [f for f in again if f.fix is not None] == []
@@ -46,7 +47,7 @@ def test_makefile_fix_and_safety_levels():
     assert got["fast-math"].fix.edits[0].content == "-ffast-math"
     fixed = fix_all("Makefile", MAKE)
     assert fixed.splitlines()[0] == "NVCC = hipcc"
-    assert fixed.splitlines()[1] == ("FLAGS = -O3 --offload-arch=gfx942 --offload-arch=gfx90a -ffast-math -fPIC "
+    assert fixed.splitlines()[1] == ("FLAGS = -O3 --offload-arch=gfx942 --offload-arch=gfx950 -ffast-math -fPIC "
                                      "-fgpu-rdc")
     assert fixed.splitlines()[2] == "LIBS = -lamdhip64 -lhipblas -lm"
     assert fix_all("Makefile", fixed) == fixed
@@ -57,7 +58,8 @@ def test_verdicts_per_family():
     assert f.verdicts == {"rocm-7.2": Verdict.AUTOMATIC, "oneapi": Verdict.MANUAL, "scale": Verdict.MOVES_AS_IS,
                           "zluda": Verdict.MOVES_AS_IS}
     cudnn = next(x for x in findings("CMakeLists.txt", CMAKE, ("BLD004",)) if x.data["library"] == "cudnn")
-    assert cudnn.fix is None and cudnn.verdicts["rocm-7.2"] is Verdict.MANUAL
+    assert cudnn.verdicts["rocm-7.2"] is Verdict.MANUAL and cudnn.effort.hours == 2.0
+    assert cudnn.fix.applicability is Applicability.UNSAFE and cudnn.fix.edits[0].content == ""
 
 
 def test_zluda_needs_ptx_in_the_binary():
@@ -77,12 +79,22 @@ def test_offload_arch_option_overrides_target_defaults():
     assert offload_archs(ctx) == ("gfx950", "gfx942")
 
 
-def test_setup_py_extension_flags_have_no_fix():
+def test_setup_py_extension_flags_get_hipcc_spellings():
     text = ("from torch.utils.cpp_extension import CUDAExtension\n"
             "e = CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': ['--use_fast_math', '-rdc=true']})\n")
     got = findings("setup.py", text)
     assert {f.code for f in got} >= {"BLD005", "BLD006"}
-    assert all(f.fix is None for f in got)
+    fast = next(f for f in got if f.data.get("flag") == "fast-math")
+    assert fast.fix.applicability is Applicability.UNSAFE and fast.fix.edits[0].content == "-ffast-math"
+    assert next(f for f in got if f.code == "BLD006").fix is None  # -rdc: the link needs it too
+    flags = ("from torch.utils.cpp_extension import CUDAExtension\n"
+             "NVCC = [\n    '-O3',\n    '--expt-relaxed-constexpr',\n    '-gencode=arch=compute_90,code=sm_90', '-lineinfo'\n]\n"
+             "e = CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': NVCC + ['-Xptxas=-v']})\n")
+    fixed = fix_all("setup.py", flags)
+    # Dropped flags go with their list item (an empty string would reach hipcc as an input file).
+    assert "NVCC = [\n    '-O3',\n    '-gline-tables-only'\n]\n" in fixed
+    assert "'nvcc': NVCC + []" in fixed
+    assert fix_all("setup.py", fixed) == fixed
     ext = next(f for f in got if f.code == "BLD005" and f.data.get("call"))
     assert ext.verdicts["scale"] is Verdict.BLOCKED and ext.verdicts["rocm-7.2"] is Verdict.AUTOMATIC
 
@@ -91,3 +103,28 @@ def test_comments_and_cxx_flags_are_not_findings():
     text = "# nvcc -arch=sm_80 --use_fast_math -lcublas\nCXXFLAGS = -O3 -ffast-math\n"
     assert findings("Makefile", text) == []
     assert findings("CMakeLists.txt", 'set(CMAKE_CXX_FLAGS "-ffast-math")\n# enable_language(CUDA)\n') == []
+
+
+def test_library_without_a_rocm_namesake_is_dropped_from_make_links():
+    fixed = fix_all("Makefile", "LDFLAGS = -lcublas -lnvidia-ml -lm\n")
+    assert fixed == "LDFLAGS = -lhipblas -lm\n"
+    nvml = next(f for f in findings("Makefile", "LDFLAGS = -lnvidia-ml\n", ("BLD004",)))
+    assert nvml.fix.applicability is Applicability.UNSAFE and nvml.verdicts["rocm-7.2"] is Verdict.MANUAL
+
+
+def test_one_offload_arch_list_per_statement():
+    text = "F = -gencode arch=compute_80,code=sm_80 \\\n    -gencode arch=compute_90,code=sm_90\nG = -arch=sm_70\n"
+    assert fix_all("Makefile", text) == "F = --offload-arch=gfx942 --offload-arch=gfx950 \\\n    \nG = --offload-arch=gfx942 --offload-arch=gfx950\n"
+    cmake = 'set(CMAKE_CUDA_FLAGS "-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90")\n'
+    assert fix_all("CMakeLists.txt", cmake).count("--offload-arch=gfx942") == 1
+
+
+def test_setup_py_torch_cuda_arch_list_becomes_pytorch_rocm_arch():
+    text = ('import os\nos.environ["TORCH_CUDA_ARCH_LIST"] = "8.0;9.0+PTX"\n'
+            'arch = os.environ.get("TORCH_CUDA_ARCH_LIST", "")\nx = "TORCH_CUDA_ARCH_LIST is read"\n')
+    got = [f for f in findings("setup.py", text, ("BLD002",))]
+    assert [f.data["sm"] for f in got] == [["80", "90"], []]  # the set, the read; not the sentence
+    fixed = fix_all("setup.py", text)
+    assert fixed == ('import os\nos.environ["PYTORCH_ROCM_ARCH"] = "gfx942;gfx950"\n'
+                     'arch = os.environ.get("PYTORCH_ROCM_ARCH", "")\nx = "TORCH_CUDA_ARCH_LIST is read"\n')
+    assert fix_all("setup.py", fixed) == fixed

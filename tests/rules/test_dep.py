@@ -34,7 +34,9 @@ def test_fixes_rewrite_index_local_and_extra_and_are_idempotent():
     fixed = fix_all("requirements.txt", REQS)
     assert fixed.splitlines() == [
         "--extra-index-url https://download.pytorch.org/whl/rocm7.2",
-        "torch==2.5.1",
+        # vado's table does not list 2.5.1 on a ROCm index: the ROCm local version makes pip fail
+        # there rather than install PyPI's CUDA wheel of 2.5.1.
+        "torch==2.5.1+rocm7.2",
         "jax[rocm7-local]==0.8.2",
         "",
         "tensorrt==10.0.1",
@@ -69,7 +71,8 @@ def test_pyproject_and_conda_and_dockerfile_sources():
     df = "FROM ubuntu:22.04\nRUN pip install torch==2.1.0+cu121 --index-url https://download.pytorch.org/whl/cu121\n"
     assert {f.code for f in findings("Dockerfile", df)} == {"DEP002", "DEP004"}
     fixed = fix_all("Dockerfile", df)
-    assert "torch==2.1.0 --index-url https://download.pytorch.org/whl/rocm7.2" in fixed
+    # torch 2.1.0 is published for ROCm on the rocm5.6 index only (PyTorch's previous-versions page).
+    assert "torch==2.1.0+rocm5.6 --index-url https://download.pytorch.org/whl/rocm5.6" in fixed
 
 
 def test_imports_and_raw_kernels():
@@ -85,3 +88,18 @@ def test_bad_input_yields_info_findings_without_verdicts():
     got = findings("setup.py", "setup(install_requires=['tensorrt'\n")
     # BLD007 reports the same syntax error for the build side of setup.py.
     assert {f.code for f in got} == {"DEP006", "DEP001", "BLD007"}
+
+
+def test_torch_pin_moves_to_an_index_that_has_it():
+    reqs = "--extra-index-url https://download.pytorch.org/whl/cu128\ntorch==2.9.1+cu128\ntorchvision==0.24.1+cu128\n"
+    fixed = fix_all("requirements.txt", reqs)
+    assert fixed == ("--extra-index-url https://download.pytorch.org/whl/rocm6.4\n"
+                     "torch==2.9.1+rocm6.4\ntorchvision==0.24.1+rocm6.4\n")
+    index = next(f for f in findings("requirements.txt", reqs) if f.data.get("url"))
+    assert "torch 2.9.1 is published for ROCm on rocm6.4, not rocm7.2" in index.fix.description
+    assert fix_all("requirements.txt", fixed) == fixed
+
+
+def test_unpinned_torch_keeps_the_targets_index():
+    fixed = fix_all("requirements.txt", "--index-url https://download.pytorch.org/whl/cu121\ntorch>=2.3\n")
+    assert fixed == "--index-url https://download.pytorch.org/whl/rocm7.2\ntorch>=2.3\n"

@@ -220,3 +220,32 @@ def test_makefile_marks_find_the_lines_the_candidate_pattern_defines(text):
     got = {line(m.start()) for m in bf._MAKE_MARK.finditer(text)
            if text[m.start()] != "-" or bf._opens_dash_word(text, m.start())}
     assert got == want
+
+
+def test_nvcc_language_flag_variable_arch_and_quoted_xcompiler():
+    from vado.scan.buildfiles import FactKind, parse_makefile
+
+    text = 'app:\n\tnvcc -x cu -arch=$(ARCH) -Xcompiler "-fPIC -Wall" -Xcompiler \'-O2\' -c k.cpp\n'
+    flags = {f.data["flag"]: f for f in parse_makefile(text).of(FactKind.NVCC_FLAG)}
+    assert flags["language"].text == "-x cu"
+    assert flags["arch"].text == "-arch=$(ARCH)" and flags["arch"].data["sm"] == []
+    quoted = [f for f in parse_makefile(text).of(FactKind.NVCC_FLAG) if f.data["flag"] == "xcompiler"]
+    assert [f.text for f in quoted] == ['-Xcompiler "-fPIC -Wall"', "-Xcompiler '-O2'"]
+    assert quoted[0].data["value"] == "-fPIC -Wall"
+    # `-x c++` is not nvcc's CUDA language name; an unclosed quote keeps the value to one word.
+    assert not [f for f in parse_makefile("a:\n\tg++ -x c++ k.cpp\n").facts if f.data.get("flag") == "language"]
+    broken = parse_makefile('a:\n\tnvcc -Xcompiler "-fPIC k.cu\n').of(FactKind.NVCC_FLAG)
+    assert [f.text for f in broken] == ['-Xcompiler "-fPIC']
+
+
+def test_windows_and_macos_branches_are_left_out():
+    from vado.scan.buildfiles import other_platform_ranges, parse_makefile
+
+    text = ("ifeq ($(OS),Windows_NT)\n  NVCC = nvcc.exe\n  F = -Xcompiler \"/EHsc /W0\"\nelse\n  NVCC = nvcc\nendif\n"
+            "ifneq ($(OS), Windows_NT)\n  ifeq ($(shell uname), Darwin)\n    L = -lcublas\n  else\n    L = -lcurand\n"
+            "  endif\nelse\n  L = -lcudnn\nendif\n")
+    kinds = sorted((text.count("\n", 0, r[0]) + 1, r[2]) for r in other_platform_ranges(text))
+    assert kinds == [(1, "windows"), (8, "macos"), (13, "windows")]
+    facts = parse_makefile(text).facts
+    assert sorted(f.text for f in facts) == ["-lcurand", "nvcc"]
+    assert other_platform_ranges("NVCC = nvcc\n") == []

@@ -19,6 +19,15 @@ def port(
     launch: str = typer.Option("chevron", "--launch", help="Kernel launches: chevron (keep <<<>>>) or ggl (hipLaunchKernelGGL)."),
     roc: bool = typer.Option(False, "--roc", help="Use roc* libraries (rocBLAS, rocRAND …) instead of hip* wrappers."),
     unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes", help="Also apply fixes marked unsafe."),
+    wave: str = typer.Option(
+        "warp32", "--wave",
+        help="Warps on 64-lane wavefronts: warp32 (keep CUDA's 32-lane warps, safe) or native (rewrite for 64, unsafe fixes).",
+    ),
+    build_fixes: Optional[bool] = typer.Option(
+        None, "--build-fixes/--no-build-fixes",
+        help="Apply build-file fixes marked unsafe (CMake, Make, setup.py, requirements, Dockerfile); "
+        "default: on with -o, off with --in-place.",
+    ),
     rename_sources: bool = typer.Option(
         False, "--rename-sources", help="Rename .cu sources to .hip and update CMake/Makefile/#include references."
     ),
@@ -44,6 +53,20 @@ def port(
     if launch not in ("chevron", "ggl"):
         term.error(f"unknown launch style {launch!r}", "use --launch chevron or --launch ggl")
         raise typer.Exit(2)
+    if in_place and output is not None:
+        term.error("--in-place and --output exclude each other", "pass -o OUT for a new tree, or --in-place to rewrite PATH")
+        raise typer.Exit(2)
+    if report is not None:
+        from vado.cli.terminal import check_output_path
+
+        try:
+            check_output_path(report)
+        except VadoError as exc:
+            term.error(exc.what + (f": {exc.why}" if exc.why else ""), exc.tip)
+            raise typer.Exit(2)
+    if wave not in ("warp32", "native"):
+        term.error(f"unknown wave mode {wave!r}", "use --wave warp32 (keep CUDA's 32-lane warps) or --wave native")
+        raise typer.Exit(2)
     if jobs == 0:
         jobs = os.cpu_count() or 1
     try:
@@ -64,9 +87,10 @@ def port(
             tgt,
             in_place=in_place,
             backup=backup,
-            options=PortOptions(launch=launch, roc=roc, unsafe=unsafe_fixes),
+            options=PortOptions(launch=launch, roc=roc, unsafe=unsafe_fixes, wave=wave),
             jobs=jobs,
             rename_sources=rename_sources,
+            build_fixes=build_fixes,
         )
     except VadoError as exc:
         term.error(exc.what + (f": {exc.why}" if exc.why else ""), exc.tip)
@@ -84,7 +108,11 @@ def port(
 
         text = render(run_audit(result.out, [tgt]), format)
     if report:
-        report.write_text(text, encoding="utf-8")
+        try:
+            report.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            term.error(f"cannot write the report {report}: {exc.strerror or exc}", "check the path and its permissions")
+            raise typer.Exit(3)
     else:
         term.data(text.rstrip("\n"))
     term.info(f"ported {len(result.files)} files ({result.bytes_ported / 1e6:.2f} MB) in {result.duration_s:.2f}s")

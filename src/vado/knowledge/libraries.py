@@ -447,6 +447,17 @@ def detect_sources() -> tuple[dict[str, Any], ...]:
     return tuple(dict(s) for s in _index().sources)
 
 
+@functools.lru_cache(maxsize=1)
+def _cmake_packages() -> dict[str, str]:
+    table = _data.load("libraries").get("cmake_packages") or {}
+    return {str(k): _data.as_str(v) for k, v in (table.get("targets") or {}).items()}
+
+
+def cmake_package_for(target: str) -> str | None:
+    """The CMake package whose config defines the ROCm imported ``target`` (``roc::hipblas`` → ``hipblas``)."""
+    return _cmake_packages().get(target)
+
+
 def cache_info():
     """Cache statistics of the table loader (``currsize == 0`` means nothing was read yet)."""
     return _index.cache_info()

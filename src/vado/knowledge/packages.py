@@ -390,6 +390,13 @@ def rocm_index_url(hip_version: str) -> str:
     return template.format(hip_version=hip_version)
 
 
+def torch_rocm_indexes(version: str) -> tuple[str, ...]:
+    """The ROCm wheel indexes (``rocm6.4`` …, oldest first) that carry torch ``version``; empty when the
+    table does not list that release (``indexes.torch_rocm_indexes`` in packages.yaml)."""
+    table = (_index().index_meta.get("torch_rocm_indexes") or {}).get("releases") or {}
+    return tuple(_data.as_str(x) for x in table.get(version) or ())
+
+
 def therock_index_url(arch: str) -> str:
     """TheRock nightly index for an architecture (``gfx942`` → ``…/v2/gfx94X-dcgpu/``), or empty when unknown."""
     meta = _index().index_meta

@@ -16,7 +16,8 @@ class PortedFile:
     ``copied`` (not a file vado ports, copied verbatim) or ``failed`` (see
     ``error``). ``applied`` counts applied fixes by tag (``rename``, ``header``,
     ``wave64``, ``ptx``, ``build``, ``launch`` …); ``remaining`` counts the
-    findings still open in the port by code.
+    findings still open in the port by code; ``unsafe_applied`` describes each applied
+    fix marked unsafe (build-file fixes in a new output tree, or all with ``--unsafe-fixes``).
     """
 
     path: str
@@ -27,6 +28,7 @@ class PortedFile:
     remaining: dict[str, int] = field(default_factory=dict)
     diff: str = ""
     error: str = ""
+    unsafe_applied: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,9 @@ class PortResult:
     duration_s: float = 0.0
     tool_version: str = ""
     schema_version: str = "1.0"
+    #: Build files that already build for AMD GPUs, with what shows it (``CMakeLists.txt: enable_language(HIP``):
+    #: their project has AMD support, which the port left intact (no build-file fixes by default).
+    amd_support: tuple[str, ...] = ()
 
     @property
     def translated(self) -> tuple[PortedFile, ...]:

@@ -10,9 +10,24 @@ The BLD rules rewrite what is there (``CUDA`` → ``HIP`` in ``project()``,
   renamed source (CMake arguments, Makefile words, ``#include "k.cu"``) must
   name the new file.
 
+Once HIP is enabled, a CMake project also needs what the CUDA language or
+FindCUDAToolkit gave it implicitly (:func:`cmake_project_fixes`):
+
+- ``find_package(<pkg>)`` for every ROCm imported target it links
+  (``roc::hipblas`` → ``find_package(hipblas REQUIRED)``, from the library table's
+  ``cmake_packages``), placed before the first link that needs it;
+- ``hip::host`` for a target that mixes ``.cu`` and C/C++ sources: C++ files get
+  the HIP headers and ``__HIP_PLATFORM_AMD__`` from it (CUDA's C++ files found
+  ``cuda_runtime.h`` through the toolkit's include directory);
+- ``-fgpu-rdc`` compile and link options for ``CUDA_SEPARABLE_COMPILATION``
+  (CMake has no HIP property for it) and no ``CUDA_RESOLVE_DEVICE_SYMBOLS``
+  (HIP links device code at the final link);
+- ``$<COMPILE_LANGUAGE:CUDA>`` → ``HIP`` in generator expressions,
+  ``cuda_std_17`` → ``hip_std_17`` and ``LANGUAGE CUDA`` → ``LANGUAGE HIP``.
+
 These fixes are produced only by the port (never by ``vado audit``) and only
-once the file already enables HIP, so a port without ``--unsafe-fixes``, which
-keeps the CUDA build, gets none of them.
+once the file already enables HIP: a port that keeps the CUDA build (in place
+without ``--unsafe-fixes``) gets none of them.
 """
 
 from __future__ import annotations
@@ -35,6 +50,11 @@ def renamed_name(name: str) -> str:
 
 
 def _enables_hip(cmds) -> bool:
+    """Whether the file enables HIP and not CUDA: a file that enables both (``if(GGML_HIP)
+    enable_language(HIP) else() enable_language(CUDA)``) has its own AMD build, left as it is."""
+    for c in cmds:
+        if c.lname in ("project", "enable_language") and any(a.text == "CUDA" for a in c.args[c.lname == "project":]):
+            return False
     for c in cmds:
         if c.lname == "project" and any(a.text == "HIP" for a in c.args[1:]):
             return True
@@ -43,8 +63,10 @@ def _enables_hip(cmds) -> bool:
     return False
 
 
-def cmake_hip_fixes(path: str, text: str, renamed: Iterable[str] = ()) -> list[Fix]:
-    """``LANGUAGE HIP`` for kept ``.cu`` sources and ``cmake_minimum_required`` ≥ 3.21, once HIP is enabled.
+def cmake_hip_fixes(path: str, text: str, renamed: Iterable[str] = (), archs: Iterable[str] = ()) -> list[Fix]:
+    """``LANGUAGE HIP`` for kept ``.cu`` sources and ``cmake_minimum_required`` ≥ 3.21, once HIP is enabled,
+    and what :func:`cmake_project_fixes` adds (``archs``: the offload architectures for a project that
+    names none).
 
     Sources in ``renamed`` (paths relative to the tree root) become ``.hip``
     files, which CMake compiles as HIP by their extension.
@@ -54,7 +76,7 @@ def cmake_hip_fixes(path: str, text: str, renamed: Iterable[str] = ()) -> list[F
     cmds, problems = cmake_commands(text)
     if problems or not _enables_hip(cmds):
         return []
-    fixes: list[Fix] = []
+    fixes: list[Fix] = cmake_project_fixes(path, text, archs)
     marked: set[str] = set()
     for c in cmds:
         words = [a.text for a in c.args]
@@ -83,6 +105,239 @@ def cmake_hip_fixes(path: str, text: str, renamed: Iterable[str] = ()) -> list[F
                          f"compile {', '.join(sources)} as HIP (CMake picks the language by extension)", ("build",)))
         marked.update(sources)
     return fixes
+
+
+#: Link commands whose arguments name libraries and imported targets.
+_LINK_COMMANDS = frozenset({"target_link_libraries", "link_libraries"})
+_LINK_KEYWORDS = frozenset({"PRIVATE", "PUBLIC", "INTERFACE", "LINK_PRIVATE", "LINK_PUBLIC", "LINK_INTERFACE_LIBRARIES"})
+_CXX_SOURCE = re.compile(r"\.(?:c|cc|cpp|cxx|C|c\+\+)$")
+#: Generator expressions and compile features that name the CUDA language.
+_CUDA_GENEX = re.compile(r"(?<=\$<)(?:COMPILE_LANGUAGE|LINK_LANGUAGE|COMPILE_LANG_AND_ID|LINK_LANG_AND_ID)"
+                         r"(?=:CUDA\b)|(?<=\bcuda_std_)(?=\d)")
+_RDC_PROPERTIES = frozenset({"CUDA_SEPARABLE_COMPILATION", "CUDA_RESOLVE_DEVICE_SYMBOLS"})
+_TRUE = frozenset({"ON", "TRUE", "1", "YES", "Y"})
+_RDC_COMPILE = "$<$<COMPILE_LANGUAGE:HIP>:-fgpu-rdc>"
+_RDC_LINK = "$<$<LINK_LANGUAGE:HIP>:-fgpu-rdc>"
+
+
+def cmake_project_fixes(path: str, text: str, archs: Iterable[str] = ()) -> list[Fix]:
+    """What a CMake project that now enables HIP needs beyond the renames (see the module's doc).
+
+    Every fix is unsafe (it follows from enabling HIP, itself unsafe) and tagged ``build``.
+    """
+    cmds, problems = cmake_commands(text)
+    if problems or not _enables_hip(cmds):
+        return []
+    fixes: list[Fix] = _architecture_fixes(path, text, cmds, tuple(archs))
+    fixes += _find_package_fixes(path, text, cmds)
+    fixes += _host_link_fixes(path, text, cmds)
+    fixes += _rdc_fixes(path, text, cmds)
+    fixes += _language_name_fixes(path, text, cmds)
+    return fixes
+
+
+def _architecture_fixes(path: str, text: str, cmds, archs: tuple[str, ...]) -> list[Fix]:
+    """``CMAKE_HIP_ARCHITECTURES`` before the command that enables HIP, when the file names no
+    architectures: CMake's default is the compiler's (gfx906 on a machine without a GPU).
+    ``if(NOT DEFINED …)`` keeps ``-DCMAKE_HIP_ARCHITECTURES=…`` and a parent project's choice."""
+    if not archs or "HIP_ARCHITECTURES" in text or "CUDA_ARCHITECTURES" in text:
+        return []
+    for c in cmds:
+        if (c.lname == "project" and any(a.text == "HIP" for a in c.args[1:])) or (
+                c.lname == "enable_language" and any(a.text == "HIP" for a in c.args)):
+            line_start, indent = _line_of(text, c.start)
+            if text[line_start:c.start].strip():
+                return []
+            block = (f"if(NOT DEFINED CMAKE_HIP_ARCHITECTURES)\n{indent}  set(CMAKE_HIP_ARCHITECTURES "
+                     f"{';'.join(archs)})\n{indent}endif()\n{indent}")
+            return [_unsafe(path, c.start, c.start, block,
+                            f"build for {';'.join(archs)} (CMAKE_HIP_ARCHITECTURES; CMake's default is the compiler's)")]
+    return []
+
+
+def _unsafe(path: str, start: int, end: int, content: str, description: str) -> Fix:
+    return Fix((Edit(path, start, end, content),), Applicability.UNSAFE, description, ("build",))
+
+
+def _line_of(text: str, at: int) -> tuple[int, str]:
+    """The start of the line holding ``at`` and that line's indentation."""
+    line_start = text.rfind("\n", 0, at) + 1
+    return line_start, re.match(r"[ \t]*", text[line_start:at]).group()
+
+
+def _find_package_fixes(path: str, text: str, cmds) -> list[Fix]:
+    from vado.knowledge.libraries import cmake_package_for
+
+    found: set[str] = set()
+    fixes = []
+    for c in cmds:
+        if c.lname == "find_package" and c.args:
+            found.add(c.args[0].text)
+            continue
+        if c.lname not in _LINK_COMMANDS:
+            continue
+        missing = []
+        for a in c.args:
+            pkg = cmake_package_for(a.text) if not a.quoted else None
+            if pkg and pkg not in found and pkg not in missing:
+                missing.append(pkg)
+        if not missing:
+            continue
+        # Right before the link, in the same scope (an if() that links an optional library
+        # finds it only there).
+        line_start, indent = _line_of(text, c.start)
+        if text[line_start:c.start].strip():
+            continue  # another command on the same line: no place for a line of our own
+        lines = "".join(f"find_package({p} REQUIRED)\n{indent}" for p in missing)
+        fixes.append(_unsafe(path, c.start, c.start, lines,
+                             f"find_package({', '.join(missing)}) for the ROCm targets "
+                             f"{c.name}() links"))
+        found.update(missing)
+    return fixes
+
+
+def _targets(cmds) -> dict[str, tuple]:
+    """``{name: (command, source words)}`` of the targets this file builds (no imported, alias or interface ones)."""
+    out = {}
+    for c in cmds:
+        if c.lname not in ("add_executable", "add_library") or not c.args:
+            continue
+        words = [a.text for a in c.args[1:]]
+        if any(w in ("IMPORTED", "ALIAS", "INTERFACE") for w in words):
+            continue
+        out[c.args[0].text] = (c, words)
+    return out
+
+
+def _host_link_fixes(path: str, text: str, cmds) -> list[Fix]:
+    from vado.knowledge.libraries import cmake_package_for
+
+    links: dict[str, list] = {}
+    for c in cmds:
+        if c.lname == "target_link_libraries" and c.args:
+            links.setdefault(c.args[0].text, []).append(c)
+    fixes = []
+    for name, (cmd, words) in _targets(cmds).items():
+        if "$" in name or not any(w.endswith(".cu") for w in words) or not any(_CXX_SOURCE.search(w) for w in words):
+            continue
+        used = links.get(name, [])
+        if any(cmake_package_for(a.text) for c in used for a in c.args[1:]):
+            continue  # hip::host, or a ROCm library whose target brings it
+        plain = bool(used) and all(len(c.args) > 1 and c.args[1].text not in _LINK_KEYWORDS for c in used)
+        keyword = "" if plain else "PRIVATE "
+        _, indent = _line_of(text, cmd.start)
+        eol = text.find("\n", cmd.end)
+        at = len(text) if eol < 0 else eol
+        fixes.append(_unsafe(path, at, at, f"\n{indent}target_link_libraries({name} {keyword}hip::host)",
+                             f"link hip::host to {name}: its C++ sources include HIP headers"))
+    return fixes
+
+
+def _rdc_fixes(path: str, text: str, cmds) -> list[Fix]:
+    fixes = []
+    for c in cmds:
+        words = [a.text for a in c.args]
+        if c.lname == "set" and words and words[0] in ("CMAKE_CUDA_SEPARABLE_COMPILATION", "CMAKE_CUDA_RESOLVE_DEVICE_SYMBOLS"):
+            on = len(words) > 1 and words[1].upper() in _TRUE
+            new = (f"add_compile_options({_RDC_COMPILE})\n" + _line_of(text, c.start)[1] + f"add_link_options({_RDC_LINK})"
+                   if on and words[0] == "CMAKE_CUDA_SEPARABLE_COMPILATION" else "")
+            fixes.append(_command_fix(path, text, c, new, f"{words[0]} → -fgpu-rdc compile and link options"
+                                      if new else f"drop {words[0]} (HIP links device code at the final link)"))
+        elif c.lname == "set_target_properties" and "PROPERTIES" in words:
+            p = words.index("PROPERTIES")
+            pairs = [(k, k + 1) for k in range(p + 1, len(words) - 1, 2)]
+            rdc = [(k, v) for k, v in pairs if words[k] in _RDC_PROPERTIES]
+            if not rdc:
+                continue
+            on = any(words[k] == "CUDA_SEPARABLE_COMPILATION" and words[v].upper() in _TRUE for k, v in rdc)
+            targets = [w for w in words[:p] if "$" not in w]
+            added = _rdc_options(targets, _line_of(text, c.start)[1]) if on else ""
+            if len(rdc) == len(pairs):
+                fixes.append(_command_fix(path, text, c, added.lstrip("\n"), "CUDA_SEPARABLE_COMPILATION → -fgpu-rdc "
+                                          "compile and link options" if on else "drop CUDA_RESOLVE_DEVICE_SYMBOLS"))
+                continue
+            edits = []
+            for k, v in rdc:
+                start = c.args[k].start
+                while start > 0 and text[start - 1] in " \t":
+                    start -= 1
+                edits.append(Edit(path, start, c.args[v].end + (1 if c.args[v].quoted else 0), ""))
+            if added:
+                eol = text.find("\n", c.end)
+                at = len(text) if eol < 0 else eol
+                edits.append(Edit(path, at, at, added))
+            fixes.append(Fix(tuple(edits), Applicability.UNSAFE, "CUDA_SEPARABLE_COMPILATION → -fgpu-rdc compile and "
+                             "link options", ("build",)))
+        elif c.lname == "set_property" and "PROPERTY" in words and "TARGET" in words[:1]:
+            p = words.index("PROPERTY")
+            if p + 1 >= len(words) or words[p + 1] not in _RDC_PROPERTIES:
+                continue
+            on = words[p + 1] == "CUDA_SEPARABLE_COMPILATION" and (len(words) == p + 2 or words[p + 2].upper() in _TRUE)
+            targets = [w for w in words[1:p] if "$" not in w and w not in ("APPEND", "APPEND_STRING")]
+            added = _rdc_options(targets, _line_of(text, c.start)[1]) if on else ""
+            fixes.append(_command_fix(path, text, c, added.lstrip("\n"), f"{words[p + 1]} → -fgpu-rdc compile and link "
+                                      "options" if on else f"drop {words[p + 1]}"))
+    return fixes
+
+
+def _rdc_options(targets: list[str], indent: str) -> str:
+    # Link options are PUBLIC: the final link of whatever links a relocatable library needs -fgpu-rdc.
+    return "".join(f"\n{indent}target_compile_options({t} PRIVATE {_RDC_COMPILE})"
+                   f"\n{indent}target_link_options({t} PUBLIC {_RDC_LINK})" for t in targets)
+
+
+def _command_fix(path: str, text: str, c, new: str, description: str) -> Fix:
+    """Replace command ``c`` with ``new``; an empty ``new`` removes its line when the command is alone on it."""
+    start, end = c.start, c.end
+    if not new:
+        line_start, _ = _line_of(text, start)
+        eol = text.find("\n", end)
+        if not text[line_start:start].strip() and (eol < 0 or not text[end:eol].strip()):
+            start, end = line_start, (len(text) if eol < 0 else eol + 1)
+    return _unsafe(path, start, end, new, description)
+
+
+def _language_name_fixes(path: str, text: str, cmds) -> list[Fix]:
+    fixes = []
+    for c in cmds:
+        for k, a in enumerate(c.args):
+            if "CUDA" in a.text or "cuda_std_" in a.text:
+                for m in _CUDA_GENEX.finditer(a.text):
+                    if m.group():  # $<COMPILE_LANGUAGE:CUDA>: the CUDA after the colon
+                        at = a.start + m.end() + 1
+                        if text[at:at + 4] == "CUDA":
+                            fixes.append(_unsafe(path, at, at + 4, "HIP", f"{m.group()}:CUDA → {m.group()}:HIP"))
+                    else:  # cuda_std_17: the cuda before the number
+                        at = a.start + m.start() - len("cuda_std_")
+                        if text[at:at + 4] == "cuda":
+                            fixes.append(_unsafe(path, at, at + 4, "hip", "cuda_std_* → hip_std_* compile feature"))
+            if (a.text in ("LANGUAGE", "LINKER_LANGUAGE") and not a.quoted and k + 1 < len(c.args)
+                    and c.args[k + 1].text == "CUDA" and c.lname in ("set_source_files_properties", "set_property",
+                                                                      "set_target_properties")):
+                v = c.args[k + 1]
+                if text[v.start:v.end] == "CUDA":
+                    fixes.append(_unsafe(path, v.start, v.end, "HIP", f"{a.text} CUDA → {a.text} HIP"))
+    return fixes
+
+
+#: Signs that a build file already builds for AMD GPUs (a HIP language, hipcc, a ROCm switch).
+_AMD_BUILD_SIGNS = re.compile(
+    r"\benable_language\s*\(\s*HIP\b|\bproject\s*\([^)]*\bHIP\b|\bfind_package\s*\(\s*hip\b"
+    r"|\bhipcc\b|\bHIP_PLATFORM\b|\bUSE_ROCM\b|\bGGML_HIP\b|\bIS_HIP_EXTENSION\b|\bROCM_HOME\b"
+    r"|\btorch\.version\.hip\b|--offload-arch\b|\bamdgpu-target\b",
+    re.IGNORECASE,
+)
+
+
+def existing_amd_support(text: str) -> str:
+    """What in a build file's text shows it already builds for AMD GPUs (``enable_language(HIP)``,
+    ``USE_ROCM``, ``IS_HIP_EXTENSION`` …), or ``""``. Comment lines (``#`` first) do not count: a
+    Makefile that explains why it bypasses "hipcc" builds nothing with it."""
+    for m in _AMD_BUILD_SIGNS.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if not text[line_start:m.start()].lstrip().startswith("#"):
+            return m.group()
+    return ""
 
 
 def _min_version_fix(path: str, cmd) -> Fix | None:

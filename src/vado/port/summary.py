@@ -10,6 +10,10 @@ from vado.model import Applicability, to_json
 from vado.model.port import PortResult
 
 
+#: Unsafe fixes listed one per row in the text summary; the JSON form lists all of them.
+_MAX_REVIEWED = 500
+
+
 def render_port_json(result: PortResult) -> str:
     """The whole result as JSON (schema version in ``schema_version``)."""
     doc = to_json(result)
@@ -41,6 +45,22 @@ def render_port_text(result: PortResult, *, width: int | None = None, color: boo
         for tag, n in sorted(applied.items(), key=lambda kv: (-kv[1], kv[0])):
             table.add_row(tag, str(n))
         console.print(table)
+    if result.amd_support:
+        console.print("existing AMD support: these build files already build for AMD GPUs, so their build "
+                      "fixes were left out (--build-fixes applies them):", markup=False)
+        for line in result.amd_support:
+            console.print(f"  {line}", markup=False)
+    reviewed = [(f.path, d) for f in result.files for d in f.unsafe_applied]
+    if reviewed:
+        # Unsafe fixes applied (build files in a new tree, or all with --unsafe-fixes): each one listed.
+        table = Table(title="unsafe fixes applied (review them in the diff)", show_edge=False, box=None)
+        table.add_column("file", no_wrap=True)
+        table.add_column("fix")
+        for path, description in reviewed[:_MAX_REVIEWED]:
+            table.add_row(path, description)
+        console.print(table)
+        if len(reviewed) > _MAX_REVIEWED:
+            console.print(f"… and {len(reviewed) - _MAX_REVIEWED} more unsafe fixes (--format json lists every one)")
     if result.remaining:
         table = Table(title="what remains for humans", show_edge=False, box=None)
         table.add_column("location", no_wrap=True)

@@ -246,7 +246,8 @@ class CudaArchitectureList(Rule):
     What it does
     ------------
     Finds ``CMAKE_CUDA_ARCHITECTURES``, the ``CUDA_ARCHITECTURES`` target
-    property, ``TORCH_CUDA_ARCH_LIST`` and common user variables that hold
+    property, ``TORCH_CUDA_ARCH_LIST`` (in CMake, and the environment variable
+    a ``setup.py`` sets or reads) and common user variables that hold
     compute capabilities (``CUDA_ARCH_LIST``, ``GPU_ARCHS`` …).
 
     Why is this bad?
@@ -289,7 +290,7 @@ class CudaArchitectureList(Rule):
     can_fix = True
     name = "cuda-architecture-list"
     severity = Severity.MEDIUM
-    file_kinds = frozenset({FileKind.CMAKE})
+    file_kinds = frozenset({FileKind.CMAKE, FileKind.SETUP_PY})
 
     RENAMES = {
         "CMAKE_CUDA_ARCHITECTURES": "CMAKE_HIP_ARCHITECTURES",
@@ -324,7 +325,7 @@ class CudaArchitectureList(Rule):
             literal = values and not any("$" in v[0] for v in values)
             if f.data.get("command") in self._SETTERS and literal:
                 edits.append(ctx.edit(values[0][1], values[-1][2], ";".join(archs)))
-            fix = Fix(tuple(edits), Applicability.UNSAFE, f"rename {var} to {new} and build for {';'.join(archs)}")
+            fix = Fix(tuple(edits), Applicability.UNSAFE, f"rename {var} to {new} and build for {';'.join(archs)}", ("build",))
             yield self.finding(
                 ctx, f.start, f.end,
                 f"{var} lists NVIDIA compute capabilities ({sm}); on ROCm use {new} with "
@@ -412,6 +413,8 @@ class NvccCommandOrFlag(Rule):
         arch_flag = " ".join(f"--offload-arch={a}" for a in archs)
         flags = facts.of(FactKind.NVCC_FLAG)
         embeds_ptx = any(_embeds_ptx(f) for f in flags if f.data.get("flag") in ("arch", "gencode"))
+        # One --offload-arch list per statement: `-gencode …80 -gencode …90` becomes the list once.
+        arch_seen: set[int] = set()
         for f in facts.of(FactKind.NVCC, FactKind.NVCC_FLAG, FactKind.CUDA_PATH):
             if f.kind is FactKind.NVCC:
                 if not _defined_without_nvcc(ctx, f):
@@ -435,17 +438,26 @@ class NvccCommandOrFlag(Rule):
             safety = Applicability.SAFE
             zluda = _AS_IS
             if kind in ("arch", "gencode"):
-                content, safety = arch_flag, Applicability.UNSAFE
+                statement = _statement_start(ctx, f.start)
+                first = statement not in arch_seen
+                arch_seen.add(statement)
+                content, safety = (arch_flag if first else ""), Applicability.UNSAFE
                 zluda = _AS_IS if embeds_ptx else _MANUAL
                 msg = (f"{f.text} builds for NVIDIA {', '.join('sm_' + s for s in f.data.get('sm', [])) or 'GPUs'}; "
-                       f"hipcc builds for AMD offload architectures ({arch_flag})")
+                       f"hipcc builds for AMD offload architectures ({arch_flag}"
+                       + (")" if first else ", given once by the first architecture flag of this line)"))
                 if not embeds_ptx:
                     msg += "; no PTX is embedded, which ZLUDA needs"
+            elif kind == "language":
+                content, safety = "-x hip", Applicability.UNSAFE
+                msg = f"{f.text} is nvcc's name for CUDA source; hipcc (clang) compiles HIP with -x hip"
             elif kind == "fast-math":
                 content, safety = "-ffast-math", Applicability.UNSAFE
                 msg = f"{f.text} is nvcc-only (hipcc: unsupported option); clang's -ffast-math is the closest"
             elif kind == "xcompiler":
-                content = _xcompiler(value)
+                # A quoted list split across words (`-Xcompiler "-fPIC -Wall"`) is read one word at a
+                # time: rewriting the first would leave the closing quote behind.
+                content = None if (f.text.count('"') % 2 or f.text.count("'") % 2) else _xcompiler(value)
                 msg = f"{f.text} passes host-compiler flags through nvcc; hipcc is clang and takes them directly"
             elif kind == "lineinfo":
                 content = "-gline-tables-only"
@@ -497,6 +509,24 @@ class NvccCommandOrFlag(Rule):
             severity=Severity.LOW if is_ref else None,
             data={"compiler": f.text, "replacement": None if is_ref else "hipcc"},
         )
+
+
+def _statement_start(ctx: FileContext, at: int) -> int:
+    """Where the statement holding offset ``at`` starts: its CMake command, or its Makefile line with
+    the lines it continues (backslash-newline)."""
+    text = ctx.text
+    if ctx.kind is FileKind.CMAKE:
+        from vado.scan.buildfiles import cmake_commands
+
+        cmds, _ = cmake_commands(text)
+        for c in cmds:
+            if c.start <= at < c.end:
+                return c.start
+        return at
+    start = text.rfind("\n", 0, at) + 1
+    while start > 1 and text[start - 2] == "\\":
+        start = text.rfind("\n", 0, start - 1) + 1
+    return start
 
 
 def _defined_without_nvcc(ctx: FileContext, f: BuildFact) -> bool:
@@ -567,10 +597,13 @@ class CudaLibraryLink(Rule):
 
     Fix safety
     ----------
-    Unsafe, and only for libraries whose ROCm API is a drop-in or near drop-in:
-    the link name changes, but the matching ``find_package`` and the source's
-    API names (LIB/API rules) must change with it. Reworked libraries (cuDNN,
-    NVTX, CUPTI, NPP, nvJPEG) and FindCUDA variables get no fix.
+    Unsafe. For libraries whose ROCm API is a drop-in or near drop-in the link
+    name changes (the port adds the matching ``find_package``; the source's API
+    names change by the LIB/API rules). A library whose ROCm counterpart is a
+    rework (cuDNN, NVML, CUPTI, NPP, nvJPEG) or missing is dropped from
+    Makefile and CMake link lines: no ROCm library has that name, so the link
+    could only fail, and code that calls it is reported by the LIB rules.
+    FindCUDA variables and setup.py lists (shared with CUDA builds) get no fix.
 
     References
     ----------
@@ -622,6 +655,12 @@ class CudaLibraryLink(Rule):
             fix = _fix(ctx, f, content, Applicability.UNSAFE, f"link {content} instead of {f.text}")
         else:
             verdicts = {k: (_MANUAL if v is _AUTO else v) for k, v in verdicts.items()}
+            if form in ("-l", "CUDA::", "name") and ctx.kind is not FileKind.SETUP_PY:
+                # No ROCm library answers to this name: the link can only fail. Code that calls the
+                # library fails to compile and is reported by the LIB rules; code that tests for it
+                # (`#if __has_include(<nvml.h>)`) builds without it.
+                fix = _fix(ctx, f, "", Applicability.UNSAFE,
+                           f"drop {f.text} (no ROCm library of that name; port its calls by hand)")
         equivalent = _short((rocm.hip_wrapper or rocm.equivalent or replacement) if rocm else "")
         if rocm and replacement and shape in ("drop-in", "near-drop-in"):
             msg = f"{f.text} links {lib.name}; on ROCm link {replacement} ({equivalent}, API {shape})"
@@ -632,7 +671,7 @@ class CudaLibraryLink(Rule):
             msg = f"{f.text} links {lib.name}, which has no ROCm counterpart in vado's table"
         return self.finding(
             ctx, f.start, f.end, msg, verdicts,
-            effort=Effort(lines=1, constructs=1, hours=0.0 if fix else 2.0),
+            effort=Effort(lines=1, constructs=1, hours=0.0 if fix and fix.edits[0].content else 2.0),
             fix=fix,
             data={"library": lib.id, "link": f.text, "replacement": replacement, "api_shape": shape},
         )
@@ -709,8 +748,14 @@ class TorchCudaExtension(Rule):
 
     Fix safety
     ----------
-    No fix: the same ``setup.py`` usually builds for CUDA too, so flags are
-    made conditional by hand rather than rewritten.
+    Unsafe, for the flags of the ``nvcc`` list (a port's tree builds for
+    ROCm; keep the CUDA flags behind ``IS_HIP_EXTENSION`` by hand if one
+    ``setup.py`` must serve both): ``--use_fast_math`` → ``-ffast-math``,
+    ``-lineinfo`` → ``-gline-tables-only``, ``-Xcompiler X`` → ``X``;
+    ``-gencode``/``-arch`` (``PYTORCH_ROCM_ARCH`` picks the AMD
+    architectures), ``--expt-*``, ``-Xptxas``, ``--threads`` and
+    ``-Wno-deprecated-gpu-targets`` are removed with their list item when
+    they are all of it. ``-maxrregcount`` and ``-rdc`` get no fix.
 
     References
     ----------
@@ -720,6 +765,7 @@ class TorchCudaExtension(Rule):
     """
 
     code = "BLD005"
+    can_fix = True
     name = "torch-cuda-extension"
     severity = Severity.MEDIUM
     file_kinds = frozenset({FileKind.SETUP_PY})
@@ -748,15 +794,72 @@ class TorchCudaExtension(Rule):
             kind = f.data["flag"]
             breaks = kind in self.BREAKS
             how = "rejects" if breaks else "ignores or misreads"
+            fix = _setup_flag_fix(ctx, f)
             yield self.finding(
                 ctx, f.start, f.end,
                 f"nvcc flag {f.text} reaches hipcc unchanged on ROCm builds of PyTorch, and hipcc {how} it; "
                 "add it only when not IS_HIP_EXTENSION",
-                per_family(ctx, rocm=_MANUAL, oneapi=_MANUAL),
-                effort=Effort(lines=1, constructs=1, hours=0.25),
+                per_family(ctx, rocm=_AUTO if fix else _MANUAL, oneapi=_MANUAL),
+                effort=Effort(lines=1, constructs=1, hours=0.0 if fix else 0.25),
+                fix=fix,
                 severity=Severity.MEDIUM if breaks else Severity.LOW,
                 data={"flag": kind, "option": f.data.get("option", ""), "breaks_hipcc": breaks},
             )
+
+
+#: What a flag of a torch extension's nvcc list becomes for hipcc ("" drops it; absent: no fix).
+_SETUP_FLAG_FOR_HIPCC = {
+    "fast-math": "-ffast-math", "lineinfo": "-gline-tables-only", "arch": "", "gencode": "", "expt": "",
+    "xptxas": "", "xnvlink": "", "threads": "", "deprecated-targets": "", "ccbin": "", "cudart": "",
+}
+
+
+def _setup_flag_fix(ctx: FileContext, f: BuildFact) -> Fix | None:
+    """The hipcc spelling of one nvcc flag in a setup.py list; a flag dropped with its whole string
+    leaves no empty string behind (hipcc would read ``""`` as an input file)."""
+    kind = f.data["flag"]
+    if kind == "xcompiler":
+        content = _xcompiler(f.data.get("value", ""))
+        if not content or '"' in f.text or "'" in f.text:
+            return None
+    elif kind == "default-stream" and f.data.get("value") == "per-thread":
+        content = "-fgpu-default-stream=per-thread"
+    elif kind in _SETUP_FLAG_FOR_HIPCC:
+        content = _SETUP_FLAG_FOR_HIPCC[kind]
+    else:
+        return None
+    text = ctx.text
+    start, end = f.start, f.end
+    whole = start > 0 and end < len(text) and text[start - 1] in "\"'" and text[end] == text[start - 1]
+    if content or not whole:
+        if not content:
+            return _fix(ctx, f, "", Applicability.UNSAFE, f"drop {f.text!r} (hipcc)")
+        return Fix((ctx.edit(start, end, content),), Applicability.UNSAFE, f"{f.text!r} → {content!r} (hipcc)", ("build",))
+    # The list item is the flag alone: remove the item with its comma (and its line when alone on it).
+    qs, qe = start - 1, end + 1
+    k = qe
+    while k < len(text) and text[k] in " \t":
+        k += 1
+    line_start = text.rfind("\n", 0, qs) + 1
+    if k < len(text) and text[k] == ",":
+        k += 1
+        while k < len(text) and text[k] in " \t":
+            k += 1
+        at_eol = k >= len(text) or text[k] in "\r\n"
+        if not text[line_start:qs].strip() and at_eol:
+            a, b = line_start, (k + 1 if k < len(text) and text[k] == "\n" else k)
+        elif at_eol:  # the last item of its line: no blanks left before the line break
+            a, b = qs, k
+            while a > line_start and text[a - 1] in " \t":
+                a -= 1
+        else:
+            a, b = qs, k
+    else:
+        j = qs
+        while j > 0 and text[j - 1] in " \t":
+            j -= 1
+        a, b = (j - 1, qe) if j > 0 and text[j - 1] == "," else (qs, qe)
+    return Fix((ctx.edit(a, b, ""),), Applicability.UNSAFE, f"drop {f.text!r} (hipcc; not a hipcc flag)", ("build",))
 
 
 class RelocatableDeviceCode(Rule):

@@ -148,6 +148,30 @@ def cuda_pin(req: Requirement, match) -> str:
     return ""
 
 
+#: Packages served by PyTorch's wheel indexes with the index's local version (``2.9.1+rocm6.4``).
+_TORCH_FAMILY = frozenset({"torch", "torchvision", "torchaudio"})
+
+
+def torch_rocm_backend(ctx: FileContext, rocm_t: Target) -> tuple[str, str, bool]:
+    """``(backend, torch version, known)``: the PyTorch ROCm index (``rocm6.4``) this file's torch
+    pin must install from. The target's index (``rocm7.2``) unless the file pins a torch release
+    that vado's table lists on other ROCm indexes only; ``known`` says the table lists the
+    release on the returned index (else it is the target's, unverified for that release)."""
+    pk = _packages()
+    version = next((r.version for r in deps(ctx).requirements if r.version and normalise_name(r.name) == "torch"), "")
+    default = f"rocm{rocm_t.hip_version}"
+    if not version:
+        return default, "", False
+    published = pk.torch_rocm_indexes(version.split("+", 1)[0])
+    if not published:
+        return default, version.split("+", 1)[0], False
+    return (default if default in published else published[-1]), version.split("+", 1)[0], True
+
+
+def normalise_name(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
 def _matches(ctx: FileContext):
     """``(requirement, match, pin)`` for every requirement the package table knows."""
     cached = getattr(ctx, "_vado_dep_matches", None)
@@ -351,6 +375,13 @@ class CudaBuildOfPackage(Rule):
             if at == -1:
                 return None
             start = r.spec_start + at
+            rocm_t = _rocm_target(ctx)
+            if normalise_name(r.name) in _TORCH_FAMILY and rocm_t is not None and rocm_t.hip_version:
+                # The ROCm index's own local version: pip then takes the wheel from that index or
+                # fails, never PyPI's CUDA wheel of the same version.
+                backend, _version, _known = torch_rocm_backend(ctx, rocm_t)
+                return Fix((ctx.edit(start, start + 1 + len(r.local), "+" + backend),), Applicability.UNSAFE,
+                           f"+{r.local} → +{backend}, the build on the PyTorch {backend} index")
             return Fix((ctx.edit(start, start + 1 + len(r.local), ""),), Applicability.UNSAFE,
                        f"drop the CUDA local version +{r.local} (install from the ROCm index)")
         rocm_pkg = fact.rocm.package
@@ -535,12 +566,20 @@ class CudaPackageIndex(Rule):
             fix = None
             if info.project == "pytorch" and rocm_t is not None and rocm_t.hip_version:
                 new = pk.rocm_index_url(rocm_t.hip_version)
-                if "/nightly/" in ix.url:
+                backend, version, known = torch_rocm_backend(ctx, rocm_t)
+                if "/nightly/" not in ix.url:
+                    new = new.rsplit("/", 1)[0] + "/" + backend
+                else:
                     new = new.replace("/whl/", "/whl/nightly/")
+                why = ""
+                if version and known and backend != f"rocm{rocm_t.hip_version}":
+                    why = f" (torch {version} is published for ROCm on {backend}, not rocm{rocm_t.hip_version})"
+                elif version and not known and "/nightly/" not in ix.url:
+                    why = f" (vado's table does not list torch {version}: check that {new} carries it)"
                 fix = Fix((ctx.edit(ix.url_start, ix.url_end, new),), Applicability.UNSAFE,
-                          f"install from the PyTorch ROCm index {new}")
+                          f"install from the PyTorch ROCm index {new}{why}")
                 msg = (f"{ix.option} {ix.url} installs CUDA {info.cuda_version or ''} wheels; "
-                       f"ROCm wheels: {new}; Intel XPU: https://download.pytorch.org/whl/xpu")
+                       f"ROCm wheels: {new}{why}; Intel XPU: https://download.pytorch.org/whl/xpu")
             else:
                 msg = f"{ix.option} {ix.url} is NVIDIA's package index; its packages have no ROCm builds there"
             yield self.finding(

@@ -8,6 +8,7 @@ the DEP rules.
 
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 from vado.model import Applicability, Effort, Finding, Fix, Severity, Target, Verdict
@@ -275,4 +276,82 @@ class NvidiaContainerRuntimeSetting(Rule):
                 effort=Effort(lines=1, constructs=1, hours=0.25),
                 data={"variable": name, "value": pair.value, "rocm_run_flags": ROCM_RUN_FLAGS,
                       "intel_run_flags": INTEL_RUN_FLAGS},
+            )
+
+
+class CudaArchListSetting(Rule):
+    """A Dockerfile sets TORCH_CUDA_ARCH_LIST for the PyTorch extensions it builds.
+
+    What it does
+    ------------
+    Finds ``ENV TORCH_CUDA_ARCH_LIST=…`` and ``ARG TORCH_CUDA_ARCH_LIST=…``:
+    the NVIDIA compute capabilities ``torch.utils.cpp_extension`` builds
+    CUDA extensions for.
+
+    Why is this bad?
+    ----------------
+    A ROCm build of PyTorch ignores it: ``cpp_extension`` reads the AMD
+    offload architectures from ``PYTORCH_ROCM_ARCH`` (``gfx942;gfx950``) and,
+    without it, builds for the architectures PyTorch itself was built for,
+    which makes extension builds slow and large. SCALE and ZLUDA keep the
+    CUDA build.
+
+    Example
+    -------
+    .. code-block:: dockerfile
+
+        ENV TORCH_CUDA_ARCH_LIST="8.0;9.0"
+
+    Use instead
+    -----------
+    .. code-block:: dockerfile
+
+        ENV PYTORCH_ROCM_ARCH="gfx942;gfx950"
+
+    Fix safety
+    ----------
+    Unsafe: the variable is renamed and a literal value becomes the audited
+    ROCm targets' architectures (or vado's ``offload_arch`` option), which may
+    not be the GPUs you deploy on. A value built from other variables is kept.
+
+    References
+    ----------
+    - https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py (``_get_rocm_arch_flags``)
+    - https://rocm.docs.amd.com/en/latest/reference/gpu-arch-specs.html
+    """
+
+    code = "IMG004"
+    can_fix = True
+    name = "cuda-arch-list-setting"
+    severity = Severity.LOW
+    file_kinds = frozenset({FileKind.DOCKERFILE})
+
+    def check(self, ctx: FileContext) -> Iterator[Finding]:
+        from vado.rules.bld import offload_archs
+
+        d = docker_facts(ctx)
+        archs = ";".join(offload_archs(ctx))
+        spans = [(p.instruction, p.name_start, p.name_end, p.value, p.value_start, p.value_end)
+                 for p in d.env if p.name == "TORCH_CUDA_ARCH_LIST"]
+        spans += [("ARG", a.start, a.start + len(a.name), a.default or "", a.value_start, a.value_end)
+                  for a in d.args if a.name == "TORCH_CUDA_ARCH_LIST"]
+        for instruction, ns, ne, value, vs, ve in spans:
+            if ctx.text[ns:ne] != "TORCH_CUDA_ARCH_LIST":
+                continue
+            edits = [ctx.edit(ns, ne, "PYTORCH_ROCM_ARCH")]
+            if value and "$" not in value and vs < ve:
+                edits.append(ctx.edit(vs, ve, archs))
+            else:
+                # `ENV TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST}` reads the ARG renamed with it.
+                for m in re.finditer(r"\$\{?(TORCH_CUDA_ARCH_LIST)\b", ctx.text[vs:ve]):
+                    edits.append(ctx.edit(vs + m.start(1), vs + m.end(1), "PYTORCH_ROCM_ARCH"))
+            yield self.finding(
+                ctx, ns, ne,
+                f"{instruction} TORCH_CUDA_ARCH_LIST names NVIDIA compute capabilities ({value or 'none'}); "
+                f"a ROCm build of PyTorch reads PYTORCH_ROCM_ARCH ({archs})",
+                _per_family(ctx, rocm=_AUTO, oneapi=_MANUAL, scale=_AS_IS, zluda=_AS_IS),
+                effort=Effort(lines=1, constructs=1, hours=0.0),
+                fix=Fix(tuple(edits), Applicability.UNSAFE, f"TORCH_CUDA_ARCH_LIST → PYTORCH_ROCM_ARCH={archs}", ("build",)),
+                data={"variable": "TORCH_CUDA_ARCH_LIST", "value": value, "replacement": "PYTORCH_ROCM_ARCH",
+                      "offload_arch": archs.split(";")},
             )

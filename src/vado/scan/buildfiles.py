@@ -107,6 +107,8 @@ _FLAG_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
     for k, p in (
         ("arch", rf"^(?:-arch|--gpu-architecture|-code|--gpu-code)=(?:\\?\"|')?{_SM}.*$"),
         ("arch", r"^(?:-arch|--gpu-architecture)=(?:native|all|all-major)$"),
+        # `-arch=$(ARCH)` with `ARCH = sm_60` elsewhere (HeCBench's Makefiles): still an nvcc architecture.
+        ("arch", r"^(?:-arch|--gpu-architecture)=\$[({][A-Za-z_]\w*[)}]$"),
         ("gencode", r"^(?:-gencode|--generate-code)=.*$"),
         ("fast-math", r"^--?use[_-]fast[_-]math$"),
         ("xptxas", r"^(?:-Xptxas|--ptxas-options)=.*$"),
@@ -199,14 +201,31 @@ def flag_facts(words: list[tuple[int, int, str]], context: str, source: str) -> 
             continue
         kind = classify_flag(bare)
         value = ""
+        if bare == "-x" and k + 1 < len(words) and words[k + 1][2].strip("\"'") == "cu":
+            # nvcc's language name for CUDA; clang (hipcc) calls it hip (and cuda), never cu.
+            out.append(BuildFact(FactKind.NVCC_FLAG, s, words[k + 1][1], "", context,
+                                 {"flag": "language", "option": "-x", "value": "cu", "source": source}))
+            k += 2
+            continue
         if kind is None and bare in _TAKES_VALUE and k + 1 < len(words):
             kind = _TAKES_VALUE[bare]
-            value = words[k + 1][2].strip("\"'")
+            raw = words[k + 1][2]
+            last = k + 1
+            quote = raw[:1] if raw[:1] in "\"'" else ""
+            if quote and (len(raw) == 1 or not raw.endswith(quote)):
+                # A quoted value split into words (`-Xcompiler "-fPIC -Wall"`): up to its closing quote.
+                while last + 1 < len(words) and not words[last][2].endswith(quote):
+                    last += 1
+                if words[last][2].endswith(quote) and last > k + 1:
+                    raw = " ".join(w[2] for w in words[k + 1 : last + 1])
+                else:
+                    last = k + 1
+            value = raw.strip("\"'")
             if kind == "rdc" and value.lower() not in ("true", "1"):
                 k += 2
                 continue
-            e = words[k + 1][1]
-            k += 1
+            e = words[last][1]
+            k = last
         elif kind is not None:
             value = bare.split("=", 1)[1] if "=" in bare else ""
         if kind is not None:
@@ -376,9 +395,73 @@ def parse_makefile(text: str, path: str = "Makefile") -> BuildFacts:
     return BuildFacts(path, _makefile_result(text, facts), ())
 
 
+#: Words of a Makefile condition that select a platform other than Linux: ``ifeq ($(OS),Windows_NT)``,
+#: ``ifeq ($(shell uname),Darwin)``.
+_OTHER_PLATFORMS = (("Windows_NT", "windows"), ("Darwin", "macos"))
+
+
+def other_platform_ranges(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, platform)`` of the Makefile branches that build for Windows or macOS only.
+
+    A branch of ``ifeq ($(OS),Windows_NT)`` (or the ``else`` of an ``ifneq`` on it), and the
+    same for ``Darwin``, is not part of a Linux ROCm build: a port leaves it alone. Nested
+    conditionals are followed; an ``else ifeq`` branch gets the platform its own condition names.
+    """
+    if "Windows_NT" not in text and "Darwin" not in text:
+        return []
+    out: list[tuple[int, int, str]] = []
+    # One frame per open conditional: the platform its current branch builds for only ("" for any).
+    stack: list[list] = []  # [platform of the branch, its start, platform of the else branch]
+
+    def close(at: int) -> None:
+        platform, start, _ = stack[-1]
+        if platform:
+            out.append((start, at, platform))
+
+    for m in re.finditer(r"^[ \t]*(?:else\b[ \t]*)?(?:ifeq|ifneq|ifdef|ifndef)\b.*$|^[ \t]*(?:else|endif)\b.*$",
+                         text, re.MULTILINE):
+        line = m.group().strip()
+        words = line.split(None, 1)
+        head = words[0]
+        if head == "endif":
+            if stack:
+                close(m.start())
+                stack.pop()
+            continue
+        if head == "else":
+            if not stack:
+                continue
+            close(m.start())
+            rest = words[1] if len(words) > 1 else ""
+            cond = rest.split(None, 1)
+            if cond and cond[0] in ("ifeq", "ifneq", "ifdef", "ifndef"):
+                here, other = _platform_of(cond[0], cond[1] if len(cond) > 1 else "")
+                stack[-1] = [here, m.end(), other]
+            else:
+                stack[-1] = [stack[-1][2], m.end(), ""]
+            continue
+        here, other = _platform_of(head, words[1] if len(words) > 1 else "")
+        stack.append([here, m.end(), other])
+    while stack:
+        close(len(text))
+        stack.pop()
+    return out
+
+
+def _platform_of(keyword: str, condition: str) -> tuple[str, str]:
+    """The platform the true branch of a condition builds for only, and the one its else builds for."""
+    for word, platform in _OTHER_PLATFORMS:
+        if word in condition and keyword in ("ifeq", "ifneq"):
+            return (platform, "") if keyword == "ifeq" else ("", platform)
+    return "", ""
+
+
 def _makefile_result(text: str, facts: list[BuildFact]) -> tuple[BuildFact, ...]:
-    """The Makefile facts read line by line, deduplicated, with their text."""
+    """The Makefile facts read line by line, deduplicated, with their text; none in a Windows or macOS branch."""
     facts = _dedupe(facts)
+    skipped = other_platform_ranges(text)
+    if skipped:
+        facts = [f for f in facts if not any(s <= f.start < e for s, e, _ in skipped)]
     # ``CUDA_PATH ?= /usr/local/cuda``: the literal path is the fact; the name beside it adds nothing.
     literal_lines = {text.count("\n", 0, f.start) for f in facts
                      if f.kind is FactKind.CUDA_PATH and f.data.get("form") == "literal"}
@@ -722,8 +805,41 @@ def parse_setup_py_build(text: str, path: str = "setup.py") -> BuildFacts:
             if sp:
                 facts.append(BuildFact(FactKind.CUDA_PATH, sp[0], sp[1], "", "setup.py",
                                        {"source": "setup.py", "form": "name"}))
+    facts += _setup_arch_list_facts(text, tree, starts)
     facts = _dedupe(facts)
     return BuildFacts(path, tuple(_with_text(text, facts)), ())
+
+
+def _setup_arch_list_facts(text: str, tree: ast.AST, starts: list[int]) -> list[BuildFact]:
+    """``"TORCH_CUDA_ARCH_LIST"`` strings in setup.py (``os.environ["TORCH_CUDA_ARCH_LIST"] = "8.0;9.0"``,
+    ``os.environ.setdefault(…)``, ``os.environ.get(…)``): the name's span, and the literal value set."""
+    values: dict[int, tuple[str, int, int]] = {}
+    for node in ast.walk(tree):
+        value = None
+        key = None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
+            key, value = node.targets[0].slice, node.value
+        elif isinstance(node, ast.Call) and call_name(node.func).endswith("setdefault") and len(node.args) == 2:
+            key, value = node.args
+        if isinstance(key, ast.Constant) and key.value == "TORCH_CUDA_ARCH_LIST" and isinstance(value, ast.Constant) \
+                and isinstance(value.value, str):
+            sp = node_span(value, starts)
+            content = string_content_span(text, sp) if sp else None
+            if content:
+                values[id(key)] = (value.value, content[0], content[1])
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and node.value == "TORCH_CUDA_ARCH_LIST":
+            sp = node_span(node, starts)
+            content = string_content_span(text, sp) if sp else None
+            if content is None:
+                continue
+            v = values.get(id(node))
+            out.append(BuildFact(FactKind.CUDA_ARCH, content[0], content[1], "", "setup.py", {
+                "variable": "TORCH_CUDA_ARCH_LIST", "values": [v] if v else [],
+                "sm": _arch_numbers(v[0]) if v else [], "command": "set" if v else "read",
+            }))
+    return out
 
 
 def _py_words(text: str, node: ast.AST, names: dict, starts: list[int]) -> list[tuple[int, int, str]]:
@@ -787,6 +903,7 @@ __all__ = [
     "classify_flag",
     "cmake_commands",
     "flag_facts",
+    "other_platform_ranges",
     "parse_cmake",
     "parse_makefile",
     "parse_setup_py_build",
