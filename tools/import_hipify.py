@@ -469,12 +469,75 @@ CORRECTIONS: dict[str, dict[str, str]] = {
 }
 
 
+#: hipBLAS 3.0 (ROCm 7.0) gave each plain hipBLAS name the signature of its ``_v2`` twin
+#: (``hipDataType``, ``hipComplex``; ``hipblasComputeType_t`` for the GEMM compute type) and
+#: removed the ``_v2`` names. HIPIFY's tables at the imported commit predate that and map
+#: 369 cuBLAS names to ``hipblas*_v2``, which ROCm 7.2.4's ``hipblas/hipblas.h`` (hipBLAS
+#: 3.2.0) does not declare. vado keeps both facts: the ``_v2`` row, removed in 7.0.0, for
+#: ROCm 6.x, and a row with the plain name from 7.0.0 (before 7.0 the plain name takes
+#: ``hipblasDatatype_t``/``hipblasComplex``, so it is no CUDA counterpart there).
+HIPBLAS3_VERSION = "7.0.0"
+HIPBLAS3_SOURCE = Source(
+    "https://rocm.docs.amd.com/projects/hipBLAS/en/develop/_sources/reference/deprecation.rst",
+    "",
+    "'Removed in hipBLAS 3.0'; HIPIFY pull requests #1969-#2031 (SWDEV-534480, e.g. "
+    "https://github.com/ROCm/HIPIFY/pull/1970); checked against hipblas/hipblas.h of ROCm 7.2.4 (hipBLAS 3.2.0)",
+)
+_HIPBLAS_V2 = re.compile(r"^(hipblas\w*)_v2((?:_64)?)$")
+
+
+def hipblas3_names(tables: list[Table]) -> Table | None:
+    """Rows for the plain hipBLAS 3.0 names of every cuBLAS row mapped to a ``_v2`` name.
+
+    The ``_v2`` rows themselves get ``hip_removed`` = 7.0.0 (in place); the new rows
+    form a table of their own, so the HIPIFY table keeps its row count and source.
+    """
+    out = Table("hipBLAS 3.0 plain names (ROCm 7.0)", "cublas", HIPBLAS3_SOURCE)
+    for table in tables:
+        if table.library != "cublas" or table is out:
+            continue
+        for r in table.rows:
+            m = _HIPBLAS_V2.match(r["hip_name"])
+            if not m or r["hip_removed"]:
+                continue
+            plain = m.group(1) + m.group(2)
+            r["hip_removed"] = HIPBLAS3_VERSION
+            r["support"] = _support(r)
+            r["note"] = f"vado: hipBLAS 3.0 (ROCm 7.0) removed {r['hip_name']}; {plain} has its signature since then"
+            new = dict(r)
+            new.update(hip_name=plain, hip_added=HIPBLAS3_VERSION, hip_deprecated="", hip_changed="", hip_removed="",
+                       note=f"vado: {plain} takes the arguments of {r['hip_name']} since hipBLAS 3.0 (ROCm 7.0); "
+                            "before, it took hipblasDatatype_t or hipblasComplex arguments")
+            new["support"] = _support(new)
+            out.rows.append(new)
+    out.kind_from["curated"] += len(out.rows)
+    return out if out.rows else None
+
+
+#: HIP names HIPIFY's tables lack where the hip* library has the function, each with its evidence.
+#: ``cublasGetStatusString`` has only a rocBLAS name there (``rocblas_status_to_string``), which
+#: a hipBLAS port does not declare (hipblas.h does not include rocblas.h); hipBLAS has had
+#: ``hipblasStatusToString`` since 0.46.0 (ROCm 4.3.0).
+HIP_NAME_ADDITIONS: dict[str, dict[str, str]] = {
+    "cublasGetStatusString": {
+        "hip_name": "hipblasStatusToString",
+        "hip_added": "4.3.0",
+        "note": "vado: hipBLAS 0.46.0 (ROCm 4.3.0) added hipblasStatusToString "
+                "(ROCm/hipBLAS CHANGELOG.md); declared by hipblas/hipblas.h of ROCm 7.2.4",
+    },
+}
+
+
 def apply_corrections(rows: list[dict[str, str]]) -> None:
-    """Apply :data:`CORRECTIONS` to ``rows`` in place (rows of other names are untouched)."""
+    """Apply :data:`CORRECTIONS` and :data:`HIP_NAME_ADDITIONS` to ``rows`` in place (rows of other names are untouched)."""
     for r in rows:
         fix = CORRECTIONS.get(r["cuda_name"])
         if fix and r.get("hip_name"):
             r.update(fix)
+        added = HIP_NAME_ADDITIONS.get(r["cuda_name"])
+        if added and not r.get("hip_name") and r.get("library") == "cublas":
+            r.update(added)
+            r["support"] = _support(r)
 
 
 def write_data(tables: list[Table], out_dir: Path) -> dict[str, list[dict[str, str]]]:
@@ -490,7 +553,8 @@ def write_data(tables: list[Table], out_dir: Path) -> dict[str, list[dict[str, s
     for old in out_dir.glob("*.csv"):
         old.unlink()
     for lib, rows in sorted(by_lib.items()):
-        rows.sort(key=lambda r: (r["cuda_name"], r["section"]))
+        # A name with rows for two HIP spellings (hipblas3_names) lists the current one first.
+        rows.sort(key=lambda r: (r["cuda_name"], r["section"], bool(r["hip_removed"])))
         buf = io.StringIO()
         w = csv.DictWriter(buf, fieldnames=FIELDS, lineterminator="\n")
         w.writeheader()
@@ -579,6 +643,9 @@ def main(argv: list[str] | None = None) -> int:
             continue
         text, source = texts[stem]
         tables += parse_table(text, library, source, kinds)
+    renamed = hipblas3_names(tables)
+    if renamed is not None:
+        tables.append(renamed)
     if mirror is not None:
         tables.append(parse_headers(mirror))
     if args.compat is not None:

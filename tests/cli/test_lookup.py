@@ -57,7 +57,7 @@ KNOWN = (
 STATS = (
     'library     supported  deprecated  removed  experimental  unsupported  total\n'
     'complex            27           0        0             0            0     27\n'
-    'cub                12           0        0             0           59     71\n'
+    'cub               107           0        0             0           59    166\n'
     'cublas            764           0        0            29          189    982\n'
     'cublaslt           86           0        0             0          409    495\n'
     'cudnn             648           0        0             0          515   1163\n'
@@ -68,14 +68,14 @@ STATS = (
     'cusparse          424         275        0             0          162    861\n'
     'cusparselt         36           0        0             0            0     36\n'
     'cutensor          172           0        2             0           84    258\n'
-    'device            572           0        0             0          253    825\n'
+    'device            575           0        0             0          254    829\n'
     'driver           1034          64        0             8          903   2009\n'
     'nccl               31           0        0             0            0     31\n'
-    'nvtx                7           0        0             0            2      9\n'
+    'nvtx               13           0        0             0            4     17\n'
     'rtc                28           0        0             0            9     37\n'
     'runtime           920          11        0             3          516   1450\n'
     'thrust             14           0        0             0            0     14\n'
-    'total            5500         350        2            47         3614   9513\n'
+    'total            5604         350        2            47         3617   9620\n'
 )
 
 UNKNOWN = (

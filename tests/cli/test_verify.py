@@ -34,6 +34,8 @@ def test_usage_errors(noenv):
     assert run(FIXTURES / "saxpy", "--arch", ",").exit_code == 2
     assert run(FIXTURES / "saxpy", "--shapes", "a,b").exit_code == 2
     assert run(FIXTURES / "saxpy", "--run", "{bin}", "--original-bin", "x").exit_code == 2
+    res = run(FIXTURES / "saxpy", "--run", "{bin}", "--wave", "48")
+    assert res.exit_code == 2 and "unknown wave size 48" in res.stderr
 
 
 def test_missing_hipcc_is_a_tool_failure(noenv, monkeypatch):
@@ -65,12 +67,17 @@ def test_cpu_differential_through_the_cli(noenv):
     res = run(noenv, "--target", "hip-5.2", "--no-compile", "--no-triton", "--run", "{bin} {n}",
               "--original-bin", a, "--port-bin", b, "--shapes", "63,64,65")
     assert res.exit_code == 0, res.output
-    assert "  n=63: pass" in res.stdout and "result: PASS (9 pass)" in res.stdout
+    assert "  n=63: pass" in res.stdout and "result: PASS (12 pass)" in res.stdout  # original twice
     res = run(noenv, "--target", "hip-5.2", "--no-compile", "--no-triton", "--run", "{bin} {n}",
               "--original-bin", a, "--port-bin", shutil.which("echo"), "--shapes", "64", "--format", "json")
     assert res.exit_code == 1
     doc = json.loads(res.stdout)
     assert not doc["passed"] and {e["kind"] for e in doc["evidence"]} == {"run", "compare"}
+    assert doc["differential"]["first_difference"]["n"] == 64 and doc["differential"]["rounds"][0]["status"] == "fail"
+    # Without {n} in the command there is one round (the sizes would repeat the same run).
+    res = run(noenv, "--target", "hip-5.2", "--no-compile", "--no-triton", "--run", "{bin} 5",
+              "--original-bin", a, "--port-bin", b)
+    assert res.exit_code == 0 and "  n=-: pass" in res.stdout and "result: PASS (4 pass)" in res.stdout
 
 
 @requires_hipcc
@@ -88,3 +95,16 @@ def test_verify_real_port_and_broken_port(noenv, tmp_path):
     res = run(bad, "--arch", "gfx90a", "--original", FIXTURES / "broken_api", "--target", "hip-5.2")
     assert res.exit_code == 1
     assert "k.cu:10:5 [gfx90a] (original k.cu:10) API003: use of undeclared identifier 'cudaGraphExecNodeSetParams'" in res.stdout
+
+
+@requires_cc
+def test_without_hipcc_the_run_is_the_proof(noenv, monkeypatch):
+    src = noenv / "q.c"
+    src.write_text('#include <stdio.h>\nint main(void) { printf("42\\n"); return 0; }\n')
+    a = noenv / "qa"
+    subprocess.run(["cc", str(src), "-o", str(a)], check=True, timeout=120)
+    monkeypatch.setenv("PATH", "")
+    res = run(FIXTURES / "saxpy", "--target", "hip-5.2", "--no-triton", "--run", "{bin}",
+              "--original-bin", a, "--port-bin", a)
+    assert res.exit_code == 0, res.output
+    assert "note: hipcc not found: the per-arch compile was skipped" in res.stdout

@@ -84,7 +84,8 @@ def test_rdna_can_run_wave64_cdna_cannot_run_wave32():
 def test_rocm_72_profile():
     t = targets.get_target("rocm-7.2")
     assert t.family == "rocm" and t.hip_version == "7.2"
-    assert t.default_arch == ("gfx942", "gfx90a")
+    # MI300X and MI355X: what vado verify builds a rocm-7.2 port for by default.
+    assert t.default_arch == ("gfx942", "gfx950")
     assert set(t.wavefront) == {"gfx950", "gfx942", "gfx90a", "gfx908", "gfx1201", "gfx1200", "gfx1100", "gfx1101", "gfx1030"}
     assert t.libraries["hipBLAS"] == "3.2.0" and t.libraries["MIOpen"] == "3.5.1" and t.libraries["RCCL"] == "2.27.7"
     f = t.features

@@ -18,6 +18,7 @@ from vado.port.compat import (
     insertion_offsets,
     local_helper_fixes,
     local_helpers,
+    scale_type_fixes,
     solve_buffer_fixes,
 )
 from vado.scan.lexer import tokenize
@@ -128,8 +129,13 @@ def test_simd_helpers_compute_what_cuda_defines(tmp_path: Path):
 
 
 def test_cg_reduce_only_where_the_profile_says_it_is_missing():
+    import dataclasses
+
     src = "#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\n"
-    assert cg_reduce_fixes("k.cu", src, tokenize(src), ROCM) == []
+    has_it = dataclasses.replace(ROCM, features={**ROCM.features, "cg_reduce": True})
+    assert cg_reduce_fixes("k.cu", src, tokenize(src), has_it) == []
+    # Measured: ROCm 7.2.4 has no cooperative_groups::reduce either.
+    assert ROCM.features["cg_reduce"] is False and len(cg_reduce_fixes("k.cu", src, tokenize(src), ROCM)) == 1
     (fix,) = cg_reduce_fixes("k.cu", src, tokenize(src), HIP52)
     out = fixpoint(src, lambda t: cg_reduce_fixes("k.cu", t, tokenize(t), HIP52)).text
     assert fix.applicability is Applicability.SAFE
@@ -181,3 +187,40 @@ def test_match_any_helper_only_before_hip_6_2():
 def test_a_directive_inside_a_declaration_does_not_split_it():
     src = "int f(int a,\n#ifdef X\n      int b\n#endif\n) { return use(); }\n"
     assert offsets_of(src, "use") == [0]
+
+
+def test_a_template_parameter_class_starts_no_aggregate():
+    # ``template <class T>``'s ``class`` is a parameter: the function's ``}`` ends the construct.
+    src = "template <class T> __device__ T id(T v) { return v; }\n__global__ void k() { use(); }\n"
+    assert offsets_of(src, "use") == [src.index("__global__")]
+    src = "template <class T> struct S { T v; };\nvoid f() { use(); }\n"
+    assert offsets_of(src, "use") == [src.index("void f")]
+
+
+def test_cache_hint_helpers_are_plain_accesses_on_rocm():
+    src = "#include <cuda_runtime.h>\n__global__ void k(int4* o, const int4* i) { __stcs(o, __ldcs(i)); o->x = 0; }\n"
+    out = port(src, ROCM)
+    assert "vado_stcs(o, vado_ldcs(i))" in out
+    assert "static __device__ __forceinline__ T vado_ldcs(const T* p) { return *p; }" in out
+    assert "static __device__ __forceinline__ void vado_stcs(T* p, V v) { *p = v; }" in out
+    # The definitions stand outside each other's guards.
+    assert out.index("#ifndef VADO_STCS") < out.index("vado_stcs(T* p") < out.index("#ifndef VADO_LDCS") < out.index("vado_ldcs(const T* p")
+
+
+def test_scale_type_set_to_the_creation_type_becomes_success_and_other_cases_stay():
+    base = ("void f() {{\n  cublasLtMatmulDesc_t d;\n  cublasLtMatmulDescCreate(&d, CUBLAS_COMPUTE_32F, CUDA_R_32F);\n"
+            "  cudaDataType_t t = {value};\n{between}"
+            "  cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_SCALE_TYPE, &t, sizeof(t));\n}}\n")
+
+    def fixes(src: str):
+        return scale_type_fixes("k.cu", src, tokenize(src), ROCM)
+
+    same = base.format(value="CUDA_R_32F", between="")
+    (fix,) = fixes(same)
+    assert fix.applicability is Applicability.SAFE
+    assert fix.edits[0].content.startswith("HIPBLAS_STATUS_SUCCESS /* vado: ")
+    assert same[fix.edits[0].start:fix.edits[0].end].startswith("cublasLtMatmulDescSetAttribute(d,")
+    assert fixes(base.format(value="CUDA_R_16F", between="")) == []  # another type: hipBLASLt cannot change it
+    assert fixes(base.format(value="CUDA_R_32F", between="  pick(&t);\n")) == []  # may be written in between
+    assert fixes(same.replace("cublasLtMatmulDescCreate(&d", "cublasLtMatmulDescCreate(&e")) == []  # no creation seen
+    assert scale_type_fixes("k.cu", same, tokenize(same), HIP52) == []  # target without hipBLASLt's facts: untouched

@@ -11,9 +11,9 @@ fixtures: ``cmake.CMakeLists.txt`` → ``cmake.fixed.CMakeLists.txt``,
 Options
 -------
 A ``vado-port:`` line in a comment (usually the first line) holds the port's
-command-line options: ``// vado-port: --target hip-5.2 --launch ggl --unsafe-fixes --roc``.
+command-line options: ``// vado-port: --target hip-5.2 --launch ggl --unsafe-fixes --roc --wave native``.
 Without it the port runs with the CLI's defaults (rocm-7.2, chevron launches,
-safe fixes only, hip* libraries).
+safe fixes only, hip* libraries, warp32 emulation).
 
 Checks, per fixture
 -------------------
@@ -22,10 +22,12 @@ Checks, per fixture
 3. ``<transform>.remaining.json`` is the snapshot of what the port leaves for
    humans (code, line, column, whether a fix was offered), so negative cases
    (untouched code that must be reported) are checked as well as rewrites;
-4. every ``.fixed.hip`` compiles with the real hipcc for gfx90a
-   (``HIP_PLATFORM=amd hipcc --offload-arch=gfx90a -c``). A fixture whose port
-   needs a header Debian's HIP 5.2 packages do not ship, or an API newer than
-   HIP 5.2, is skipped with that reason, never compiled against a stub.
+4. every ``.fixed.hip`` compiles with the real hipcc of its target
+   (``tests/_compile_fixtures.py``): a ``rocm-7.2`` port with ROCm 7.2.4 for
+   gfx942 and gfx950, library headers included (hipBLAS, hipCUB, rocThrust,
+   roctx, ...); a ``hip-5.2`` port with Debian's HIP 5.2 for gfx90a, where a
+   fixture whose port needs a header those packages do not ship, or an API newer
+   than HIP 5.2, is skipped with that reason, never compiled against a stub.
 
 Regenerate ``.fixed`` files and snapshots with ``VADO_UPDATE_SNAPSHOTS=1`` and
 review the diff.
@@ -37,11 +39,10 @@ import json
 import os
 import re
 import shlex
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from _compile_fixtures import FixtureCompiler, compile_all, compiler_for, require_compiler
 
 from vado.knowledge.targets import get_target
 from vado.port.file import PortOptions, port_bytes
@@ -53,8 +54,8 @@ OPTIONS = re.compile(r"(?:#|//)[ \t]*vado-port:[ \t]*([^\n]*)")
 UPDATE = os.environ.get("VADO_UPDATE_SNAPSHOTS") == "1"
 C_SUFFIXES = (".cu", ".cuh")
 
-#: Headers the port emits that Debian's HIP 5.2 packages do not ship: a fixture
-#: including one is checked for its text but not compiled here.
+#: Headers the port emits that Debian's HIP 5.2 packages do not ship: a hip-5.2
+#: fixture including one is checked for its text but not compiled with HIP 5.2.
 NOT_IN_DEBIAN = {
     "hipblas/hipblas.h": "hipBLAS",
     "hipblas.h": "hipBLAS",
@@ -70,6 +71,11 @@ NOT_IN_DEBIAN = {
     "rocprofiler-sdk-roctx/roctx.h": "roctx (rocprofiler-sdk)",
     "roctracer/roctx.h": "roctx (roctracer)",
     "cudnn.h": "cuDNN (left as is: MIOpen is not 1:1)",
+}
+#: Headers a port keeps on purpose that no ROCm release ships, or that AMD's ROCm 7 ships but Debian's
+#: 7.2.4 packages (the CI toolchain) do not.
+NOT_IN_ROCM = {
+    "cudnn.h": "cuDNN (left as is: MIOpen is not 1:1): no ROCm release ships it",
 }
 
 #: Names HIP 5.2 lacks that a port for a newer target keeps on purpose.
@@ -103,7 +109,7 @@ def port_options(text: str):
     """``(target, PortOptions)`` from the fixture's ``vado-port:`` line."""
     m = OPTIONS.search(text)
     args = shlex.split(m.group(1)) if m else []
-    target, launch, unsafe, roc = "rocm-7.2", "chevron", False, False
+    target, launch, unsafe, roc, wave = "rocm-7.2", "chevron", False, False, "warp32"
     it = iter(args)
     for a in it:
         if a == "--target":
@@ -114,9 +120,11 @@ def port_options(text: str):
             unsafe = True
         elif a == "--roc":
             roc = True
+        elif a == "--wave":
+            wave = next(it)
         else:
             raise ValueError(f"unknown fixture option {a!r}")
-    return get_target(target), PortOptions(launch=launch, roc=roc, unsafe=unsafe)
+    return get_target(target), PortOptions(launch=launch, roc=roc, unsafe=unsafe, wave=wave)
 
 
 def run_port(path: Path, data: bytes):
@@ -169,37 +177,50 @@ def test_port_of_fixed_changes_nothing(path: Path):
     assert again.applied == {}
 
 
-def _compile_skip_reason(text: str) -> str | None:
+def _compile_skip_reason(text: str, compiler: FixtureCompiler) -> str | None:
     for m in re.finditer(r"#\s*include\s*[<\"]([^>\"]+)[>\"]", text):
-        lib = NOT_IN_DEBIAN.get(m.group(1))
-        if lib:
-            return f"syntax of the library call not compile-checked here: {m.group(1)} ({lib}) is not packaged by Debian"
-    # Names in comments do not reach the compiler.
-    m = NEWER_THAN_HIP52.search(re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S))
-    if m:
-        return f"keeps {m.group(0)} for rocm-6.2+; Debian's hipcc is HIP 5.2, which lacks it"
+        name = m.group(1)
+        if name in NOT_IN_ROCM:
+            return f"includes {name}: {NOT_IN_ROCM[name]}"
+        if compiler.is_hip52 and name in NOT_IN_DEBIAN:
+            return f"syntax of the library call not compile-checked with HIP 5.2: {name} ({NOT_IN_DEBIAN[name]}) is not packaged by Debian 12"
+    if compiler.is_hip52:
+        # Names in comments do not reach the compiler.
+        m = NEWER_THAN_HIP52.search(re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S))
+        if m:
+            return f"keeps {m.group(0)} for rocm-6.2+; Debian's hipcc is HIP 5.2, which lacks it"
     return None
 
 
 HIP_OUTPUTS = [p for p in INPUTS if p.suffix in C_SUFFIXES]
 
 
+def _target_name(path: Path) -> str:
+    return port_options(path.read_text(encoding="latin-1"))[0].name
+
+
+@pytest.fixture(scope="module")
+def compile_results(tmp_path_factory) -> dict[str, str | None]:
+    """Every ``.fixed.hip`` that is to be compiled, compiled once, all cores at a time."""
+    jobs = []
+    for path in HIP_OUTPUTS:
+        compiler = compiler_for(_target_name(path))
+        text = fixed_path(path).read_text(encoding="latin-1")
+        if compiler and not _known_to_fail(path) and not _compile_skip_reason(text, compiler):
+            jobs.append((path.name, compiler, fixed_path(path), (INCLUDE,)))
+    return compile_all(jobs, tmp_path_factory.mktemp("fixed-hip"))
+
+
+@pytest.mark.hipcc
 @pytest.mark.parametrize("path", HIP_OUTPUTS, ids=lambda p: fixed_path(p).name)
-def test_fixed_hip_compiles(path: Path, tmp_path: Path):
-    hipcc = os.environ.get("VADO_HIPCC") or shutil.which("hipcc")
-    if hipcc is None:
-        pytest.skip("hipcc not installed (apt-get install hipcc)")
+def test_fixed_hip_compiles(path: Path, compile_results):
+    compiler = require_compiler(_target_name(path))
     fixed = fixed_path(path)
-    text = fixed.read_text(encoding="latin-1")
-    reason = _known_to_fail(path) or _compile_skip_reason(text)
+    reason = _known_to_fail(path) or _compile_skip_reason(fixed.read_text(encoding="latin-1"), compiler)
     if reason:
         pytest.skip(reason)
-    env = dict(os.environ, HIP_PLATFORM="amd")
-    proc = subprocess.run(
-        [hipcc, "--offload-arch=gfx90a", "-c", "-I", str(INCLUDE), "-x", "hip", str(fixed), "-o", str(tmp_path / "out.o")],
-        capture_output=True, text=True, env=env, timeout=300,
-    )
-    assert proc.returncode == 0, f"hipcc failed on {fixed.name}:\n{proc.stderr[-4000:]}"
+    err = compile_results[path.name]
+    assert err is None, f"{compiler.label} failed on {fixed.name} for {', '.join(compiler.archs)}:\n{err}"
 
 
 def _known_to_fail(path: Path) -> str | None:

@@ -7,8 +7,8 @@ the options (``--target hip-5.2 --unsafe-fixes``); ``vado-compile-skip: why``
 marks a fixture whose output keeps PTX on purpose (the blockers).
 
 Checks: the port gives the ``.fixed.hip`` exactly; porting that again changes
-nothing; every ``.fixed.hip`` compiles with ``HIP_PLATFORM=amd hipcc
---offload-arch=gfx90a -c -x hip`` (one hipcc run for all of them); the exact
+nothing; every ``.fixed.hip`` compiles with its target's hipcc (ROCm 7.2.4 for
+gfx942 and gfx950, or Debian's HIP 5.2 for gfx90a: ``tests/_compile_fixtures.py``); the exact
 (safe) rewrites of arithmetic compute what PTX computes on random inputs,
 checked by compiling the emitted C++ with the host compiler against a Python
 model of the PTX ISA semantics. Regenerate with ``VADO_UPDATE_SNAPSHOTS=1`` and
@@ -27,6 +27,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from _compile_fixtures import compile_all, compiler_for, require_compiler
 
 from vado.knowledge.targets import get_target
 from vado.model import Applicability
@@ -43,14 +44,6 @@ NEWER_THAN_HIP52 = re.compile(r"\b__(?:shfl(?:_up|_down|_xor)?|ballot|any|all)_s
 UPDATE = os.environ.get("VADO_UPDATE_SNAPSHOTS") == "1"
 
 
-def hipcc_path() -> str | None:
-    """The hipcc that tests/conftest.py's ``requires_hipcc`` looks for (VADO_HIPCC, else PATH)."""
-    return os.environ.get("VADO_HIPCC") or shutil.which("hipcc")
-
-
-# tests/conftest.py's marker, rebuilt here: a ``conftest`` import would resolve to whichever
-# conftest module pytest loaded first (tests/plan has its own).
-requires_hipcc = pytest.mark.skipif(hipcc_path() is None, reason="hipcc not installed (apt-get install hipcc)")
 INPUTS = sorted(HERE.glob("*.cu"))
 
 
@@ -61,16 +54,18 @@ def fixed_of(path: Path) -> Path:
 def options_of(text: str):
     m = OPTIONS.search(text)
     args = shlex.split(m.group(1)) if m else []
-    target, unsafe = "rocm-7.2", False
+    target, unsafe, wave = "rocm-7.2", False, "warp32"
     it = iter(args)
     for a in it:
         if a == "--target":
             target = next(it)
         elif a == "--unsafe-fixes":
             unsafe = True
+        elif a == "--wave":
+            wave = next(it)
         else:
             raise ValueError(f"unknown fixture option {a!r}")
-    return get_target(target), PortOptions(unsafe=unsafe)
+    return get_target(target), PortOptions(unsafe=unsafe, wave=wave)
 
 
 def port(path: Path, data: bytes):
@@ -145,48 +140,38 @@ def test_blockers_name_the_amd_route():
 
 
 def _compile_skip(path: Path) -> str | None:
+    """Why ``path``'s output is not compiled (its own ``vado-compile-skip:``, or a HIP 5.2 gap), or ``None``."""
     m = SKIP.search(path.read_text(encoding="latin-1"))
     if m:
         return m.group(1).strip()
+    compiler = compiler_for(_target_name(path))
     fixed = fixed_of(path)
     found = NEWER_THAN_HIP52.search(fixed.read_text(encoding="latin-1")) if fixed.is_file() else None
-    if found:
+    if compiler is not None and compiler.is_hip52 and found:
         return f"keeps {found.group(0)} for HIP 6.2+; Debian's hipcc is HIP 5.2"
     return None
 
 
-COMPILED = [p for p in INPUTS if _compile_skip(p) is None]
+def _target_name(path: Path) -> str:
+    return options_of(path.read_text(encoding="latin-1"))[0].name
 
 
-def _hipcc(files: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, HIP_PLATFORM="amd")
-    return subprocess.run([hipcc_path(), "--offload-arch=gfx90a", "-c", "-x", "hip", *files],
-                          capture_output=True, text=True, env=env, cwd=cwd, timeout=600)
+COMPILED = [p for p in INPUTS if not SKIP.search(p.read_text(encoding="latin-1"))]
 
 
 @pytest.fixture(scope="module")
-def hipcc_errors(tmp_path_factory) -> dict[str, str]:
-    """``{file name: hipcc's stderr}`` for every ``.fixed.hip`` that fails to compile.
+def hipcc_errors(tmp_path_factory) -> dict[str, str | None]:
+    """``{file name: None | stderr}``: every ``.fixed.hip`` compiled once by its target's hipcc, all cores at a time.
 
-    hipcc's start-up dominates, so all outputs are first compiled as one
-    translation unit, each file included in a namespace of its own (the headers
-    they include are included once, before). Only when that fails is each file
-    compiled on its own, to say which one fails and why.
+    A ``rocm-7.2`` output is compiled with ROCm 7.2.4 for gfx942 and gfx950, a
+    ``hip-5.2`` output with Debian's HIP 5.2 for gfx90a (``tests/_compile_fixtures.py``).
     """
-    out = tmp_path_factory.mktemp("hipcc")
-    files = [fixed_of(p) for p in COMPILED]
-    headers = sorted({h for f in files for h in re.findall(r"(?m)^#include\s*(<[^>]+>)", f.read_text(encoding="latin-1"))})
-    unit = out / "all.hip"
-    unit.write_text("".join(f"#include {h}\n" for h in headers) + "".join(
-        f"namespace fixture_{k} {{\n#include \"{f}\"\n}}\n" for k, f in enumerate(files)))
-    if _hipcc([str(unit)], out).returncode == 0:
-        return {}
-    errors = {}
-    for f in files:
-        proc = _hipcc([str(f)], out)
-        if proc.returncode != 0:
-            errors[f.name] = proc.stderr[-4000:]
-    return errors
+    jobs = []
+    for p in COMPILED:
+        compiler = compiler_for(_target_name(p))
+        if compiler is not None and _compile_skip(p) is None:
+            jobs.append((fixed_of(p).name, compiler, fixed_of(p), ()))
+    return compile_all(jobs, tmp_path_factory.mktemp("hipcc"))
 
 
 def test_fixtures_that_compile_leave_no_ptx():
@@ -196,13 +181,15 @@ def test_fixtures_that_compile_leave_no_ptx():
         assert all("macro" in f.data.get("no_fix", "") for f in left), (p.name, [f.message for f in left])
 
 
-@requires_hipcc
+@pytest.mark.hipcc
 @pytest.mark.parametrize("path", INPUTS, ids=lambda p: fixed_of(p).name)
 def test_fixed_hip_compiles(path: Path, hipcc_errors):
+    compiler = require_compiler(_target_name(path))
     reason = _compile_skip(path)
     if reason:
         pytest.skip(reason)
-    assert fixed_of(path).name not in hipcc_errors, hipcc_errors[fixed_of(path).name]
+    err = hipcc_errors[fixed_of(path).name]
+    assert err is None, f"{compiler.label} failed on {fixed_of(path).name} for {', '.join(compiler.archs)}:\n{err}"
 
 
 # --- applicability per idiom --------------------------------------------------------------------------
@@ -212,10 +199,11 @@ ROCM72 = get_target("rocm-7.2")
 
 
 def lowered(stmt: str, target=HIP52, decl: str = "unsigned a, b, c, d; float f, g; unsigned long long q; "
-                                                "unsigned short h; float* p;") -> Lowering | Refusal:
+                                                "unsigned short h; float* p;", wave: str = "native") -> Lowering | Refusal:
+    """``stmt`` lowered for ``target``; ``wave`` is native here (the wave64 rewrites), warp32 where a test says."""
     text = "__device__ void k() { " + decl + "\n  " + stmt + "\n}\n"
     (asm,) = find_asm(text, code_tokens(tokenize(text)))
-    return lower(asm, target, text)
+    return lower(asm, target, text, wave)
 
 
 SAFE, UNSAFE, DISPLAY = Applicability.SAFE, Applicability.UNSAFE, Applicability.DISPLAY_ONLY
@@ -260,6 +248,29 @@ def test_applicability_of_each_idiom(stmt, level, contains):
     assert contains in got.code
     if level is not SAFE:
         assert got.notes, "a rewrite that is not safe says why"
+
+
+@pytest.mark.parametrize("target", [HIP52, ROCM72], ids=lambda t: t.name)
+@pytest.mark.parametrize("stmt, contains", [
+    ('asm("mov.u32 %0, %%laneid;" : "=r"(a));', "a = vado_lane32()"),
+    ('asm("mov.u32 %0, %%lanemask_lt;" : "=r"(a));', "a = ((1u << vado_lane32()) - 1u)"),
+    ('asm("mov.u32 %0, %%lanemask_gt;" : "=r"(a));', "a = (~((2u << vado_lane32()) - 1u))"),
+    ('asm("shfl.sync.down.b32 %0, %1, 1, 0x1f, 0xffffffff;" : "=r"(a) : "r"(b));', "a = vado_shfl_down_sync32(0xffffffff, b, 1, 32)"),
+    ('asm("shfl.sync.bfly.b32 %0, %1, 4, 0x1f, %2;" : "=r"(a) : "r"(b), "r"(c));', "a = vado_shfl_xor_sync32(c, b, 4, 32)"),
+    ('asm("shfl.idx.b32 %0, %1, %2, 0x1f;" : "=r"(a) : "r"(b), "r"(c));', "a = vado_shfl32(b, c, 32)"),
+    ('asm("activemask.b32 %0;" : "=r"(a));', "a = vado_activemask32()"),
+    ('asm("{ .reg .pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, %2; }" : "=r"(a) : "r"(b), "r"(c));',
+     "vado_ballot_sync32(c, _ptx_p)"),
+    ('asm("{ .reg .pred p, q; setp.ne.u32 p, %1, 0; vote.sync.any.pred q, p, 0xffffffff; selp.u32 %0, 1, 0, q; }" '
+     ': "=r"(a) : "r"(b));', "vado_any_sync32(0xffffffff, _ptx_p)"),
+])
+def test_warp32_lowering_is_exact(stmt, contains, target):
+    """Under warp32 emulation (the default wave mode) the lane, mask, shuffle and vote idioms become the
+    vado_*32 helpers of vado.port.wave: CUDA's 32-lane warp, exactly, on every HIP (safe)."""
+    got = lowered(stmt, target, wave="warp32")
+    assert isinstance(got, Lowering), got
+    assert got.applicability is SAFE, got.notes
+    assert contains in got.code
 
 
 def test_sync_builtins_follow_the_target_feature():

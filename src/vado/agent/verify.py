@@ -12,9 +12,16 @@ toolchains. A candidate passes when
 
 The compile goes through :mod:`vado.verify.compile` (``HIP_PLATFORM=amd hipcc
 --offload-arch=ARCH -x hip -c``; without ``HIP_PLATFORM=amd`` the HIP driver
-quietly hands the file to nvcc), so the agent and ``vado verify`` judge alike. The
-differential run of original against port needs a GPU and is not done here
-(the evidence says so in ``detail``).
+quietly hands the file to nvcc), so the agent and ``vado verify`` judge alike.
+
+3. where an NVIDIA GPU and nvcc are present and the caller names the original tree
+   and the program's arguments, the port's output equals the original's with AMD's
+   64-lane waves emulated (:func:`differential_check`: ``vado verify --run --wave
+   64``, the original built with nvcc, the port through vado's HIP-on-CUDA
+   headers). Without a GPU this step is skipped and the compile evidence says so
+   in ``detail``; a port that does not build with nvcc, or a run that cannot
+   decide (inconclusive), does not reject a candidate that passed 1 and 2 (the
+   reason says so).
 """
 
 from __future__ import annotations
@@ -70,9 +77,19 @@ class Check:
         return text if len(text) <= limit else text[: limit - 15] + "\n[… truncated]"
 
 
-def hipcc_path(explicit: str | None = None) -> str | None:
-    """The hipcc to use: ``explicit``, ``$VADO_HIPCC``, or the one on PATH."""
-    return explicit or os.environ.get("VADO_HIPCC") or shutil.which("hipcc")
+def hipcc_path(explicit: str | None = None, target: Target | None = None) -> str | None:
+    """The hipcc to use: ``explicit``, ``$VADO_HIPCC``, else the one whose HIP release fits ``target``.
+
+    Chosen by version as ``vado verify`` does
+    (:func:`vado.verify.toolchains.choose_hip_toolchain`): the oldest release at
+    or above the target's, else the newest found; without a target, the newest.
+    """
+    if explicit or os.environ.get("VADO_HIPCC"):
+        return explicit or os.environ.get("VADO_HIPCC")
+    from vado.verify.toolchains import choose_hip_toolchain
+
+    choice = choose_hip_toolchain(target.hip_version if target is not None else None)
+    return choice.toolchain.path if choice.toolchain is not None else shutil.which("hipcc")
 
 
 def parse_errors(stderr: str) -> list[CompileError]:
@@ -111,7 +128,7 @@ def compile_hip(
     from vado.verify.compile import Unit, verify_compile
     from vado.verify.sandbox import Limits
 
-    exe = hipcc_path(hipcc)
+    exe = hipcc_path(hipcc, target)
     if exe is None:
         raise ToolchainError(
             "hipcc not found",
@@ -127,7 +144,7 @@ def compile_hip(
     )
     (ev,) = report.evidence
     detail = dict(ev.detail)
-    detail.setdefault("differential_run", "not done: needs a GPU")
+    detail.setdefault("differential_run", "not done here: see differential_check (needs an NVIDIA GPU and nvcc)")
     return dataclasses.replace(
         ev,
         command=ev.command if ev.command[:1] == ("HIP_PLATFORM=amd",) else ("HIP_PLATFORM=amd", *ev.command),
@@ -149,6 +166,61 @@ def _attributed(err: CompileError, name: str, findings: Sequence[Finding]) -> bo
     return any(f.span.line <= err.line <= max(f.span.end_line, f.span.line) for f in findings)
 
 
+def nvidia_gpu_with_nvcc() -> bool:
+    """Whether this machine has an NVIDIA GPU and an nvcc (the differential gate's condition)."""
+    from vado.verify.toolchains import find_gpus, find_nvcc
+
+    try:
+        gpus, _ = find_gpus(tool_dirs=())
+    except Exception:  # a broken nvidia-smi is no GPU to run on
+        return False
+    return any(g.vendor == "nvidia" for g in gpus) and find_nvcc(None) is not None
+
+
+def differential_check(
+    port_root: Path, original_root: Path, run_args: str, *, wave: int = 64, nvcc: str | None = None,
+    timeout_s: float = 120.0,
+) -> Check | None:
+    """Original against port on this machine's NVIDIA GPU with ``wave``-lane semantics; None without a GPU.
+
+    ``run_args`` are the program's arguments (split like a shell would, never run
+    by one). The check fails when the outputs differ (its reason names the first
+    difference and the kernels with cross-lane calls); a port that does not build
+    with nvcc or a run that cannot decide gives a passing check whose reason says
+    nothing was proved.
+    """
+    import shlex
+
+    from vado.knowledge.targets import get_target
+    from vado.verify.compare import Tolerance
+    from vado.verify.differential import TIMING_LINES
+    from vado.verify.run import RunSpec, verify
+
+    if not nvidia_gpu_with_nvcc():
+        return None
+    template = "{bin} " + " ".join(shlex.quote(a).replace("{", "{{").replace("}", "}}") for a in shlex.split(run_args))
+    spec = RunSpec(template=template.strip(), tolerance=Tolerance(1e-5, 1e-8), shapes=(None,), platform="nvidia",
+                   wave=wave, ignore_lines=TIMING_LINES)
+    result = verify(port_root, archs=("gfx942",), target=get_target("rocm-7.2"), original=original_root, nvcc=nvcc,
+                    do_compile=False, do_triton=False, run=spec, timeout_s=timeout_s)
+    evidence = tuple(result.evidence)
+    d = result.differential
+    if d is None:
+        return Check(True, f"differential not decided ({result.run_skipped or 'not run'}): nothing proved on the GPU",
+                     evidence)
+    if d.passed:
+        return Check(True, f"the port's output equals the original's with {wave}-lane waves on the GPU", evidence)
+    if d.inconclusive:
+        reason = next((r.inconclusive for r in d.rounds if r.inconclusive), "")
+        return Check(True, f"differential inconclusive ({reason}): nothing proved on the GPU", evidence)
+    first = d.first_difference or {}
+    what = (f"line {first.get('line')}: original {first.get('original')!r}, port {first.get('port')!r}"
+            if "original" in first else first.get("problem", "outputs differ"))
+    kernels = f"; kernels with cross-lane calls: {', '.join(d.kernels)}" if d.kernels else ""
+    return Check(False, f"the port's output differs from the original's with {wave}-lane waves: {what}{kernels}",
+                 evidence)
+
+
 def check_candidate(
     file: Path,
     rel_path: str,
@@ -160,12 +232,18 @@ def check_candidate(
     include_dirs: Sequence[Path] = (),
     hipcc: str | None = None,
     compile: bool = True,
+    tree: Path | None = None,
+    original: Path | None = None,
+    run_args: str | None = None,
 ) -> Check:
     """Judge the candidate now written at ``file`` (``rel_path`` in findings) against ``before_text``.
 
     ``resolve_code`` is the finding code the edit was meant to remove (None for a
     compile-error item, where only the compile counts). ``compile=False`` skips
-    the compiler (for files that are not translation units, e.g. headers).
+    the compiler (for files that are not translation units, e.g. headers). With
+    ``tree`` (the candidate's whole port), ``original`` and ``run_args``, a
+    candidate that passed also goes through :func:`differential_check` where a
+    GPU exists.
     """
     from vado.model.text import decode_source
 
@@ -180,7 +258,8 @@ def check_candidate(
     if grown:
         return Check(False, "the edit introduces new findings: " + ", ".join(f"{c} ({before[c]} → {after[c]})" for c in grown), **counts)
     if not compile:
-        return Check(True, "the finding is gone (not a translation unit: not compiled)", **counts)
+        return _gated(Check(True, "the finding is gone (not a translation unit: not compiled)", **counts),
+                      tree, original, run_args)
     evidence: list[Evidence] = []
     errors: list[CompileError] = []
     attributed: list[CompileError] = []
@@ -210,4 +289,18 @@ def check_candidate(
             tuple(evidence), (), tuple(attributed), **counts,
         )
     note = "" if not attributed else f" (compiler errors left only on lines of {len({e.line for e in attributed})} other open finding(s))"
-    return Check(True, f"the finding is gone and it compiles for {', '.join(archs)}{note}", tuple(evidence), (), tuple(attributed), **counts)
+    return _gated(Check(True, f"the finding is gone and it compiles for {', '.join(archs)}{note}", tuple(evidence), (),
+                        tuple(attributed), **counts), tree, original, run_args)
+
+
+def _gated(check: Check, tree: Path | None, original: Path | None, run_args: str | None) -> Check:
+    """``check`` (a pass) put through :func:`differential_check` when the caller named the tree, original and arguments."""
+    if tree is None or original is None or run_args is None:
+        return check
+    gate = differential_check(tree, original, run_args)
+    if gate is None:
+        return check
+    evidence = check.evidence + gate.evidence
+    if not gate.passed:
+        return dataclasses.replace(check, passed=False, reason=gate.reason, evidence=evidence)
+    return dataclasses.replace(check, reason=f"{check.reason}; {gate.reason}", evidence=evidence)

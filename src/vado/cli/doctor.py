@@ -14,7 +14,13 @@ def render_doctor(report) -> str:
     rows: list[tuple[str, str, str]] = []
     if report.hip:
         h = report.hip
-        rows.append(("hipcc", "ok", f"{h.path} (HIP {h.hip_version}, clang {h.clang_version}, {h.flavour})"))
+        where = f" {h.chroot}" if h.chroot else ""
+        rows.append(("hipcc", "ok", f"{h.path} (HIP {h.hip_version}, clang {h.clang_version}, {h.flavour}{where}) "
+                     "- chosen for rocm-7.2 ports"))
+        for other in report.hip_all:
+            if other.path != h.path:
+                rows.append(("  also", "", f"{other.path} (HIP {other.hip_version}, clang {other.clang_version}, "
+                                           f"{other.flavour}) - for HIP {other.release[0]}.{other.release[1]} targets"))
         if h.known_archs:
             rows.append(("  clang knows", "", " ".join(h.known_archs)))
         for p in report.archs:
@@ -49,10 +55,10 @@ def render_doctor(report) -> str:
 
 
 def doctor(
-    hipcc: Optional[str] = typer.Option(None, "--hipcc", help="hipcc to check (default: $VADO_HIPCC, PATH, /opt/rocm/bin)."),
+    hipcc: Optional[str] = typer.Option(None, "--hipcc", help="hipcc to check (default: $VADO_HIPCC, else every one found: ROCm installs, vado's ROCm chroot, PATH)."),
     nvcc: Optional[str] = typer.Option(None, "--nvcc", help="nvcc to check (default: $VADO_NVCC, PATH, /usr/local/cuda/bin)."),
     python: Optional[str] = typer.Option(None, "--python", help="Interpreter to look for Triton in (default: $VADO_PYTHON or this one)."),
-    arch: str = typer.Option("gfx90a,gfx940,gfx942,gfx950,gfx1100,gfx1200", "--arch", "-a", help="Offload targets to probe."),
+    arch: str = typer.Option("gfx942,gfx950,gfx90a,gfx1100,gfx1200", "--arch", "-a", help="Offload targets to probe."),
     probe: bool = typer.Option(True, "--probe/--no-probe", help="Compile a tiny kernel per target to see which build."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Probe again instead of reading the cache."),
     format: str = typer.Option("text", "--format", "-f", help="text or json."),

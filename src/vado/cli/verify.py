@@ -23,10 +23,11 @@ def _shapes(text: str) -> tuple[int | None, ...]:
 
 def verify(
     out: Path = typer.Argument(..., help="The ported tree (what `vado port -o` wrote)."),
-    arch: str = typer.Option("gfx90a,gfx942", "--arch", "-a", help="Offload targets, comma-separated."),
+    arch: Optional[str] = typer.Option(None, "--arch", "-a", help="Offload targets, comma-separated (default: the target's, gfx942,gfx950 for rocm-7.2)."),
     original: Optional[Path] = typer.Option(None, "--original", help="The CUDA tree the port came from (maps errors, builds the original)."),
-    target: Optional[str] = typer.Option(None, "--target", "-t", help="Target profile for finding codes (default: hip-5.2 for HIP 5.x, else rocm-7.2)."),
-    hipcc: Optional[str] = typer.Option(None, "--hipcc", help="hipcc to use (default: $VADO_HIPCC, PATH, /opt/rocm/bin)."),
+    target: Optional[str] = typer.Option(None, "--target", "-t", help="The port's target profile (default rocm-7.2); picks the toolchain and archs."),
+    hipcc: Optional[str] = typer.Option(None, "--hipcc", help="hipcc to use (default: $VADO_HIPCC, else the one whose version fits the target: ROCm installs, vado's ROCm chroot, PATH)."),
+    allow_old_toolchain: bool = typer.Option(False, "--allow-old-toolchain", help="Compile even with a hipcc older than the target (a loud warning; passes prove little)."),
     nvcc: Optional[str] = typer.Option(None, "--nvcc", help="nvcc to use (default: $VADO_NVCC, PATH, /usr/local/cuda/bin)."),
     python: Optional[str] = typer.Option(None, "--python", help="Interpreter with Triton (default: $VADO_PYTHON or this one)."),
     compile_units: bool = typer.Option(True, "--compile/--no-compile", help="Compile the port's translation units."),
@@ -38,7 +39,9 @@ def verify(
     atol: float = typer.Option(0.0, "--atol", help="Absolute tolerance."),
     ulp: Optional[int] = typer.Option(None, "--ulp", help="Largest distance in units in the last place."),
     nan_differs: bool = typer.Option(False, "--nan-differs", help="Treat NaN as unequal to NaN."),
-    ignore_lines: Optional[str] = typer.Option(None, "--ignore-lines", help="Regex: stdout lines to leave out (timings)."),
+    ignore_lines: Optional[str] = typer.Option(None, "--ignore-lines", help="Regex: stdout lines to leave out (default: timing lines; '' keeps every line)."),
+    wave: int = typer.Option(32, "--wave", help="On an NVIDIA GPU, run the port with 32-lane warps or AMD's 64-lane waves emulated (64)."),
+    original_runs: int = typer.Option(2, "--original-runs", min=1, max=2, help="Runs of the original per round (2: what differs between them is masked)."),
     shapes: str = typer.Option("63,64,65,4097,1048576", "--shapes", help="Problem sizes for {n}; 'none' for one round."),
     original_bin: Optional[Path] = typer.Option(None, "--original-bin", help="Use this binary as the original (no build)."),
     port_bin: Optional[Path] = typer.Option(None, "--port-bin", help="Use this binary as the port (no build)."),
@@ -57,6 +60,10 @@ def verify(
 ) -> None:
     """Verify a port: compile every unit per offload target, compile Triton kernels, run original and port.
 
+    On a machine with an NVIDIA GPU and nvcc, `vado verify OUT --original SRC --run '{bin} ARGS' --wave 64`
+    is the whole differential: the original built with nvcc, the port with the same nvcc through vado's
+    HIP-on-CUDA headers with AMD's 64-lane waves emulated, both run (the original twice), outputs compared.
+
     Exit codes: 0 everything verified passed, 1 failures (or unsupported targets), 2 usage error, 3 tool failure.
     """
     from vado.cli.terminal import get_terminal
@@ -66,9 +73,12 @@ def verify(
     if format not in FORMATS:
         term.error(f"unknown format {format!r}", f"choose one of: {', '.join(FORMATS)}")
         raise typer.Exit(2)
-    archs = [a.strip() for a in arch.split(",") if a.strip()]
-    if not archs:
-        term.error("no offload target", "pass --arch gfx90a,gfx942")
+    archs = [a.strip() for a in (arch or "").split(",") if a.strip()]
+    if arch is not None and not archs:
+        term.error("no offload target", "pass --arch gfx942,gfx950")
+        raise typer.Exit(2)
+    if wave not in (32, 64):
+        term.error(f"unknown wave size {wave}", "use --wave 32 (CUDA warps) or --wave 64 (AMD wave64 emulated on NVIDIA)")
         raise typer.Exit(2)
     if platform not in ("auto", "amd", "nvidia"):
         term.error(f"unknown platform {platform!r}", "use --platform amd, nvidia or auto")
@@ -77,29 +87,22 @@ def verify(
         term.error("--original-bin and --port-bin go together", "pass both, or neither to let vado build them")
         raise typer.Exit(2)
     try:
-        shape_list = _shapes(shapes)
+        # A command without {n} runs once: the sizes would only repeat the same run.
+        shape_list = _shapes(shapes) if (run is None or "{n}" in run) else (None,)
     except ValueError:
         term.error(f"bad --shapes {shapes!r}", "comma-separated integers, e.g. 63,64,65")
         raise typer.Exit(2)
     try:
         from vado.knowledge.targets import get_target
         from vado.verify.compare import Tolerance
+        from vado.verify.differential import TIMING_LINES
         from vado.verify.run import RunSpec, render_json, render_text
         from vado.verify.run import verify as run_verify
 
-        tgt = get_target(target) if target else None
-        if tgt is None:
-            from vado.verify.toolchains import find_hipcc, hip_toolchain
-
-            path = find_hipcc(hipcc)
-            name = "rocm-7.2"
-            if path:
-                try:
-                    if hip_toolchain(path).hip_version.startswith("5."):
-                        name = "hip-5.2"
-                except VadoError:
-                    pass
-            tgt = get_target(name)
+        # The port's target decides the toolchain (by version) and the default archs.
+        tgt = get_target(target or "rocm-7.2")
+        if not archs:
+            archs = list(tgt.default_arch)
         spec = None
         if run:
             spec = RunSpec(
@@ -107,7 +110,8 @@ def verify(
                 original_bin=str(original_bin) if original_bin else None, port_bin=str(port_bin) if port_bin else None,
                 oracle_bin=str(oracle_bin) if oracle_bin else None, inputs=str(inputs) if inputs else None,
                 platform=platform, nvcc_arch=nvcc_arch, hip_include=str(hip_include) if hip_include else None,
-                require_gpu=require_gpu, ignore_lines=ignore_lines,
+                require_gpu=require_gpu, ignore_lines=TIMING_LINES if ignore_lines is None else (ignore_lines or None),
+                wave=wave, original_runs=original_runs,
             )
             if compare not in ("stdout", "files", "numpy"):
                 term.error(f"unknown comparison {compare!r}", "use --compare stdout, files or numpy")
@@ -115,16 +119,23 @@ def verify(
         result = run_verify(
             out, archs=archs, target=tgt, original=original, hipcc=hipcc, nvcc=nvcc, python=python,
             do_compile=compile_units, do_triton=triton, run=spec, extra_flags=tuple(flag or ()),
-            timeout_s=timeout, jobs=jobs, use_cache=not no_cache,
+            timeout_s=timeout, jobs=jobs, use_cache=not no_cache, allow_old_toolchain=allow_old_toolchain,
         )
     except VadoError as exc:
         term.error(exc.what + (f": {exc.why}" if exc.why else ""), exc.tip)
         raise typer.Exit(exc.exit_code)
     text = render_text(result) if format == "text" else render_json(result)
     if report:
-        report.write_text(text, encoding="utf-8")
+        try:
+            report.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            term.error(f"cannot write the report {report}: {exc.strerror or exc}", "check the path and its permissions")
+            raise typer.Exit(3)
     else:
         term.data(text.rstrip("\n"))
     n = len(result.evidence)
+    for note in result.notes:
+        if note.startswith("WARNING: "):
+            term.warn(note[len("WARNING: "):])
     term.info(f"{n} evidence records; verification {'passed' if result.passed else 'failed'}")
     raise typer.Exit(0 if result.passed else 1)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import difflib
 import functools
+import gc
 import io
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -131,6 +132,7 @@ _STR_FIELDS = tuple(
     for f in ApiEntry.__dataclass_fields__
     if f not in ("cuda_name", "kind", "library", "section", "hip_name", "roc_name", "support")
 )
+_FIELDS = _REQUIRED_COLUMNS + _STR_FIELDS  # ApiEntry's fields in order
 #: When a name appears in several tables, the first library in this order answers ``lookup``.
 _LIBRARY_ORDER = (
     "runtime", "driver", "device", "complex", "rtc", "cublas", "cublaslt", "cudnn", "cufft",
@@ -157,7 +159,51 @@ def _bucket_key(name: str) -> str:
 
 @functools.cache
 def api_table() -> ApiTable:
-    """Load every API table once (lazily, on first call) and index it by CUDA name."""
+    """Load every API table once (lazily, on first call) and index it by CUDA name.
+
+    The parsed rows are kept in the user's cache (:mod:`vado.knowledge._cache`):
+    a later process builds the table from them without reading YAML or CSV.
+    """
+    from vado.knowledge._cache import cached
+
+    folder = resources.files("vado.knowledge").joinpath(*_DATA)
+    try:
+        sources = sorted(p for p in folder.iterdir() if p.name == "index.yaml" or p.name.endswith(".csv"))
+    except OSError:
+        sources = []
+    tables, rows = cached("api-tables", sources, _parse_tables)
+    supports = {s.value: s for s in ApiSupport}
+    was_enabled = gc.isenabled()
+    gc.disable()  # ten thousand entries and no cycles: collector passes over them only cost time
+    try:
+        # The rows were checked when they were parsed; ApiEntry's generated __init__ (one
+        # object.__setattr__ per field of a frozen class) was most of this function.
+        new = object.__new__
+        entries = []
+        by_name: dict[str, list[ApiEntry]] = defaultdict(list)
+        for row in rows:
+            e = new(ApiEntry)
+            fields = dict(zip(_FIELDS, row))
+            fields["support"] = supports[row[6]]
+            e.__dict__.update(fields)
+            entries.append(e)
+            by_name[row[0]].append(e)
+        buckets: dict[str, list[str]] = defaultdict(list)
+        for name in by_name:
+            buckets[_bucket_key(name)].append(name)
+    finally:
+        if was_enabled:
+            gc.enable()
+    return ApiTable(
+        entries=tuple(entries),
+        by_name={k: tuple(v) for k, v in by_name.items()},
+        buckets={k: tuple(v) for k, v in buckets.items()},
+        tables=tuple(tables),
+    )
+
+
+def _parse_tables() -> tuple[list, tuple[tuple[str, ...], ...]]:
+    """(index.yaml's tables, one tuple per CSV row in :class:`ApiEntry` field order, support as its value)."""
     import yaml  # deferred: importing vado.knowledge must stay cheap
 
     try:
@@ -167,8 +213,8 @@ def api_table() -> ApiTable:
     if not isinstance(index, dict) or not isinstance(index.get("tables"), list):
         raise KnowledgeError("API index.yaml is malformed", "it has no 'tables' list")
     files = sorted({f for t in index["tables"] for f in t.get("files", ())}, key=lambda f: _order(f[: -len(".csv")]))
-    entries: list[ApiEntry] = []
-    supports = {s.value: s for s in ApiSupport}
+    out: list[tuple[str, ...]] = []
+    supports = {s.value for s in ApiSupport}
     for file in files:
         # csv.reader and one column map per file: DictReader's dict per row was half of
         # this function, which every process that ports or audits runs once.
@@ -178,30 +224,17 @@ def api_table() -> ApiTable:
         missing = [f for f in _REQUIRED_COLUMNS if f not in column]
         if missing:
             raise KnowledgeError(f"API data file {file} is malformed", f"row 1: no column {missing[0]!r}")
-        required = [column[f] for f in _REQUIRED_COLUMNS]
-        optional = [(f, column[f]) for f in _STR_FIELDS if f in column]
+        # Every field in ApiEntry's order; a column the file lacks reads as "" (the field's default).
+        picks = [column.get(f, -1) for f in _REQUIRED_COLUMNS + _STR_FIELDS]
         width = len(header)
         for i, row in enumerate(rows):
             if len(row) < width:
                 row = row + [""] * (width - len(row))  # DictReader fills short rows with None
-            cuda_name, kind, library, section, hip_name, roc_name, support = (row[k] for k in required)
-            if support not in supports:
+            if row[picks[6]] not in supports:
                 raise KnowledgeError(f"API data file {file} is malformed",
-                                     f"row {i + 2}: {support!r} is not a valid ApiSupport")
-            entries.append(ApiEntry(cuda_name, kind, library, section, hip_name, roc_name, supports[support],
-                                    **{f: row[k] for f, k in optional if row[k]}))
-    by_name: dict[str, list[ApiEntry]] = defaultdict(list)
-    for e in entries:
-        by_name[e.cuda_name].append(e)
-    buckets: dict[str, list[str]] = defaultdict(list)
-    for name in by_name:
-        buckets[_bucket_key(name)].append(name)
-    return ApiTable(
-        entries=tuple(entries),
-        by_name={k: tuple(v) for k, v in by_name.items()},
-        buckets={k: tuple(v) for k, v in buckets.items()},
-        tables=tuple(index["tables"]),
-    )
+                                     f"row {i + 2}: {row[picks[6]]!r} is not a valid ApiSupport")
+            out.append(tuple(row[k] if k >= 0 else "" for k in picks))
+    return index["tables"], tuple(out)
 
 
 def _order(library: str) -> int:
@@ -236,11 +269,23 @@ def suggest(name: str, n: int = 5) -> list[str]:
 
 
 def stats() -> dict[str, dict[str, int]]:
-    """Rows per library and per support level: ``{library: {level: count, ..., "total": n}}``."""
-    out: dict[str, Counter] = defaultdict(Counter)
+    """CUDA names per library and per support level: ``{library: {level: count, ..., "total": n}}``.
+
+    A name with several rows (its HIP spelling changed: hipBLAS's ``_v2`` names,
+    removed in 3.0, beside the plain names that replaced them) counts once, at
+    the level of its current row (the first that is not removed), so
+    "removed" counts only names left without a HIP counterpart.
+    """
+    current: dict[tuple[str, str], ApiEntry] = {}
     for e in api_table().entries:
-        out[e.library][e.support.value] += 1
-        out[e.library]["total"] += 1
+        key = (e.library, e.cuda_name)
+        seen = current.get(key)
+        if seen is None or (seen.support.value == "removed" and e.support.value != "removed"):
+            current[key] = e
+    out: dict[str, Counter] = defaultdict(Counter)
+    for (library, _), e in current.items():
+        out[library][e.support.value] += 1
+        out[library]["total"] += 1
     return {lib: dict(c) for lib, c in sorted(out.items())}
 
 
@@ -257,6 +302,10 @@ def sources() -> tuple[dict[str, Any], ...]:
 def source_of(entry: ApiEntry) -> dict[str, str] | None:
     """The source (repo, commit, path) of the table ``entry`` was imported from."""
     tables = api_table().tables
+    # A curated table names its rows' section after itself: its source, not the library's HIPIFY table.
+    for t in tables:
+        if t.get("name") == entry.section:
+            return t.get("source")
     # Header rows join their library's CSV but come from HIPIFY's include map ("headers" table),
     # except the curated NCCL/NVTX/Thrust headers, which come with their library's facts.
     wanted = "headers" if entry.kind == "header" and entry.library not in ("nccl", "nvtx", "thrust") else entry.library
@@ -271,21 +320,49 @@ def source_of(entry: ApiEntry) -> dict[str, str] | None:
 
 @functools.lru_cache(maxsize=4096)  # a few hundred distinct versions, read for every row of every target
 def parse_version(text: str | None) -> tuple[int, ...] | None:
-    """``"6.2.0"`` → ``(6, 2, 0)``; None for an empty or non-numeric version."""
+    """The release numbers of a version: ``"6.2.0"`` → ``(6, 2, 0)``, ``"2.5.1+cu121"`` → ``(2, 5, 1)``.
+
+    PEP 440 versions are read by :mod:`packaging` (local labels such as ``+cu121``
+    and pre-releases are not release numbers); anything else by its leading numeric
+    components. None for an empty or non-numeric version.
+    """
     if not text:
         return None
+    pep440 = _pep440(str(text).strip())
+    if pep440 is not None:
+        return pep440.release
     parts = []
     for piece in str(text).strip().split("."):
-        digits = "".join(ch for ch in piece if ch.isdigit())
+        digits = ""
+        for ch in piece:
+            if not ch.isdigit():
+                break
+            digits += ch
         if not digits:
             break
         parts.append(int(digits))
+        if len(digits) != len(piece):
+            break  # "2a" ends the numbers: what follows is no release component
     return tuple(parts) or None
+
+
+@functools.lru_cache(maxsize=4096)
+def _pep440(text: str):
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
 
 
 @functools.lru_cache(maxsize=16384)
 def version_less(a: str, b: str) -> bool:
-    """Numeric comparison ``a < b`` with missing components read as 0 (``"5.2" < "5.2.1"`` is false)."""
+    """``a < b`` as PEP 440 orders versions (``"5.2"`` equals ``"5.2.0"``, ``"7.0.0rc1" < "7.0.0"``);
+    numerically, with missing components read as 0, where either is not PEP 440."""
+    pa, pb = _pep440(str(a).strip()) if a else None, _pep440(str(b).strip()) if b else None
+    if pa is not None and pb is not None:
+        return pa < pb
     va, vb = parse_version(a) or (), parse_version(b) or ()
     width = max(len(va), len(vb))
     return va + (0,) * (width - len(va)) < vb + (0,) * (width - len(vb))
@@ -332,7 +409,10 @@ def availability(entry: ApiEntry, target: Target) -> Availability:
     """What ``entry`` is on ``target``: available, renamed, newer than the target, ... and why."""
     family = target.family
     if family == "rocm":
-        return _on_rocm(entry, target)
+        av = _on_rocm(entry, target)
+        if av.status in (AvailabilityStatus.REMOVED, AvailabilityStatus.NEWER_THAN_TARGET):
+            return _other_spelling_on_rocm(entry, target, av)
+        return av
     if family == "scale":
         return _on_scale(entry, target)
     if family == "zluda":
@@ -395,6 +475,29 @@ def _on_rocm(e: ApiEntry, target: Target) -> Availability:
     if removed:
         parts.append(f"removed in {label} {removed}")
     return Availability(target.name, status, name, since, _with_note("; ".join(parts), e))
+
+
+def _other_spelling_on_rocm(e: ApiEntry, target: Target, own: Availability) -> Availability:
+    """The answer of another row of ``e``'s name and library when ``e``'s HIP name is removed or too new.
+
+    A CUDA name whose HIP counterpart was renamed has one row per spelling, each with
+    its versions: ``cublasDotEx`` is ``hipblasDotEx_v2`` from HIP 6.0 until hipBLAS 3.0
+    (ROCm 7.0) removed it, and ``hipblasDotEx`` (with the same arguments) since 7.0.
+    The row the target has answers; when none does, the earliest spelling that is only
+    newer than the target does (the smallest upgrade), else ``e``'s own answer.
+    """
+    rows = api_table().by_name.get(e.cuda_name, ())
+    best = own
+    for other in rows:
+        if other is e or other.library != e.library:
+            continue
+        av = _on_rocm(other, target)
+        if av.status in (AvailabilityStatus.AVAILABLE, AvailabilityStatus.RENAMED, AvailabilityStatus.DEPRECATED):
+            return av
+        if (av.status is AvailabilityStatus.NEWER_THAN_TARGET
+                and (best.status is not AvailabilityStatus.NEWER_THAN_TARGET or version_less(av.since or "", best.since or ""))):
+            best = av
+    return best
 
 
 def _on_scale(e: ApiEntry, target: Target) -> Availability:

@@ -194,13 +194,107 @@ def _match_any_sync() -> LocalHelper:
     )
 
 
+#: CUDA's cache-hinted loads and stores (PTX ``ld.ca``/``ld.cg``/``ld.cs``/``ld.lu``/``ld.cv`` and
+#: ``st.cg``/``st.cs``/``st.wb``/``st.wt``) → what the hint asks for, in words.
+CACHE_HINTS = {
+    "__ldca": "cache at all levels", "__ldcg": "cache in L2, not L1", "__ldcs": "evict-first (streaming)",
+    "__ldlu": "last use", "__ldcv": "do not cache, fetch again",
+    "__stcg": "cache in L2, not L1", "__stcs": "evict-first (streaming)", "__stwb": "write back", "__stwt": "write through",
+}
+
+
+def _cache_hint(cuda_name: str) -> LocalHelper:
+    """``__ldcs(p)`` / ``__stcs(p, v)`` and the other cache-hinted accesses: a plain load or store of ``*p``.
+
+    The hint changes where the data is cached, never the value read or written, and CUDA declares
+    the functions for scalar and vector types alike (``int4``, ``float4`` …), which a plain access
+    covers whatever the type (a struct of them included). HIP's own ``__ldcs``/``__ldcg``/``__ldca``
+    for ``__half`` are plain loads too.
+    """
+    helper = "vado_" + cuda_name.lstrip("_")
+    if cuda_name.startswith("__ld"):
+        code = f"template <class T>\nstatic __device__ __forceinline__ T {helper}(const T* p) {{ return *p; }}\n"
+    else:
+        code = f"template <class T, class V>\nstatic __device__ __forceinline__ void {helper}(T* p, V v) {{ *p = v; }}\n"
+    access = "load" if cuda_name.startswith("__ld") else "store"
+    return LocalHelper(
+        cuda_name,
+        helper,
+        code,
+        f"HIP has no {cuda_name} for most types; a plain {access} (the {CACHE_HINTS[cuda_name]} hint only affects caching, not the value)",
+        "CUDA C++ Programming Guide, Load Functions Using Cache Hints / Store Functions Using Cache Hints (all scalar and vector types); "
+        "HIP 7.2.4 hip/amd_detail/amd_hip_fp16.h declares __ldcg/__ldca/__ldcs only for __half/__half2, as `return *ptr;`",
+        _unavailable(cuda_name),
+    )
+
+
+#: NVTX calls that name a CUDA object for a profiler's timeline → the HIP type of that object.
+NVTX_NAMES = {"nvtxNameCudaStreamA": "hipStream_t", "nvtxNameCudaEventA": "hipEvent_t"}
+
+
+def _nvtx_name(cuda_name: str) -> LocalHelper:
+    """``nvtxNameCudaStreamA(stream, name)``: ROCTx's roctracer header has no call that names a stream
+    or an event, and the name only labels a profiler's timeline (it changes nothing the program
+    computes), so the helper takes the arguments and drops the name."""
+    helper = "vado_" + cuda_name
+    code = f"static inline void {helper}({NVTX_NAMES[cuda_name]} object, const char* name) {{ (void)object; (void)name; }}\n"
+    return LocalHelper(
+        cuda_name,
+        helper,
+        code,
+        f"ROCTx (roctracer/roctx.h) has no {cuda_name}; the name only labels a profiler's timeline, so it is dropped",
+        "NVTX nvToolsExtCudaRt.h (nvtxNameCudaStreamA/nvtxNameCudaEventA name a stream or event for tools); "
+        "ROCm 7.2.4 roctracer/roctx.h declares only roctxMarkA, roctxRangePushA/Pop, roctxRangeStartA/Stop",
+        _unavailable(cuda_name),
+    )
+
+
 SIMD_MINMAX = tuple(f"__v{op}{sign}{lanes}" for op in ("max", "min") for sign in ("s", "u") for lanes in (2, 4))
+
+
+#: bf16 pair builders CUDA's ``cuda_bf16.h`` has and HIP's ``hip_bf16.h`` lacks (ROCm 7.2.4 declares
+#: ``__float22bfloat162_rn(float2)`` and ``__float2bfloat16(float)``, which rounds to nearest even as CUDA's
+#: ``_rn`` does): CUDA name → (helper, parameters, the two halves).
+BF16_PAIRS = {
+    "__float2bfloat162_rn": ("vado_float2bfloat162_rn", "float a", "__float2bfloat16(a), __float2bfloat16(a)"),
+    "__floats2bfloat162_rn": ("vado_floats2bfloat162_rn", "float a, float b", "__float2bfloat16(a), __float2bfloat16(b)"),
+}
+
+
+def _bf16_pair(cuda_name: str) -> LocalHelper:
+    """``__float2bfloat162_rn(a)`` (``a`` in both halves) and ``__floats2bfloat162_rn(a, b)`` (``a`` low, ``b`` high)."""
+    helper, params, halves = BF16_PAIRS[cuda_name]
+    code = (f"static __host__ __device__ inline __hip_bfloat162 {helper}({params}) {{\n"
+            f"  return __hip_bfloat162{{{halves}}};\n}}\n")
+    return LocalHelper(
+        cuda_name, helper, code,
+        f"HIP's hip_bf16.h has no {cuda_name}: the pair built from __float2bfloat16 (round to nearest even, as _rn)",
+        "CUDA Math API, bfloat16 conversion functions (__float2bfloat162_rn: both halves; __floats2bfloat162_rn: "
+        "a to the low half, b to the high half); ROCm 7.2.4 hip/amd_detail/amd_hip_bf16.h (__float2bfloat16, "
+        "__hip_bfloat162{x, y})",
+        # Only where the port has the bf16 types at all (hip_bf16.h; not HIP 5.2).
+        lambda t: _unavailable(cuda_name)(t) and _api_status("__nv_bfloat162", t) in ("renamed", "available"),
+    )
+
+
+def _cub_debug_exit() -> LocalHelper:
+    """CUB's ``CubDebugExit(e)``: exit(1) when ``e`` is an error, after CUB's debug print; hipCUB has ``HipcubDebug``."""
+    return LocalHelper(
+        "CubDebugExit", "vado_CubDebugExit",
+        "#define vado_CubDebugExit(e) if (HipcubDebug(e)) { exit(1); }\n",
+        "hipCUB has no CubDebugExit; CUB's definition over hipCUB's HipcubDebug (prints the error, true when it is one)",
+        "CUB cub/util_debug.cuh (#define CubDebugExit(e) if (CubDebug(e)) { exit(1); }); ROCm 7.2.4 hipcub/config.hpp "
+        "(#define HipcubDebug(e) ::hipcub::Debug((hipError_t)(e), __FILE__, __LINE__))",
+        _unavailable("CubDebugExit"),
+    )
 
 
 @functools.cache
 def local_helpers() -> dict[str, LocalHelper]:
     """``{cuda_name: LocalHelper}``, built once on first use."""
-    helpers = [_sparse_error_string(), _match_any_sync(), *(_simd_minmax(n) for n in SIMD_MINMAX)]
+    helpers = [_sparse_error_string(), _match_any_sync(), *(_simd_minmax(n) for n in SIMD_MINMAX),
+               *(_cache_hint(n) for n in CACHE_HINTS), *(_nvtx_name(n) for n in NVTX_NAMES),
+               *(_bf16_pair(n) for n in BF16_PAIRS), _cub_debug_exit()]
     return {h.cuda_name: h for h in helpers}
 
 
@@ -233,6 +327,7 @@ def _top_level_starts(toks: list, wanted: list[int]) -> dict[int, tuple[int, tup
     directive_at = -1  # first token of the directive line being read, -1 outside one
     own_line = False  # that directive line stands between constructs (not inside a declaration)
     aggregate = False
+    template_params = -1  # depth of ``<`` in a template parameter list being read, -1 outside one
     for i, tok in enumerate(toks):
         while w < len(todo) and todo[w] == i:
             at = directive_at if directive_at >= 0 and own_line else start
@@ -266,7 +361,13 @@ def _top_level_starts(toks: list, wanted: list[int]) -> dict[int, tuple[int, tup
             continue
         if depth == 0 and boundary:
             start, boundary, aggregate = i, False, False
-        if depth == 0 and kind is Kind.IDENT and text in ("struct", "class", "union", "enum", "typedef"):
+        if depth == 0 and kind is Kind.IDENT and text == "template":
+            template_params = 0  # ``template <class T>``: a parameter's ``class`` starts no aggregate
+        elif template_params >= 0 and kind is Kind.PUNCT and text in ("<", ">", ">>"):
+            template_params += {"<": 1, ">": -1, ">>": -2}[text]
+            if template_params <= 0:
+                template_params = -1
+        elif depth == 0 and template_params < 0 and kind is Kind.IDENT and text in ("struct", "class", "union", "enum", "typedef"):
             aggregate = True
         if kind is Kind.PUNCT:
             if text == "{":
@@ -508,5 +609,202 @@ def solve_buffer_fixes(path: str, text: str, toks: list, target: Target) -> list
         end = code[args[-1][1]][2]
         fixes.append(Fix((Edit(path, end, end, f", {buffer}"),), Applicability.SAFE if provable else Applicability.UNSAFE,
                          f"{name}: pass {buffer}, the buffer of the analysis with {descr} (hipSPARSE before 6.0 takes it)",
+                         ("helper",)))
+    return fixes
+
+
+# --------------------------------------------------------------------------- cuBLASLt scale type
+
+#: cuBLASLt's descriptor attribute for the scale type, which hipBLASLt has no attribute for: its
+#: descriptor takes the scale type once, as ``hipblasLtMatmulDescCreate``'s third argument
+#: (hipblaslt.h, ROCm 7.2.4: ``hipblasLtMatmulDescAttributes_t`` has no ``SCALE_TYPE``).
+SCALE_TYPE_ATTRIBUTE = "CUBLASLT_MATMUL_DESC_SCALE_TYPE"
+_DESC_CREATE = frozenset({"cublasLtMatmulDescCreate", "hipblasLtMatmulDescCreate"})
+_DESC_SET = frozenset({"cublasLtMatmulDescSetAttribute", "hipblasLtMatmulDescSetAttribute"})
+
+
+def _assigned_value(code: list, name: str, before: int, start: int) -> tuple[int, str] | None:
+    """The last ``name = VALUE;`` (a declaration's initialiser or an assignment) in tokens
+    ``[start, before)``, when VALUE is one identifier: ``(index of name, VALUE)``."""
+    for k in range(before - 1, start - 1, -1):
+        t = code[k]
+        if t[0] is Kind.IDENT and t[3] == name and k + 3 < len(code) and code[k + 1][3] == "=":
+            if code[k + 2][0] is Kind.IDENT and code[k + 3][3] == ";":
+                return k, code[k + 2][3]
+            return None
+    return None
+
+
+def scale_type_fixes(path: str, text: str, toks: list, target: Target) -> list[Fix]:
+    """``cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_SCALE_TYPE, &v, size)``, which
+    hipBLASLt cannot express, becomes ``HIPBLAS_STATUS_SUCCESS`` where it sets the scale type the
+    descriptor was created with, so the call changed nothing in cuBLASLt either.
+
+    Only when that is seen in the code: in the same top-level function, ``desc`` is created once
+    (``cublasLtMatmulDescCreate(&desc, compute, S)``) before the call, ``v`` gets an identifier ``V``
+    (``T v = V;``) that names the same type as ``S`` (after the port's renaming) and is not written
+    between that and the call. Anything else gets no fix: the compiler and API001 report the name.
+    """
+    if (target.family != "rocm" or SCALE_TYPE_ATTRIBUTE not in text or _api_status(SCALE_TYPE_ATTRIBUTE, target) != "unavailable"
+            or _api_status("cublasLtMatmulDescSetAttribute", target) not in ("renamed", "available", "deprecated")):
+        return []  # not a hipBLASLt target (the call is not ported there), or one with the attribute
+    from vado.port.translate import rename_map
+
+    names = rename_map(target)
+
+    def same(a: str, b: str) -> bool:
+        ra, rb = names.get(a), names.get(b)
+        return (ra.new if ra else a) == (rb.new if rb else b)
+
+    code = [t for t in toks if t[0] is not Kind.COMMENT]
+    creates = _calls(code, set(_DESC_CREATE))
+    sets = [c for c in _calls(code, set(_DESC_SET)) if len(c[3]) == 4 and _arg_text(code, c[3][1]) == SCALE_TYPE_ATTRIBUTE]
+    if not sets:
+        return []
+    starts = _top_level_starts(code, [c[0] for c in creates + sets])
+    fixes: list[Fix] = []
+    for i, _name, close, args in sets:
+        desc, value = _arg_text(code, args[0]), _arg_text(code, args[2])
+        here = starts[i][0]
+        made = [(j, _arg_text(code, a[2])) for j, _n, _c, a in creates
+                if len(a) == 3 and starts[j][0] == here and _arg_text(code, a[0]) == "&" + desc]
+        if len(made) != 1 or made[0][0] > i or not value.startswith("&") or not value[1:].isidentifier():
+            continue
+        created_with = made[0][1]
+        found = _assigned_value(code, value[1:], i, made[0][0])
+        if found is None or not same(found[1], created_with) or _written_between(code, value[1:], found[0] + 1, i):
+            continue
+        why = f"hipBLASLt takes the scale type only at hipblasLtMatmulDescCreate, which got {created_with} too"
+        fixes.append(Fix((Edit(path, code[i][1], code[close][2], f"HIPBLAS_STATUS_SUCCESS /* vado: {why} */"),),
+                         Applicability.SAFE, f"{SCALE_TYPE_ATTRIBUTE} set to the descriptor's own scale type: {why}", ("helper",)))
+    return fixes
+
+
+# --------------------------------------------------------------------------- cudaGetErrorString in device code
+
+#: hipError_t's enumerators, ROCm 7.2.4 ``hip/hip_runtime_api.h`` (``typedef enum hipError_t``), first name
+#: of each value (``hipErrorMemoryAllocation``, ``hipErrorInitializationError``, ``hipErrorMapBufferObjectFailed``
+#: and ``hipErrorInvalidResourceHandle`` are second names of 2, 3, 205 and 400).
+HIP_ERROR_NAMES = (
+    "hipSuccess hipErrorInvalidValue hipErrorOutOfMemory hipErrorNotInitialized hipErrorDeinitialized "
+    "hipErrorProfilerDisabled hipErrorProfilerNotInitialized hipErrorProfilerAlreadyStarted "
+    "hipErrorProfilerAlreadyStopped hipErrorInvalidConfiguration hipErrorInvalidPitchValue hipErrorInvalidSymbol "
+    "hipErrorInvalidDevicePointer hipErrorInvalidMemcpyDirection hipErrorInsufficientDriver "
+    "hipErrorMissingConfiguration hipErrorPriorLaunchFailure hipErrorInvalidDeviceFunction hipErrorNoDevice "
+    "hipErrorInvalidDevice hipErrorInvalidImage hipErrorInvalidContext hipErrorContextAlreadyCurrent "
+    "hipErrorMapFailed hipErrorUnmapFailed hipErrorArrayIsMapped hipErrorAlreadyMapped hipErrorNoBinaryForGpu "
+    "hipErrorAlreadyAcquired hipErrorNotMapped hipErrorNotMappedAsArray hipErrorNotMappedAsPointer "
+    "hipErrorECCNotCorrectable hipErrorUnsupportedLimit hipErrorContextAlreadyInUse hipErrorPeerAccessUnsupported "
+    "hipErrorInvalidKernelFile hipErrorInvalidGraphicsContext hipErrorInvalidSource hipErrorFileNotFound "
+    "hipErrorSharedObjectSymbolNotFound hipErrorSharedObjectInitFailed hipErrorOperatingSystem "
+    "hipErrorInvalidHandle hipErrorIllegalState hipErrorNotFound hipErrorNotReady hipErrorIllegalAddress "
+    "hipErrorLaunchOutOfResources hipErrorLaunchTimeOut hipErrorPeerAccessAlreadyEnabled "
+    "hipErrorPeerAccessNotEnabled hipErrorSetOnActiveProcess hipErrorContextIsDestroyed hipErrorAssert "
+    "hipErrorHostMemoryAlreadyRegistered hipErrorHostMemoryNotRegistered hipErrorLaunchFailure "
+    "hipErrorCooperativeLaunchTooLarge hipErrorNotSupported hipErrorStreamCaptureUnsupported "
+    "hipErrorStreamCaptureInvalidated hipErrorStreamCaptureMerge hipErrorStreamCaptureUnmatched "
+    "hipErrorStreamCaptureUnjoined hipErrorStreamCaptureIsolation hipErrorStreamCaptureImplicit "
+    "hipErrorCapturedEvent hipErrorStreamCaptureWrongThread hipErrorGraphExecUpdateFailure "
+    "hipErrorInvalidChannelDescriptor hipErrorInvalidTexture hipErrorUnknown hipErrorRuntimeMemory "
+    "hipErrorRuntimeOther"
+).split()
+
+_ERROR_STRING = frozenset({"cudaGetErrorString", "hipGetErrorString"})
+
+
+def _device_error_string() -> LocalHelper:
+    cases = "".join(f'    case {name}: return "{name}";\n' for name in HIP_ERROR_NAMES)
+    code = (
+        "static __host__ __device__ inline const char* vado_device_error_string(hipError_t error) {\n"
+        "#if defined(__HIP_DEVICE_COMPILE__)\n"
+        "  switch (error) {\n"
+        f"{cases}"
+        '    default: return "unrecognized hipError_t";\n'
+        "  }\n"
+        "#else\n"
+        "  return hipGetErrorString(error);\n"
+        "#endif\n"
+        "}\n"
+    )
+    return LocalHelper(
+        "cudaGetErrorString", "vado_device_error_string", code,
+        "HIP's hipGetErrorString is host-only; on the device this returns the hipError_t's enumerator name "
+        "(\"hipErrorInvalidValue\"), where the host's returns a description (which the host side still calls)",
+        "ROCm 7.2.4 hip/hip_runtime_api.h (hipGetErrorString declared without __device__; the hipError_t enumerators)",
+        lambda t: t.family == "rocm",
+    )
+
+
+def device_error_string_fixes(path: str, text: str, toks: list, target: Target) -> list[Fix]:
+    """``cudaGetErrorString(e)`` (or its port, ``hipGetErrorString``) called in a ``__device__`` or
+    ``__global__`` function, which CUDA allows and HIP does not (its ``hipGetErrorString`` is a host
+    function): the call goes to a local ``__device__`` helper returning the ``hipError_t``'s name.
+
+    ``__host__ __device__`` functions get it too (clang rejects a host function in any of them that
+    is emitted for the device): the helper is ``__host__ __device__`` and its host side calls
+    ``hipGetErrorString``, so host behaviour is unchanged. Calls in host-only functions are
+    untouched. Safe: what differs is the text of a message on the device (the enumerator's name
+    instead of a description), which the helper's ``// vado:`` comment says.
+    """
+    if target.family != "rocm" or not spelling_index(toks).has_any(_ERROR_STRING):
+        return []
+    from vado.rules.cuda_syntax import find_functions
+
+    helper = _device_error_string()
+    uses: list[int] = []
+    for fn in find_functions(toks):
+        if not fn.qualifiers & {"__device__", "__global__"} or fn.name == helper.helper:
+            continue
+        for i in range(fn.body_open + 1, fn.body_close):
+            tok = toks[i]
+            if tok[0] is not Kind.IDENT or tok[3] not in _ERROR_STRING:
+                continue
+            j = i + 1
+            while j < len(toks) and toks[j][0] is Kind.COMMENT:
+                j += 1
+            k = i - 1
+            while k >= 0 and toks[k][0] is Kind.COMMENT:
+                k -= 1
+            if j < len(toks) and toks[j][3] == "(" and not (k >= 0 and toks[k][3] in (".", "->")):
+                uses.append(i)
+    if not uses:
+        return []
+    edits = [_line_start_insert(path, text, off, helper.block()) for off in insertion_offsets(text, toks, uses)]
+    edits += [Edit(path, toks[i][1], toks[i][2], helper.helper) for i in uses]
+    return [Fix(tuple(edits), Applicability.SAFE,
+                f"cudaGetErrorString in device code → {helper.helper} (local definition: {helper.why})", ("helper",))]
+
+
+# --------------------------------------------------------------------------- cuBLASLt fast accumulation
+
+#: cuBLASLt's FP8 fast-accumulation switch; hipBLASLt 7.2.4's ``hipblasLtMatmulDescAttributes_t``
+#: (hipblaslt/hipblaslt.h) has no such attribute.
+FAST_ACCUM_ATTRIBUTE = "CUBLASLT_MATMUL_DESC_FAST_ACCUM"
+
+
+def fast_accum_fixes(path: str, text: str, toks: list, target: Target) -> list[Fix]:
+    """``cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &v, size)`` becomes
+    ``HIPBLAS_STATUS_SUCCESS`` (the call expression only, so a status check around it still compiles)
+    on targets whose hipBLASLt has no fast-accumulation attribute.
+
+    The attribute lets cuBLASLt accumulate FP8 products in a faster, less precise way (off by
+    default); hipBLASLt has no such mode and accumulates in the descriptor's compute type, which is
+    what cuBLASLt does with the attribute off. Safe: the product is never less precise than CUDA's,
+    though with ``v`` non-zero it may differ in the last bits (the finding says so). Calls with
+    another argument count are left to the compiler and API001.
+    """
+    if (target.family != "rocm" or FAST_ACCUM_ATTRIBUTE not in text or _api_status(FAST_ACCUM_ATTRIBUTE, target) != "unavailable"
+            or _api_status("cublasLtMatmulDescSetAttribute", target) not in ("renamed", "available", "deprecated")):
+        return []
+    code = [t for t in toks if t[0] is not Kind.COMMENT]
+    fixes: list[Fix] = []
+    for i, _name, close, args in _calls(code, set(_DESC_SET)):
+        if len(args) != 4 or _arg_text(code, args[1]) != FAST_ACCUM_ATTRIBUTE:
+            continue
+        why = ("hipBLASLt has no FP8 fast-accumulation mode; it accumulates in the descriptor's compute type, "
+               "as cuBLASLt does with the attribute off")
+        fixes.append(Fix((Edit(path, code[i][1], code[close][2], f"HIPBLAS_STATUS_SUCCESS /* vado: {why} */"),),
+                         Applicability.SAFE,
+                         f"{FAST_ACCUM_ATTRIBUTE} dropped: {why} (results may differ in the last bits from CUDA's fast mode)",
                          ("helper",)))
     return fixes

@@ -11,20 +11,29 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from vado.model import Finding, Fix, Severity, Target, Verdict
+from vado.model import Applicability, Finding, Fix, Severity, Target, Verdict
 from vado.model.text import decode_source, encode_source
 from vado.port.apply import fixpoint
 from vado.port.build import cmake_hip_fixes, cmake_rename_fixes, include_rename_fixes, makefile_rename_fixes
-from vado.port.compat import cg_reduce_fixes, local_helper_fixes, solve_buffer_fixes
+from vado.port.compat import (
+    cg_reduce_fixes,
+    device_error_string_fixes,
+    fast_accum_fixes,
+    local_helper_fixes,
+    scale_type_fixes,
+    solve_buffer_fixes,
+)
 from vado.port.launch import launch_fixes
 from vado.port.namespaces import namespace_fixes
 from vado.port.translate import (
     identifier_fixes,
     include_fixes,
     register_keyword_fixes,
+    implicit_std_include_fixes,
     runtime_include_fix,
     sync_downgrade_fixes,
 )
+from vado.port.wave import warp32_helper_fixes
 from vado.rules.base import FileContext
 from vado.rules.engine import check_context, check_text, file_context
 from vado.rules.registry import all_rules
@@ -37,11 +46,13 @@ _SOURCE_KINDS = frozenset({FileKind.CUDA_SOURCE, FileKind.CUDA_HEADER})
 @dataclass(frozen=True)
 class PortOptions:
     """How to port: ``launch`` is ``chevron`` (keep ``<<<>>>``) or ``ggl``; ``roc`` prefers roc* libraries;
-    ``unsafe`` also applies fixes whose applicability is unsafe."""
+    ``unsafe`` also applies fixes whose applicability is unsafe; ``wave`` is ``warp32`` (keep CUDA's
+    32-lane warps on 64-lane wavefronts, :mod:`vado.port.wave`) or ``native`` (rewrite for the wavefront)."""
 
     launch: str = "chevron"
     roc: bool = False
     unsafe: bool = False
+    wave: str = "warp32"
     rule_options: dict[str, Any] = field(default_factory=dict)
     #: ``.cu`` sources (paths relative to the tree root) renamed to ``.hip`` by ``--rename-sources``.
     renamed: tuple[str, ...] = ()
@@ -55,6 +66,9 @@ class FilePort:
     after: bytes
     applied: dict[str, int]
     remaining: tuple[Finding, ...]
+    #: What each applied unsafe fix did (its description), in the order applied: the edits a
+    #: reviewer must look at in the diff.
+    unsafe_applied: tuple[str, ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -62,12 +76,25 @@ class FilePort:
         return self.before != self.after
 
 
+def _rule_options(options: PortOptions) -> dict[str, Any]:
+    return dict(options.rule_options, roc=options.roc, wave=options.wave)
+
+
+def _offload_archs(target: Target, options: PortOptions) -> tuple[str, ...]:
+    """The AMD architectures build files are ported for: ``offload_arch`` of the rule options, else the target's."""
+    opt = options.rule_options.get("offload_arch")
+    if opt:
+        parts = (opt,) if isinstance(opt, str) else tuple(opt)
+        return tuple(a for p in parts for a in str(p).replace(",", ";").split(";") if a)
+    return tuple(target.default_arch) or ("gfx942",)
+
+
 def _check(path: str, kind: FileKind, text: str, target: Target, options: PortOptions) -> list[Finding]:
-    return check_text(path, text, [target], kind=kind, options=dict(options.rule_options, roc=options.roc))
+    return check_text(path, text, [target], kind=kind, options=_rule_options(options))
 
 
 def _context(path: str, kind: FileKind, text: str, target: Target, options: PortOptions, tokens: Sequence | None):
-    return file_context(path, text, [target], kind=kind, options=dict(options.rule_options, roc=options.roc), tokens=tokens)
+    return file_context(path, text, [target], kind=kind, options=_rule_options(options), tokens=tokens)
 
 
 @functools.cache
@@ -104,7 +131,7 @@ def produce_fixes(
         if finding.fix is not None:
             fixes.append(finding.fix)
     if kind is FileKind.CMAKE:
-        fixes.extend(cmake_hip_fixes(path, text, options.renamed))
+        fixes.extend(cmake_hip_fixes(path, text, options.renamed, _offload_archs(target, options)))
         fixes.extend(cmake_rename_fixes(path, text, options.renamed))
     elif kind is FileKind.MAKEFILE:
         fixes.extend(makefile_rename_fixes(path, text, options.renamed))
@@ -115,8 +142,12 @@ def produce_fixes(
         fixes.extend(identifier_fixes(path, toks, target, roc=options.roc))
         fixes.extend(sync_downgrade_fixes(path, text, toks, target))
         fixes.extend(local_helper_fixes(path, text, toks, target))
+        fixes.extend(warp32_helper_fixes(path, text, toks, target, options.wave))
         fixes.extend(cg_reduce_fixes(path, text, toks, target))
         fixes.extend(solve_buffer_fixes(path, text, toks, target))
+        fixes.extend(scale_type_fixes(path, text, toks, target))
+        fixes.extend(fast_accum_fixes(path, text, toks, target))
+        fixes.extend(device_error_string_fixes(path, text, toks, target))
         fixes.extend(register_keyword_fixes(path, toks))
         fixes.extend(namespace_fixes(path, toks, text))
         if options.launch == "ggl":
@@ -125,6 +156,8 @@ def produce_fixes(
             fix = runtime_include_fix(path, text, toks)
             if fix is not None:
                 fixes.append(fix)
+        if kind in _SOURCE_KINDS or kind is FileKind.CXX_HEADER:
+            fixes.extend(implicit_std_include_fixes(path, text, toks, cuda_file=kind in _SOURCE_KINDS))
     return fixes
 
 
@@ -173,11 +206,14 @@ def port_bytes(path: str, kind: FileKind, data: bytes, target: Target, options: 
         unsafe=options.unsafe,
     )
     applied: dict[str, int] = {}
+    unsafe_applied: list[str] = []
     for fix in result.applied:
         tag = fix.tags[0] if fix.tags else "rule"
         applied[tag] = applied.get(tag, 0) + 1
+        if fix.applicability is Applicability.UNSAFE:
+            unsafe_applied.append(fix.description)
     after = encode_source(result.text)
     final = sorted([*findings_of(result.text), *check_context(context_of(result.text), reporting_rules())],
                    key=Finding.sort_key)
     remaining = tuple(f for f in final if is_open_work(f, target))
-    return FilePort(data, after, applied, remaining)
+    return FilePort(data, after, applied, remaining, tuple(unsafe_applied))

@@ -294,9 +294,39 @@ def identifier_fixes(path: str, toks: list, target: Target, *, roc: bool = False
     return fixes
 
 
+#: Header directories whose headers the tables do not all list, and the umbrella header
+#: whose row answers for the rest. cub.csv maps each CUB header with a hipCUB counterpart
+#: that compiles on its own to it, and the others to ``hipcub/hipcub.hpp``; a ``cub/``
+#: header it does not list (``cub/detail/…``, one a newer CCCL adds) is ported like
+#: ``cub/cub.cuh``: hipCUB's ``hipcub.hpp`` declares all that hipCUB ports from CUB, and
+#: no ROCm release ships a ``cub/`` directory. Following the umbrella's row keeps the
+#: target's answer (a target without hipCUB renames neither).
+_UMBRELLA_DIRS = {"cub/": "cub/cub.cuh"}
+
+
+#: HIP headers that ROCm distributions ship under different names: the header the tables
+#: map to → the one to include where it is missing (``#if __has_include(<first>)`` …
+#: ``#else`` ``#include <fallback>``). AMD's ROCm 7 ships ROCTx as
+#: ``rocprofiler-sdk-roctx/roctx.h`` (rocprofiler-sdk docs, using-rocprofiler-sdk-roctx);
+#: Debian's ROCm 7.2.4 packages (libroctx-dev) and ROCm before 6.2 ship only roctracer's
+#: ``roctracer/roctx.h``, which declares the same roctxMarkA, roctxRangePushA/Pop and
+#: roctxRangeStartA/Stop.
+HEADER_FALLBACKS = {"rocprofiler-sdk-roctx/roctx.h": "roctracer/roctx.h"}
+
+
+def _fallback_include(directive: str, operand: str, header: str) -> str:
+    """``#include <header>`` kept only where it exists, :data:`HEADER_FALLBACKS`' header elsewhere."""
+    open_, close = operand[0], operand[-1]
+    fallback = HEADER_FALLBACKS[header]
+    return (f"#if __has_include(<{header}>)\n{directive} {open_}{header}{close}\n"
+            f"#else  // vado: {header} is missing where only {fallback} is installed (same functions)\n"
+            f"{directive} {open_}{fallback}{close}\n#endif")
+
+
 def include_fixes(path: str, toks: list, target: Target, *, roc: bool = False) -> list[Fix]:
     """Fixes for ``#include`` operands naming CUDA headers (``<cublas_v2.h>`` → ``<hipblas/hipblas.h>``).
 
+    A ``cub/`` header no table lists follows ``cub/cub.cuh`` (:data:`_UMBRELLA_DIRS`).
     A header whose HIP counterpart is empty (``device_launch_parameters.h``) is
     turned into a comment; a second include of the same HIP header is dropped,
     as HIPIFY does. ``cublas.h`` stays in a legacy-cuBLAS file (:func:`legacy_cublas`)
@@ -319,6 +349,8 @@ def include_fixes(path: str, toks: list, target: Target, *, roc: bool = False) -
             continue
         inner = operand[3][1:-1]
         r = names.get(inner)
+        if r is None and inner.startswith(tuple(_UMBRELLA_DIRS)):
+            r = names.get(_UMBRELLA_DIRS[inner[: inner.index("/") + 1]])
         if r is None or r.kind != "header" or inner in keep:
             seen.add(inner)
             continue
@@ -336,6 +368,11 @@ def include_fixes(path: str, toks: list, target: Target, *, roc: bool = False) -
             continue
         seen.add(r.new)
         new_operand = operand[3][0] + r.new + operand[3][-1]
+        if r.new in HEADER_FALLBACKS:
+            fixes.append(Fix((Edit(path, tok[1], operand[2], _fallback_include(tok[3], operand[3], r.new)),),
+                             Applicability.SAFE, f"{operand[3]} → {new_operand} (or {HEADER_FALLBACKS[r.new]} where it is missing)",
+                             ("header",)))
+            continue
         fixes.append(
             Fix((Edit(path, operand[1], operand[2], new_operand),), Applicability.SAFE, f"{operand[3]} → {new_operand}", ("header",))
         )
@@ -444,6 +481,79 @@ def register_keyword_fixes(path: str, toks: list) -> list[Fix]:
     return fixes
 
 
+def _open_comment(comment: str) -> bool:
+    """Whether a comment token runs to the end of the file: ``/*`` without its ``*/``, or a
+    ``//`` comment whose last line is continued by a backslash."""
+    if comment.startswith("/*"):
+        return len(comment) < 4 or not comment.endswith("*/")
+    return comment.startswith("//") and comment.rstrip("\r\n").endswith("\\")
+
+
+#: What a CUDA translation unit gets from nvcc's implicit ``cuda_runtime.h`` and HIP's ``hip_runtime.h`` does
+#: not give (measured with ``-E``: nvcc 13 pulls in ``<string.h>``, ``<strings.h>``, ``<cmath>``,
+#: ``<cstdlib>`` and libstdc++'s ``<math.h>``; ROCm 7.2.4's hipcc pulls in C's ``<math.h>`` and
+#: ``<stdlib.h>`` but neither ``<string.h>`` nor the C++ ``<math.h>``): the header to add → the names whose calls need it, and the includes that already
+#: provide them. Under hipcc a host call of ``memset`` then finds only HIP's ``__device__`` ``memset``, and
+#: ``isfinite`` only HIP's device overloads (HeCBench flame, permute).
+IMPLICIT_STD_HEADERS = {
+    "cstring": (frozenset({"memset", "memcpy", "memmove", "memcmp", "memchr", "strlen", "strcpy", "strncpy", "strcmp",
+                           "strncmp", "strcat", "strncat", "strchr", "strrchr", "strstr", "strtok", "strdup",
+                           "strerror", "strspn", "strcspn"}),
+                frozenset({"cstring", "string.h", "strings.h"})),
+    # libstdc++'s <math.h>, not <cmath>: it also puts std::isfinite and friends in the global namespace,
+    # as the <math.h> nvcc's runtime include pulls in does (an unqualified host call needs that).
+    "math.h": (frozenset({"isfinite", "isnan", "isinf", "isnormal", "signbit", "fpclassify"}),
+               frozenset({"math.h"})),
+}
+_DEVICE_WORDS = frozenset({"__global__", "__device__", "__host__"})
+
+
+def implicit_std_include_fixes(path: str, text: str, toks: list, *, cuda_file: bool) -> list[Fix]:
+    """Add the standard headers CUDA's implicit runtime include brought and HIP's does not.
+
+    For a CUDA source or header (``cuda_file``), or a C++ header holding device
+    code, that calls a name of :data:`IMPLICIT_STD_HEADERS` without including a
+    header that declares it: ``#include <cstring>`` / ``#include <math.h>`` after
+    its ``hip/hip_runtime.h`` include (a later round, once that include is
+    there). Safe: a standard header the file used through nvcc's implicit
+    include, nothing else.
+    """
+    index = spelling_index(toks)
+    if not cuda_file and not index.has_any(_DEVICE_WORDS):
+        return []
+    included: set[str] = set()
+    runtime_end = None
+    for i, _ in _include_directives(toks):
+        if i + 1 < len(toks) and toks[i + 1][0] in (Kind.HEADER, Kind.STRING):
+            name = toks[i + 1][3][1:-1]
+            included.add(name)
+            if name == "hip/hip_runtime.h" and runtime_end is None:
+                nl = text.find("\n", toks[i + 1][2])
+                runtime_end = len(text) if nl < 0 else nl + 1
+    if runtime_end is None:
+        return []
+    wanted = []
+    for header, (names, providers) in IMPLICIT_STD_HEADERS.items():
+        if providers & included:
+            continue
+        for i in index.indices_of(names, Kind.IDENT):
+            nxt = i + 1
+            while nxt < len(toks) and toks[nxt][0] is Kind.COMMENT:
+                nxt += 1
+            # A call, not a member (.memset) or a qualified name other than std:: (ns::isfinite).
+            prev = toks[i - 1][3] if i else ""
+            if nxt < len(toks) and toks[nxt][3] == "(" and prev not in (".", "->") and (
+                    prev != "::" or (i >= 2 and toks[i - 2][3] == "std")):
+                wanted.append(header)
+                break
+    if not wanted:
+        return []
+    block = "".join(f"#include <{h}>\n" for h in wanted)
+    return [Fix((Edit(path, runtime_end, runtime_end, block),), Applicability.SAFE,
+                f"add {', '.join(f'<{h}>' for h in wanted)} (nvcc's implicit cuda_runtime.h brought it; hip_runtime.h does not)",
+                ("header",))]
+
+
 def runtime_include_fix(path: str, text: str, toks: list) -> Fix | None:
     """Insert ``#include <hip/hip_runtime.h>`` into a CUDA source that lacks it.
 
@@ -496,6 +606,8 @@ def runtime_include_fix(path: str, text: str, toks: list) -> Fix | None:
     elif at is None:
         # Code first: at its start; comments first: at the top; comments only: at the end.
         at = len(text) if k >= n else (toks[k][1] if k == 0 else 0)
+        if at == len(text) and n and _open_comment(toks[-1][3]):
+            at = 0  # at the end the include would be part of an unterminated comment, round after round
     prefix = ""
     if at and text[at - 1 : at] not in ("\n", ""):
         if at == len(text):

@@ -11,6 +11,7 @@ from vado.rules.base import Rule
 #: Family modules, in report order. A module defines its rules as ``Rule`` subclasses.
 FAMILY_MODULES = (
     "vado.rules.api",
+    "vado.rules.api_decl",
     "vado.rules.lib",
     "vado.rules.ptx",
     "vado.rules.warp",

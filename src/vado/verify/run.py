@@ -11,6 +11,7 @@ are failures (status ``unsupported-arch``), never passes.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import tempfile
@@ -32,6 +33,7 @@ from vado.verify.toolchains import (
     find_nvcc,
     hip_toolchain,
     nvcc_toolchain,
+    require_hip_toolchain,
 )
 from vado.verify.triton_kernels import TritonReport, compile_kernels, discover_kernels
 
@@ -54,6 +56,10 @@ class RunSpec:
     hip_include: str | None = None
     require_gpu: bool = False
     ignore_lines: str | None = None
+    #: Wave size of the port on an NVIDIA GPU: 32 (CUDA warps) or 64 (AMD wave64 emulated); None: 32.
+    wave: int | None = None
+    #: Runs of the original per round (2: tokens that differ between them are masked, see differential).
+    original_runs: int = 2
 
 
 @dataclass(frozen=True)
@@ -123,11 +129,18 @@ def verify(
     timeout_s: float | None = None,
     jobs: int = 1,
     use_cache: bool = True,
+    allow_old_toolchain: bool = False,
 ) -> VerifyResult:
     """Verify the port at ``out`` (see the module docstring).
 
+    The hipcc is chosen by version for ``target``
+    (:func:`vado.verify.toolchains.require_hip_toolchain`): ``hipcc`` names one,
+    and a toolchain older than the target is refused unless
+    ``allow_old_toolchain`` (then a warning leads the notes).
+
     Raises :class:`ToolchainError` when hipcc is needed (units to compile, or a
-    port to build for AMD) and cannot be found or run, and :class:`UsageError`
+    port to build for AMD) and cannot be found or run, or is older than the
+    target (see above), and :class:`UsageError`
     for a missing tree or a run spec that cannot be carried out.
     """
     out_path = Path(out)
@@ -143,12 +156,16 @@ def verify(
         from vado.verify.compile import find_units
 
         units, _ = find_units(out_path)
+        if units and run is not None and not find_hipcc(hipcc):
+            # On a GPU machine without ROCm the differential run is the proof: the AMD compile is skipped.
+            notes.append("hipcc not found: the per-arch compile was skipped (install ROCm for it)")
+            units = []
         if units:
-            path = find_hipcc(hipcc)
-            if not path:
-                raise ToolchainError("hipcc not found", "compiling the port needs it", HIPCC_TIP)
-            tc = hip_toolchain(path)
-            label = tc.label
+            choice = require_hip_toolchain(target, hipcc, allow_older=allow_old_toolchain)
+            tc = choice.toolchain
+            label = tc.label + (f" [{tc.flavour}: {tc.chroot}]" if tc.chroot else "")
+            if choice.older:
+                notes.append("WARNING: " + choice.warning(target.name))
             comp = verify_compile(out_path, tc, archs, target=target, original=original, extra_flags=extra_flags,
                                   limits=climits, jobs=jobs, use_cache=use_cache, units=units)
         else:
@@ -197,17 +214,15 @@ def _differential(out_path: Path, original, run: RunSpec, hipcc, nvcc, climits, 
                         raise ToolchainError("hipcc not found", "building the port for AMD needs it", HIPCC_TIP)
                     ev = _build("amd", out_path, sp / "port" / "prog", path, archs[0], run, climits, "port")
                 else:
-                    from vado.verify import hip_nvidia
+                    # HIP on CUDA: the same nvcc as the original, with the headers vado generates from its
+                    # mapping data (vado.verify.hip_on_cuda); --wave 64 emulates AMD's 64-lane waves.
+                    from vado.verify.hip_on_cuda import build_port
 
-                    if hip_nvidia.is_ready() and hip_nvidia.find_clang():
-                        # HIP's NVIDIA headers of older HIP releases need CUDA 11-era APIs; the clang
-                        # route builds against the CUDA 11.8 tree and runs on newer drivers.
-                        ev = _build("nvidia-clang", out_path, sp / "port" / "prog", "clang", run.nvcc_arch, run, climits, "port")
-                    else:
-                        npath = find_nvcc(nvcc)
-                        if not npath:
-                            raise ToolchainError("nvcc not found", "building the port with HIP on NVIDIA needs it", NVCC_TIP)
-                        ev = _build("nvidia", out_path, sp / "port" / "prog", npath, run.nvcc_arch, run, climits, "port")
+                    npath = find_nvcc(nvcc)
+                    if not npath:
+                        raise ToolchainError("nvcc not found", "building the port with HIP on CUDA needs it", NVCC_TIP)
+                    ev = build_port(out_path, sp / "port" / "prog", nvcc=npath, arch=run.nvcc_arch,
+                                    wave=run.wave or 32, limits=climits)
                 builds.append(ev)
                 pbin = str(sp / "port" / "prog") if ev.passed else None
             if vendor == "nvidia" and platform == "amd":
@@ -219,7 +234,12 @@ def _differential(out_path: Path, original, run: RunSpec, hipcc, nvcc, climits, 
                               tolerance=run.tolerance, shapes=run.shapes,
                               oracle_bin=str(Path(run.oracle_bin).resolve()) if run.oracle_bin else None,
                               oracle_factor=run.oracle_factor, inputs=run.inputs, limits=rlimits,
-                              subject=out_path.name, ignore_lines=run.ignore_lines)
+                              subject=out_path.name, ignore_lines=run.ignore_lines,
+                              original_runs=run.original_runs, timeout_inconclusive=run.wave == 64)
+        if not report.passed:
+            from vado.verify.hip_on_cuda import cross_lane_kernels
+
+            report = dataclasses.replace(report, kernels=tuple(cross_lane_kernels(out_path)))
     return report, "", builds
 
 
@@ -237,7 +257,8 @@ def _status(e: Evidence) -> str:
     return str(e.detail.get("status", "pass" if e.passed else "fail"))
 
 
-_CELL = {"pass": "pass", "fail": "FAIL", "timeout": "TIMEOUT", "unsupported-arch": "unsupported"}
+_CELL = {"pass": "pass", "fail": "FAIL", "timeout": "TIMEOUT", "unsupported-arch": "unsupported",
+         "inconclusive": "INCONCLUSIVE"}
 
 
 def render_text(result: VerifyResult) -> str:
@@ -301,10 +322,23 @@ def render_text(result: VerifyResult) -> str:
         lines.append(f"differential run ({d.mode}, {d.tolerance.describe()}): {d.command}")
         for r in d.rounds:
             times = ", ".join(f"{e.subject} {e.duration_s:.2f}s" for e in r.runs)
-            lines.append(f"  n={r.n if r.n is not None else '-'}: {'pass' if r.passed else 'FAIL'} ({times})")
+            status = {"pass": "pass", "fail": "FAIL", "inconclusive": "INCONCLUSIVE"}[r.status]
+            unstable = f"; {r.unstable} tokens differ between the original's runs (masked)" if r.unstable else ""
+            lines.append(f"  n={r.n if r.n is not None else '-'}: {status} ({times}){unstable}")
+            if r.inconclusive:
+                lines.append(f"    {r.inconclusive}")
             for c in r.comparisons:
                 if not c.passed or len(r.comparisons) > 1:
                     lines.append(f"    {c.subject}: {'pass' if c.passed else 'FAIL'}: {c.summary()}")
+        first = d.first_difference
+        if first:
+            where = f"line {first['line']}" + (f", token {first['token']}" if "token" in first else "") if "line" in first else ""
+            what = (f"original {first['original']!r}, port {first['port']!r}" if "original" in first
+                    else first.get("problem", ""))
+            lines.append(f"  first difference (n={first['n'] if first['n'] is not None else '-'}, {first['subject']}"
+                         + (f", {where}" if where else "") + f"): {what}")
+        if d.kernels and not d.passed:
+            lines.append("  kernels with cross-lane calls (their results depend on the wave size): " + ", ".join(d.kernels))
     for n in result.notes:
         lines.append(f"note: {n}")
     ev = result.evidence
@@ -312,9 +346,20 @@ def render_text(result: VerifyResult) -> str:
     for e in ev:
         counts[_status(e)] = counts.get(_status(e), 0) + 1
     lines.append("")
-    lines.append("result: " + ("PASS" if result.passed else "FAIL") + " (" + (
+    verdict = "PASS" if result.passed else ("INCONCLUSIVE" if result.differential is not None and
+                                            result.differential.inconclusive and
+                                            all(e.passed for e in ev if e.kind != "compare") else "FAIL")
+    lines.append("result: " + verdict + " (" + (
         ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing verified") + ")")
     return "\n".join(lines) + "\n"
+
+
+def _differential_json(d: DifferentialReport | None) -> dict | None:
+    if d is None:
+        return None
+    return {"passed": d.passed, "inconclusive": d.inconclusive, "first_difference": d.first_difference,
+            "kernels": list(d.kernels), "rounds": [{"n": r.n, "status": r.status, "unstable_tokens": r.unstable,
+                                                     "reason": r.inconclusive} for r in d.rounds]}
 
 
 def render_json(result: VerifyResult) -> str:
@@ -330,6 +375,7 @@ def render_json(result: VerifyResult) -> str:
         "triton_problem": result.triton.problem if result.triton else "",
         "skipped": [{"subject": s, "reason": w} for s, w in (result.triton.skipped if result.triton else ())],
         "run_skipped": result.run_skipped,
+        "differential": _differential_json(result.differential),
         "notes": list(result.notes),
         "evidence": [to_json(e) for e in result.evidence],
     }

@@ -1,0 +1,1 @@
+../src/vado/verify/data/rocm-toolchain.sh
