@@ -339,3 +339,15 @@ def test_malformed_api_data_names_the_file_and_row(monkeypatch, csv_text, why):
     with pytest.raises(KnowledgeError) as err:
         _table_from(monkeypatch, csv_text)
     assert "runtime.csv" in str(err.value) and why in str(err.value)
+
+
+def test_fp8_data_types_map_to_the_ocp_hip_types():
+    # ROCm 7.2.4's library_types.h: HIP_R_8F_E4M3/E5M2 are the OCP encodings CUDA_R_8F_* name; the FNUZ
+    # ones (MI300) are separate values, which ARCH003's finding explains.
+    from vado.knowledge.targets import get_target
+
+    for cuda, hip in (("CUDA_R_8F_E4M3", "HIP_R_8F_E4M3"), ("CUDA_R_8F_E5M2", "HIP_R_8F_E5M2")):
+        entry = api.lookup(cuda)
+        assert entry.hip_name == hip and entry.hip_added == "7.2.0"
+        assert api.availability(entry, get_target("rocm-7.2")).status.value in ("renamed", "available")
+        assert api.availability(entry, get_target("hip-5.2")).status.value == "newer-than-target"
