@@ -42,19 +42,9 @@ def report(
         # A file that is no vado result is the caller's mistake, not a failure of the tool.
         raise typer.Exit(2 if isinstance(exc, ReportError) else exc.exit_code)
     if output:
-        from vado.cli.terminal import check_output_path
-        from vado.errors import VadoError as _VadoError
+        from vado.cli.terminal import write_output
 
-        try:
-            check_output_path(output)
-            output.write_text(text, encoding="utf-8")
-        except _VadoError as exc:
-            term.error(exc.what + (f": {exc.why}" if exc.why else ""), exc.tip)
-            raise typer.Exit(2)
-        except OSError as exc:
-            term.error(f"cannot write {output}: {exc.strerror or exc}", "check the path and its permissions")
-            raise typer.Exit(3)
-        term.info(f"wrote {output}")
+        write_output(term, output, text)
     else:
         term.data(text.rstrip("\n") if format == "text" else text)
 

@@ -154,6 +154,28 @@ def check_output_path(path) -> None:
         raise UsageError(f"cannot write {p}", f"the directory {parent} does not exist", f"create it first (mkdir -p {parent})")
 
 
+def write_output(term, path, text: str) -> None:
+    """Write a command's ``-o`` file, or report why not and exit.
+
+    Exit 2 for a path that cannot be a file (:func:`check_output_path`), 3 when
+    the write itself fails; ``wrote PATH`` on stderr otherwise.
+    """
+    import typer
+
+    from vado.errors import VadoError
+
+    try:
+        check_output_path(path)
+        path.write_text(text, encoding="utf-8")
+    except VadoError as exc:
+        term.error(exc.what + (f": {exc.why}" if exc.why else ""), exc.tip)
+        raise typer.Exit(2)
+    except OSError as exc:
+        term.error(f"cannot write {path}: {exc.strerror or exc}", "check the path and its permissions")
+        raise typer.Exit(3)
+    term.info(f"wrote {path}")
+
+
 def __getattr__(name: str):
     # ``_THEME``, the rich Theme of the CLI, is made on request so that importing this module needs no rich.
     if name == "_THEME":

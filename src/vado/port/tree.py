@@ -36,25 +36,6 @@ from vado.port.file import PortOptions, port_bytes
 from vado.procs import cap_jobs, pool_kwargs
 from vado.scan.classify import FileKind
 
-#: Kinds vado rewrites; other files are copied verbatim.
-PORTED_KINDS = frozenset(
-    {
-        FileKind.CUDA_SOURCE,
-        FileKind.CUDA_HEADER,
-        FileKind.CXX_SOURCE,
-        FileKind.CXX_HEADER,
-        FileKind.CMAKE,
-        FileKind.MAKEFILE,
-        FileKind.SETUP_PY,
-        FileKind.PYPROJECT,
-        FileKind.SETUP_CFG,
-        FileKind.REQUIREMENTS,
-        FileKind.CONDA_ENV,
-        FileKind.DOCKERFILE,
-        FileKind.PYTHON,
-    }
-)
-
 #: Build-system files: their fixes are mechanical (a language, a flag, a link name, a package
 #: pin, a base image) and are applied, unsafe ones included, in a new output tree by default.
 BUILD_KINDS = frozenset(
@@ -69,6 +50,10 @@ BUILD_KINDS = frozenset(
         FileKind.DOCKERFILE,
     }
 )
+#: Kinds vado rewrites (the build files, the C family, Python); other files are copied verbatim.
+PORTED_KINDS = BUILD_KINDS | {FileKind.CUDA_SOURCE, FileKind.CUDA_HEADER, FileKind.CXX_SOURCE, FileKind.CXX_HEADER,
+                              FileKind.PYTHON}
+
 
 @dataclass(frozen=True)
 class _Job:
