@@ -14,6 +14,11 @@ package (with its C extension built in place). The first run of each checkout is
 a warm-up and is not counted (it fills the OS page cache and vado's knowledge
 cache). ``python -c pass`` is measured too: the interpreter's own start.
 
+Each checkout gets a knowledge cache of its own (``VADO_CACHE_DIR`` in a temporary
+directory): an entry is keyed by the paths of the data files, so two checkouts
+sharing ``~/.cache/vado`` would replace each other's entries on every run, and
+every measured run would parse the knowledge base again.
+
 Compile the sources first (``python -m compileall -q src``) where Python does not
 write bytecode itself (``PYTHONDONTWRITEBYTECODE``): otherwise every run compiles
 every module, as an installed vado never does.
@@ -27,6 +32,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -55,9 +61,10 @@ def main(argv: list[str] | None = None) -> int:
         if not src or not (Path(src) / "vado" / "__init__.py").is_file():
             ap.error(f"--checkout {item!r}: expected NAME=PATH with PATH/vado/__init__.py")
         checkouts.append((name, str(Path(src).resolve())))
+    caches = tempfile.TemporaryDirectory(prefix="vado-startup-")
     cases = [("python -c pass", [sys.executable, "-c", "pass"], dict(os.environ))]
-    for name, src in checkouts:
-        env = dict(os.environ, PYTHONPATH=src)
+    for k, (name, src) in enumerate(checkouts):
+        env = dict(os.environ, PYTHONPATH=src, VADO_CACHE_DIR=os.path.join(caches.name, str(k)))
         code = "import sys; from vado.cli.app import main; sys.argv[0] = 'vado'; main()"
         cmd = [sys.executable, "-c", code, "audit", *args.args.split(), args.file]
         cases.append((name, cmd, env))
@@ -77,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:16s} {statistics.median(walls):11.3f}s {min(walls):9.3f}s {statistics.median(cpus):10.3f}s "
               f"{min(cpus):8.3f}s  {sorted(codes[name])}")
     print(f"load average: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} CPUs")
+    caches.cleanup()
     return 0
 
 

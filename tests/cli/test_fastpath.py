@@ -94,3 +94,25 @@ def test_the_script_takes_the_fast_path_and_never_imports_pydantic(src: Path):
     proc = subprocess.run([sys.executable, "-c", code, str(src / "k.cu")], capture_output=True, text=True)
     assert proc.stderr.strip().splitlines()[-1] == "False 1", proc.stderr
     assert json.loads(proc.stdout)["findings"]
+
+
+def test_one_file_runs_with_the_collector_paused(src: Path, monkeypatch):
+    import functools
+    import gc
+
+    from vado.cli import audit as audit_module
+
+    seen: list[bool] = []
+    real = audit_module.audit
+
+    @functools.wraps(real)  # the same signature: the fast parser reads it
+    def spy(**kwargs):
+        seen.append(gc.isenabled())
+        return real(**kwargs)
+
+    monkeypatch.setattr(audit_module, "audit", spy)
+    assert gc.isenabled()
+    assert fastpath.run("audit", ["-q", "-f", "json", str(src / "k.cu")]) == 1
+    assert fastpath.run("audit", ["-q", "-f", "json", str(src)]) == 1
+    assert seen == [False, True]  # a directory may be large: its run keeps the collector
+    assert gc.isenabled()

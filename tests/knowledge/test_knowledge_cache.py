@@ -80,7 +80,7 @@ def test_knowledge_tables_from_the_cache_equal_a_fresh_parse(cache_dir: Path, mo
         cold = api.api_table()
         api.api_table.cache_clear()
         warm = api.api_table()
-        assert list(cache_dir.glob("api-tables-*.bin"))
+        assert list(cache_dir.glob("api-rows-libraries-*.bin"))
         monkeypatch.setenv("VADO_CACHE_DIR", "off")
         api.api_table.cache_clear()
         fresh = api.api_table()

@@ -2,8 +2,9 @@
 
 The projects are vado's own: ``examples/vecops`` (CMake and Make) and the fixtures under
 ``tests/fixtures/PROJECTS`` (CUDA:: library targets and separable compilation in CMake;
-``-gencode``, ``-x cu``, ``-rdc``, quoted ``-Xcompiler`` and a Windows branch in a Makefile; a torch
-``CUDAExtension`` with nvcc flags and ``TORCH_CUDA_ARCH_LIST``).
+``-gencode``, ``-x cu``, ``-rdc``, quoted ``-Xcompiler`` and a Windows branch in a Makefile; llm.c's
+nvidia-smi-guarded architectures, cuBLASLt and NVTX 3 in Make and CMake; a torch ``CUDAExtension`` with
+nvcc flags and ``TORCH_CUDA_ARCH_LIST``). llm.c itself is built when ``VADO_LLM_C`` names a checkout.
 A default port into a new tree applies the build-file fixes (they are listed in the result);
 the ported build files must equal their snapshots (``VADO_UPDATE_SNAPSHOTS=1`` rewrites them;
 review the diff), a second port must change nothing, and where the ROCm 7.2.4 chroot of
@@ -33,8 +34,16 @@ CASES = {
                                                "Makefile": "vecops-Makefile.ported.txt"}),
     "cmake-libs": (PROJECTS / "cmake-libs", {"CMakeLists.txt": "cmake-libs-CMakeLists.ported.txt"}),
     "make-rdc": (PROJECTS / "make-rdc", {"Makefile": "make-rdc-Makefile.ported.txt"}),
+    # llm.c's shape: arch flags only inside ifneq ($(GPU_COMPUTE_CAPABILITY),) (nvidia-smi), cuBLASLt,
+    # and NVTX 3 (header-only on CUDA) in a header of a subfolder, so ROCTx must be linked (Make and CMake).
+    "nvtx-lt": (PROJECTS / "nvtx-lt", {"CMakeLists.txt": "nvtx-lt-CMakeLists.ported.txt",
+                                          "Makefile": "nvtx-lt-Makefile.ported.txt"}),
     # A torch CUDAExtension: hipcc spellings of its nvcc flags, PYTORCH_ROCM_ARCH. (Building it needs a
-    # ROCm build of PyTorch, which no index reachable here has: the port is checked, not built.)
+    # ROCm build of PyTorch, which no index reachable here has: the port is checked, not built. Checked
+    # 2026-12-03: Debian sid and experimental (main, contrib, non-free) have no python3-torch-rocm, only
+    # packages that name it as an alternative dependency; python3-torch 2.14.1 is a CPU build and
+    # python3-torch-cuda 2.6.0 (contrib) a CUDA one; download.pytorch.org and repo.radeon.com do not
+    # resolve from CI, and PyPI's torch wheels are CPU/CUDA builds.)
     "torch-ext": (PROJECTS / "torch-ext", {"setup.py": "torch-ext-setup.ported.txt"}),
 }
 
@@ -68,6 +77,27 @@ def test_porting_the_port_changes_nothing(name: str, tmp_path: Path):
     out, _ = _ported(name, tmp_path)
     again = port_tree(out, tmp_path / "again", ROCM)
     assert [f.path for f in again.files if f.status != "unchanged"] == []
+    # The port builds for AMD, so a default port of it leaves its build files alone; with the
+    # build fixes forced on, they must still find nothing left to do.
+    forced = port_tree(out, tmp_path / "forced", ROCM, build_fixes=True)
+    assert [(f.path, f.unsafe_applied) for f in forced.files if f.status != "unchanged"] == []
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_in_place_port_with_build_fixes_keeps_a_backup_of_each_build_file(name: str, tmp_path: Path):
+    src, snapshots = CASES[name]
+    tree = tmp_path / name
+    shutil.copytree(src, tree)
+    originals = {rel: (tree / rel).read_bytes() for rel in snapshots}
+    port_tree(tree, None, ROCM, in_place=True, build_fixes=True)
+    for rel, snap in snapshots.items():
+        assert (tree / f"{rel}.vado-bak").read_bytes() == originals[rel], rel
+        assert (tree / rel).read_text() == (PROJECTS / snap).read_text(), rel
+    # Again in place: nothing changes, so no second backup is made.
+    port_tree(tree, None, ROCM, in_place=True, build_fixes=True)
+    for rel, snap in snapshots.items():
+        assert (tree / rel).read_text() == (PROJECTS / snap).read_text(), rel
+        assert sorted(p.name for p in tree.glob(f"{rel}.vado-bak*")) == [f"{rel}.vado-bak"], rel
 
 
 def test_in_place_port_needs_unsafe_for_build_files_and_keeps_backups(tmp_path: Path):
@@ -123,6 +153,8 @@ def _run(cmd: list[str], cwd: Path) -> None:
     ("vecops", "make", ["vecops"]),
     ("cmake-libs", "cmake", ["libs", "plain", "libdevmath.a"]),
     ("make-rdc", "make", ["app"]),
+    ("nvtx-lt", "make", ["app"]),
+    ("nvtx-lt", "cmake", ["app"]),
 ])
 def test_port_builds_with_rocm_7_2(name: str, system: str, products: list[str], tmp_path: Path):
     bindir = _rocm_bin()
@@ -138,6 +170,25 @@ def test_port_builds_with_rocm_7_2(name: str, system: str, products: list[str], 
         where = out
     for product in products:
         assert (where / product).is_file(), f"{product} was not built"
+
+
+@pytest.mark.hipcc
+@pytest.mark.slow
+def test_llm_c_train_gpt2cu_builds_with_rocm_7_2(tmp_path: Path):
+    """llm.c (never committed here): ``VADO_LLM_C`` names a checkout of github:karpathy/llm.c."""
+    llm_c = os.environ.get("VADO_LLM_C")
+    if not llm_c or not (Path(llm_c) / "train_gpt2.cu").is_file():
+        pytest.skip("set VADO_LLM_C to a checkout of github:karpathy/llm.c")
+    bindir = _rocm_bin()
+    if bindir is None:
+        pytest.skip("no ROCm 7.2.4 chroot (scripts/rocm-toolchain.sh builds it; or set VADO_ROCM_HOME)")
+    out = tmp_path / "llm.c"
+    port_tree(Path(llm_c), out, ROCM)
+    _run([str(bindir / "make"), "train_gpt2cu"], out)
+    binary = (out / "train_gpt2cu").read_bytes()
+    # Built for the target's architectures, not hipcc's default: the nvidia-smi guard is gone.
+    for arch in ROCM.default_arch:
+        assert f"amdgcn-amd-amdhsa--{arch}".encode() in binary, arch
 
 
 def test_project_that_already_builds_for_amd_keeps_its_build_files(tmp_path: Path):
@@ -168,3 +219,55 @@ def test_comments_are_not_amd_support():
     assert existing_amd_support("# bypasses this project's hipcc recipe\nNVCC = nvcc\n") == ""
     assert existing_amd_support("ifeq ($(USE_ROCM),1)\n  CXX = hipcc\nendif\n") == "USE_ROCM"
     assert existing_amd_support("from torch.utils.cpp_extension import IS_HIP_EXTENSION\n") == "IS_HIP_EXTENSION"
+
+
+def test_roctx_is_linked_where_the_rocm_libraries_are():
+    from vado.port.build import implied_link_flag, makefile_link_fixes
+    from vado.knowledge.libraries import library
+
+    flag = implied_link_flag(library("nvtx").rocm.link_when_included)
+    # The library of the header the ported source finds first (__has_include: rocprofiler-sdk, else roctracer).
+    assert flag.startswith("$(if $(wildcard $(ROCM_PATH)/include/rocprofiler-sdk-roctx/roctx.h ")
+    assert flag.endswith(",-lrocprofiler-sdk-roctx,-lroctx64)")
+    text = ("ifeq ($(OS),Windows_NT)\n  L = -lhipblas\nendif\nCXX = hipcc\nLIBS = -lm \\\n  -lhipblas # GEMM\n"
+            "app: a.cu\n\t$(CXX) a.cu $(LIBS) -o $@\n")
+    (fix,) = makefile_link_fixes("Makefile", text, ["nvtx"])
+    (edit,) = fix.edits
+    assert text[: edit.start].endswith("  -lhipblas") and edit.content == " " + flag
+    # Not before the Makefile builds with hipcc, not twice, not without a ROCm library line,
+    # and not for a library whose CUDA form is linked anyway.
+    assert makefile_link_fixes("Makefile", text.replace("hipcc", "nvcc"), ["nvtx"]) == []
+    assert makefile_link_fixes("Makefile", text.replace("-lm", "-lm -lroctx64"), ["nvtx"]) == []
+    assert makefile_link_fixes("Makefile", "CXX = hipcc\nLIBS = -lm\n", ["nvtx"]) == []
+    assert makefile_link_fixes("Makefile", text, ["cublas"]) == []
+
+
+def test_only_makefiles_above_an_nvtx_source_link_roctx(tmp_path: Path):
+    src = tmp_path / "p"
+    shutil.copytree(PROJECTS / "nvtx-lt", src)
+    (src / "tools").mkdir()
+    (src / "tools" / "Makefile").write_text("NVCC = nvcc\nLIBS = -lcublas\nt: t.cu\n\t$(NVCC) t.cu $(LIBS) -o t\n")
+    (src / "tools" / "t.cu").write_text("int main() { return 0; }\n")
+    port_tree(src, tmp_path / "out", ROCM)
+    assert "-lroctx64" in (tmp_path / "out" / "Makefile").read_text()
+    assert (tmp_path / "out" / "tools" / "Makefile").read_text() == "NVCC = hipcc\nLIBS = -lhipblas\nt: t.cu\n\t$(NVCC) t.cu $(LIBS) -o t\n"
+
+
+def test_cmake_targets_that_compile_get_the_roctx_library():
+    from vado.port.apply import apply_edits
+    from vado.port.build import cmake_hip_fixes
+
+    text = ("cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX HIP)\nadd_library(h INTERFACE)\n"
+            "add_executable(a a.cu)\ntarget_link_libraries(a m)\nadd_library(b STATIC b.cpp)\n")
+    (fix,) = [f for f in cmake_hip_fixes("CMakeLists.txt", text, library_ids=["nvtx"]) if "ROCTX" in f.description]
+    got = apply_edits(text.encode(), fix.edits).decode()
+    assert got == ("cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX HIP)\n"
+                   "find_library(ROCTX_LIBRARY NAMES rocprofiler-sdk-roctx roctx64 HINTS ${ROCM_PATH}/lib "
+                   "$ENV{ROCM_PATH}/lib /opt/rocm/lib REQUIRED)\nadd_library(h INTERFACE)\nadd_executable(a a.cu)\n"
+                   # a links with the plain signature already: CMake refuses to mix it with PRIVATE.
+                   "target_link_libraries(a ${ROCTX_LIBRARY})\ntarget_link_libraries(a m)\n"
+                   "add_library(b STATIC b.cpp)\ntarget_link_libraries(b PRIVATE ${ROCTX_LIBRARY})\n")
+    assert not [f for f in cmake_hip_fixes("CMakeLists.txt", got, library_ids=["nvtx"]) if "ROCTX" in f.description]
+    # Not while the file still builds CUDA, and not for a library CUDA links too.
+    assert not [f for f in cmake_hip_fixes("CMakeLists.txt", text.replace("HIP", "CUDA"), library_ids=["nvtx"])]
+    assert not [f for f in cmake_hip_fixes("CMakeLists.txt", text, library_ids=["cublas"]) if "LIBRARY" in f.description]

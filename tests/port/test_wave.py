@@ -45,13 +45,19 @@ def test_every_renamed_function_has_a_helper_and_every_helper_its_dependencies(t
         assert all(order.index(d) < order.index(helper) for d in deps), helper
 
 
-def test_sync_builtins_only_where_hip_has_them_on_by_default():
-    assert "__ballot_sync(vado_mask64(vado_mask)" in helpers(ROCM72)["vado_ballot_sync32"][0]
-    for target in (ROCM64, HIP52):  # 6.4: off by default; 5.2: missing
-        code = "".join(c for c, _ in helpers(target).values())
+def test_votes_and_shuffles_use_mask_less_builtins_on_every_target():
+    # ROCm 7's *_sync builtins trap on masks CUDA tolerates (lanes that never arrive, per-lane masks such
+    # as bscan's lanemask_lt), so the helpers never pass a mask to them; the vote is masked as CUDA does.
+    for target in (ROCM72, ROCM64, HIP52):
+        table = helpers(target)
+        code = "".join(table[h][0] for h in table if "match" not in h and "reduce" not in h and "syncwarp" not in h
+                       and h != "vado_mask64")
         # The HIP-on-NVIDIA branches call CUDA's own functions; the AMD ones only mask-less builtins.
         amd = re.sub(r"#if defined\(__HIP_PLATFORM_NVIDIA__\)\n.*?#else\n", "", code, flags=re.S)
         assert "__ballot(" in amd and "_sync(" not in amd.replace("_sync32(", "(")
+        assert "vado_ballot32(vado_pred) & vado_mask" in table["vado_ballot_sync32"][0]
+    # Those with no mask-less form call the builtin with the caller's half of the mask, where HIP has it.
+    assert "__reduce_add_sync(vado_mask64(vado_mask)" in helpers(ROCM72)["vado_reduce_add_sync32"][0]
     assert not warp32_renames("__match_any_sync", HIP52) and not warp32_renames("__syncwarp", ROCM64)
     assert warp32_renames("__reduce_add_sync", ROCM72) and warp32_renames("__shfl_down_sync", HIP52)
 
@@ -65,8 +71,9 @@ def test_calls_are_renamed_and_only_the_helpers_used_are_written():
     out = port("k.cu", src).after.decode()
     assert "o[0] = vado_any_sync32(0xffffffff, v > 0);" in out and "vado_shfl_xor_sync32(0xffffffff, o[0], 1)" in out
     defined = set(re.findall(r"#define (VADO_\w+)", out))
-    assert defined == {guard(h) for h in ("vado_any_sync32", "vado_mask64", "vado_half32", "vado_shfl_xor_sync32")}
-    assert out.index("#ifndef VADO_HALF32") < out.index("#ifndef VADO_MASK64") < out.index("__global__")
+    assert defined == {guard(h) for h in ("vado_any_sync32", "vado_ballot_sync32", "vado_ballot32", "vado_half32",
+                                          "vado_shfl_xor_sync32")}
+    assert out.index("#ifndef VADO_HALF32") < out.index("#ifndef VADO_BALLOT32") < out.index("__global__")
 
 
 def test_header_and_source_each_get_guarded_copies_and_a_second_port_changes_nothing():
@@ -103,12 +110,18 @@ def test_native_mode_keeps_the_wave64_rewrites():
     assert "__any_sync(0xffffffffffffffffull, o[1])" in out and "warpSize" in out and "vado_" not in out
 
 
-def test_warp_size_becomes_32_in_device_code_and_macros_only():
+def test_warp_size_becomes_32_in_device_code_macros_and_host_property_reads():
+    # The device property is 64 on MI300X; the port's kernels keep 32-lane warps, so host launch
+    # arithmetic with it must see 32 (HeCBench softmax-online sized its grid with props.warpSize).
     src = ("#define LANES warpSize\n"
            "__global__ void k(int* o) { o[threadIdx.x / warpSize] = LANES; }\n"
-           "int lanes(const cudaDeviceProp& p) { return p.warpSize; }\n")
+           "int lanes(const cudaDeviceProp& p) { return p.warpSize; }\n"
+           "void set(cudaDeviceProp* p) { p->warpSize = 32; }\n"
+           "int deep(const cudaDeviceProp* ps) { return ps[0].warpSize + ps->warpSize; }\n")
     out = port("k.cu", src).after.decode()
-    assert "#define LANES 32\n" in out and "o[threadIdx.x / 32] = LANES;" in out and "return p.warpSize;" in out
+    assert "#define LANES 32\n" in out and "o[threadIdx.x / 32] = LANES;" in out and "return 32;" in out
+    assert "p->warpSize = 32;" in out  # written, not read
+    assert "ps[0].warpSize + 32" in out  # an indexed access is left alone
 
 
 def test_a_program_that_declares_warp_size_keeps_it():

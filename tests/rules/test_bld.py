@@ -128,3 +128,40 @@ def test_setup_py_torch_cuda_arch_list_becomes_pytorch_rocm_arch():
     assert fixed == ('import os\nos.environ["PYTORCH_ROCM_ARCH"] = "gfx942;gfx950"\n'
                      'arch = os.environ.get("PYTORCH_ROCM_ARCH", "")\nx = "TORCH_CUDA_ARCH_LIST is read"\n')
     assert fix_all("setup.py", fixed) == fixed
+
+
+GUARDED = """\
+ifneq ($(GPU_COMPUTE_CAPABILITY),)
+  NVCC_FLAGS += --generate-code arch=compute_$(GPU_COMPUTE_CAPABILITY),code=[compute_$(GPU_COMPUTE_CAPABILITY),sm_$(GPU_COMPUTE_CAPABILITY)]
+endif
+"""
+
+
+def test_arch_flag_built_from_a_guarded_variable_loses_its_guard():
+    # llm.c reads GPU_COMPUTE_CAPABILITY from nvidia-smi: on AMD it stays empty, and the guard
+    # would drop the offload architectures the fix writes (they no longer name the variable).
+    fixed = fix_all("Makefile", GUARDED)
+    assert fixed == "  NVCC_FLAGS += --offload-arch=gfx942 --offload-arch=gfx950\n"
+    arch = next(f for f in findings("Makefile", GUARDED, ("BLD003",)) if f.data["flag"] == "gencode")
+    assert "GPU_COMPUTE_CAPABILITY" in arch.fix.description and len(arch.fix.edits) == 3
+    assert fix_all("Makefile", fixed) == fixed
+    for guard in ("ifdef SM\n", "ifneq (,$(SM))\n", 'ifneq "$(SM)" ""\n', "ifneq ($(strip $(SM)),)\n"):
+        text = f"# arch\n{guard}F += -arch=sm_$(SM) \\\n     -arch=sm_$(SM)a\nendif\nG = 1\n"
+        assert fix_all("Makefile", text) == "# arch\nF += --offload-arch=gfx942 --offload-arch=gfx950 \\\n     \nG = 1\n", guard
+
+
+def test_guards_that_mean_something_else_stay():
+    cases = [
+        # The flag does not use the variable the condition tests.
+        "ifdef USE_SM80\n  F += -arch=sm_80\nendif\n",
+        # An else branch, another statement in the block, the variable used beside the arch flag.
+        "ifneq ($(SM),)\n  F += -arch=sm_$(SM)\nelse\n  F += -O0\nendif\n",
+        "ifneq ($(SM),)\n  F += -arch=sm_$(SM)\n  D = -DSM=$(SM)\nendif\n",
+        "ifneq ($(SM),)\n  F += -arch=sm_$(SM) -DSM=$(SM)\nendif\n",
+        # A test for a value, not for one being set.
+        "ifeq ($(SM),90)\n  F += -arch=sm_$(SM)\nendif\n",
+    ]
+    for text in cases:
+        fixed = fix_all("Makefile", text)
+        assert fixed.splitlines()[0] == text.splitlines()[0] and fixed.rstrip().endswith("endif"), text
+        assert "--offload-arch=gfx942" in fixed

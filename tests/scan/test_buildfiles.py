@@ -249,3 +249,21 @@ def test_windows_and_macos_branches_are_left_out():
     facts = parse_makefile(text).facts
     assert sorted(f.text for f in facts) == ["-lcurand", "nvcc"]
     assert other_platform_ranges("NVCC = nvcc\n") == []
+
+
+def test_makefile_conditionals_and_the_variable_they_require():
+    from vado.scan.buildfiles import makefile_conditionals, tested_for_value
+
+    text = ("ifneq ($(CI),true)\n  ifdef CC_X\n    A = 1\n  endif\nendif\n"
+            "define check\n  ifeq ($(1),yes)\n  endif\nendef\n"
+            "ifneq ($(strip $(SM)),)\n  F += x\nelse ifeq ($(OS),Windows_NT)\n  F += y\nendif\n"
+            "ifneq \"$(V)\" \"\"\nendif\nifneq (,${W})\nendif\nifeq ($(Z),)\nendif\nendif\nifdef OPEN\n")
+    blocks = makefile_conditionals(text)
+    # define … endef is text; the stray endif and the unclosed ifdef give no block.
+    assert [(b.keyword, b.condition, b.has_else) for b in blocks] == [
+        ("ifdef", "CC_X", False), ("ifneq", "($(CI),true)", False), ("ifneq", "($(strip $(SM)),)", True),
+        ("ifneq", '"$(V)" ""', False), ("ifneq", "(,${W})", False), ("ifeq", "($(Z),)", False)]
+    inner = blocks[0]
+    assert text[inner.start:inner.body] == "  ifdef CC_X\n" and text[inner.end_line:inner.end] == "  endif\n"
+    assert [tested_for_value(b) for b in blocks] == ["CC_X", "", "SM", "V", "W", ""]
+    assert makefile_conditionals("A = 1\n") == []

@@ -178,7 +178,7 @@ def test_wave64_semantics_on_the_gpu(checks_binary):
 
 @pytest.mark.gpu
 @requires_gpu
-def test_blocks_over_960_threads_share_a_barrier(checks_binary):
+def test_wave_wide_calls_in_blocks_of_1024_threads(checks_binary):
     proc = subprocess.run([str(checks_binary), "big"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and proc.stdout.count("ok ") == 2, proc.stdout + proc.stderr
 

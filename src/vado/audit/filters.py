@@ -205,11 +205,16 @@ def make_filter(config, audit_root: str | os.PathLike, *, inline: bool = True, u
     None when it would keep everything (no selection, no per-file ignores, no
     baseline, inline suppressions off), so that a plain audit does no extra work.
     """
-    from vado.config import all_codes
+    if not config.ignore and "ALL" in (*config.select, *config.extend_select):
+        # Everything is selected and nothing ignored: every code is on, whatever the rules are.
+        # Listing them would import every rule family, a third of a one-file audit's time.
+        enabled_or_none = None
+    else:
+        from vado.config import all_codes
 
-    codes = all_codes()
-    enabled = enabled_codes(config.select, config.extend_select, config.ignore, codes)
-    enabled_or_none = None if enabled == frozenset(codes) else enabled
+        codes = all_codes()
+        enabled = enabled_codes(config.select, config.extend_select, config.ignore, codes)
+        enabled_or_none = None if enabled == frozenset(codes) else enabled
     root = Path(os.path.abspath(os.fspath(audit_root)))
     if not root.is_dir():
         root = root.parent

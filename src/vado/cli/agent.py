@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Literal, Optional
 
 import typer
 
@@ -12,7 +12,7 @@ def agent(
     path: Path = typer.Argument(..., help="CUDA file or directory (only read; the result goes to -o)."),
     model: str = typer.Option(..., "--model", "-m", help="Model name as the endpoint knows it."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible API root (http://127.0.0.1:8080/v1 for llama.cpp, vLLM, Ollama)."),
-    provider: Optional[str] = typer.Option(None, "--provider", help="openai or anthropic (default: anthropic for claude-* without --base-url)."),
+    provider: Optional[Literal["openai", "anthropic"]] = typer.Option(None, "--provider", help="API flavour (default: anthropic for claude-* without --base-url, else openai)."),
     api_key_env: Optional[str] = typer.Option(None, "--api-key-env", help="Environment variable holding the key (default OPENAI_API_KEY / ANTHROPIC_API_KEY)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="New directory for the ported and agent-edited tree."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Write nothing but the transcript; show the proposed diffs."),

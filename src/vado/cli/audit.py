@@ -1,11 +1,15 @@
-"""``vado audit PATH...``: inventory every CUDA dependency and give a verdict per target."""
+"""``vado audit PATH...``: inventory every CUDA dependency and give a verdict per target.
+
+Its parameters are declared through :mod:`vado.cli.params` (Typer's calls, recorded):
+``vado audit FILE`` starts without importing Typer (:mod:`vado.cli.fastpath`).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import List, Literal, Optional, get_args
 
-import typer
+from vado.cli.params import Argument, CommandExit, Option
 
 Format = Literal["text", "json", "sarif", "markdown", "html"]
 FORMATS = get_args(Format)
@@ -13,34 +17,34 @@ _SEVERITIES_AND_VERDICTS = "SEVERITY|VERDICT|TARGET:VERDICT"
 
 
 def audit(
-    paths: List[Path] = typer.Argument(..., metavar="PATH", help="Directories or files to audit (several: e.g. the files a pre-commit hook passes)."),
-    target: Optional[List[str]] = typer.Option(
+    paths: List[Path] = Argument(..., metavar="PATH", help="Directories or files to audit (several: e.g. the files a pre-commit hook passes)."),
+    target: Optional[List[str]] = Option(
         None, "--target", "-t", help="Target profile(s); repeat or comma-separate. Default: rocm-7.2, oneapi, scale, zluda."
     ),
-    format: Format = typer.Option("text", "--format", "-f", help="Report format."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
-    jobs: int = typer.Option(
+    format: Format = Option("text", "--format", "-f", help="Report format."),
+    output: Optional[Path] = Option(None, "--output", "-o", help="Write the report here instead of stdout."),
+    jobs: int = Option(
         0, "--jobs", "-j", min=0,
         help="Worker processes (default 0: one per CPU; a small tree is checked in one process anyway).",
     ),
-    fail_on: Optional[List[str]] = typer.Option(
+    fail_on: Optional[List[str]] = Option(
         None, "--fail-on", metavar=_SEVERITIES_AND_VERDICTS,
         help="Exit 1 for findings at or above a severity (info, low, medium, high, critical), or when a target's "
              "verdict is VERDICT or worse (moves-with-automatic-edits, needs-manual-work, blocked; TARGET:VERDICT "
              "for one target, e.g. rocm-7.2:blocked); repeat for several. Default: info (any finding).",
     ),
-    select: Optional[List[str]] = typer.Option(None, "--select", metavar="CODES", help="Only these codes or prefixes (WARP,PTX001); replaces the configuration's select."),
-    extend_select: Optional[List[str]] = typer.Option(None, "--extend-select", metavar="CODES", help="Codes or prefixes to add to the selection."),
-    ignore: Optional[List[str]] = typer.Option(None, "--ignore", metavar="CODES", help="Codes or prefixes to leave out."),
-    per_file_ignores: Optional[List[str]] = typer.Option(None, "--per-file-ignores", metavar="PATTERN:CODES", help="Leave out codes in files matching a gitignore-style pattern (tests/**:WARP)."),
-    config: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help="Read settings from this vado.toml or pyproject.toml instead of the discovered one."),
-    isolated: bool = typer.Option(False, "--isolated", help="Ignore every configuration file."),
-    baseline: Optional[Path] = typer.Option(None, "--baseline", metavar="FILE", help="Leave out findings recorded in this baseline file."),
-    write_baseline: Optional[Path] = typer.Option(None, "--write-baseline", metavar="FILE", help="Record every current finding in FILE (then exit 0); later audits with --baseline FILE report only new ones."),
-    no_suppressions: bool = typer.Option(False, "--no-suppressions", help="Report findings that `vado: ignore[...]` comments suppress."),
-    no_gitignore: bool = typer.Option(False, "--no-gitignore", help="Scan files that .gitignore excludes."),
-    include_vendored: bool = typer.Option(False, "--include-vendored", help="Scan third_party/, vendor/ and similar."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary or progress on stderr."),
+    select: Optional[List[str]] = Option(None, "--select", metavar="CODES", help="Only these codes or prefixes (WARP,PTX001); replaces the configuration's select."),
+    extend_select: Optional[List[str]] = Option(None, "--extend-select", metavar="CODES", help="Codes or prefixes to add to the selection."),
+    ignore: Optional[List[str]] = Option(None, "--ignore", metavar="CODES", help="Codes or prefixes to leave out."),
+    per_file_ignores: Optional[List[str]] = Option(None, "--per-file-ignores", metavar="PATTERN:CODES", help="Leave out codes in files matching a gitignore-style pattern (tests/**:WARP)."),
+    config: Optional[Path] = Option(None, "--config", metavar="FILE", help="Read settings from this vado.toml or pyproject.toml instead of the discovered one."),
+    isolated: bool = Option(False, "--isolated", help="Ignore every configuration file."),
+    baseline: Optional[Path] = Option(None, "--baseline", metavar="FILE", help="Leave out findings recorded in this baseline file."),
+    write_baseline: Optional[Path] = Option(None, "--write-baseline", metavar="FILE", help="Record every current finding in FILE (then exit 0); later audits with --baseline FILE report only new ones."),
+    no_suppressions: bool = Option(False, "--no-suppressions", help="Report findings that `vado: ignore[...]` comments suppress."),
+    no_gitignore: bool = Option(False, "--no-gitignore", help="Scan files that .gitignore excludes."),
+    include_vendored: bool = Option(False, "--include-vendored", help="Scan third_party/, vendor/ and similar."),
+    quiet: bool = Option(False, "--quiet", "-q", help="No summary or progress on stderr."),
 ) -> None:
     """Audit a tree: every CUDA dependency, its verdict per target, the reason and the effort.
 
@@ -56,14 +60,14 @@ def audit(
 
     term = get_terminal(quiet=quiet)
 
-    def fail(exc: VadoError, code: int | None = None) -> typer.Exit:
+    def fail(exc: VadoError, code: int | None = None) -> CommandExit:
         term.error(exc.what + (f": {exc.why}" if exc.why else ""), exc.tip)
-        return typer.Exit(code if code is not None else exc.exit_code)
+        return CommandExit(code if code is not None else exc.exit_code)
 
     for p in paths:
         if not p.exists():
             term.error(f"{p} does not exist", "check the path, or run vado from the project's directory")
-            raise typer.Exit(2)
+            raise CommandExit(2)
     try:
         for out in (output, write_baseline):
             if out is not None:
@@ -95,12 +99,7 @@ def audit(
     from vado.report import render
 
     try:
-        with term.progress(None, "auditing") as bar:
-            task = bar.add_task("auditing", total=None)
-
-            def progress(done: int, total: int) -> None:
-                bar.update(task, completed=done, total=total)
-
+        with term.bar("auditing") as progress:
             result = run_audit(
                 base,
                 targets,
@@ -122,7 +121,7 @@ def audit(
         doc = baseline_document(result, filters.prefix if filters is not None else "")
         _write(term, write_baseline, json.dumps(doc, indent=1) + "\n")
         term.info(f"baseline of {len(doc['findings'])} findings written to {write_baseline}")
-        raise typer.Exit(0)
+        raise CommandExit(0)
 
     kwargs = {}
     if format == "sarif":
@@ -146,7 +145,7 @@ def audit(
     reasons = failure.failing(result)
     for reason in reasons:
         term.info(f"fail-on: {reason}")
-    raise typer.Exit(1 if reasons else 0)
+    raise CommandExit(1 if reasons else 0)
 
 
 def _write(term, path: Path, text: str) -> None:
@@ -154,7 +153,7 @@ def _write(term, path: Path, text: str) -> None:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
         term.error(f"cannot write {path}: {exc.strerror or exc}", "pass -o a file in a directory you can write to")
-        raise typer.Exit(2)
+        raise CommandExit(2)
 
 
 def _plan(paths: List[Path], *, respect_gitignore: bool, include_vendored: bool):

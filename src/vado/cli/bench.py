@@ -8,12 +8,14 @@ everything after the command's name is the command's.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Literal, Optional, get_args
 
 import typer
 from typer.core import TyperGroup
 
-FORMATS = ("text", "json", "markdown", "html")
+Format = Literal["text", "json", "markdown", "html"]
+FORMATS = get_args(Format)
+Compiler = Literal["nvcc", "hipcc", "hip-nvidia"]
 
 
 class DefaultGroup(TyperGroup):
@@ -51,32 +53,6 @@ def emit(term, result, format: str, output: Optional[Path]) -> None:
         term.data(text.rstrip("\n") if format == "text" else text)
 
 
-def check_format(term, format: str) -> None:
-    """Exit 2 on a format bench does not write."""
-    if format not in FORMATS:
-        term.error(f"unknown format {format!r}", f"choose one of: {', '.join(FORMATS)}")
-        raise typer.Exit(2)
-
-
-class _Bar:
-    """A progress callback over the terminal's progress bar (off when stderr is not a terminal)."""
-
-    def __init__(self, term, description: str) -> None:
-        self._cm = term.progress(None, description)
-        self._description = description
-
-    def __enter__(self):
-        self.bar = self._cm.__enter__()
-        self.task = self.bar.add_task(self._description, total=None)
-        return self
-
-    def __exit__(self, *exc):
-        return self._cm.__exit__(*exc)
-
-    def __call__(self, done: int, total: int) -> None:
-        self.bar.update(self.task, completed=done, total=total)
-
-
 @bench.command("run", context_settings={"allow_interspersed_args": False})
 def run(
     command: List[str] = typer.Argument(..., help="The command to time, with its arguments.", metavar="CMD [ARGS]..."),
@@ -91,7 +67,7 @@ def run(
     timeout: float = typer.Option(600.0, "--timeout", help="Seconds per run."),
     env: Optional[List[str]] = typer.Option(None, "--env", "-e", help="NAME=VALUE set for the command. Repeatable."),
     label: str = typer.Option("", "--label", help="A name for this result in comparisons (default: the device)."),
-    format: str = typer.Option("text", "--format", "-f", help="text, json, markdown or html."),
+    format: Format = typer.Option("text", "--format", "-f", help="Output format."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or summary on stderr."),
 ) -> None:
@@ -104,7 +80,6 @@ def run(
     from vado.errors import VadoError
 
     term = get_terminal(quiet=quiet)
-    check_format(term, format)
     env_map = {}
     for item in env or ():
         name, sep, value = item.partition("=")
@@ -113,7 +88,7 @@ def run(
             raise typer.Exit(2)
         env_map[name] = value
     try:
-        with _Bar(term, "benchmarking") as bar:
+        with term.bar("benchmarking") as bar:
             result = bench_command(command, runs=runs, warmup=warmup, metrics=tuple(metric or ()), objective=objective,
                                    higher_is_better=higher_is_better, timeout_s=timeout, env=env_map, label=label,
                                    progress=bar)
@@ -158,21 +133,21 @@ def kernel(
     flops_expr: Optional[str] = typer.Option(None, "--flops", help="Floating-point operations per launch (C expression)."),
     iters: int = typer.Option(50, "--iters", min=1, help="Timed launches."),
     warmup: int = typer.Option(5, "--warmup", min=0, help="Untimed launches first."),
-    compiler: Optional[str] = typer.Option(None, "--compiler", help="nvcc, hipcc or hip-nvidia (default: for the GPU here)."),
+    compiler: Optional[Compiler] = typer.Option(None, "--compiler", help="Compiler (default: the one for the GPU here)."),
     arch: Optional[str] = typer.Option(None, "--arch", help="sm_90, gfx942 … (default: the GPU's)."),
     template_args: str = typer.Option("", "--template-args", help="Template arguments for a templated kernel."),
     compare: Optional[Path] = typer.Option(None, "--compare", help="A port of FILE: time both here and compare their outputs."),
-    compare_compiler: Optional[str] = typer.Option(None, "--compare-compiler", help="Compiler for the --compare file."),
+    compare_compiler: Optional[Compiler] = typer.Option(None, "--compare-compiler", help="Compiler for the --compare file."),
     rtol: float = typer.Option(1e-6, "--rtol", help="Relative tolerance for the checksums of --compare."),
     peak_gbs: Optional[float] = typer.Option(None, "--peak-gbs", help="Memory bandwidth ceiling (default: knowledge base)."),
     peak_tflops: Optional[float] = typer.Option(None, "--peak-tflops", help="Arithmetic ceiling (default: knowledge base)."),
-    precision: str = typer.Option("fp32", "--precision", help="Which datasheet peak the FLOP rate is set against: fp32 or bf16."),
+    precision: Literal["fp32", "bf16"] = typer.Option("fp32", "--precision", help="Which datasheet peak the FLOP rate is set against."),
     measure_peak: bool = typer.Option(False, "--measure-peak", help="Measure the copy bandwidth and use it as the ceiling."),
     build_only: bool = typer.Option(False, "--build-only", help="Write and compile the driver (-c); do not run it."),
     workdir: Optional[Path] = typer.Option(None, "--workdir", help="Keep the driver and binary here."),
     timeout: float = typer.Option(600.0, "--timeout", help="Seconds per build or run."),
     label: str = typer.Option("", "--label", help="A name for this result in comparisons."),
-    format: str = typer.Option("text", "--format", "-f", help="text, json, markdown or html."),
+    format: Format = typer.Option("text", "--format", "-f", help="Output format."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary on stderr."),
 ) -> None:
@@ -186,10 +161,6 @@ def kernel(
     from vado.errors import VadoError
 
     term = get_terminal(quiet=quiet)
-    check_format(term, format)
-    if precision not in ("fp32", "bf16"):
-        term.error(f"unknown precision {precision!r}", "use fp32 or bf16")
-        raise typer.Exit(2)
     try:
         opts = dict(kernel=kernel_name, n=n, block=block, grid=grid, iters=iters, warmup=warmup, bytes_expr=bytes_expr,
                     flops_expr=flops_expr, shapes=_shapes(shape), arch=arch, template_args=template_args,
@@ -233,14 +204,14 @@ def serve(
     requests: int = typer.Option(32, "--requests", "-n", min=1, help="Requests per level."),
     prompt_len: str = typer.Option("uniform:16-64", "--prompt-len", help="Prompt words: N, fixed:N, uniform:A-B, normal:MEAN,SD."),
     output_len: str = typer.Option("fixed:32", "--output-len", help="max_tokens per request, same forms."),
-    endpoint: str = typer.Option("completions", "--endpoint", help="completions or chat."),
+    endpoint: Literal["completions", "chat"] = typer.Option("completions", "--endpoint", help="OpenAI API endpoint."),
     seed: int = typer.Option(0, "--seed", help="Seed of the prompt and length draws."),
     warmup: int = typer.Option(1, "--warmup", min=0, help="Untimed requests before the first level."),
     timeout: float = typer.Option(120.0, "--timeout", help="Seconds per request."),
     level_budget: float = typer.Option(300.0, "--level-budget", help="Seconds per level; requests not sent by then are skipped."),
     api_key: Optional[str] = typer.Option(None, "--api-key", envvar="VADO_API_KEY", help="Bearer token (or $VADO_API_KEY)."),
     label: str = typer.Option("", "--label", help="A name for this result in comparisons."),
-    format: str = typer.Option("text", "--format", "-f", help="text, json, markdown or html (with plots)."),
+    format: Format = typer.Option("text", "--format", "-f", help="Output format (markdown and html with plots)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or summary on stderr."),
 ) -> None:
@@ -253,14 +224,13 @@ def serve(
     from vado.errors import VadoError
 
     term = get_terminal(quiet=quiet)
-    check_format(term, format)
     try:
         levels = [int(c) for c in concurrency.split(",") if c.strip()]
     except ValueError:
         term.error(f"bad --concurrency {concurrency!r}", "comma-separated positive integers, e.g. 1,4,16")
         raise typer.Exit(2)
     try:
-        with _Bar(term, "requests") as bar:
+        with term.bar("requests") as bar:
             result = bench_serve(url, model=model, concurrency=levels, requests_per_level=requests,
                                  prompt_len=prompt_len, output_len=output_len, endpoint=endpoint, seed=seed,
                                  timeout_s=timeout, level_time_budget_s=level_budget, api_key=api_key,

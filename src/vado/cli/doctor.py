@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Literal, Optional, get_args
 
 import typer
 
-FORMATS = ("text", "json")
+Format = Literal["text", "json"]
+FORMATS = get_args(Format)
 
 
 def render_doctor(report) -> str:
@@ -61,7 +62,7 @@ def doctor(
     arch: str = typer.Option("gfx942,gfx950,gfx90a,gfx1100,gfx1200", "--arch", "-a", help="Offload targets to probe."),
     probe: bool = typer.Option(True, "--probe/--no-probe", help="Compile a tiny kernel per target to see which build."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Probe again instead of reading the cache."),
-    format: str = typer.Option("text", "--format", "-f", help="text or json."),
+    format: Format = typer.Option("text", "--format", "-f", help="Output format."),
 ) -> None:
     """Show the toolchains vado can verify with (hipcc, nvcc, Triton, GPUs) and how to get the missing ones.
 
@@ -73,9 +74,6 @@ def doctor(
     from vado.verify.toolchains import doctor as run_doctor
 
     term = get_terminal()
-    if format not in FORMATS:
-        term.error(f"unknown format {format!r}", f"choose one of: {', '.join(FORMATS)}")
-        raise typer.Exit(2)
     archs = [a.strip() for a in arch.split(",") if a.strip()]
     report = run_doctor(hipcc=hipcc, nvcc=nvcc, python=python, archs=archs, probe=probe, use_cache=not no_cache)
     term.data(render_doctor(report).rstrip("\n") if format == "text" else json.dumps(report.to_json(), indent=2))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Optional
+from typing import Literal, Optional
 
 import typer
 
@@ -11,7 +11,7 @@ import typer
 def explain(
     code: Optional[str] = typer.Argument(None, help="Rule code (PTX001) or name (inline-ptx-asm)."),
     list_all: bool = typer.Option(False, "--list", help="List every rule code with its summary."),
-    format: str = typer.Option("text", "--format", "-f", help="text or json."),
+    format: Literal["text", "json"] = typer.Option("text", "--format", "-f", help="Output format."),
 ) -> None:
     """Explain what a finding code means, why it matters and what to do about it."""
     from vado.cli.terminal import get_terminal
@@ -20,9 +20,6 @@ def explain(
     from vado.rules.registry import FAMILIES, all_rules, get_rule
 
     term = get_terminal()
-    if format not in ("text", "json"):
-        term.error(f"unknown format {format!r}", "use --format text or --format json")
-        raise typer.Exit(2)
     if list_all or code is None:
         rules = all_rules()
         if format == "json":

@@ -2,11 +2,12 @@
 
 Typer turns every parameter of every command into a Click parameter through
 pydantic before it parses a single argument; for ``vado audit FILE`` from an
-editor or a pre-commit hook that was a fifth of the run. This module parses
-the command line of one command directly, from that command's own signature
-(the same ``typer.Option``/``typer.Argument`` declarations, names, defaults,
-types and bounds), and calls the command function with the values, so both
-paths run the same code with the same values.
+editor or a pre-commit hook that was a fifth of the run, and importing Typer
+another. This module parses the command line of one command directly, from
+that command's own signature (its :mod:`vado.cli.params` declarations: what
+``typer.Option``/``typer.Argument`` take, names, defaults, types and bounds),
+and calls the command function with the values, so both paths run the same
+code with the same values; Typer is not imported.
 
 It only takes what it understands: long and short options with a separate or
 ``=`` value, flags, repeated options, positional arguments, ``--``. Anything
@@ -42,18 +43,34 @@ def run(command: str, argv: Sequence[str]) -> int | None:
         kwargs = parse(fn, argv)
     except _Declined:
         return None
-    import typer
+    import gc
 
+    from vado.cli.params import CommandExit
+
+    # One file (an editor, a hook): the run imports most of vado and ends soon after, and the
+    # cyclic collector's passes over those tens of thousands of new, long-lived objects were
+    # a tenth of it. Acyclic garbage is still freed at once; a cycle waits for the end.
+    pause = _one_file(kwargs) and gc.isenabled()
+    if pause:
+        gc.disable()
     try:
         fn(**kwargs)
-    except typer.Exit as exc:
+    except CommandExit as exc:
         return exc.exit_code
+    finally:
+        if pause:
+            gc.enable()
     return 0
+
+
+def _one_file(kwargs: dict[str, Any]) -> bool:
+    paths = kwargs.get("paths") or ()
+    return len(paths) == 1 and Path(paths[0]).is_file()
 
 
 def parse(fn: Callable, argv: Sequence[str]) -> dict[str, Any]:
     """Keyword arguments of ``fn`` from ``argv``; raises :class:`_Declined` for anything unusual."""
-    import typer.models as tm
+    from vado.cli.params import Param
 
     hints = typing.get_type_hints(fn)
     options: dict[str, tuple[str, Any, Any]] = {}  # flag → (parameter, info, type)
@@ -62,13 +79,13 @@ def parse(fn: Callable, argv: Sequence[str]) -> dict[str, Any]:
     for name, param in inspect.signature(fn).parameters.items():
         info = param.default
         kind = hints.get(name, str)
-        if isinstance(info, tm.ArgumentInfo):
+        if not isinstance(info, Param):
+            raise _Declined
+        if info.kind == "argument":
             positional.append((name, info, kind))
-        elif isinstance(info, tm.OptionInfo):
+        else:
             for decl in info.param_decls or ():
                 options[decl] = (name, info, kind)
-        else:
-            raise _Declined
         values[name] = None if info.default is ... else info.default
     given: dict[str, list[str]] = {}
     flags: set[str] = set()

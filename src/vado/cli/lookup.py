@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Optional
+from typing import Literal, Optional
 
 import typer
 
@@ -11,7 +11,7 @@ import typer
 def lookup(
     name: Optional[str] = typer.Argument(None, help="A CUDA API name (cudaMallocAsync) or header (cublas_v2.h)."),
     target: Optional[str] = typer.Option(None, "--target", "-t", help="One target (default: every profile)."),
-    format: str = typer.Option("text", "--format", "-f", help="text or json."),
+    format: Literal["text", "json"] = typer.Option("text", "--format", "-f", help="Output format."),
     show_stats: bool = typer.Option(False, "--stats", help="Rows per library and support level."),
 ) -> None:
     """Look up a CUDA name in vado's API tables (imported from HIPIFY) and say what it is on each target."""
@@ -20,9 +20,6 @@ def lookup(
     from vado.knowledge import api
 
     term = get_terminal()
-    if format not in ("text", "json"):
-        term.error(f"unknown format {format!r}", "use --format text or --format json")
-        raise typer.Exit(2)
     try:
         if show_stats:
             _stats(term, api.stats(), format)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Literal, Optional, get_args
 
 import typer
 
-FORMATS = ("text", "json", "markdown", "html")
+Format = Literal["text", "json", "markdown", "html"]
+FORMATS = get_args(Format)
 
 
 def plan(
@@ -17,11 +18,11 @@ def plan(
         None, "--target", "-t", help="Target profile(s); repeat or comma-separate. Default: the manifest's, else vado's audit targets."
     ),
     primary: Optional[str] = typer.Option(None, "--primary", help="The target the migration order is for (default: the first)."),
-    format: str = typer.Option("text", "--format", "-f", help="What goes to stdout: text, json, markdown or html."),
+    format: Format = typer.Option("text", "--format", "-f", help="What goes to stdout."),
     output: Optional[Path] = typer.Option(
         None, "--output", "-o", help="Write plan.md, plan.html, plan.json, k8s/ patches and ray.json into this directory."
     ),
-    executor: str = typer.Option("local", "--executor", "-e", help="local (process pool), ray (= ray=auto) or ray=ADDRESS."),
+    executor: str = typer.Option("local", "--executor", "-e", metavar="local|ray|ray=ADDRESS", help="local (process pool), ray (= ray=auto) or ray=ADDRESS."),
     jobs: int = typer.Option(1, "--jobs", "-j", min=0, help="Local worker processes (0 = one per CPU); CPUs for ray=local."),
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="Cache directory (default ~/.cache/vado or $VADO_CACHE_DIR)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Audit everything again and store nothing."),
@@ -43,9 +44,6 @@ def plan(
     from vado.errors import UsageError, VadoError
 
     term = get_terminal(quiet=quiet)
-    if format not in FORMATS:
-        term.error(f"unknown format {format!r}", f"choose one of: {', '.join(FORMATS)}")
-        raise typer.Exit(2)
     from vado.plan.cache import default_cache_dir
     from vado.plan.executors import parse_executor
     from vado.plan.fleet import FleetSpec, load_manifest, specs_from_args
@@ -65,15 +63,18 @@ def plan(
             jobs = os.cpu_count() or 1
         run_on = parse_executor(executor, jobs)
         cache = None if no_cache else str(cache_dir or default_cache_dir())
-        result = plan_fleet(
-            fleet,
-            targets=target or None,
-            primary=primary,
-            executor=run_on,
-            cache_dir=cache,
-            respect_gitignore=not no_gitignore,
-            include_vendored=include_vendored,
-        )
+        # A bar on stderr over the repositories (a terminal only; none for JSON a program reads).
+        with term.bar("auditing repositories", enabled=format != "json") as progress:
+            result = plan_fleet(
+                fleet,
+                targets=target or None,
+                primary=primary,
+                executor=run_on,
+                cache_dir=cache,
+                respect_gitignore=not no_gitignore,
+                include_vendored=include_vendored,
+                progress=progress,
+            )
     except VadoError as exc:
         term.error(exc.what + (f": {exc.why}" if exc.why else ""), exc.tip)
         raise typer.Exit(exc.exit_code)

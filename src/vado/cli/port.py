@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Literal, Optional, get_args
 
 import typer
 
-FORMATS = ("text", "json", "sarif", "markdown", "html")
+Format = Literal["text", "json", "sarif", "markdown", "html"]
+FORMATS = get_args(Format)
 
 
 def port(
@@ -16,10 +17,10 @@ def port(
     target: str = typer.Option("rocm-7.2", "--target", "-t", help="Target profile (rocm-7.2, rocm-6.4, hip-5.2)."),
     in_place: bool = typer.Option(False, "--in-place", help="Rewrite PATH itself (keeps a backup of every changed file)."),
     backup: bool = typer.Option(True, "--backup/--no-backup", help="With --in-place: keep <file>.vado-bak copies."),
-    launch: str = typer.Option("chevron", "--launch", help="Kernel launches: chevron (keep <<<>>>) or ggl (hipLaunchKernelGGL)."),
+    launch: Literal["chevron", "ggl"] = typer.Option("chevron", "--launch", help="Kernel launches: chevron (keep <<<>>>) or ggl (hipLaunchKernelGGL)."),
     roc: bool = typer.Option(False, "--roc", help="Use roc* libraries (rocBLAS, rocRAND …) instead of hip* wrappers."),
     unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes", help="Also apply fixes marked unsafe."),
-    wave: str = typer.Option(
+    wave: Literal["warp32", "native"] = typer.Option(
         "warp32", "--wave",
         help="Warps on 64-lane wavefronts: warp32 (keep CUDA's 32-lane warps, safe) or native (rewrite for 64, unsafe fixes).",
     ),
@@ -31,7 +32,7 @@ def port(
     rename_sources: bool = typer.Option(
         False, "--rename-sources", help="Rename .cu sources to .hip and update CMake/Makefile/#include references."
     ),
-    format: str = typer.Option("text", "--format", "-f", help="Report: text, json, or sarif/markdown/html (audit of the port)."),
+    format: Format = typer.Option("text", "--format", "-f", help="Report: text or json of the port, or sarif/markdown/html of an audit of the port."),
     report: Optional[Path] = typer.Option(None, "--report", help="Write the report here instead of stdout."),
     diff: bool = typer.Option(False, "--diff", help="Show the per-file diffs (text format)."),
     jobs: int = typer.Option(1, "--jobs", "-j", min=0, help="Worker processes (0 = one per CPU)."),
@@ -47,12 +48,6 @@ def port(
     from vado.errors import VadoError
 
     term = get_terminal(quiet=quiet)
-    if format not in FORMATS:
-        term.error(f"unknown format {format!r}", f"choose one of: {', '.join(FORMATS)}")
-        raise typer.Exit(2)
-    if launch not in ("chevron", "ggl"):
-        term.error(f"unknown launch style {launch!r}", "use --launch chevron or --launch ggl")
-        raise typer.Exit(2)
     if in_place and output is not None:
         term.error("--in-place and --output exclude each other", "pass -o OUT for a new tree, or --in-place to rewrite PATH")
         raise typer.Exit(2)
@@ -64,9 +59,6 @@ def port(
         except VadoError as exc:
             term.error(exc.what + (f": {exc.why}" if exc.why else ""), exc.tip)
             raise typer.Exit(2)
-    if wave not in ("warp32", "native"):
-        term.error(f"unknown wave mode {wave!r}", "use --wave warp32 (keep CUDA's 32-lane warps) or --wave native")
-        raise typer.Exit(2)
     if jobs == 0:
         jobs = os.cpu_count() or 1
     try:
@@ -81,17 +73,20 @@ def port(
                 "use --target rocm-7.2, rocm-6.4 or hip-5.2; `vado audit --target` reports on the others",
             )
             raise typer.Exit(2)
-        result = port_tree(
-            path,
-            None if in_place else output,
-            tgt,
-            in_place=in_place,
-            backup=backup,
-            options=PortOptions(launch=launch, roc=roc, unsafe=unsafe_fixes, wave=wave),
-            jobs=jobs,
-            rename_sources=rename_sources,
-            build_fixes=build_fixes,
-        )
+        # A bar on stderr while files are ported (a terminal only; none for JSON a program reads).
+        with term.bar("porting", enabled=format != "json") as progress:
+            result = port_tree(
+                path,
+                None if in_place else output,
+                tgt,
+                in_place=in_place,
+                backup=backup,
+                options=PortOptions(launch=launch, roc=roc, unsafe=unsafe_fixes, wave=wave),
+                jobs=jobs,
+                rename_sources=rename_sources,
+                build_fixes=build_fixes,
+                progress=progress,
+            )
     except VadoError as exc:
         term.error(exc.what + (f": {exc.why}" if exc.why else ""), exc.tip)
         raise typer.Exit(exc.exit_code)
@@ -106,7 +101,8 @@ def port(
         from vado.audit import audit as run_audit
         from vado.report import render
 
-        text = render(run_audit(result.out, [tgt]), format)
+        with term.bar("auditing the port") as progress:
+            text = render(run_audit(result.out, [tgt], progress=progress), format)
     if report:
         try:
             report.write_text(text, encoding="utf-8")

@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Literal, Optional, get_args
 
 import typer
 
-FORMATS = ("text", "markdown", "html", "json")
+Format = Literal["text", "markdown", "html", "json"]
+FORMATS = get_args(Format)
 
 
 def report(
     files: List[Path] = typer.Argument(..., help="JSON results written by vado (audit, bench, serve, tune).",
                                        exists=True, dir_okay=False, readable=True),
-    format: str = typer.Option("text", "--format", "-f", help="text, markdown, html or json."),
+    format: Format = typer.Option("text", "--format", "-f", help="Output format."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
 ) -> None:
     """Render vado JSON results; several bench results are compared side by side (ratios vs the first).
@@ -32,9 +33,6 @@ def report(
     from vado.errors import ReportError, VadoError
 
     term = get_terminal()
-    if format not in FORMATS:
-        term.error(f"unknown format {format!r}", f"choose one of: {', '.join(FORMATS)}")
-        raise typer.Exit(2)
     try:
         text = render_files(files, format)
     except VadoError as exc:

@@ -85,7 +85,8 @@ class Terminal:
 
     def progress(self, total: int | None, description: str):
         """A rich progress bar on stderr; disabled when quiet or not a terminal."""
-        if self.quiet:
+        if self.quiet or not self.err.is_terminal:
+            # Nothing is drawn: rich.progress is not even imported (a hook's one-file audit).
             return _NoProgress()
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -98,6 +99,46 @@ class Terminal:
             disable=self.quiet or not self.err.is_terminal,
             transient=True,
         )
+
+    def bar(self, description: str, *, enabled: bool = True) -> "ProgressBar":
+        """A ``progress(done, total)`` callback drawn as a bar on stderr (see :class:`ProgressBar`).
+
+        ``enabled`` False (JSON on stdout for a program to read, say) draws nothing,
+        as ``--quiet`` and a stderr that is not a terminal do.
+        """
+        return ProgressBar(self if enabled else None, description)
+
+
+class ProgressBar:
+    """The CLI's side of a library's ``progress(done, total)`` callback: a rich bar on stderr.
+
+    Use it as a context manager and pass it as the callback::
+
+        with term.bar("porting") as bar:
+            port_tree(..., progress=bar)
+
+    The library reports counts and never prints; this draws them. Nothing is drawn
+    with ``--quiet`` or when stderr is not a terminal (a pipe, a CI log, a test), so
+    what the command writes there is the same with and without it. The bar is
+    removed when the block ends (``transient``): the summary line follows it.
+    """
+
+    def __init__(self, term: "Terminal | None", description: str) -> None:
+        self._cm = term.progress(None, description) if term is not None else _NoProgress()
+        self._description = description
+        self.bar = self._cm
+        self.task = 0
+
+    def __enter__(self) -> "ProgressBar":
+        self.bar = self._cm.__enter__()
+        self.task = self.bar.add_task(self._description, total=None)
+        return self
+
+    def __exit__(self, *exc):
+        return self._cm.__exit__(*exc)
+
+    def __call__(self, done: int, total: int) -> None:
+        self.bar.update(self.task, completed=done, total=total)
 
 
 class _NoProgress:

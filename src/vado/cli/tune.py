@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Literal, Optional
 
 import typer
+
+from vado.cli.bench import Format
 
 
 def tune(
@@ -21,7 +23,7 @@ def tune(
     higher_is_better: Optional[bool] = typer.Option(
         None, "--higher-is-better/--lower-is-better", help="Direction of the objective (default: from its name)."),
     budget: int = typer.Option(32, "--budget", "-b", min=1, help="Configurations to try, the baseline included."),
-    strategy: str = typer.Option("grid", "--strategy", help="grid or random."),
+    strategy: Literal["grid", "random"] = typer.Option("grid", "--strategy", help="Search strategy."),
     seed: int = typer.Option(0, "--seed", help="Seed of the random strategy."),
     runs: int = typer.Option(5, "--runs", "-n", min=1, help="Timed runs per configuration."),
     warmup: int = typer.Option(1, "--warmup", "-w", min=0, help="Untimed runs per configuration (after the check run)."),
@@ -32,7 +34,7 @@ def tune(
     timeout: float = typer.Option(600.0, "--timeout", help="Seconds per build or run."),
     workdir: Optional[Path] = typer.Option(None, "--workdir", help="Keep every configuration's build here."),
     label: str = typer.Option("", "--label", help="A name for this result."),
-    format: str = typer.Option("text", "--format", "-f", help="text, json, markdown or html."),
+    format: Format = typer.Option("text", "--format", "-f", help="Output format."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or summary on stderr."),
 ) -> None:
@@ -44,15 +46,14 @@ def tune(
     """
     from vado.bench.tune import parse_param
     from vado.bench.tune import tune as run_tune
-    from vado.cli.bench import _Bar, check_format, emit, format_num
+    from vado.cli.bench import emit, format_num
     from vado.cli.terminal import get_terminal
     from vado.errors import VadoError
 
     term = get_terminal(quiet=quiet)
-    check_format(term, format)
     try:
         params = [parse_param(p) for p in param or ()] + [parse_param(p, "env") for p in env or ()]
-        with _Bar(term, "tuning") as bar:
+        with term.bar("tuning") as bar:
             result = run_tune(run, params, build=build, metrics=tuple(metric or ()), objective=objective,
                               higher_is_better=higher_is_better, runs=runs, warmup=warmup, budget=budget,
                               strategy=strategy, seed=seed, rtol=rtol, atol=atol, ignore_lines=tuple(ignore_lines or ()),

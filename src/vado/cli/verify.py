@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Literal, Optional, get_args
 
 import typer
 
-FORMATS = ("text", "json")
+Format = Literal["text", "json"]
+FORMATS = get_args(Format)
 
 
 def _shapes(text: str) -> tuple[int | None, ...]:
@@ -34,26 +35,26 @@ def verify(
     triton: bool = typer.Option(True, "--triton/--no-triton", help="Compile the Triton kernels found in Python files."),
     flag: Optional[list[str]] = typer.Option(None, "--flag", help="Extra compiler flag (repeatable)."),
     run: Optional[str] = typer.Option(None, "--run", help="Differential run command, e.g. '{bin} {n}' ({bin}, {n}, {out})."),
-    compare: str = typer.Option("stdout", "--compare", help="stdout, files or numpy."),
+    compare: Literal["stdout", "files", "numpy"] = typer.Option("stdout", "--compare", help="What is compared: stdout, output files, or .npy arrays."),
     rtol: float = typer.Option(0.0, "--rtol", help="Relative tolerance."),
     atol: float = typer.Option(0.0, "--atol", help="Absolute tolerance."),
     ulp: Optional[int] = typer.Option(None, "--ulp", help="Largest distance in units in the last place."),
     nan_differs: bool = typer.Option(False, "--nan-differs", help="Treat NaN as unequal to NaN."),
     ignore_lines: Optional[str] = typer.Option(None, "--ignore-lines", help="Regex: stdout lines to leave out (default: timing lines; '' keeps every line)."),
-    wave: int = typer.Option(32, "--wave", help="On an NVIDIA GPU, run the port with 32-lane warps or AMD's 64-lane waves emulated (64)."),
+    wave: Literal[32, 64] = typer.Option(32, "--wave", help="On an NVIDIA GPU, run the port with 32-lane warps or AMD's 64-lane waves emulated (64)."),
     original_runs: int = typer.Option(2, "--original-runs", min=1, max=2, help="Runs of the original per round (2: what differs between them is masked)."),
     shapes: str = typer.Option("63,64,65,4097,1048576", "--shapes", help="Problem sizes for {n}; 'none' for one round."),
     original_bin: Optional[Path] = typer.Option(None, "--original-bin", help="Use this binary as the original (no build)."),
     port_bin: Optional[Path] = typer.Option(None, "--port-bin", help="Use this binary as the port (no build)."),
     oracle_bin: Optional[Path] = typer.Option(None, "--oracle-bin", help="A float64 reference program run with the same command."),
     inputs: Optional[Path] = typer.Option(None, "--inputs", help="Directory copied into each run's working directory."),
-    platform: str = typer.Option("auto", "--platform", help="Build the port for amd, nvidia (HIP on NVIDIA) or auto (the GPU present)."),
+    platform: Literal["auto", "amd", "nvidia"] = typer.Option("auto", "--platform", help="Build the port for amd, nvidia (HIP on NVIDIA) or auto (the GPU present)."),
     nvcc_arch: str = typer.Option("native", "--nvcc-arch", help="nvcc -arch for the original (and HIP on NVIDIA)."),
     hip_include: Optional[Path] = typer.Option(None, "--hip-include", help="Directory holding hip/nvidia_detail/ for HIP on NVIDIA."),
     require_gpu: bool = typer.Option(False, "--require-gpu", help="Fail (exit 1) when the run step is skipped for want of a GPU."),
     timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds per subprocess (default 300 compile, 120 run)."),
     jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Parallel compiles."),
-    format: str = typer.Option("text", "--format", "-f", help="text or json."),
+    format: Format = typer.Option("text", "--format", "-f", help="Output format."),
     report: Optional[Path] = typer.Option(None, "--report", help="Write the report here instead of stdout."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Probe offload targets again instead of reading the cache."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary on stderr."),
@@ -70,18 +71,9 @@ def verify(
     from vado.errors import VadoError
 
     term = get_terminal(quiet=quiet)
-    if format not in FORMATS:
-        term.error(f"unknown format {format!r}", f"choose one of: {', '.join(FORMATS)}")
-        raise typer.Exit(2)
     archs = [a.strip() for a in (arch or "").split(",") if a.strip()]
     if arch is not None and not archs:
         term.error("no offload target", "pass --arch gfx942,gfx950")
-        raise typer.Exit(2)
-    if wave not in (32, 64):
-        term.error(f"unknown wave size {wave}", "use --wave 32 (CUDA warps) or --wave 64 (AMD wave64 emulated on NVIDIA)")
-        raise typer.Exit(2)
-    if platform not in ("auto", "amd", "nvidia"):
-        term.error(f"unknown platform {platform!r}", "use --platform amd, nvidia or auto")
         raise typer.Exit(2)
     if bool(original_bin) != bool(port_bin) and run:
         term.error("--original-bin and --port-bin go together", "pass both, or neither to let vado build them")
@@ -113,14 +105,14 @@ def verify(
                 require_gpu=require_gpu, ignore_lines=TIMING_LINES if ignore_lines is None else (ignore_lines or None),
                 wave=wave, original_runs=original_runs,
             )
-            if compare not in ("stdout", "files", "numpy"):
-                term.error(f"unknown comparison {compare!r}", "use --compare stdout, files or numpy")
-                raise typer.Exit(2)
-        result = run_verify(
-            out, archs=archs, target=tgt, original=original, hipcc=hipcc, nvcc=nvcc, python=python,
-            do_compile=compile_units, do_triton=triton, run=spec, extra_flags=tuple(flag or ()),
-            timeout_s=timeout, jobs=jobs, use_cache=not no_cache, allow_old_toolchain=allow_old_toolchain,
-        )
+        # A bar on stderr over compiles, builds and runs (a terminal only; none for JSON a program reads).
+        with term.bar("verifying", enabled=format != "json") as progress:
+            result = run_verify(
+                out, archs=archs, target=tgt, original=original, hipcc=hipcc, nvcc=nvcc, python=python,
+                do_compile=compile_units, do_triton=triton, run=spec, extra_flags=tuple(flag or ()),
+                timeout_s=timeout, jobs=jobs, use_cache=not no_cache, allow_old_toolchain=allow_old_toolchain,
+                progress=progress,
+            )
     except VadoError as exc:
         term.error(exc.what + (f": {exc.why}" if exc.why else ""), exc.tip)
         raise typer.Exit(exc.exit_code)

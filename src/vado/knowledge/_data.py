@@ -7,7 +7,6 @@ missing data raises :class:`vado.errors.KnowledgeError`, never a bare YAML error
 
 from __future__ import annotations
 
-import difflib
 from importlib import resources
 from typing import Any, Iterable
 
@@ -98,6 +97,8 @@ def suggest(name: str, choices: Iterable[str], n: int = 3) -> list[str]:
     """Close matches of ``name`` among ``choices``, best first (for "did you mean" tips)."""
     pool = sorted(set(choices))
     lowered = {c.lower(): c for c in pool}
+    import difflib  # only for a name that is not found
+
     hits = difflib.get_close_matches(name.lower(), list(lowered), n=n, cutoff=0.5)
     out = [lowered[h] for h in hits]
     # A prefix is a strong hint even when difflib's ratio is low ("roc" → "rocm-7.2").

@@ -16,12 +16,10 @@ oneAPI gets an honest "unknown", since HIPIFY holds no SYCL names.
 
 from __future__ import annotations
 
-import csv
-import difflib
 import functools
 import gc
-import io
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 from importlib import resources
@@ -115,14 +113,111 @@ class Availability:
     reason: str
 
 
-@dataclass(frozen=True)
-class ApiTable:
-    """All rows, the name index, and the per-table provenance from ``index.yaml``."""
+class _EntriesByName(Mapping):
+    """CUDA name → its rows, as :class:`ApiEntry` objects made when a name is first read.
 
-    entries: tuple[ApiEntry, ...]
-    by_name: dict[str, tuple[ApiEntry, ...]]
-    buckets: dict[str, tuple[str, ...]]
-    tables: tuple[dict[str, Any], ...]
+    Its keys are every name of the table (``in``, iteration and ``keys()`` never
+    make an entry): an audit asks for the few hundred names a tree uses, not for
+    the ten thousand rows.
+    """
+
+    __slots__ = ("_index", "_entry", "_memo")
+
+    def __init__(self, index: dict[str, tuple[int, ...]], entry) -> None:
+        self._index = index
+        self._entry = entry
+        self._memo: dict[str, tuple[ApiEntry, ...]] = {}
+
+    def __getitem__(self, name: str) -> tuple[ApiEntry, ...]:
+        got = self._memo.get(name)
+        if got is None:
+            got = self._memo[name] = tuple(map(self._entry, self._index[name]))
+        return got
+
+    def get(self, name: str, default=None):
+        got = self._memo.get(name)
+        if got is not None:
+            return got
+        rows = self._index.get(name)
+        if rows is None:
+            return default
+        got = self._memo[name] = tuple(map(self._entry, rows))
+        return got
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._index
+
+    def __iter__(self):
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def keys(self):
+        """The names: a real dict keys view (set operations at C speed)."""
+        return self._index.keys()
+
+
+class ApiTable:
+    """All rows, the name index, and the per-table provenance from ``index.yaml``.
+
+    Rows are kept as the cache stores them (one string per row) and become
+    :class:`ApiEntry` objects when read: through :attr:`by_name` one name at a
+    time, or all at once through :attr:`entries`. Either way a row is one object.
+    """
+
+    def __init__(self, tables: tuple[dict[str, Any], ...], index: dict[str, tuple[int, ...]], rows: tuple[str, ...],
+                 libraries: tuple[str, ...]) -> None:
+        """``index`` maps each CUDA name to the positions of its rows in ``rows``; ``libraries`` are the
+        rows' library values (see :func:`_parse_tables`)."""
+        self.tables = tables
+        self._rows = rows
+        self._libraries = frozenset(libraries)
+        self._objects: list[ApiEntry | None] = [None] * len(rows)
+        self.by_name: Mapping[str, tuple[ApiEntry, ...]] = _EntriesByName(index, self._entry)
+        self._entries: tuple[ApiEntry, ...] | None = None
+        self._buckets: dict[str, tuple[str, ...]] | None = None
+
+    def _entry(self, i: int) -> ApiEntry:
+        e = self._objects[i]
+        if e is None:
+            # The rows were checked when they were parsed; ApiEntry's generated __init__ (one
+            # object.__setattr__ per field of a frozen class) would be most of this.
+            values = self._rows[i].split(_SEP)
+            fields = dict(zip(_FIELDS, values))
+            fields["support"] = _SUPPORTS[values[6]]
+            e = object.__new__(ApiEntry)
+            e.__dict__.update(fields)
+            self._objects[i] = e
+        return e
+
+    @property
+    def entries(self) -> tuple[ApiEntry, ...]:
+        """Every row, in table order."""
+        if self._entries is None:
+            was_enabled = gc.isenabled()
+            gc.disable()  # ten thousand objects and no cycles: collector passes over them only cost time
+            try:
+                self._entries = tuple(map(self._entry, range(len(self._rows))))
+            finally:
+                if was_enabled:
+                    gc.enable()
+        return self._entries
+
+    @property
+    def libraries(self) -> frozenset[str]:
+        """The ``library`` values of the rows (without making an entry per row)."""
+        return self._libraries
+
+    @property
+    def buckets(self) -> dict[str, tuple[str, ...]]:
+        """Names by :func:`_bucket_key` (for :func:`suggest`)."""
+        if self._buckets is None:
+            buckets: dict[str, list[str]] = defaultdict(list)
+            for name in self.by_name:
+                buckets[_bucket_key(name)].append(name)
+            self._buckets = {k: tuple(v) for k, v in buckets.items()}
+        return self._buckets
 
 
 _DATA = ("data", "api")
@@ -133,6 +228,9 @@ _STR_FIELDS = tuple(
     if f not in ("cuda_name", "kind", "library", "section", "hip_name", "roc_name", "support")
 )
 _FIELDS = _REQUIRED_COLUMNS + _STR_FIELDS  # ApiEntry's fields in order
+#: Joins a row's fields in the cache (one string per row reads back far faster than a tuple of
+#: 23); a field holding it is refused when the CSV is parsed.
+_SEP = "\0"
 #: When a name appears in several tables, the first library in this order answers ``lookup``.
 _LIBRARY_ORDER = (
     "runtime", "driver", "device", "complex", "rtc", "cublas", "cublaslt", "cudnn", "cufft",
@@ -171,39 +269,25 @@ def api_table() -> ApiTable:
         sources = sorted(p for p in folder.iterdir() if p.name == "index.yaml" or p.name.endswith(".csv"))
     except OSError:
         sources = []
-    tables, rows = cached("api-tables", sources, _parse_tables)
-    supports = {s.value: s for s in ApiSupport}
-    was_enabled = gc.isenabled()
-    gc.disable()  # ten thousand entries and no cycles: collector passes over them only cost time
-    try:
-        # The rows were checked when they were parsed; ApiEntry's generated __init__ (one
-        # object.__setattr__ per field of a frozen class) was most of this function.
-        new = object.__new__
-        entries = []
-        by_name: dict[str, list[ApiEntry]] = defaultdict(list)
-        for row in rows:
-            e = new(ApiEntry)
-            fields = dict(zip(_FIELDS, row))
-            fields["support"] = supports[row[6]]
-            e.__dict__.update(fields)
-            entries.append(e)
-            by_name[row[0]].append(e)
-        buckets: dict[str, list[str]] = defaultdict(list)
-        for name in by_name:
-            buckets[_bucket_key(name)].append(name)
-    finally:
-        if was_enabled:
-            gc.enable()
-    return ApiTable(
-        entries=tuple(entries),
-        by_name={k: tuple(v) for k, v in by_name.items()},
-        buckets={k: tuple(v) for k, v in buckets.items()},
-        tables=tuple(tables),
-    )
+    # The name says the entry's layout (tables, name index, rows joined by _SEP, libraries): a new
+    # layout needs a new name, or an entry of the old one, keyed by the same files, would be read as the new.
+    tables, index, rows, libraries = cached("api-rows-libraries", sources, _parse_tables)
+    return ApiTable(tuple(tables), index, rows, libraries)
 
 
-def _parse_tables() -> tuple[list, tuple[tuple[str, ...], ...]]:
-    """(index.yaml's tables, one tuple per CSV row in :class:`ApiEntry` field order, support as its value)."""
+_SUPPORTS = {s.value: s for s in ApiSupport}
+
+
+def _parse_tables() -> tuple[list, dict[str, tuple[int, ...]], tuple[str, ...], tuple[str, ...]]:
+    """(index.yaml's tables, CUDA name → the positions of its rows, each row's fields joined by ``_SEP``,
+    the rows' libraries).
+
+    A row's fields are in :class:`ApiEntry` field order, its support as its value;
+    a name's rows are in table order.
+    """
+    import csv
+    import io
+
     import yaml  # deferred: importing vado.knowledge must stay cheap
 
     try:
@@ -213,7 +297,9 @@ def _parse_tables() -> tuple[list, tuple[tuple[str, ...], ...]]:
     if not isinstance(index, dict) or not isinstance(index.get("tables"), list):
         raise KnowledgeError("API index.yaml is malformed", "it has no 'tables' list")
     files = sorted({f for t in index["tables"] for f in t.get("files", ())}, key=lambda f: _order(f[: -len(".csv")]))
-    out: list[tuple[str, ...]] = []
+    out: list[str] = []
+    names: dict[str, list[int]] = {}
+    libraries: set[str] = set()
     supports = {s.value for s in ApiSupport}
     for file in files:
         # csv.reader and one column map per file: DictReader's dict per row was half of
@@ -233,8 +319,14 @@ def _parse_tables() -> tuple[list, tuple[tuple[str, ...], ...]]:
             if row[picks[6]] not in supports:
                 raise KnowledgeError(f"API data file {file} is malformed",
                                      f"row {i + 2}: {row[picks[6]]!r} is not a valid ApiSupport")
-            out.append(tuple(row[k] if k >= 0 else "" for k in picks))
-    return index["tables"], tuple(out)
+            fields = [row[k] if k >= 0 else "" for k in picks]
+            joined = _SEP.join(fields)
+            if joined.count(_SEP) != len(fields) - 1:
+                raise KnowledgeError(f"API data file {file} is malformed", f"row {i + 2}: a field holds a NUL character")
+            names.setdefault(fields[0], []).append(len(out))
+            out.append(joined)
+            libraries.add(fields[2])
+    return index["tables"], {k: tuple(v) for k, v in names.items()}, tuple(out), tuple(sorted(libraries))
 
 
 def _order(library: str) -> int:
@@ -254,6 +346,8 @@ def lookup_all(name: str) -> tuple[ApiEntry, ...]:
 
 def suggest(name: str, n: int = 5) -> list[str]:
     """Close matches for an unknown name, best first (difflib over a prefix bucket, so it stays fast)."""
+    import difflib
+
     table = api_table()
     name = name.strip()
     pool = list(table.buckets.get(_bucket_key(name), ()))
@@ -328,6 +422,9 @@ def parse_version(text: str | None) -> tuple[int, ...] | None:
     """
     if not text:
         return None
+    plain = _plain_release(str(text).strip())
+    if plain is not None:
+        return plain
     pep440 = _pep440(str(text).strip())
     if pep440 is not None:
         return pep440.release
@@ -346,6 +443,19 @@ def parse_version(text: str | None) -> tuple[int, ...] | None:
     return tuple(parts) or None
 
 
+def _plain_release(text: str) -> tuple[int, ...] | None:
+    """The numbers of a version that is nothing but a release (``6.2.0``), else None.
+
+    Such a version means to PEP 440 exactly its numbers (trailing zeros aside, which
+    :func:`version_less` pads): the tables' versions are almost all of this form, and
+    reading them without :mod:`packaging` spares a one-file audit its import.
+    """
+    parts = text.split(".")
+    if all(p.isdigit() and p.isascii() for p in parts):
+        return tuple(int(p) for p in parts)
+    return None
+
+
 @functools.lru_cache(maxsize=4096)
 def _pep440(text: str):
     from packaging.version import InvalidVersion, Version
@@ -360,6 +470,11 @@ def _pep440(text: str):
 def version_less(a: str, b: str) -> bool:
     """``a < b`` as PEP 440 orders versions (``"5.2"`` equals ``"5.2.0"``, ``"7.0.0rc1" < "7.0.0"``);
     numerically, with missing components read as 0, where either is not PEP 440."""
+    ra, rb = _plain_release(str(a).strip()) if a else None, _plain_release(str(b).strip()) if b else None
+    if ra is not None and rb is not None:
+        # Two plain releases order as PEP 440 orders them: numerically, missing components read as 0.
+        width = max(len(ra), len(rb))
+        return ra + (0,) * (width - len(ra)) < rb + (0,) * (width - len(rb))
     pa, pb = _pep440(str(a).strip()) if a else None, _pep440(str(b).strip()) if b else None
     if pa is not None and pb is not None:
         return pa < pb

@@ -57,6 +57,10 @@ class VendorFact:
     roc_headers: dict[str, str] = field(default_factory=dict)
     links: tuple[str, ...] = ()
     roc_links: tuple[str, ...] = ()
+    #: ``{replacement header: linker name}`` for a library whose CUDA form is header-only (NVTX 3)
+    #: and whose replacement is not: a build whose sources include the CUDA headers must link the
+    #: library of the first replacement header found (in this order).
+    link_when_included: dict[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     gaps: tuple[str, ...] = ()
     blockers: tuple[str, ...] = ()
@@ -148,6 +152,7 @@ def _vendor(vendor: str, raw: dict[str, Any], where: str) -> VendorFact:
         roc_headers={str(k): _data.as_str(v) for k, v in (raw.get("roc_headers") or {}).items()},
         links=_data.as_tuple(raw.get("links")),
         roc_links=_data.as_tuple(raw.get("roc_links")),
+        link_when_included={str(k): _data.as_str(v) for k, v in (raw.get("link_when_included") or {}).items()},
         notes=_data.as_tuple(raw.get("notes")),
         gaps=_data.as_tuple(raw.get("gaps")),
         blockers=_data.as_tuple(raw.get("blockers")),

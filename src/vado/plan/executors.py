@@ -107,14 +107,27 @@ class LocalExecutor:
     def __init__(self, workers: int = 1) -> None:
         self.workers = max(1, workers)
 
-    def map(self, fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
-        """``[fn(x) for x in items]``, in parallel when there is more than one worker and item."""
+    def map(self, fn: Callable[[T], R], items: Sequence[T],
+            progress: Callable[[int, int], None] | None = None) -> list[R]:
+        """``[fn(x) for x in items]``, in parallel when there is more than one worker and item.
+
+        ``progress(done, total)`` is called as results arrive (in order).
+        """
+        out: list[R] = []
         if self.workers == 1 or len(items) <= 1:
-            return [fn(x) for x in items]
+            for x in items:
+                out.append(fn(x))
+                if progress is not None:
+                    progress(len(out), len(items))
+            return out
         from vado.procs import cap_jobs, pool_kwargs
 
         with ProcessPoolExecutor(max_workers=cap_jobs(self.workers, len(items)), **pool_kwargs()) as pool:
-            return list(pool.map(fn, items))
+            for r in pool.map(fn, items):
+                out.append(r)
+                if progress is not None:
+                    progress(len(out), len(items))
+        return out
 
 
 class RayExecutor:
@@ -141,8 +154,12 @@ class RayExecutor:
                              "pip install ray, or use --executor local") from None
         return ray
 
-    def map(self, fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
-        """Run ``fn`` over ``items`` as Ray tasks and gather the results in order."""
+    def map(self, fn: Callable[[T], R], items: Sequence[T],
+            progress: Callable[[int, int], None] | None = None) -> list[R]:
+        """Run ``fn`` over ``items`` as Ray tasks and gather the results in order.
+
+        ``progress(done, total)`` is called as tasks finish (in any order).
+        """
         ray = self._ray()
         started_here = False
         if not ray.is_initialized():
@@ -158,7 +175,13 @@ class RayExecutor:
             started_here = True
         try:
             remote = ray.remote(num_cpus=1, max_retries=1)(fn)
-            return list(ray.get([remote.remote(x) for x in items]))
+            refs = [remote.remote(x) for x in items]
+            if progress is not None:
+                pending = list(refs)
+                while pending:
+                    _, pending = ray.wait(pending, num_returns=1)
+                    progress(len(refs) - len(pending), len(refs))
+            return list(ray.get(refs))
         finally:
             if started_here:
                 ray.shutdown()

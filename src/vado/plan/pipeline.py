@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import Sequence
+from typing import Callable, Sequence
 
 from vado import __version__
 from vado.errors import UsageError
@@ -65,6 +65,7 @@ def plan_fleet(
     cache_dir: str | None = None,
     respect_gitignore: bool = True,
     include_vendored: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> FleetPlan:
     """Audit every repository of ``fleet`` and turn the audits into a :class:`FleetPlan`.
 
@@ -74,7 +75,8 @@ def plan_fleet(
     :class:`~vado.plan.executors.LocalExecutor` (default, one process) or
     :class:`~vado.plan.executors.RayExecutor`; ``cache_dir`` None disables the
     cache. A repository that cannot be resolved or audited is reported in the
-    plan with its error; the others are planned.
+    plan with its error; the others are planned. ``progress(done, total)`` is
+    called as repositories are audited (``total`` repositories).
     """
     started = time.perf_counter()
     target_objs = _targets(targets or fleet.targets)
@@ -92,7 +94,8 @@ def plan_fleet(
     pools = tuple(p for p in pools if not p.families or families & set(p.families))
     executor = executor or LocalExecutor(1)
     tasks = [RepoTask(spec, target_objs, cache_dir, respect_gitignore, include_vendored) for spec in fleet.repos]
-    outcomes: list[RepoOutcome] = executor.map(audit_repo, tasks)
+    outcomes: list[RepoOutcome] = (executor.map(audit_repo, tasks, progress=progress) if progress is not None
+                                   else executor.map(audit_repo, tasks))
 
     repos: list[RepoPlan] = []
     all_workloads: list[WorkloadPlan] = []

@@ -28,10 +28,15 @@ FindCUDAToolkit gave it implicitly (:func:`cmake_project_fixes`):
 These fixes are produced only by the port (never by ``vado audit``) and only
 once the file already enables HIP: a port that keeps the CUDA build (in place
 without ``--unsafe-fixes``) gets none of them.
+
+A Makefile that builds with hipcc also links what its sources need on ROCm
+but never linked on CUDA (:func:`makefile_link_fixes`): NVTX 3 is header-only,
+its replacement ROCTx a shared library (llm.c's ``train_gpt2cu``).
 """
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from typing import Iterable
@@ -63,10 +68,12 @@ def _enables_hip(cmds) -> bool:
     return False
 
 
-def cmake_hip_fixes(path: str, text: str, renamed: Iterable[str] = (), archs: Iterable[str] = ()) -> list[Fix]:
+def cmake_hip_fixes(path: str, text: str, renamed: Iterable[str] = (), archs: Iterable[str] = (),
+                    library_ids: Iterable[str] = ()) -> list[Fix]:
     """``LANGUAGE HIP`` for kept ``.cu`` sources and ``cmake_minimum_required`` ≥ 3.21, once HIP is enabled,
     and what :func:`cmake_project_fixes` adds (``archs``: the offload architectures for a project that
-    names none).
+    names none; ``library_ids``: libraries its sources use that only ROCm must link, see
+    :func:`makefile_link_fixes`).
 
     Sources in ``renamed`` (paths relative to the tree root) become ``.hip``
     files, which CMake compiles as HIP by their extension.
@@ -77,6 +84,7 @@ def cmake_hip_fixes(path: str, text: str, renamed: Iterable[str] = (), archs: It
     if problems or not _enables_hip(cmds):
         return []
     fixes: list[Fix] = cmake_project_fixes(path, text, archs)
+    fixes += _cmake_link_fixes(path, text, cmds, tuple(library_ids))
     marked: set[str] = set()
     for c in cmds:
         words = [a.text for a in c.args]
@@ -231,6 +239,67 @@ def _host_link_fixes(path: str, text: str, cmds) -> list[Fix]:
         fixes.append(_unsafe(path, at, at, f"\n{indent}target_link_libraries({name} {keyword}hip::host)",
                              f"link hip::host to {name}: its C++ sources include HIP headers"))
     return fixes
+
+
+def _wanted_links(text: str, library_ids: Iterable[str]) -> list[tuple[str, dict[str, str]]]:
+    """``(library id, link_when_included)`` of the libraries the build file does not name yet."""
+    from vado.knowledge.libraries import library
+
+    wanted = []
+    for lib_id in library_ids:
+        rocm = library(lib_id).rocm
+        choices = rocm.link_when_included if rocm is not None else {}
+        if choices and not any(re.search(rf"-l{re.escape(n)}\b|\blib{re.escape(n)}\b|\b{re.escape(n)}\b(?!/)", text)
+                               for n in choices.values()):
+            wanted.append((lib_id, choices))
+    return wanted
+
+
+def _link_variable(lib_id: str) -> str:
+    """``ROCTX_LIBRARY``: the CMake variable a port's ``find_library`` fills for a library."""
+    from vado.knowledge.libraries import library
+
+    rocm = library(lib_id).rocm
+    name = (rocm.equivalent.split(" (")[0] if rocm is not None and rocm.equivalent else lib_id)
+    return re.sub(r"\W+", "_", name).upper() + "_LIBRARY"
+
+
+def _cmake_link_fixes(path: str, text: str, cmds, library_ids: tuple[str, ...]) -> list[Fix]:
+    """``find_library`` and ``target_link_libraries`` for each library in ``library_ids`` (see
+    :func:`makefile_link_fixes`), for every target this file compiles: the library of the first
+    replacement header's name that is installed (``NAMES`` in ``link_when_included`` order)."""
+    wanted = _wanted_links(text, library_ids)
+    if not wanted:
+        return []
+    targets = [(name, cmd) for name, (cmd, words) in _targets(cmds).items()
+               if "$" not in name and any(w.endswith((".cu", ".hip")) or _CXX_SOURCE.search(w) for w in words)]
+    if not targets:
+        return []
+    links: dict[str, list] = {}
+    for c in cmds:
+        if c.lname == "target_link_libraries" and c.args:
+            links.setdefault(c.args[0].text, []).append(c)
+    # Right after the command that enables HIP (top level in a project), so every target below sees it.
+    enable = next(c for c in cmds if (c.lname == "project" and any(a.text == "HIP" for a in c.args[1:]))
+                  or (c.lname == "enable_language" and any(a.text == "HIP" for a in c.args)))
+    _, indent = _line_of(text, enable.start)
+    eol = text.find("\n", enable.end)
+    at = len(text) if eol < 0 else eol
+    finds = "".join(f"\n{indent}find_library({_link_variable(i)} NAMES {' '.join(c.values())} "
+                    f"HINTS ${{ROCM_PATH}}/lib $ENV{{ROCM_PATH}}/lib /opt/rocm/lib REQUIRED)" for i, c in wanted)
+    edits = [Edit(path, at, at, finds)]
+    variables = " ".join(f"${{{_link_variable(i)}}}" for i, _ in wanted)
+    for name, cmd in targets:
+        used = links.get(name, [])
+        plain = bool(used) and all(len(c.args) > 1 and c.args[1].text not in _LINK_KEYWORDS for c in used)
+        _, t_indent = _line_of(text, cmd.start)
+        eol = text.find("\n", cmd.end)
+        at = len(text) if eol < 0 else eol
+        edits.append(Edit(path, at, at, f"\n{t_indent}target_link_libraries({name} {'' if plain else 'PRIVATE '}{variables})"))
+    # One fix: the find_library and every link go together (the next round sees the library named).
+    return [Fix(tuple(edits), Applicability.UNSAFE,
+                f"find and link {variables} to {', '.join(n for n, _ in targets)}: the sources include its "
+                "headers, and unlike CUDA's the ROCm library is not header-only", ("build",))]
 
 
 def _rdc_fixes(path: str, text: str, cmds) -> list[Fix]:
@@ -432,3 +501,81 @@ def _refers(here: str, word: str, names: set[str]) -> bool:
 def _rename_fix(path: str, start: int, end: int, word: str) -> Fix:
     new = renamed_name(word)
     return Fix((Edit(path, start, end, new),), Applicability.SAFE, f"{word} → {new} (renamed source)", ("rename-source",))
+
+
+#: Where hipcc finds ROCm headers (``__has_include`` searches these for a ported include).
+_ROCM_INCLUDE_DIRS = ("$(ROCM_PATH)/include", "/opt/rocm/include", "/usr/include")
+
+
+def implied_link_flag(choices: dict[str, str]) -> str:
+    """The Make expression that links the library of the first replacement header found.
+
+    ``{"rocprofiler-sdk-roctx/roctx.h": "rocprofiler-sdk-roctx", "roctracer/roctx.h": "roctx64"}`` →
+    ``$(if $(wildcard …/rocprofiler-sdk-roctx/roctx.h …),-lrocprofiler-sdk-roctx,-lroctx64)``: the
+    same choice the ported source makes with ``__has_include``, made when make reads the file.
+    """
+    items = list(choices.items())
+    expr = f"-l{items[-1][1]}"
+    for header, lib in reversed(items[:-1]):
+        paths = " ".join(f"{d}/{header}" for d in _ROCM_INCLUDE_DIRS)
+        expr = f"$(if $(wildcard {paths}),-l{lib},{expr})"
+    return expr
+
+
+@functools.cache
+def _rocm_link_names() -> frozenset[str]:
+    from vado.knowledge.libraries import all_libraries
+
+    names = set()
+    for lib in all_libraries():
+        if lib.rocm is not None:
+            names.update(n for n in (*lib.rocm.links, *lib.rocm.roc_links) if "::" not in n)
+    return frozenset(names)
+
+
+_MAKE_LINK_WORD = re.compile(r"(?<![^\s=])-l([\w.+-]+)")
+
+
+def makefile_link_fixes(path: str, text: str, library_ids: Iterable[str]) -> list[Fix]:
+    """Link flags for libraries the sources under this Makefile's folder use without linking them on CUDA.
+
+    NVTX 3 is header-only, so llm.c's Makefile links nothing for it; its ROCm replacement, ROCTx,
+    is a shared library (``link_when_included`` in the library table). Once the Makefile builds
+    with hipcc, its flag (:func:`implied_link_flag`) is appended to the first assignment that
+    links a ROCm library (``NVCC_LDFLAGS = -lhipblas -lhipblaslt``). A Makefile that names none,
+    or that names the library already, gets no fix.
+    """
+    from vado.knowledge.libraries import library
+    from vado.scan.buildfiles import _MAKE_ASSIGN, _make_comment_cut, other_platform_ranges
+
+    wanted = _wanted_links(text, library_ids)
+    if not wanted or not re.search(r"^[^#\n]*\bhipcc\b", text, re.MULTILINE):
+        return []
+    skipped = other_platform_ranges(text)
+    names = _rocm_link_names()
+    offset = 0
+    lines = text.splitlines(keepends=True)
+    k = 0
+    while k < len(lines):
+        first, start = k, offset
+        while k < len(lines) - 1 and lines[k].rstrip("\r\n").endswith("\\") and not lines[k].rstrip("\r\n").endswith("\\\\"):
+            offset += len(lines[k])
+            k += 1
+        last_start = offset
+        offset += len(lines[k])
+        k += 1
+        stmt = "".join(lines[first:k])
+        am = _MAKE_ASSIGN.match(stmt) if not stmt.startswith("\t") else None
+        if am is None or any(s <= start < e for s, e, _ in skipped):
+            continue
+        code = "".join(line[:_make_comment_cut(line, False)] for line in lines[first:k])
+        if not any(m.group(1) in names for m in _MAKE_LINK_WORD.finditer(code[am.end():])):
+            continue
+        last = lines[k - 1]
+        body = last[:_make_comment_cut(last, False)].rstrip("\r\n")
+        at = last_start + len(body.rstrip(" \t"))
+        flags = " ".join(implied_link_flag(c) for _, c in wanted)
+        return [_unsafe(path, at, at, f" {flags}",
+                        f"link {', '.join(library(i).rocm.equivalent.split(' (')[0] or i for i, _ in wanted)}: "
+                        "the sources include its headers, and unlike CUDA's it is a shared library")]
+    return []

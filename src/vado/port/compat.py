@@ -458,7 +458,11 @@ CG_REDUCE = """\
 // vado: HIP {hip} has no <cooperative_groups/reduce.h>: cooperative_groups::reduce over a
 // thread_block_tile (a butterfly of the tile's shfl_xor, so every thread gets the result) and
 // the function objects CUDA declares with it (less and greater pick the smaller and larger value).
+// HIP's shuffles take arithmetic types; other values (a struct of a max and a sum) are shuffled
+// as 32-bit words, as CUDA's reduce does for any trivially copyable type.
 #include <hip/hip_cooperative_groups.h>
+#include <string.h>
+#include <type_traits>
 #ifndef VADO_CG_REDUCE
 #define VADO_CG_REDUCE
 namespace cooperative_groups {{
@@ -468,10 +472,24 @@ template <class T> struct greater {{ __device__ T operator()(const T& a, const T
 template <class T> struct bit_and {{ __device__ T operator()(const T& a, const T& b) const {{ return a & b; }} }};
 template <class T> struct bit_or {{ __device__ T operator()(const T& a, const T& b) const {{ return a | b; }} }};
 template <class T> struct bit_xor {{ __device__ T operator()(const T& a, const T& b) const {{ return a ^ b; }} }};
+template <unsigned int Size, class Parent, class T>
+__device__ typename std::enable_if<std::is_arithmetic<T>::value, T>::type
+vado_tile_shfl_xor(const thread_block_tile<Size, Parent>& tile, T v, unsigned int lane_mask) {{
+  return tile.shfl_xor(v, lane_mask);
+}}
+template <unsigned int Size, class Parent, class T>
+__device__ typename std::enable_if<!std::is_arithmetic<T>::value, T>::type
+vado_tile_shfl_xor(const thread_block_tile<Size, Parent>& tile, T v, unsigned int lane_mask) {{
+  unsigned int words[(sizeof(T) + 3) / 4] = {{}};
+  memcpy(words, &v, sizeof(T));
+  for (unsigned int i = 0; i < (sizeof(T) + 3) / 4; ++i) words[i] = tile.shfl_xor(words[i], lane_mask);
+  memcpy(&v, words, sizeof(T));
+  return v;
+}}
 template <unsigned int Size, class Parent, class TyVal, class TyOp>
 __device__ auto reduce(const thread_block_tile<Size, Parent>& tile, TyVal&& val, TyOp&& op) -> decltype(op(val, val)) {{
   decltype(op(val, val)) acc = val;
-  for (unsigned int offset = Size / 2; offset > 0; offset /= 2) acc = op(acc, tile.shfl_xor(acc, offset));
+  for (unsigned int offset = Size / 2; offset > 0; offset /= 2) acc = op(acc, vado_tile_shfl_xor(tile, acc, offset));
   return acc;
 }}
 }}  // namespace cooperative_groups

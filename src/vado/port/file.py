@@ -8,13 +8,20 @@ porting the output again changes nothing.
 from __future__ import annotations
 
 import functools
+import posixpath
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from vado.model import Applicability, Finding, Fix, Severity, Target, Verdict
 from vado.model.text import decode_source, encode_source
 from vado.port.apply import fixpoint
-from vado.port.build import cmake_hip_fixes, cmake_rename_fixes, include_rename_fixes, makefile_rename_fixes
+from vado.port.build import (
+    cmake_hip_fixes,
+    cmake_rename_fixes,
+    include_rename_fixes,
+    makefile_link_fixes,
+    makefile_rename_fixes,
+)
 from vado.port.compat import (
     cg_reduce_fixes,
     device_error_string_fixes,
@@ -56,6 +63,10 @@ class PortOptions:
     rule_options: dict[str, Any] = field(default_factory=dict)
     #: ``.cu`` sources (paths relative to the tree root) renamed to ``.hip`` by ``--rename-sources``.
     renamed: tuple[str, ...] = ()
+    #: ``(folder, library id)`` for each folder of the tree whose sources include a library that must
+    #: be linked on ROCm though CUDA needs no link for it (NVTX 3 → ROCTx): the Makefiles above that
+    #: folder link it (:func:`vado.port.build.makefile_link_fixes`).
+    source_links: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -87,6 +98,13 @@ def _offload_archs(target: Target, options: PortOptions) -> tuple[str, ...]:
         parts = (opt,) if isinstance(opt, str) else tuple(opt)
         return tuple(a for p in parts for a in str(p).replace(",", ";").split(";") if a)
     return tuple(target.default_arch) or ("gfx942",)
+
+
+def _source_links_under(path: str, options: PortOptions) -> list[str]:
+    """The libraries of ``options.source_links`` used by sources in the build file's folder tree."""
+    here = posixpath.dirname(path)
+    return sorted({lib for folder, lib in options.source_links
+                   if not here or folder == here or folder.startswith(here + "/")})
 
 
 def _check(path: str, kind: FileKind, text: str, target: Target, options: PortOptions) -> list[Finding]:
@@ -131,10 +149,13 @@ def produce_fixes(
         if finding.fix is not None:
             fixes.append(finding.fix)
     if kind is FileKind.CMAKE:
-        fixes.extend(cmake_hip_fixes(path, text, options.renamed, _offload_archs(target, options)))
+        fixes.extend(cmake_hip_fixes(path, text, options.renamed, _offload_archs(target, options),
+                                     _source_links_under(path, options)))
         fixes.extend(cmake_rename_fixes(path, text, options.renamed))
     elif kind is FileKind.MAKEFILE:
         fixes.extend(makefile_rename_fixes(path, text, options.renamed))
+        if options.source_links:
+            fixes.extend(makefile_link_fixes(path, text, _source_links_under(path, options)))
     if kind.is_c_family:
         toks = tokens if tokens is not None else lex(text)
         fixes.extend(include_rename_fixes(path, toks, options.renamed))

@@ -16,6 +16,7 @@ import functools
 import gc
 import os
 import posixpath
+import re
 import shutil
 import stat
 import sys
@@ -126,6 +127,32 @@ def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, b
     except OSError as exc:
         _keep_original(job, in_place)
         return PortedFile(job.path, job.dst, job.kind.value, "failed", error=f"{exc.strerror or exc}"), []
+
+
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\r\n]+)[>"]', re.MULTILINE)
+_C_FAMILY = frozenset({FileKind.CUDA_SOURCE, FileKind.CUDA_HEADER, FileKind.CXX_SOURCE, FileKind.CXX_HEADER})
+
+
+def _source_links(ported) -> tuple[tuple[str, str], ...]:
+    """``(folder, library id)`` for the libraries the tree's sources include whose ROCm replacement
+    must be linked although CUDA needed no link (``link_when_included`` of the library table)."""
+    from vado.knowledge.libraries import library_for_header
+
+    found: set[tuple[str, str]] = set()
+    for f in ported:
+        if f.kind not in _C_FAMILY:
+            continue
+        try:
+            data = _read_file(str(f.abs_path))[1]
+        except OSError:
+            continue  # reported when the port reads it
+        if b"include" not in data:
+            continue
+        for m in _INCLUDE.finditer(data):
+            lib = library_for_header(m.group(1).decode("latin-1"))
+            if lib is not None and lib.rocm is not None and lib.rocm.link_when_included:
+                found.add((posixpath.dirname(f.path), lib.id))
+    return tuple(sorted(found))
 
 
 def _joined(base: str, rel: str) -> str:
@@ -513,6 +540,10 @@ def port_tree(
         # A project that already builds for AMD (ggml's GGML_HIP, a USE_ROCM branch, a torch
         # extension that tests IS_HIP_EXTENSION) keeps its build files: the port leaves that intact.
         build_fixes = not in_place and not amd_support
+    if build_fixes and any(f.kind in (FileKind.MAKEFILE, FileKind.CMAKE) for f in ported):
+        links = _source_links(ported)
+        if links:
+            options = dataclasses.replace(options, source_links=links)
     job_list = []
     for f in ported:
         src = str(f.abs_path)

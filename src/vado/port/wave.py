@@ -10,23 +10,24 @@ copy per ``#if`` branch that needs one).
 
 Each helper acts on the caller's CUDA warp: lanes 0-31 or 32-63 of a 64-lane
 wavefront (on a 32-lane wavefront the half is always 0 and the helpers are the
-plain functions). ``vado_mask64(m)`` is the 32-bit CUDA mask shifted by
-``__lane_id() & 32`` and cut to the lanes that run the call (``__activemask()``:
-CUDA code often names lanes that never arrive, which CUDA tolerates and ROCm's
-mask check traps on): the 64-bit mask of the same lanes of the caller's half,
-which ROCm's ``*_sync`` builtins require (``amd_warp_sync_functions.h`` rejects
-32-bit masks with a static assertion) and whose mask check accepts (the two
-halves' masks partition the active lanes). Ballots and active masks are shifted
-back by the same amount, so bit i is lane i of the caller's warp, as in CUDA;
-shuffles take CUDA's default width 32. Two variants:
+plain functions). Votes, ballots and shuffles are written with the mask-less
+builtins every HIP has (``__ballot``, ``__shfl*`` with CUDA's default width 32):
+a wavefront's lanes run in lockstep, so the lanes that execute a call are the
+ones CUDA's mask names, and the vote is masked as CUDA defines it
+(``__ballot(p) & mask``); ballots and active masks are shifted back by
+``__lane_id() & 32``, so bit i is lane i of the caller's warp, as in CUDA.
+ROCm 7's own ``*_sync`` builtins are not used for them: their mask check
+(``__hip_check_mask``, on unless ``NDEBUG``) traps where CUDA code names lanes
+that never arrive (a block of 400 threads, an ``if (threadIdx.y == 0)`` over
+16-wide rows) or passes a per-lane mask (``__ballot_sync(lanemask_lt, p)``), all
+of which CUDA tolerates; seen on jacobi, marchingCubes, btree, segsort and bscan
+under emulated wave64.
 
-- ``sync`` (HIP >= 7.0, where the ``*_sync`` builtins are on by default): the
-  helpers call those builtins with ``vado_mask64(mask)``, keeping ROCm's mask
-  checks; ``__match_*_sync``, ``__reduce_*_sync`` and ``__syncwarp(mask)`` get
-  helpers too.
-- ``lowered`` (HIP 5.2, and 6.x where the builtins are off by default): the
-  mask-less ``__ballot``/``__shfl*`` every HIP has, the vote masked as ROCm's
-  own ``__ballot_sync`` does (``__ballot(p) & mask``).
+``__match_*_sync``, ``__reduce_*_sync`` and ``__syncwarp(mask)`` have no
+mask-less form: where the target's HIP has them (7.0, 6.2 for match) their
+helpers pass ``vado_mask64(mask)``, the 32-bit CUDA mask shifted to the caller's
+half and cut to the lanes that run the call, which ROCm's check accepts (the two
+halves' masks partition the active lanes).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ import re
 from vado.model import Applicability, Fix, Target
 from vado.port.compat import _line_start_insert, insertion_offsets
 from vado.rules.cuda_syntax import spelling_index
-from vado.rules.warp import WARP32_CALLS, uses_sync_builtins, warp32_helper, warp32_renames
+from vado.rules.warp import WARP32_CALLS, warp32_helper, warp32_renames
 from vado.scan.lexer import Kind
 
 _WHY = ("warp32 emulation: CUDA's 32-lane warps on 64-lane wavefronts (lanes 0-31 and 32-63 are two warps); "
@@ -73,19 +74,7 @@ _COMMON = {
     "vado_any32": (f"{_F} int vado_any32(int pred) {{ return vado_ballot32(pred) != 0u; }}\n", ("vado_ballot32",)),
 }
 
-_SYNC_VOTES = {
-    "vado_activemask32": (f"{_F} unsigned vado_activemask32() {{ return (unsigned)(__activemask() >> vado_half32()); }}\n",
-                          ("vado_half32",)),
-    "vado_ballot_sync32": (f"{_F} unsigned vado_ballot_sync32(unsigned mask, int pred) {{\n"
-                           "  return (unsigned)(__ballot_sync(vado_mask64(mask), pred) >> vado_half32());\n}\n",
-                           ("vado_mask64", "vado_half32")),
-    "vado_any_sync32": (f"{_F} int vado_any_sync32(unsigned mask, int pred) {{ return __any_sync(vado_mask64(mask), pred); }}\n",
-                        ("vado_mask64",)),
-    "vado_all_sync32": (f"{_F} int vado_all_sync32(unsigned mask, int pred) {{ return __all_sync(vado_mask64(mask), pred); }}\n",
-                        ("vado_mask64",)),
-}
-
-_LOWERED_VOTES = {
+_VOTES = {
     "vado_activemask32": (_nvidia(f"{_F} unsigned vado_activemask32() {{ return __activemask(); }}\n",
                                   f"{_F} unsigned vado_activemask32() {{ return (unsigned)(__ballot(1) >> vado_half32()); }}\n"),
                           ("vado_half32",)),
@@ -93,7 +82,9 @@ _LOWERED_VOTES = {
                            ("vado_ballot32",)),
     "vado_any_sync32": (f"{_F} int vado_any_sync32(unsigned mask, int pred) {{ return vado_ballot_sync32(mask, pred) != 0u; }}\n",
                         ("vado_ballot_sync32",)),
-    "vado_all_sync32": (f"{_F} int vado_all_sync32(unsigned mask, int pred) {{ return vado_ballot_sync32(mask, pred) == mask; }}\n",
+    # CUDA: true when the predicate holds for every non-exited lane the mask names (a partial warp's
+    # absent lanes do not count), so: no lane of the mask that runs the call says false.
+    "vado_all_sync32": (f"{_F} int vado_all_sync32(unsigned mask, int pred) {{ return vado_ballot_sync32(mask, !pred) == 0u; }}\n",
                         ("vado_ballot_sync32",)),
 }
 
@@ -101,17 +92,16 @@ _SHUFFLES = (("shfl", "int src"), ("shfl_up", "unsigned int delta"), ("shfl_down
              ("shfl_xor", "int lane_mask"))
 
 
-def _shuffles(sync: bool) -> dict[str, tuple[str, tuple[str, ...]]]:
+def _shuffles() -> dict[str, tuple[str, tuple[str, ...]]]:
     out = {}
     for name, arg in _SHUFFLES:
         var = arg.split()[-1]
         out[f"vado_{name}32"] = (f"template <class T>\n{_F} T vado_{name}32(T var, {arg}, int width = 32) {{\n"
                                  f"  return __{name}(var, {var}, width);\n}}\n", ())
-        body = (f"  return __{name}_sync(vado_mask64(mask), var, {var}, width);\n" if sync
-                else f"  (void)mask;  // ROCm's own __{name}_sync ignores the mask for the value\n"
-                     f"  return __{name}(var, {var}, width);\n")
         out[f"vado_{name}_sync32"] = (f"template <class T>\n{_F} T vado_{name}_sync32(unsigned mask, T var, {arg}, "
-                                      f"int width = 32) {{\n{body}}}\n", ("vado_mask64",) if sync else ())
+                                      f"int width = 32) {{\n"
+                                      f"  (void)mask;  // the lanes that run the call are the ones it names (lockstep)\n"
+                                      f"  return __{name}(var, {var}, width);\n}}\n", ())
     return out
 
 
@@ -157,12 +147,11 @@ def helpers(target: Target) -> dict[str, tuple[str, tuple[str, ...]]]:
 
 
 def _helpers(target: Target) -> dict[str, tuple[str, tuple[str, ...]]]:
-    sync = uses_sync_builtins(target)
     out = dict(_COMMON)
-    out.update(_SYNC_VOTES if sync else _LOWERED_VOTES)
+    out.update(_VOTES)
     out["vado_all32"] = (f"{_F} int vado_all32(int pred) {{ return vado_ballot32(pred) == vado_activemask32(); }}\n",
                          ("vado_ballot32", "vado_activemask32"))
-    out.update(_shuffles(sync))
+    out.update(_shuffles())
     if warp32_renames("__match_any_sync", target):
         out.update(_MATCH)
     if warp32_renames("__reduce_add_sync", target):

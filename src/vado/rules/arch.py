@@ -687,13 +687,14 @@ DEVICE_PASS = "defined(__HIP_DEVICE_COMPILE__)"
 
 
 class CudaArchMacroTest(Rule):
-    """Preprocessor tests of ``__CUDA_ARCH__`` (and ``__CUDACC__``), which HIP does not define.
+    """Preprocessor tests of ``__CUDA_ARCH__`` (and ``__CUDACC__``, ``__NVCC__``), which HIP does not define.
 
     What it does
     ------------
     Finds ``#ifdef __CUDA_ARCH__``, ``defined(__CUDA_ARCH__)``, ``#if
     __CUDA_ARCH__ >= 700``-style comparisons, ``__CUDA_ARCH__`` used as a
-    value in code, and ``#ifdef __CUDACC__``.
+    value in code, and ``#ifdef __CUDACC__`` / ``#ifdef __NVCC__`` (nvcc's
+    "compiled as CUDA" tests).
 
     Why is this bad?
     ----------------
@@ -704,7 +705,9 @@ class CudaArchMacroTest(Rule):
     as if it were the host pass: ``#ifdef __CUDA_ARCH__`` branches vanish,
     kernels whose bodies sit in such a branch compile to empty functions, and
     ``#if __CUDA_ARCH__ >= 700`` silently selects the legacy branch. Nothing
-    fails to compile. hipcc defines ``__HIPCC__``, not ``__CUDACC__``.
+    fails to compile. hipcc defines ``__HIPCC__``, not ``__CUDACC__`` or
+    ``__NVCC__``: a ``#ifdef __NVCC__`` that marks helpers ``__device__``
+    leaves them host-only (HeCBench ssim).
 
     Example
     -------
@@ -732,7 +735,8 @@ class CudaArchMacroTest(Rule):
     ----------
     ``defined(__CUDA_ARCH__)`` → ``defined(__HIP_DEVICE_COMPILE__)`` (and
     ``#ifdef``/``#ifndef``, and a bare ``#if __CUDA_ARCH__``) is safe: both
-    name the device pass. ``__CUDACC__`` → ``__HIPCC__`` is safe. A comparison
+    name the device pass. ``__CUDACC__`` and ``__NVCC__`` → ``__HIPCC__`` are safe (each
+    is defined in both passes of a CUDA compile, as ``__HIPCC__`` is in a HIP one). A comparison
     ``__CUDA_ARCH__ OP N`` is evaluated for both passes: on the host pass
     ``__CUDA_ARCH__`` is undefined, so it is ``0 OP N``; on the device pass
     vado counts an AMD GPU as an NVIDIA architecture from sm_75 (the oldest
@@ -758,7 +762,7 @@ class CudaArchMacroTest(Rule):
     """
 
     code = "ARCH007"
-    triggers = frozenset({"__CUDA_ARCH__", "__CUDACC__"})
+    triggers = frozenset({"__CUDA_ARCH__", "__CUDACC__", "__NVCC__"})
     can_fix = True
     name = "cuda-arch-macro-test"
     severity = Severity.HIGH
@@ -778,10 +782,10 @@ class CudaArchMacroTest(Rule):
             how = _tested_name(toks, i)
             if how is None or how == "define" and _directive_name(toks[i - 1]) in ("#define", "#undef"):
                 continue
-            if name == "__CUDACC__":
+            if name in ("__CUDACC__", "__NVCC__"):
                 if how in ("ifdef", "value"):
                     yield self._fixed(ctx, tok[1], tok[2], "__HIPCC__", Applicability.SAFE,
-                                      "hipcc defines __HIPCC__, not __CUDACC__: the test is false in every pass of the port")
+                                      f"hipcc defines __HIPCC__, not {name}: the test is false in every pass of the port")
                 continue
             if how == "ifdef":
                 yield self._fixed(ctx, tok[1], tok[2], "__HIP_DEVICE_COMPILE__", Applicability.SAFE,

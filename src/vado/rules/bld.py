@@ -390,6 +390,10 @@ class NvccCommandOrFlag(Rule):
     ``-ccbin``/``-cudart`` dropped, ``--default-stream per-thread`` →
     ``-fgpu-default-stream=per-thread``. ``-maxrregcount`` and CUDA paths get
     no fix (use ``__launch_bounds__``; point paths at ``$(ROCM_PATH)``).
+    An architecture flag built from a Make variable that only an ``ifneq ($(V),)``
+    (or ``ifdef V``) around it guards (llm.c's ``GPU_COMPUTE_CAPABILITY``, read from
+    ``nvidia-smi``) loses that guard with the same fix: the AMD list names no
+    ``$(V)``, and the guard would drop it on a machine without ``nvidia-smi``.
 
     References
     ----------
@@ -479,6 +483,13 @@ class NvccCommandOrFlag(Rule):
             fix = None
             if content is not None:
                 fix = _fix(ctx, f, content, safety, f"replace {f.text!r} with {content!r}" if content else f"drop {f.text!r}")
+                if content and kind in ("arch", "gencode") and ctx.kind is FileKind.MAKEFILE:
+                    guard = _arch_guard(ctx, f, [a for a in flags if a.data.get("flag") in ("arch", "gencode")])
+                    if guard is not None:
+                        var, edits = guard
+                        fix = Fix(fix.edits + edits, safety, fix.description + f" outside the ifneq on $({var}) "
+                                  "(the AMD architectures do not depend on it)", fix.tags)
+                        msg += f"; the condition on $({var}) that guarded it goes with it"
             yield self.finding(
                 ctx, f.start, f.end, msg,
                 per_family(ctx, rocm=_AUTO if fix else _MANUAL, oneapi=_MANUAL, scale=_AS_IS, zluda=zluda),
@@ -509,6 +520,56 @@ class NvccCommandOrFlag(Rule):
             severity=Severity.LOW if is_ref else None,
             data={"compiler": f.text, "replacement": None if is_ref else "hipcc"},
         )
+
+
+def _statement_end(text: str, at: int) -> int:
+    """The end of the Makefile line holding ``at`` and the lines it continues, its line break included."""
+    while True:
+        eol = text.find("\n", at)
+        if eol < 0:
+            return len(text)
+        line = text[text.rfind("\n", 0, eol) + 1 : eol].rstrip("\r")
+        if not (line.endswith("\\") and not line.endswith("\\\\")):
+            return eol + 1
+        at = eol + 1
+
+
+def _arch_guard(ctx: FileContext, f: BuildFact, arch_facts: list[BuildFact]) -> tuple[str, tuple] | None:
+    """``(V, edits removing the if and endif lines)`` when the arch flag ``f`` is built from ``$(V)``
+    and sits alone in an ``ifneq ($(V),)``/``ifdef V`` block without ``else``; else None.
+
+    Only a block whose one statement is this flag's line, and a line that names ``$(V)`` only in its
+    architecture flags, is unwrapped: anything else the condition guards keeps its guard.
+    """
+    from vado.scan.buildfiles import makefile_conditionals, tested_for_value
+
+    text = ctx.text
+    around = [c for c in makefile_conditionals(text) if c.body <= f.start < c.end_line]
+    if not around:
+        return None
+    block = max(around, key=lambda c: c.start)
+    var = tested_for_value(block)
+    if not var or block.has_else or not _names(f.text, var):
+        return None
+    start = _statement_start(ctx, f.start)
+    end = _statement_end(text, f.start)
+    rest = "".join(line for line in (text[block.body:start] + text[end:block.end_line]).splitlines(keepends=True)
+                   if line.strip() and not line.lstrip().startswith("#"))
+    if rest:
+        return None
+    spans = sorted((a.start, a.end) for a in arch_facts if start <= a.start < end)
+    kept, at = [], start
+    for s, e in spans:
+        kept.append(text[at:s])
+        at = max(at, e)
+    kept.append(text[at:end])
+    if _names("".join(kept), var):
+        return None
+    return var, (ctx.edit(block.start, block.body, ""), ctx.edit(block.end_line, block.end, ""))
+
+
+def _names(text: str, var: str) -> bool:
+    return f"$({var})" in text or "${" + var + "}" in text
 
 
 def _statement_start(ctx: FileContext, at: int) -> int:

@@ -9,13 +9,13 @@ from vado.model import Finding, Target
 from vado.model.text import decode_source
 from vado.rules.base import FileContext, Rule
 from vado.rules.cuda_syntax import CUDA_CXX_KINDS, device_view
-from vado.rules.registry import all_rules
+from vado.rules.registry import rules_for_kind
 from vado.scan.classify import FileKind, classify
 
 
 def rules_for(kind: FileKind, rules: Iterable[type[Rule]] | None = None) -> list[Rule]:
-    """Instances of the rules that read files of ``kind``."""
-    return list(_instances(kind, tuple(rules) if rules is not None else all_rules()))
+    """Instances of the rules that read files of ``kind`` (of ``rules``, default all)."""
+    return list(_instances(kind, tuple(rules) if rules is not None else rules_for_kind(kind)))
 
 
 @functools.lru_cache(maxsize=256)

@@ -194,7 +194,7 @@ def _table_libraries() -> frozenset[str]:
         return frozenset()
     libs = _libs()
     out = set()
-    for lib_name in {str(getattr(e, "library", "")) for e in api.api_table().entries}:
+    for lib_name in api.api_table().libraries:
         lib = libs.find_library(lib_name) if lib_name else None
         if lib is not None:
             out.add(lib.id)

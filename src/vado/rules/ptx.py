@@ -11,12 +11,18 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from vado.knowledge import ptx as facts
 from vado.model import Applicability, Effort, Finding, Fix, Severity, Verdict
 from vado.rules import cuda_syntax as cs
 from vado.rules.base import FileContext, Rule, verdicts_for
-from vado.rules.ptx_lower import Refusal, lower
 from vado.scan.lexer import Kind
+
+
+def _facts():
+    # The PTX table and the lowering are imported by the first asm statement: most files
+    # have none, and a one-file audit of one of them does not pay for either.
+    from vado.knowledge import ptx
+
+    return ptx
 
 _X86_REGISTER = re.compile(r"%%?(?:[re]?[abcd]x|[re]?[sd]i|[re]?[sb]p|r\d+[dwb]?|[xyz]mm\d+|[abcd][lh])\b")
 
@@ -38,7 +44,7 @@ def _is_ptx(view: cs.DeviceView, asm: cs.AsmStatement) -> bool:
     # a timer (FFTW's cycle.h: `rd %%tick`, seen in HeCBench halo-finder).
     host_function = view.function_at(asm.start) is not None
     for ins in prog.instructions:
-        if ins.modifiers and facts.lookup(ins) is not None:
+        if ins.modifiers and _facts().lookup(ins) is not None:
             return True
         if not host_function and any(o.startswith("%") and not o[1:].isdigit() for o in ins.operands):
             return True
@@ -50,7 +56,7 @@ class _Analysis:
 
     def __init__(self, asm: cs.AsmStatement) -> None:
         self.asm = asm
-        self.rows = [(ins, facts.lookup(ins)) for ins in asm.instructions]
+        self.rows = [(ins, _facts().lookup(ins)) for ins in asm.instructions]
 
     @property
     def route(self):
@@ -85,7 +91,7 @@ def _instr_verdict(target, ins, row) -> Verdict:
         return row.verdicts[fam]
     kind = row.kind if row is not None else None
     if fam == "scale":
-        ok = facts.scale_supports(ins)
+        ok = _facts().scale_supports(ins)
         if ok is True:
             return Verdict.MOVES_AS_IS
         if ok is False:
@@ -135,6 +141,8 @@ def _build_fix(ctx: FileContext, asm: cs.AsmStatement, analysis: _Analysis) -> t
     target = _fix_target(ctx)
     if target is None:
         return None, "no target to write the rewrite for"
+    from vado.rules.ptx_lower import Refusal, lower
+
     result = lower(asm, target, ctx.text, ctx.options.get("wave") or "warp32")
     if isinstance(result, Refusal):
         return None, result.reason

@@ -21,6 +21,22 @@ FAMILY_MODULES = (
     "vado.rules.bld",
 )
 
+#: The file kinds (``FileKind`` values) each family module's rules read: a file of another
+#: kind never needs the module imported (:func:`rules_for_kind`). ``tests/rules/test_registry_kinds.py``
+#: checks every rule's ``file_kinds`` against this table.
+_C_FAMILY_KINDS = frozenset({"cuda-source", "cuda-header", "cxx-source", "cxx-header"})
+FAMILY_KINDS: dict[str, frozenset[str]] = {
+    "vado.rules.api": _C_FAMILY_KINDS,
+    "vado.rules.api_decl": _C_FAMILY_KINDS,
+    "vado.rules.lib": _C_FAMILY_KINDS,
+    "vado.rules.ptx": _C_FAMILY_KINDS,
+    "vado.rules.warp": _C_FAMILY_KINDS,
+    "vado.rules.arch": _C_FAMILY_KINDS,
+    "vado.rules.dep": frozenset({"conda-env", "dockerfile", "pyproject", "python", "requirements", "setup-cfg", "setup-py"}),
+    "vado.rules.img": frozenset({"dockerfile"}),
+    "vado.rules.bld": frozenset({"cmake", "makefile", "setup-py"}),
+}
+
 FAMILIES = {
     "API": "CUDA runtime, driver, device and library names the target lacks or renames",
     "LIB": "CUDA libraries and what they become on each target",
@@ -39,22 +55,45 @@ def _subclasses(cls):
         yield from _subclasses(sub)
 
 
-@functools.cache
-def all_rules() -> tuple[type[Rule], ...]:
-    """Every rule class, sorted by code. Missing family modules are skipped."""
-    for name in FAMILY_MODULES:
+def _import_families(names) -> None:
+    for name in names:
         try:
             importlib.import_module(name)
         except ModuleNotFoundError as exc:
             if exc.name != name:
                 raise
+
+
+@functools.cache
+def all_rules() -> tuple[type[Rule], ...]:
+    """Every rule class, sorted by code. Missing family modules are skipped."""
+    _import_families(FAMILY_MODULES)
     rules = {r.code: r for r in _subclasses(Rule) if r.code}
+    return tuple(rules[c] for c in sorted(rules))
+
+
+@functools.cache
+def rules_for_kind(kind) -> tuple[type[Rule], ...]:
+    """The rule classes that read files of ``kind`` (a ``FileKind``), sorted by code.
+
+    What ``[r for r in all_rules() if kind in r.file_kinds]`` gives, importing only
+    the family modules that :data:`FAMILY_KINDS` lists for ``kind``: a one-file
+    audit of a ``.cu`` file imports neither the Python-dependency nor the
+    Dockerfile and build-file rules (nor their parsers and tables).
+    """
+    _import_families(m for m in FAMILY_MODULES if kind.value in FAMILY_KINDS.get(m, ()))
+    rules = {r.code: r for r in _subclasses(Rule) if r.code and kind in r.file_kinds}
     return tuple(rules[c] for c in sorted(rules))
 
 
 def get_rule(code: str) -> type[Rule]:
     """The rule with ``code`` (case-insensitive); raises ``UsageError`` with close matches."""
     wanted = code.strip().upper()
+    # The rule of a finding is loaded already: looked up among the loaded rules first, a
+    # report of a one-file audit does not import every other family for its few codes.
+    for rule in _subclasses(Rule):
+        if rule.code == wanted:
+            return rule
     for rule in all_rules():
         if rule.code == wanted:
             return rule

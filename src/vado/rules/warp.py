@@ -1395,6 +1395,8 @@ class WarpFunctionOnWavefront(Rule):
     What it does
     ------------
     Under warp32 emulation (``vado port --wave warp32``, the default), finds
+    host reads of the device property ``prop.warpSize`` (64 on wave64 GPUs; 32, the
+    kernels' warp, in the port), and
     the CUDA warp functions (``__shfl*_sync``, ``__ballot_sync``,
     ``__any_sync``, ``__all_sync``, ``__activemask``, ``__match_*_sync``,
     ``__reduce_*_sync``, ``__syncwarp(mask)``, the mask-less ``__shfl*``,
@@ -1485,8 +1487,11 @@ class WarpFunctionOnWavefront(Rule):
             if func is not None and func.name.startswith("vado_"):
                 continue  # a helper of vado's own (vado.port.wave, vado.port.compat)
             prev = toks[i - 1] if i > 0 else None
+            if prev is not None and prev[3] in (".", "->") and tok[3] == "warpSize" and i >= 2:
+                yield from self._host_property(ctx, view, toks, i, verdicts)
+                continue
             if prev is not None and prev[3] in (".", "->", "::"):
-                continue  # a member (prop.warpSize, cg::tiled_partition's shfl)
+                continue  # a member (cg::tiled_partition's shfl)
             name = tok[3]
             if name == "warpSize":
                 if own_warp_size or not (view.in_device_code(tok[1]) or _in_directive(toks, i)):
@@ -1513,6 +1518,24 @@ class WarpFunctionOnWavefront(Rule):
                                + (" (and ROCm 7 rejects 32-bit masks)" if name.endswith("_sync") else "")
                                + f"; {helper} keeps CUDA's 32-lane warp", verdicts, fix=fix,
                                effort=Effort(lines=1, constructs=1, hours=0.0), data={"call": name, "helper": helper})
+
+    def _host_property(self, ctx: FileContext, view, toks, i: int, verdicts) -> Iterable[Finding]:
+        """``prop.warpSize`` read in host code (``hipDeviceProp_t``): 64 on wave64 GPUs, where the port's kernels
+        keep 32-lane warps, so host arithmetic with it (``grid = rows * prop.warpSize / block``) sizes launches
+        for warps the kernels do not have. Rewritten to 32 for a plain ``NAME.warpSize`` read."""
+        obj = toks[i - 2]
+        if obj[0] is not Kind.IDENT or view.in_device_code(obj[1]):
+            return
+        if i >= 3 and toks[i - 3][3] in (".", "->", "::"):
+            return  # a longer access path: left alone
+        if i + 1 < len(toks) and toks[i + 1][3] in ("=", "+=", "-=", "*=", "/="):
+            return  # written, not read
+        fix = Fix((ctx.edit(obj[1], toks[i][2], "32"),), Applicability.SAFE,
+                  f"{ctx.text[obj[1]:toks[i][2]]} → 32: the kernels' warp under warp32 emulation", ("warp", "warp32"))
+        yield self.finding(ctx, obj[1], toks[i][2], "the device's warpSize property is 64 on wave64 GPUs (gfx90a, gfx942, "
+                           "gfx950), where the port's kernels keep CUDA's 32-lane warps (warp32 emulation): host code "
+                           "that sizes launches or loops with it must use 32", verdicts, fix=fix,
+                           effort=Effort(lines=1, constructs=1, hours=0.0), data={"call": "warpSize", "helper": "32"})
 
     @staticmethod
     def _declares(toks, k: int) -> bool:

@@ -109,6 +109,8 @@ _FLAG_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
         ("arch", r"^(?:-arch|--gpu-architecture)=(?:native|all|all-major)$"),
         # `-arch=$(ARCH)` with `ARCH = sm_60` elsewhere (HeCBench's Makefiles): still an nvcc architecture.
         ("arch", r"^(?:-arch|--gpu-architecture)=\$[({][A-Za-z_]\w*[)}]$"),
+        # `-arch=sm_$(SM)`: the number from a variable (llm.c-style nvidia-smi detection).
+        ("arch", r"^(?:-arch|--gpu-architecture|-code|--gpu-code)=(?:\\?\"|')?(?:sm|compute|lto)_\$[({][A-Za-z_]\w*[)}].*$"),
         ("gencode", r"^(?:-gencode|--generate-code)=.*$"),
         ("fast-math", r"^--?use[_-]fast[_-]math$"),
         ("xptxas", r"^(?:-Xptxas|--ptxas-options)=.*$"),
@@ -446,6 +448,91 @@ def other_platform_ranges(text: str) -> list[tuple[int, int, str]]:
         close(len(text))
         stack.pop()
     return out
+
+
+@dataclass(frozen=True)
+class MakeConditional:
+    """One ``ifeq``/``ifneq``/``ifdef``/``ifndef`` … ``endif`` block of a Makefile.
+
+    ``start`` is the start of the ``if`` line, ``body`` the start of the line after it,
+    ``end_line`` the start of the ``endif`` line and ``end`` the offset after it (its line
+    break included). ``has_else`` says whether the block has an ``else`` branch.
+    """
+
+    keyword: str
+    condition: str
+    start: int
+    body: int
+    end_line: int
+    end: int
+    has_else: bool
+
+
+_MAKE_CONDITIONAL_LINE = re.compile(
+    r"^[ \t]*(?:(?P<else>else\b[ \t]*)?(?P<kw>ifeq|ifneq|ifdef|ifndef)\b[ \t]*(?P<cond>[^\n#]*)"
+    r"|(?P<plain_else>else)\b[^\n]*|(?P<endif>endif)\b[^\n]*|(?P<define>define)\b[^\n]*|(?P<endef>endef)\b[^\n]*)\n?",
+    re.MULTILINE)
+
+
+def makefile_conditionals(text: str) -> list[MakeConditional]:
+    """Every complete conditional block of a Makefile, in the order their ``endif`` lines come.
+
+    Lines inside ``define`` … ``endef`` are text, not conditionals, and are skipped; an
+    unbalanced ``endif`` or an unclosed ``if`` gives no block.
+    """
+    if "if" not in text:
+        return []
+    out: list[MakeConditional] = []
+    stack: list[list] = []  # [keyword, condition, start, body, has_else]
+    in_define = 0
+    for m in _MAKE_CONDITIONAL_LINE.finditer(text):
+        if m.group("define"):
+            in_define += 1
+            continue
+        if m.group("endef"):
+            in_define = max(0, in_define - 1)
+            continue
+        if in_define:
+            continue
+        if m.group("kw"):
+            if m.group("else"):
+                if stack:
+                    stack[-1][4] = True
+                continue
+            stack.append([m.group("kw"), m.group("cond").strip(), m.start(), m.end(), False])
+        elif m.group("plain_else"):
+            if stack:
+                stack[-1][4] = True
+        elif m.group("endif") and stack:
+            kw, cond, start, body, has_else = stack.pop()
+            out.append(MakeConditional(kw, cond, start, body, m.start(), m.end(), has_else))
+    return out
+
+
+_MAKE_REF = re.compile(r"\$\((?:strip[ \t]+)?\$\((?P<a>\w+)\)\)|\$\((?P<b>\w+)\)|\$\{(?P<c>\w+)\}")
+
+
+def tested_for_value(cond: MakeConditional) -> str:
+    """The variable a conditional's true branch requires to be non-empty (``ifneq ($(V),)``,
+    ``ifneq (,$(V))``, ``ifneq "$(V)" ""``, ``ifneq ($(strip $(V)),)``, ``ifdef V``), or ``""``."""
+    if cond.keyword == "ifdef":
+        return cond.condition if re.fullmatch(r"\w+", cond.condition) else ""
+    if cond.keyword != "ifneq":
+        return ""
+    c = cond.condition
+    if c.startswith("(") and c.endswith(")"):
+        parts = c[1:-1].split(",")
+        if len(parts) != 2:
+            return ""
+    else:
+        parts = re.findall(r"\"([^\"]*)\"|'([^']*)'", c)
+        parts = [a or b for a, b in parts]
+        if len(parts) != 2:
+            return ""
+    a, b = (p.strip() for p in parts)
+    value = a if not b else b if not a else ""
+    m = _MAKE_REF.fullmatch(value)
+    return (m.group("a") or m.group("b") or m.group("c")) if m else ""
 
 
 def _platform_of(keyword: str, condition: str) -> tuple[str, str]:

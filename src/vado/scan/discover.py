@@ -83,10 +83,11 @@ import stat
 import tokenize as py_tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from pathspec import GitIgnoreSpec
-from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 from vado.errors import ScanError, UsageError
 from vado.model import Skip, SkipReason
@@ -247,6 +248,10 @@ def _load_ignore_file(path: Path, base: str, prefix: str, source: str, skips: li
         cached = _PARSED_IGNORES.get(key)
         if cached is None:
             parsed = _parse_ignore_file(read_regular(path, _MAX_IGNORE_FILE))
+            # pathspec is imported here, by the first walk that meets an ignore file: a
+            # one-file audit (an editor, a pre-commit hook) never needs it.
+            from pathspec import GitIgnoreSpec
+
             # One pathspec per parsed file, shared by every walk: pathspec only reads it.
             cached = (parsed, GitIgnoreSpec(list(parsed[0])) if parsed[0] else None)
             if len(_PARSED_IGNORES) >= 4096:
@@ -277,6 +282,8 @@ _PARSED_IGNORES: dict[tuple, tuple[tuple[tuple, tuple, tuple, re.Pattern | None]
 def _parse_ignore_file(data: bytes) -> tuple[tuple, tuple[tuple[int, str], ...], tuple[str, ...], re.Pattern | None]:
     """``(patterns, (line number, pattern) per pattern, details of the malformed lines, their
     union as one regex)``."""
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
     patterns = []
     lines = []
     malformed = []

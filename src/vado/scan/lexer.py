@@ -134,11 +134,26 @@ def _master(splices: bool) -> re.Pattern:
 
 
 class _Syntax:
-    """The regexes of one lexing mode (with or without splices in the text)."""
+    """The regexes of one lexing mode (with or without splices in the text).
 
-    __slots__ = ("master", "kinds", "line_rest", "splice")
+    They are compiled on first use: where the compiled lexer runs (``vado._native_ext``)
+    the Python lexer's regexes are seldom needed, and compiling them was a part of
+    every start.
+    """
+
+    __slots__ = ("splices", "master", "kinds", "line_rest", "splice")
 
     def __init__(self, splices: bool) -> None:
+        self.splices = splices
+
+    def __getattr__(self, name: str):
+        # Called only for a slot not yet set: compile them all, then read it.
+        if name not in ("master", "kinds", "line_rest", "splice"):
+            raise AttributeError(name)
+        self._compile(self.splices)
+        return object.__getattribute__(self, name)
+
+    def _compile(self, splices: bool) -> None:
         self.master = _master(splices)
         names = {
             "ident": Kind.IDENT,

@@ -50,7 +50,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from vado.errors import UsageError
 from vado.model import Evidence
@@ -269,8 +269,11 @@ def differential(
     ignore_lines: str | None = None,
     original_runs: int = 1,
     timeout_inconclusive: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> DifferentialReport:
     """Run ``template`` with the original and the port for each shape; compare outputs.
+
+    ``progress(done, total)`` is called after each round (``total`` rounds).
 
     ``shapes`` may hold None for one round without ``{n}``; ``ignore_lines``
     (a regular expression) drops matching stdout lines (timings) before comparing;
@@ -366,6 +369,8 @@ def differential(
             kind="compare", subject=label, passed=rnd.passed, duration_s=sum(r.duration_s for r in runs),
             detail=detail,
         ))
+        if progress is not None:
+            progress(k + 1, len(shapes))
     return DifferentialReport(template, mode, tolerance, tuple(rounds), tuple(evidence))
 
 

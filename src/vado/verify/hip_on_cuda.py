@@ -22,7 +22,8 @@ The device layer is one of two files under ``verify/data/``:
 - ``warp32`` (:data:`WAVES` 32): HIP's device functions on CUDA's 32-lane warps,
   as HIP itself runs on NVIDIA GPUs (``hip_on_cuda_warp32.cuh``);
 - ``wave64`` (64): AMD's 64-lane wavefronts emulated on the NVIDIA GPU: two warps
-  per wave joined by a named barrier, ``warpSize`` 64, every shuffle, vote, ballot
+  per wave that exchange through shared memory at each wave-wide call (a half that
+  waits at ``__syncthreads()`` instead is inactive there), ``warpSize`` 64, every shuffle, vote, ballot
   and lane id over 64 lanes, ROCm 7's 64-bit masks (``hip_on_cuda_wave64.cuh``,
   whose header comment lists the limits). A port that is right on MI300X gives the
   original's output here; one that keeps a 32-lane assumption shows it.
@@ -238,6 +239,14 @@ def render_header(wave: int = 32) -> str:
         "#include <cuda_fp16.h>",
         "#include <cuda_bf16.h>",
         "#include <stddef.h>",
+        "// CUDA's C++ library (libcu++, under Thrust and CUB), read here once with CUDA's own macros: a port may",
+        "// include a Thrust header vado has no wrapper for, and libcu++ names a type __any and checks",
+        "// CUDART_VERSION, which the layer below and the hiding of CUDA's macros would otherwise break.",
+        "#if defined(__cplusplus) && __has_include(<thrust/version.h>)",
+        "#include <thrust/version.h>",
+        "#include <cuda/std/functional>",
+        "#include <cuda/std/utility>",
+        "#endif",
         "#define VADO_HIP_ON_CUDA 1",
         "",
         "// ---- device layer ----",

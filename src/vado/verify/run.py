@@ -17,7 +17,7 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from vado.errors import ToolchainError, UsageError
 from vado.model import Evidence, Target
@@ -130,8 +130,15 @@ def verify(
     jobs: int = 1,
     use_cache: bool = True,
     allow_old_toolchain: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> VerifyResult:
     """Verify the port at ``out`` (see the module docstring).
+
+    ``progress(done, total)`` is called as steps complete: one step per compile
+    record (a unit on one arch), one for the Triton kernels, one per build and
+    one per round of the differential run. ``total`` is known once the units
+    are found and does not change; a step that is skipped (the run step without
+    a GPU) counts as done, and the last call is ``(total, total)``.
 
     The hipcc is chosen by version for ``target``
     (:func:`vado.verify.toolchains.require_hip_toolchain`): ``hipcc`` names one,
@@ -152,6 +159,7 @@ def verify(
     label = ""
     comp = None
     notes: list[str] = []
+    units: list = []
     if do_compile:
         from vado.verify.compile import find_units
 
@@ -160,6 +168,9 @@ def verify(
             # On a GPU machine without ROCm the differential run is the proof: the AMD compile is skipped.
             notes.append("hipcc not found: the per-arch compile was skipped (install ROCm for it)")
             units = []
+    kernels = discover_kernels(out_path) if do_triton else []
+    steps = _Steps(progress, _compile_steps(units, archs) + (1 if kernels else 0) + (_run_steps(run) if run else 0))
+    if do_compile:
         if units:
             choice = require_hip_toolchain(target, hipcc, allow_older=allow_old_toolchain)
             tc = choice.toolchain
@@ -167,24 +178,60 @@ def verify(
             if choice.older:
                 notes.append("WARNING: " + choice.warning(target.name))
             comp = verify_compile(out_path, tc, archs, target=target, original=original, extra_flags=extra_flags,
-                                  limits=climits, jobs=jobs, use_cache=use_cache, units=units)
+                                  limits=climits, jobs=jobs, use_cache=use_cache, units=units,
+                                  progress=lambda _ev: steps.advance())
         else:
             notes.append("no C/C++/CUDA/HIP translation units in the port")
     tri = None
-    if do_triton:
-        kernels = discover_kernels(out_path)
-        if kernels:
-            tri = compile_kernels(out_path, archs, kernels=kernels, python=python, limits=climits)
+    if kernels:
+        tri = compile_kernels(out_path, archs, kernels=kernels, python=python, limits=climits)
+        steps.advance()
     builds: list[Evidence] = []
     diff = None
     skipped = ""
     if run is not None:
-        diff, skipped, builds = _differential(out_path, original, run, hipcc, nvcc, climits, rlimits, archs)
+        diff, skipped, builds = _differential(out_path, original, run, hipcc, nvcc, climits, rlimits, archs, steps)
+    steps.finish()
     return VerifyResult(str(out_path), target.name, label, comp, tri, tuple(builds), diff, skipped,
                         bool(run and run.require_gpu), tuple(notes))
 
 
-def _differential(out_path: Path, original, run: RunSpec, hipcc, nvcc, climits, rlimits, archs):
+class _Steps:
+    """The steps of one :func:`verify` run, reported to its ``progress`` callback."""
+
+    def __init__(self, progress: Callable[[int, int], None] | None, total: int) -> None:
+        self.progress = progress
+        self.total = total
+        self.done = 0
+        if progress is not None:
+            progress(0, total)
+
+    def advance(self, n: int = 1) -> None:
+        self.done = min(self.total, self.done + n)
+        if self.progress is not None:
+            self.progress(self.done, self.total)
+
+    def finish(self) -> None:
+        """Everything left counts as done (skipped steps): the last report is (total, total)."""
+        if self.done < self.total or self.total == 0:
+            self.done = self.total
+            if self.progress is not None:
+                self.progress(self.total, self.total)
+
+
+def _compile_steps(units, archs: Sequence[str]) -> int:
+    """Compile records :func:`verify_compile` makes: one per unit and arch, one per host-only unit."""
+    n_archs = len(dict.fromkeys(a.strip() for a in archs if a.strip()))
+    return sum(n_archs if u.device else 1 for u in units)
+
+
+def _run_steps(run: RunSpec) -> int:
+    """Builds (those vado makes) and rounds of the differential run."""
+    builds = 0 if (run.original_bin and run.port_bin) else (0 if run.original_bin else 1) + (0 if run.port_bin else 1)
+    return builds + max(1, len(run.shapes))
+
+
+def _differential(out_path: Path, original, run: RunSpec, hipcc, nvcc, climits, rlimits, archs, steps: _Steps):
     builds: list[Evidence] = []
     user_bins = run.original_bin and run.port_bin
     vendor, why = ("", "")
@@ -206,6 +253,7 @@ def _differential(out_path: Path, original, run: RunSpec, hipcc, nvcc, climits, 
                 nvcc_toolchain(npath)
                 ev = _build("nvcc", original, sp / "original" / "prog", npath, run.nvcc_arch, run, climits, "original")
                 builds.append(ev)
+                steps.advance()
                 obin = str(sp / "original" / "prog") if ev.passed else None
             if not pbin:
                 if platform == "amd":
@@ -224,6 +272,7 @@ def _differential(out_path: Path, original, run: RunSpec, hipcc, nvcc, climits, 
                     ev = build_port(out_path, sp / "port" / "prog", nvcc=npath, arch=run.nvcc_arch,
                                     wave=run.wave or 32, limits=climits)
                 builds.append(ev)
+                steps.advance()
                 pbin = str(sp / "port" / "prog") if ev.passed else None
             if vendor == "nvidia" and platform == "amd":
                 return None, "run step skipped: the port was built for AMD and this machine's GPU is NVIDIA", builds
@@ -235,7 +284,8 @@ def _differential(out_path: Path, original, run: RunSpec, hipcc, nvcc, climits, 
                               oracle_bin=str(Path(run.oracle_bin).resolve()) if run.oracle_bin else None,
                               oracle_factor=run.oracle_factor, inputs=run.inputs, limits=rlimits,
                               subject=out_path.name, ignore_lines=run.ignore_lines,
-                              original_runs=run.original_runs, timeout_inconclusive=run.wave == 64)
+                              original_runs=run.original_runs, timeout_inconclusive=run.wave == 64,
+                              progress=lambda _done, _total: steps.advance())
         if not report.passed:
             from vado.verify.hip_on_cuda import cross_lane_kernels
 

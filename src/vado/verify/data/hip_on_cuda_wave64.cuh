@@ -14,16 +14,21 @@
 // How: a call whose lanes all lie in the caller's 32-lane half (a shuffle of width <= 32, a _sync
 // call whose mask names only lanes of that half) runs on the caller's CUDA warp alone, so it may sit
 // in divergent code. A call over the whole wave exchanges 32-bit words through shared memory between
-// the two warps, joined by named barrier 1+w (barrier.sync 1+w, 64). Limits, each reported:
-//   - every non-exited thread of both warps must reach such a call (uniform control flow, the normal
-//     case on AMD); otherwise the barrier never completes and the run times out: vado reports the
-//     differential as inconclusive (a divergent wave-wide cross-lane call);
-//   - 15 named barriers for 16 waves: in a block of more than 960 threads waves 14 and 15 share one, so a
-//     wave-wide call of one waits for a wave-wide call of the other (uniform code makes the same calls);
+// the two warps: each half's first active lane counts the wave-wide calls its half makes and waits
+// until the other half has reached the same call, or has lanes waiting at a __syncthreads() (on AMD it
+// skipped the call: its lanes are inactive there, as in `if (warp == 0) reduce(); __syncthreads();`;
+// the barrier macros count the lanes waiting and add a second barrier so that no count is stale). Counters carry a tag of the grid (%gridid) and block, so shared memory left by
+// an earlier block reads as zero. Limits, each reported:
+//   - a half that neither reaches the call nor waits at a __syncthreads() (it exited, or waits at a
+//     cooperative-groups barrier) makes the run time out: vado reports the differential as inconclusive
+//     (a divergent wave-wide cross-lane call);
+//   - the two halves at different wave-wide calls at once (an if/else with a ballot in each branch,
+//     split between the halves) exchange with each other, where AMD would run the branches one after
+//     the other;
 //   - a wave whose second warp does not exist (the last wave of a block whose size is not a
-//     multiple of 64, up to 32 threads) is emulated without a barrier: its lanes 32..63 are absent
+//     multiple of 64, up to 32 threads) is emulated without waiting: its lanes 32..63 are absent
 //     (inactive on AMD): ballot bits 0, shuffles from them 0.
-//   - 4 KiB of static shared memory per block for kernels that make wave-wide calls.
+//   - about 5 KiB of static shared memory per block for kernels that make wave-wide calls.
 #pragma once
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -34,6 +39,12 @@ namespace vado_w64 {
 
 static __shared__ unsigned int xch[16][64];  // one 32-bit word per lane of each wave
 static __shared__ unsigned int act[16][2];   // the active lanes of each half at the current wave-wide call
+// tag << 32 | count, per wave and half: wave-wide calls entered, wave-wide calls read.
+static __shared__ unsigned long long entered[16][2];
+static __shared__ unsigned long long finished[16][2];
+// tag << 32 | lanes of the half waiting at a block barrier (__syncthreads and its _count/_and/_or forms).
+static __shared__ unsigned long long waiting[16][2];
+static __shared__ unsigned int partner_on[16][2];  // whether the other half took part in the half's current call
 
 __device__ __forceinline__ unsigned int tid() {
   return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
@@ -52,42 +63,107 @@ static __device__ __noinline__ void fail(const char* what) {
   __trap();
 }
 
-// Named barrier 1+w joins the two warps of wave w (barrier.sync counts warps, 32 threads each). Barrier 0
-// is __syncthreads', so waves 14 and 15 of a block of more than 960 threads share barrier 15 (count 128):
-// a wave-wide call of one of them then also waits for one of the other (both make the same calls when
-// their code is uniform; when not, the run hangs and is reported inconclusive).
-__device__ __forceinline__ void wave_sync() {
-  unsigned int w = wave();
-  unsigned int id = w < 14u ? w + 1u : 15u;
-  unsigned int count = (w >= 14u && 15u * 64u + 32u < nthreads()) ? 128u : 64u;
-  asm volatile("barrier.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+// A tag for this block of this grid (never 0): counters written by an earlier block in the same shared
+// memory carry another tag and read as 0.
+__device__ __forceinline__ unsigned int tag() {
+  unsigned long long g;
+  asm volatile("mov.u64 %0, %%gridid;" : "=l"(g));
+  unsigned long long b = blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+  unsigned long long h = (g + 1ull) * 0x9E3779B97F4A7C15ull ^ (b + 1ull) * 0xC2B2AE3D27D4EB4Full;
+  return (unsigned int)(h >> 32) | 1u;
+}
+__device__ __forceinline__ unsigned int count(unsigned long long* c, unsigned int t) {
+  unsigned long long v = *(volatile unsigned long long*)c;
+  return (unsigned int)(v >> 32) == t ? (unsigned int)v : 0u;
+}
+__device__ __forceinline__ void set(unsigned long long* c, unsigned int t, unsigned int n) {
+  *(volatile unsigned long long*)c = ((unsigned long long)t << 32) | n;
+}
+__device__ __forceinline__ bool leader(unsigned int am) { return warp_lane() == (unsigned int)(__ffs(am) - 1); }
+
+__device__ __forceinline__ unsigned int waiting_lanes(unsigned int w, unsigned int h) {
+  return count(&waiting[w][h], tag());
+}
+
+// The block barrier, as the __syncthreads() macros run it: each lane counts itself in its half's
+// `waiting` before the barrier and out after it, and a second barrier keeps any lane from reaching a
+// wave-wide call before every count is back to 0. A half with lanes waiting there while the other
+// half makes a wave-wide call skipped that call (on AMD, its lanes are inactive at it).
+__device__ __forceinline__ void enter_barrier() {
+  if (!paired()) return;
+  // A 32-bit tag: shared memory another kernel left here must not pass for this block's count.
+  unsigned long long* c = &waiting[wave()][half() >> 5];
+  unsigned long long t = tag();
+  unsigned long long old = *(volatile unsigned long long*)c, assumed;
+  do {  // the first lane of this block to arrive replaces what an earlier block left
+    assumed = old;
+    unsigned long long next = (assumed >> 32) == t ? assumed + 1ull : (t << 32) | 1ull;
+    old = atomicCAS(c, assumed, next);
+  } while (old != assumed);
+  __threadfence_block();
+}
+__device__ __forceinline__ void leave_barrier() {
+  if (!paired()) return;
+  atomicAdd(&waiting[wave()][half() >> 5], ~0ull);  // minus one: the count is at least 1, the tag stays
 }
 
 // A wave-wide call: publish() writes the caller's 32-bit word and returns the wave's active lanes
-// (AMD's EXEC; lanes of an absent second warp are inactive), read() takes lane `src`'s word (0 when
-// that lane is inactive), done() ends the exchange before the words may be written again.
+// (AMD's EXEC; lanes of a half that skips the call or of an absent second warp are inactive), read()
+// takes lane `src`'s word (0 when that lane is inactive), done() ends the exchange before the words may
+// be written again.
 __device__ __forceinline__ unsigned long long publish(unsigned int v) {
   unsigned int am = __activemask();
   unsigned int w = wave();
   xch[w][lane()] = v;
-  if (!paired()) {
-    __syncwarp(am);
-    return (unsigned long long)am;
+  __syncwarp(am);
+  if (!paired()) return (unsigned long long)am;
+  unsigned int h = half() >> 5, p = h ^ 1u;
+  if (leader(am)) {
+    unsigned int t = tag();
+    unsigned int s = count(&entered[w][h], t) + 1u;
+    act[w][h] = am;
+    __threadfence_block();
+    set(&entered[w][h], t, s);
+    unsigned int on = 1u;
+    for (;;) {
+      if (count(&entered[w][p], t) >= s) break;
+      if (waiting_lanes(w, p) > 0u) {
+        // The other half waits at a __syncthreads() this half has not reached: it skipped this call
+        // (and cannot leave the barrier before this half gets there, so its counters are ours to move).
+        on = 0u;
+        act[w][p] = 0u;
+        set(&entered[w][p], t, s);
+        set(&finished[w][p], t, s);
+        break;
+      }
+    }
+    partner_on[w][h] = on;
+    __threadfence_block();
   }
-  if (warp_lane() == (unsigned int)(__ffs(am) - 1)) act[w][half() >> 5] = am;
-  wave_sync();
+  __syncwarp(am);
   return (unsigned long long)act[w][0] | ((unsigned long long)act[w][1] << 32);
 }
 __device__ __forceinline__ unsigned int read(unsigned int src, unsigned long long exec) {
   src &= 63u;
   if (!((exec >> src) & 1ull)) return 0u;
-  return xch[wave()][src];
+  return ((volatile unsigned int*)xch[wave()])[src];
 }
 __device__ __forceinline__ void done() {
-  if (paired())
-    wave_sync();
-  else
-    __syncwarp(__activemask());
+  unsigned int am = __activemask();
+  __syncwarp(am);
+  if (!paired()) return;
+  unsigned int w = wave(), h = half() >> 5, p = h ^ 1u;
+  if (leader(am)) {
+    unsigned int t = tag();
+    unsigned int s = count(&entered[w][h], t);
+    __threadfence_block();
+    set(&finished[w][h], t, s);
+    if (partner_on[w][h])
+      while (count(&finished[w][p], t) < s) {
+      }
+    __threadfence_block();
+  }
+  __syncwarp(am);
 }
 
 // Lane `src` (0..63) of the caller's own half, natively; 0 when that lane is inactive.
@@ -145,10 +221,9 @@ __device__ __forceinline__ unsigned long long ballot(int pred) {
   if (!paired()) return (unsigned long long)mine;
   // Every lane publishes its warp's ballot; the first active lane of each half is read.
   unsigned long long exec = publish(mine);
-  unsigned int w = wave();
   unsigned int a0 = (unsigned int)exec, a1 = (unsigned int)(exec >> 32);
-  unsigned int lo = a0 ? xch[w][__ffs(a0) - 1] : 0u;
-  unsigned int hi = a1 ? xch[w][32 + __ffs(a1) - 1] : 0u;
+  unsigned int lo = a0 ? read(__ffs(a0) - 1, exec) : 0u;
+  unsigned int hi = a1 ? read(32 + __ffs(a1) - 1, exec) : 0u;
   done();
   return (unsigned long long)lo | ((unsigned long long)hi << 32);
 }
@@ -165,10 +240,9 @@ __device__ __forceinline__ int all(int pred) {
   unsigned int mine = __ballot_sync(__activemask(), pred);
   if (!paired()) return mine == __activemask();
   unsigned long long exec = publish(mine);
-  unsigned int w = wave();
   unsigned int a0 = (unsigned int)exec, a1 = (unsigned int)(exec >> 32);
-  unsigned int lo = a0 ? xch[w][__ffs(a0) - 1] : 0u;
-  unsigned int hi = a1 ? xch[w][32 + __ffs(a1) - 1] : 0u;
+  unsigned int lo = a0 ? read(__ffs(a0) - 1, exec) : 0u;
+  unsigned int hi = a1 ? read(32 + __ffs(a1) - 1, exec) : 0u;
   done();
   return lo == a0 && hi == a1;
 }
@@ -441,6 +515,29 @@ VADO_W64_REDUCE_GLOBAL(or)
 VADO_W64_REDUCE_GLOBAL(xor)
 #undef VADO_W64_REDUCE_GLOBAL
 
+// Block barriers tell the other half of the wave that this one has gone past its wave-wide calls.
+__device__ __forceinline__ void vado_w64_syncthreads() {
+  vado_w64::enter_barrier();
+  __syncthreads();
+  vado_w64::leave_barrier();
+  __syncthreads();
+}
+#define VADO_W64_SYNC_FORM(NAME)                                                                  \
+  __device__ __forceinline__ int vado_w64_##NAME(int pred) {                                     \
+    vado_w64::enter_barrier();                                                                   \
+    int r = NAME(pred);                                                                          \
+    vado_w64::leave_barrier();                                                                   \
+    __syncthreads();                                                                             \
+    return r;                                                                                    \
+  }
+VADO_W64_SYNC_FORM(__syncthreads_count)
+VADO_W64_SYNC_FORM(__syncthreads_and)
+VADO_W64_SYNC_FORM(__syncthreads_or)
+#undef VADO_W64_SYNC_FORM
+#define __syncthreads() vado_w64_syncthreads()
+#define __syncthreads_count(p) vado_w64___syncthreads_count(p)
+#define __syncthreads_and(p) vado_w64___syncthreads_and(p)
+#define __syncthreads_or(p) vado_w64___syncthreads_or(p)
 #define __lane_id(...) vado_w64_lane_id(__VA_ARGS__)
 #define __ballot(...) vado_w64_ballot(__VA_ARGS__)
 #define __ballot64(...) vado_w64_ballot(__VA_ARGS__)

@@ -1,0 +1,29 @@
+#!/bin/bash
+# The GPU half of benchmarks/wave64_differential.py, in one device call (the work directory made by
+# `wave64_differential.py prepare --work .gpu-work` travels with the tree):
+#   - the emulation's own checks (tests/fixtures/verify/wave64_checks.hip: AMD wave64 semantics, expected
+#     outputs written out by hand) and tests/verify/test_hip_on_cuda.py, in the background;
+#   - the differential run (original vs vado's port vs hipify-perl's, --wave 64) of the programs named
+#     in "$@" (wave64_differential.py run arguments, e.g. --programs a,b,c).
+# Results land in $OUT: wave64_results.json, checks.txt, pytest.txt.
+set -u
+export PATH=$PATH:/usr/local/cuda/bin
+OUT=${OUT:-/tmp/wave64-out}
+mkdir -p "$OUT"
+(
+  PYTHONPATH=src python3 -c "from pathlib import Path; from vado.verify import hip_on_cuda as h; h.write_include_dir(Path('/tmp/vado-inc64'), 64)"
+  nvcc -x cu -O2 -I/tmp/vado-inc64 -std=c++17 -arch=native -o /tmp/vado-w64-checks tests/fixtures/verify/wave64_checks.hip > "$OUT/checks-build.txt" 2>&1
+  { timeout 120 /tmp/vado-w64-checks; echo "all rc=$?"
+    timeout 60 /tmp/vado-w64-checks big; echo "big rc=$?"
+    timeout 15 /tmp/vado-w64-checks diverge; echo "diverge rc=$? (124 = timed out, as expected)"; } > "$OUT/checks.txt" 2>&1
+  if python3 -m pytest --version > /dev/null 2>&1; then
+    PYTHONPATH=src timeout 300 python3 -m pytest -q -p no:cacheprovider tests/verify/test_hip_on_cuda.py > "$OUT/pytest.txt" 2>&1
+  else
+    echo "pytest is not installed here" > "$OUT/pytest.txt"
+  fi
+) &
+PYTHONPATH=src timeout "${W64_LIMIT:-530}" python3 benchmarks/wave64_differential.py run --work .gpu-work --out "$OUT" --jobs 14 \
+  --parallel-runs 6 --timeout "${W64_TIMEOUT:-60}" --deadline "${W64_DEADLINE:-420}" "$@"
+wait
+tail -30 "$OUT/checks.txt"
+tail -3 "$OUT/pytest.txt"

@@ -1,0 +1,48 @@
+"""The rules of one file kind come from the family modules that kind needs, and are exactly the rules that read it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from vado.rules.registry import FAMILY_KINDS, FAMILY_MODULES, all_rules, rules_for_kind
+from vado.scan.classify import FileKind
+
+
+def test_every_family_declares_the_kinds_its_rules_read():
+    assert set(FAMILY_KINDS) == set(FAMILY_MODULES)
+    for rule in all_rules():
+        declared = FAMILY_KINDS[rule.__module__]
+        read = {k.value for k in rule.file_kinds}
+        assert read <= declared, f"{rule.code} ({rule.__module__}) reads {sorted(read - declared)}: add them to FAMILY_KINDS"
+    # And no family claims a kind none of its rules reads (it would import the module for nothing).
+    for module, kinds in FAMILY_KINDS.items():
+        read = {k.value for r in all_rules() if r.__module__ == module for k in r.file_kinds}
+        assert kinds == read, module
+
+
+def test_rules_for_kind_equals_filtering_every_rule():
+    for kind in FileKind:
+        expected = tuple(r for r in all_rules() if kind in r.file_kinds)
+        assert rules_for_kind(kind) == expected, kind
+
+
+def test_a_fresh_process_imports_only_the_families_of_the_kind():
+    # In a new interpreter nothing else has imported the rule modules: the rules of a kind
+    # must still be all of them, and a CUDA source must not pull in the dependency,
+    # Dockerfile or build-file families.
+    code = (
+        "import json, sys\n"
+        "from vado.rules.registry import rules_for_kind\n"
+        "from vado.scan.classify import FileKind\n"
+        "out = {}\n"
+        "cu = [r.code for r in rules_for_kind(FileKind.CUDA_SOURCE)]\n"
+        "mods = sorted(m for m in sys.modules if m.startswith('vado.rules.') and m.count('.') == 2)\n"
+        "print(json.dumps({'cu': cu, 'modules': mods}))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    got = json.loads(proc.stdout)
+    assert got["cu"] == [r.code for r in all_rules() if FileKind.CUDA_SOURCE in r.file_kinds]
+    assert not {"vado.rules.dep", "vado.rules.img", "vado.rules.bld"} & set(got["modules"])
+    assert "vado.rules.warp" in got["modules"]
