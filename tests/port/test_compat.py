@@ -163,6 +163,17 @@ def test_solve_gets_the_analysis_buffer_of_its_descriptor():
     assert solve_buffer_fixes("k.cu", src, tokenize(src), get_target("scale")) == []
 
 
+def test_spsv_solve_gets_no_buffer_where_hipsparse_dropped_it():
+    # ROCm 7.2.4's hipSPARSE 4.2.0: hipsparseSpSV_solve has CUDA's nine arguments (HeCBench bicgstab failed
+    # with the buffer added); hipsparseSpSM_solve keeps its buffer.
+    spsv = ("void f() {\ncusparseSpSV_analysis(h, op, &al, A, x, y, t, alg, d, buf);\n"
+            "cusparseSpSV_solve(h, op, &al, A, x, y, t, alg, d);\n}\n")
+    assert solve_buffer_fixes("k.cu", spsv, tokenize(spsv), ROCM) == []
+    assert len(solve_buffer_fixes("k.cu", spsv, tokenize(spsv), HIP52)) == 1
+    spsm = "void f() {\n" + ANALYSIS + SOLVE + "}\n"
+    assert len(solve_buffer_fixes("k.cu", spsm, tokenize(spsm), ROCM)) == 1
+
+
 def test_solve_buffer_is_unsafe_when_the_buffer_may_change_and_absent_without_analysis():
     def applicability(src):
         return [f.applicability for f in solve_buffer_fixes("k.cu", src, tokenize(src), HIP52)]

@@ -18,6 +18,13 @@ leaving a name the compiler rejects. Each definition:
   use, at file scope, so the whole file after it can call it. A use under
   another ``#if`` branch gets its own guarded copy (:func:`insertion_offsets`).
 
+Where HIP has the CUDA name with a different overload set, a helper with
+CUDA's one signature takes only the calls HIP's overloads cannot resolve as CUDA
+does (``__ffsll`` of a ``uint64_t``: ``call_needs``), and CUDA's ``atomicAdd``
+on ``__half``/``__half2``/bf16 values, which HIP lacks, is added as an overload
+constrained to those types, so the file's other ``atomicAdd`` calls stay HIP's
+(:func:`atomic_add_overloads`).
+
 One more call shape is fixed here for the same reason (the port would not
 compile otherwise): cuSPARSE's ``SpSM``/``SpSV`` solves take no buffer while
 hipSPARSE's do, and the buffer to pass is the one the matching analysis got
@@ -56,6 +63,9 @@ class LocalHelper:
     why: str
     source: str
     applies: Callable[[Target], bool]
+    #: For a name HIP has with other overloads: whether the call at a token index needs the helper
+    #: (``None``: every call does).
+    call_needs: Callable[[list, int], bool] | None = None
 
     @property
     def guard(self) -> str:
@@ -289,12 +299,263 @@ def _cub_debug_exit() -> LocalHelper:
     )
 
 
+#: ``__dp4a``/``__dp2a_lo``/``__dp2a_hi`` (sm_61_intrinsics.h): CUDA name → the lanes of ``srcB`` each
+#: product takes and the lane width of ``srcA`` (bits), for the int, unsigned and vector overloads.
+DOT_PRODUCTS = {"__dp4a": ((0, 1, 2, 3), 8), "__dp2a_lo": ((0, 1), 16), "__dp2a_hi": ((2, 3), 16)}
+
+
+def _dot_product(cuda_name: str) -> LocalHelper:
+    """``__dp4a(a, b, c)``: the four byte products of ``a`` and ``b`` plus ``c``; ``__dp2a_lo``/``_hi``: the
+    two halfwords of ``a`` times the low/high two bytes of ``b``, plus ``c``. All four CUDA overloads
+    (``int``, ``unsigned int``, and ``char4``/``short2``/``uchar4``/``ushort2`` vectors), so overload
+    resolution picks the same one as CUDA's; the sum wraps modulo 2^32 as PTX ``dp4a``/``dp2a`` do."""
+    b_lanes, a_bits = DOT_PRODUCTS[cuda_name]
+    helper = "vado_" + cuda_name.lstrip("_")
+    a_lane = {8: ("signed char", "unsigned char"), 16: ("short", "unsigned short")}[a_bits]
+    vec_a = {8: ("char4", "uchar4"), 16: ("short2", "ushort2")}[a_bits]
+    fields = "xyzw"
+
+    def scalar(signed: bool) -> str:
+        t, r = ("int", "int") if signed else ("unsigned int", "unsigned int")
+        at, bt = (a_lane[0], "signed char") if signed else (a_lane[1], "unsigned char")
+        terms = " + ".join(f"(unsigned int)((int)({at})(a >> {k * a_bits}) * (int)({bt})(b >> {8 * lane}))"
+                           for k, lane in enumerate(b_lanes))
+        return (f"static __host__ __device__ inline {r} {helper}({t} a, {t} b, {t} c) {{\n"
+                f"  return ({r})((unsigned int)c + {terms});\n}}\n")
+
+    def vector(signed: bool) -> str:
+        va, r = (vec_a[0], "int") if signed else (vec_a[1], "unsigned int")
+        vb = "char4" if signed else "uchar4"
+        terms = " + ".join(f"(unsigned int)((int)a.{fields[k]} * (int)b.{fields[lane]})" for k, lane in enumerate(b_lanes))
+        return (f"static __host__ __device__ inline {r} {helper}({va} a, {vb} b, {r} c) {{\n"
+                f"  return ({r})((unsigned int)c + {terms});\n}}\n")
+
+    code = scalar(True) + scalar(False) + vector(True) + vector(False)
+    what = {"__dp4a": "four byte products", "__dp2a_lo": "two halfword by low-byte products",
+            "__dp2a_hi": "two halfword by high-byte products"}[cuda_name]
+    return LocalHelper(
+        cuda_name, helper, code,
+        f"HIP has no {cuda_name}; the sum of the {what} plus c (wrapping at 32 bits), with CUDA's four overloads",
+        "CUDA Math API, integer intrinsics (__dp4a, __dp2a_lo, __dp2a_hi; sm_61_intrinsics.h of CUDA 13.0 declares the "
+        "int, unsigned int and char4/uchar4/short2/ushort2 overloads); PTX ISA dp4a/dp2a (32-bit wrapping accumulate); "
+        "ROCm 7.2.4 hip/amd_detail/*.h declare no __dp4a/__dp2a",
+        _unavailable(cuda_name),
+    )
+
+
+#: CUDA's find-first-set functions take one signed type (``__ffs(int)``, ``__ffsll(long long)``, CUDA 13.0
+#: crt/device_functions.h); HIP's amd_device_functions.h (ROCm 7.2.4) overloads each for the signed and
+#: unsigned type, so an argument of a third type (``uint64_t``, an ``unsigned long`` on Linux) is ambiguous.
+FIND_FIRST_SET = {"__ffs": "int", "__ffsll": "long long int"}
+
+
+def _find_first_set(cuda_name: str) -> LocalHelper:
+    """``__ffsll(x)``: a helper with CUDA's single parameter type, calling HIP's overload of that type."""
+    param = FIND_FIRST_SET[cuda_name]
+    helper = "vado_" + cuda_name.lstrip("_")
+    # ``::`` keeps the port from taking HIP's function in the body for a call to point at the helper.
+    code = f"static __device__ inline int {helper}({param} x) {{ return (int)::{cuda_name}(x); }}\n"
+    return LocalHelper(
+        cuda_name, helper, code,
+        f"HIP overloads {cuda_name} for {param} and its unsigned type, so other integer arguments are ambiguous; "
+        f"CUDA's one {cuda_name}({param}) converts them",
+        f"CUDA 13.0 crt/device_functions.h (int {cuda_name}({param} x)); ROCm 7.2.4 hip/amd_detail/amd_device_functions.h "
+        f"({cuda_name}(unsigned {param.replace('int', '').strip() or 'int'} …) and {cuda_name}({param}))",
+        # Every ROCm target that has the function: HIP declares both overloads (HIP 5.2 too).
+        lambda t: t.family == "rocm" and _api_status(cuda_name, t) in ("available", "renamed"),
+        lambda toks, i: _argument_type(toks, i) not in FIND_FIRST_SET_EXACT[cuda_name],
+    )
+
+
+#: Argument types for which HIP's overloads of each function pick the one CUDA's call means (an exact
+#: match, or for ``__ffs`` an integral promotion to ``int``); any other type, or one not seen, gets the helper.
+#: A warp vote's mask (``__ffs(__ballot(p))``) is the warp rules' business (vado.rules.warp, vado.port.wave:
+#: they pick ``__ffs`` or ``__ffsll`` for the wave size), so it is left to them.
+FIND_FIRST_SET_EXACT = {
+    "__ffs": frozenset({"int", "unsigned int", "short", "unsigned short", "char", "signed char", "unsigned char", "bool",
+                        "warp vote"}),
+    "__ffsll": frozenset({"long long", "unsigned long long", "warp vote"}),
+}
+_WARP_VOTES = frozenset({"__ballot", "__ballot_sync", "__activemask"})
+
+#: Typedefs of ``<stdint.h>`` on Linux (LP64), as the type they stand for.
+_KNOWN_TYPES = {
+    "int32_t": "int", "uint32_t": "unsigned int", "int16_t": "short", "uint16_t": "unsigned short",
+    "int8_t": "signed char", "uint8_t": "unsigned char", "int64_t": "long", "uint64_t": "unsigned long",
+    "size_t": "unsigned long", "ssize_t": "long",
+}
+_TYPE_WORDS = frozenset({"unsigned", "signed", "long", "int", "short", "char", "bool", "const", "volatile"})
+
+
+def _type_of_words(words: list[str]) -> str | None:
+    """``unsigned long long int`` → ``unsigned long long``; a stdint typedef → its type; else ``None``."""
+    words = [w for w in words if w not in ("const", "volatile")]
+    if len(words) == 1 and words[0] in _KNOWN_TYPES:
+        return _KNOWN_TYPES[words[0]]
+    if not words or any(w not in _TYPE_WORDS for w in words):
+        return None
+    if "char" in words or "bool" in words:
+        return " ".join(words)
+    longs = words.count("long")
+    base = "long long" if longs == 2 else "long" if longs == 1 else "short" if "short" in words else "int"
+    return ("unsigned " if "unsigned" in words else "") + base
+
+
+def _argument_type(toks: list, i: int) -> str | None:
+    """The type of the one argument of the call whose name is at ``i``, where the code says it plainly:
+    an integer literal, a cast, a warp vote (``__ballot(p)``, a ``vado_`` helper: ``"warp vote"``), or an
+    identifier declared earlier in the file with integer type words. ``None`` when not seen."""
+    split = split_call_args(toks, i + 1)
+    if split is None or len(split[1]) != 1:
+        return None
+    lo, hi = split[1][0]
+    arg = [t for t in toks[lo : hi + 1] if t[0] is not Kind.COMMENT]
+    if len(arg) == 1 and arg[0][0] is Kind.NUMBER:
+        text = arg[0][3].lower()
+        if "." in text or ("e" in text and not text.startswith("0x")):
+            return None
+        suffix = text[len(text.rstrip("ul")):]
+        return {"": "int", "u": "unsigned int", "l": "long", "ul": "unsigned long", "lu": "unsigned long",
+                "ll": "long long", "ull": "unsigned long long", "llu": "unsigned long long"}.get(suffix)
+    if len(arg) > 1 and (arg[0][3] in _WARP_VOTES or arg[0][3].startswith("vado_")) and arg[1][3] == "(":
+        inner = split_call_args(arg, 1)
+        if inner is not None and inner[0] == len(arg) - 1:
+            return "warp vote"
+    if arg and arg[0][3] == "(":
+        close = next((k for k, t in enumerate(arg) if t[3] == ")"), None)
+        if close is not None and close + 1 < len(arg):
+            return _type_of_words([t[3] for t in arg[1:close]])
+        return None
+    if len(arg) != 1 or arg[0][0] is not Kind.IDENT:
+        return None
+    name = arg[0][3]
+    for k in range(i - 1, 0, -1):  # the nearest declaration before the call
+        if toks[k][0] is Kind.IDENT and toks[k][3] == name and k + 1 < len(toks) and toks[k + 1][3] in ("=", ";", ",", ")", "["):
+            words = []
+            j = k - 1
+            while j >= 0 and toks[j][0] is Kind.IDENT and (toks[j][3] in _TYPE_WORDS or toks[j][3] in _KNOWN_TYPES):
+                words.insert(0, toks[j][3])
+                j -= 1
+            if words:
+                return _type_of_words(words)
+    return None
+
+
+#: Rounding modes of CUDA's bf16 conversions → the ``<cmath>``-free builtin rounding a float to an integer value.
+BF16_ROUNDING = {"rn": "__builtin_rintf", "rz": "__builtin_truncf", "rd": "__builtin_floorf", "ru": "__builtin_ceilf"}
+_ROUND_MODE = {"rn": 0, "rz": 1, "rd": 2, "ru": 3}
+
+#: Integer types of cuda_bf16.h's conversions: short name → (C type, bits, signed, result for NaN). CUDA 13.0's
+#: cuda_bf16.h: NaN converts to 0, except for the 64-bit types ("NaN inputs return 0x8000000000000000"); out of
+#: range values saturate (cuda_bf16.hpp's host paths and PTX cvt.rni/rzi/rmi/rpi clamp to the type's range).
+BF16_INTEGERS = {
+    "char": ("signed char", 8, True, "0"), "uchar": ("unsigned char", 8, False, "0"),
+    "short": ("short", 16, True, "0"), "ushort": ("unsigned short", 16, False, "0"),
+    "int": ("int", 32, True, "0"), "uint": ("unsigned int", 32, False, "0"),
+    "ll": ("long long", 64, True, "(long long)0x8000000000000000ULL"),
+    "ull": ("unsigned long long", 64, False, "0x8000000000000000ULL"),
+}
+
+#: Shared by the integer → bf16 helpers: one correctly rounded conversion of a magnitude (as PTX
+#: cvt.{rn,rz,rm,rp}.bf16.{s,u}{16,32,64} does; converting through float would round twice).
+_BF16_ROUND_INTEGER = """\
+#ifndef VADO_BF16_ROUND_INTEGER
+#define VADO_BF16_ROUND_INTEGER
+// mode 0: to nearest even, 1: toward zero, 2: down, 3: up; the magnitude m keeps its leading 8 bits
+static __host__ __device__ inline __hip_bfloat16 vado_bf16_round_integer(bool negative, unsigned long long m, int mode) {
+  int shift = (m >> 8) != 0 ? 56 - __builtin_clzll(m) : 0;
+  unsigned long long q = m >> shift, rest = m - (q << shift);
+  if (rest != 0) {
+    unsigned long long half = 1ull << (shift - 1);
+    bool up = mode == 0 ? (rest > half || (rest == half && (q & 1))) : mode == 2 ? negative : mode == 3 ? !negative : false;
+    q += up ? 1 : 0;
+  }
+  float f = (float)q * (float)(1ull << shift);  // q <= 256: exact
+  unsigned int bits;
+  __builtin_memcpy(&bits, &f, sizeof bits);
+  return __ushort_as_bfloat16((unsigned short)((bits >> 16) | (negative ? 0x8000u : 0u)));
+}
+#endif
+"""
+
+
+def _bf16_names() -> list[str]:
+    """The cuda_bf16.h conversions with a rounding mode that :func:`_bf16_conversion` writes out."""
+    names = [f"__bfloat162{k}_{m}" for k in ("short", "ushort", "int", "uint", "ll", "ull") for m in BF16_ROUNDING]
+    names += ["__bfloat162char_rz", "__bfloat162uchar_rz"]
+    names += [f"__{k}2bfloat16_{m}" for k in ("short", "ushort", "int", "uint", "ll", "ull") for m in BF16_ROUNDING]
+    names += [f"__float2bfloat16_{m}" for m in ("rz", "rd", "ru")]
+    return names
+
+
+def _bf16_conversion(cuda_name: str) -> LocalHelper:
+    """``__bfloat162int_rd(h)`` and the other bf16 ↔ integer conversions with a rounding mode, and
+    ``__float2bfloat16_rz``/``_rd``/``_ru``, which hip_bf16.h (ROCm 7.2.4) lacks.
+
+    bf16 → integer: the bf16 value as a float (exact), rounded to an integer value by the mode, then
+    clamped to the type's range (NaN → 0, or 0x8000000000000000 for the 64-bit types). Integer → bf16:
+    one rounding of the exact integer (:data:`_BF16_ROUND_INTEGER`). float → bf16: the high 16 bits of
+    the float, plus one in the last place when the mode rounds the dropped bits away from zero; NaN →
+    0x7FFF, as cuda_bf16.hpp's ``__internal_float2bfloat16``.
+    """
+    helper = "vado_" + cuda_name.lstrip("_")
+    stem, mode = cuda_name[2:].rsplit("_", 1)
+    source = (f"CUDA 13.0 cuda_bf16.h/cuda_bf16.hpp ({cuda_name}: rounding mode, NaN and saturation as documented there); "
+              "CUDA Math API, bfloat16 conversion functions; ROCm 7.2.4 hip/amd_detail/amd_hip_bf16.h has no "
+              f"{cuda_name}")
+    if stem.startswith("bfloat162"):
+        ctype, bits, signed, nan = BF16_INTEGERS[stem[len("bfloat162"):]]
+        width = bits - 1 if signed else bits  # the range is [-2^width, 2^width) or [0, 2^width)
+        low = f"-0x1p{width}f" if signed else "0.0f"
+        low_value = f"({ctype})(-{(1 << width) - 1}{'LL' if bits == 64 else ''} - 1)" if signed else "0"
+        high_value = f"({ctype}){(1 << width) - 1}{'ULL' if bits == 64 else 'u'}"
+        code = (f"static __host__ __device__ inline {ctype} {helper}(__hip_bfloat16 h) {{\n"
+                f"  float f = {BF16_ROUNDING[mode]}(__bfloat162float(h));\n"
+                f"  if (f != f) return {nan};\n"
+                f"  if (f <= {low}) return {low_value};\n"
+                f"  if (f >= 0x1p{width}f) return {high_value};\n"
+                f"  return ({ctype})f;\n}}\n")
+        why = (f"hip_bf16.h has no {cuda_name}: the value rounded {_MODE_WORDS[mode]}, saturated to {ctype}, "
+               f"NaN to {'0x8000000000000000' if bits == 64 else '0'}, as CUDA's")
+    elif stem.startswith("float2"):
+        away = {"rz": "false", "rd": "(u >> 31) != 0u", "ru": "(u >> 31) == 0u"}[mode]
+        code = (f"static __host__ __device__ inline __hip_bfloat16 {helper}(float f) {{\n"
+                "  unsigned int u;\n"
+                "  __builtin_memcpy(&u, &f, sizeof u);\n"
+                "  if ((u & 0x7fffffffu) > 0x7f800000u) return __ushort_as_bfloat16((unsigned short)0x7fffu);\n"
+                f"  unsigned int t = (u >> 16) + ((u & 0xffffu) != 0u && {away} ? 1u : 0u);\n"
+                "  return __ushort_as_bfloat16((unsigned short)t);\n}\n")
+        why = f"hip_bf16.h has no {cuda_name}: the float rounded {_MODE_WORDS[mode]} to bf16 (NaN to 0x7FFF), as CUDA's"
+    else:
+        kind = stem[: -len("2bfloat16")]
+        ctype, bits, signed, _nan = BF16_INTEGERS[kind]
+        magnitude = (f"i < 0, i < 0 ? 0ull - (unsigned long long)i : (unsigned long long)i" if signed
+                     else "false, (unsigned long long)i")
+        code = (_BF16_ROUND_INTEGER
+                + f"static __host__ __device__ inline __hip_bfloat16 {helper}({ctype} i) {{\n"
+                f"  return vado_bf16_round_integer({magnitude}, {_ROUND_MODE[mode]});\n}}\n")
+        why = f"hip_bf16.h has no {cuda_name}: the integer rounded once, {_MODE_WORDS[mode]}, to bf16, as CUDA's"
+        if cuda_name == "__int2bfloat16_rn":
+            why = ("HIP's __int2bfloat16_rn converts through float and rounds twice (16842753 to 16777216); CUDA's rounds "
+                   "once (16908288), as this one does")
+            source += " that rounds once (HIP 7.2.4's static_cast<__bf16>(int) is v_cvt_f32_i32 then a float → bf16 rounding)"
+    return LocalHelper(
+        cuda_name, helper, code, why, source,
+        # Only where the port has the bf16 types at all (hip_bf16.h; not HIP 5.2).
+        lambda t: _unavailable(cuda_name)(t) and _api_status("__nv_bfloat16", t) in ("renamed", "available"),
+    )
+
+
+_MODE_WORDS = {"rn": "to nearest even", "rz": "toward zero", "rd": "down", "ru": "up"}
+
+
 @functools.cache
 def local_helpers() -> dict[str, LocalHelper]:
     """``{cuda_name: LocalHelper}``, built once on first use."""
     helpers = [_sparse_error_string(), _match_any_sync(), *(_simd_minmax(n) for n in SIMD_MINMAX),
                *(_cache_hint(n) for n in CACHE_HINTS), *(_nvtx_name(n) for n in NVTX_NAMES),
-               *(_bf16_pair(n) for n in BF16_PAIRS), _cub_debug_exit()]
+               *(_bf16_pair(n) for n in BF16_PAIRS), _cub_debug_exit(), *(_dot_product(n) for n in DOT_PRODUCTS),
+               *(_find_first_set(n) for n in FIND_FIRST_SET), *(_bf16_conversion(n) for n in _bf16_names())]
     return {h.cuda_name: h for h in helpers}
 
 
@@ -420,7 +681,7 @@ def local_helper_fixes(path: str, text: str, toks: list, target: Target) -> list
     helpers = local_helpers()
     index = spelling_index(toks)
     # Most files hold none of the names: the spelling index says so without a token walk.
-    if not index.has_any(helpers):
+    if not index.has_any(helpers) and not index.has_any(("atomicAdd",)):
         return []
     candidates = sorted(i for name in helpers for i in index.where(name))
     uses: dict[str, list[int]] = {}
@@ -438,16 +699,131 @@ def local_helper_fixes(path: str, text: str, toks: list, target: Target) -> list
             if k >= 0 and (toks[k][3] in (".", "->", "::") or toks[k][0] is Kind.DIRECTIVE
                            or toks[k][0] is Kind.IDENT and toks[k][3] not in ("return", "else", "case")):
                 continue  # a member, a macro being defined, or a declaration
+            needs = helpers[tok[3]].call_needs
+            if needs is not None and not needs(toks, i):
+                continue  # HIP's own overload is the one CUDA's call means
             uses.setdefault(tok[3], []).append(i)
-    fixes: list[Fix] = []
+    # (last edit's end, message, insertions, renames) per helper
+    groups: list[tuple[int, str, list[Edit], list[Edit]]] = []
     for name, idx in uses.items():
         helper = helpers[name]
         if not helper.applies(target):
             continue
-        edits = [_line_start_insert(path, text, off, helper.block()) for off in insertion_offsets(text, toks, idx)]
-        edits += [Edit(path, toks[i][1], toks[i][2], helper.helper) for i in idx]
-        fixes.append(Fix(tuple(edits), Applicability.SAFE, f"{name} → {helper.helper} (local definition: {helper.why})", ("helper",)))
-    return fixes
+        inserts = [_line_start_insert(path, text, off, helper.block()) for off in insertion_offsets(text, toks, idx)]
+        renames = [Edit(path, toks[i][1], toks[i][2], helper.helper) for i in idx]
+        groups.append((renames[-1].end, f"{name} → {helper.helper} (local definition: {helper.why})", inserts, renames))
+    for helper, offsets in atomic_add_overloads(text, toks, target):
+        inserts = [_line_start_insert(path, text, off, helper.block()) for off in offsets]
+        groups.append((inserts[-1].end, f"atomicAdd on {helper.helper.removeprefix('vado_atomic_add_')} → a local overload "
+                       f"({helper.why})", inserts, []))
+    if not groups:
+        return []
+    # One fix: definitions going to one place are one edit (edits at one offset are applied one per round,
+    # and a file may need a dozen). They stand in the order of their helpers' last uses, then names.
+    groups.sort(key=lambda g: (g[0], g[1]))
+    merged: dict[int, Edit] = {}
+    for e in (e for g in groups for e in g[2]):
+        prev = merged.get(e.start)
+        merged[e.start] = e if prev is None else Edit(path, e.start, e.end, prev.content + e.content.lstrip("\n"))
+    renames = [e for g in groups for e in g[3]]
+    what = [g[1] for g in groups]
+    return [Fix(tuple(merged.values()) + tuple(renames), Applicability.SAFE, "; ".join(what), ("helper",))]
+
+
+# --------------------------------------------------------------------------- atomicAdd on half and bf16 values
+
+#: CUDA's ``atomicAdd`` overloads for 16-bit floating types that HIP 7.2.4 lacks (it has ``unsafeAtomicAdd``
+#: for ``__half2``/``__hip_bfloat162`` only, which may not work on fine-grained memory): HIP type →
+#: (spellings that show a file uses the type, CUDA's or the port's; HIP's add of two values; whether it is a pair).
+ATOMIC_ADD_TYPES = {
+    "__half2": (("half2", "__half2"), "__hadd2", True),
+    "__half": (("half", "__half"), "__hadd", False),
+    "__hip_bfloat162": (("__nv_bfloat162", "nv_bfloat162", "__hip_bfloat162"), "__hadd2", True),
+    "__hip_bfloat16": (("__nv_bfloat16", "nv_bfloat16", "__hip_bfloat16"), "__hadd", False),
+}
+
+#: The include guards of the HIP headers declaring those types (ROCm 7.2.4 and HIP 5.2 alike): the overload is
+#: compiled only where the type is declared (a variable called ``half`` is no sign of ``<hip/hip_fp16.h>``).
+_TYPE_HEADER_GUARD = {"__half": "HIP_INCLUDE_HIP_AMD_DETAIL_HIP_FP16_H", "__hip_bfloat16": "_HIP_INCLUDE_HIP_AMD_DETAIL_HIP_BF16_H_"}
+
+
+def _atomic_add_overload(hip_type: str) -> LocalHelper:
+    """``atomicAdd(T*, T)`` for ``T`` one of :data:`ATOMIC_ADD_TYPES`: a compare-and-swap loop on the
+    aligned 32-bit word holding ``*address``, adding with HIP's round-to-nearest ``__hadd``/``__hadd2``
+    and returning the old value, as CUDA's does.
+
+    It is an overload of ``atomicAdd`` itself (calls are not renamed: the file's other ``atomicAdd``
+    calls stay HIP's), written as a function template constrained to ``T``: a HIP that later declares a
+    plain ``atomicAdd(T*, T)`` wins overload resolution over it, so the two never clash. A pair is
+    updated as one 32-bit word, which is at least CUDA's guarantee (each half atomic on its own).
+    """
+    _spellings, add, pair = ATOMIC_ADD_TYPES[hip_type]
+    tag = hip_type.strip("_").replace("hip_", "")
+    trait, helper = f"vado_atomic_add_{tag}_type", f"vado_atomic_add_{tag}"
+    if pair:
+        locate = ("  unsigned int* word = reinterpret_cast<unsigned int*>(address);\n"
+                  "  const unsigned int shift = 0u, mask = 0xffffffffu;\n")
+    else:
+        locate = ("  unsigned int* word = reinterpret_cast<unsigned int*>(reinterpret_cast<unsigned long long>(address) & ~3ull);\n"
+                  "  const unsigned int shift = (reinterpret_cast<unsigned long long>(address) & 2ull) ? 16u : 0u;\n"
+                  "  const unsigned int mask = 0xffffu << shift;\n")
+    width = "unsigned int" if pair else "unsigned short"
+    code = (
+        f"#if defined({_TYPE_HEADER_GUARD[hip_type.rstrip('2')]})\n"
+        f"template <class T> struct {trait} {{}};\n"
+        f"template <> struct {trait}<{hip_type}> {{ typedef {hip_type} type; }};\n"
+        "template <class T>\n"
+        f"static __device__ inline typename {trait}<T>::type atomicAdd(T* address, typename {trait}<T>::type value) {{\n"
+        f"{locate}"
+        "  unsigned int old = *(volatile unsigned int*)word, assumed;\n"
+        f"  {width} bits;\n"
+        "  T current;\n"
+        "  do {\n"
+        "    assumed = old;\n"
+        f"    bits = ({width})((assumed & mask) >> shift);\n"
+        "    __builtin_memcpy((void*)&current, &bits, sizeof current);  // the bits of a 16-bit value or pair\n"
+        f"    T sum = {add}(current, value);\n"
+        "    __builtin_memcpy(&bits, (const void*)&sum, sizeof bits);\n"
+        "    old = atomicCAS(word, assumed, (assumed & ~mask) | ((unsigned int)bits << shift));\n"
+        "  } while (old != assumed);\n"
+        "  return current;\n"
+        "}\n"
+        "#endif\n"
+    )
+    return LocalHelper(
+        "atomicAdd", helper, code,
+        f"HIP has no atomicAdd({hip_type}*, {hip_type}); CUDA's: add (round to nearest) atomically, return the old value",
+        f"CUDA C++ Programming Guide, atomicAdd (the __half2/__nv_bfloat162 forms: each 16-bit half atomic; the __half/"
+        f"__nv_bfloat16 forms); ROCm 7.2.4 hip/amd_detail/amd_hip_fp16.h and amd_hip_bf16.h declare only "
+        f"unsafeAtomicAdd(__half2*)/unsafeAtomicAdd(__hip_bfloat162*) and {add}; amd_hip_atomic.h atomicCAS(unsigned int*)",
+        # fp16 on every ROCm target; bf16 where the port has hip_bf16.h (not HIP 5.2).
+        lambda t: t.family == "rocm" and (hip_type.startswith("__half")
+                                          or _api_status("__nv_bfloat162", t) in ("renamed", "available")),
+    )
+
+
+def atomic_add_overloads(text: str, toks: list, target: Target) -> list[tuple[LocalHelper, list[int]]]:
+    """The ``atomicAdd`` overloads (:func:`_atomic_add_overload`) a file needs and where they go: one for each
+    16-bit floating type that the file spells and that an ``atomicAdd`` call follows, before the first such
+    call. A file that holds an overload already (its guard) does not get it again."""
+    index = spelling_index(toks)
+    if target.family != "rocm" or not index.has_any(("atomicAdd",)):
+        return []
+    calls = [i for i in index.where("atomicAdd") if toks[i][0] is Kind.IDENT and i + 1 < len(toks) and toks[i + 1][3] == "("
+             and not (i > 0 and toks[i - 1][3] in (".", "->", "::"))]
+    out: list[tuple[LocalHelper, list[int]]] = []
+    for hip_type, (spellings, _add, _pair) in ATOMIC_ADD_TYPES.items():
+        helper = _atomic_add_overload(hip_type)
+        if f"#ifndef {helper.guard}" in text or not helper.applies(target):
+            continue
+        # The type is spelled as one: a declarator, ``*``, ``&`` or a template's ``>`` follows (not ``int half = 2``).
+        first = min((i for name in spellings for i in index.where(name) if toks[i][0] is Kind.IDENT and i + 1 < len(toks)
+                     and (toks[i + 1][0] is Kind.IDENT or toks[i + 1][3] in ("*", "&", ">"))), default=None)
+        # Calls that end after it (``atomicAdd((half2*)p, v)`` spells it in its own arguments).
+        uses = [i for i in calls if first is not None and (split_call_args(toks, i + 1) or (i,))[0] > first]
+        if uses:
+            out.append((helper, insertion_offsets(text, toks, uses)))
+    return out
 
 
 # --------------------------------------------------------------------------- cooperative_groups::reduce
@@ -550,9 +926,24 @@ _HIP_SPELLING = {"cusparseSpSM_solve": "hipsparseSpSM_solve", "cusparseSpSV_solv
 _SOLVE_NAMES = frozenset(n for s in SOLVE_BUFFER for n in (s, _HIP_SPELLING[s]))
 
 
+#: ROCm releases whose hipSPARSE solve takes no buffer argument, as CUDA's does: ROCm 7.2.4's hipSPARSE 4.2.0
+#: declares ``hipsparseSpSV_solve(handle, opA, alpha, matA, x, y, computeType, alg, spsvDescr)`` (nine
+#: arguments, hipsparse/internal/generic/hipsparse_spsv.h) while its ``hipsparseSpSM_solve`` still ends
+#: with ``void* externalBuffer`` (hipsparse_spsm.h); measured with its hipcc (HeCBench bicgstab).
+SOLVE_WITHOUT_BUFFER_SINCE = {"cusparseSpSV_solve": "7.2"}
+
+
 def _takes_solve_buffer(cuda_name: str, target: Target) -> bool:
-    """Whether ``target`` renames ``cuda_name`` to its hipSPARSE solve (which takes a buffer)."""
-    return target.family == "rocm" and _api_status(cuda_name, target) in ("renamed", "available", "deprecated")
+    """Whether ``target`` renames ``cuda_name`` to a hipSPARSE solve that takes a buffer."""
+    if target.family != "rocm" or _api_status(cuda_name, target) not in ("renamed", "available", "deprecated"):
+        return False
+    # By ROCm release: the targets' hipSPARSE entries are not comparable (Debian's are package versions).
+    since, have = SOLVE_WITHOUT_BUFFER_SINCE.get(cuda_name), target.version
+    if since and have:
+        from packaging.version import Version
+
+        return Version(have) < Version(since)
+    return True
 
 
 def _calls(toks: list, names: set[str]) -> list[tuple[int, str, int, list[tuple[int, int]]]]:

@@ -15,6 +15,7 @@ from typing import Any, Sequence
 from vado.model import Applicability, Finding, Fix, Severity, Target, Verdict
 from vado.model.text import decode_source, encode_source
 from vado.port.apply import fixpoint
+from vado.port.assignments import braced_zero_fixes
 from vado.port.build import (
     cmake_hip_fixes,
     cmake_rename_fixes,
@@ -32,6 +33,7 @@ from vado.port.compat import (
 )
 from vado.port.launch import launch_fixes
 from vado.port.namespaces import namespace_fixes
+from vado.port.overloads import dim3_assign_fixes, location_overload_fixes, yield_to
 from vado.port.translate import (
     identifier_fixes,
     include_fixes,
@@ -166,9 +168,13 @@ def produce_fixes(
         fixes.extend(warp32_helper_fixes(path, text, toks, target, options.wave))
         fixes.extend(cg_reduce_fixes(path, text, toks, target))
         fixes.extend(solve_buffer_fixes(path, text, toks, target))
+        fixes.extend(braced_zero_fixes(path, toks, target))
         fixes.extend(scale_type_fixes(path, text, toks, target))
         fixes.extend(fast_accum_fixes(path, text, toks, target))
         fixes.extend(device_error_string_fixes(path, text, toks, target))
+        overloads = location_overload_fixes(path, text, toks, target)
+        fixes = yield_to(fixes, overloads) + overloads
+        fixes.extend(dim3_assign_fixes(path, text, toks, target))
         fixes.extend(register_keyword_fixes(path, toks))
         fixes.extend(namespace_fixes(path, toks, text))
         if options.launch == "ggl":
