@@ -19,9 +19,13 @@ chosen with ``random.Random(--seed)``.
 
 Three steps (the GPU machine gets the work directory and runs step 2)::
 
-    python benchmarks/wave64_differential.py prepare --work .gpu-work --seed 15 --count 32
-    PYTHONPATH=src python3 benchmarks/wave64_differential.py run --work .gpu-work --out $OUT   # on the GPU
-    python benchmarks/wave64_differential.py report RESULTS.json
+    python benchmarks/wave64_differential.py prepare --work .gpu-work --seed 15 --count 38
+    bash benchmarks/wave64_device.sh [--programs a,b] [--args NAME=ARGS]   # on the GPU, with .gpu-work
+    python benchmarks/wave64_differential.py report RUN1.json RUN2.json ...
+
+``wave64_device.sh`` also builds and runs the emulation's own checks. ``--args`` gives a program a
+smaller workload (recorded in the results beside its Makefile's) where the emulation, slower than
+the hardware, would not finish in time.
 
 ``prepare`` also compiles both ports here with ``nvcc -c`` (``--check``) so that a
 header problem shows before any GPU time is spent.
@@ -319,6 +323,18 @@ def run(args) -> None:
     print(summary(doc))
 
 
+def merge_results(docs: list[dict]) -> dict:
+    """Several runs' results as one document: a later run's result for a program replaces an earlier one,
+    except where the later run did not reach the program (its deadline passed)."""
+    merged: dict = {}
+    for d in docs:
+        for r in d["results"]:
+            if r["name"] in merged and all(r["status"][v]["status"] == "not-run" for v in ("vado", "hipify")):
+                continue
+            merged[r["name"]] = r
+    return {**docs[0], "results": sorted(merged.values(), key=lambda r: r["name"])}
+
+
 def summary(doc: dict) -> str:
     lines = [f"seed {doc['seed']}; tolerance rtol={doc['rtol']} atol={doc['atol']}; timing lines ignored"]
     counts = {v: {} for v in ("vado", "hipify")}
@@ -374,13 +390,7 @@ def main() -> None:
         run(a)
     else:
         docs = [json.loads(Path(p).read_text()) for p in a.results]
-        merged: dict = {}
-        for d in docs:
-            for r in d["results"]:
-                if r["name"] in merged and all(r["status"][v]["status"] == "not-run" for v in ("vado", "hipify")):
-                    continue  # the later run's deadline passed before it: the earlier result stands
-                merged[r["name"]] = r
-        print(summary({**docs[0], "results": sorted(merged.values(), key=lambda r: r["name"])}))
+        print(summary(merge_results(docs)))
 
 
 if __name__ == "__main__":
