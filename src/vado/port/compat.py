@@ -48,6 +48,12 @@ from vado.rules.cuda_syntax import spelling_index
 from vado.scan.lexer import Kind
 
 
+def guarded_block(why: str, guard: str, code: str) -> str:
+    """A definition as vado writes it into a port: ``// vado:`` reason, then ``code`` under ``#ifndef guard``
+    (so that a header and its includer each holding a copy define it once)."""
+    return f"// vado: {why}\n#ifndef {guard}\n#define {guard}\n{code}#endif\n\n"
+
+
 @dataclass(frozen=True)
 class LocalHelper:
     """A CUDA function written out in HIP: calls to ``cuda_name`` become calls to ``helper``.
@@ -74,7 +80,7 @@ class LocalHelper:
 
     def block(self) -> str:
         """The text inserted into the file: reason, guard, definition."""
-        return f"// vado: {self.why}\n#ifndef {self.guard}\n#define {self.guard}\n{self.code}#endif\n\n"
+        return guarded_block(self.why, self.guard, self.code)
 
 
 def _api_status(cuda_name: str, target: Target) -> str:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vado.model import Applicability, Edit, Fix, Target
-from vado.port.compat import _line_start_insert, insertion_offsets
+from vado.port.compat import _line_start_insert, guarded_block, insertion_offsets
 from vado.port.translate import split_call_args
 from vado.rules.cuda_syntax import hip_at_least, spelling_index
 from vado.scan.lexer import Kind
@@ -61,7 +61,7 @@ class LocationOverload:
     def block(self) -> str:
         why = (f"CUDA 12's {self.cuda_name} takes an int device, CUDA 13's a location; HIP has "
                f"{self.device_form} and {self.location_form}: overload resolution on that argument picks one")
-        return f"// vado: {why}\n#ifndef {self.guard}\n#define {self.guard}\n{self.code}#endif\n\n"
+        return guarded_block(why, self.guard, self.code)
 
 
 _PREFETCH_CODE = """\
@@ -136,7 +136,7 @@ def _code_span(toks, first: int, last: int) -> list:
     return [t for t in toks[first:last + 1] if t[0] is not Kind.COMMENT]
 
 
-def _declared_types(toks, index, name: str) -> set[str]:
+def declared_types(toks, index, name: str) -> set[str]:
     """The type names written right before ``name`` where the file declares it (``int dev``,
     ``struct cudaMemLocation loc``, ``const int dev``): every declaration in the file, whatever its scope.
     A reference or pointer declaration adds ``""``, so a name declared both ways decides nothing."""
@@ -164,7 +164,7 @@ def _form_of_argument(toks, index, arg: list) -> str | None:
         return None
     if text in _DEVICE_CONSTANTS:
         return "device"
-    types = _declared_types(toks, index, text)
+    types = declared_types(toks, index, text)
     if types and types <= _DEVICE_TYPES:
         return "device"
     if types and types <= _LOCATION_TYPES:

@@ -125,7 +125,13 @@ def build_program(
     else:
         raise ValueError(f"unknown build kind {how!r}")
     outcome = run_limited(cmd, cwd=out_bin.parent, env=env, limits=limits)
-    detail: dict = {"status": "pass" if outcome.ok else ("timeout" if outcome.timed_out else "fail"), "how": how}
+    return build_evidence(outcome, subject, arch=arch, toolchain=toolchain, how=how)
+
+
+def build_evidence(outcome, subject: str, *, arch: str, toolchain: str, **detail) -> Evidence:
+    """The build's :class:`Evidence` from its sandboxed run (``outcome`` of :func:`run_limited`): status
+    pass/timeout/fail, ``detail`` (how it was built), and the first 50 parsed diagnostics of a failure."""
+    detail = {"status": "pass" if outcome.ok else ("timeout" if outcome.timed_out else "fail"), **detail}
     if not outcome.ok:
         diags = parse_diagnostics(outcome.stderr)
         detail["diagnostics"] = [d.to_json() for d in diags[:50]]

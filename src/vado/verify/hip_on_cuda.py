@@ -410,9 +410,8 @@ def build_port(
     ``build`` evidence record (a failed build keeps its diagnostics).
     """
     from vado.model import Evidence
-    from vado.verify.build import _merged_flags
+    from vado.verify.build import _merged_flags, build_evidence
     from vado.verify.compile import find_units
-    from vado.verify.mapping import parse_diagnostics
     from vado.verify.sandbox import COMPILE_LIMITS, run_limited
 
     root_path = Path(root).resolve()
@@ -427,12 +426,4 @@ def build_port(
     files = [str(u.abs_path) for u in units]
     cmd = nvcc_port_command(nvcc, files, str(out_bin), inc, arch=arch, flags=[*_merged_flags(root_path, units), *extra])
     outcome = run_limited(cmd, cwd=out_bin.parent, limits=limits or COMPILE_LIMITS)
-    detail: dict = {"status": "pass" if outcome.ok else ("timeout" if outcome.timed_out else "fail"),
-                    "how": "hip-on-cuda", "wave": wave}
-    if not outcome.ok:
-        diags = parse_diagnostics(outcome.stderr)
-        detail["diagnostics"] = [d.to_json() for d in diags[:50]]
-        detail["errors"] = len(diags)
-    return Evidence(kind="build", subject=role, passed=outcome.ok, command=outcome.command,
-                    returncode=outcome.returncode, stdout=outcome.stdout, stderr=outcome.stderr,
-                    duration_s=outcome.duration_s, arch=arch, toolchain=toolchain, detail=detail)
+    return build_evidence(outcome, role, arch=arch, toolchain=toolchain, how="hip-on-cuda", wave=wave)
