@@ -13,9 +13,12 @@ normalised), as :func:`vado.verify.differential.differential` does.
 Programs: every ``-cuda`` program whose sources spell ``__shfl``, ``__ballot``,
 ``__any_sync``, ``__all_sync``, ``__activemask``, ``warpSize`` or ``%laneid``, that
 uses no CUDA library beyond CUB/Thrust headers (no cuBLAS, cuFFT, cuRAND, cuSPARSE,
-cuSOLVER, cuDNN, NCCL, NVRTC, the driver library or MPI), whose Makefile's ``run`` target names its
-arguments without files outside the program directory; from those, ``--count``
-chosen with ``random.Random(--seed)``.
+cuSOLVER, cuDNN, NCCL, NVRTC, the driver library or MPI), whose data is not kept outside git (DVC) and
+whose Makefile's ``run`` target names its arguments, every file among them present (a file of another
+program, ``../mis-cuda/internet.egr``, is copied beside each variant); a program whose headers it
+includes (``-I../blockAccess-cuda``) is copied, ported or translated with it. From those, ``--count``
+chosen with ``random.Random(--seed)``. Each variant's kernels are marked as ``vado verify --wave 64``
+marks a port's (:func:`vado.verify.hip_on_cuda.mark_kernel_exits`).
 
 Three steps (the GPU machine gets the work directory and runs step 2)::
 
@@ -49,6 +52,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from vado.verify.hip_on_cuda import EXIT_GUARD  # noqa: E402
+
 WARP = re.compile(r"__shfl|__ballot|__any_sync|__all_sync|__activemask|warpSize|%laneid")
 LIBS = re.compile(r"cublas|cufft|curand|cusparse|cusolver|cudnn|nccl|<mpi\.h>|nvml|cutlass|nvrtc|-lcuda\b")
 SOURCE_EXTS = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".cc", ".c", ".inl")
@@ -73,7 +78,7 @@ def run_args(program_dir: Path) -> str | None:
         proc = subprocess.run(["make", "-n", "-B", "run"], cwd=program_dir, capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.SubprocessError):
         return None
-    for line in reversed(proc.stdout.splitlines()):
+    for line in reversed(re.sub(r"\\\n", " ", proc.stdout).splitlines()):  # a command continued with "\"
         m = re.match(r"^\s*(?:\S*=\S*\s+)*\./(\S+)\s*(.*)$", line)
         if m:
             return m.group(2).strip()
@@ -94,19 +99,35 @@ def eligible(hecbench: Path) -> list[dict]:
             continue
         if sum(p.stat().st_size for p in d.rglob("*") if p.is_file()) > 1 << 20:
             continue
+        if any(d.glob("*.dvc")):
+            continue  # its data is kept outside git (DVC) and absent here
         args = run_args(d)
-        if args is None or "../" in args or "$(" in args:
+        if args is None or "$(" in args:
             continue
-        words = args.split()
-        if any(("/" in w or re.search(r"\.\w{2,4}$", w)) and not (d / w).exists() for w in words):
+        files = [w for w in args.split() if "/" in w or re.search(r"\.\w{2,4}$", w)]
+        if any(not (d / w).exists() for w in files):
+            continue
+        # Files of another program the arguments name (../mis-cuda/graph.egr), relative to HeCBench's src.
+        data = [os.path.relpath((d / w).resolve(), hecbench.resolve()) for w in files if w.startswith("../")]
+        if any(x.startswith("..") for x in data):
             continue
         units, err = dry_run(d, d / "Makefile")
         if not units or any(u.cwd for u in units):
             continue
-        out.append({"name": d.name[: -len("-cuda")], "args": args,
+        # Programs whose headers it includes with -I../other-cuda: built beside it in each variant.
+        siblings = sorted({f[len("-I../"):].split("/")[0] for u in units for f in u.flags if f.startswith("-I../")})
+        if any(not (hecbench / x).is_dir() for x in siblings):
+            continue
+        out.append({"name": d.name[: -len("-cuda")], "args": args, "siblings": siblings, "data": data,
                     "units": [{"source": u.source, "flags": [f for f in u.flags if f != "-fgpu-rdc"],
                                "rdc": "-fgpu-rdc" in u.flags} for u in units]})
     return out
+
+
+def program_dir(work: Path, name: str, variant: str) -> Path:
+    """Where ``variant`` of program ``name`` lives: ``src/NAME/VARIANT/prog``, its -I../ siblings and the
+    files of other programs its arguments name beside it in ``src/NAME/VARIANT``."""
+    return work / "src" / name / variant / "prog"
 
 
 def hipify_tree(src: Path, dst: Path, hipify: Path) -> list[str]:
@@ -140,7 +161,7 @@ def nvcc_argv(prog: dict, variant: str, work: Path, nvcc: str = "nvcc", arch: st
     cmd = [nvcc, "-O3", f"-arch={arch}", "-x", "cu", "--expt-relaxed-constexpr", "--extended-lambda",
            *(["-rdc=true"] if rdc else [])]
     if variant != "orig":
-        cmd.append(f"-I{(work / 'inc64').resolve()}")
+        cmd += [f"-I{(work / 'inc64').resolve()}", f"-D{EXIT_GUARD}="]
     cmd += [*flags, *[u["source"] for u in prog["units"]]]
     if compile_only:
         return [*cmd, "-c"]
@@ -150,7 +171,7 @@ def nvcc_argv(prog: dict, variant: str, work: Path, nvcc: str = "nvcc", arch: st
 def prepare(args) -> None:
     from vado.knowledge.targets import get_target
     from vado.port.tree import port_tree
-    from vado.verify.hip_on_cuda import cross_lane_kernels, write_include_dir
+    from vado.verify.hip_on_cuda import cross_lane_kernels, mark_kernel_exits, write_include_dir
 
     work = Path(args.work)
     if work.exists():
@@ -163,13 +184,29 @@ def prepare(args) -> None:
     for w in (32, 64):
         write_include_dir(work / f"inc{w}", w)
     target = get_target("rocm-7.2")
+    hecbench = Path(args.hecbench)
+    skip = shutil.ignore_patterns("*.o", "main")
     for prog in chosen:
-        src = Path(args.hecbench) / f"{prog['name']}-cuda"
-        base = work / "src" / prog["name"]
-        shutil.copytree(src, base / "orig", ignore=shutil.ignore_patterns("*.o", "main"))
-        port_tree(src, base / "vado", target)
-        prog["hipify_failed"] = hipify_tree(base / "orig", base / "hipify", Path(args.hipify))
-        prog["kernels"] = {v: cross_lane_kernels(base / v) for v in ("vado", "hipify")}
+        name = prog["name"]
+        base = work / "src" / name
+        # Each variant: the program and the programs it includes headers from (-I../other-cuda), copied,
+        # ported by vado or translated by hipify-perl, as a user would port both directories.
+        for d in [f"{name}-cuda", *prog.get("siblings", [])]:
+            at = program_dir(work, name, "orig") if d == f"{name}-cuda" else base / "orig" / d
+            shutil.copytree(hecbench / d, at, ignore=skip)
+            port_tree(hecbench / d, program_dir(work, name, "vado") if d == f"{name}-cuda" else base / "vado" / d,
+                      target)
+            failed = hipify_tree(at, program_dir(work, name, "hipify") if d == f"{name}-cuda" else base / "hipify" / d,
+                                 Path(args.hipify))
+            prog.setdefault("hipify_failed", []).extend(failed)
+        for rel in prog.get("data", []):
+            for v in VARIANTS:
+                (base / v / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(hecbench / rel, base / v / rel)
+        prog["kernels"] = {v: cross_lane_kernels(program_dir(work, name, v)) for v in ("vado", "hipify")}
+        for v in ("vado", "hipify"):  # as vado verify --wave 64 builds a port: its kernels count lanes that leave
+            for f in _sources(base / v):
+                f.write_bytes(mark_kernel_exits(f.read_bytes().decode("latin-1"))[0].encode("latin-1"))
     if args.check:
         check(chosen, work, args.jobs)
     (work / "manifest.json").write_text(json.dumps({"seed": args.seed, "eligible": [p["name"] for p in pool],
@@ -182,7 +219,7 @@ def check(chosen: list[dict], work: Path, jobs: int) -> None:
     """``nvcc -c`` of both ports here (no GPU): a header problem shows before GPU time is spent."""
     def one(item):
         prog, variant = item
-        d = work / "src" / prog["name"] / variant
+        d = program_dir(work, prog["name"], variant)
         proc = subprocess.run(nvcc_argv(prog, variant, work, compile_only=True), cwd=d, capture_output=True,
                               text=True, timeout=900)
         for o in d.glob("*.o"):
@@ -206,7 +243,7 @@ def _first_error(stderr: str) -> str:
 
 def _build(item):
     prog, variant, work, nvcc = item
-    d = work / "src" / prog["name"] / variant
+    d = program_dir(work, prog["name"], variant)
     t = time.time()
     try:
         proc = subprocess.run(nvcc_argv(prog, variant, work, nvcc=nvcc), cwd=d, capture_output=True, text=True,
@@ -277,7 +314,6 @@ def run(args) -> None:
         # Each program is built (its three variants at once) and run as soon as it is built: a slow
         # compile holds up only its own program.
         name = prog["name"]
-        base = work / "src" / name
         b = builds[name] = {}
         for _, variant, ok, err, secs in build_pool.map(_build, [(prog, v, work, nvcc) for v in VARIANTS]):
             b[variant] = {"ok": ok, "error": err, "seconds": round(secs, 1)}
@@ -290,8 +326,8 @@ def run(args) -> None:
         if not b["orig"]["ok"]:
             res["status"] = {v: {"status": "original-build-failed", "why": b["orig"]["error"]} for v in ("vado", "hipify")}
             return res
-        o1 = _run(base / "orig", prog["args"], args.timeout)
-        o2 = _run(base / "orig", prog["args"], args.timeout)
+        o1 = _run(program_dir(work, name, "orig"), prog["args"], args.timeout)
+        o2 = _run(program_dir(work, name, "orig"), prog["args"], args.timeout)
         res["original"] = {k: o1[k] for k in ("rc", "timed_out", "seconds")}
         res["status"] = {}
         # The emulation is slower than the hardware it stands for (a wave-wide call is a handshake through
@@ -301,7 +337,7 @@ def run(args) -> None:
             if not b[v]["ok"]:
                 res["status"][v] = {"status": "build-failed", "why": b[v]["error"]}
                 continue
-            pr = _run(base / v, prog["args"], port_timeout)
+            pr = _run(program_dir(work, name, v), prog["args"], port_timeout)
             verdict = compare(o1, o2, pr, args.rtol, args.atol)
             verdict["seconds"] = pr["seconds"]
             if verdict["status"] in ("fail", "inconclusive"):

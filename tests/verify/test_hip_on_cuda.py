@@ -132,6 +132,92 @@ def _compile(tmp_path: Path, source: str, wave: int) -> subprocess.CompletedProc
     return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
 
 
+MARKS_BEFORE = r"""
+#include <hip/hip_runtime.h>
+// __global__ void commented(int* x) { }
+__global__ void declared(int* x);
+template <int N>
+__global__ void __launch_bounds__(256, 2) bounded(int* x) {
+  if (threadIdx.x >= N) return;
+  x[threadIdx.x] = __ballot(1) != 0;
+}
+__device__ int helper(int v) { return v; }
+extern "C" __global__
+void split_line(int* x)
+{
+  x[0] = helper(1);
+}
+#define DEFINE_KERNEL(name) __global__ void name(int* x) { x[0] = 0; }
+DEFINE_KERNEL(from_macro)
+"""
+MARKS_AFTER = r"""
+#include <hip/hip_runtime.h>
+// __global__ void commented(int* x) { }
+__global__ void declared(int* x);
+template <int N>
+__global__ void __launch_bounds__(256, 2) bounded(int* x) { VADO_W64_EXIT_GUARD
+  if (threadIdx.x >= N) return;
+  x[threadIdx.x] = __ballot(1) != 0;
+}
+__device__ int helper(int v) { return v; }
+extern "C" __global__
+void split_line(int* x)
+{ VADO_W64_EXIT_GUARD
+  x[0] = helper(1);
+}
+#define DEFINE_KERNEL(name) __global__ void name(int* x) { VADO_W64_EXIT_GUARD x[0] = 0; }
+DEFINE_KERNEL(from_macro)
+"""
+
+
+def test_every_kernel_body_opens_with_the_exit_guard():
+    # Kernels only (a device function returns to its caller), definitions only, none in a comment; the
+    # guard stays on the brace's line (line numbers of diagnostics stay) and inside a macro's one line.
+    assert hip_on_cuda.mark_kernel_exits(MARKS_BEFORE) == (MARKS_AFTER, 3)
+    assert hip_on_cuda.mark_kernel_exits("int main() { return 0; }\n") == ("int main() { return 0; }\n", 0)
+
+
+def test_kernel_names_skip_launch_bounds(tmp_path):
+    (tmp_path / "k.hip").write_text(MARKS_BEFORE)
+    assert hip_on_cuda.cross_lane_kernels(tmp_path) == ["k.hip:bounded"]
+
+
+def test_the_marked_copy_leaves_the_port_alone(tmp_path):
+    port = tmp_path / "port"
+    (port / "src").mkdir(parents=True)
+    (port / "src" / "k.hip").write_text(MARKS_BEFORE)
+    (port / "src" / "old.cu").write_bytes(b"// caf\xe9\n__global__ void k() {}\n")  # not UTF-8
+    (port / "data.bin").write_bytes(b"\0\1\2")
+    (port / "loop").symlink_to(port)  # a symbolic link loop is copied as a link, not followed
+    copy = tmp_path / "copy"
+    assert hip_on_cuda.copy_with_exit_marks(port, copy) == 4
+    assert (port / "src" / "k.hip").read_text() == MARKS_BEFORE
+    assert (copy / "src" / "k.hip").read_text() == MARKS_AFTER
+    assert (copy / "src" / "old.cu").read_bytes() == b"// caf\xe9\n__global__ void k() { VADO_W64_EXIT_GUARD}\n"
+    assert (copy / "data.bin").is_symlink() and (copy / "data.bin").read_bytes() == b"\0\1\2"
+    assert (copy / "loop").is_symlink()
+    assert hip_on_cuda.copy_with_exit_marks(port, copy) == 4  # a second build replaces the copy
+
+
+@requires_nvcc
+def test_a_wave64_build_compiles_the_marked_copy(tmp_path):
+    # The port includes a header outside its tree (../common): the copy still finds it.
+    (tmp_path / "common").mkdir()
+    (tmp_path / "common" / "reduce.h").write_text(
+        "__device__ inline int wave_sum(int v) {\n"
+        "  for (int s = warpSize / 2; s > 0; s /= 2) v += __shfl_down(v, s);\n  return v;\n}\n")
+    port = tmp_path / "port"
+    port.mkdir()
+    main = port / "main.hip"
+    main.write_text(PORT.replace("#include <stdio.h>", '#include <stdio.h>\n#include "../common/reduce.h"'))
+    before = main.read_text()
+    ev = hip_on_cuda.build_port(port, tmp_path / "out" / "prog", nvcc=NVCC, arch="sm_90", wave=64)
+    assert ev.passed, ev.detail
+    assert main.read_text() == before and not list(port.glob("*.o"))
+    assert f"{{ {hip_on_cuda.EXIT_GUARD}" in (tmp_path / "out" / "wave64-src" / "main.hip").read_text()
+    assert (tmp_path / "out" / "prog").stat().st_size > 0
+
+
 @requires_nvcc
 @pytest.mark.parametrize("wave", [32, 64])
 def test_a_small_port_compiles_with_nvcc(tmp_path, wave):
@@ -148,11 +234,18 @@ def test_a_32_bit_mask_is_rejected_as_rocm_7_does(tmp_path):
     assert _compile(tmp_path, bad, 32).returncode == 0  # HIP on NVIDIA takes CUDA's 32-bit masks
 
 
+def _marked_checks(d: Path) -> Path:
+    text, n = hip_on_cuda.mark_kernel_exits(CHECKS.read_text())
+    assert n == text.count(f"{{ {hip_on_cuda.EXIT_GUARD}") >= 20
+    (d / CHECKS.name).write_text(text)
+    return d / CHECKS.name
+
+
 @requires_nvcc
 def test_the_emulation_checks_compile(tmp_path):
     inc = hip_on_cuda.write_include_dir(tmp_path / "inc", 64)
-    cmd = hip_on_cuda.nvcc_port_command(NVCC, [str(CHECKS)], str(tmp_path / "c.o"), inc, arch="sm_90",
-                                        flags=["-std=c++17"], compile_only=True)
+    cmd = hip_on_cuda.nvcc_port_command(NVCC, [str(_marked_checks(tmp_path))], str(tmp_path / "c.o"), inc,
+                                        arch="sm_90", flags=["-std=c++17"], compile_only=True)
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
 
@@ -161,7 +254,7 @@ def test_the_emulation_checks_compile(tmp_path):
 def checks_binary(tmp_path_factory):
     d = tmp_path_factory.mktemp("w64")
     inc = hip_on_cuda.write_include_dir(d / "inc", 64)
-    cmd = hip_on_cuda.nvcc_port_command(NVCC, [str(CHECKS)], str(d / "checks"), inc, arch="native",
+    cmd = hip_on_cuda.nvcc_port_command(NVCC, [str(_marked_checks(d))], str(d / "checks"), inc, arch="native",
                                         flags=["-std=c++17"])
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]

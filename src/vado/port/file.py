@@ -32,6 +32,7 @@ from vado.port.compat import (
     solve_buffer_fixes,
 )
 from vado.port.launch import launch_fixes
+from vado.port.lt_descriptors import lt_descriptor_fixes
 from vado.port.namespaces import namespace_fixes
 from vado.port.overloads import dim3_assign_fixes, location_overload_fixes, yield_to
 from vado.port.translate import (
@@ -172,7 +173,7 @@ def produce_fixes(
         fixes.extend(scale_type_fixes(path, text, toks, target))
         fixes.extend(fast_accum_fixes(path, text, toks, target))
         fixes.extend(device_error_string_fixes(path, text, toks, target))
-        overloads = location_overload_fixes(path, text, toks, target)
+        overloads = location_overload_fixes(path, text, toks, target) + lt_descriptor_fixes(path, text, toks, target)
         fixes = yield_to(fixes, overloads) + overloads
         fixes.extend(dim3_assign_fixes(path, text, toks, target))
         fixes.extend(register_keyword_fixes(path, toks))

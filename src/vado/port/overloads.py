@@ -254,15 +254,17 @@ def yield_to(fixes: list[Fix], overload_fixes: list[Fix]) -> list[Fix]:
 
 # --------------------------------------------------------------------------- dim3 = make_uint3(...)
 
-def _dim3_variables(toks, index) -> set[str]:
-    """Names the file declares as ``dim3`` (``dim3 grid;``, ``dim3 grid(1), block;``, ``const dim3 g = …``)."""
+def variables_declared_as(toks, index, type_name: str, *, indirect: bool = True) -> set[str]:
+    """Names the file declares as ``type_name`` (``dim3 grid;``, ``dim3 grid(1), block;``, ``const dim3 g = …``);
+    with ``indirect`` False, not those declared as a pointer or reference to it (``dim3* g``)."""
     names: set[str] = set()
-    for i in index.where("dim3"):
+    for i in index.where(type_name):
         if toks[i][0] is not Kind.IDENT:
             continue
         j = _next_code(toks, i)
         depth = 0
         expect_name = True
+        through = False  # the declarator so far has a * or &
         while j < len(toks):
             t = toks[j]
             if t[0] is Kind.COMMENT:
@@ -272,9 +274,12 @@ def _dim3_variables(toks, index) -> set[str]:
                 break
             if depth == 0 and expect_name:
                 if t[0] is Kind.IDENT and t[3] not in ("const", "volatile"):
-                    names.add(t[3])
+                    if indirect or not through:
+                        names.add(t[3])
                     expect_name = False
-                elif t[3] not in ("&", "*"):
+                elif t[3] in ("&", "*", "&&"):
+                    through = True
+                else:
                     break
             elif t[3] in ("(", "{", "["):
                 depth += 1
@@ -284,6 +289,7 @@ def _dim3_variables(toks, index) -> set[str]:
                     break
             elif depth == 0 and t[3] == ",":
                 expect_name = True
+                through = False
             elif depth == 0 and t[3] in (";", ")"):
                 break
             j += 1
@@ -350,7 +356,7 @@ def dim3_assign_fixes(path: str, text: str, toks: list, target: Target) -> list[
     index = spelling_index(toks)
     if not index.has_any(["make_uint3"]) or not index.has_any(["dim3"]):
         return []
-    variables = _dim3_variables(toks, index)
+    variables = variables_declared_as(toks, index, "dim3")
     fixes: list[Fix] = []
     for i in index.where("make_uint3"):
         if toks[i][0] is not Kind.IDENT:

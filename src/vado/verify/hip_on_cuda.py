@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -344,31 +345,103 @@ def nvcc_port_command(
 _CROSS_LANE = re.compile(r"\b(?:__shfl\w*|__ballot\w*|__any\w*|__all\w*|__activemask|__lane_id|__match_\w+|"
                          r"__reduce_\w+_sync|__syncwarp|warpSize|vado_\w+32|vado_mask64)\b")
 _FUNC = re.compile(r"\b(__global__|__device__)\b[^;{}()]*?\b(\w+)\s*\(", re.S)
+_NAME = re.compile(r"\s*(\w+)\s*\(")
+#: Attribute-like words written between a kernel's return type and its name (``__launch_bounds__(256)``).
+_ATTRIBUTES = {"__launch_bounds__", "__attribute__", "__declspec", "alignas", "__cluster_dims__"}
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+#: What :func:`mark_kernel_exits` puts at the top of a kernel body (the wave64 layer defines it).
+EXIT_GUARD = "VADO_W64_EXIT_GUARD"
 
 
-def _bodies(text: str) -> list[tuple[str, str, str]]:
-    """``(qualifier, name, body)`` of each ``__global__``/``__device__`` function definition in ``text``."""
+def _blank_comments(text: str) -> str:
+    """``text`` with its comments as spaces (same length, same lines: offsets stay valid)."""
+    return _COMMENTS.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+
+
+def _close(text: str, k: int, opening: str, closing: str) -> int:
+    """The offset just past the bracket that closes the one at ``k``."""
+    depth = 0
+    while k < len(text):
+        c = text[k]
+        depth += 1 if c == opening else -1 if c == closing else 0
+        k += 1
+        if depth == 0:
+            break
+    return k
+
+
+def _definitions(text: str) -> list[tuple[str, str, int, int]]:
+    """``(qualifier, name, body start, body end)`` of each ``__global__``/``__device__`` function definition."""
     out = []
     for m in _FUNC.finditer(text):
-        depth, k = 0, m.end() - 1
-        while k < len(text):  # the parameter list
-            depth += {"(": 1, ")": -1}.get(text[k], 0)
-            k += 1
-            if depth == 0:
+        name, k = m.group(2), _close(text, m.end() - 1, "(", ")")
+        while name in _ATTRIBUTES:  # __global__ void __launch_bounds__(256) kernel(...)
+            n = _NAME.match(text, k)
+            if not n:
                 break
+            name, k = n.group(1), _close(text, n.end() - 1, "(", ")")
         brace = text.find("{", k)
         semi = text.find(";", k)
         if brace < 0 or (0 <= semi < brace):
             continue  # a declaration
-        depth, j = 0, brace
-        while j < len(text):
-            depth += {"{": 1, "}": -1}.get(text[j], 0)
-            j += 1
-            if depth == 0:
-                break
-        out.append((m.group(1), m.group(2), text[brace:j]))
+        out.append((m.group(1), name, brace, _close(text, brace, "{", "}")))
     return out
+
+
+def _bodies(text: str) -> list[tuple[str, str, str]]:
+    """``(qualifier, name, body)`` of each ``__global__``/``__device__`` function definition in ``text``."""
+    return [(qual, name, text[a:b]) for qual, name, a, b in _definitions(text)]
+
+
+def mark_kernel_exits(text: str) -> tuple[str, int]:
+    """``text`` with :data:`EXIT_GUARD` opening the body of each kernel (``__global__`` definition) in it,
+    and how many kernels that is.
+
+    Under the wave64 emulation a wave-wide call waits for the other half of its wave
+    unless that half waits at a block barrier or has left the kernel; the guard is an
+    object whose destructor counts a lane out at every ``return``. The guard goes on
+    the line of the opening brace, so line numbers stay and a kernel written inside a
+    macro stays one line of it.
+    """
+    cuts = [brace + 1 for qual, _, brace, _ in _definitions(_blank_comments(text)) if qual == "__global__"]
+    out, last = [], 0
+    for cut in cuts:
+        out += [text[last:cut], f" {EXIT_GUARD}"]
+        last = cut
+    out.append(text[last:])
+    return "".join(out), len(cuts)
+
+
+#: Files :func:`copy_with_exit_marks` rewrites (the rest of a tree is linked, not copied).
+_MARKED_SUFFIXES = (".cu", ".cuh", ".hip", ".h", ".hpp", ".hh", ".hxx", ".cpp", ".cc", ".cxx", ".c", ".inl", ".inc",
+                    ".tpp", ".ipp")
+
+
+def copy_with_exit_marks(src: str | os.PathLike, dst: str | os.PathLike) -> int:
+    """Copy the tree ``src`` to ``dst`` (replaced) with every kernel marked by :func:`mark_kernel_exits`;
+    other files are symbolic links to the originals. Returns how many kernels were marked.
+
+    The emulation's build works on this copy, never on the port itself. Symbolic
+    links in ``src`` stay links (a loop is not followed).
+    """
+    src, dst = Path(src).resolve(), Path(dst)
+    if dst.exists() or dst.is_symlink():
+        shutil.rmtree(dst) if dst.is_dir() and not dst.is_symlink() else dst.unlink()
+    marked = 0
+
+    def copy(a: str, b: str) -> None:
+        nonlocal marked
+        if not a.endswith(_MARKED_SUFFIXES):
+            os.symlink(os.path.abspath(a), b)
+            return
+        raw = Path(a).read_bytes()
+        # latin-1 maps every byte to one character: a file in any encoding comes back byte for byte.
+        text, n = mark_kernel_exits(raw.decode("latin-1"))
+        Path(b).write_bytes(text.encode("latin-1"))
+        marked += n
+
+    shutil.copytree(src, dst, symlinks=True, copy_function=copy)
+    return marked
 
 
 def cross_lane_kernels(root: str | os.PathLike) -> list[str]:
@@ -399,6 +472,15 @@ def cross_lane_kernels(root: str | os.PathLike) -> list[str]:
     return sorted({f"{rel}:{name}" for rel, qual, name, _ in funcs if qual == "__global__" and name in lane})
 
 
+def _moved_flag(flag: str, root: Path, copy: Path) -> str:
+    """An ``-I`` flag into ``root`` as the same directory of ``copy``; other flags as they are."""
+    if flag.startswith("-I"):
+        path = Path(flag[2:])
+        if path == root or root in path.parents:
+            return f"-I{copy / path.relative_to(root)}"
+    return flag
+
+
 def build_port(
     root: str | os.PathLike, out_bin: str | os.PathLike, *, nvcc: str, arch: str = "native", wave: int = 32,
     extra: Sequence[str] = (), limits=None, role: str = "port",
@@ -424,6 +506,16 @@ def build_port(
     out_bin.parent.mkdir(parents=True, exist_ok=True)
     inc = write_include_dir(out_bin.parent / f"hip-on-cuda-{wave}", wave)
     files = [str(u.abs_path) for u in units]
-    cmd = nvcc_port_command(nvcc, files, str(out_bin), inc, arch=arch, flags=[*_merged_flags(root_path, units), *extra])
+    flags = _merged_flags(root_path, units)
+    if wave == 64:
+        # The emulation needs to know when a lane leaves its kernel: it builds a copy whose kernels are
+        # marked (mark_kernel_exits), with the port's include paths moved to the copy and the port's own
+        # directories after them (a quoted include that climbs out of the tree still finds its file).
+        copy = out_bin.parent / "wave64-src"
+        copy_with_exit_marks(root_path, copy)
+        files = [str(copy / u.abs_path.relative_to(root_path)) for u in units]
+        moved = [_moved_flag(f, root_path, copy.resolve()) for f in flags]
+        flags = [*moved, *[f for f in flags if f.startswith("-I") and f not in moved], f"-D{EXIT_GUARD}="]
+    cmd = nvcc_port_command(nvcc, files, str(out_bin), inc, arch=arch, flags=[*flags, *extra])
     outcome = run_limited(cmd, cwd=out_bin.parent, limits=limits or COMPILE_LIMITS)
     return build_evidence(outcome, role, arch=arch, toolchain=toolchain, how="hip-on-cuda", wave=wave)

@@ -15,13 +15,16 @@
 // call whose mask names only lanes of that half) runs on the caller's CUDA warp alone, so it may sit
 // in divergent code. A call over the whole wave exchanges 32-bit words through shared memory between
 // the two warps: each half's first active lane counts the wave-wide calls its half makes and waits
-// until the other half has reached the same call, or has lanes waiting at a __syncthreads() (on AMD it
-// skipped the call: its lanes are inactive there, as in `if (warp == 0) reduce(); __syncthreads();`;
-// the barrier macros count the lanes waiting and add a second barrier so that no count is stale). Counters carry a tag of the grid (%gridid) and block, so shared memory left by
-// an earlier block reads as zero. Limits, each reported:
-//   - a half that neither reaches the call nor waits at a __syncthreads() (it exited, or waits at a
-//     cooperative-groups barrier) makes the run time out: vado reports the differential as inconclusive
-//     (a divergent wave-wide cross-lane call);
+// until the other half has reached the same call, has lanes waiting at a __syncthreads(), or has left
+// the kernel (on AMD it skipped the call: its lanes are inactive there, as in
+// `if (warp == 0) reduce(); __syncthreads();` or `if (warp == 1) return;`). The barrier macros count the
+// lanes waiting and add a second barrier so that no count is stale; lanes that leave are counted by
+// VADO_W64_EXIT_GUARD, an object whose destructor runs at every return, which vado puts at the top of each
+// kernel of the port it builds (vado.verify.hip_on_cuda.mark_kernel_exits). Counters carry a tag of the
+// grid (%gridid) and block, so shared memory left by an earlier block reads as zero. Limits, each reported:
+//   - a half that neither reaches the call, nor waits at a __syncthreads(), nor leaves the kernel (it
+//     spins on a flag, or waits at a cooperative-groups barrier) makes the run time out: vado reports the
+//     differential as inconclusive (a divergent wave-wide cross-lane call);
 //   - the two halves at different wave-wide calls at once (an if/else with a ballot in each branch,
 //     split between the halves) exchange with each other, where AMD would run the branches one after
 //     the other;
@@ -44,6 +47,8 @@ static __shared__ unsigned long long entered[16][2];
 static __shared__ unsigned long long finished[16][2];
 // tag << 32 | lanes of the half waiting at a block barrier (__syncthreads and its _count/_and/_or forms).
 static __shared__ unsigned long long waiting[16][2];
+// tag << 32 | lanes of the half that have left the kernel (VADO_W64_EXIT_GUARD).
+static __shared__ unsigned long long exited[16][2];
 static __shared__ unsigned int partner_on[16][2];  // whether the other half took part in the half's current call
 
 __device__ __forceinline__ unsigned int tid() {
@@ -89,19 +94,34 @@ __device__ __forceinline__ unsigned int waiting_lanes(unsigned int w, unsigned i
 // `waiting` before the barrier and out after it, and a second barrier keeps any lane from reaching a
 // wave-wide call before every count is back to 0. A half with lanes waiting there while the other
 // half makes a wave-wide call skipped that call (on AMD, its lanes are inactive at it).
-__device__ __forceinline__ void enter_barrier() {
-  if (!paired()) return;
-  // A 32-bit tag: shared memory another kernel left here must not pass for this block's count.
-  unsigned long long* c = &waiting[wave()][half() >> 5];
+// Adds one to a tagged counter: the first lane of this block replaces what an earlier block left there.
+__device__ __forceinline__ void count_in(unsigned long long* c) {
   unsigned long long t = tag();
   unsigned long long old = *(volatile unsigned long long*)c, assumed;
-  do {  // the first lane of this block to arrive replaces what an earlier block left
+  do {
     assumed = old;
     unsigned long long next = (assumed >> 32) == t ? assumed + 1ull : (t << 32) | 1ull;
     old = atomicCAS(c, assumed, next);
   } while (old != assumed);
   __threadfence_block();
 }
+__device__ __forceinline__ void enter_barrier() {
+  if (!paired()) return;
+  count_in(&waiting[wave()][half() >> 5]);
+}
+
+// The lanes of half `h` of wave `w` that exist (a block whose size is not a multiple of 64 has fewer).
+__device__ __forceinline__ unsigned int half_lanes(unsigned int w, unsigned int h) {
+  unsigned int first = w * 64u + h * 32u, n = nthreads();
+  return n <= first ? 0u : (n - first < 32u ? n - first : 32u);
+}
+// A lane leaving the kernel (the destructor of VADO_W64_EXIT_GUARD, at every return): once every lane of a
+// half has left, the other half's wave-wide calls go on without it, as they do on AMD.
+struct exit_guard {
+  __device__ __forceinline__ ~exit_guard() {
+    if (paired()) count_in(&exited[wave()][half() >> 5]);
+  }
+};
 __device__ __forceinline__ void leave_barrier() {
   if (!paired()) return;
   atomicAdd(&waiting[wave()][half() >> 5], ~0ull);  // minus one: the count is at least 1, the tag stays
@@ -127,9 +147,10 @@ __device__ __forceinline__ unsigned long long publish(unsigned int v) {
     unsigned int on = 1u;
     for (;;) {
       if (count(&entered[w][p], t) >= s) break;
-      if (waiting_lanes(w, p) > 0u) {
-        // The other half waits at a __syncthreads() this half has not reached: it skipped this call
-        // (and cannot leave the barrier before this half gets there, so its counters are ours to move).
+      if (waiting_lanes(w, p) > 0u || count(&exited[w][p], t) >= half_lanes(w, p)) {
+        // The other half waits at a __syncthreads() this half has not reached, or has left the kernel: it
+        // skipped this call (and cannot leave the barrier before this half gets there, so its counters are
+        // ours to move).
         on = 0u;
         act[w][p] = 0u;
         set(&entered[w][p], t, s);
@@ -572,5 +593,9 @@ struct vado_w64_device_prop : cudaDeviceProp {
   int vado_warpSize;
 };
 #define VADO_W64_DEVICE_PROP 1
+// Opens every kernel body of a port built with this layer (vado.verify.hip_on_cuda.mark_kernel_exits); the
+// build defines it empty for a file that does not include this header.
+#undef VADO_W64_EXIT_GUARD
+#define VADO_W64_EXIT_GUARD vado_w64::exit_guard vado_w64_exit_guard_;
 #define hipDeviceProp_t vado_w64_device_prop
 #define warpSize vado_warpSize
