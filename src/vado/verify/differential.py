@@ -37,8 +37,10 @@ equal.
 **Inconclusive.** A port that runs out of time while the original finished is
 *inconclusive*, not failed, when ``timeout_inconclusive`` is set: under the
 wave64 emulation (:mod:`vado.verify.hip_on_cuda`) a wave-wide cross-lane call
-that only some lanes of a wave reach waits forever, and that is a limit of the
-emulation, not a verdict on the port. Such a round neither passes nor fails.
+waits for the other half of its wave until that half reaches it, waits at a block
+barrier or leaves the kernel; a half that does none of these (it spins on a flag)
+keeps it waiting forever, and that is a limit of the emulation, not a verdict on
+the port. Such a round neither passes nor fails.
 """
 
 from __future__ import annotations

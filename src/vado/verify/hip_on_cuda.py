@@ -23,7 +23,9 @@ The device layer is one of two files under ``verify/data/``:
   as HIP itself runs on NVIDIA GPUs (``hip_on_cuda_warp32.cuh``);
 - ``wave64`` (64): AMD's 64-lane wavefronts emulated on the NVIDIA GPU: two warps
   per wave that exchange through shared memory at each wave-wide call (a half that
-  waits at ``__syncthreads()`` instead is inactive there), ``warpSize`` 64, every shuffle, vote, ballot
+  waits at ``__syncthreads()`` instead, or has left the kernel, is inactive there: the
+  build marks each kernel of a copy of the port with :func:`mark_kernel_exits`),
+  ``warpSize`` 64, every shuffle, vote, ballot
   and lane id over 64 lanes, ROCm 7's 64-bit masks (``hip_on_cuda_wave64.cuh``,
   whose header comment lists the limits). A port that is right on MI300X gives the
   original's output here; one that keeps a 32-lane assumption shows it.
