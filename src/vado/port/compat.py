@@ -558,7 +558,9 @@ _MODE_WORDS = {"rn": "to nearest even", "rz": "toward zero", "rd": "down", "ru":
 @functools.cache
 def local_helpers() -> dict[str, LocalHelper]:
     """``{cuda_name: LocalHelper}``, built once on first use."""
-    helpers = [_sparse_error_string(), _match_any_sync(), *(_simd_minmax(n) for n in SIMD_MINMAX),
+    from vado.port.half_math import half_math_helpers
+
+    helpers = [*half_math_helpers(), _sparse_error_string(), _match_any_sync(), *(_simd_minmax(n) for n in SIMD_MINMAX),
                *(_cache_hint(n) for n in CACHE_HINTS), *(_nvtx_name(n) for n in NVTX_NAMES),
                *(_bf16_pair(n) for n in BF16_PAIRS), _cub_debug_exit(), *(_dot_product(n) for n in DOT_PRODUCTS),
                *(_find_first_set(n) for n in FIND_FIRST_SET), *(_bf16_conversion(n) for n in _bf16_names())]

@@ -1,0 +1,83 @@
+"""Half and bfloat16 intrinsics HIP lacks (vado.port.half_math).
+
+Compiled by ROCm 7.2.4 through the PORT fixtures (half-intrinsics-*.cu). Here: what the helpers are, that a
+port of tests/fixtures/verify/half_intrinsics.cu builds with HIP on CUDA (nvcc, no GPU needed), and, on an
+NVIDIA GPU, that it prints the same bits as CUDA's own intrinsics over NaN, infinities, zeros, subnormals and
+values out of char range.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from vado.knowledge.targets import all_targets, get_target
+from vado.port.compat import local_helpers
+from vado.port.half_math import BF16, DEVICE_ONLY, HALF, NAMES, half_math_helper
+from vado.port.tree import port_tree
+from vado.verify import hip_on_cuda
+
+NVCC = shutil.which("nvcc") or shutil.which("nvcc", path="/usr/local/cuda/bin")
+PROGRAM = Path(__file__).resolve().parents[1] / "fixtures" / "verify" / "half_intrinsics.cu"
+
+
+def _gpu() -> bool:
+    if shutil.which("nvidia-smi") is None or NVCC is None:
+        return False
+    try:
+        return subprocess.run(["nvidia-smi", "-L"], capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def test_each_name_has_one_overload_per_cuda_type():
+    for name, types in NAMES.items():
+        helper = half_math_helper(name)
+        assert local_helpers()[name].code == helper.code
+        assert helper.code.count("#ifdef ") == len(types)
+        for t in (HALF, BF16):
+            assert (t.guard in helper.code) == (t in types), name
+        qualifier = "static __device__ inline" if name in DEVICE_ONLY else "static __host__ __device__ inline"
+        assert helper.code.count(qualifier) == len(types)
+
+
+def test_applies_on_rocm_targets_only():
+    helper = half_math_helper("__hmax2_nan")
+    targets = all_targets()
+    assert {t.name for t in targets if helper.applies(t)} == {t.name for t in targets if t.family == "rocm"}
+
+
+def _port_and_build(tmp_path: Path, arch: str):
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copy(PROGRAM, src / PROGRAM.name)
+    port_tree(src, tmp_path / "port", get_target("rocm-7.2"))
+    text = (tmp_path / "port" / PROGRAM.name).read_text()
+    assert "vado_hcmadd" in text and "__hcmadd(" not in text
+    return hip_on_cuda.build_port(tmp_path / "port", tmp_path / "out" / "prog", nvcc=NVCC, arch=arch, wave=32)
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc not installed (CUDA toolkit)")
+def test_the_port_builds_with_hip_on_cuda(tmp_path):
+    ev = _port_and_build(tmp_path, "sm_90")
+    assert ev.passed, ev.detail
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _gpu(), reason="needs an NVIDIA GPU (nvidia-smi) and nvcc")
+def test_the_helpers_give_cudas_bits(tmp_path):
+    ev = _port_and_build(tmp_path, "native")
+    assert ev.passed, ev.detail
+    orig = tmp_path / "orig"
+    subprocess.run([NVCC, "-O2", "-arch=native", "-o", str(orig), str(PROGRAM)], check=True, capture_output=True,
+                   timeout=600)
+    want = subprocess.run([str(orig)], capture_output=True, text=True, timeout=120)
+    got = subprocess.run([str(tmp_path / "out" / "prog")], capture_output=True, text=True, timeout=120)
+    assert want.returncode == 0 and got.returncode == 0, want.stderr + got.stderr
+    lines = want.stdout.splitlines()
+    assert len(lines) == 144 and all(line.endswith(" 0000003f") for line in lines)  # every approximation close
+    for w, g in zip(lines, got.stdout.splitlines()):
+        assert w == g
