@@ -23,6 +23,7 @@ from vado.port.build import (
     makefile_link_fixes,
     makefile_rename_fixes,
 )
+from vado.port.cub_block_io import block_io_fixes
 from vado.port.compat import (
     cg_reduce_fixes,
     device_error_string_fixes,
@@ -176,6 +177,7 @@ def produce_fixes(
         overloads = location_overload_fixes(path, text, toks, target) + lt_descriptor_fixes(path, text, toks, target)
         fixes = yield_to(fixes, overloads) + overloads
         fixes.extend(dim3_assign_fixes(path, text, toks, target))
+        fixes.extend(block_io_fixes(path, text, toks, target))
         fixes.extend(register_keyword_fixes(path, toks))
         fixes.extend(namespace_fixes(path, toks, text))
         if options.launch == "ggl":
