@@ -81,7 +81,7 @@ def run_args(program_dir: Path) -> str | None:
     for line in reversed(re.sub(r"\\\n", " ", proc.stdout).splitlines()):  # a command continued with "\"
         m = re.match(r"^\s*(?:\S*=\S*\s+)*\./(\S+)\s*(.*)$", line)
         if m:
-            return m.group(2).strip()
+            return " ".join(m.group(2).split())
     return None
 
 

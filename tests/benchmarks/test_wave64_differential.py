@@ -32,3 +32,33 @@ def test_a_later_run_replaces_a_result_unless_it_did_not_reach_the_program():
     text = w.summary(merged)
     assert text.splitlines()[-2] == "vado: pass 3 (of 3)"
     assert "hipify: build-failed 3 (of 3)" in text
+
+
+def _program(root: Path, name: str, makefile: str, files: dict[str, str] | None = None) -> Path:
+    d = root / f"{name}-cuda"
+    d.mkdir(parents=True)
+    (d / "Makefile").write_text(makefile)
+    (d / "main.cu").write_text("__global__ void k(int* x) { x[0] = __shfl_sync(0xffffffff, x[0], 0); }\n")
+    for rel, text in (files or {}).items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return d
+
+
+def test_run_arguments_of_a_continued_line(tmp_path):
+    w = _module()
+    d = _program(tmp_path, "cont", "program = main\nmain:\n\ttouch main\nrun: $(program)\n\t./$(program) \\\n\t  a.txt \\\n\t  out\n",
+                 {"cont-cuda/a.txt": "1"})
+    assert w.run_args(d) == "a.txt out"
+
+
+def test_eligibility_follows_siblings_data_and_dvc(tmp_path):
+    w = _module()
+    build = "main: main.cu\n\tnvcc {flags} -c main.cu -o main.o\n\tnvcc main.o -o main\n"
+    _program(tmp_path, "uses", build.format(flags="-I../lib-cuda") + "run: main\n\t./main ../data-cuda/g.egr 3\n",
+             {"lib-cuda/h.h": "", "data-cuda/g.egr": "1 2"})
+    _program(tmp_path, "missing", build.format(flags="") + "run: main\n\t./main ./input.bin\n")
+    _program(tmp_path, "dvc", build.format(flags="") + "run: main\n\t./main\n", {"dvc-cuda/data.tar.gz.dvc": "x"})
+    pool = {p["name"]: p for p in w.eligible(tmp_path)}
+    assert set(pool) == {"uses"}
+    assert pool["uses"]["siblings"] == ["lib-cuda"] and pool["uses"]["data"] == ["data-cuda/g.egr"]
