@@ -13,7 +13,7 @@ OUT=${OUT:-/tmp/wave64-out}
 mkdir -p "$OUT"
 (
   # The checks' kernels marked as vado marks a port's (the emulation counts lanes that leave a kernel).
-  PYTHONPATH=src python3 -c "from pathlib import Path; from vado.verify import hip_on_cuda as h; h.write_include_dir(Path('/tmp/vado-inc64'), 64); Path('/tmp/vado-w64-checks.hip').write_text(h.mark_kernel_exits(Path('tests/fixtures/verify/wave64_checks.hip').read_text())[0])"
+  PYTHONPATH=src python3 -c "from pathlib import Path; from vado.verify import hip_on_cuda as h; h.write_include_dir(Path('/tmp/vado-inc64'), 64); h.mark_file_exits('tests/fixtures/verify/wave64_checks.hip', '/tmp/vado-w64-checks.hip')"
   nvcc -x cu -O2 -I/tmp/vado-inc64 -std=c++17 -arch=native -o /tmp/vado-w64-checks /tmp/vado-w64-checks.hip > "$OUT/checks-build.txt" 2>&1
   { timeout 120 /tmp/vado-w64-checks; echo "all rc=$?"
     timeout 60 /tmp/vado-w64-checks big; echo "big rc=$?"

@@ -171,7 +171,7 @@ def nvcc_argv(prog: dict, variant: str, work: Path, nvcc: str = "nvcc", arch: st
 def prepare(args) -> None:
     from vado.knowledge.targets import get_target
     from vado.port.tree import port_tree
-    from vado.verify.hip_on_cuda import cross_lane_kernels, mark_kernel_exits, write_include_dir
+    from vado.verify.hip_on_cuda import cross_lane_kernels, mark_file_exits, write_include_dir
 
     work = Path(args.work)
     if work.exists():
@@ -192,13 +192,10 @@ def prepare(args) -> None:
         # Each variant: the program and the programs it includes headers from (-I../other-cuda), copied,
         # ported by vado or translated by hipify-perl, as a user would port both directories.
         for d in [f"{name}-cuda", *prog.get("siblings", [])]:
-            at = program_dir(work, name, "orig") if d == f"{name}-cuda" else base / "orig" / d
-            shutil.copytree(hecbench / d, at, ignore=skip)
-            port_tree(hecbench / d, program_dir(work, name, "vado") if d == f"{name}-cuda" else base / "vado" / d,
-                      target)
-            failed = hipify_tree(at, program_dir(work, name, "hipify") if d == f"{name}-cuda" else base / "hipify" / d,
-                                 Path(args.hipify))
-            prog.setdefault("hipify_failed", []).extend(failed)
+            at = {v: program_dir(work, name, v) if d == f"{name}-cuda" else base / v / d for v in VARIANTS}
+            shutil.copytree(hecbench / d, at["orig"], ignore=skip)
+            port_tree(hecbench / d, at["vado"], target)
+            prog.setdefault("hipify_failed", []).extend(hipify_tree(at["orig"], at["hipify"], Path(args.hipify)))
         for rel in prog.get("data", []):
             for v in VARIANTS:
                 (base / v / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -206,7 +203,7 @@ def prepare(args) -> None:
         prog["kernels"] = {v: cross_lane_kernels(program_dir(work, name, v)) for v in ("vado", "hipify")}
         for v in ("vado", "hipify"):  # as vado verify --wave 64 builds a port: its kernels count lanes that leave
             for f in _sources(base / v):
-                f.write_bytes(mark_kernel_exits(f.read_bytes().decode("latin-1"))[0].encode("latin-1"))
+                mark_file_exits(f)
     if args.check:
         check(chosen, work, args.jobs)
     (work / "manifest.json").write_text(json.dumps({"seed": args.seed, "eligible": [p["name"] for p in pool],

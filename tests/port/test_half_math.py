@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from vado.agent.verify import nvidia_gpu_with_nvcc
 from vado.knowledge.targets import all_targets, get_target
 from vado.port.compat import local_helpers
 from vado.port.half_math import BF16, DEVICE_ONLY, HALF, NAMES, half_math_helper
@@ -22,15 +23,6 @@ from vado.verify import hip_on_cuda
 
 NVCC = shutil.which("nvcc") or shutil.which("nvcc", path="/usr/local/cuda/bin")
 PROGRAM = Path(__file__).resolve().parents[1] / "fixtures" / "verify" / "half_intrinsics.cu"
-
-
-def _gpu() -> bool:
-    if shutil.which("nvidia-smi") is None or NVCC is None:
-        return False
-    try:
-        return subprocess.run(["nvidia-smi", "-L"], capture_output=True, timeout=30).returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        return False
 
 
 def test_each_name_has_one_overload_per_cuda_type():
@@ -67,7 +59,7 @@ def test_the_port_builds_with_hip_on_cuda(tmp_path):
 
 
 @pytest.mark.gpu
-@pytest.mark.skipif(not _gpu(), reason="needs an NVIDIA GPU (nvidia-smi) and nvcc")
+@pytest.mark.skipif(not nvidia_gpu_with_nvcc(), reason="needs an NVIDIA GPU (nvidia-smi) and nvcc")
 def test_the_helpers_give_cudas_bits(tmp_path):
     ev = _port_and_build(tmp_path, "native")
     assert ev.passed, ev.detail

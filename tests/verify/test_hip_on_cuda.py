@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from vado.agent.verify import nvidia_gpu_with_nvcc
 from vado.errors import UsageError
 from vado.verify import hip_on_cuda
 
@@ -20,16 +21,7 @@ NVCC = shutil.which("nvcc") or (shutil.which("nvcc", path="/usr/local/cuda/bin")
 requires_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc not installed (CUDA toolkit)")
 
 
-def _gpu() -> bool:
-    if shutil.which("nvidia-smi") is None or NVCC is None:
-        return False
-    try:
-        return subprocess.run(["nvidia-smi", "-L"], capture_output=True, timeout=30).returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        return False
-
-
-requires_gpu = pytest.mark.skipif(not _gpu(), reason="needs an NVIDIA GPU (nvidia-smi) and nvcc")
+requires_gpu = pytest.mark.skipif(not nvidia_gpu_with_nvcc(), reason="needs an NVIDIA GPU (nvidia-smi) and nvcc")
 CHECKS = Path(__file__).resolve().parents[1] / "fixtures" / "verify" / "wave64_checks.hip"
 
 PORT = r"""
@@ -235,9 +227,8 @@ def test_a_32_bit_mask_is_rejected_as_rocm_7_does(tmp_path):
 
 
 def _marked_checks(d: Path) -> Path:
-    text, n = hip_on_cuda.mark_kernel_exits(CHECKS.read_text())
-    assert n == text.count(f"{{ {hip_on_cuda.EXIT_GUARD}") >= 20
-    (d / CHECKS.name).write_text(text)
+    n = hip_on_cuda.mark_file_exits(CHECKS, d / CHECKS.name)
+    assert n == (d / CHECKS.name).read_text().count(f"{{ {hip_on_cuda.EXIT_GUARD}") >= 20
     return d / CHECKS.name
 
 

@@ -425,8 +425,17 @@ def mark_kernel_exits(text: str) -> tuple[str, int]:
 
 
 #: Files :func:`copy_with_exit_marks` rewrites (the rest of a tree is linked, not copied).
-_MARKED_SUFFIXES = (".cu", ".cuh", ".hip", ".h", ".hpp", ".hh", ".hxx", ".cpp", ".cc", ".cxx", ".c", ".inl", ".inc",
+MARKED_SUFFIXES = (".cu", ".cuh", ".hip", ".h", ".hpp", ".hh", ".hxx", ".cpp", ".cc", ".cxx", ".c", ".inl", ".inc",
                     ".tpp", ".ipp")
+
+
+def mark_file_exits(src: str | os.PathLike, dst: str | os.PathLike | None = None) -> int:
+    """Write ``src`` with its kernels marked (:func:`mark_kernel_exits`) to ``dst`` (``src`` itself when None);
+    returns how many kernels were marked. Bytes outside the marks stay as they were, whatever the encoding."""
+    # latin-1 maps every byte to one character: a file in any encoding comes back byte for byte.
+    text, n = mark_kernel_exits(Path(src).read_bytes().decode("latin-1"))
+    Path(src if dst is None else dst).write_bytes(text.encode("latin-1"))
+    return n
 
 
 def copy_with_exit_marks(src: str | os.PathLike, dst: str | os.PathLike) -> int:
@@ -437,20 +446,18 @@ def copy_with_exit_marks(src: str | os.PathLike, dst: str | os.PathLike) -> int:
     links in ``src`` stay links (a loop is not followed).
     """
     src, dst = Path(src).resolve(), Path(dst)
-    if dst.exists() or dst.is_symlink():
-        shutil.rmtree(dst) if dst.is_dir() and not dst.is_symlink() else dst.unlink()
+    if dst.is_dir() and not dst.is_symlink():
+        shutil.rmtree(dst)
+    elif dst.exists() or dst.is_symlink():
+        dst.unlink()
     marked = 0
 
     def copy(a: str, b: str) -> None:
         nonlocal marked
-        if not a.endswith(_MARKED_SUFFIXES):
+        if a.endswith(MARKED_SUFFIXES):
+            marked += mark_file_exits(a, b)
+        else:
             os.symlink(os.path.abspath(a), b)
-            return
-        raw = Path(a).read_bytes()
-        # latin-1 maps every byte to one character: a file in any encoding comes back byte for byte.
-        text, n = mark_kernel_exits(raw.decode("latin-1"))
-        Path(b).write_bytes(text.encode("latin-1"))
-        marked += n
 
     shutil.copytree(src, dst, symlinks=True, copy_function=copy)
     return marked
