@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from vado.model import Applicability, Edit, Fix, Target
 from vado.port.compat import _line_start_insert, guarded_block, insertion_offsets
-from vado.port.overloads import _next_code, _prev_code, declared_types, variables_declared_as
+from vado.port.overloads import _next_code, _prev_code, declarators, declared_types
 from vado.port.translate import split_call_args
 from vado.rules.cuda_syntax import spelling_index
 from vado.scan.lexer import Kind
@@ -109,12 +109,12 @@ _UNARY_BEFORE = frozenset({"(", ",", "=", "{", "?", ":", "return", "!"})
 
 
 def _variables(toks, index, d: StackDescriptor) -> set[str]:
-    """Names the file declares as ``d``'s opaque type (not a pointer to it) and as no other type."""
-    names = (variables_declared_as(toks, index, d.cuda_type, indirect=False)
-             | variables_declared_as(toks, index, d.hip_type, indirect=False))
-    pointers = (variables_declared_as(toks, index, d.cuda_type) | variables_declared_as(toks, index, d.hip_type)) - names
+    """Names the file declares as ``d``'s opaque type, never as a pointer to it, and as no other type."""
+    found = declarators(toks, index, d.cuda_type) | declarators(toks, index, d.hip_type)
+    pointers = {name for name, indirect in found if indirect}
     # declared_types adds "" for ``&name`` and ``T* name``: only the type names it finds matter here.
-    return {n for n in names - pointers if {t for t in declared_types(toks, index, n) if t} <= {d.cuda_type, d.hip_type}}
+    return {name for name, indirect in found if not indirect and name not in pointers
+            and {t for t in declared_types(toks, index, name) if t} <= {d.cuda_type, d.hip_type}}
 
 
 def lt_descriptor_fixes(path: str, text: str, toks: list, target: Target) -> list[Fix]:

@@ -254,10 +254,16 @@ def yield_to(fixes: list[Fix], overload_fixes: list[Fix]) -> list[Fix]:
 
 # --------------------------------------------------------------------------- dim3 = make_uint3(...)
 
-def variables_declared_as(toks, index, type_name: str, *, indirect: bool = True) -> set[str]:
-    """Names the file declares as ``type_name`` (``dim3 grid;``, ``dim3 grid(1), block;``, ``const dim3 g = …``);
-    with ``indirect`` False, not those declared as a pointer or reference to it (``dim3* g``)."""
-    names: set[str] = set()
+def variables_declared_as(toks, index, type_name: str) -> set[str]:
+    """Names the file declares as ``type_name`` (``dim3 grid;``, ``dim3 grid(1), block;``, ``const dim3 g = …``),
+    as the type itself or as a pointer or reference to it."""
+    return {name for name, _ in declarators(toks, index, type_name)}
+
+
+def declarators(toks, index, type_name: str) -> set[tuple[str, bool]]:
+    """``(name, indirect)`` for each name the file declares with ``type_name``: ``indirect`` when the
+    declarator is a pointer or reference to it (``dim3* g``, ``dim3& g``)."""
+    names: set[tuple[str, bool]] = set()
     for i in index.where(type_name):
         if toks[i][0] is not Kind.IDENT:
             continue
@@ -274,8 +280,7 @@ def variables_declared_as(toks, index, type_name: str, *, indirect: bool = True)
                 break
             if depth == 0 and expect_name:
                 if t[0] is Kind.IDENT and t[3] not in ("const", "volatile"):
-                    if indirect or not through:
-                        names.add(t[3])
+                    names.add((t[3], through))
                     expect_name = False
                 elif t[3] in ("&", "*", "&&"):
                     through = True
