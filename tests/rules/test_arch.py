@@ -74,12 +74,12 @@ def _arch_fix(cond: str) -> tuple[str, str | None]:
 @pytest.mark.parametrize("cond, level, want", [
     ("__CUDA_ARCH__ >= 700", "safe", "#if defined(__HIP_DEVICE_COMPILE__)\n"),
     ("__CUDA_ARCH__ >= 750", "safe", "#if defined(__HIP_DEVICE_COMPILE__)\n"),
-    ("__CUDA_ARCH__ > 750", "unsafe", "#if defined(__HIP_DEVICE_COMPILE__)\n"),
-    ("__CUDA_ARCH__ >= 800", "unsafe", "#if defined(__HIP_DEVICE_COMPILE__)\n"),
+    ("__CUDA_ARCH__ > 750", "safe", "#if defined(__HIP_DEVICE_COMPILE__)\n"),
+    ("__CUDA_ARCH__ >= 800", "safe", "#if defined(__HIP_DEVICE_COMPILE__)\n"),
     ("__CUDA_ARCH__ >= 900", "safe", "#if 0\n"),
     ("__CUDA_ARCH__ < 600", "safe", "#if !defined(__HIP_DEVICE_COMPILE__)\n"),
     ("__CUDA_ARCH__ < 900", "safe", "#if 1\n"),
-    ("__CUDA_ARCH__ < 800", "unsafe", "#if !defined(__HIP_DEVICE_COMPILE__)\n"),
+    ("__CUDA_ARCH__ < 800", "safe", "#if !defined(__HIP_DEVICE_COMPILE__)\n"),
     ("__CUDA_ARCH__", "safe", "#if defined(__HIP_DEVICE_COMPILE__)\n"),
     ("defined(__CUDA_ARCH__)", "safe", "#if defined(__HIP_DEVICE_COMPILE__)\n"),
     ("__CUDA_ARCH__ == 800", "none", None),
@@ -89,6 +89,45 @@ def test_cuda_arch_comparisons(cond, level, want):
     assert got_level == level
     if want is not None:
         assert text.startswith(want)
+
+
+def _arch_port(src: str) -> list[tuple[str, str]]:
+    """(applicability, replacement) of each ARCH007 comparison fix in ``src``."""
+    return [(f.fix.applicability.value, f.fix.edits[0].content)
+            for f in check_text("k.cu", src, (ROCM,), rules=[arch.CudaArchMacroTest])
+            if f.fix is not None and any(op in f.fix.description.split("→")[0] for op in "<>")]
+
+
+# Between sm_75 and sm_90 the answer depends on the GPU. The port takes the Ampere-class branch (what
+# A100/L40 run: bf16 and fp8 types HIP has) unless that branch is inline PTX, which no AMD GPU runs.
+def test_cuda_arch_between_levels_takes_the_newer_branch_unless_it_is_ptx():
+    legacy_assert = ("__device__ float2 f(__nv_bfloat162 v) {\n#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800\n"
+                     "  assert(false);\n#else\n  return __bfloat1622float2(v);\n#endif\n}\n")
+    assert _arch_port(legacy_assert) == [("safe", "!defined(__HIP_DEVICE_COMPILE__)")]
+    cp_async = ("__device__ void g(int* s, const int* p) {\n#if __CUDA_ARCH__ >= 800\n"
+                "  asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4;\" :: \"r\"(0), \"l\"(p));\n"
+                "#else\n  *s = *p;\n#endif\n}\n")
+    assert _arch_port(cp_async) == [("safe", "0")]
+    # the same with the test turned around: the PTX branch is the one taken when the test is false
+    flipped = cp_async.replace("__CUDA_ARCH__ >= 800", "__CUDA_ARCH__ < 800").replace(
+        "asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4;\" :: \"r\"(0), \"l\"(p));\n#else\n  *s = *p;",
+        "*s = *p;\n#else\n  asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4;\" :: \"r\"(0), \"l\"(p));")
+    assert _arch_port(flipped) == [("safe", "1")]
+    # negated: `!(... >= 800)` selects the PTX in its #else, the newer branch
+    negated = cp_async.replace("#if __CUDA_ARCH__ >= 800", "#if !(__CUDA_ARCH__ >= 800)").replace(
+        "asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4;\" :: \"r\"(0), \"l\"(p));\n#else\n  *s = *p;",
+        "*s = *p;\n#else\n  asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4;\" :: \"r\"(0), \"l\"(p));")
+    assert _arch_port(negated) == [("safe", "0")]
+    # nested conditionals inside the branches are part of them
+    nested = cp_async.replace("  asm volatile", "#ifdef USE_PTX\n  asm volatile").replace("(p));\n#else", "(p));\n#endif\n#else")
+    assert _arch_port(nested) == [("safe", "0")]
+    # PTX in both branches: neither runs on AMD; the newer one is assumed and a human checks it
+    both = cp_async.replace("*s = *p;", "asm volatile(\"ld.global.u32 %0, [%1];\" : \"=r\"(*s) : \"l\"(p));")
+    assert _arch_port(both) == [("unsafe", "defined(__HIP_DEVICE_COMPILE__)")]
+    # an #elif's own branch ends at the next #else
+    elif_chain = ("#if defined(USE_X)\nint a;\n#elif __CUDA_ARCH__ >= 800\nint b;\n#else\n"
+                  "__device__ void h() { asm(\"trap;\"); }\n#endif\n")
+    assert _arch_port(elif_chain) == [("safe", "defined(__HIP_DEVICE_COMPILE__)")]
 
 
 def test_cuda_arch_in_code_is_reported_without_a_fix():

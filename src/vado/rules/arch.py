@@ -686,6 +686,77 @@ _CMP = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b, "<": lambda a, b: a 
 DEVICE_PASS = "defined(__HIP_DEVICE_COMPILE__)"
 
 
+#: Tokens of code no AMD GPU can run: inline assembly (PTX, in a CUDA program).
+_PTX_TOKENS = frozenset({"asm", "__asm__", "__asm"})
+
+
+def _branches(toks, d: int) -> tuple[range, range] | None:
+    """Token ranges of the branch an ``#if``/``#elif`` at ``d`` selects and of the branches after it
+    (its ``#elif``s and ``#else``, up to its ``#endif``); None where the group is not closed."""
+    n = len(toks)
+    j = d + 1
+    while j < n and toks[j][0] is not Kind.EOD:
+        j += 1
+    start, split, depth = j + 1, None, 0
+    for k in range(start, n):
+        if toks[k][0] is not Kind.DIRECTIVE:
+            continue
+        name = _directive_name(toks[k])
+        if name in ("#if", "#ifdef", "#ifndef"):
+            depth += 1
+        elif name == "#endif":
+            if depth == 0:
+                split = k if split is None else split
+                return range(start, split), range(split, k)
+            depth -= 1
+        elif name in ("#elif", "#else") and depth == 0 and split is None:
+            split = k
+    return None
+
+
+def _negations(toks, d: int, i: int) -> int:
+    """How many ``!`` apply to the comparison at ``i`` in the directive at ``d`` (``!(… >= 800)``)."""
+    stack: list[bool] = []
+    for k in range(d + 1, i):
+        text = toks[k][3]
+        if text == "(":
+            stack.append(toks[k - 1][3] == "!")
+        elif text == ")" and stack:
+            stack.pop()
+    return sum(stack) + (toks[i - 1][3] == "!")
+
+
+def _between_levels(toks, i: int, newer: bool) -> tuple[bool, Applicability, str]:
+    """The device-pass value of an ``__CUDA_ARCH__`` comparison at ``i`` that sm_75 and sm_89 answer
+    differently (``newer``: sm_89's answer), how safe that choice is, and why.
+
+    AMD's Instinct GPUs are counted as Ampere-class (sm_80–sm_89, the A100 and L40 the workload
+    moves from): the branches these levels guard are bf16/fp8 types and intrinsics HIP has, where the
+    older branch is a polyfill that collides with HIP's or an ``assert(false)`` for GPUs without them.
+    The exception is a newer branch written in inline PTX (``cp.async``, ``ldmatrix``): no AMD GPU
+    runs it, and the older branch is the program's own portable version (what CUDA builds for sm_75)."""
+    d = _directive_of(toks, i)
+    spans = _branches(toks, d) if d is not None and _directive_name(toks[d]) in ("#if", "#elif") else None
+    if spans is None:
+        return newer, Applicability.UNSAFE, "the fix assumes the newer branch, check it"
+    selected, others = spans
+    if _negations(toks, d, i) % 2:
+        selected, others = others, selected
+    newer_code, older_code = (selected, others) if newer else (others, selected)
+
+    def ptx(span: range) -> bool:
+        return any(toks[k][0] is Kind.IDENT and toks[k][3] in _PTX_TOKENS for k in span)
+
+    newer_ptx, older_ptx = ptx(newer_code), ptx(older_code)
+    if newer_ptx and older_ptx:
+        return newer, Applicability.UNSAFE, "both branches are inline PTX, which no AMD GPU runs; the fix assumes the newer one"
+    if newer_ptx:
+        return not newer, Applicability.SAFE, ("the newer branch is inline PTX, which no AMD GPU runs: the port takes "
+                                               "the program's portable branch, the one CUDA builds for sm_75")
+    return newer, Applicability.SAFE, ("the port takes the branch of Ampere-class GPUs (sm_80–sm_89: A100, L40), whose "
+                                       "bf16/fp8 types and intrinsics HIP has")
+
+
 class CudaArchMacroTest(Rule):
     """Preprocessor tests of ``__CUDA_ARCH__`` (and ``__CUDACC__``, ``__NVCC__``), which HIP does not define.
 
@@ -749,10 +820,17 @@ class CudaArchMacroTest(Rule):
     since the branch kept is the one CUDA takes for every such GPU, and what
     HIP lacks inside it is then reported by its own rule (ARCH001 for
     wmma, PTX rules for inline PTX) instead of vanishing. Levels in between
-    (``>= 800``: Ampere's ``cp.async``, bf16 tensor cores) get the same
-    rewrite assuming the newer branch, marked unsafe, and the finding stays:
-    choose the branch by hand. ``==``/``!=`` tests and ``__CUDA_ARCH__`` used
-    as a value in code get no fix.
+    (``< 800``, ``>= 800``) are answered for an Ampere-class GPU (sm_80–sm_89,
+    the A100 or L40 the workload moves from), also safe: what these levels
+    guard is bf16/fp8 support HIP has, and the older branch is a polyfill that
+    collides with HIP's own functions or an ``assert(false)`` for GPUs
+    without it (HeCBench attention-paged, attentionMultiHeadKVCache). Where
+    the newer branch of the ``#if`` is inline PTX (``cp.async``,
+    ``ldmatrix``), which no AMD GPU runs, the port takes the other branch, the
+    program's own portable code that CUDA builds for sm_75. PTX in both
+    branches, or a comparison outside an ``#if``, gets the newer branch with
+    an unsafe fix: choose by hand. ``==``/``!=`` tests and ``__CUDA_ARCH__``
+    used as a value in code get no fix.
 
     References
     ----------
@@ -814,16 +892,19 @@ class CudaArchMacroTest(Rule):
         if op is not None and op[3] in _CMP and level is not None and op[3] not in ("==", "!="):
             host = _CMP[op[3]](0, level)
             low, high = _CMP[op[3]](CUDA_ARCH_FLOOR, level), _CMP[op[3]](CUDA_ARCH_HOPPER - 1, level)
-            certain = low == high
-            device = low if certain else op[3] in (">=", ">")  # in between: assume the newer branch
+            text = cs.text_of(ctx.text, toks, i, i + 3)
+            why = f"HIP does not define __CUDA_ARCH__, so `{text}` is {'true' if host else 'false'} in every pass of the port; "
+            safe = Applicability.SAFE
+            if low == high:
+                device = low
+                why += ("every NVIDIA GPU from sm_75 to before sm_90 (what AMD's GPUs are counted as) "
+                        f"{'takes' if device else 'skips'} this branch")
+            else:
+                device, safe, reason = _between_levels(toks, i, high)
+                why += f"sm_75 and sm_89 answer differently: {reason}"
             repl = {(True, False): DEVICE_PASS, (False, True): f"!{DEVICE_PASS}",
                     (True, True): "1", (False, False): "0"}[(device, host)]
-            text = cs.text_of(ctx.text, toks, i, i + 3)
-            why = (f"HIP does not define __CUDA_ARCH__, so `{text}` is {'true' if host else 'false'} in every pass of the port; "
-                   + ("every NVIDIA GPU from sm_75 to before sm_90 (what AMD's GPUs are counted as) "
-                      f"{'takes' if device else 'skips'} this branch" if certain else
-                      f"sm_75 and sm_89 answer differently: the fix assumes the newer branch, check it"))
-            yield self._fixed(ctx, tok[1], num[2], repl, Applicability.SAFE if certain else Applicability.UNSAFE, why)
+            yield self._fixed(ctx, tok[1], num[2], repl, safe, why)
             return
         yield self.finding(ctx, tok[1], tok[2], "HIP does not define __CUDA_ARCH__: this test of its value is false in the device "
                            "pass; rewrite it with __HIP_DEVICE_COMPILE__ or __gfx942__-style macros",
@@ -1041,3 +1122,87 @@ class CudaHeaderGuardTest(Rule):
             k += 1
         return (k + 1 < len(toks) and toks[k][0] is Kind.DIRECTIVE and _directive_name(toks[k]) == "#define"
                 and toks[k + 1][3] == toks[i][3])
+
+
+#: CUDA declaration specifiers hipcc does not know (no HIP header defines them), with what each means.
+#: Source: CUDA 13.0 ``crt/host_defines.h`` (their definitions), CUDA programming guide (``__grid_constant__``,
+#: ``__maxnreg__``); ROCm 7.2.4 ``hip/`` headers and clang 22's HIP wrappers define none of them.
+CUDA_ONLY_SPECIFIERS = {
+    "__grid_constant__": ("a const kernel parameter kept in the parameter space so that its address can be taken "
+                          "without a copy (CUDA 11.7); the parameter stays const, and taking its address gives a "
+                          "copy's, which holds the same value"),
+    "__maxnreg__": "a kernel's register limit (CUDA 12.4), a tuning hint for NVIDIA's register file",
+    "__local_maxnreg__": "a device function's register limit (CUDA 12.8), a tuning hint for NVIDIA's register file",
+}
+
+
+class CudaOnlyDeclarationSpecifier(Rule):
+    """CUDA declaration specifiers HIP does not have: ``__grid_constant__``, ``__maxnreg__(N)``.
+
+    What it does
+    ------------
+    Finds ``__grid_constant__`` on kernel parameters and the register limits
+    ``__maxnreg__(N)`` / ``__local_maxnreg__(N)``.
+
+    Why is this bad?
+    ----------------
+    nvcc defines them (``crt/host_defines.h``); no HIP header does, so the
+    port does not compile: "unknown type name '__grid_constant__'"
+    (HeCBench attentionMultiHeadKVCache, FlashInfer's decode kernels).
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        __global__ void decode(const __grid_constant__ Params params) { … }
+
+    Use instead
+    -----------
+    .. code-block:: cpp
+
+        __global__ void decode(const Params params) { … }
+
+    Fix safety
+    ----------
+    Removing them is safe. ``__grid_constant__`` only lets CUDA skip a copy
+    when the address of a const parameter is taken: the value is the same,
+    and HIP passes kernel arguments in a read-only segment already. The
+    register limits are tuning hints; on AMD the register budget follows from
+    ``__launch_bounds__`` (measure the kernel again).
+
+    References
+    ----------
+    - CUDA programming guide, ``__grid_constant__`` and ``__maxnreg__``: https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#grid-constant
+    - CUDA 13.0 ``crt/host_defines.h``; ROCm 7.2.4 ``hip/`` headers (no such names)
+    """
+
+    code = "ARCH010"
+    triggers = frozenset(CUDA_ONLY_SPECIFIERS)
+    can_fix = True
+    name = "cuda-only-declaration-specifier"
+    severity = Severity.HIGH
+    file_kinds = cs.CUDA_CXX_KINDS
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        view = cs.device_view(ctx)
+        toks = view.tokens
+        text = ctx.text
+        own = {toks[i][3] for i in view.ident_indices(self.triggers)
+               if i > 0 and _directive_name(toks[i - 1]) in ("#define", "#undef")}
+        for i in view.ident_indices(self.triggers):
+            tok = toks[i]
+            name = tok[3]
+            if name in own or _directive_of(toks, i) is not None:
+                continue  # the program defines it itself, or a directive names it
+            end = tok[2]
+            if name != "__grid_constant__":
+                close = view.pairs.get(i + 1) if i + 1 < len(toks) and toks[i + 1][3] == "(" else None
+                if close is None:
+                    continue  # a name without its register count: not the specifier
+                end = toks[close][2]
+            while end < len(text) and text[end] in " \t":
+                end += 1  # the space after it goes too
+            fix = Fix((ctx.edit(tok[1], end, ""),), Applicability.SAFE, f"{name} removed", ("arch",))
+            yield self.finding(ctx, tok[1], tok[2], f"HIP does not define {name}, {CUDA_ONLY_SPECIFIERS[name]}: "
+                               "the port leaves it out", verdicts_for(ctx, _by_family(_PREPROC_VERDICTS)),
+                               fix=fix, effort=Effort(lines=1, constructs=1), data={"specifier": name})
