@@ -158,10 +158,27 @@ def test_operators_on_one_line_get_their_own_lines():
                    "\n#endif\n int y;\n")
 
 
-def test_other_meanings_are_reported_without_a_fix():
-    text = "inline __device__ float3 operator*(float3 a, float3 b) { return make_float3(a.y * b.z, a.z * b.x, a.x * b.y); }\n"
+def test_other_meanings_keep_the_programs_operator_where_cpp_can_choose_it():
+    # tgvnn's complex product on float2: renamed, and three overloads that bind the right operand more
+    # closely than HIP's friend (HIP_vector_type, const HIP_vector_type&) or tie with it (a const one).
+    text = ("inline __host__ __device__ float2 operator*(const float2 a, const float2 b)\n"
+            "{\n    return make_float2(a.x*b.x - a.y*b.y, a.x*b.y + a.y*b.x);\n}\n")
     (f,) = findings("API007", text)
-    assert f.fix is None and f.verdicts == {"rocm-7.2": Verdict.MANUAL} and "rename it" in f.message
+    assert f.fix.applicability is Applicability.SAFE and f.verdicts == {"rocm-7.2": Verdict.AUTOMATIC}
+    out = fixed(text, [f])
+    assert out.startswith("inline __host__ __device__ float2 vado_operator_mul_float2(const float2 a, const float2 b)\n")
+    forwarders = [line for line in out.splitlines() if "operator*(" in line]
+    assert forwarders == [
+        "inline __host__ __device__ float2 operator*(const float2 a, float2& vado_rhs) { return vado_operator_mul_float2(a, vado_rhs); }",
+        "inline __host__ __device__ float2 operator*(const float2 a, float2&& vado_rhs) { return vado_operator_mul_float2(a, vado_rhs); }",
+        "inline __host__ __device__ float2 operator*(const float2& a, const float2& vado_rhs) { return vado_operator_mul_float2(a, vado_rhs); }",
+    ]
+    assert findings("API007", out) == []  # the next round leaves vado's overloads alone
+    compound = "inline __device__ void operator*=(float2 &a, const float2 b) { float s = a.x; a.x = s*b.x - a.y*b.y; a.y = a.y*b.x + s*b.y; }\n"
+    (g,) = findings("API007", compound)
+    out = fixed(compound, [g])
+    assert "inline __device__ void operator*=(float2 &a, const float2& vado_rhs) { return vado_operator_mul_assign_float2(a, vado_rhs); }" in out
+    assert findings("API007", out) == []
 
 
 def test_only_hip_targets_hear_about_it():

@@ -12,15 +12,19 @@ block size (CUB's documentation of ``BlockLoadAlgorithm``/``BlockStoreAlgorithm`
 through a block-wide exchange instead of a per-warp one. :func:`block_io_fixes`
 writes the algorithm argument as a choice the compiler makes from the block's
 dimensions: the warp form where the block is a multiple of 64 threads (nothing
-changes for those), the plain form otherwise. Safe: the data each thread holds is
+changes for those), the plain form otherwise. Dimensions written as numbers are
+decided here: whole wavefronts keep the warp form as written, others get the plain one. Safe: the data each thread holds is
 the same.
 """
 
 from __future__ import annotations
 
+import math
+
 from vado.model import Applicability, Edit, Fix, Target
 from vado.port.overloads import _next_code
-from vado.rules.cuda_syntax import spelling_index
+from vado.port.translate import split_call_args
+from vado.rules.cuda_syntax import int_value, spelling_index
 from vado.scan.lexer import Kind
 
 #: The warp-transposing algorithms and their block-wide counterparts (same result, any block size).
@@ -33,34 +37,6 @@ ALGORITHMS = {
 #: The wavefront of AMD Instinct GPUs (CDNA: gfx90a, gfx942, gfx950).
 WAVEFRONT = 64
 _CLASSES = frozenset({"BlockLoad", "BlockStore"})
-
-
-def _template_args(toks, open_idx: int) -> tuple[int, list[tuple[int, int]]] | None:
-    """For the ``<`` at ``open_idx``: the index of its ``>`` and each argument's (first, last) token index."""
-    depth = 0
-    args: list[tuple[int, int]] = []
-    first = open_idx + 1
-    for j in range(open_idx, len(toks)):
-        kind, text = toks[j][0], toks[j][3]
-        if kind is Kind.DIRECTIVE or text in (";", "{", "}"):
-            return None
-        if kind is not Kind.PUNCT:
-            continue
-        if text in ("<", "(", "["):
-            depth += 1
-        elif text in (">", ")", "]"):
-            depth -= 1
-            if depth == 0:
-                args.append((first, j - 1))
-                return j, args
-        elif text == ">>":
-            depth -= 2
-            if depth <= 0:
-                return None  # BlockLoad<T, N, I, BlockLoadTraits<X>> : rare, left alone
-        elif text == "," and depth == 1:
-            args.append((first, j - 1))
-            first = j + 1
-    return None
 
 
 def _text(text: str, toks, span: tuple[int, int]) -> str:
@@ -80,7 +56,7 @@ def block_io_fixes(path: str, text: str, toks: list, target: Target) -> list[Fix
             j = _next_code(toks, i)
             if toks[i][0] is not Kind.IDENT or j >= len(toks) or toks[j][3] != "<":
                 continue
-            parsed = _template_args(toks, j)
+            parsed = split_call_args(toks, j, angle=True)
             if parsed is None or len(parsed[1]) < 4:
                 continue
             args = parsed[1]
@@ -89,8 +65,15 @@ def block_io_fixes(path: str, text: str, toks: list, target: Target) -> list[Fix
             if name not in ALGORITHMS or any(t[3] not in ("::",) and t[0] is not Kind.IDENT for t in alg):
                 continue
             qualifier = _text(text, toks, (args[3][0], args[3][1]))[: -len(name)]
-            threads = " * ".join(f"({_text(text, toks, a)})" for a in [args[1], *args[4:6]])
-            choice = (f"(({threads}) % {WAVEFRONT} == 0 ? {qualifier}{name} : {qualifier}{ALGORITHMS[name]})")
+            dims = [args[1], *args[4:6]]
+            literal = [int_value(toks[a][3]) if a == b and toks[a][0] is Kind.NUMBER else None for a, b in dims]
+            if None not in literal:
+                if math.prod(literal) % WAVEFRONT == 0:
+                    continue  # whole wavefronts: the warp form works as written
+                choice = f"{qualifier}{ALGORITHMS[name]}"
+            else:
+                threads = " * ".join(f"({_text(text, toks, a)})" for a in dims)
+                choice = (f"(({threads}) % {WAVEFRONT} == 0 ? {qualifier}{name} : {qualifier}{ALGORITHMS[name]})")
             start, end = toks[args[3][0]][1], toks[args[3][1]][2]
             fixes.append(Fix(
                 (Edit(path, start, end, choice),), Applicability.SAFE,

@@ -24,6 +24,7 @@ from vado.port.build import (
     makefile_rename_fixes,
 )
 from vado.port.cub_block_io import block_io_fixes
+from vado.port.dependent_templates import dependent_template_fixes
 from vado.port.half_casts import half_cast_fixes
 from vado.port.compat import (
     cg_reduce_fixes,
@@ -169,6 +170,8 @@ def produce_fixes(
         fixes.extend(sync_downgrade_fixes(path, text, toks, target))
         fixes.extend(local_helper_fixes(path, text, toks, target))
         fixes.extend(half_cast_fixes(path, text, toks, target))
+        if target.family == "rocm":
+            fixes.extend(dependent_template_fixes(path, text, toks))
         fixes.extend(warp32_helper_fixes(path, text, toks, target, options.wave))
         fixes.extend(cg_reduce_fixes(path, text, toks, target))
         fixes.extend(solve_buffer_fixes(path, text, toks, target))

@@ -379,23 +379,35 @@ def include_fixes(path: str, toks: list, target: Target, *, roc: bool = False) -
     return fixes
 
 
-def split_call_args(toks: list, open_idx: int) -> tuple[int, list[tuple[int, int]]] | None:
-    """For the '(' at ``open_idx``: the index of its ')' and each argument's (first, last) token index."""
+def split_call_args(toks: list, open_idx: int, *, angle: bool = False) -> tuple[int, list[tuple[int, int]]] | None:
+    """For the '(' at ``open_idx``: the index of its ')' and each argument's (first, last) token index.
+
+    With ``angle``, for the '<' of a template argument list instead: ``<``/``>`` nest as well (with
+    ``(``/``[``), the list ends at its ``>``, and a ``>>`` closing it, a directive, ``;`` or a brace
+    (not a template argument list after all) give None.
+    """
+    opens, closes = (("<", "(", "["), (">", ")", "]")) if angle else (("(", "[", "{"), (")", "]", "}"))
     depth = 0
     args: list[tuple[int, int]] = []
     first = open_idx + 1
     for j in range(open_idx, len(toks)):
         kind, _, _, text = toks[j]
+        if angle and (kind is Kind.DIRECTIVE or text in (";", "{", "}")):
+            return None
         if kind is not Kind.PUNCT:
             continue
-        if text in ("(", "[", "{"):
+        if text in opens:
             depth += 1
-        elif text in (")", "]", "}"):
+        elif text in closes:
             depth -= 1
             if depth == 0:
                 if first <= j - 1:
                     args.append((first, j - 1))
                 return j, args
+        elif angle and text == ">>":
+            depth -= 2
+            if depth <= 0:
+                return None  # Block<T, Traits<X>> : rare, left alone
         elif text == "," and depth == 1:
             args.append((first, j - 1))
             first = j + 1

@@ -228,6 +228,10 @@ HIP_FRIEND_BINARY = frozenset({"*", "/"})
 #: Preprocessor names that show a region already written for HIP.
 _HIP_MACROS = re.compile(r"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIP_PLATFORM_NVIDIA__|__HIPCC__|__HIP__\b|__HIP_DEVICE_COMPILE__")
 GUARD = "#if !defined(__HIP_PLATFORM_AMD__)"
+#: Words for the operators in the names of the functions a definition with another meaning becomes.
+_OPERATOR_WORDS = {"*": "mul", "/": "div", "+=": "add_assign", "-=": "sub_assign", "*=": "mul_assign", "/=": "div_assign"}
+#: The right parameter's name in the overloads vado writes for such a definition.
+RHS = "vado_rhs"
 
 
 def vector_type(name: str) -> tuple[str, int] | None:
@@ -401,8 +405,8 @@ def operator_defs(view: cs.DeviceView) -> list[OperatorDef]:
         if len(args) != 2:
             continue
         p0, p1 = (_param(toks, a, b) for a, b in args)
-        if p0 is None or p1 is None or p0.type != p1.type or p0.name == p1.name:
-            continue
+        if p0 is None or p1 is None or p0.type != p1.type or p0.name == p1.name or p1.name == RHS:
+            continue  # (RHS: an overload vado wrote for a definition with another meaning)
         prefix = [t[3] for t in toks[first:i] if t[3] not in ("const",)]
         returns_ref = prefix[-1:] == ["&"]
         ret = prefix[-2] if returns_ref and len(prefix) >= 2 else (prefix[-1] if prefix else "")
@@ -462,7 +466,7 @@ class VectorOperatorDuplicatesHip(Rule):
     what HIP's operator computes (component by component: ``a.x += b.x; …``,
     ``return make_float4(a.x * b.x, …)`` or ``return {a.x * b.x, …}``) is a
     duplicate and gets a fix; one that computes something else (a complex
-    product on ``float2``, say) is reported for a human.
+    product on ``float2``, say) gets another.
 
     Why is this bad?
     ----------------
@@ -504,8 +508,18 @@ class VectorOperatorDuplicatesHip(Rule):
     program's returned ``void``, which no caller could use). For 8- and 16-bit
     element types and ``/``, HIP divides in the element type where C++
     promotes to ``int``; the results differ only when a quotient overflows
-    (``-128 / -1``), so that fix is marked unsafe. A definition with another
-    meaning gets no fix: rename it or make it a named function.
+    (``-128 / -1``), so that fix is marked unsafe.
+
+    A definition with another meaning (HeCBench tgvnn's complex ``float2``
+    product) becomes a named function, ``vado_operator_mul_float2``, and three
+    overloads of the operator call it: with the right parameter ``float2&``
+    and ``float2&&``, which C++ prefers to HIP's ``const HIP_vector_type&``
+    for a modifiable or a temporary right operand (the program's operator is
+    chosen, as on CUDA), and ``const float2&``, which ties with HIP's, so a
+    const right operand makes the call ambiguous: a compile error to resolve
+    by hand, never HIP's operator silently. Safe. The left parameter of that
+    third overload is a const reference, since by value it would redeclare
+    HIP's friend.
 
     References
     ----------
@@ -538,7 +552,7 @@ class VectorOperatorDuplicatesHip(Rule):
         group: list[OperatorDef] = []
         for d in defs:
             if not d.duplicate:
-                yield self._conflict(ctx, toks, d, targets)
+                yield self._conflict(ctx, view, d, targets)
                 continue
             if group and group[-1].body_close + 1 != d.first:
                 yield self._guarded(ctx, view, group, targets)
@@ -547,13 +561,33 @@ class VectorOperatorDuplicatesHip(Rule):
         if group:
             yield self._guarded(ctx, view, group, targets)
 
-    def _conflict(self, ctx: FileContext, toks, d: OperatorDef, targets) -> Finding:
+    def _conflict(self, ctx: FileContext, view: cs.DeviceView, d: OperatorDef, targets) -> Finding:
+        toks, text = view.tokens, view.text
         tok = toks[d.operator]
         where = "as a member" if d.op in HIP_MEMBER_COMPOUND else "as a friend (ROCm 7.x)"
-        message = (f"operator{d.op} on {d.vtype} is ambiguous with HIP's own, which HIP_vector_type declares {where}; "
-                   "this definition computes something else, so it cannot simply be dropped: rename it")
-        return self.finding(ctx, tok[1], toks[d.operator + 1][2], message, {t.name: MANUAL for t in targets},
-                            effort=Effort(lines=1, constructs=1, hours=0.5), data={"operator": d.op, "type": d.vtype})
+        helper = f"vado_operator_{_OPERATOR_WORDS[d.op]}_{d.vtype}"
+        (a0, a1), _ = cs.split_args(toks, d.operator + 2, view.pairs[d.operator + 2])
+        prefix = text[toks[d.first][1]:tok[1]]
+        left = cs.text_of(text, toks, a0, a1)
+        name = _param(toks, a0, a1).name
+        # A const right operand gets an overload that ties with HIP's (ambiguous: a compile error). Its left
+        # parameter is a const reference: by value it would redeclare HIP's friend (HIP_vector_type, const&).
+        const_left = left if d.op in HIP_MEMBER_COMPOUND else f"const {d.vtype}& {name}"
+        overloads = "".join(f"{prefix}operator{d.op}({lhs}, {rhs} {RHS}) {{ return {helper}({name}, {RHS}); }}\n"
+                            for lhs, rhs in ((left, f"{d.vtype}&"), (left, f"{d.vtype}&&"), (const_left, f"const {d.vtype}&")))
+        block = (f"\n// vado: HIP's vector types declare {d.vtype} operator{d.op} {where}, component by component; these "
+                 "overloads bind the right operand more closely than HIP's (const&), so C++ chooses the program's "
+                 "operator, as on CUDA; a const right operand is ambiguous (a compile error), never HIP's silently\n"
+                 + overloads)
+        end = toks[d.body_close][2]
+        fix = Fix((ctx.edit(tok[1], toks[d.operator + 1][2], helper), ctx.edit(end, end, block)), Applicability.SAFE,
+                  f"operator{d.op} on {d.vtype} → {helper} and overloads that C++ prefers to HIP's", ("api",))
+        message = (f"operator{d.op} on {d.vtype} is ambiguous with HIP's own, which HIP_vector_type declares {where} "
+                   f"and which computes something else; the port renames this definition {helper} and adds "
+                   f"operator{d.op} overloads that bind the right operand more closely than HIP's")
+        return self.finding(ctx, tok[1], toks[d.operator + 1][2], message, {t.name: AUTO for t in targets}, fix=fix,
+                            effort=Effort(lines=4, constructs=1, hours=0.0), data={"operator": d.op, "type": d.vtype,
+                                                                                     "helper": helper})
 
     def _guarded(self, ctx: FileContext, view: cs.DeviceView, group: list[OperatorDef], targets) -> Finding:
         toks, text = view.tokens, view.text
