@@ -21,7 +21,6 @@ The baseline and SARIF's ``partialFingerprints`` both use them.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -82,6 +81,8 @@ def _line_text(data: bytes, starts: list[int], line: int) -> str:
 
 def fingerprints(findings: Sequence, data: bytes, starts: list[int] | None = None) -> list[str]:
     """One fingerprint per finding of one file whose bytes are ``data`` (see the module docstring)."""
+    import hashlib  # only baselines and SARIF need fingerprints: the one-file audit does not load OpenSSL
+
     if starts is None:
         starts = line_starts(data)
     seen: Counter = Counter()

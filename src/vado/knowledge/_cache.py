@@ -19,12 +19,16 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import hashlib
 import marshal
 import os
 import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
+
+try:  # CPython's own SHA-1: hashlib would load OpenSSL first, 4 ms of a one-file audit's start
+    from _sha1 import sha1
+except ImportError:  # an interpreter built without it
+    from hashlib import sha1
 
 def cache_dir() -> Path | None:
     """Where entries are kept, or None when caching is off or there is no place for it."""
@@ -48,7 +52,7 @@ def _key(name: str, sources: Sequence[Path]) -> str | None:
         except OSError:
             return None
         parts.append(f"{src}\0{st.st_size}\0{st.st_mtime_ns}")
-    return hashlib.sha1("\n".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
+    return sha1("\n".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def cached(name: str, sources: Sequence[Any], build: Callable[[], Any]) -> Any:
