@@ -121,6 +121,9 @@ def test_cuda_arch_between_levels_takes_the_newer_branch_unless_it_is_ptx():
     # nested conditionals inside the branches are part of them
     nested = cp_async.replace("  asm volatile", "#ifdef USE_PTX\n  asm volatile").replace("(p));\n#else", "(p));\n#endif\n#else")
     assert _arch_port(nested) == [("safe", "0")]
+    # PTX and no other branch: dropping it would lose what it does; kept (a compile error), for a human
+    alone = cp_async.replace("#else\n  *s = *p;\n", "")
+    assert _arch_port(alone) == [("unsafe", "defined(__HIP_DEVICE_COMPILE__)")]
     # PTX in both branches: neither runs on AMD; the newer one is assumed and a human checks it
     both = cp_async.replace("*s = *p;", "asm volatile(\"ld.global.u32 %0, [%1];\" : \"=r\"(*s) : \"l\"(p));")
     assert _arch_port(both) == [("unsafe", "defined(__HIP_DEVICE_COMPILE__)")]

@@ -750,6 +750,9 @@ def _between_levels(toks, i: int, newer: bool) -> tuple[bool, Applicability, str
     newer_ptx, older_ptx = ptx(newer_code), ptx(older_code)
     if newer_ptx and older_ptx:
         return newer, Applicability.UNSAFE, "both branches are inline PTX, which no AMD GPU runs; the fix assumes the newer one"
+    if newer_ptx and not any(toks[k][0] is not Kind.DIRECTIVE and toks[k][0] is not Kind.EOD for k in older_code):
+        # No other branch: taking "none" would drop what the PTX does, silently; keeping it fails to compile.
+        return newer, Applicability.UNSAFE, "the newer branch is inline PTX and there is no other: port it by hand"
     if newer_ptx:
         return not newer, Applicability.SAFE, ("the newer branch is inline PTX, which no AMD GPU runs: the port takes "
                                                "the program's portable branch, the one CUDA builds for sm_75")
@@ -828,8 +831,9 @@ class CudaArchMacroTest(Rule):
     the newer branch of the ``#if`` is inline PTX (``cp.async``,
     ``ldmatrix``), which no AMD GPU runs, the port takes the other branch, the
     program's own portable code that CUDA builds for sm_75. PTX in both
-    branches, or a comparison outside an ``#if``, gets the newer branch with
-    an unsafe fix: choose by hand. ``==``/``!=`` tests and ``__CUDA_ARCH__``
+    branches, PTX with no other branch (taking none would drop what it does),
+    or a comparison outside an ``#if``, gets the newer branch with an unsafe
+    fix: choose by hand. ``==``/``!=`` tests and ``__CUDA_ARCH__``
     used as a value in code get no fix.
 
     References
