@@ -14,30 +14,19 @@ keyword only says what the name is; were it not a template, the compiler would s
 from __future__ import annotations
 
 from vado.model import Applicability, Edit, Fix
+from vado.port.overloads import _next_code, _prev_code
 from vado.port.translate import split_call_args
 from vado.rules.cuda_syntax import spelling_index
 from vado.scan.lexer import Kind
 
 
-def _code_after(toks, i: int) -> int:
-    j = i + 1
-    while j < len(toks) and toks[j][0] is Kind.COMMENT:
-        j += 1
-    return j
-
-
-def _code_before(toks, i: int) -> int:
-    j = i - 1
-    while j >= 0 and toks[j][0] is Kind.COMMENT:
-        j -= 1
-    return j
 
 
 def template_heads(toks) -> list[tuple[int, int]]:
     """``(first, last)`` token indices of each ``template <…>`` head's parameter list (its ``<`` and ``>``)."""
     heads = []
     for t in spelling_index(toks).where("template"):
-        j = _code_after(toks, t)
+        j = _next_code(toks, t)
         if j < len(toks) and toks[j][3] == "<" and toks[t][0] is Kind.IDENT:
             parsed = split_call_args(toks, j, angle=True)
             if parsed is not None:
@@ -71,7 +60,7 @@ def member_templates(toks, heads: list[tuple[int, int]]) -> set[str]:
             if text in (";", "{", "}", "=") or toks[k][0] is Kind.DIRECTIVE:
                 break
             if text == "(":
-                prev = _code_before(toks, k)
+                prev = _prev_code(toks, k)
                 if prev > close and toks[prev][0] is Kind.IDENT:
                     names.add(toks[prev][3])
                 break
@@ -91,15 +80,15 @@ def dependent_template_fixes(path: str, text: str, toks: list) -> list[Fix]:
     params = template_parameters(toks, heads)
     edits: list[Edit] = []
     for c in index.where("::"):
-        name = _code_after(toks, c)
-        after = _code_after(toks, name)
+        name = _next_code(toks, c)
+        after = _next_code(toks, name)
         if after >= len(toks) or toks[name][0] is not Kind.IDENT or toks[name][3] not in members or toks[after][3] != "<":
             continue
         args = split_call_args(toks, after, angle=True)
-        call = _code_after(toks, args[0]) if args else len(toks)
+        call = _next_code(toks, args[0]) if args else len(toks)
         if call >= len(toks) or toks[call][3] != "(":
             continue  # not `name<…>(`: a comparison, say
-        close = _code_before(toks, c)
+        close = _prev_code(toks, c)
         if close < 0 or toks[close][3] != ">":
             continue
         # the qualifier's '<': walk back over its balanced argument list
@@ -112,7 +101,7 @@ def dependent_template_fixes(path: str, text: str, toks: list) -> list[Fix]:
             if t in (";", "{", "}"):
                 k = -1
             k -= 1
-        if k <= 0 or toks[_code_before(toks, k)][0] is not Kind.IDENT:
+        if k <= 0 or toks[_prev_code(toks, k)][0] is not Kind.IDENT:
             continue
         if not any(toks[m][0] is Kind.IDENT and toks[m][3] in params for m in range(k + 1, close)):
             continue  # not dependent: no keyword needed

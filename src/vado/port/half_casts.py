@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from vado.model import Applicability, Edit, Fix, Target
 from vado.port.compat import _api_status, _line_start_insert, guarded_block, insertion_offsets
+from vado.port.overloads import _next_code
 from vado.rules.cuda_syntax import spelling_index
 from vado.scan.lexer import Kind
 
@@ -54,19 +55,13 @@ SOURCE = ("CUDA 13.0 cuda_bf16.h (__half::__half(const __nv_bfloat16), explicit 
           "no converting constructors), measured with its hipcc for gfx942")
 
 
-def _code_after(toks, i: int) -> int:
-    j = i + 1
-    while j < len(toks) and toks[j][0] is Kind.COMMENT:
-        j += 1
-    return j
-
 
 def template_type_parameters(toks) -> set[str]:
     """Names declared ``typename T`` / ``class T`` in the file's ``template <…>`` parameter lists."""
     names: set[str] = set()
     index = spelling_index(toks)
     for t in index.where("template"):
-        j = _code_after(toks, t)
+        j = _next_code(toks, t)
         if j >= len(toks) or toks[j][3] != "<":
             continue
         depth = 0
@@ -83,10 +78,10 @@ def template_type_parameters(toks) -> set[str]:
             if depth <= 0:
                 break
             if depth == 1 and text in ("typename", "class") and toks[k - 1][3] not in (">", ">>"):  # not a template template
-                n = _code_after(toks, k)
+                n = _next_code(toks, k)
                 if n < len(toks) and toks[n][3] == "...":
-                    n = _code_after(toks, n)
-                after = _code_after(toks, n)
+                    n = _next_code(toks, n)
+                after = _next_code(toks, n)
                 if (n < len(toks) and toks[n][0] is Kind.IDENT and after < len(toks)
                         and toks[after][3] in (",", ">", "=", ">>") and not toks[n][3].startswith(OWN_PREFIX)):
                     names.add(toks[n][3])
@@ -108,10 +103,10 @@ def half_cast_fixes(path: str, text: str, toks: list, target: Target) -> list[Fi
     for i in index.where("static_cast"):
         if toks[i][0] is not Kind.IDENT:
             continue
-        a = _code_after(toks, i)
-        b = _code_after(toks, a)
-        c = _code_after(toks, b)
-        d = _code_after(toks, c)
+        a = _next_code(toks, i)
+        b = _next_code(toks, a)
+        c = _next_code(toks, b)
+        d = _next_code(toks, c)
         if (d < len(toks) and toks[a][3] == "<" and toks[b][0] is Kind.IDENT and toks[b][3] in params
                 and toks[c][3] == ">" and toks[d][3] == "("):
             uses.append(i)
