@@ -19,6 +19,11 @@ directory): an entry is keyed by the paths of the data files, so two checkouts
 sharing ``~/.cache/vado`` would replace each other's entries on every run, and
 every measured run would parse the knowledge base again.
 
+Run it with the interpreter vado is used with (the README's ``.venv/bin/python``): each child
+is ``sys.executable``, and a base interpreter's ``site-packages`` may hold ``.pth`` files that
+import packages at every start (a sandbox's certificate hook importing certifi costs 30 ms), which
+a virtual environment does not read.
+
 Compile the sources first (``python -m compileall -q src``) where Python does not
 write bytecode itself (``PYTHONDONTWRITEBYTECODE``): otherwise every run compiles
 every module, as an installed vado never does.
