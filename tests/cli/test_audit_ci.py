@@ -303,7 +303,7 @@ def test_several_paths_are_audited_relative_to_the_working_directory(repo: Path)
 def test_pre_commit_hook_definition_runs_on_named_files():
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     hook = next(h for h in hooks if h["id"] == "vado")
-    assert hook["entry"].split()[:2] == ["vado", "audit"]
+    assert hook["entry"].split()[:2] == ["vado", "audit"] and "--format concise" in hook["entry"]
     assert hook.get("pass_filenames", True) is True and hook["require_serial"] is True
     files = re.compile(hook["files"])
     for name in ("src/k.cu", "a/b.cuh", "x.cpp", "inc/y.hpp", "CMakeLists.txt", "cmake/cuda.cmake", "Makefile",

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 import os
-from importlib import resources
 from pathlib import Path
 
+from vado import package_files
 from vado.errors import UsageError
 
 SKILL_NAME = "vado-port"
@@ -23,7 +23,7 @@ MCP_ENTRY = {"command": "vado", "args": ["mcp", "--root", "."]}
 
 def skill_text() -> str:
     """The skill (``SKILL.md``) as shipped."""
-    return resources.files("vado.assistant").joinpath("SKILL.md").read_text(encoding="utf-8")
+    return package_files.files("vado.assistant").joinpath("SKILL.md").read_text(encoding="utf-8")
 
 
 def install(repo: str | os.PathLike, *, force: bool = False, mcp: bool = True) -> list[tuple[Path, str]]:

@@ -11,7 +11,7 @@ from typing import List, Literal, Optional, get_args
 
 from vado.cli.params import Argument, CommandExit, Option
 
-Format = Literal["text", "json", "sarif", "markdown", "html"]
+Format = Literal["text", "concise", "json", "sarif", "markdown", "html"]
 FORMATS = get_args(Format)
 _SEVERITIES_AND_VERDICTS = "SEVERITY|VERDICT|TARGET:VERDICT"
 

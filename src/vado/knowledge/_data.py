@@ -7,9 +7,9 @@ missing data raises :class:`vado.errors.KnowledgeError`, never a bare YAML error
 
 from __future__ import annotations
 
-from importlib import resources
 from typing import Any, Iterable
 
+from vado import package_files
 from vado.errors import KnowledgeError
 
 #: Keys every fact entry must carry (checked by the loaders).
@@ -24,7 +24,7 @@ def load(name: str) -> dict[str, Any]:
     """
     from vado.knowledge._cache import cached
 
-    source = resources.files("vado.knowledge").joinpath("data", f"{name}.yaml")
+    source = package_files.files("vado.knowledge").joinpath("data", f"{name}.yaml")
     return cached(f"yaml-{name}", [source], lambda: _parse_file(name))
 
 
@@ -33,7 +33,7 @@ def _parse_file(name: str) -> dict[str, Any]:
 
     filename = f"{name}.yaml"
     try:
-        text = resources.files("vado.knowledge").joinpath("data", filename).read_text(encoding="utf-8")
+        text = package_files.files("vado.knowledge").joinpath("data", filename).read_text(encoding="utf-8")
     except (FileNotFoundError, OSError) as exc:
         raise KnowledgeError(
             f"knowledge file {filename} could not be read",

@@ -22,9 +22,9 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
-from importlib import resources
 from typing import Any
 
+from vado import package_files
 from vado.errors import KnowledgeError
 from vado.knowledge._data import parse_yaml
 from vado.model import Target
@@ -240,7 +240,7 @@ _LIBRARY_ORDER = (
 
 def _read(name: str) -> str:
     try:
-        return resources.files("vado.knowledge").joinpath(*_DATA, name).read_text(encoding="utf-8")
+        return package_files.files("vado.knowledge").joinpath(*_DATA, name).read_text(encoding="utf-8")
     except (FileNotFoundError, OSError) as exc:
         raise KnowledgeError(
             f"API data file {name} could not be read",
@@ -264,7 +264,7 @@ def api_table() -> ApiTable:
     """
     from vado.knowledge._cache import cached
 
-    folder = resources.files("vado.knowledge").joinpath(*_DATA)
+    folder = package_files.files("vado.knowledge").joinpath(*_DATA)
     try:
         sources = sorted(p for p in folder.iterdir() if p.name == "index.yaml" or p.name.endswith(".csv"))
     except OSError:

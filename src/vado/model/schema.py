@@ -19,9 +19,9 @@ from __future__ import annotations
 import copy
 import functools
 import json
-from importlib import resources
 from typing import Any
 
+from vado import package_files
 from vado.errors import SchemaError
 from vado.model.serde import to_json
 
@@ -30,7 +30,7 @@ __all__ = ["SchemaError", "model_schema", "schema_version", "type_names", "valid
 
 @functools.cache
 def _schema() -> dict[str, Any]:
-    text = resources.files("vado.model").joinpath("schema.json").read_text(encoding="utf-8")
+    text = package_files.files("vado.model").joinpath("schema.json").read_text(encoding="utf-8")
     return json.loads(text)
 
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
+from vado import package_files
 from vado.errors import KnowledgeError, UsageError
 
 _AFFINITY_OPERATORS = frozenset({"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"})
@@ -75,7 +75,7 @@ def default_pools() -> tuple[Pool, ...]:
     """The pools of ``data/pools.yaml``, NVIDIA first."""
     import yaml
 
-    text = resources.files("vado.plan").joinpath("data", "pools.yaml").read_text(encoding="utf-8")
+    text = package_files.files("vado.plan").joinpath("data", "pools.yaml").read_text(encoding="utf-8")
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:  # pragma: no cover - the shipped file is tested

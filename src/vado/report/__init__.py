@@ -1,6 +1,7 @@
 """Reports: pure functions from one :class:`~vado.model.audit.AuditResult` to text.
 
-Formats (``FORMATS``): ``text`` (rich terminal output), ``json`` (versioned,
+Formats (``FORMATS``): ``text`` (rich terminal output), ``concise`` (a line per
+finding, ``path:line:col: CODE …``, plain text), ``json`` (versioned,
 read back by :func:`load_audit_json`), ``sarif`` (SARIF 2.1.0), ``markdown``
 and ``html`` (one self-contained page). :func:`render` picks one by name; the
 format modules are imported on first use so importing this package is cheap.
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 #: Format name → (module, function).
 _RENDERERS: dict[str, tuple[str, str]] = {
     "text": ("vado.report.terminal", "render_terminal"),
+    "concise": ("vado.report.concise", "render_concise"),
     "json": ("vado.report.json_report", "render_json"),
     "sarif": ("vado.report.sarif", "render_sarif"),
     "markdown": ("vado.report.markdown", "render_markdown"),
@@ -28,10 +30,11 @@ _RENDERERS: dict[str, tuple[str, str]] = {
 FORMATS: tuple[str, ...] = tuple(_RENDERERS)
 
 #: File suffix conventionally used for each format.
-SUFFIXES: dict[str, str] = {"text": ".txt", "json": ".json", "sarif": ".sarif", "markdown": ".md", "html": ".html"}
+SUFFIXES: dict[str, str] = {"text": ".txt", "concise": ".txt", "json": ".json", "sarif": ".sarif", "markdown": ".md", "html": ".html"}
 
 _EXPORTS = {
     "render_terminal": "vado.report.terminal",
+    "render_concise": "vado.report.concise",
     "render_json": "vado.report.json_report",
     "load_audit_json": "vado.report.json_report",
     "audit_schema": "vado.report.json_report",

@@ -17,9 +17,9 @@ result's ``schema_version`` is the top-level one and its ``tool_version`` is
 from __future__ import annotations
 
 import json
-from importlib import resources
 from typing import Any
 
+from vado import package_files
 from vado.errors import ReportError
 from vado.model import SCHEMA_VERSION, from_json, to_json
 from vado.model.audit import AuditResult
@@ -105,5 +105,5 @@ def load_audit_json(text: str | bytes) -> AuditResult:
 
 def audit_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of the report, as shipped in the package."""
-    text = resources.files("vado.report").joinpath("audit.schema.json").read_text(encoding="utf-8")
+    text = package_files.files("vado.report").joinpath("audit.schema.json").read_text(encoding="utf-8")
     return json.loads(text)

@@ -42,10 +42,10 @@ import re
 import shutil
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Sequence
 
+from vado import package_files
 from vado.errors import UsageError
 
 #: Wave sizes a port can be run with: 32 (CUDA warps, HIP's NVIDIA platform) or 64 (AMD wave64, emulated).
@@ -223,7 +223,7 @@ def _layer_text(wave: int) -> str:
     if wave not in WAVES:
         raise UsageError(f"unknown wave size {wave}", "HIP on CUDA runs 32-lane warps or emulates 64-lane waves",
                          "pass --wave 32 or --wave 64")
-    return resources.files("vado.verify").joinpath("data", _LAYER_FILES[wave]).read_text(encoding="utf-8")
+    return package_files.files("vado.verify").joinpath("data", _LAYER_FILES[wave]).read_text(encoding="utf-8")
 
 
 def layer_macros(wave: int) -> tuple[str, ...]:
