@@ -10,7 +10,7 @@ import pytest
 
 from vado.errors import UsageError
 from vado.model import Verdict
-from vado.report import FORMATS, render, render_html, render_json, render_markdown, render_sarif, render_terminal
+from vado.report import FORMATS, render, render_concise, render_html, render_json, render_markdown, render_sarif, render_terminal
 
 XSS = '<script>alert("x")</script> & <img src=x onerror=alert(1)>'
 
@@ -27,6 +27,7 @@ def _with_message(result, message):
 def test_render_dispatches_to_each_format(sample):
     direct = {
         "text": render_terminal(sample),
+        "concise": render_concise(sample),
         "json": render_json(sample),
         "sarif": render_sarif(sample),
         "markdown": render_markdown(sample),
@@ -51,7 +52,7 @@ def test_render_rejects_unknown_format(sample):
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_empty_result_renders(empty, fmt):
     text = render(empty, fmt)
-    assert text.endswith("\n") and len(text) > 50
+    assert text.endswith("\n") and len(text) > (20 if fmt == "concise" else 50)  # concise: verdicts and a count
 
 
 # terminal -------------------------------------------------------------------

@@ -7,7 +7,7 @@ from typing import Literal, Optional, get_args
 
 import typer
 
-Format = Literal["text", "json", "sarif", "markdown", "html"]
+Format = Literal["text", "json", "concise", "sarif", "markdown", "html"]
 FORMATS = get_args(Format)
 
 
@@ -32,7 +32,7 @@ def port(
     rename_sources: bool = typer.Option(
         False, "--rename-sources", help="Rename .cu sources to .hip and update CMake/Makefile/#include references."
     ),
-    format: Format = typer.Option("text", "--format", "-f", help="Report: text or json of the port, or sarif/markdown/html of an audit of the port."),
+    format: Format = typer.Option("text", "--format", "-f", help="Report: text or json of the port, or concise/sarif/markdown/html of an audit of the port."),
     report: Optional[Path] = typer.Option(None, "--report", help="Write the report here instead of stdout."),
     diff: bool = typer.Option(False, "--diff", help="Show the per-file diffs (text format)."),
     jobs: int = typer.Option(1, "--jobs", "-j", min=0, help="Worker processes (0 = one per CPU)."),

@@ -30,7 +30,7 @@ _RENDERERS: dict[str, tuple[str, str]] = {
 FORMATS: tuple[str, ...] = tuple(_RENDERERS)
 
 #: File suffix conventionally used for each format.
-SUFFIXES: dict[str, str] = {"text": ".txt", "concise": ".txt", "json": ".json", "sarif": ".sarif", "markdown": ".md", "html": ".html"}
+SUFFIXES: dict[str, str] = {"text": ".txt", "concise": ".concise.txt", "json": ".json", "sarif": ".sarif", "markdown": ".md", "html": ".html"}
 
 _EXPORTS = {
     "render_terminal": "vado.report.terminal",
