@@ -1,14 +1,12 @@
 """``static_cast<T>`` between ``__half`` and bfloat16 in templates (vado.port.half_casts).
 
-Compiled by ROCm 7.2.4 through the PORT fixture half-casts.cu. Here: which casts are rewritten and which
-are not, that a port of tests/fixtures/verify/half_casts.cu builds with HIP on CUDA (nvcc, no GPU needed),
+The PORT fixture half-casts.cu is compiled by ROCm 7.2.4 (test_port_fixtures.py). Here: which casts are
+rewritten and which are not, that a port of that program builds with HIP on CUDA (nvcc, no GPU needed),
 and, on an NVIDIA GPU, that it converts all 65536 bit patterns of each format as CUDA does.
 """
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,12 +14,10 @@ import pytest
 from vado.agent.verify import nvidia_gpu_with_nvcc
 from vado.knowledge.targets import get_target
 from vado.port.half_casts import HELPER, half_cast_fixes, template_type_parameters
-from vado.port.tree import port_tree
 from vado.scan.lexer import lex
-from vado.verify import hip_on_cuda
 
-NVCC = shutil.which("nvcc") or shutil.which("nvcc", path="/usr/local/cuda/bin")
-PROGRAM = Path(__file__).resolve().parents[1] / "fixtures" / "verify" / "half_casts.cu"
+from _hip_on_cuda_programs import NVCC, original_and_port_outputs, port_and_build
+PROGRAM = Path(__file__).resolve().parents[1] / "fixtures" / "PORT" / "half-casts.cu"
 ROCM = get_target("rocm-7.2")
 
 TEMPLATE = """#include <cuda_bf16.h>
@@ -64,13 +60,9 @@ def test_no_rewrite_without_both_formats_or_off_rocm():
 
 
 def _port_and_build(tmp_path: Path, arch: str):
-    src = tmp_path / "src"
-    src.mkdir()
-    shutil.copy(PROGRAM, src / PROGRAM.name)
-    port_tree(src, tmp_path / "port", ROCM)
-    text = (tmp_path / "port" / PROGRAM.name).read_text()
+    ev, text = port_and_build(PROGRAM, tmp_path, arch)
     assert f"{HELPER}<Td>(src[i])" in text
-    return hip_on_cuda.build_port(tmp_path / "port", tmp_path / "out" / "prog", nvcc=NVCC, arch=arch, wave=32)
+    return ev
 
 
 @pytest.mark.skipif(NVCC is None, reason="nvcc not installed (CUDA toolkit)")
@@ -84,13 +76,7 @@ def test_the_port_builds_with_hip_on_cuda(tmp_path):
 def test_the_helper_converts_as_cuda_does(tmp_path):
     ev = _port_and_build(tmp_path, "native")
     assert ev.passed, ev.detail
-    orig = tmp_path / "orig"
-    subprocess.run([NVCC, "-O2", "-arch=native", "-o", str(orig), str(PROGRAM)], check=True, capture_output=True,
-                   timeout=600)
-    want = subprocess.run([str(orig)], capture_output=True, text=True, timeout=120)
-    got = subprocess.run([str(tmp_path / "out" / "prog")], capture_output=True, text=True, timeout=120)
-    assert want.returncode == 0 and got.returncode == 0, want.stderr + got.stderr
-    lines = want.stdout.splitlines()
+    lines, got = original_and_port_outputs(PROGRAM, tmp_path)
     assert len(lines) == 2 * 65536 // 32
-    differ = [(w, g) for w, g in zip(lines, got.stdout.splitlines()) if w != g]
+    differ = [(w, g) for w, g in zip(lines, got) if w != g]
     assert not differ, differ[:4]

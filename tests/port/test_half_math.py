@@ -8,20 +8,16 @@ values out of char range.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from vado.agent.verify import nvidia_gpu_with_nvcc
-from vado.knowledge.targets import all_targets, get_target
+from vado.knowledge.targets import all_targets
 from vado.port.compat import local_helpers
 from vado.port.half_math import BF16, DEVICE_ONLY, HALF, NAMES, half_math_helper
-from vado.port.tree import port_tree
-from vado.verify import hip_on_cuda
 
-NVCC = shutil.which("nvcc") or shutil.which("nvcc", path="/usr/local/cuda/bin")
+from _hip_on_cuda_programs import NVCC, original_and_port_outputs, port_and_build
 PROGRAM = Path(__file__).resolve().parents[1] / "fixtures" / "verify" / "half_intrinsics.cu"
 
 
@@ -43,13 +39,9 @@ def test_applies_on_rocm_targets_only():
 
 
 def _port_and_build(tmp_path: Path, arch: str):
-    src = tmp_path / "src"
-    src.mkdir()
-    shutil.copy(PROGRAM, src / PROGRAM.name)
-    port_tree(src, tmp_path / "port", get_target("rocm-7.2"))
-    text = (tmp_path / "port" / PROGRAM.name).read_text()
+    ev, text = port_and_build(PROGRAM, tmp_path, arch)
     assert "vado_hcmadd" in text and "__hcmadd(" not in text
-    return hip_on_cuda.build_port(tmp_path / "port", tmp_path / "out" / "prog", nvcc=NVCC, arch=arch, wave=32)
+    return ev
 
 
 @pytest.mark.skipif(NVCC is None, reason="nvcc not installed (CUDA toolkit)")
@@ -63,13 +55,7 @@ def test_the_port_builds_with_hip_on_cuda(tmp_path):
 def test_the_helpers_give_cudas_bits(tmp_path):
     ev = _port_and_build(tmp_path, "native")
     assert ev.passed, ev.detail
-    orig = tmp_path / "orig"
-    subprocess.run([NVCC, "-O2", "-arch=native", "-o", str(orig), str(PROGRAM)], check=True, capture_output=True,
-                   timeout=600)
-    want = subprocess.run([str(orig)], capture_output=True, text=True, timeout=120)
-    got = subprocess.run([str(tmp_path / "out" / "prog")], capture_output=True, text=True, timeout=120)
-    assert want.returncode == 0 and got.returncode == 0, want.stderr + got.stderr
-    lines = want.stdout.splitlines()
+    lines, got = original_and_port_outputs(PROGRAM, tmp_path)
     assert len(lines) == 144 and all(line.endswith(" 0000003f") for line in lines)  # every approximation close
-    for w, g in zip(lines, got.stdout.splitlines()):
+    for w, g in zip(lines, got):
         assert w == g

@@ -34,13 +34,16 @@ def template_heads(toks) -> list[tuple[int, int]]:
     return heads
 
 
-def template_parameters(toks, heads: list[tuple[int, int]]) -> set[str]:
+def template_parameters(toks, heads: list[tuple[int, int]], *, types_only: bool = False) -> set[str]:
     """The names the heads declare: the last name of each parameter before its default (``class T``,
-    ``size_t N``, ``typename... Ts``)."""
+    ``size_t N``, ``typename... Ts``); with ``types_only``, those of type parameters (``typename``/``class``
+    first: not ``size_t N``, not a template template parameter)."""
     names: set[str] = set()
     for open_i, _close in heads:
         parsed = split_call_args(toks, open_i, angle=True)
         for first, last in parsed[1] if parsed else ():
+            if types_only and toks[first][3] not in ("typename", "class"):
+                continue
             end = last
             for k in range(first, last + 1):
                 if toks[k][3] == "=":

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from vado.model import Applicability, Edit, Fix, Target
 from vado.port.compat import _api_status, _line_start_insert, guarded_block, insertion_offsets
+from vado.port.dependent_templates import template_heads, template_parameters
 from vado.port.overloads import _next_code
 from vado.rules.cuda_syntax import spelling_index
 from vado.scan.lexer import Kind
@@ -57,35 +58,10 @@ SOURCE = ("CUDA 13.0 cuda_bf16.h (__half::__half(const __nv_bfloat16), explicit 
 
 
 def template_type_parameters(toks) -> set[str]:
-    """Names declared ``typename T`` / ``class T`` in the file's ``template <…>`` parameter lists."""
-    names: set[str] = set()
-    index = spelling_index(toks)
-    for t in index.where("template"):
-        j = _next_code(toks, t)
-        if j >= len(toks) or toks[j][3] != "<":
-            continue
-        depth = 0
-        for k in range(j, len(toks)):
-            text = toks[k][3]
-            if toks[k][0] is Kind.DIRECTIVE or text in (";", "{", "}"):
-                break
-            if text in ("<", "("):
-                depth += 1
-            elif text in (">", ")"):
-                depth -= 1
-            elif text == ">>":
-                depth -= 2
-            if depth <= 0:
-                break
-            if depth == 1 and text in ("typename", "class") and toks[k - 1][3] not in (">", ">>"):  # not a template template
-                n = _next_code(toks, k)
-                if n < len(toks) and toks[n][3] == "...":
-                    n = _next_code(toks, n)
-                after = _next_code(toks, n)
-                if (n < len(toks) and toks[n][0] is Kind.IDENT and after < len(toks)
-                        and toks[after][3] in (",", ">", "=", ">>") and not toks[n][3].startswith(OWN_PREFIX)):
-                    names.add(toks[n][3])
-    return names
+    """Names declared ``typename T`` / ``class T`` in the file's ``template <…>`` parameter lists, but the
+    helper's own (:data:`OWN_PREFIX`)."""
+    return {name for name in template_parameters(toks, template_heads(toks), types_only=True)
+            if not name.startswith(OWN_PREFIX)}
 
 
 def half_cast_fixes(path: str, text: str, toks: list, target: Target) -> list[Fix]:
