@@ -528,6 +528,36 @@ HIP_NAME_ADDITIONS: dict[str, dict[str, str]] = {
 }
 
 
+#: hipBLAS 2.3.0 (ROCm 6.3.0) added the ILP64 (``_64``, ``int64_t`` sizes) level-3 and BLAS-like
+#: extension functions (ROCm/hipBLAS f41024c0 "64-bit interface for L3 functions", 4e49f5ce for the
+#: ``GemmEx`` family; CHANGELOG "Level 3 functions have an additional ILP64 API"). HIPIFY's tables at
+#: the imported commit list the cuBLAS ``_64`` names of these families without a HIP name. Real-typed
+#: functions take cuBLAS's argument types since 6.3.0; the complex ones take ``hipComplex`` and the
+#: ``Ex`` ones ``hipDataType``/``hipblasComputeType_t`` only since hipBLAS 3.0 (ROCm 7.0), before which
+#: the plain name took ``hipblasComplex``/``hipblasDatatype_t`` (see :data:`HIPBLAS3_SOURCE`).
+_ILP64_L3 = ("dgmm", "geam", "symm", "syrk", "syr2k", "syrkx", "trmm", "hemm")
+_ILP64_EX = ("GemmEx", "GemmBatchedEx", "GemmStridedBatchedEx")
+
+
+def _ilp64_additions() -> dict[str, dict[str, str]]:
+    out: dict[str, dict[str, str]] = {}
+    names = [(p + f, p in "CZ") for f in _ILP64_L3 for p in "SDCZ" if f != "hemm" or p in "CZ"]
+    names += [(f, True) for f in _ILP64_EX]
+    for base, v3_types in names:
+        hip = f"hipblas{base}_64"
+        added = HIPBLAS3_VERSION if v3_types else "6.3.0"
+        why = ("its hipComplex/hipDataType arguments since hipBLAS 3.0 (ROCm 7.0)" if v3_types
+               else "cuBLAS's argument types")
+        note = (f"vado: hipBLAS 2.3.0 (ROCm 6.3.0) added {hip} (ROCm/hipBLAS CHANGELOG.md, ILP64 level 3), "
+                f"with {why}; declared by hipblas/hipblas.h of ROCm 7.2.4")
+        for cuda in (f"cublas{base}_64", f"cublas{base}_v2_64"):
+            out[cuda] = {"hip_name": hip, "hip_added": added, "note": note}
+    return out
+
+
+HIP_NAME_ADDITIONS.update(_ilp64_additions())
+
+
 def apply_corrections(rows: list[dict[str, str]]) -> None:
     """Apply :data:`CORRECTIONS` and :data:`HIP_NAME_ADDITIONS` to ``rows`` in place (rows of other names are untouched)."""
     for r in rows:

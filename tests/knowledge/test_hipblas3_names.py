@@ -87,7 +87,7 @@ def test_shipped_data_lists_the_new_table():
 
     table = next(t for t in api.sources() if t["name"] == "hipBLAS 3.0 plain names (ROCm 7.0)")
     plain = [e for e in api.api_table().entries if e.library == "cublas" and e.hip_added == "7.0.0"
-             and (e.note or "").startswith("vado: ")]
+             and "takes the arguments of" in (e.note or "")]
     removed = [e for e in api.api_table().entries if e.library == "cublas" and e.hip_removed == "7.0.0"]
     assert table["rows"] == len(plain) == len(removed) == 369
 
@@ -125,3 +125,28 @@ def test_importer_adds_hip_names_hipify_lacks():
     assert (e.hip_name, e.rocm_name) == ("hipblasStatusToString", "hipblasStatusToString")
     assert rename_map(get_target("rocm-7.2"))["cublasGetStatusString"].new == "hipblasStatusToString"
     assert rename_map(get_target("rocm-7.2"), roc=True)["cublasGetStatusString"].new == "rocblas_status_to_string"
+
+
+def test_ilp64_level3_names_hipify_lacks():
+    """hipBLAS 2.3.0 (ROCm 6.3) has cuBLAS's _64 level-3 functions; complex and Ex ones match cuBLAS's types from 7.0."""
+    imp = _importer()
+    added = imp._ilp64_additions()
+    assert added["cublasCdgmm_64"]["hip_name"] == "hipblasCdgmm_64"
+    assert added["cublasStrmm_v2_64"] == dict(added["cublasStrmm_64"])
+    assert {added[n]["hip_added"] for n in ("cublasSdgmm_64", "cublasDsyrk_v2_64")} == {"6.3.0"}
+    assert {added[n]["hip_added"] for n in ("cublasZgeam_64", "cublasChemm_v2_64", "cublasGemmEx_64")} == {"7.0.0"}
+    assert "cublasShemm_64" not in added  # hemm is complex only
+    r72, r64 = rename_map(get_target("rocm-7.2")), rename_map(get_target("rocm-6.4"))
+    assert r72["cublasCdgmm_64"].new == "hipblasCdgmm_64"
+    assert r72["cublasGemmStridedBatchedEx_64"].new == "hipblasGemmStridedBatchedEx_64"
+    assert r64["cublasDgeam_64"].new == "hipblasDgeam_64"
+    # Before hipBLAS 3.0 the complex name took hipblasComplex: no CUDA counterpart on rocm-6.4.
+    assert "cublasCdgmm_64" not in r64 and "cublasGemmEx_64" not in r64
+    assert availability(lookup("cublasCdgmm_64"), get_target("rocm-6.4")).status == AvailabilityStatus.NEWER_THAN_TARGET
+
+
+@pytest.mark.skipif(not (ROCM72_INCLUDE / "hipblas" / "hipblas.h").is_file(), reason="ROCm 7.2.4 headers not present")
+def test_ilp64_additions_are_declared_by_rocm_724():
+    declared = _header_identifiers()
+    missing = sorted(a["hip_name"] for a in _importer()._ilp64_additions().values() if a["hip_name"] not in declared)
+    assert missing == []
