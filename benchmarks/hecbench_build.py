@@ -366,20 +366,33 @@ def units_from_cmake(text: str) -> list[Unit]:
     return units
 
 
+def _existing_cmake_units(cmake: Path) -> tuple[list[Unit], str]:
+    """:func:`units_from_cmake` of ``cmake`` less the sources its own tree lacks, and a note naming them.
+
+    A ``SOURCES`` entry no tree has (tgvnn's ``src/tgv.cu``) fails CMake's own build of the CUDA
+    program and of its twin alike; the twin's Makefile leaves it out, so the comparison does too.
+    """
+    units = units_from_cmake(cmake.read_text(errors="replace"))
+    missing = [u.source for u in units if not (cmake.parent / u.source).is_file()]
+    units = [u for u in units if u.source not in missing]
+    return units, (f"; left out, named but not in the tree: {', '.join(missing)}" if missing else "")
+
+
 def dry_run(program_dir: Path, makefile: Path, timeout: float = 60) -> tuple[list[Unit], str]:
     """The units ``makefile`` compiles when run in ``program_dir``, and a note ('' when it was read).
 
     Without a Makefile, or when its dry run names no unit (a broken rule, a Python build):
-    the units of the ``CMakeLists.txt`` beside it (HeCBench's ``add_hecbench_benchmark``);
-    without a Makefile or that, every ``.cu`` file under the directory, no flags.
+    the units of the ``CMakeLists.txt`` beside it (HeCBench's ``add_hecbench_benchmark``), less
+    sources that file names and its tree lacks; without a Makefile or that, every ``.cu`` file
+    under the directory, no flags.
     Raises :class:`RuntimeError` when ``make -n`` fails or names no unit and there is no such
     ``CMakeLists.txt``.
     """
     cmake = makefile.parent / "CMakeLists.txt"
     if not makefile.is_file() and cmake.is_file():
-        units = units_from_cmake(cmake.read_text(errors="replace"))
+        units, missing = _existing_cmake_units(cmake)
         if units:
-            return units, "no Makefile: units and flags from CMakeLists.txt (add_hecbench_benchmark)"
+            return units, "no Makefile: units and flags from CMakeLists.txt (add_hecbench_benchmark)" + missing
     if not makefile.is_file():
         cus = sorted(str(p.relative_to(program_dir)) for p in program_dir.rglob("*.cu"))
         if not cus:
@@ -393,9 +406,9 @@ def dry_run(program_dir: Path, makefile: Path, timeout: float = 60) -> tuple[lis
         raise RuntimeError("make -n timed out") from None
     units = units_from_dry_run(proc.stdout, program_dir.resolve())
     if not units and cmake.is_file():
-        units = units_from_cmake(cmake.read_text(errors="replace"))
+        units, missing = _existing_cmake_units(cmake)
         if units:
-            return units, "make -n named no unit: units and flags from CMakeLists.txt (add_hecbench_benchmark)"
+            return units, "make -n named no unit: units and flags from CMakeLists.txt (add_hecbench_benchmark)" + missing
     if not units:
         why = (proc.stderr.strip().splitlines() or ["no compile command"])[-1]
         raise RuntimeError(f"make -n named no unit: {why}")

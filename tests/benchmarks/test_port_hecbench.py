@@ -487,8 +487,13 @@ def test_dry_run_reads_cmake_without_a_makefile(tmp_path: Path) -> None:
     (prog / "src" / "kernel.cu").write_text("\n")
     (prog / "other.cu").write_text("\n")
     (prog / "CMakeLists.txt").write_text(CMAKE_LISTS)
+    # src/main.cpp is named but not in the tree (as tgvnn's src/tgv.cu): left out, and said so.
     units, note = hb.dry_run(prog, prog / "Makefile")
-    assert [u.source for u in units] == ["src/main.cpp", "src/kernel.cu"] and "CMakeLists.txt" in note
+    assert [u.source for u in units] == ["src/kernel.cu"] and "CMakeLists.txt" in note
+    assert note.endswith("left out, named but not in the tree: src/main.cpp")
+    (prog / "src" / "main.cpp").write_text("\n")
+    units, note = hb.dry_run(prog, prog / "Makefile")
+    assert [u.source for u in units] == ["src/main.cpp", "src/kernel.cu"] and "left out" not in note
     # A CMakeLists.txt without HeCBench's call falls back to every .cu file.
     (prog / "CMakeLists.txt").write_text("project(x)\n")
     units, note = hb.dry_run(prog, prog / "Makefile")
@@ -578,6 +583,8 @@ def test_dry_run_falls_back_to_cmake_when_make_names_no_unit(tmp_path: Path) -> 
     with pytest.raises(RuntimeError, match="named no unit"):
         hb.dry_run(prog, prog / "Makefile")
     (prog / "CMakeLists.txt").write_text(CMAKE_LISTS)
+    for name in ("main.cpp", "kernel.cu"):
+        (prog / "src" / name).write_text("\n")
     units, note = hb.dry_run(prog, prog / "Makefile")
     assert [u.source for u in units] == ["src/main.cpp", "src/kernel.cu"] and note.startswith("make -n named no unit")
 

@@ -228,9 +228,22 @@ HIP_FRIEND_BINARY = frozenset({"*", "/"})
 #: Preprocessor names that show a region already written for HIP.
 _HIP_MACROS = re.compile(r"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIP_PLATFORM_NVIDIA__|__HIPCC__|__HIP__\b|__HIP_DEVICE_COMPILE__")
 GUARD = "#if !defined(__HIP_PLATFORM_AMD__)"
-#: Words for the operators in the names of the functions a definition with another meaning becomes.
-_OPERATOR_WORDS = {"*": "mul", "/": "div", "+=": "add_assign", "-=": "sub_assign", "*=": "mul_assign", "/=": "div_assign"}
-#: The right parameter's name in the overloads vado writes for such a definition.
+#: The macro the port writes after the parameter list of a program's operator with another meaning:
+#: on HIP for AMD (clang) it is clang's ``enable_if`` attribute, which makes overload resolution
+#: prefer that operator to any candidate that matches equally well (HIP's own, for every call with
+#: two vectors); elsewhere (HIP on NVIDIA: CUDA's plain structs, no rival) it is empty.
+PREFERRED = "VADO_PREFERRED_OVER_HIP"
+PREFERRED_DEFINITION = (
+    f"#ifndef {PREFERRED}\n"
+    "#if defined(__HIP_PLATFORM_AMD__) && defined(__clang__)\n"
+    f"#define {PREFERRED} __attribute__((enable_if(true, \"the program's operator, not HIP_vector_type's\")))\n"
+    "#else\n"
+    f"#define {PREFERRED}\n"
+    "#endif\n"
+    "#endif\n"
+)
+#: The right parameter's name in the overloads earlier vado releases wrote for such a definition
+#: (``vado_operator_mul_float2`` and forwarders); their output is left alone.
 RHS = "vado_rhs"
 
 
@@ -256,6 +269,7 @@ class OperatorDef:
     vtype: str
     first: int  # token index of the declaration's first token
     operator: int  # token index of ``operator``
+    params_close: int  # token index of the ``)`` closing the parameter list
     body_close: int
     duplicate: bool  # computes exactly what HIP's own operator computes
 
@@ -396,6 +410,8 @@ def operator_defs(view: cs.DeviceView) -> list[OperatorDef]:
         j = close + 1
         while j < len(toks) and toks[j][3] == "noexcept":
             j += 1
+        if j < len(toks) and toks[j][3] == PREFERRED:
+            continue  # marked by an earlier port: C++ already prefers it to HIP's
         if j >= len(toks) or toks[j][3] != "{" or j not in pairs:
             continue  # a declaration, not a definition
         first = _declaration_start(toks, i)
@@ -424,7 +440,7 @@ def operator_defs(view: cs.DeviceView) -> list[OperatorDef]:
                 continue
             duplicate = (stmts is not None and ret == vtype and not returns_ref
                          and _is_binary_copy(stmts, p0.name, p1.name, op, vtype, rank))
-        out.append(OperatorDef(op, vtype, first, i, pairs[j], duplicate))
+        out.append(OperatorDef(op, vtype, first, i, close, pairs[j], duplicate))
     return out
 
 
@@ -452,6 +468,18 @@ def _hip_aware(view: cs.DeviceView, defs: list[OperatorDef]) -> set[int]:
         if any(stack):
             inside.add(n)
     return inside
+
+
+def _neighbours(defs: list[OperatorDef]) -> Iterator[tuple[bool, list[OperatorDef]]]:
+    """Runs of adjacent definitions of one kind (duplicate of HIP's, or another meaning), in order."""
+    group: list[OperatorDef] = []
+    for d in defs:
+        if group and (group[-1].duplicate != d.duplicate or group[-1].body_close + 1 != d.first):
+            yield group[0].duplicate, group
+            group = []
+        group.append(d)
+    if group:
+        yield group[0].duplicate, group
 
 
 class VectorOperatorDuplicatesHip(Rule):
@@ -511,15 +539,13 @@ class VectorOperatorDuplicatesHip(Rule):
     (``-128 / -1``), so that fix is marked unsafe.
 
     A definition with another meaning (HeCBench tgvnn's complex ``float2``
-    product) becomes a named function, ``vado_operator_mul_float2``, and three
-    overloads of the operator call it: with the right parameter ``float2&``
-    and ``float2&&``, which C++ prefers to HIP's ``const HIP_vector_type&``
-    for a modifiable or a temporary right operand (the program's operator is
-    chosen, as on CUDA), and ``const float2&``, which ties with HIP's, so a
-    const right operand makes the call ambiguous: a compile error to resolve
-    by hand, never HIP's operator silently. Safe. The left parameter of that
-    third overload is a const reference, since by value it would redeclare
-    HIP's friend.
+    product) stays, marked ``VADO_PREFERRED_OVER_HIP`` after its parameter
+    list: on HIP for AMD that macro is clang's ``enable_if(true, …)``
+    attribute, and a function with a satisfied ``enable_if`` wins over one
+    without when both match equally well, which is every call with two
+    vectors (a const one too). So C++ chooses the program's operator, as on
+    CUDA, where vector types have no operators of their own. Elsewhere the
+    macro is empty. Safe.
 
     References
     ----------
@@ -548,46 +574,32 @@ class VectorOperatorDuplicatesHip(Rule):
         return list(self._findings(ctx, view, defs, targets)) if defs else ()
 
     def _findings(self, ctx: FileContext, view: cs.DeviceView, defs: list[OperatorDef], targets) -> Iterator[Finding]:
-        toks = view.tokens
-        group: list[OperatorDef] = []
-        for d in defs:
-            if not d.duplicate:
-                yield self._conflict(ctx, view, d, targets)
-                continue
-            if group and group[-1].body_close + 1 != d.first:
-                yield self._guarded(ctx, view, group, targets)
-                group = []
-            group.append(d)
-        if group:
-            yield self._guarded(ctx, view, group, targets)
+        # Neighbouring definitions (a helper header's list) share one finding and one fix.
+        for duplicate, group in _neighbours(defs):
+            yield self._guarded(ctx, view, group, targets) if duplicate else self._preferred(ctx, view, group, targets)
 
-    def _conflict(self, ctx: FileContext, view: cs.DeviceView, d: OperatorDef, targets) -> Finding:
+    def _preferred(self, ctx: FileContext, view: cs.DeviceView, group: list[OperatorDef], targets) -> Finding:
         toks, text = view.tokens, view.text
-        tok = toks[d.operator]
-        where = "as a member" if d.op in HIP_MEMBER_COMPOUND else "as a friend (ROCm 7.x)"
-        helper = f"vado_operator_{_OPERATOR_WORDS[d.op]}_{d.vtype}"
-        (a0, a1), _ = cs.split_args(toks, d.operator + 2, view.pairs[d.operator + 2])
-        prefix = text[toks[d.first][1]:tok[1]]
-        left = cs.text_of(text, toks, a0, a1)
-        name = _param(toks, a0, a1).name
-        # A const right operand gets an overload that ties with HIP's (ambiguous: a compile error). Its left
-        # parameter is a const reference: by value it would redeclare HIP's friend (HIP_vector_type, const&).
-        const_left = left if d.op in HIP_MEMBER_COMPOUND else f"const {d.vtype}& {name}"
-        overloads = "".join(f"{prefix}operator{d.op}({lhs}, {rhs} {RHS}) {{ return {helper}({name}, {RHS}); }}\n"
-                            for lhs, rhs in ((left, f"{d.vtype}&"), (left, f"{d.vtype}&&"), (const_left, f"const {d.vtype}&")))
-        block = (f"\n// vado: HIP's vector types declare {d.vtype} operator{d.op} {where}, component by component; these "
-                 "overloads bind the right operand more closely than HIP's (const&), so C++ chooses the program's "
-                 "operator, as on CUDA; a const right operand is ambiguous (a compile error), never HIP's silently\n"
-                 + overloads)
-        end = toks[d.body_close][2]
-        fix = Fix((ctx.edit(tok[1], toks[d.operator + 1][2], helper), ctx.edit(end, end, block)), Applicability.SAFE,
-                  f"operator{d.op} on {d.vtype} → {helper} and overloads that C++ prefers to HIP's", ("api",))
-        message = (f"operator{d.op} on {d.vtype} is ambiguous with HIP's own, which HIP_vector_type declares {where} "
-                   f"and which computes something else; the port renames this definition {helper} and adds "
-                   f"operator{d.op} overloads that bind the right operand more closely than HIP's")
-        return self.finding(ctx, tok[1], toks[d.operator + 1][2], message, {t.name: AUTO for t in targets}, fix=fix,
-                            effort=Effort(lines=4, constructs=1, hours=0.0), data={"operator": d.op, "type": d.vtype,
-                                                                                     "helper": helper})
+        names = list(dict.fromkeys(f"{d.vtype} operator{d.op}" for d in group))
+        wheres = sorted({"as members" if d.op in HIP_MEMBER_COMPOUND else "as friends (ROCm 7.x)" for d in group})
+        start_tok = toks[group[0].first]
+        start = _line_start(text, start_tok[1])
+        before = "" if not text[start:start_tok[1]].strip() else "\n"
+        if before:
+            start = start_tok[1]
+        head = (f"{before}// vado: HIP's vector types declare {', '.join(names)} {' and '.join(wheres)}, component by "
+                "component; marked, C++ chooses the program's operator instead, as on CUDA\n" + PREFERRED_DEFINITION)
+        edits = [ctx.edit(start, start, head)]
+        edits += [ctx.edit(toks[d.params_close][2], toks[d.params_close][2], f" {PREFERRED}") for d in group]
+        fix = Fix(tuple(edits), Applicability.SAFE, f"prefer the program's {', '.join(names)} to HIP's", ("api",))
+        tok = toks[group[0].operator]
+        message = (f"{', '.join(names)} {'is' if len(names) == 1 else 'are'} ambiguous with HIP's own "
+                   f"(HIP_vector_type declares {'it' if len(names) == 1 else 'them'} {' and '.join(wheres)}), "
+                   "which compute something else; the port marks the program's definitions so that C++ "
+                   "prefers them (clang's enable_if attribute)")
+        return self.finding(ctx, tok[1], toks[group[0].operator + 1][2], message, {t.name: AUTO for t in targets},
+                            fix=fix, effort=Effort(lines=len(group), constructs=len(group), hours=0.0),
+                            data={"operators": names, "definitions": len(group), "macro": PREFERRED})
 
     def _guarded(self, ctx: FileContext, view: cs.DeviceView, group: list[OperatorDef], targets) -> Finding:
         toks, text = view.tokens, view.text
