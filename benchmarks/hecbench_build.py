@@ -378,10 +378,12 @@ def _existing_cmake_units(cmake: Path) -> tuple[list[Unit], str]:
     return units, (f"; left out, named but not in the tree: {', '.join(missing)}" if missing else "")
 
 
-def dry_run(program_dir: Path, makefile: Path, timeout: float = 60) -> tuple[list[Unit], str]:
+def dry_run(program_dir: Path, makefile: Path, timeout: float = 60,
+            make_vars: tuple[str, ...] = ()) -> tuple[list[Unit], str]:
     """The units ``makefile`` compiles when run in ``program_dir``, and a note ('' when it was read).
 
-    Without a Makefile, or when its dry run names no unit (a broken rule, a Python build):
+    ``make_vars`` (``NAME=VALUE``) are given to ``make`` on its command line, where they override
+    the Makefile's own assignments. Without a Makefile, or when its dry run names no unit:
     the units of the ``CMakeLists.txt`` beside it (HeCBench's ``add_hecbench_benchmark``), less
     sources that file names and its tree lacks; without a Makefile or that, every ``.cu`` file
     under the directory, no flags.
@@ -400,8 +402,8 @@ def dry_run(program_dir: Path, makefile: Path, timeout: float = 60) -> tuple[lis
         return [Unit(c, ()) for c in cus], "no Makefile: every .cu file, no flags"
     env = dict(os.environ, LC_ALL="C")
     try:
-        proc = subprocess.run(["make", "-n", "-B", "-f", str(makefile.resolve())], cwd=program_dir, capture_output=True,
-                              text=True, errors="replace", timeout=timeout, env=env)
+        proc = subprocess.run(["make", "-n", "-B", "-f", str(makefile.resolve()), *make_vars], cwd=program_dir,
+                              capture_output=True, text=True, errors="replace", timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         raise RuntimeError("make -n timed out") from None
     units = units_from_dry_run(proc.stdout, program_dir.resolve())
@@ -441,6 +443,33 @@ def compiler_version(hipcc: str) -> str:
     if proc.returncode != 0 or not text:
         raise RuntimeError(f"{hipcc} --version failed (exit {proc.returncode}): {text[-300:]}")
     return text
+
+
+#: Third-party libraries HeCBench programs include, by the Debian package that has their headers
+#: (``scripts/rocm-toolchain.sh --bench-libs`` installs them in the ROCm chroot).
+BENCH_LIBRARIES = {"libboost-dev": "Boost", "libomp-22-dev": "OpenMP (clang 22)", "libopenmpi-dev": "OpenMPI",
+                   "libgsl-dev": "GSL", "libbz2-dev": "bzip2"}
+#: Make variables given to every variant's dry run. HeCBench's CUDA Makefiles point ``MPI_ROOT`` at
+#: NVIDIA's HPC SDK (``allreduce``, ``ccl`` …); the twins and the commented-out default point at
+#: Debian's OpenMPI, which ``libopenmpi-dev`` installs: one site setting for all three variants.
+DEFAULT_MAKE_VARS = ("MPI_ROOT=/usr/lib/x86_64-linux-gnu/openmpi",)
+
+
+def library_environment(hipcc: str) -> dict[str, str]:
+    """Package → version of the :data:`BENCH_LIBRARIES` installed where ``hipcc`` compiles ('' when absent).
+
+    The ROCm chroot's wrapper (a ``rocm-run`` beside it) is asked inside the chroot; any other
+    hipcc is asked on this machine. Part of the cache key: a library installed later changes it.
+    """
+    runner = Path(hipcc).resolve().parent / "rocm-run"
+    argv = ([str(runner)] if runner.is_file() else []) + ["dpkg-query", "-W", "-f=${Package} ${Version}\n",
+                                                           *BENCH_LIBRARIES]
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, errors="replace", timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return dict.fromkeys(BENCH_LIBRARIES, "")
+    found = dict(line.split(" ", 1) for line in proc.stdout.splitlines() if " " in line)
+    return {pkg: found.get(pkg, "").strip() for pkg in BENCH_LIBRARIES}
 
 
 def version_summary(version_text: str) -> str:
@@ -536,15 +565,16 @@ def cache_key(digest_dirs: list[Path], units: list[Unit], compiler: str, arch: s
 
 def build_variant(program_dir: Path, makefile: Path, obj_dir: Path, timeout: float, cache_dir: Path | None,
                   digest_dirs: list[Path], arch: str = DEFAULT_ARCH, full: bool = False, hipcc: str = "hipcc",
-                  compiler: str = "") -> BuildResult:
+                  compiler: str = "", make_vars: tuple[str, ...] = ()) -> BuildResult:
     """Build the sources in ``program_dir`` with the units ``makefile`` names (read in ``program_dir``).
 
     The result is cached under ``cache_dir`` by :func:`cache_key` (``compiler`` is the compiler's
-    ``--version`` text; ``digest_dirs`` every directory the compile may read). A cached result
+    ``--version`` text, with whatever else of the compile environment should key the cache;
+    ``digest_dirs`` every directory the compile may read). A cached result
     has ``note`` ``"cached"`` added.
     """
     try:
-        units, note = dry_run(program_dir, makefile)
+        units, note = dry_run(program_dir, makefile, make_vars=make_vars)
     except RuntimeError as exc:
         msg = f"vado-bench: {exc}"
         return BuildResult(False, 0, 0, msg, "makefile", output=msg)

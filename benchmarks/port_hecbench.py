@@ -31,8 +31,15 @@ variants are compiled one after the other (every vado build first), and the repo
 gives the three counts and, for every program that fails in any variant, the first
 error line of each variant that failed.
 
+Third-party headers some programs include (Boost, OpenMP, OpenMPI, GSL, bzip2) are
+not ROCm's; ``scripts/rocm-toolchain.sh --bench-libs`` installs them in the chroot, the
+header lists which are there, and a program that needs a missing one fails alike in
+every variant. ``--make-var`` gives every variant's ``make -n`` the same site settings
+(by default ``MPI_ROOT`` at Debian's OpenMPI, where HeCBench's CUDA Makefiles name
+NVIDIA's HPC SDK and the twins Debian's).
+
 With ``--cache DIR`` each variant's result per program is kept under a key made of
-the compiler's ``--version``, the architecture, the units and flags, and a digest of
+the compiler's ``--version`` and the libraries' versions, the architecture, the units and flags, and a digest of
 the files the compile reads (see ``hecbench_build.build_variant``), so a re-run
 after a change to vado compiles only the programs whose port changed; the
 hand-written and hipify-perl results come from the cache.
@@ -445,6 +452,9 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"the compiler for all three variants (default: $VADO_HIPCC, else {ROCM_HIPCC} if it exists, "
                          "else hipcc on PATH)")
     ap.add_argument("--arch", default=hb.DEFAULT_ARCH, help=f"offload architecture (default {hb.DEFAULT_ARCH})")
+    ap.add_argument("--make-var", action="append", metavar="NAME=VALUE",
+                    help="a make variable for every variant's dry run, overriding the Makefile's (repeatable; "
+                         f"default: {' '.join(hb.DEFAULT_MAKE_VARS)}; give --make-var '' for none)")
     ap.add_argument("--target", default=None, help="vado's target profile for the port (default: vado's default, rocm-7.2)")
     ap.add_argument("--hipify-perl", type=Path, default=Path(shutil.which("hipify-perl") or "hipify-perl"),
                     help="path of hipify-perl (default: the one on PATH)")
@@ -488,6 +498,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: hipify-perl not found at {args.hipify_perl} (pass --hipify-perl)", file=sys.stderr)
         return 2
     hipcc = compiler = ""
+    libraries: dict[str, str] = {}
     if not args.throughput_only:
         wanted = args.hipcc or default_hipcc()
         hipcc = resolve_hipcc(wanted) or ""
@@ -499,6 +510,14 @@ def main(argv: list[str] | None = None) -> int:
         except RuntimeError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
+        libraries = hb.library_environment(hipcc)
+        # Installed libraries decide some compiles (boost/, mpi.h): they key the cache with the compiler.
+        compiler += "\n" + json.dumps(libraries, sort_keys=True)
+    make_vars = tuple(v for v in (hb.DEFAULT_MAKE_VARS if args.make_var is None else args.make_var) if v)
+    bad = [v for v in make_vars if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", v)]
+    if bad:
+        print(f"error: --make-var takes NAME=VALUE, not {bad[0]!r}", file=sys.stderr)
+        return 2
     names = programs_with_twins(args.hecbench)
     if args.programs:
         asked = [n for n in args.programs.split(",") if n]
@@ -530,6 +549,12 @@ def main(argv: list[str] | None = None) -> int:
         half = "" if args.full else " --cuda-device-only"
         print(f"compiler (all variants): {hipcc}")
         print(f"  {hb.version_summary(compiler)}")
+        have = [f"{hb.BENCH_LIBRARIES[p]} {v}" for p, v in libraries.items() if v]
+        lack = [hb.BENCH_LIBRARIES[p] for p, v in libraries.items() if not v]
+        print("third-party headers where it compiles: " + (", ".join(have) or "none")
+              + (f"; lacking {', '.join(lack)} (scripts/rocm-toolchain.sh --bench-libs installs them)" if lack else ""))
+        if make_vars:
+            print(f"make variables (every variant): {' '.join(make_vars)}")
         print(f"build: HIP_PLATFORM=amd hipcc --offload-arch={args.arch}{half} -x hip -c UNIT + the Makefile's "
               "-I/-D/-std/-O flags,")
         print("  units and flags from `make -n -B` (-cuda Makefile for vado and hipify-perl, -hip Makefile for the twin);")
@@ -564,7 +589,8 @@ def main(argv: list[str] | None = None) -> int:
         n, v = task
         prog, makefile, digest = plans[n][v]
         return task, hb.build_variant(prog, makefile, layout.work / n / f"{v}.objs", args.timeout, args.cache, digest,
-                                        arch=args.arch, full=args.full, hipcc=hipcc, compiler=compiler)
+                                        arch=args.arch, full=args.full, hipcc=hipcc, compiler=compiler,
+                                        make_vars=make_vars)
 
     for v in order:
         if v == "vado":
@@ -637,6 +663,8 @@ def main(argv: list[str] | None = None) -> int:
             "arch": args.arch,
             "full": args.full,
             "compiler": {"path": hipcc, "version": compiler, "summary": hb.version_summary(compiler)},
+            "libraries": libraries,
+            "make_vars": list(make_vars),
             "counts": counts,
             "from_cache": from_cache,
             "jobs": jobs,

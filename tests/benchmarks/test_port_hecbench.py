@@ -607,3 +607,30 @@ def test_siblings_missing_from_the_checkout_come_from_the_mirror(tmp_path: Path)
     root.mkdir(parents=True)
     found = layout.link_siblings(root, {"prog-omp", "nowhere"}, "vado")
     assert found == [root / "prog-omp"] and (root / "prog-omp" / "ref.h").read_text() == "#define REF 1\n"
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make not installed")
+def test_dry_run_gives_make_variables_on_the_command_line(tmp_path: Path) -> None:
+    prog = tmp_path / "mpi-cuda"
+    prog.mkdir()
+    # As HeCBench's allreduce-cuda: MPI_ROOT assigned (not ?=) to NVIDIA's HPC SDK.
+    (prog / "Makefile").write_text("MPI_ROOT = /opt/hpc_sdk/openmpi\nall: main.o\n"
+                                   "main.o: main.cu\n\tnvcc -I$(MPI_ROOT)/include -c main.cu -o main.o\n")
+    (prog / "main.cu").write_text("\n")
+    (unit,), _ = hb.dry_run(prog, prog / "Makefile")
+    assert "-I/opt/hpc_sdk/openmpi/include" in unit.flags
+    (unit,), _ = hb.dry_run(prog, prog / "Makefile", make_vars=hb.DEFAULT_MAKE_VARS)
+    assert "-I/usr/lib/x86_64-linux-gnu/openmpi/include" in unit.flags
+
+
+def test_library_environment_asks_inside_the_chroot(tmp_path: Path) -> None:
+    (tmp_path / "hipcc").write_text("#!/bin/sh\n")
+    runner = tmp_path / "rocm-run"
+    # The wrapper runs its arguments in the chroot; this one answers for two packages only.
+    runner.write_text("#!/bin/sh\ncase \"$1\" in dpkg-query) printf 'libboost-dev 1.92.0.1\\nlibgsl-dev 2.8\\n' ;; esac\n"
+                      "echo 'dpkg-query: no packages found matching libbz2-dev' >&2\nexit 1\n")
+    runner.chmod(0o755)
+    libs = hb.library_environment(str(tmp_path / "hipcc"))
+    assert libs == {"libboost-dev": "1.92.0.1", "libomp-22-dev": "", "libopenmpi-dev": "", "libgsl-dev": "2.8",
+                    "libbz2-dev": ""}
+    assert set(libs) == set(hb.BENCH_LIBRARIES)

@@ -5,6 +5,8 @@
 #   bash scripts/rocm-toolchain.sh            # build or reuse; prints the wrapper's path on stdout
 #   bash scripts/rocm-toolchain.sh --check    # also compile a probe kernel for gfx942 and gfx950
 #   bash scripts/rocm-toolchain.sh --rebuild  # throw the cached chroot away and build it again
+#   bash scripts/rocm-toolchain.sh --bench-libs  # also the third-party headers HeCBench programs include
+#                                              # (Boost, OpenMP, OpenMPI, GSL, bzip2), for benchmarks/port_hecbench.py
 #
 # Where: $VADO_ROCM_HOME (default /var/cache/vado/rocm-7.2.4) holds root/ (the chroot) and bin/hipcc,
 # bin/clang (the wrappers). `vado doctor` and `vado verify` find bin/hipcc there by themselves.
@@ -28,17 +30,22 @@ PACKAGES=(hipcc libamdhip64-dev rocm-device-libs-22 libhipblas-dev libhipblaslt-
           librocthrust-dev libhipfft-dev libhiprand-dev librocrand-dev libhipsparse-dev libhipsolver-dev
           libmiopen-dev librccl-dev libroctx-dev librocwmma-dev librocblas-dev librocfft-dev librocsolver-dev
           librocsparse-dev cmake make g++)
+# Headers of third-party libraries that HeCBench programs include (boost/, omp.h for clang 22, mpi.h, gsl/,
+# bzlib.h): not part of ROCm, installed on request so that a benchmark compares ports, not missing libraries.
+BENCH_PACKAGES=(libboost-dev libomp-22-dev libopenmpi-dev libgsl-dev libbz2-dev)
 # The stamp names what was asked for: a changed package list rebuilds the tree.
 STAMP_TEXT="vado rocm toolchain ${ROCM_RELEASE}: ${PACKAGES[*]}"
 STAMP=$ROOT/etc/vado-toolchain
 
 check=0
 rebuild=0
+bench_libs=0
 for arg in "$@"; do
   case "$arg" in
     --check) check=1 ;;
     --rebuild) rebuild=1 ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --bench-libs) bench_libs=1 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "rocm-toolchain.sh: unknown option $arg (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -159,10 +166,30 @@ WRAPPER
   for name in clang clang++ cmake ctest make hipconfig rocm-run; do ln -sf hipcc "$BIN/$name"; done
 }
 
+# Installs what BENCH_PACKAGES lacks in the tree (apt keeps the rest); nothing when all are there.
+install_bench_libs() {
+  local missing=() pkg
+  for pkg in "${BENCH_PACKAGES[@]}"; do
+    chroot "$ROOT" dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  [ "${#missing[@]}" = 0 ] && return 0
+  say "installing third-party headers for the benchmarks: ${missing[*]}"
+  unshare --mount --propagation private -- sh -c '
+    set -e
+    mount -t proc proc "$1/proc"
+    chroot "$1" sh -c "apt-get -qq -o Acquire::Check-Valid-Until=false update &&
+      DEBIAN_FRONTEND=noninteractive apt-get -qq -o Acquire::Check-Valid-Until=false install -y \
+        --no-install-recommends -t experimental $2 >/dev/null 2>&1 && apt-get clean"
+  ' sh "$ROOT" "${missing[*]}" >&2
+}
+
 if [ "$rebuild" = 1 ] || ! ready; then
   build
 fi
 write_wrapper
+if [ "$bench_libs" = 1 ]; then
+  install_bench_libs
+fi
 
 if [ "$check" = 1 ]; then
   probe=$(mktemp -d)
