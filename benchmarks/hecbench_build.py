@@ -161,11 +161,14 @@ class BuildResult:
     note: str = ""
     seconds: float = 0.0
     output: str = field(default="", repr=False)
+    #: The third-party libraries (package → version) present when it was compiled (:func:`library_environment`).
+    libraries: dict = field(default_factory=dict, repr=False)
 
     def to_json(self) -> dict:
         """A JSON-ready dict (without the full compiler output)."""
         d = asdict(self)
         d.pop("output")
+        d.pop("libraries")
         return d
 
 
@@ -565,13 +568,15 @@ def cache_key(digest_dirs: list[Path], units: list[Unit], compiler: str, arch: s
 
 def build_variant(program_dir: Path, makefile: Path, obj_dir: Path, timeout: float, cache_dir: Path | None,
                   digest_dirs: list[Path], arch: str = DEFAULT_ARCH, full: bool = False, hipcc: str = "hipcc",
-                  compiler: str = "", make_vars: tuple[str, ...] = ()) -> BuildResult:
+                  compiler: str = "", make_vars: tuple[str, ...] = (),
+                  libraries: dict[str, str] | None = None) -> BuildResult:
     """Build the sources in ``program_dir`` with the units ``makefile`` names (read in ``program_dir``).
 
     The result is cached under ``cache_dir`` by :func:`cache_key` (``compiler`` is the compiler's
-    ``--version`` text, with whatever else of the compile environment should key the cache;
-    ``digest_dirs`` every directory the compile may read). A cached result
-    has ``note`` ``"cached"`` added.
+    ``--version`` text; ``digest_dirs`` every directory the compile may read). A cached result
+    has ``note`` ``"cached"`` added. ``libraries`` (:func:`library_environment`) is kept with the
+    result: a cached failure made with other libraries is compiled again (a header installed
+    since may be the one it lacked), while a cached success stands (more headers do not undo it).
     """
     try:
         units, note = dry_run(program_dir, makefile, make_vars=make_vars)
@@ -588,6 +593,8 @@ def build_variant(program_dir: Path, makefile: Path, obj_dir: Path, timeout: flo
                 cached = BuildResult(**data)
             except (ValueError, TypeError):
                 cached = None  # a damaged entry is rebuilt and written again
+            if cached is not None and not cached.ok and libraries is not None and cached.libraries != libraries:
+                cached = None  # failed with other third-party libraries: compile again
             if cached is not None:
                 cached.note = ", ".join(x for x in (cached.note, "cached") if x)
                 if not cached.ok and cached.output:
@@ -597,6 +604,7 @@ def build_variant(program_dir: Path, makefile: Path, obj_dir: Path, timeout: flo
                 return cached
     result = compile_units(program_dir, units, obj_dir, timeout, arch, full, hipcc)
     result.note = note
+    result.libraries = dict(libraries or {})
     if key is not None and not result.first_error.startswith("vado-bench: timed out"):
         cache_dir.mkdir(parents=True, exist_ok=True)
         tmp = cache_dir / f"{key}.json.tmp{os.getpid()}.{threading.get_ident()}"

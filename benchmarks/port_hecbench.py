@@ -39,10 +39,11 @@ every variant. ``--make-var`` gives every variant's ``make -n`` the same site se
 NVIDIA's HPC SDK and the twins Debian's).
 
 With ``--cache DIR`` each variant's result per program is kept under a key made of
-the compiler's ``--version`` and the libraries' versions, the architecture, the units and flags, and a digest of
+the compiler's ``--version``, the architecture, the units and flags, and a digest of
 the files the compile reads (see ``hecbench_build.build_variant``), so a re-run
 after a change to vado compiles only the programs whose port changed; the
-hand-written and hipify-perl results come from the cache.
+hand-written and hipify-perl results come from the cache. A cached failure compiled
+with other third-party libraries than those present now is compiled again.
 
 The checkout may hold only the ``-cuda`` and ``-hip`` directories, while some
 programs read ``../include`` or a ``-sycl`` sibling; ``--mirror`` names a git
@@ -511,8 +512,6 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         libraries = hb.library_environment(hipcc)
-        # Installed libraries decide some compiles (boost/, mpi.h): they key the cache with the compiler.
-        compiler += "\n" + json.dumps(libraries, sort_keys=True)
     make_vars = tuple(v for v in (hb.DEFAULT_MAKE_VARS if args.make_var is None else args.make_var) if v)
     bad = [v for v in make_vars if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", v)]
     if bad:
@@ -590,7 +589,7 @@ def main(argv: list[str] | None = None) -> int:
         prog, makefile, digest = plans[n][v]
         return task, hb.build_variant(prog, makefile, layout.work / n / f"{v}.objs", args.timeout, args.cache, digest,
                                         arch=args.arch, full=args.full, hipcc=hipcc, compiler=compiler,
-                                        make_vars=make_vars)
+                                        make_vars=make_vars, libraries=libraries)
 
     for v in order:
         if v == "vado":

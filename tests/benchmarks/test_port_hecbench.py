@@ -351,6 +351,30 @@ def test_build_variant_caches_by_content(tmp_path: Path, fake_tools) -> None:
     assert not build().ok and _compiles(log) == 4
 
 
+def test_cached_failures_are_compiled_again_with_other_libraries(tmp_path: Path, fake_tools) -> None:
+    hipcc, _, log = fake_tools
+    prog = tmp_path / "p"
+    prog.mkdir()
+    (prog / "main.cu").write_text("// BROKEN\n")
+    (prog / "ok.cu").write_text("__global__ void k() {}\n")
+    cache = tmp_path / "cache"
+    none, boost = {"libboost-dev": ""}, {"libboost-dev": "1.92"}
+
+    def build(libraries, source="main.cu") -> hb.BuildResult:
+        (prog / "Makefile").write_text(f"all:\n\tnvcc -c {source}\n")
+        return hb.build_variant(prog, prog / "Makefile", tmp_path / "objs", 30, cache, [prog],
+                                hipcc=str(hipcc), compiler="HIP version: 9.9.1-test", libraries=libraries)
+
+    assert not build(none).ok and _compiles(log) == 1
+    assert "cached" in build(none).note and _compiles(log) == 1
+    # Boost installed since: the failure may have been its missing header, so it is compiled again.
+    assert "cached" not in build(boost).note and _compiles(log) == 2
+    assert "cached" in build(boost).note and _compiles(log) == 2
+    # A success stands whatever was installed since.
+    assert build(none, "ok.cu").ok and _compiles(log) == 3
+    assert "cached" in build(boost, "ok.cu").note and _compiles(log) == 3
+
+
 def test_link_copy_makes_a_real_directory(tmp_path: Path) -> None:
     src = tmp_path / "a"
     (src / "sub").mkdir(parents=True)
