@@ -25,6 +25,7 @@ from vado.port.build import (
 )
 from vado.port.cub_block_io import block_io_fixes
 from vado.port.dependent_templates import dependent_template_fixes
+from vado.port.fp8 import fp8_fixes
 from vado.port.half_casts import half_cast_fixes
 from vado.port.compat import (
     cg_reduce_fixes,
@@ -181,6 +182,8 @@ def produce_fixes(
         fixes.extend(device_error_string_fixes(path, text, toks, target))
         overloads = location_overload_fixes(path, text, toks, target) + lt_descriptor_fixes(path, text, toks, target)
         fixes = yield_to(fixes, overloads) + overloads
+        fp8 = fp8_fixes(path, text, toks, target)
+        fixes = yield_to(fixes, fp8) + fp8
         fixes.extend(dim3_assign_fixes(path, text, toks, target))
         fixes.extend(block_io_fixes(path, text, toks, target))
         fixes.extend(register_keyword_fixes(path, toks))

@@ -258,6 +258,39 @@ _FP_HEADERS = {"cuda_fp8.h": "hip/hip_fp8.h", "cuda_fp8.hpp": "hip/hip_fp8.h", "
                "cuda_fp6.h": "HIP 7.0 OCP FP6 types"}
 
 
+#: The first HIP whose ``hip/hip_fp8.h`` declares the interpretation and saturation enums and storage types
+#: vado's FP8 definitions take (HIPIFY's tables date them to 6.2.0; Debian's HIP 5.2 has no such header).
+VADO_FP8_FIRST_HIP = (6, 2)
+
+
+def vado_fp8_applies(target) -> bool:
+    """Whether a port for ``target`` writes vado's OCP FP8 definitions (:mod:`vado.port.fp8`)."""
+    from vado.knowledge.api import parse_version
+
+    hip = parse_version(target.hip_version)
+    return target.family == "rocm" and hip is not None and hip[:2] >= VADO_FP8_FIRST_HIP
+
+
+#: The macro of the OCP FP8 definitions vado's port writes (``vado/port/data/vado_fp8.h``): a file holding
+#: them passes ``__HIP_E4M3``/``__HIP_E5M2`` to vado's conversions, which are CUDA's on every GPU.
+_VADO_FP8_GUARD = "VADO_FP8_H"
+
+
+def _fp8_cuda_message(name: str) -> str:
+    """What a ROCm port does with CUDA's FP8 type or interpretation ``name`` (vado's own OCP definitions)."""
+    ocp, fnuz, fmt = _FP8_NAMES[name]
+    if name in _FP8_KINDS:
+        return (f"{name}: the port passes {ocp} to vado's OCP FP8 conversions (CUDA's encoding and numbers on "
+                f"gfx942 and gfx950 alike, in software). {_FP8_FORMATS[fmt]} in gfx942's FNUZ hardware format; "
+                f"for that faster path (other numbers): {_FP8_TODO[fmt].format(fnuz=fnuz)}")
+    vado = "vado_" + name.removeprefix("__nv_")
+    return (f"{name}: the port writes {vado}, vado's OCP definition with CUDA's conversions bit for bit, on the "
+            f"host and on gfx942 (MI300X) and gfx950 (MI355X) alike; ROCm 7.2's {ocp} is host-only in gfx942 device "
+            "code and its software conversion differs from CUDA's. The conversions are integer code, slower than "
+            f"gfx950's hardware ones. {_FP8_FORMATS[fmt]} in gfx942's FNUZ hardware format; for that faster path "
+            f"(other numbers): {_FP8_TODO[fmt].format(fnuz=fnuz)}")
+
+
 def _fp8_message(name: str) -> tuple[str, str, str]:
     """``(message, key, hip)`` for an FP8 name: ``key`` is the same for a CUDA name and its port."""
     ocp, fnuz, fmt = _FP8_NAMES[name]
@@ -308,13 +341,22 @@ class LowPrecisionFloatTypes(Rule):
     with an interpretation argument (``__hip_cvt_float_to_fp8``) compile on both,
     but gfx942's instructions write FNUZ bytes even when asked for OCP.
 
-    The port's strategy on ROCm targets: OCP names (``__nv_fp8_e4m3`` →
-    ``__hip_fp8_e4m3``, ``__NV_E4M3`` → ``__HIP_E4M3``), which keep CUDA's
-    numbers and stored data on gfx950 and fail to compile, rather than silently
-    compute other numbers, where device code uses the types for gfx942. This
-    rule stays on the ported names and says, per format, what differs on gfx942
-    and what to do there. SCALE does not support the fp8 format. The fact base
-    records OCP FP4/FP6 types from HIP 7.0.
+    And HIP's software OCP conversion (what the host always runs) differs
+    from CUDA's: measured over every float, tiny inputs (around 1e-23) give
+    nonzero codes, NaN inputs a negative NaN, NOSAT inputs just above the
+    largest finite value a NaN where CUDA rounds them down.
+
+    The port's strategy on ROCm targets: CUDA's FP8 classes and ``__nv_cvt_*``
+    functions become vado's own OCP definitions (``vado_fp8_e4m3`` …,
+    :mod:`vado.port.fp8`), integer code checked bit for bit against CUDA's
+    conversions, which compile on the host and for gfx942 and gfx950 and give
+    CUDA's numbers and stored bytes on each (in software: slower than gfx950's
+    hardware conversion; gfx942 has none for OCP). ``__NV_E4M3`` becomes
+    ``__HIP_E4M3``, which vado's conversions take. This rule reports those
+    names as moving with automatic edits and says what gfx942's faster FNUZ
+    path would change; HIP's own OCP names in HIP code keep the manual
+    verdict. SCALE does not support the fp8 format. The fact base records OCP
+    FP4/FP6 types from HIP 7.0.
 
     Example
     -------
@@ -333,8 +375,8 @@ class LowPrecisionFloatTypes(Rule):
 
     Fix safety
     ----------
-    No fix of its own: the port's renames write the OCP names; choosing FNUZ for
-    gfx942 changes numbers and data, which only the owner of the code can
+    No fix of its own: the port writes vado's OCP definitions; choosing FNUZ
+    for gfx942 changes numbers and data, which only the owner of the code can
     decide.
 
     References
@@ -352,6 +394,13 @@ class LowPrecisionFloatTypes(Rule):
     file_kinds = cs.CUDA_CXX_KINDS
 
     @staticmethod
+    def _cuda_verdict(target) -> Verdict | None:
+        """For CUDA's FP8 classes and interpretations: a ROCm port writes vado's definitions."""
+        if vado_fp8_applies(target):
+            return AUTO
+        return LowPrecisionFloatTypes._verdict(target)
+
+    @staticmethod
     def _verdict(target) -> Verdict | None:
         if target.family == "rocm":
             return MANUAL
@@ -366,15 +415,40 @@ class LowPrecisionFloatTypes(Rule):
     def check(self, ctx: FileContext) -> Iterable[Finding]:
         view = cs.device_view(ctx)
         verdicts = verdicts_for(ctx, self._verdict)
+        cuda_verdicts = verdicts_for(ctx, self._cuda_verdict)
         for tok, name in _includes(view, _FP_HEADERS):
-            yield self.finding(ctx, tok[1], tok[2], f"<{name}> declares NVIDIA low-precision types; HIP: {_FP_HEADERS[name]}",
-                               verdicts, effort=Effort(lines=1, constructs=1, hours=0.25), data={"hip": _FP_HEADERS[name]})
+            fp8 = name.startswith("cuda_fp8")
+            extra = "; on ROCm the port adds vado's OCP FP8 definitions (CUDA's conversions)" if fp8 else ""
+            yield self.finding(ctx, tok[1], tok[2],
+                               f"<{name}> declares NVIDIA low-precision types; HIP: {_FP_HEADERS[name]}{extra}",
+                               cuda_verdicts if fp8 else verdicts, effort=Effort(lines=1, constructs=1, hours=0.25),
+                               data={"hip": _FP_HEADERS[name]})
         if not any(n in view.text for n in _FP_NEEDLES):
             return
         seen: set[str] = set()
+        with_vado_fp8 = _VADO_FP8_GUARD in view.text
         for i in view.idents_matching(_FP_NAMES):
             tok = view.tokens[i]
             name = tok[3]
+            if with_vado_fp8 and name in ("__HIP_E4M3", "__HIP_E5M2"):
+                continue  # arguments of vado's conversions (or the definitions themselves)
+            if name in _FP8_CLASSES or name in _FP8_KINDS:
+                _, key, hip = _fp8_message(name)
+                if key in seen:
+                    continue
+                seen.add(key)
+                yield self.finding(ctx, tok[1], tok[2], _fp8_cuda_message(name), cuda_verdicts,
+                                   effort=Effort(lines=1, constructs=1, hours=0.0), data={"hip": hip})
+                continue
+            if name in _FP8_PLAIN:
+                _, key, hip = _fp8_message(name)
+                if key in seen:
+                    continue
+                seen.add(key)
+                yield self.finding(ctx, tok[1], tok[2], f"{name}: HIP has {hip}, the same raw storage; on ROCm the "
+                                   "port's conversions (vado's) write CUDA's OCP bytes in it on every GPU",
+                                   cuda_verdicts, effort=Effort(lines=1, constructs=1, hours=0.0), data={"hip": hip})
+                continue
             if name in _FP8_NAMES:
                 message, key, hip = _fp8_message(name)
             elif name.startswith(_FP_SMALL):
