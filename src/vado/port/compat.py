@@ -670,7 +670,7 @@ def insertion_offsets(text: str, toks: list, uses: list[int]) -> list[int]:
     return offsets
 
 
-def _line_start_insert(path: str, text: str, offset: int, block: str) -> Edit:
+def line_start_insert(path: str, text: str, offset: int, block: str) -> Edit:
     """Insert ``block`` (ending with a newline) at the start of the line of ``offset``,
     or at ``offset`` behind a newline when code precedes it on that line."""
     line = text.rfind("\n", 0, offset) + 1
@@ -717,11 +717,11 @@ def local_helper_fixes(path: str, text: str, toks: list, target: Target) -> list
         helper = helpers[name]
         if not helper.applies(target):
             continue
-        inserts = [_line_start_insert(path, text, off, helper.block()) for off in insertion_offsets(text, toks, idx)]
+        inserts = [line_start_insert(path, text, off, helper.block()) for off in insertion_offsets(text, toks, idx)]
         renames = [Edit(path, toks[i][1], toks[i][2], helper.helper) for i in idx]
         groups.append((renames[-1].end, f"{name} → {helper.helper} (local definition: {helper.why})", inserts, renames))
     for helper, offsets in atomic_add_overloads(text, toks, target):
-        inserts = [_line_start_insert(path, text, off, helper.block()) for off in offsets]
+        inserts = [line_start_insert(path, text, off, helper.block()) for off in offsets]
         groups.append((inserts[-1].end, f"atomicAdd on {helper.helper.removeprefix('vado_atomic_add_')} → a local overload "
                        f"({helper.why})", inserts, []))
     if not groups:
@@ -1186,7 +1186,7 @@ def device_error_string_fixes(path: str, text: str, toks: list, target: Target) 
                 uses.append(i)
     if not uses:
         return []
-    edits = [_line_start_insert(path, text, off, helper.block()) for off in insertion_offsets(text, toks, uses)]
+    edits = [line_start_insert(path, text, off, helper.block()) for off in insertion_offsets(text, toks, uses)]
     edits += [Edit(path, toks[i][1], toks[i][2], helper.helper) for i in uses]
     return [Fix(tuple(edits), Applicability.SAFE,
                 f"cudaGetErrorString in device code → {helper.helper} (local definition: {helper.why})", ("helper",))]

@@ -23,7 +23,7 @@ import functools
 
 from vado.model import Applicability, Edit, Fix, Target
 from vado.package_files import files
-from vado.port.compat import _line_start_insert, insertion_offsets
+from vado.port.compat import insertion_offsets, line_start_insert
 from vado.rules.arch import vado_fp8_applies
 from vado.rules.cuda_syntax import spelling_index
 from vado.scan.lexer import Kind
@@ -76,7 +76,7 @@ def fp8_fixes(path: str, text: str, toks: list, target: Target) -> list[Fix]:
     block = shim_text()
     if not block.endswith("\n"):
         block += "\n"
-    inserts = [] if GUARD in text else [_line_start_insert(path, text, off, block + "\n")
+    inserts = [] if GUARD in text else [line_start_insert(path, text, off, block + "\n")
                                         for off in insertion_offsets(text, toks, uses)]
     renames = [Edit(path, toks[i][1], toks[i][2], SHIM_NAMES[toks[i][3]]) for i in uses]
     names = sorted({toks[i][3] for i in uses})

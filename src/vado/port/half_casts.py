@@ -19,7 +19,7 @@ CUDA's for every instantiation.
 from __future__ import annotations
 
 from vado.model import Applicability, Edit, Fix, Target
-from vado.port.compat import _api_status, _line_start_insert, guarded_block, insertion_offsets
+from vado.port.compat import _api_status, guarded_block, insertion_offsets, line_start_insert
 from vado.port.dependent_templates import template_heads, template_parameters
 from vado.port.overloads import _next_code
 from vado.rules.cuda_syntax import spelling_index
@@ -89,7 +89,7 @@ def half_cast_fixes(path: str, text: str, toks: list, target: Target) -> list[Fi
     if not uses:
         return []
     block = guarded_block(WHY, HELPER.upper(), CODE)
-    inserts = [_line_start_insert(path, text, off, block) for off in insertion_offsets(text, toks, uses)]
+    inserts = [line_start_insert(path, text, off, block) for off in insertion_offsets(text, toks, uses)]
     renames = [Edit(path, toks[i][1], toks[i][2], HELPER) for i in uses]
     return [Fix((*inserts, *renames), Applicability.SAFE,
                 f"static_cast<T> in templates → {HELPER}<T> (__half ↔ bfloat16 as CUDA converts them)", ("helper",))]

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vado.model import Applicability, Edit, Fix, Target
-from vado.port.compat import _line_start_insert, guarded_block, insertion_offsets
+from vado.port.compat import guarded_block, insertion_offsets, line_start_insert
 from vado.port.overloads import _next_code, _prev_code, declarators, declared_types
 from vado.port.translate import split_call_args
 from vado.rules.cuda_syntax import spelling_index
@@ -161,5 +161,5 @@ def lt_descriptor_fixes(path: str, text: str, toks: list, target: Target) -> lis
                      f"{d.cuda_init} → {d.init}, &desc → desc)")
     if not edits:
         return []
-    inserts = [_line_start_insert(path, text, off, block) for off, block in sorted(blocks.items())]
+    inserts = [line_start_insert(path, text, off, block) for off, block in sorted(blocks.items())]
     return [Fix((*inserts, *edits), Applicability.SAFE, "; ".join(notes), ("overload",))]

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vado.model import Applicability, Edit, Fix, Target
-from vado.port.compat import _line_start_insert, guarded_block, insertion_offsets
+from vado.port.compat import guarded_block, insertion_offsets, line_start_insert
 from vado.port.translate import split_call_args
 from vado.rules.cuda_syntax import hip_at_least, spelling_index
 from vado.scan.lexer import Kind
@@ -226,7 +226,7 @@ def location_overload_fixes(path: str, text: str, toks: list, target: Target) ->
                 elif form is None and name == o.cuda_name:
                     helper_uses.append(i)
         if helper_uses:
-            edits = [_line_start_insert(path, text, off, o.block()) for off in insertion_offsets(text, toks, helper_uses)]
+            edits = [line_start_insert(path, text, off, o.block()) for off in insertion_offsets(text, toks, helper_uses)]
             edits += [Edit(path, toks[i][1], toks[i][2], o.helper) for i in helper_uses]
             notes.append(f"{o.cuda_name} → {o.helper} (int device or location: overload resolution picks "
                          f"{o.device_form} or {o.location_form})")

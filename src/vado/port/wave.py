@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 
 from vado.model import Applicability, Fix, Target
-from vado.port.compat import _line_start_insert, insertion_offsets
+from vado.port.compat import insertion_offsets, line_start_insert
 from vado.rules.cuda_syntax import spelling_index
 from vado.rules.warp import WARP32_CALLS, warp32_helper, warp32_renames
 from vado.scan.lexer import Kind
@@ -203,5 +203,5 @@ def warp32_helper_fixes(path: str, text: str, toks, target: Target, wave: str) -
     if not uses:
         return []
     block = helper_block(target, {toks[i][3] for i in uses})
-    edits = tuple(_line_start_insert(path, text, off, block) for off in insertion_offsets(text, toks, uses))
+    edits = tuple(line_start_insert(path, text, off, block) for off in insertion_offsets(text, toks, uses))
     return [Fix(edits, Applicability.SAFE, "define the vado_*32 warp32 helpers this file calls", ("warp", "warp32-helpers"))]
