@@ -22,6 +22,7 @@ import pytest
 
 from vado.knowledge.targets import get_target
 from vado.port.file import port_bytes
+from vado.port.fp8 import GUARD, shim_text
 from vado.scan.classify import FileKind
 
 HERE = Path(__file__).resolve().parent
@@ -41,6 +42,7 @@ def test_port_writes_vados_definitions_once_and_renames_the_uses():
             "}\n"
             "int f(S s) { return s.__nv_fp8_e4m3; }  // a member of that name is not CUDA's class\n")
     out = _port(text)
+    assert f"#ifndef {GUARD}\n#define {GUARD}\n" in shim_text()  # the guard the port and ARCH003 look for
     assert out.count("#ifndef VADO_FP8_H") == 1 and "#include <hip/hip_fp8.h>" in out
     assert "vado_fp8_e4m3* out" in out and "vado_fp8_e4m3(in[threadIdx.x])" in out
     assert "vado_cvt_float_to_fp8(in[threadIdx.x], __HIP_SATFINITE, __HIP_E4M3)" in out

@@ -2,8 +2,9 @@
 
 ROCm 7.2's ``hip/hip_fp8.h`` has OCP types of CUDA's names' meaning (``__hip_fp8_e4m3`` …), but
 
-- in gfx942 (MI300X) device code it declares their constructors and conversions host-only (gfx942's
-  hardware converts only to the FNUZ encoding), so a port using them does not compile for MI300X;
+- in gfx942 (MI300X) device code it declares their conversions (to float, to the vector types …)
+  host-only (gfx942's hardware converts only to the FNUZ encoding), so a port using them does not
+  compile for MI300X;
 - its software conversion, which the host always runs, differs from CUDA's: measured over every
   float against CUDA 13's ``cuda_fp8.hpp`` host code, tiny inputs (around 1e-23) give nonzero codes
   (its code shifts past the operand's width there: undefined behaviour), NaN inputs a negative NaN,
@@ -24,7 +25,7 @@ import functools
 from vado.model import Applicability, Edit, Fix, Target
 from vado.package_files import files
 from vado.port.compat import insertion_offsets, line_start_insert
-from vado.rules.arch import vado_fp8_applies
+from vado.rules.arch import VADO_FP8_GUARD, vado_fp8_applies
 from vado.rules.cuda_syntax import spelling_index
 from vado.scan.lexer import Kind
 
@@ -36,7 +37,7 @@ SHIM_NAMES: dict[str, str] = {
         "halfraw2_to_fp8x2", "bfloat16raw_to_fp8", "bfloat16raw2_to_fp8x2", "fp8_to_halfraw", "fp8x2_to_halfraw2")},
 }
 #: The macro the header defines: a file holding it has vado's definitions already.
-GUARD = "VADO_FP8_H"
+GUARD = VADO_FP8_GUARD
 
 
 @functools.cache

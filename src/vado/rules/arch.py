@@ -273,7 +273,7 @@ def vado_fp8_applies(target) -> bool:
 
 #: The macro of the OCP FP8 definitions vado's port writes (``vado/port/data/vado_fp8.h``): a file holding
 #: them passes ``__HIP_E4M3``/``__HIP_E5M2`` to vado's conversions, which are CUDA's on every GPU.
-_VADO_FP8_GUARD = "VADO_FP8_H"
+VADO_FP8_GUARD = "VADO_FP8_H"
 
 
 def _fp8_cuda_message(name: str) -> str:
@@ -426,7 +426,7 @@ class LowPrecisionFloatTypes(Rule):
         if not any(n in view.text for n in _FP_NEEDLES):
             return
         seen: set[str] = set()
-        with_vado_fp8 = _VADO_FP8_GUARD in view.text
+        with_vado_fp8 = VADO_FP8_GUARD in view.text
         for i in view.idents_matching(_FP_NAMES):
             tok = view.tokens[i]
             name = tok[3]
