@@ -470,6 +470,13 @@ def _hip_aware(view: cs.DeviceView, defs: list[OperatorDef]) -> set[int]:
     return inside
 
 
+def _insertion_before(text: str, offset: int) -> tuple[int, str]:
+    """Where a block goes before the declaration at ``offset``, and what it starts with: the start of
+    that line, or ``offset`` itself after a newline when code precedes the declaration on its line."""
+    start = _line_start(text, offset)
+    return (start, "") if not text[start:offset].strip() else (offset, "\n")
+
+
 def _neighbours(defs: list[OperatorDef]) -> Iterator[tuple[bool, list[OperatorDef]]]:
     """Runs of adjacent definitions of one kind (duplicate of HIP's, or another meaning), in order."""
     group: list[OperatorDef] = []
@@ -582,11 +589,7 @@ class VectorOperatorDuplicatesHip(Rule):
         toks, text = view.tokens, view.text
         names = list(dict.fromkeys(f"{d.vtype} operator{d.op}" for d in group))
         wheres = sorted({"as members" if d.op in HIP_MEMBER_COMPOUND else "as friends (ROCm 7.x)" for d in group})
-        start_tok = toks[group[0].first]
-        start = _line_start(text, start_tok[1])
-        before = "" if not text[start:start_tok[1]].strip() else "\n"
-        if before:
-            start = start_tok[1]
+        start, before = _insertion_before(text, toks[group[0].first][1])
         head = (f"{before}// vado: HIP's vector types declare {', '.join(names)} {' and '.join(wheres)}, component by "
                 "component; marked, C++ chooses the program's operator instead, as on CUDA\n" + PREFERRED_DEFINITION)
         edits = [ctx.edit(start, start, head)]
@@ -603,11 +606,8 @@ class VectorOperatorDuplicatesHip(Rule):
 
     def _guarded(self, ctx: FileContext, view: cs.DeviceView, group: list[OperatorDef], targets) -> Finding:
         toks, text = view.tokens, view.text
-        start_tok, end_tok = toks[group[0].first], toks[group[-1].body_close]
-        start = _line_start(text, start_tok[1])
-        before = "" if not text[start:start_tok[1]].strip() else "\n"
-        if before:
-            start = start_tok[1]
+        end_tok = toks[group[-1].body_close]
+        start, before = _insertion_before(text, toks[group[0].first][1])
         names = list(dict.fromkeys(f"{d.vtype} operator{d.op}" for d in group))
         head = f"{before}// vado: HIP's vector types already define {', '.join(names)} with this meaning\n{GUARD}\n"
         line_end = text.find("\n", end_tok[2])

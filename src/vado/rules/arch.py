@@ -295,8 +295,8 @@ def _fp8_message(name: str) -> tuple[str, str, str]:
     """``(message, key, hip)`` for an FP8 name: ``key`` is the same for a CUDA name and its port."""
     ocp, fnuz, fmt = _FP8_NAMES[name]
     if not fmt:
-        return (f"{name}: HIP has {ocp}, the same raw storage on every architecture; the numbers in it are "
-                "OCP on NVIDIA and gfx950, FNUZ on gfx942", ocp, ocp)
+        return (f"{name}: HIP has {ocp}, the same raw storage; on ROCm the port's conversions (vado's) write "
+                "CUDA's OCP bytes in it on every GPU", ocp, ocp)
     todo = _FP8_TODO[fmt].format(fnuz=fnuz)
     if ocp.startswith("__HIP_"):
         what = (f"{name}: the port converts with the OCP interpretation {ocp}, CUDA's encoding, which gfx950 "
@@ -432,25 +432,14 @@ class LowPrecisionFloatTypes(Rule):
             name = tok[3]
             if with_vado_fp8 and name in ("__HIP_E4M3", "__HIP_E5M2"):
                 continue  # arguments of vado's conversions (or the definitions themselves)
-            if name in _FP8_CLASSES or name in _FP8_KINDS:
-                _, key, hip = _fp8_message(name)
-                if key in seen:
-                    continue
-                seen.add(key)
-                yield self.finding(ctx, tok[1], tok[2], _fp8_cuda_message(name), cuda_verdicts,
-                                   effort=Effort(lines=1, constructs=1, hours=0.0), data={"hip": hip})
-                continue
-            if name in _FP8_PLAIN:
-                _, key, hip = _fp8_message(name)
-                if key in seen:
-                    continue
-                seen.add(key)
-                yield self.finding(ctx, tok[1], tok[2], f"{name}: HIP has {hip}, the same raw storage; on ROCm the "
-                                   "port's conversions (vado's) write CUDA's OCP bytes in it on every GPU",
-                                   cuda_verdicts, effort=Effort(lines=1, constructs=1, hours=0.0), data={"hip": hip})
-                continue
+            # CUDA's FP8 names move with the port's edits (vado's definitions); HIP's own need a person.
+            found, hours = verdicts, 1.0
             if name in _FP8_NAMES:
                 message, key, hip = _fp8_message(name)
+                if name in _FP8_CLASSES or name in _FP8_KINDS or name in _FP8_PLAIN:
+                    found, hours = cuda_verdicts, 0.0
+                    if name not in _FP8_PLAIN:
+                        message = _fp8_cuda_message(name)
             elif name.startswith(_FP_SMALL):
                 hip = "HIP 7.0 OCP FP4/FP6 types (hardware FP4/FP6 on gfx950)"
                 message, key = f"{name}: HIP has {hip}", name
@@ -459,8 +448,8 @@ class LowPrecisionFloatTypes(Rule):
             if key in seen:
                 continue
             seen.add(key)  # one finding per type and file (its CUDA and HIP names alike): a type is ported once
-            yield self.finding(ctx, tok[1], tok[2], message, verdicts,
-                               effort=Effort(lines=1, constructs=1, hours=1.0), data={"hip": hip})
+            yield self.finding(ctx, tok[1], tok[2], message, found,
+                               effort=Effort(lines=1, constructs=1, hours=hours), data={"hip": hip})
 
 
 class DeviceSideKernelLaunch(Rule):

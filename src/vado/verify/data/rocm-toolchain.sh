@@ -57,6 +57,20 @@ die() { say "$*"; exit 1; }
 
 ready() { [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$STAMP_TEXT" ] && [ -x "$ROOT/usr/bin/hipcc" ]; }
 
+# Installs packages (experimental's where it has them) into the tree $1 with apt inside it. A private mount
+# namespace: /proc inside the tree goes away with the command, even when it fails.
+install_from_experimental() {
+  local tree=$1
+  shift
+  unshare --mount --propagation private -- sh -c '
+    set -e
+    mount -t proc proc "$1/proc"
+    chroot "$1" sh -c "apt-get -qq -o Acquire::Check-Valid-Until=false update &&
+      DEBIAN_FRONTEND=noninteractive apt-get -qq -o Acquire::Check-Valid-Until=false install -y \
+        --no-install-recommends -t experimental $2 >/dev/null && apt-get clean"
+  ' sh "$tree" "$*" >&2
+}
+
 build() {
   local part=$HOME_DIR/root.partial
   command -v mmdebstrap >/dev/null 2>&1 || {
@@ -71,14 +85,7 @@ build() {
     "deb $MIRROR sid main" "deb $MIRROR experimental main" >&2
   cp /etc/resolv.conf "$part/etc/resolv.conf" 2>/dev/null || true
   say "installing ROCm ${ROCM_RELEASE} from experimental: ${PACKAGES[*]}"
-  # A private mount namespace: /proc inside the tree goes away with the command, even when it fails.
-  unshare --mount --propagation private -- sh -c '
-    set -e
-    mount -t proc proc "$1/proc"
-    chroot "$1" sh -c "apt-get -qq -o Acquire::Check-Valid-Until=false update &&
-      DEBIAN_FRONTEND=noninteractive apt-get -qq -o Acquire::Check-Valid-Until=false install -y \
-        --no-install-recommends -t experimental $2 >/dev/null && apt-get clean"
-  ' sh "$part" "${PACKAGES[*]}" >&2
+  install_from_experimental "$part" "${PACKAGES[@]}"
   local version
   version=$(chroot "$part" dpkg-query -W -f='${Version}' hipcc)
   case "$version" in
@@ -174,13 +181,7 @@ install_bench_libs() {
   done
   [ "${#missing[@]}" = 0 ] && return 0
   say "installing third-party headers for the benchmarks: ${missing[*]}"
-  unshare --mount --propagation private -- sh -c '
-    set -e
-    mount -t proc proc "$1/proc"
-    chroot "$1" sh -c "apt-get -qq -o Acquire::Check-Valid-Until=false update &&
-      DEBIAN_FRONTEND=noninteractive apt-get -qq -o Acquire::Check-Valid-Until=false install -y \
-        --no-install-recommends -t experimental $2 >/dev/null 2>&1 && apt-get clean"
-  ' sh "$ROOT" "${missing[*]}" >&2
+  install_from_experimental "$ROOT" "${missing[@]}"
 }
 
 if [ "$rebuild" = 1 ] || ! ready; then
