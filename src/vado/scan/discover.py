@@ -35,14 +35,19 @@ What is skipped, and recorded
     * ``VENDORED`` (unless ``include_vendored``): directories named ``third_party``,
       ``third-party``, ``thirdparty``, ``3rdparty``, ``3rd_party``, ``3rd-party``,
       ``vendor``, ``vendored``, ``external``, ``externals``, ``extern``, ``deps``,
-      ``_deps`` (CMake FetchContent), ``node_modules``, ``site-packages``,
+      ``dependencies``, ``_deps`` (CMake FetchContent), ``node_modules``, ``site-packages``,
       ``dist-packages``, ``__pypackages__``, ``.venv``, ``venv``, ``.tox``, ``.nox``
       (case-insensitive), and build output: ``cmake-build-*`` always, and
       ``build``, ``_build``, ``build-*``, ``build_*`` and ``out`` when they hold a
       build-system marker (``CMakeCache.txt``, ``CMakeFiles``, ``build.ninja``,
       ``.ninja_log``, ``meson-info``, ``config.status``, or setuptools'
       ``lib.*``/``temp.*``/``bdist.*``). A ``build/`` without a marker holds
-      sources or build scripts in many projects and is scanned.
+      sources or build scripts in many projects and is scanned. Also vendored, wherever
+      they sit: the git submodules the root's ``.gitmodules`` lists, a directory that
+      holds a copy of a known library (CUTLASS's ``include/cutlass/cutlass.h``, fmt's
+      ``include/fmt/format.h``, a ``cub`` directory holding ``cub.cuh`` …) and
+      single-file libraries by name (``catch.hpp``, ``doctest.h`` …): the table is
+      ``knowledge/data/project_scope.yaml``. The root itself is never vendored.
     * ``BINARY``: a NUL byte in the first 8 KiB (UTF-16/32 text with a byte order
       mark excepted), or a prebuilt-code suffix, reported without being read:
       ``.cubin``/``.fatbin`` (NVIDIA device code, which must be rebuilt from
@@ -78,6 +83,7 @@ import errno
 import functools
 import io
 import os
+import posixpath
 import re
 import stat
 import tokenize as py_tokenize
@@ -113,7 +119,7 @@ HEAD_SIZE = 8192
 VENDORED_DIRS = frozenset(
     {
         "third_party", "third-party", "thirdparty", "3rdparty", "3rd_party", "3rd-party",
-        "vendor", "vendored", "external", "externals", "extern", "deps", "_deps",
+        "vendor", "vendored", "external", "externals", "extern", "deps", "_deps", "dependencies",
         "node_modules", "site-packages", "dist-packages", "__pypackages__",
         ".venv", "venv", ".tox", ".nox",
     }
@@ -521,6 +527,8 @@ class _Walker:
         self.visited: set[tuple[int, int]] = set()
         self.deferred: list[tuple[_Dir, str]] = []
         self.record_all = False
+        #: Submodule paths of the root's .gitmodules (read by run()).
+        self.submodules: frozenset[str] = frozenset()
 
     # Directories ---------------------------------------------------------------
 
@@ -539,6 +547,8 @@ class _Walker:
             raise ScanError(
                 f"cannot list {self.root}", _os_error(exc), "run vado as a user who may read the tree"
             ) from exc
+        if not self.include_vendored:
+            self.submodules = _submodule_paths(os.path.join(str(self.root), ".gitmodules"))
         root_dir = _Dir("", str(self.root), outer, frozenset({key}), False)
         self.visited.add(key)
         stack = [(root_dir, entries)]
@@ -643,7 +653,7 @@ class _Walker:
             self.skips.append(Skip(rel, SkipReason.UNREADABLE, _os_error(exc)))
             return None
         if not self.include_vendored:
-            why = self._vendored(name, entries)
+            why = self._vendored(name, entries) or self._copy_of(rel, name, abs_path, entries)
             if why is not None:
                 self.skips.append(Skip(rel, SkipReason.VENDORED, why))
                 return None
@@ -670,6 +680,24 @@ class _Walker:
             for e in entries:
                 if e.name in _BUILD_MARKERS or _SETUPTOOLS_MARKER.fullmatch(e.name):
                     return f"build output directory (has {e.name})"
+        return None
+
+    def _copy_of(self, rel: str, name: str, abs_path: str, entries: list[os.DirEntry]) -> str | None:
+        """Why the directory ``rel`` is vendored although its name does not say so (a git
+        submodule, a copy of a known library), or None."""
+        if rel in self.submodules:
+            return "git submodule (listed in .gitmodules; pass include_vendored / --include-vendored to scan it)"
+        from vado.knowledge.project_scope import library_copies
+
+        names = {e.name for e in entries}
+        for lib in library_copies():
+            for marker in lib.markers:
+                if marker.split("/", 1)[0] in names and os.path.isfile(os.path.join(abs_path, marker)):
+                    return f"a copy of {lib.name} (has {marker}; pass include_vendored / --include-vendored to scan it)"
+            if lib.header_dir is not None and name == lib.header_dir[0] and lib.header_dir[1].split("/", 1)[0] in names:
+                if os.path.isfile(os.path.join(abs_path, lib.header_dir[1])):
+                    return (f"a copy of {lib.name}'s headers (has {lib.header_dir[1]}; "
+                            "pass include_vendored / --include-vendored to scan it)")
         return None
 
     def _symlink(self, parent: _Dir, name: str, rel: str, abs_path: str, ignores) -> tuple[_Dir, str] | None:
@@ -713,7 +741,7 @@ class _Walker:
                 except OSError as exc:
                     self.skips.append(Skip(rel, SkipReason.UNREADABLE, _os_error(exc)))
                     return None
-                why = self._vendored(name, entries)
+                why = self._vendored(name, entries) or self._copy_of(rel, name, abs_path, entries)
                 if why is not None:
                     self.skips.append(Skip(rel, SkipReason.VENDORED, why))
                     return None
@@ -753,6 +781,14 @@ class _Walker:
         if prebuilt is not None:  # reported as what it is, whatever its size, and never read
             self.skips.append(Skip(rel, SkipReason.BINARY, prebuilt))
             return
+        if not self.include_vendored and kind in _BYTE_VIEW:
+            from vado.knowledge.project_scope import single_file_libraries
+
+            library = single_file_libraries().get(name)
+            if library is not None:
+                why = f"a copy of {library} (single-file library; pass include_vendored / --include-vendored to scan it)"
+                self.skips.append(Skip(rel, SkipReason.VENDORED, why))
+                return
         if st.st_size > self.max_file_size:
             why = f"{st.st_size} bytes, more than the limit of {self.max_file_size}"
             self._skip_file(name, rel, SkipReason.TOO_LARGE, why)
@@ -798,6 +834,24 @@ class _Walker:
         files.sort(key=lambda f: f.path.split("/"))
         skips = sorted(set(self.skips), key=lambda s: (s.path.split("/"), s.reason.value, s.detail))
         return ScanPlan(Path(self.root), tuple(files), tuple(skips))
+
+
+_SUBMODULE_PATH = re.compile(r"^\s*path\s*=\s*(.+?)\s*$", re.MULTILINE)
+
+
+def _submodule_paths(gitmodules: str) -> frozenset[str]:
+    """The ``path =`` values of a ``.gitmodules`` file, as clean relative POSIX paths (none
+    when the file is absent, unreadable or not text: the walk goes on without them)."""
+    try:
+        data = read_regular(gitmodules, _MAX_IGNORE_FILE)
+    except OSError:
+        return frozenset()
+    out = set()
+    for m in _SUBMODULE_PATH.finditer(data.decode("utf-8", "surrogateescape")):
+        path = posixpath.normpath(m.group(1).strip('"').replace("\\", "/"))
+        if path and not path.startswith(("/", "../")) and path != ".":
+            out.add(path)
+    return frozenset(out)
 
 
 def _inside(real: str, real_root: str) -> bool:

@@ -1,0 +1,616 @@
+"""What each file of a project is, for a CUDA port: the project's CUDA code, or something to leave as is.
+
+A multi-directory project holds more than the CUDA code to judge and port:
+
+* **vendored code** — ``third_party/``, ``dependencies/``, git submodules, copies of known
+  libraries (CUTLASS, fmt, Catch2 …). :func:`vado.scan.discover.walk` leaves those out
+  with a ``VENDORED`` skip; :class:`ProjectScope` lists them again as what they are.
+* **other backends** — SYCL, MUSA, Vulkan, Metal, OpenCL, CANN, WebGPU and CPU code for an
+  instruction set (RISC-V, Arm, PowerPC, LoongArch, s390x, x86 …): a file that includes one
+  of their headers at its top level (``<sycl/sycl.hpp>``, ``musa_runtime.h``,
+  ``riscv_vector.h``: ``knowledge/data/project_scope.yaml``) and uses no CUDA, a file that
+  includes such a project header, and a non-CUDA file in a directory named for a backend
+  (``ggml-sycl``, ``arch/riscv``). A directory's name never makes CUDA code a backend:
+  ``sycl_utils/k.cu`` is the project's CUDA code. A file that uses CUDA and includes another
+  backend's headers is the project's (``mixed`` says which backend) unless it sits in that
+  backend's directory (MUSA code is written in CUDA's syntax).
+* **the project's own HIP path** — a header that maps CUDA names to HIP (many
+  ``#define cudaX hipX``), ``.hip`` sources, and, when a build switch turns that path on
+  (:class:`HipBuild`: CMake ``option(X_HIP …)``, ``enable_language(HIP)``,
+  ``find_package(hip)``, a Makefile's HIP conditional, setup.py's ``IS_HIP_EXTENSION``), every
+  file that reaches such a header through its includes and every project file those include,
+  and the project's build files: the project's own ROCm build compiles them as they are.
+
+Nothing here runs project code: files are read (C-family files whole, up to the walk's size
+limit), never built; a file that cannot be read is a typed :class:`~vado.model.Skip` and counts
+as the project's. The cost is linear in the bytes read plus the include edges.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from vado.model import Skip, SkipReason
+from vado.scan.classify import FileKind
+
+__all__ = ["FileScope", "HipBuild", "ProjectScope", "Scope", "amd_defines", "project_scope"]
+
+
+class Scope(str, Enum):
+    """What a file is to a CUDA port."""
+
+    PROJECT = "project"
+    VENDORED = "vendored"
+    BACKEND = "other-backend"
+    HIP_PATH = "own-hip-path"
+
+
+@dataclass(frozen=True)
+class FileScope:
+    """One file's scope: ``why`` says what decided it; ``backend`` names the backend of a
+    ``BACKEND`` file; ``mixed`` the other backend a ``PROJECT`` file also uses."""
+
+    path: str
+    scope: Scope
+    why: str = ""
+    backend: str = ""
+    mixed: str = ""
+
+
+@dataclass(frozen=True)
+class HipBuild:
+    """The project's own build for AMD GPUs, as its build files say.
+
+    ``how`` is the command that turns it on (``cmake -DGGML_HIP=ON -DGPU_TARGETS=gfx942``);
+    ``switch`` the option or variable that does (``GGML_HIP``; empty when the build always
+    compiles for HIP); ``defines`` the macros that configuration defines (``GGML_USE_HIP``),
+    from the build files' definitions whose conditions hold with the options' defaults and the
+    switch on; ``undecided`` the definitions whose conditions vado could not evaluate.
+    ``vendor_headers`` are the project's headers that map CUDA names to HIP, ``hip_sources``
+    its ``.hip`` files; ``evidence`` says where each fact was read.
+    """
+
+    how: str
+    switch: str = ""
+    defines: tuple[str, ...] = ()
+    undecided: tuple[str, ...] = ()
+    vendor_headers: tuple[str, ...] = ()
+    hip_sources: tuple[str, ...] = ()
+    evidence: tuple[str, ...] = ()
+
+    @property
+    def complete(self) -> bool:
+        """A build switch and a HIP path it compiles (a vendor header or ``.hip`` sources)."""
+        return bool(self.how) and bool(self.vendor_headers or self.hip_sources)
+
+
+@dataclass(frozen=True)
+class ProjectScope:
+    """Every planned file's :class:`FileScope`, the vendored directories the walk left out, and
+    the project's own :class:`HipBuild` (None when it has none)."""
+
+    root: str
+    files: Mapping[str, FileScope] = field(default_factory=dict)
+    vendored: tuple[Skip, ...] = ()
+    hip: HipBuild | None = None
+    skips: tuple[Skip, ...] = ()
+
+    def of(self, path: str) -> FileScope:
+        """The scope of ``path`` (the project's for a path this scope does not know)."""
+        return self.files.get(path) or FileScope(path, Scope.PROJECT)
+
+    def left_out(self, *, include_backends: bool = False, include_hip_path: bool = False) -> dict[str, FileScope]:
+        """The planned files a port leaves as they are, by path."""
+        out = {}
+        for path, fs in self.files.items():
+            if fs.scope is Scope.BACKEND and not include_backends:
+                out[path] = fs
+            elif fs.scope is Scope.HIP_PATH and not include_hip_path:
+                out[path] = fs
+        return out
+
+    def backends(self) -> dict[str, int]:
+        """Backend label → number of files."""
+        counts: dict[str, int] = {}
+        for fs in self.files.values():
+            if fs.scope is Scope.BACKEND:
+                counts[fs.backend] = counts.get(fs.backend, 0) + 1
+        return dict(sorted(counts.items()))
+
+    def own_rocm_build(self) -> str:
+        """``how`` of a complete own HIP build, else ``""``."""
+        return self.hip.how if self.hip is not None and self.hip.complete else ""
+
+
+# --- reading C-family files ---------------------------------------------------------
+
+_C_KINDS = frozenset({FileKind.CUDA_SOURCE, FileKind.CUDA_HEADER, FileKind.CXX_SOURCE, FileKind.CXX_HEADER,
+                      FileKind.HIP_SOURCE})
+_CUDA_KINDS = frozenset({FileKind.CUDA_SOURCE, FileKind.CUDA_HEADER})
+_BUILD_KINDS = frozenset({FileKind.CMAKE, FileKind.MAKEFILE, FileKind.SETUP_PY, FileKind.PYPROJECT, FileKind.SETUP_CFG})
+
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif|include|define)\b([^\r\n]*)", re.MULTILINE)
+_INCLUDE_ARG = re.compile(rb'^[ \t]*([<"])([^>"\r\n]+)[>"]')
+_DEFINE_MAP = re.compile(rb"^[ \t]+(\w+)(?:\([^)]*\))?[ \t]+(\w+)")
+_CUDA_USE = re.compile(
+    rb"#[ \t]*include[ \t]*[<\"](?:cuda[\w./]*|cu(?:blas|blasLt|fft|rand|sparse|solver|dnn|tensor|file)\w*\.h"
+    rb"|nccl\.h|nvrtc\.h|cub/|thrust/|cooperative_groups|mma\.h|nvToolsExt|nvtx3/)"
+    rb"|__global__|<<<|\bcuda[A-Z]\w*[ \t]*\(|\b__shfl_\w*sync\b"
+)
+_CUDA_NAME = re.compile(rb"(?:cuda|cu[A-Z]|CU[A-Z_]|CUDA|cublas|CUBLAS|cufft|CUFFT|curand|CURAND|cusparse|CUSPARSE"
+                        rb"|cusolver|CUSOLVER|cudnn|CUDNN|nccl|NCCL)")
+_HIP_NAME = re.compile(rb"(?:hip|HIP|roc|ROC|rccl|RCCL)")
+_MUSA_NAME = re.compile(rb"(?:musa|MUSA|mu[A-Z]|mublas|MUBLAS|mccl|MCCL)")
+#: Mapping lines a header needs to be a vendor header (``#define cudaX hipX`` …).
+_VENDOR_MIN = 8
+
+
+@dataclass
+class _CFile:
+    path: str
+    kind: FileKind
+    includes: list[tuple[str, bool, bool]]  # (name, quoted, at the top level)
+    cuda: bool
+    maps_to: str  # "hip", "musa" or ""
+
+
+def _read_c(path: str, abs_path: str, kind: FileKind, limit: int) -> _CFile | Skip:
+    from vado.scan.discover import read_regular
+
+    try:
+        data = read_regular(abs_path, limit + 1)
+    except OSError as exc:
+        return Skip(path, SkipReason.UNREADABLE, f"not classified: {exc.strerror or exc}")
+    if len(data) > limit:
+        return Skip(path, SkipReason.TOO_LARGE, f"not classified: more than {limit} bytes")
+    includes: list[tuple[str, bool, bool]] = []
+    depth = 0
+    guard = b""  # the name of a leading "#ifndef X": an include guard when "#define X" follows
+    guard_depth = 0
+    to: dict[str, int] = {"hip": 0, "musa": 0}
+    for n, m in enumerate(_DIRECTIVE.finditer(data)):
+        word, rest = m.group(1), m.group(2)
+        if word in (b"if", b"ifdef", b"ifndef"):
+            if n == 0 and word == b"ifndef":
+                guard = rest.strip()
+            depth += 1
+        elif word == b"endif":
+            depth = max(0, depth - 1)
+        elif word == b"define":
+            if n == 1 and guard and rest.strip().split(b" ")[0] == guard:
+                guard_depth = 1
+            mm = _DEFINE_MAP.match(rest)
+            if mm and _CUDA_NAME.match(mm.group(1)):
+                if _HIP_NAME.match(mm.group(2)):
+                    to["hip"] += 1
+                elif _MUSA_NAME.match(mm.group(2)):
+                    to["musa"] += 1
+        elif word == b"include":
+            mi = _INCLUDE_ARG.match(rest)
+            if mi:
+                includes.append((mi.group(2).decode("latin-1").strip(), mi.group(1) == b'"', depth <= guard_depth))
+    maps_to = ""
+    best = max(to, key=lambda k: to[k])
+    if to[best] >= _VENDOR_MIN and to[best] >= 2 * min(to.values()):
+        maps_to = best
+    return _CFile(path, kind, includes, kind in _CUDA_KINDS or bool(_CUDA_USE.search(data)), maps_to)
+
+
+class _Includes:
+    """Resolves ``#include`` names to the planned files they name."""
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        self.paths = set(paths)
+        self.by_name: dict[str, list[str]] = {}
+        for p in self.paths:
+            self.by_name.setdefault(posixpath.basename(p), []).append(p)
+
+    def resolve(self, src: str, name: str, quoted: bool) -> str | None:
+        if name.startswith("/") or "\\" in name:
+            return None
+        if quoted:
+            here = posixpath.normpath(posixpath.join(posixpath.dirname(src), name))
+            if here in self.paths:
+                return here
+        elif "." not in posixpath.basename(name):
+            return None  # <vector>, <cuda/std/atomic>: the toolchain's
+        direct = posixpath.normpath(name)
+        if direct in self.paths:
+            return direct
+        found = [p for p in self.by_name.get(posixpath.basename(name), ()) if p.endswith("/" + direct)]
+        return found[0] if len(found) == 1 else None
+
+
+# --- backends -----------------------------------------------------------------------
+
+_DIR_WORD = re.compile(r"[-_.]+")
+
+
+def _dir_backend(path: str, words: Mapping[str, object]):
+    """The backend whose word names a directory above ``path`` (the nearest), with that directory."""
+    parts = path.split("/")[:-1]
+    for i in range(len(parts) - 1, -1, -1):
+        for word in _DIR_WORD.split(parts[i].lower()):
+            if word in words:
+                return words[word], "/".join(parts[: i + 1])
+    return None, ""
+
+
+_BUILD_CUDA = re.compile(r"\bCUDA\b|\.cu\b|\bnvcc\b|CUDAToolkit", re.IGNORECASE)
+
+
+# --- the project's own HIP build ------------------------------------------------------
+
+_SWITCH_LAST = frozenset({"HIP", "ROCM", "HIPBLAS", "AMD", "AMDGPU"})
+_ARCH_VARS = ("GPU_TARGETS", "AMDGPU_TARGETS", "CMAKE_HIP_ARCHITECTURES")
+_TRUE = frozenset({"ON", "YES", "TRUE", "Y", "1"})
+_FALSE = frozenset({"OFF", "NO", "FALSE", "N", "0", "", "IGNORE", "NOTFOUND"})
+#: Platform variables CMake sets, for the Linux hosts a ROCm build runs on.
+_PLATFORM = {"LINUX": True, "UNIX": True, "WIN32": False, "APPLE": False, "MSVC": False, "MINGW": False,
+             "CYGWIN": False, "IOS": False, "ANDROID": False, "EMSCRIPTEN": False}
+_HIP_CMAKE_SIGN = re.compile(r"\benable_language\s*\(\s*HIP\b|\bfind_package\s*\(\s*hip\b|\bproject\s*\([^)]*\bHIP\b",
+                             re.IGNORECASE)
+
+
+def _is_switch(name: str) -> bool:
+    parts = name.upper().split("_")
+    return parts[-1] in _SWITCH_LAST or (len(parts) >= 2 and parts[0] in ("USE", "WITH", "ENABLE", "BUILD")
+                                         and parts[1] in _SWITCH_LAST)
+
+
+def _cond(args: list[str], values: Mapping[str, bool]) -> bool | None:
+    """An ``if()`` condition of plain names, ``NOT``, ``AND``, ``OR`` and ``DEFINED``, or None."""
+    words = [a.strip() for a in args]
+    if not words or any(w in ("(", ")") or " " in w for w in words):
+        return None
+
+    def atom(i: int) -> tuple[bool | None, int]:
+        if i >= len(words):
+            return None, i
+        w = words[i]
+        if w.upper() == "NOT":
+            v, j = atom(i + 1)
+            return (None if v is None else not v), j
+        if w.upper() == "DEFINED" and i + 1 < len(words):
+            name = words[i + 1].strip("${}")
+            return (True if name in values else None), i + 2
+        name = w[2:-1] if w.startswith("${") and w.endswith("}") else w
+        if name.upper() in _TRUE:
+            return True, i + 1
+        if name.upper() in _FALSE:
+            return False, i + 1
+        if name in values:
+            return values[name], i + 1
+        if name in _PLATFORM:
+            return _PLATFORM[name], i + 1
+        return None, i + 1
+
+    value, i = atom(0)
+    while i < len(words):
+        op = words[i].upper()
+        if op not in ("AND", "OR"):
+            return None
+        rhs, i = atom(i + 1)
+        if op == "AND":
+            value = False if value is False or rhs is False else (None if value is None or rhs is None else True)
+        else:
+            value = True if value is True or rhs is True else (None if value is None or rhs is None else False)
+    return value
+
+
+def _definitions(cmd) -> list[str]:
+    """The macros a CMake command defines (``add_compile_definitions``, ``add_definitions(-DX)``,
+    ``target_compile_definitions(t PUBLIC X)``)."""
+    name = cmd.lname
+    args = [a.text for a in cmd.args]
+    if name == "add_compile_definitions":
+        return [a for a in args if a and not a.startswith("$")]
+    if name == "add_definitions":
+        return [a[2:] for a in args if a.startswith(("-D", "/D")) and len(a) > 2]
+    if name == "target_compile_definitions" and len(args) > 1:
+        return [a for a in args[1:] if a and a not in ("PUBLIC", "PRIVATE", "INTERFACE") and not a.startswith("$")]
+    return []
+
+
+def _cmake_hip(texts: Mapping[str, str], hip_dirs: set[str], arches: str) -> HipBuild | None:
+    """The HIP build of a project's CMake files (path → text), or None."""
+    from vado.scan.buildfiles import cmake_commands
+
+    options: dict[str, bool] = {}
+    evidence: list[str] = []
+    parsed = {}
+    for path, text in texts.items():
+        cmds, _ = cmake_commands(text)
+        parsed[path] = cmds
+        for c in cmds:
+            if c.lname in ("option", "cmake_dependent_option") and c.args:
+                default = c.args[2].text.upper() if len(c.args) > 2 else "OFF"
+                options[c.args[0].text] = default in _TRUE
+    hip_files = [p for p, t in texts.items() if _HIP_CMAKE_SIGN.search(t) or posixpath.dirname(p) in hip_dirs]
+    if not hip_files:
+        return None
+    # The switch: the if() around a HIP sign, else an option named for HIP (GGML_HIP, USE_ROCM).
+    switch = ""
+    for path in hip_files:
+        stack: list[str] = []
+        for c in parsed[path]:
+            if c.lname == "if":
+                stack.append(" ".join(a.text for a in c.args))
+            elif c.lname == "endif" and stack:
+                stack.pop()
+            elif c.lname in ("enable_language", "find_package") and c.args and c.args[0].text.lower() == "hip":
+                for cond in reversed(stack):
+                    name = cond.replace("NOT ", "").strip()
+                    if name in options and _is_switch(name) and not cond.startswith("NOT "):
+                        switch = name
+                        break
+        if switch:
+            break
+    if not switch:
+        named = sorted((n for n in options if _is_switch(n)), key=lambda n: (options[n], len(n), n))
+        switch = named[0] if named else ""
+    if switch:
+        evidence.append(f"option {switch} (default {'ON' if options.get(switch) else 'OFF'})")
+    evidence.extend(f"{p}: builds with HIP" for p in sorted(hip_files)[:4])
+    values = dict(options)
+    if switch:
+        values[switch] = True
+    defines: list[str] = []
+    undecided: list[str] = []
+    for path in sorted(texts):
+        hip_file = path in hip_files
+        # A frame: (this branch holds, some branch of this if() held, the branch is the switch's).
+        stack: list[list] = []
+        for c in parsed[path]:
+            args = [a.text for a in c.args]
+            if c.lname == "if":
+                v = _cond(args, values)
+                stack.append([v, v is True, switch != "" and args == [switch]])
+            elif c.lname == "elseif" and stack:
+                frame = stack[-1]
+                v = _cond(args, values)
+                frame[0] = False if frame[1] else v
+                frame[1] = frame[1] or v is True
+                frame[2] = False
+            elif c.lname == "else" and stack:
+                frame = stack[-1]
+                frame[0] = False if frame[1] else (None if frame[0] is None else not frame[0])
+                frame[2] = False
+            elif c.lname == "endif" and stack:
+                stack.pop()
+            else:
+                found = _definitions(c)
+                if not found or not (hip_file or any(f[2] for f in stack)):
+                    continue
+                holds = [f[0] for f in stack]
+                if all(h is True for h in holds):
+                    defines.extend(found)
+                elif False not in holds:
+                    undecided.extend(found)
+    archvar = next((v for v in _ARCH_VARS if any(v in t for t in texts.values())), "CMAKE_HIP_ARCHITECTURES")
+    how = "cmake" + (f" -D{switch}=ON" if switch else "") + f" -D{archvar}={arches}"
+    return HipBuild(how, switch, _unique(defines), tuple(sorted(set(undecided) - set(defines))),
+                    evidence=tuple(evidence))
+
+
+_MAKE_COND = re.compile(r"^\s*(?:ifdef|ifndef|ifeq|ifneq)\b[ \t(]*\$?\(?(\w+)", re.MULTILINE)
+_MAKE_HIPCC = re.compile(r"\bhipcc\b|--offload-arch|\bHIP_PLATFORM\b")
+_MAKE_TARGET = re.compile(r"^(hip|rocm|amd|hipblas)\s*:", re.MULTILINE | re.IGNORECASE)
+_MAKE_DEFINE = re.compile(r"-D(\w+(?:=\w+)?)")
+
+
+def _make_hip(path: str, text: str) -> HipBuild | None:
+    if not _MAKE_HIPCC.search(text):
+        return None
+    for m in _MAKE_COND.finditer(text):
+        if _is_switch(m.group(1)):
+            # The block of that conditional, up to its endif: the macros it adds.
+            end = text.find("endif", m.end())
+            block = text[m.end(): end if end != -1 else len(text)]
+            defines = _unique(_MAKE_DEFINE.findall(block))
+            return HipBuild(f"make {m.group(1)}=1", m.group(1), defines, evidence=(f"{path}: {m.group(1)} builds with hipcc",))
+    t = _MAKE_TARGET.search(text)
+    if t:
+        return HipBuild(f"make {t.group(1)}", t.group(1), evidence=(f"{path}: target {t.group(1)} builds with hipcc",))
+    return None
+
+
+def _setup_hip(path: str, text: str) -> HipBuild | None:
+    if "IS_HIP_EXTENSION" in text or "torch.version.hip" in text:
+        # torch.utils.cpp_extension hipifies the CUDA sources and adds -DUSE_ROCM=1 for a ROCm PyTorch.
+        return HipBuild("pip install . (with a ROCm build of PyTorch)", "IS_HIP_EXTENSION", ("USE_ROCM=1",),
+                        evidence=(f"{path}: IS_HIP_EXTENSION",))
+    m = re.search(r"""environ(?:\.get)?\s*[\[(]\s*["'](USE_ROCM|\w*_HIP|\w*_ROCM)["']""", text)
+    if m:
+        return HipBuild(f"{m.group(1)}=1 pip install .", m.group(1), evidence=(f"{path}: reads {m.group(1)}",))
+    return None
+
+
+def _unique(items: Iterable[str]) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for i in items:
+        seen.setdefault(i, None)
+    return tuple(seen)
+
+
+# --- the whole project ----------------------------------------------------------------
+
+
+def project_scope(root: str | os.PathLike, plan=None, *, arches: Iterable[str] = ("gfx942",),
+                  max_file_size: int | None = None) -> ProjectScope:
+    """The scope of every file :func:`~vado.scan.discover.walk` plans under ``root`` (or of
+    ``plan``'s files). ``arches`` fill the architecture list of :attr:`HipBuild.how`."""
+    from vado.knowledge.project_scope import backends
+    from vado.scan.discover import DEFAULT_MAX_FILE_SIZE, read_regular, walk
+
+    if plan is None:
+        plan = walk(root)
+    limit = max_file_size or DEFAULT_MAX_FILE_SIZE
+    known = backends()
+    by_header = {h: b for b in known for h in b.headers}
+    by_word = {w: b for b in known for w in b.dirs}
+    skips: list[Skip] = []
+    cfiles: dict[str, _CFile] = {}
+    kinds = {f.path: f.kind for f in plan.files}
+    build_texts: dict[str, str] = {}
+    for f in plan.files:
+        if f.kind in _C_KINDS:
+            got = _read_c(f.path, str(f.abs_path), f.kind, limit)
+            if isinstance(got, Skip):
+                skips.append(got)
+            else:
+                cfiles[f.path] = got
+        elif f.kind in _BUILD_KINDS:
+            try:
+                build_texts[f.path] = read_regular(f.abs_path, limit).decode("latin-1")
+            except OSError as exc:
+                skips.append(Skip(f.path, SkipReason.UNREADABLE, f"not classified: {exc.strerror or exc}"))
+    resolver = _Includes(kinds)
+    edges: dict[str, list[tuple[str, bool]]] = {}
+    for path, cf in cfiles.items():
+        out = []
+        for name, quoted, top in cf.includes:
+            target = resolver.resolve(path, name, quoted)
+            if target is not None and target != path:
+                out.append((target, top))
+        edges[path] = out
+    # A file that includes a project CUDA header (.cuh) uses CUDA.
+    for path, cf in cfiles.items():
+        if not cf.cuda and any(kinds.get(t) in _CUDA_KINDS for t, _ in edges[path]):
+            cf.cuda = True
+
+    scopes: dict[str, FileScope] = {}
+    vendor_headers: list[str] = []
+    hip_sources: list[str] = []
+    for path in kinds:
+        kind = kinds[path]
+        cf = cfiles.get(path)
+        dir_b, dir_path = _dir_backend(path, by_word)
+        if cf is None:
+            if kind in _BUILD_KINDS and dir_b is not None:
+                text = build_texts.get(path, "")
+                if not _BUILD_CUDA.search(text) or any(w in text.lower() for w in dir_b.dirs):
+                    scopes[path] = FileScope(path, Scope.BACKEND, f"build file in the {dir_b.label} directory {dir_path}/",
+                                             dir_b.label)
+            continue
+        if kind is FileKind.HIP_SOURCE:
+            hip_sources.append(path)
+            scopes[path] = FileScope(path, Scope.HIP_PATH, "a HIP source of the project")
+            continue
+        if cf.maps_to == "hip":
+            vendor_headers.append(path)
+            scopes[path] = FileScope(path, Scope.HIP_PATH, "the project's header that maps CUDA names to HIP")
+            continue
+        if cf.maps_to == "musa":
+            scopes[path] = FileScope(path, Scope.BACKEND, "the project's header that maps CUDA names to MUSA", "MUSA")
+            continue
+        marked = [(by_header[n], n) for n, _, top in cf.includes if top and n in by_header]
+        if marked:
+            b, header = marked[0]
+            if not cf.cuda:
+                scopes[path] = FileScope(path, Scope.BACKEND, f"{b.label} code (includes {header})", b.label)
+            elif dir_b is not None and any(m[0] is dir_b for m in marked):
+                scopes[path] = FileScope(path, Scope.BACKEND,
+                                         f"{b.label} code in CUDA syntax (includes {header}, in {dir_path}/)", b.label)
+            else:
+                scopes[path] = FileScope(path, Scope.PROJECT, f"uses CUDA and {b.label} (includes {header})", mixed=b.label)
+            continue
+        if dir_b is not None and not cf.cuda:
+            scopes[path] = FileScope(path, Scope.BACKEND, f"in the {dir_b.label} directory {dir_path}/", dir_b.label)
+    # A non-CUDA file that includes a backend's header at its top level is that backend's code.
+    includers: dict[str, list[str]] = {}
+    for src, outs in edges.items():
+        for t, top in outs:
+            if top:
+                includers.setdefault(t, []).append(src)
+    queue = deque(p for p, s in scopes.items() if s.scope is Scope.BACKEND and p in cfiles)
+    while queue:
+        header = queue.popleft()
+        b = scopes[header]
+        for src in includers.get(header, ()):
+            if src not in scopes and not cfiles[src].cuda:
+                scopes[src] = FileScope(src, Scope.BACKEND, f"{b.backend} code (includes {header})", b.backend)
+                queue.append(src)
+
+    hip = _hip_build(build_texts, scopes, tuple(arches))
+    if hip is not None and (vendor_headers or hip_sources):
+        hip = HipBuild(hip.how, hip.switch, hip.defines, hip.undecided, tuple(sorted(vendor_headers)),
+                       tuple(sorted(hip_sources)), hip.evidence)
+    elif hip is None and (vendor_headers or hip_sources):
+        hip = HipBuild("", vendor_headers=tuple(sorted(vendor_headers)), hip_sources=tuple(sorted(hip_sources)),
+                       evidence=("no build switch for HIP found",))
+    if hip is not None and hip.complete:
+        _mark_hip_path(hip, scopes, cfiles, edges, kinds)
+    files = {p: scopes.get(p) or FileScope(p, Scope.PROJECT) for p in sorted(kinds, key=lambda p: p.split("/"))}
+    vendored = tuple(s for s in plan.skips if s.reason is SkipReason.VENDORED)
+    return ProjectScope(str(root), files, vendored, hip, tuple(skips))
+
+
+def _hip_build(build_texts: Mapping[str, str], scopes: Mapping[str, FileScope], arches: tuple[str, ...]) -> HipBuild | None:
+    arch_list = ";".join(arches) or "gfx942"
+    if ";" in arch_list:
+        arch_list = f'"{arch_list}"'
+    own = {p: t for p, t in build_texts.items() if scopes.get(p) is None}
+    cmake = {p: t for p, t in own.items() if p.lower().endswith(("cmakelists.txt", ".cmake"))}
+    hip_dirs = {posixpath.dirname(p) for p in cmake
+                if any(w in ("hip", "rocm") for w in _DIR_WORD.split(posixpath.basename(posixpath.dirname(p)).lower()))}
+    found = _cmake_hip(cmake, hip_dirs, arch_list) if cmake else None
+    if found is not None:
+        return found
+    for path, text in sorted(own.items()):
+        name = posixpath.basename(path).lower()
+        got = None
+        if name in ("makefile", "gnumakefile") or name.endswith((".mk", ".make")):
+            got = _make_hip(path, text)
+        elif name == "setup.py":
+            got = _setup_hip(path, text)
+        if got is not None:
+            return got
+    return None
+
+
+def _mark_hip_path(hip: HipBuild, scopes: dict[str, FileScope], cfiles: Mapping[str, _CFile],
+                   edges: Mapping[str, list[tuple[str, bool]]], kinds: Mapping[str, FileKind]) -> None:
+    """Mark the files the project's own HIP build compiles: those that reach a vendor header
+    through their includes, what they include, and the project's build files."""
+    why = f"on the project's own HIP path (its ROCm build: {hip.how})"
+    includers: dict[str, list[str]] = {}
+    for src, outs in edges.items():
+        for t, _ in outs:
+            includers.setdefault(t, []).append(src)
+    reached: set[str] = set(hip.vendor_headers) | set(hip.hip_sources)
+    queue = deque(reached)
+    while queue:  # upwards: every file that includes a vendor header, directly or not
+        p = queue.popleft()
+        for src in includers.get(p, ()):
+            if src not in reached and (scopes.get(src) is None or scopes[src].scope is Scope.PROJECT):
+                reached.add(src)
+                queue.append(src)
+    queue = deque(reached)
+    while queue:  # downwards: what those include
+        p = queue.popleft()
+        for t, _ in edges.get(p, ()):
+            if t not in reached and (scopes.get(t) is None or scopes[t].scope is Scope.PROJECT):
+                reached.add(t)
+                queue.append(t)
+    for p in reached:
+        if scopes.get(p) is None or scopes[p].scope is Scope.PROJECT:
+            scopes[p] = FileScope(p, Scope.HIP_PATH, why, mixed=scopes[p].mixed if p in scopes else "")
+    for p, kind in kinds.items():
+        if kind in _BUILD_KINDS and p not in scopes:
+            scopes[p] = FileScope(p, Scope.HIP_PATH, f"build file of a project that builds for AMD ({hip.how})")
+
+
+def amd_defines(root: str | os.PathLike | ProjectScope) -> tuple[str, ...]:
+    """The macros the project's own AMD build defines (``GGML_USE_HIP`` …), ``NAME`` or
+    ``NAME=VALUE``; empty when the project has no HIP build switch. For the preprocessor's
+    evaluation of the configuration AMD compiles."""
+    scope = root if isinstance(root, ProjectScope) else project_scope(Path(root))
+    return scope.hip.defines if scope.hip is not None else ()
