@@ -32,6 +32,16 @@ def port(
     rename_sources: bool = typer.Option(
         False, "--rename-sources", help="Rename .cu sources to .hip and update CMake/Makefile/#include references."
     ),
+    include_vendored: bool = typer.Option(
+        False, "--include-vendored", help="Also port vendored code (third_party/, dependencies/, submodules, library copies)."
+    ),
+    include_backends: bool = typer.Option(
+        False, "--include-backends", help="Also port code for other backends (SYCL, MUSA, Vulkan, Metal, CPU instruction sets)."
+    ),
+    include_hip_path: bool = typer.Option(
+        False, "--include-hip-path",
+        help="Also port the project's own HIP path (its CUDA→HIP vendor header and the sources its ROCm build compiles).",
+    ),
     format: Format = typer.Option("text", "--format", "-f", help="Report: text or json of the port, or concise/sarif/markdown/html of an audit of the port."),
     report: Optional[Path] = typer.Option(None, "--report", help="Write the report here instead of stdout."),
     diff: bool = typer.Option(False, "--diff", help="Show the per-file diffs (text format)."),
@@ -85,6 +95,9 @@ def port(
                 jobs=jobs,
                 rename_sources=rename_sources,
                 build_fixes=build_fixes,
+                include_vendored=include_vendored,
+                include_backends=include_backends,
+                include_hip_path=include_hip_path,
                 progress=progress,
             )
     except VadoError as exc:

@@ -133,6 +133,8 @@ class PortOut(TypedDict):
     errors: list[dict[str, Any]]
     skip_count: int
     skips: list[dict[str, Any]]
+    left_out: list[str]
+    own_rocm_build: str
     hint: NotRequired[str]
 
 

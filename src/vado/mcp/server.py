@@ -128,10 +128,13 @@ def build_server(root: Root):
         offset: Offset = 0,
         limit: Limit = tools.DEFAULT_PAGE,
         max_tokens: MaxTokens = 8000,
+        include_vendored: Annotated[bool, Field(description="Also port vendored code (third_party/, dependencies/, submodules, copies of known libraries).")] = False,
+        include_backends: Annotated[bool, Field(description="Also port code for other backends (SYCL, MUSA, Vulkan, Metal, CPU instruction sets).")] = False,
+        include_hip_path: Annotated[bool, Field(description="Also port the project's own HIP path (its CUDA-to-HIP vendor header and the sources its own ROCm build compiles).")] = False,
     ) -> PortOut:
         """Port a CUDA file or tree to HIP (sources, headers, build files, requirements, Dockerfiles). Returns totals for the whole port (files per status, fixes applied and findings left per code), one page of files (files with errors or findings left first), the findings left in them, and diffs on request. Page with offset/next_offset."""
         return _call(tools.port, root, path, output, target, launch, unsafe, include_diffs, diff_paths, offset, limit,
-                     max_tokens, max_tokens=max_tokens)
+                     max_tokens, include_vendored, include_backends, include_hip_path, max_tokens=max_tokens)
 
     from vado.bench.environment import has_gpu
 

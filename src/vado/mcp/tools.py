@@ -207,9 +207,14 @@ def _port_target(name: str):
 
 def port(root: Root, path: str, output: str | None = None, target: str = "rocm-7.2", launch: str = "chevron",
          unsafe: bool = False, include_diffs: bool | None = None, diff_paths: list[str] | None = None,
-         offset: int = 0, limit: int = DEFAULT_PAGE, max_tokens: int | None = None) -> dict[str, Any]:
+         offset: int = 0, limit: int = DEFAULT_PAGE, max_tokens: int | None = None, include_vendored: bool = False,
+         include_backends: bool = False, include_hip_path: bool = False) -> dict[str, Any]:
     """Port ``path`` to HIP. With ``output`` (a new directory inside the root) write the port there;
     without it, port into a temporary directory, return the diffs and write nothing.
+
+    Vendored code, other backends' code (SYCL, MUSA, CPU instruction sets …) and the project's
+    own HIP path are left as they are unless ``include_vendored``, ``include_backends`` or
+    ``include_hip_path`` ask for them; ``left_out`` says what was left and why.
 
     The answer sums the whole port up (files per status, fixes applied and
     findings left, per code) and lists one page of files (``offset``/``limit``,
@@ -229,15 +234,17 @@ def port(root: Root, path: str, output: str | None = None, target: str = "rocm-7
     real = root.resolve(path)
     tgt = _port_target(target)
     options = PortOptions(launch=launch, unsafe=unsafe)
+    scope = {"include_vendored": include_vendored, "include_backends": include_backends,
+             "include_hip_path": include_hip_path}
     if output is None:
         with tempfile.TemporaryDirectory(prefix="vado-mcp-port-") as tmp:
-            result = port_tree(real, Path(tmp) / "out", tgt, options=options)
+            result = port_tree(real, Path(tmp) / "out", tgt, options=options, **scope)
         written = None
     else:
         out = root.resolve(output, must_exist=False)
         if out.exists() and (not out.is_dir() or any(out.iterdir())):
             raise McpError(f"output {output!r} exists and is not empty", "a port never writes over files", "name a new directory")
-        result = port_tree(real, out, tgt, options=options)
+        result = port_tree(real, out, tgt, options=options, **scope)
         written = root.relative(out)
     rel = root.relative(real) if real.is_dir() else root.relative(real.parent)
     wanted = {p.strip("/") for p in diff_paths or ()}
@@ -286,6 +293,8 @@ def port(root: Root, path: str, output: str | None = None, target: str = "rocm-7
         "errors": list(result.errors),
         "skip_count": len(result.skips),
         "skips": to_json(result.skips[:10]),
+        "left_out": list(result.left_out),
+        "own_rocm_build": result.own_rocm_build,
     }
     if include_diffs is None and estimate_tokens(answer) > max_tokens:
         answer["files"] = [item(f, False) for f in page_files]

@@ -49,6 +49,12 @@ class PortResult:
     #: Build files that already build for AMD GPUs, with what shows it (``CMakeLists.txt: enable_language(HIP``):
     #: their project has AMD support, which the port left intact (no build-file fixes by default).
     amd_support: tuple[str, ...] = ()
+    #: How to enable the project's own ROCm build (``cmake -DGGML_HIP=ON -DGPU_TARGETS=gfx942``) when it
+    #: has a complete one: its HIP path was left as is (``--include-hip-path`` ports it). Empty otherwise.
+    own_rocm_build: str = ""
+    #: What the port left as it is, and why, one line per group (other backends, the own HIP path,
+    #: vendored code), for the summary.
+    left_out: tuple[str, ...] = ()
 
     @property
     def translated(self) -> tuple[PortedFile, ...]:

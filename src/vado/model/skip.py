@@ -19,6 +19,10 @@ class SkipReason(str, Enum):
     VENDORED = "vendored"
     MALFORMED = "malformed"
     NOT_A_FILE = "not-a-file"
+    #: Code for another backend (SYCL, MUSA, Vulkan, Metal, a CPU instruction set …): not ported by default.
+    OTHER_BACKEND = "other-backend"
+    #: The project's own HIP path (its vendor header, the sources its ROCm build compiles): not ported by default.
+    OWN_HIP_PATH = "own-hip-path"
 
 
 @dataclass(frozen=True, order=True)

@@ -38,6 +38,8 @@ def render_port_text(result: PortResult, *, width: int | None = None, color: boo
     failed = [f for f in result.files if f.status == "failed"]
     console.print(f"vado port {result.root} → {result.out} (target {result.target})")
     console.print(f"{len(translated)} files translated, {len(unchanged)} unchanged, {len(failed)} failed, {len(result.skips)} skipped")
+    for line in result.left_out:
+        console.print(line, markup=False)
     if applied:
         table = Table(title="applied fixes", show_edge=False, box=None)
         table.add_column("kind")

@@ -418,6 +418,8 @@ def port_tree(
     jobs: int = 1,
     respect_gitignore: bool = True,
     include_vendored: bool = False,
+    include_backends: bool = False,
+    include_hip_path: bool = False,
     rename_sources: bool = False,
     build_fixes: bool | None = None,
     progress: Callable[[int, int], None] | None = None,
@@ -440,6 +442,14 @@ def port_tree(
     (:func:`~vado.port.build.existing_amd_support`, listed in
     :attr:`PortResult.amd_support`). Each unsafe fix applied is described in
     :attr:`PortedFile.unsafe_applied`.
+
+    What is not the project's CUDA code is left byte for byte as it is (copied
+    unchanged into ``out``, untouched in place) and listed in the result's skips
+    (:mod:`vado.scan.scope`): vendored code (``include_vendored`` ports it), code for
+    other backends such as SYCL, MUSA or a CPU instruction set (``include_backends``),
+    and the project's own HIP path, its vendor header and, when a build switch turns
+    it on, the sources its ROCm build compiles (``include_hip_path``; how to enable
+    that build is :attr:`PortResult.own_rocm_build`).
 
     ``out`` must not exist or be an empty directory, and must not lie inside
     ``root``. With ``in_place`` (``out`` is None) files are rewritten where they
@@ -486,6 +496,11 @@ def port_tree(
     single_file = root_path.is_file()
     # Backups of an earlier in-place port (Dockerfile.vado-bak looks like a Dockerfile) are never ported.
     ported = [f for f in plan.files if f.kind in PORTED_KINDS and BACKUP_SUFFIX not in posixpath.basename(f.path)]
+    scope_skips, own_build, left_out = [], "", ()
+    candidates = ported  # AMD support is read from every build file, those left as they are included
+    if not single_file:
+        ported, scope_skips, own_build, left_out = _in_scope(root_path, plan, ported, target, include_backends,
+                                                             include_hip_path)
     renamed = tuple(sorted(f.path for f in ported if rename_sources and f.kind is FileKind.CUDA_SOURCE
                            and f.path.endswith(".cu") and not single_file))
     rename_set = set(renamed)
@@ -528,7 +543,7 @@ def port_tree(
         return _joined(out_str, root_path.name if single_file else rel)
 
     amd_support: list[str] = []
-    for f in ported:
+    for f in candidates:
         if f.kind in (FileKind.CMAKE, FileKind.MAKEFILE, FileKind.SETUP_PY):
             try:
                 sign = existing_amd_support(_read_file(str(f.abs_path))[1].decode("latin-1"))
@@ -592,10 +607,50 @@ def port_tree(
         target=target.name,
         files=files,
         remaining=remaining,
-        skips=tuple(sorted([*plan.skips, *(k for k in copy_skips if k.path not in known)])),
+        skips=tuple(sorted([*plan.skips, *scope_skips, *(k for k in copy_skips if k.path not in known)])),
         errors=errors,
         bytes_ported=ported_bytes,
         duration_s=round(time.perf_counter() - started, 3),
         tool_version=__version__,
         amd_support=tuple(amd_support),
+        own_rocm_build=own_build,
+        left_out=left_out,
     )
+
+
+def _in_scope(root: Path, plan, ported: list, target: Target, include_backends: bool,
+              include_hip_path: bool) -> tuple[list, list[Skip], str, tuple[str, ...]]:
+    """The files of ``ported`` that are the project's CUDA code to port, skips for the others
+    (other backends, the project's own HIP path), how to enable the project's own ROCm build,
+    and a line per group of what was left as it is."""
+    from vado.scan.scope import Scope, project_scope
+
+    scope = project_scope(root, plan, arches=target.default_arch or ("gfx942",))
+    left = scope.left_out(include_backends=include_backends, include_hip_path=include_hip_path)
+    skips = []
+    backends: dict[str, int] = {}
+    hip_path = 0
+    for path, fs in left.items():
+        if fs.scope is Scope.BACKEND:
+            backends[fs.backend] = backends.get(fs.backend, 0) + 1
+            skips.append(Skip(path, SkipReason.OTHER_BACKEND, f"{fs.why}; left as is (--include-backends ports it)"))
+        else:
+            hip_path += 1
+            skips.append(Skip(path, SkipReason.OWN_HIP_PATH, f"{fs.why}; left as is (--include-hip-path ports it)"))
+    lines = []
+    own = scope.own_rocm_build()
+    if own and hip_path:
+        lines.append(f"has its own ROCm build: {own}; its HIP path ({hip_path} files) left as is; "
+                     "pass --include-hip-path to port it anyway")
+    elif hip_path:
+        lines.append(f"the project's own HIP mapping headers ({hip_path} files) left as is; "
+                     "pass --include-hip-path to port them anyway")
+    if backends:
+        listed = ", ".join(f"{name} {n}" for name, n in sorted(backends.items(), key=lambda kv: (-kv[1], kv[0])))
+        lines.append(f"other backends left as is: {sum(backends.values())} files ({listed}); "
+                     "pass --include-backends to port them")
+    if scope.vendored:
+        shown = ", ".join(s.path for s in scope.vendored[:5]) + (" …" if len(scope.vendored) > 5 else "")
+        lines.append(f"vendored code left as is: {len(scope.vendored)} directories or files ({shown}); "
+                     "pass --include-vendored to port it")
+    return [f for f in ported if f.path not in left], skips, own, tuple(lines)
