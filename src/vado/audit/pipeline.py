@@ -10,7 +10,7 @@ import contextlib
 import gc
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -125,6 +125,8 @@ def audit(
     jobs: int = 1,
     respect_gitignore: bool = True,
     include_vendored: bool = False,
+    include_backends: bool = False,
+    include_hip_path: bool = False,
     max_file_size: int | None = None,
     options: dict | None = None,
     progress: Callable[[int, int], None] | None = None,
@@ -139,7 +141,9 @@ def audit(
     is called as files complete. ``filters`` (a :class:`vado.audit.filters.FindingFilter`)
     drops findings in the workers, before verdicts are aggregated. ``plan`` (a
     :class:`vado.scan.discover.ScanPlan` whose paths are relative to ``root``)
-    replaces the walk: several paths named on the command line. Raises :class:`vado.errors.ScanError` when the
+    replaces the walk: several paths named on the command line. Other backends' files are
+    not judged unless ``include_backends``, and the project's own HIP path moves as is for
+    ROCm targets unless ``include_hip_path`` (:mod:`vado.audit.scope`). Raises :class:`vado.errors.ScanError` when the
     root cannot be scanned at all; single unreadable files become skips.
     """
     from vado.knowledge.targets import default_audit_targets
@@ -153,7 +157,10 @@ def audit(
         walk_kwargs["max_file_size"] = max_file_size
     if plan is None:
         plan = walk(root, **walk_kwargs)
-    job_list = [_Job(f.path, str(f.abs_path), f.kind, f.size) for f in plan.files]
+    from vado.audit.scope import audit_scope, judge_own_hip_path, with_own_rocm_build
+
+    scope = audit_scope(root, plan, targets, include_backends=include_backends, include_hip_path=include_hip_path)
+    job_list = [_Job(f.path, str(f.abs_path), f.kind, f.size) for f in plan.files if f.path not in scope.left]
     max_findings = max(0, max_findings_per_file)
     options = dict(options or {})
 
@@ -193,7 +200,7 @@ def audit(
             if progress:
                 progress(done, total)
 
-    skips = list(plan.skips)
+    skips = [*plan.skips, *scope.skips]
     limits: list[dict] = []
     file_reports = []
     findings: list[Finding] = []
@@ -204,6 +211,9 @@ def audit(
             skips.append(res)
             continue
         scanned_bytes += job.size
+        why = scope.hip_path.get(job.path)
+        if why is not None:
+            res, report = judge_own_hip_path(res, report, why, scope.rocm_targets)
         findings.extend(res)
         file_reports.append(report)
         if report.finding_count > len(res):
@@ -211,6 +221,10 @@ def audit(
     markers = [j.path for j in job_list if j.kind.is_build] + list(getattr(plan, "markers", ()))
     wl = workloads(file_reports, target_names, markers)
     repo = tuple(combine(t, [v for w in wl for v in w.verdicts]) for t in target_names)
+    if scope.own_build:
+        wl = [replace(w, verdicts=with_own_rocm_build(w.verdicts, scope, sum(p in scope.hip_path for p in w.files)))
+              for w in wl]
+        repo = with_own_rocm_build(repo, scope, sum(fr.path in scope.hip_path for fr in file_reports))
     used = sorted({f.code for f in findings})
     return AuditResult(
         root=str(root),

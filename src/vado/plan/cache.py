@@ -172,6 +172,10 @@ def cached_audit(
     names = tuple(t.name for t in targets)
     options = dict(options or {})
     plan = walk(root, respect_gitignore=respect_gitignore, include_vendored=include_vendored)
+    from vado.audit.scope import audit_scope, judge_own_hip_path, with_own_rocm_build
+
+    # Other backends are not judged; the project's own HIP path moves as is for ROCm (vado.audit.scope).
+    scope = audit_scope(root, plan, targets)
     env = environment_key(targets, {**options, "gitignore": respect_gitignore, "vendored": include_vendored})
 
     keys: dict[str, str] = {}
@@ -183,7 +187,7 @@ def cached_audit(
             read_skips.append(Skip(f.path, SkipReason.UNREADABLE, exc.strerror or str(exc)))
             continue
         keys[f.path] = file_key(env, f.path, f.kind.value, _sha(data))
-    skips = sorted([*plan.skips, *read_skips])
+    skips = sorted([*plan.skips, *scope.skips, *read_skips])
     digest = _sha("\0".join([env, *(f"{p}={k}" for p, k in sorted(keys.items())),
                              *(f"skip:{s.path}:{s.reason.value}:{s.detail}" for s in skips)]))
 
@@ -197,7 +201,7 @@ def cached_audit(
     rescanned = 0
     for f in plan.files:
         key = keys.get(f.path)
-        if key is None:
+        if key is None or f.path in scope.left:
             continue
         found = cache.get_findings(key)
         if found is None:
@@ -210,14 +214,23 @@ def cached_audit(
             cache.put_findings(key, found)
             rescanned += 1
         scanned += f.size
+        report = file_report(f.path, f.kind, f.size, found, names)
+        why = scope.hip_path.get(f.path)
+        if why is not None:
+            found, report = judge_own_hip_path(list(found), report, why, scope.rocm_targets)
         findings.extend(found)
-        file_reports.append(file_report(f.path, f.kind, f.size, found, names))
+        file_reports.append(report)
     markers = [f.path for f in plan.files if f.kind.is_build]
     wl = workloads(file_reports, names, markers)
+    repo = tuple(combine(t, [v for w in wl for v in w.verdicts]) for t in names)
+    if scope.own_build:
+        wl = [replace(w, verdicts=with_own_rocm_build(w.verdicts, scope, sum(p in scope.hip_path for p in w.files)))
+              for w in wl]
+        repo = with_own_rocm_build(repo, scope, sum(fr.path in scope.hip_path for fr in file_reports))
     result = AuditResult(
         root=str(root),
         targets=names,
-        verdicts=tuple(combine(t, [v for w in wl for v in w.verdicts]) for t in names),
+        verdicts=repo,
         files=tuple(file_reports),
         workloads=tuple(wl),
         findings=tuple(findings),

@@ -1,0 +1,89 @@
+"""What an audit judges: the project's CUDA code, not other backends, and not for ROCm the project's own HIP path.
+
+:func:`audit_scope` reads :mod:`vado.scan.scope` for a tree: files of other backends
+(SYCL, MUSA, CPU instruction sets …) are left out with an ``other-backend`` skip; files on
+the project's own HIP path are checked, but for ROCm targets their findings move as is,
+because the project's own ROCm build compiles them as they are (:func:`judge_own_hip_path`);
+and the repository's and workloads' ROCm verdicts say so (:func:`with_own_rocm_build`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from vado.model import Finding, Skip, SkipReason, Target, TargetVerdict, Verdict
+from vado.model.audit import FileReport
+
+__all__ = ["AuditScope", "audit_scope", "judge_own_hip_path", "with_own_rocm_build"]
+
+
+@dataclass(frozen=True)
+class AuditScope:
+    """``left``: paths not checked (their ``skips`` say why); ``hip_path``: path → why it is on the
+    project's own HIP path; ``own_build``: how to enable the project's ROCm build ("" when it has
+    no complete one); ``rocm_targets``: the audited targets that build takes care of."""
+
+    left: frozenset[str] = frozenset()
+    skips: tuple[Skip, ...] = ()
+    hip_path: Mapping[str, str] = field(default_factory=dict)
+    own_build: str = ""
+    rocm_targets: tuple[str, ...] = ()
+
+
+def audit_scope(root: str | os.PathLike, plan, targets: Sequence[Target], *, include_backends: bool = False,
+                include_hip_path: bool = False) -> AuditScope:
+    """The scope of an audit of ``root`` (a directory; a single file is judged as asked) over ``plan``."""
+    if not Path(root).is_dir():
+        return AuditScope()
+    from vado.scan.scope import Scope, project_scope
+
+    rocm = tuple(t for t in targets if t.family == "rocm")
+    arches = next((t.default_arch for t in rocm if t.default_arch), ("gfx942",))
+    scope = project_scope(root, plan, arches=arches)
+    left, skips, hip = set(), [], {}
+    for path, fs in scope.files.items():
+        if fs.scope is Scope.BACKEND and not include_backends:
+            left.add(path)
+            skips.append(Skip(path, SkipReason.OTHER_BACKEND, f"{fs.why}; not judged (include_backends judges it)"))
+        elif fs.scope is Scope.HIP_PATH and not include_hip_path and rocm:
+            hip[path] = fs.why
+    own = scope.own_rocm_build() if not include_hip_path else ""
+    return AuditScope(frozenset(left), tuple(skips), hip, own, tuple(t.name for t in rocm))
+
+
+def judge_own_hip_path(findings: list[Finding], report: FileReport, why: str,
+                       rocm_targets: Sequence[str]) -> tuple[list[Finding], FileReport]:
+    """A file on the project's own HIP path: its findings move as is for ``rocm_targets`` (the
+    project's ROCm build compiles it as it is), and so does the file, with ``why`` as the reason."""
+    wanted = set(rocm_targets)
+    out = []
+    for f in findings:
+        if wanted & f.verdicts.keys():
+            verdicts = {t: (Verdict.MOVES_AS_IS if t in wanted else v) for t, v in f.verdicts.items()}
+            f = dataclasses.replace(f, verdicts=verdicts)
+        out.append(f)
+    verdicts = tuple(TargetVerdict(tv.target, Verdict.MOVES_AS_IS, (), why) if tv.target in wanted else tv
+                     for tv in report.verdicts)
+    return out, dataclasses.replace(report, verdicts=verdicts)
+
+
+def with_own_rocm_build(verdicts: Sequence[TargetVerdict], scope: AuditScope, files: int) -> tuple[TargetVerdict, ...]:
+    """Verdicts of a repository or workload that holds ``files`` files of the project's own HIP path:
+    for the ROCm targets, the reason names the project's own ROCm build and how to enable it."""
+    if not scope.own_build or not files:
+        return tuple(verdicts)
+    out = []
+    for tv in verdicts:
+        if tv.target in scope.rocm_targets:
+            if tv.verdict is Verdict.MOVES_AS_IS:
+                reason = (f"moves as is with its own ROCm build: {scope.own_build} "
+                          f"({files} files on its HIP path; that build was not compiled by this audit)")
+            else:
+                reason = f"{tv.reason}; its own ROCm build ({scope.own_build}) covers {files} files of its HIP path"
+            tv = dataclasses.replace(tv, reason=reason)
+        out.append(tv)
+    return tuple(out)
