@@ -111,6 +111,7 @@ def sarif_log(result: AuditResult, *, repo_root: str | None = None, reader: Read
         "root": result.root,
         "targets": list(result.targets),
         "verdicts": {tv.target: tv.verdict.value for tv in result.verdicts},
+        "verdictReasons": {tv.target: tv.reason for tv in result.verdicts if tv.reason},
         "stats": to_json(result.stats),
         "schemaVersion": result.schema_version,
     }

@@ -1,0 +1,108 @@
+"""A port leaves what is not the project's CUDA code byte for byte as it is; audit and plan agree."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+from vado.knowledge.targets import get_target
+from vado.model import SkipReason, Verdict
+from vado.port.tree import port_tree
+
+PROJECTS = Path(__file__).resolve().parents[1] / "fixtures" / "PROJECTS"
+OWN_HIP = PROJECTS / "own-hip"
+PLAIN = PROJECTS / "plain-cuda"
+ROCM = get_target("rocm-7.2")
+
+
+def _hashes(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_default_port_leaves_backends_vendored_and_hip_path_byte_identical(tmp_path: Path):
+    result = port_tree(OWN_HIP, tmp_path / "out", ROCM)
+    before, after = _hashes(OWN_HIP), _hashes(tmp_path / "out")
+    assert before.keys() == after.keys()
+    changed = sorted(p for p in before if before[p] != after[p])
+    # Only mb-common.c is the project's CUDA-free host code outside every HIP path; nothing in it to port.
+    assert changed == []
+    assert result.own_rocm_build == 'cmake -DMB_HIP=ON -DCMAKE_HIP_ARCHITECTURES="gfx942;gfx950"'
+    reasons = {s.path: s.reason for s in result.skips}
+    assert reasons["src/mb-sycl/sycl-ops.cpp"] is SkipReason.OTHER_BACKEND
+    assert reasons["src/mb-cpu/arch/riscv/quants.c"] is SkipReason.OTHER_BACKEND
+    assert reasons["src/mb-cuda/kernel.cu"] is SkipReason.OWN_HIP_PATH
+    assert reasons["src/mb-cuda/vendors/hip.h"] is SkipReason.OWN_HIP_PATH
+    assert reasons["dependencies"] is SkipReason.VENDORED and reasons["modules/tinylib"] is SkipReason.VENDORED
+    from vado.port.summary import render_port_json, render_port_text
+
+    text = render_port_text(result, width=400)
+    assert ('has its own ROCm build: cmake -DMB_HIP=ON -DCMAKE_HIP_ARCHITECTURES="gfx942;gfx950"; its HIP path '
+            "(8 files) left as is; pass --include-hip-path to port it anyway") in text
+    assert "other backends left as is: 5 files (SYCL 3, CPU backend 1, RISC-V CPU 1); pass --include-backends" in text
+    assert "vendored code left as is: 3 directories or files" in text
+    assert json.loads(render_port_json(result))["own_rocm_build"] == result.own_rocm_build
+
+
+def test_in_place_port_leaves_them_untouched(tmp_path: Path):
+    tree = tmp_path / "tree"
+    shutil.copytree(OWN_HIP, tree)
+    before = _hashes(tree)
+    port_tree(tree, None, ROCM, in_place=True)
+    assert _hashes(tree) == before
+
+
+def test_flags_bring_them_back(tmp_path: Path):
+    result = port_tree(OWN_HIP, tmp_path / "out", ROCM, include_hip_path=True, include_backends=True,
+                       include_vendored=True)
+    translated = {f.path for f in result.translated}
+    assert "src/mb-cuda/kernel.cu" in translated
+    assert "modules/tinylib/tiny.cu" in translated
+    assert not any(s.reason in (SkipReason.OTHER_BACKEND, SkipReason.OWN_HIP_PATH, SkipReason.VENDORED)
+                   for s in result.skips)
+    # The project's build is still reported; nothing of its HIP path was left out.
+    assert not any(line.startswith("has its own ROCm build") for line in result.left_out)
+
+
+def test_plain_cuda_project_is_still_ported(tmp_path: Path):
+    result = port_tree(PLAIN, tmp_path / "out", ROCM)
+    assert {f.path for f in result.translated} >= {"sycl_utils/k.cu"}
+    assert result.own_rocm_build == "" and result.left_out == ()
+    assert "hipMalloc" in (tmp_path / "out" / "sycl_utils" / "k.cu").read_text()
+
+
+def test_audit_verdict_names_the_own_rocm_build():
+    from vado.audit import audit
+    from vado.report import render
+
+    result = audit(OWN_HIP, [ROCM, get_target("oneapi")])
+    rocm = next(tv for tv in result.verdicts if tv.target == "rocm-7.2")
+    assert rocm.verdict is Verdict.MOVES_AS_IS
+    assert rocm.reason.startswith('moves as is with its own ROCm build: cmake -DMB_HIP=ON '
+                                  '-DCMAKE_HIP_ARCHITECTURES="gfx942;gfx950" (')
+    # The other targets still judge the project's CUDA code.
+    oneapi = next(tv for tv in result.verdicts if tv.target == "oneapi")
+    assert oneapi.verdict is not Verdict.MOVES_AS_IS
+    skipped = {s.path: s.reason for s in result.skips}
+    assert skipped["src/mb-sycl/sycl-ops.cpp"] is SkipReason.OTHER_BACKEND
+    assert "src/mb-sycl/sycl-ops.cpp" not in {f.path for f in result.files}
+    kernel = next(f for f in result.files if f.path == "src/mb-cuda/kernel.cu")
+    assert next(tv for tv in kernel.verdicts if tv.target == "rocm-7.2").verdict is Verdict.MOVES_AS_IS
+    for fmt in ("concise", "json", "sarif"):
+        assert "moves as is with its own ROCm build: cmake -DMB_HIP=ON" in render(result, fmt), fmt
+    assert "moves as is with its own ROCm build: cmake -DMB\\_HIP=ON" in render(result, "markdown")
+    # Asked to judge the HIP path as CUDA code, the audit does.
+    forced = audit(OWN_HIP, [ROCM], include_hip_path=True, include_backends=True)
+    assert next(tv for tv in forced.verdicts if tv.target == "rocm-7.2").verdict is not Verdict.MOVES_AS_IS
+
+
+def test_plan_does_not_say_stays_on_nvidia():
+    from vado.audit import audit
+    from vado.plan.aggregate import order, workload_plans
+    from vado.plan.pools import default_pools
+
+    result = audit(OWN_HIP, [ROCM])
+    plans = order(workload_plans("own-hip", result, [ROCM], default_pools()), "rocm-7.2")
+    assert plans and all(w.wave == "moves as is" for w in plans)

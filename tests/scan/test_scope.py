@@ -1,0 +1,133 @@
+"""vado.scan.scope: what each file of a project is (tests/fixtures/PROJECTS/own-hip, plain-cuda)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from vado.model import SkipReason
+from vado.scan.discover import walk
+from vado.scan.scope import Scope, amd_defines, project_scope
+
+PROJECTS = Path(__file__).resolve().parents[1] / "fixtures" / "PROJECTS"
+OWN_HIP = PROJECTS / "own-hip"
+PLAIN = PROJECTS / "plain-cuda"
+
+
+def test_walk_leaves_out_dependencies_submodules_and_library_copies():
+    plan = walk(OWN_HIP)
+    vendored = {s.path: s.detail for s in plan.skips if s.reason is SkipReason.VENDORED}
+    assert set(vendored) == {"dependencies", "modules/tinylib", "tools/cutlass-copy"}
+    assert "git submodule" in vendored["modules/tinylib"]
+    assert "a copy of CUTLASS (has include/cutlass/cutlass.h" in vendored["tools/cutlass-copy"]
+    assert not any(f.path.startswith(("dependencies/", "modules/", "tools/")) for f in plan.files)
+    # Asked for, they are scanned.
+    everything = walk(OWN_HIP, include_vendored=True)
+    assert {"dependencies/fmt/include/fmt/format.h", "modules/tinylib/tiny.cu",
+            "tools/cutlass-copy/include/cutlass/cutlass.h"} <= {f.path for f in everything.files}
+
+
+def test_scope_of_each_file():
+    scope = project_scope(OWN_HIP)
+    got = {p: (fs.scope, fs.backend) for p, fs in scope.files.items()}
+    assert got == {
+        "CMakeLists.txt": (Scope.HIP_PATH, ""),
+        "src/CMakeLists.txt": (Scope.HIP_PATH, ""),
+        "src/mb-common.c": (Scope.PROJECT, ""),  # host C the HIP build does not compile
+        "src/mb-common.h": (Scope.HIP_PATH, ""),  # included by the HIP path: __CUDACC__ stays
+        "src/mb-cpu/CMakeLists.txt": (Scope.BACKEND, "CPU backend"),
+        "src/mb-cpu/arch/riscv/quants.c": (Scope.BACKEND, "RISC-V CPU"),
+        "src/mb-cuda/CMakeLists.txt": (Scope.HIP_PATH, ""),
+        "src/mb-cuda/common.cuh": (Scope.HIP_PATH, ""),
+        "src/mb-cuda/kernel.cu": (Scope.HIP_PATH, ""),
+        "src/mb-cuda/vendors/hip.h": (Scope.HIP_PATH, ""),
+        "src/mb-hip/CMakeLists.txt": (Scope.HIP_PATH, ""),
+        "src/mb-sycl/CMakeLists.txt": (Scope.BACKEND, "SYCL"),
+        "src/mb-sycl/common.hpp": (Scope.BACKEND, "SYCL"),
+        "src/mb-sycl/sycl-ops.cpp": (Scope.BACKEND, "SYCL"),
+    }
+    assert scope.of("src/mb-cuda/vendors/hip.h").why == "the project's header that maps CUDA names to HIP"
+    assert scope.of("src/mb-sycl/common.hpp").why == "SYCL code (includes sycl/sycl.hpp)"
+
+
+def test_own_hip_build_how_and_defines():
+    scope = project_scope(OWN_HIP, arches=("gfx942", "gfx950"))
+    hip = scope.hip
+    assert hip is not None and hip.complete
+    assert hip.how == 'cmake -DMB_HIP=ON -DCMAKE_HIP_ARCHITECTURES="gfx942;gfx950"'
+    assert hip.switch == "MB_HIP"
+    # MB_HIP_GRAPHS defaults ON, so "if (NOT MB_HIP_GRAPHS)" does not hold; MB_USE_CUDA is the CUDA build's.
+    assert hip.defines == ("MB_USE_HIP", "MB_HIP_GRAPHS")
+    assert hip.vendor_headers == ("src/mb-cuda/vendors/hip.h",)
+    assert amd_defines(OWN_HIP) == ("MB_USE_HIP", "MB_HIP_GRAPHS")
+    assert scope.own_rocm_build() == hip.how
+
+
+def test_plain_cuda_project_is_all_project_code():
+    scope = project_scope(PLAIN)
+    # A directory named sycl_utils holding CUDA code is the project's CUDA code.
+    assert scope.of("sycl_utils/k.cu").scope is Scope.PROJECT
+    assert scope.of("CMakeLists.txt").scope is Scope.PROJECT
+    assert scope.hip is None and amd_defines(PLAIN) == ()
+
+
+def test_mixed_and_directory_rules(tmp_path: Path):
+    (tmp_path / "src").mkdir()
+    # CUDA and SYCL in one file outside a SYCL directory: the project's, marked mixed.
+    (tmp_path / "src" / "interop.cu").write_text("#include <sycl/sycl.hpp>\n#include <cuda_runtime.h>\n__global__ void k() {}\n")
+    # A SYCL include under #if: not a backend file by that include.
+    (tmp_path / "src" / "maybe.h").write_text("#ifdef USE_SYCL\n#include <sycl/sycl.hpp>\n#endif\nint f();\n")
+    # MUSA code in CUDA syntax in its own directory: the MUSA backend's.
+    (tmp_path / "musa").mkdir()
+    (tmp_path / "musa" / "mudnn.cu").write_text("#include <mudnn.h>\n__global__ void k() {}\n")
+    # A non-CUDA file that includes a backend header of the project is that backend's.
+    (tmp_path / "src" / "vk.h").write_text("#pragma once\n#include <vulkan/vulkan.h>\n")
+    (tmp_path / "src" / "vk_user.cpp").write_text('#include "vk.h"\nint g() { return 0; }\n')
+    # A header that maps CUDA names to MUSA is the MUSA backend's.
+    (tmp_path / "src" / "musa_map.h").write_text("".join(f"#define cudaX{i} musaX{i}\n" for i in range(10)))
+    scope = project_scope(tmp_path)
+    assert (scope.of("src/interop.cu").scope, scope.of("src/interop.cu").mixed) == (Scope.PROJECT, "SYCL")
+    assert scope.of("src/maybe.h").scope is Scope.PROJECT
+    assert (scope.of("musa/mudnn.cu").scope, scope.of("musa/mudnn.cu").backend) == (Scope.BACKEND, "MUSA")
+    assert (scope.of("src/vk_user.cpp").scope, scope.of("src/vk_user.cpp").backend) == (Scope.BACKEND, "Vulkan")
+    assert scope.of("src/musa_map.h").backend == "MUSA"
+    # A vendor header without a build switch: the header alone is the HIP path; the rest is ported.
+    (tmp_path / "src" / "hipmap.h").write_text("".join(f"#define cudaY{i} hipY{i}\n" for i in range(10)))
+    (tmp_path / "src" / "user.cu").write_text('#include "hipmap.h"\n__global__ void k() {}\n')
+    scope = project_scope(tmp_path)
+    assert scope.of("src/hipmap.h").scope is Scope.HIP_PATH
+    assert scope.of("src/user.cu").scope is Scope.PROJECT
+    assert scope.hip is not None and not scope.hip.complete and scope.own_rocm_build() == ""
+
+
+def test_bad_input_is_a_typed_skip_or_ignored(tmp_path: Path):
+    (tmp_path / ".gitmodules").mkdir()  # not a file: read as no submodules
+    (tmp_path / "a.cu").write_bytes(b"\xff\xfe#include <cuda_runtime.h>\n__global__ void k() {}\n\x00")
+    (tmp_path / "CMakeLists.txt").write_text("option(X_HIP \"h\" OFF\nif(X_HIP)\n enable_language(HIP\n")  # unclosed
+    (tmp_path / "ok.cu").write_text("__global__ void k() {}\n")
+    scope = project_scope(tmp_path)
+    assert scope.of("ok.cu").scope is Scope.PROJECT
+    if os.geteuid() != 0:
+        bad = tmp_path / "locked.cu"
+        bad.write_text("__global__ void k() {}\n")
+        plan = walk(tmp_path)
+        bad.chmod(0)
+        try:
+            scope = project_scope(tmp_path, plan)
+        finally:
+            bad.chmod(0o644)
+        assert any(s.path == "locked.cu" and s.reason is SkipReason.UNREADABLE for s in scope.skips)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("[submodule \"a\"]\n\tpath = ext/a\n", {"ext/a"}),
+    ("[submodule \"a\"]\n\tpath = ../outside\n\tpath = /abs\n", set()),
+    ("\x00\x01garbage", set()),
+])
+def test_gitmodules_paths(tmp_path: Path, text, expected):
+    from vado.scan.discover import _submodule_paths
+
+    (tmp_path / ".gitmodules").write_text(text)
+    assert set(_submodule_paths(str(tmp_path / ".gitmodules"))) == expected
