@@ -44,6 +44,8 @@ def audit(
     no_suppressions: bool = Option(False, "--no-suppressions", help="Report findings that `vado: ignore[...]` comments suppress."),
     no_gitignore: bool = Option(False, "--no-gitignore", help="Scan files that .gitignore excludes."),
     include_vendored: bool = Option(False, "--include-vendored", help="Scan third_party/, vendor/ and similar."),
+    include_backends: bool = Option(False, "--include-backends", help="Judge other backends' code too (SYCL, MUSA, Vulkan, Metal, CPU instruction sets)."),
+    include_hip_path: bool = Option(False, "--include-hip-path", help="Judge the project's own HIP path for ROCm as CUDA code, as if it had no ROCm build."),
     quiet: bool = Option(False, "--quiet", "-q", help="No summary or progress on stderr."),
 ) -> None:
     """Audit a tree: every CUDA dependency, its verdict per target, the reason and the effort.
@@ -106,6 +108,8 @@ def audit(
                 jobs=jobs,
                 respect_gitignore=not no_gitignore,
                 include_vendored=include_vendored,
+                include_backends=include_backends,
+                include_hip_path=include_hip_path,
                 progress=progress,
                 filters=filters,
                 plan=plan,
