@@ -8,9 +8,9 @@ A multi-directory project holds more than the CUDA code to judge and port:
 * **other backends** — SYCL, MUSA, Vulkan, Metal, OpenCL, CANN, WebGPU and CPU code for an
   instruction set (RISC-V, Arm, PowerPC, LoongArch, s390x, x86 …): a file that includes one
   of their headers at its top level (``<sycl/sycl.hpp>``, ``musa_runtime.h``,
-  ``riscv_vector.h``: ``knowledge/data/project_scope.yaml``) and uses no CUDA, a file that
-  includes such a project header, and a non-CUDA file in a directory named for a backend
-  (``ggml-sycl``, ``arch/riscv``). A directory's name never makes CUDA code a backend:
+  ``riscv_vector.h``: ``knowledge/data/project_scope.yaml``) and uses no CUDA, a file of the
+  same directory tree that includes such a project header, and a non-CUDA file in a
+  directory named for a backend (``ggml-sycl``, ``arch/riscv``). A directory's name never makes CUDA code a backend:
   ``sycl_utils/k.cu`` is the project's CUDA code. A file that uses CUDA and includes another
   backend's headers is the project's (``mixed`` says which backend) unless it sits in that
   backend's directory (MUSA code is written in CUDA's syntax).
@@ -524,7 +524,9 @@ def project_scope(root: str | os.PathLike, plan=None, *, arches: Iterable[str] =
             continue
         if dir_b is not None and not cf.cuda:
             scopes[path] = FileScope(path, Scope.BACKEND, f"in the {dir_b.label} directory {dir_path}/", dir_b.label)
-    # A non-CUDA file that includes a backend's header at its top level is that backend's code.
+    # A non-CUDA file that includes a backend's header at its top level, in that header's directory
+    # (or below it), is that backend's code: a project header that includes <vulkan/vulkan.h> does
+    # not make the whole project's host code Vulkan's.
     includers: dict[str, list[str]] = {}
     for src, outs in edges.items():
         for t, top in outs:
@@ -534,8 +536,9 @@ def project_scope(root: str | os.PathLike, plan=None, *, arches: Iterable[str] =
     while queue:
         header = queue.popleft()
         b = scopes[header]
+        home = posixpath.dirname(header)
         for src in includers.get(header, ()):
-            if src not in scopes and not cfiles[src].cuda:
+            if src not in scopes and not cfiles[src].cuda and (not home or src.startswith(home + "/")):
                 scopes[src] = FileScope(src, Scope.BACKEND, f"{b.backend} code (includes {header})", b.backend)
                 queue.append(src)
 
