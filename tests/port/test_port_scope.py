@@ -66,6 +66,16 @@ def test_flags_bring_them_back(tmp_path: Path):
     assert not any(line.startswith("has its own ROCm build") for line in result.left_out)
 
 
+def test_mixed_files_are_ported_and_named(tmp_path: Path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "interop.cu").write_text("#include <sycl/sycl.hpp>\n#include <cuda_runtime.h>\n"
+                                    "void f(float** p) { cudaMalloc(p, 4); }\n")
+    result = port_tree(src, tmp_path / "out", ROCM)
+    assert [f.path for f in result.translated] == ["interop.cu"]
+    assert result.left_out == ("1 ported files also use SYCL (review those parts): interop.cu",)
+
+
 def test_plain_cuda_project_is_still_ported(tmp_path: Path):
     result = port_tree(PLAIN, tmp_path / "out", ROCM)
     assert {f.path for f in result.translated} >= {"sycl_utils/k.cu"}
@@ -106,3 +116,15 @@ def test_plan_does_not_say_stays_on_nvidia():
     result = audit(OWN_HIP, [ROCM])
     plans = order(workload_plans("own-hip", result, [ROCM], default_pools()), "rocm-7.2")
     assert plans and all(w.wave == "moves as is" for w in plans)
+
+
+def test_mcp_port_tool_says_what_it_left_out():
+    from vado.mcp import tools
+    from vado.mcp.root import Root
+
+    answer = tools.port(Root(PROJECTS), "own-hip")
+    assert answer["own_rocm_build"].startswith("cmake -DMB_HIP=ON")
+    assert any(line.startswith("has its own ROCm build") for line in answer["left_out"])
+    assert answer["files_by_status"] == {"unchanged": 1}  # src/mb-common.c, the only file in scope
+    forced = tools.port(Root(PROJECTS), "own-hip", include_hip_path=True, include_backends=True)
+    assert forced["files_by_status"].get("translated", 0) >= 3

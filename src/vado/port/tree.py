@@ -649,6 +649,11 @@ def _in_scope(root: Path, plan, ported: list, target: Target, include_backends: 
         listed = ", ".join(f"{name} {n}" for name, n in sorted(backends.items(), key=lambda kv: (-kv[1], kv[0])))
         lines.append(f"other backends left as is: {sum(backends.values())} files ({listed}); "
                      "pass --include-backends to port them")
+    mixed = sorted(p for p, fs in scope.files.items() if fs.mixed and p not in left)
+    if mixed:
+        kinds = ", ".join(sorted({scope.files[p].mixed for p in mixed}))
+        lines.append(f"{len(mixed)} ported files also use {kinds} (review those parts): {', '.join(mixed[:5])}"
+                     + (" …" if len(mixed) > 5 else ""))
     if scope.vendored:
         shown = ", ".join(s.path for s in scope.vendored[:5]) + (" …" if len(scope.vendored) > 5 else "")
         lines.append(f"vendored code left as is: {len(scope.vendored)} directories or files ({shown}); "
