@@ -139,11 +139,12 @@ _BUILD_KINDS = frozenset({FileKind.CMAKE, FileKind.MAKEFILE, FileKind.SETUP_PY, 
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif|include|define)\b([^\r\n]*)", re.MULTILINE)
 _INCLUDE_ARG = re.compile(rb'^[ \t]*([<"])([^>"\r\n]+)[>"]')
 _DEFINE_MAP = re.compile(rb"^[ \t]+(\w+)(?:\([^)]*\))?[ \t]+(\w+)")
-_CUDA_USE = re.compile(
-    rb"#[ \t]*include[ \t]*[<\"](?:cuda[\w./]*|cu(?:blas|blasLt|fft|rand|sparse|solver|dnn|tensor|file)\w*\.h"
-    rb"|nccl\.h|nvrtc\.h|cub/|thrust/|cooperative_groups|mma\.h|nvToolsExt|nvtx3/)"
-    rb"|__global__|<<<|\bcuda[A-Z]\w*[ \t]*\(|\b__shfl_\w*sync\b"
-)
+#: Included names that mean CUDA.
+_CUDA_INCLUDE = re.compile(r"(?:cuda[\w./]*|cu(?:blas|blasLt|fft|rand|sparse|solver|dnn|tensor|file)\w*\.h"
+                           r"|nccl\.h|nvrtc\.h|cub/|thrust/|cooperative_groups|mma\.h|nvToolsExt|nvtx3/)")
+#: CUDA in the code itself (each searched only where a cheap substring test found its start).
+_CUDA_CALL = re.compile(rb"\bcuda[A-Z]\w*[ \t]*\(")
+_CUDA_SHFL = re.compile(rb"\b__shfl_\w*sync\b")
 _CUDA_NAME = re.compile(rb"(?:cuda|cu[A-Z]|CU[A-Z_]|CUDA|cublas|CUBLAS|cufft|CUFFT|curand|CURAND|cusparse|CUSPARSE"
                         rb"|cusolver|CUSOLVER|cudnn|CUDNN|nccl|NCCL)")
 _HIP_NAME = re.compile(rb"(?:hip|HIP|roc|ROC|rccl|RCCL)")
@@ -200,7 +201,18 @@ def _read_c(path: str, abs_path: str, kind: FileKind, limit: int) -> _CFile | Sk
     best = max(to, key=lambda k: to[k])
     if to[best] >= _VENDOR_MIN and to[best] >= 2 * min(to.values()):
         maps_to = best
-    return _CFile(path, kind, includes, kind in _CUDA_KINDS or bool(_CUDA_USE.search(data)), maps_to)
+    return _CFile(path, kind, includes, kind in _CUDA_KINDS or _uses_cuda(data, includes), maps_to)
+
+
+def _uses_cuda(data: bytes, includes: list[tuple[str, bool, bool]]) -> bool:
+    """Whether a C/C++ file uses CUDA: a CUDA header, a kernel, a launch, a runtime call, a warp shuffle."""
+    if any(_CUDA_INCLUDE.match(name) for name, _, _ in includes):
+        return True
+    if b"__global__" in data or b"<<<" in data:
+        return True
+    if b"cuda" in data and _CUDA_CALL.search(data):
+        return True
+    return b"__shfl_" in data and _CUDA_SHFL.search(data) is not None
 
 
 class _Includes:
