@@ -131,3 +131,45 @@ def test_gitmodules_paths(tmp_path: Path, text, expected):
 
     (tmp_path / ".gitmodules").write_text(text)
     assert set(_submodule_paths(str(tmp_path / ".gitmodules"))) == expected
+
+
+def _vendor_project(tmp_path: Path) -> None:
+    (tmp_path / "vendors").mkdir()
+    (tmp_path / "vendors" / "hip.h").write_text(
+        "#pragma once\n#include <hip/hip_runtime.h>\n" + "".join(f"#define cudaZ{i} hipZ{i}\n" for i in range(10)))
+    (tmp_path / "k.cu").write_text('#ifdef GGML_USE_HIPBLAS\n#include "vendors/hip.h"\n#endif\n__global__ void k() {}\n')
+
+
+def test_makefile_hip_build(tmp_path: Path):
+    _vendor_project(tmp_path)
+    (tmp_path / "Makefile").write_text(
+        "CXX ?= g++\nifdef LLAMA_HIPBLAS\n\tHIPCC ?= hipcc\n\tCXXFLAGS += -DGGML_USE_HIPBLAS -DGGML_USE_CUDA\nendif\n"
+        "k.o: k.cu\n\t$(NVCC) -c $< -o $@\n")
+    scope = project_scope(tmp_path)
+    assert scope.hip is not None and scope.hip.complete
+    assert (scope.hip.how, scope.hip.switch) == ("make LLAMA_HIPBLAS=1", "LLAMA_HIPBLAS")
+    assert scope.hip.defines == ("GGML_USE_HIPBLAS", "GGML_USE_CUDA")
+    assert scope.of("k.cu").scope is Scope.HIP_PATH and scope.of("Makefile").scope is Scope.HIP_PATH
+
+
+def test_setup_py_hip_build(tmp_path: Path):
+    _vendor_project(tmp_path)
+    (tmp_path / "setup.py").write_text(
+        "from torch.utils.cpp_extension import CUDAExtension, IS_HIP_EXTENSION\nimport setuptools\n"
+        "setuptools.setup(ext_modules=[CUDAExtension('k', ['k.cu'])])\n")
+    scope = project_scope(tmp_path)
+    assert scope.hip is not None and scope.hip.complete and scope.hip.switch == "IS_HIP_EXTENSION"
+    assert scope.hip.defines == ("USE_ROCM=1",)
+
+
+def test_cmake_conditions_that_cannot_be_evaluated_are_undecided(tmp_path: Path):
+    _vendor_project(tmp_path)
+    (tmp_path / "CMakeLists.txt").write_text(
+        'option(K_HIP "hip" OFF)\nif (K_HIP)\n  enable_language(HIP)\n  add_compile_definitions(K_USE_HIP)\n'
+        '  if (CMAKE_CXX_COMPILER MATCHES "hipcc")\n    add_compile_definitions(K_LEGACY)\n  endif()\n'
+        '  if (WIN32)\n    add_compile_definitions(K_WINDOWS)\n  elseif (K_HIP)\n    add_compile_definitions(K_POSIX)\n'
+        '  endif()\nendif()\n')
+    hip = project_scope(tmp_path).hip
+    assert hip is not None and hip.how.startswith("cmake -DK_HIP=ON -DCMAKE_HIP_ARCHITECTURES=")
+    assert hip.defines == ("K_USE_HIP", "K_POSIX")
+    assert hip.undecided == ("K_LEGACY",)
