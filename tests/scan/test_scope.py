@@ -173,3 +173,20 @@ def test_cmake_conditions_that_cannot_be_evaluated_are_undecided(tmp_path: Path)
     assert hip is not None and hip.how.startswith("cmake -DK_HIP=ON -DCMAKE_HIP_ARCHITECTURES=")
     assert hip.defines == ("K_USE_HIP", "K_POSIX")
     assert hip.undecided == ("K_LEGACY",)
+
+
+def test_library_copies_by_markers_wherever_they_sit(tmp_path: Path):
+    (tmp_path / "ext_src" / "cub").mkdir(parents=True)
+    (tmp_path / "ext_src" / "cub" / "cub.cuh").write_text("#pragma once\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "catch.hpp").write_text("#pragma once\n")
+    (tmp_path / "tests" / "t.cu").write_text('#include "catch.hpp"\n__global__ void k() {}\n')
+    (tmp_path / "mine" / "include").mkdir(parents=True)  # an include/ of the project's own: scanned
+    (tmp_path / "mine" / "include" / "mine.cuh").write_text("__global__ void k();\n")
+    plan = walk(tmp_path)
+    vendored = {s.path: s.detail for s in plan.skips if s.reason is SkipReason.VENDORED}
+    assert set(vendored) == {"ext_src/cub", "tests/catch.hpp"}
+    assert vendored["ext_src/cub"].startswith("a copy of CUB's headers (has cub.cuh")
+    assert {f.path for f in plan.files} == {"tests/t.cu", "mine/include/mine.cuh"}
+    # The root itself is never vendored: auditing a CUB checkout audits it.
+    assert {f.path for f in walk(tmp_path / "ext_src" / "cub").files} == {"cub.cuh"}
