@@ -27,11 +27,15 @@ class AuditScope:
     project's own HIP path; ``own_build``: how to enable the project's ROCm build ("" when it has
     no complete one); ``rocm_targets``: the audited targets that build takes care of."""
 
+
     left: frozenset[str] = frozenset()
     skips: tuple[Skip, ...] = ()
     hip_path: Mapping[str, str] = field(default_factory=dict)
     own_build: str = ""
     rocm_targets: tuple[str, ...] = ()
+    #: The macros the project's own AMD build defines (:attr:`vado.scan.scope.HipBuild.defines`), for the
+    #: preprocessor's evaluation of the configuration AMD compiles.
+    amd_defines: tuple[str, ...] = ()
 
 
 def audit_scope(root: str | os.PathLike, plan, targets: Sequence[Target], *, include_backends: bool = False,
@@ -52,7 +56,8 @@ def audit_scope(root: str | os.PathLike, plan, targets: Sequence[Target], *, inc
         elif fs.scope is Scope.HIP_PATH and not include_hip_path and rocm:
             hip[path] = fs.why
     own = scope.own_rocm_build() if not include_hip_path else ""
-    return AuditScope(frozenset(left), tuple(skips), hip, own, tuple(t.name for t in rocm))
+    defines = scope.hip.defines if scope.hip is not None else ()
+    return AuditScope(frozenset(left), tuple(skips), hip, own, tuple(t.name for t in rocm), defines)
 
 
 def judge_own_hip_path(findings: list[Finding], report: FileReport, why: str,
