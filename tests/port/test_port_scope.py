@@ -128,3 +128,24 @@ def test_mcp_port_tool_says_what_it_left_out():
     assert answer["files_by_status"] == {"unchanged": 1}  # src/mb-common.c, the only file in scope
     forced = tools.port(Root(PROJECTS), "own-hip", include_hip_path=True, include_backends=True)
     assert forced["files_by_status"].get("translated", 0) >= 3
+
+
+def test_the_projects_own_hip_build_compiles_the_default_port(tmp_path: Path):
+    """The port leaves the HIP path as it is, so the project's own HIP configuration (its defines,
+    read from its CMake files) still compiles with ROCm's hipcc."""
+    import os
+    import subprocess
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from _compile_fixtures import require_compiler
+
+    from vado.scan.scope import amd_defines
+
+    compiler = require_compiler("rocm-7.2")
+    port_tree(OWN_HIP, tmp_path / "out", ROCM)
+    source = tmp_path / "out" / "src" / "mb-cuda" / "kernel.cu"
+    cmd = [compiler.path, *(f"--offload-arch={a}" for a in compiler.archs), "-x", "hip", "-c",
+           *(f"-D{d}" for d in amd_defines(OWN_HIP)), str(source), "-o", str(tmp_path / "kernel.o")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, HIP_PLATFORM="amd"), timeout=600)
+    assert proc.returncode == 0, proc.stderr[-4000:]
