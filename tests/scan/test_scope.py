@@ -190,3 +190,14 @@ def test_library_copies_by_markers_wherever_they_sit(tmp_path: Path):
     assert {f.path for f in plan.files} == {"tests/t.cu", "mine/include/mine.cuh"}
     # The root itself is never vendored: auditing a CUB checkout audits it.
     assert {f.path for f in walk(tmp_path / "ext_src" / "cub").files} == {"cub.cuh"}
+
+
+def test_submodules_of_a_work_tree_above_the_root(tmp_path: Path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitmodules").write_text('[submodule "c"]\n\tpath = src/ext/cutlass\n')
+    (tmp_path / "src" / "ext" / "cutlass").mkdir(parents=True)
+    (tmp_path / "src" / "ext" / "cutlass" / "gemm.cu").write_text("__global__ void k() {}\n")
+    (tmp_path / "src" / "k.cu").write_text("__global__ void k() {}\n")
+    plan = walk(tmp_path / "src")
+    assert [f.path for f in plan.files] == ["k.cu"]
+    assert [(s.path, s.reason) for s in plan.skips] == [("ext/cutlass", SkipReason.VENDORED)]

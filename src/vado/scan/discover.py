@@ -548,7 +548,9 @@ class _Walker:
                 f"cannot list {self.root}", _os_error(exc), "run vado as a user who may read the tree"
             ) from exc
         if not self.include_vendored:
-            self.submodules = _submodule_paths(os.path.join(str(self.root), ".gitmodules"))
+            # Above the root only where the walk reads the work tree's ignore files too.
+            self.submodules = (_root_submodules(Path(self.real_root)) if self.respect_gitignore
+                               else _submodule_paths(os.path.join(self.real_root, ".gitmodules")))
         root_dir = _Dir("", str(self.root), outer, frozenset({key}), False)
         self.visited.add(key)
         stack = [(root_dir, entries)]
@@ -852,6 +854,21 @@ def _submodule_paths(gitmodules: str) -> frozenset[str]:
         if path and not path.startswith(("/", "../")) and path != ".":
             out.add(path)
     return frozenset(out)
+
+
+def _root_submodules(real_root: Path) -> frozenset[str]:
+    """The submodule paths of the git work tree holding ``real_root``, relative to ``real_root``
+    (the ``.gitmodules`` of the work tree's top, which may lie above the root)."""
+    for top in (real_root, *real_root.parents):
+        if os.path.lexists(top / ".git") or os.path.lexists(top / ".gitmodules"):
+            break
+    else:
+        return frozenset()
+    paths = _submodule_paths(str(top / ".gitmodules"))
+    if top == real_root:
+        return paths
+    prefix = real_root.relative_to(top).as_posix() + "/"
+    return frozenset(p[len(prefix):] for p in paths if p.startswith(prefix))
 
 
 def _inside(real: str, real_root: str) -> bool:
