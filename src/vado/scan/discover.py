@@ -43,7 +43,7 @@ What is skipped, and recorded
       ``.ninja_log``, ``meson-info``, ``config.status``, or setuptools'
       ``lib.*``/``temp.*``/``bdist.*``). A ``build/`` without a marker holds
       sources or build scripts in many projects and is scanned. Also vendored, wherever
-      they sit: the git submodules the root's ``.gitmodules`` lists, a directory that
+      they sit: the git submodules the ``.gitmodules`` of the root's work tree lists, a directory that
       holds a copy of a known library (CUTLASS's ``include/cutlass/cutlass.h``, fmt's
       ``include/fmt/format.h``, a ``cub`` directory holding ``cub.cuh`` …) and
       single-file libraries by name (``catch.hpp``, ``doctest.h`` …): the table is
