@@ -63,17 +63,30 @@ def audit_scope(root: str | os.PathLike, plan, targets: Sequence[Target], *, inc
 def judge_own_hip_path(findings: list[Finding], report: FileReport, why: str,
                        rocm_targets: Sequence[str]) -> tuple[list[Finding], FileReport]:
     """A file on the project's own HIP path: its findings move as is for ``rocm_targets`` (the
-    project's ROCm build compiles it as it is), and so does the file, with ``why`` as the reason."""
+    project's ROCm build compiles it as it is), and so does the file, with ``why`` as the reason.
+
+    A finding that named only those targets and so no longer changes anything is dropped (an
+    audit with ``include_hip_path`` lists it); the file's count and effort follow, unless the
+    list was cut (:data:`vado.audit.pipeline.MAX_FINDINGS_PER_FILE`), when the count keeps
+    covering every finding."""
+    from vado.audit.aggregate import effort_of
+
     wanted = set(rocm_targets)
     out = []
+    dropped = 0
     for f in findings:
         if wanted & f.verdicts.keys():
+            if f.verdicts.keys() <= wanted and any(v is not Verdict.MOVES_AS_IS for v in f.verdicts.values()):
+                dropped += 1
+                continue
             verdicts = {t: (Verdict.MOVES_AS_IS if t in wanted else v) for t, v in f.verdicts.items()}
             f = dataclasses.replace(f, verdicts=verdicts)
         out.append(f)
     verdicts = tuple(TargetVerdict(tv.target, Verdict.MOVES_AS_IS, (), why) if tv.target in wanted else tv
                      for tv in report.verdicts)
-    return out, dataclasses.replace(report, verdicts=verdicts)
+    complete = len(findings) == report.finding_count
+    return out, dataclasses.replace(report, verdicts=verdicts, finding_count=report.finding_count - dropped,
+                                    effort=effort_of(out) if complete else report.effort)
 
 
 def with_own_rocm_build(verdicts: Sequence[TargetVerdict], scope: AuditScope, files: int) -> tuple[TargetVerdict, ...]:
