@@ -208,3 +208,41 @@ def test_warp009_leaves_sync_only_functions_on_a_hip_without_them():
     src = kernel("out[0] = __match_any_sync(0xffffffff, tid) + __any_sync(0xffffffff, tid);")
     found = check_text("k.cu", src, (get_target("hip-5.2"),), rules=[warp.WarpFunctionOnWavefront])
     assert [f.data["call"] for f in found] == ["__any_sync"]
+
+
+def test_warp009_rewrites_warpsize_in_kernels_without_warp_functions():
+    """Issue 26: `blockIdx.x * warpSize;` is a product, not a pointer declaration named warpSize,
+    and a kernel with no warp function still needs the host's 32-lane warp."""
+    from vado.knowledge.targets import get_target
+
+    src = "__global__ void k(int* out) {\n  int tl = blockIdx.x * warpSize;\n  out[tl + threadIdx.x] = 1;\n}\n"
+    found = check_text("k.cu", src, (get_target("rocm-7.2"),), rules=[warp.WarpFunctionOnWavefront])
+    assert [(f.span.line, f.fix.edits[0].content, f.fix.applicability) for f in found] == [(2, "32", Applicability.SAFE)]
+
+
+def test_declared_warp_size_is_a_declaration_only_where_the_words_make_one():
+    from vado.scan.lexer import tokenize
+
+    def declares(src: str) -> bool:
+        toks = [t for t in tokenize(src) if t[0].name != "COMMENT"]
+        k = max(i for i, t in enumerate(toks) if t[3] == "warpSize")
+        return warp.declares_warp_size(toks, k)
+
+    for src in ("int warpSize = 32;", "const int* warpSize = p;", "void f(int& warpSize) {}", "#define warpSize 64\n",
+                "static unsigned warpSize;", "void f(const int* warpSize);", "{ int* warpSize; }"):
+        assert declares(src), src
+    for src in ("int tl = blockIdx.x * warpSize;", "x = n * warpSize;", "f(n * warpSize);", "f(a, n * warpSize);",
+                "y = a & warpSize;", "return warpSize;", "z = sizeof warpSize;", "#define L warpSize\n",
+                "s = p->n * warpSize;", "int t = i / warpSize;"):
+        assert not declares(src), src
+
+
+def test_own_warp_size_is_left_only_where_it_is_declared():
+    from vado.knowledge.targets import get_target
+
+    src = ("__device__ int a(int warpSize, int i) { return i / warpSize; }\n"
+           "__device__ int b(int i) { return i / warpSize; }\n")
+    found = check_text("k.cu", src, (get_target("rocm-7.2"),), rules=[warp.WarpFunctionOnWavefront])
+    assert [f.span.line for f in found] == [2]
+    own = "const int warpSize = 32;\n" + src.replace("int warpSize, ", "")
+    assert check_text("k.cu", own, (get_target("rocm-7.2"),), rules=[warp.WarpFunctionOnWavefront]) == []

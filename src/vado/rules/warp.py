@@ -1404,7 +1404,12 @@ class WarpFunctionOnWavefront(Rule):
     points each at a ``vado_*32`` helper that keeps CUDA's 32-lane warp:
     ``__any_sync`` → ``vado_any_sync32``, ``__shfl_down_sync`` →
     ``vado_shfl_down_sync32``, ``warpSize`` → ``32``. The port writes the
-    helpers into the file (each under a ``VADO_<HELPER>`` guard).
+    helpers into the file (each under a ``VADO_<HELPER>`` guard). Device
+    ``warpSize`` is rewritten in every function, whether or not it calls a
+    warp function: host code that launches ``n / 32`` blocks assumes the
+    kernels' ``blockIdx.x * warpSize`` is 32 too. A ``warpSize`` the program
+    declares itself (a parameter or local: in that function; a macro or a
+    file-scope variable: in the file) is its own and is left as it is.
 
     Why is this bad?
     ----------------
@@ -1480,7 +1485,7 @@ class WarpFunctionOnWavefront(Rule):
         toks = view.tokens
         n = len(toks)
         verdicts = {t.name: Verdict.AUTOMATIC for t in ctx.targets if t.family == "rocm"}
-        own_warp_size = any(toks[k][3] == "warpSize" and k > 0 and self._declares(toks, k) for k in hits)
+        own = _own_warp_size_scopes(view, [k for k in hits if toks[k][3] == "warpSize"])
         for i in hits:
             tok = toks[i]
             func = view.function_at(tok[1])
@@ -1494,8 +1499,8 @@ class WarpFunctionOnWavefront(Rule):
                 continue  # a member (cg::tiled_partition's shfl)
             name = tok[3]
             if name == "warpSize":
-                if own_warp_size or not (view.in_device_code(tok[1]) or _in_directive(toks, i)):
-                    continue
+                if not (view.in_device_code(tok[1]) or _in_directive(toks, i)) or _in_scopes(own, tok[1]):
+                    continue  # host code, or the program's own warpSize (a macro, variable or parameter)
                 fix = Fix((ctx.edit(tok[1], tok[2], "32"),), Applicability.SAFE,
                           "warpSize → 32: the CUDA program's warp under warp32 emulation", ("warp", "warp32"))
                 yield self.finding(ctx, tok[1], tok[2], "warpSize is 64 on wave64 GPUs (gfx90a, gfx942, gfx950); under warp32 "
@@ -1537,17 +1542,70 @@ class WarpFunctionOnWavefront(Rule):
                            "that sizes launches or loops with it must use 32", verdicts, fix=fix,
                            effort=Effort(lines=1, constructs=1, hours=0.0), data={"call": "warpSize", "helper": "32"})
 
-    @staticmethod
-    def _declares(toks, k: int) -> bool:
-        """Whether ``warpSize`` at ``k`` is declared by the program (a variable, parameter or macro of its own)."""
-        prev = toks[k - 1]
-        if prev[0] is Kind.DIRECTIVE:
-            return True  # #define warpSize …
-        if _in_directive(toks, k):
-            return False  # a macro body: #define LANES warpSize
-        return (prev[0] is Kind.IDENT and prev[3] not in _DECL_PREV) or (
-            prev[3] in ("*", "&") and k >= 2 and toks[k - 2][0] is Kind.IDENT and toks[k - 2][3] not in _DECL_PREV
-            and k + 1 < len(toks) and toks[k + 1][3] in ("=", ";", ",", ")"))
+
+
+#: Words that may stand before a declared name's type (``static const int* warpSize``).
+_DECL_SPECIFIERS = frozenset({"const", "volatile", "static", "extern", "register", "constexpr", "inline", "unsigned",
+                              "signed", "long", "short", "struct", "class", "__shared__", "__device__", "__constant__",
+                              "__restrict__", "auto"})
+#: Type words a parameter list may hold before ``*``/``&`` and a name (``f(int* warpSize)``): in
+#: ``f(n * warpSize)`` the word before ``*`` is a value, which these never are.
+_TYPE_WORDS = frozenset({"int", "unsigned", "signed", "long", "short", "char", "float", "double", "bool", "void",
+                         "size_t", "int32_t", "uint32_t", "int64_t", "uint64_t", "auto", "const"})
+#: Words before a name that make it an operand, not a declaration (``return warpSize``, ``sizeof warpSize``).
+_NOT_DECL_PREV = _DECL_PREV | {"sizeof", "alignof", "new", "delete", "co_yield", "co_await", "typeid", "decltype"}
+
+
+def declares_warp_size(toks, k: int) -> bool:
+    """Whether ``warpSize`` at token ``k`` is declared by the program: a macro (``#define warpSize …``),
+    a variable or a parameter (``int warpSize``, ``const int* warpSize = …``, ``f(int& warpSize)``).
+
+    A product or a bitwise and is not a declaration: ``tl = blockIdx.x * warpSize;``,
+    ``f(n * warpSize)`` and ``x & warpSize`` read the built-in (issue 26: reading the first as a
+    pointer declaration turned the whole file's rewrite off).
+    """
+    if k <= 0:
+        return False
+    prev = toks[k - 1]
+    if prev[0] is Kind.DIRECTIVE:
+        return True  # #define warpSize …
+    if _in_directive(toks, k):
+        return False  # a macro body: #define LANES warpSize
+    nxt = toks[k + 1][3] if k + 1 < len(toks) else ";"
+    if prev[0] is Kind.IDENT:
+        return prev[3] not in _NOT_DECL_PREV
+    if prev[3] not in ("*", "&", "&&") or k < 2 or nxt not in ("=", ";", ",", ")", "[", "{"):
+        return False
+    kind_word = toks[k - 2]
+    if kind_word[0] is not Kind.IDENT or kind_word[3] in _NOT_DECL_PREV:
+        return False
+    before = toks[k - 3] if k >= 3 else None
+    if before is None or before[0] is Kind.EOD or before[3] in (";", "{", "}"):
+        return True  # a statement that starts with `T* warpSize`
+    if before[0] is Kind.IDENT:
+        return before[3] in _DECL_SPECIFIERS or kind_word[3] in _TYPE_WORDS
+    if before[3] in ("(", ","):
+        return kind_word[3] in _TYPE_WORDS  # a parameter list, as far as the words show
+    return False
+
+
+def _own_warp_size_scopes(view: cs.DeviceView, uses: list[int]) -> list[tuple[int, int]]:
+    """The ``(start, end)`` offsets where ``warpSize`` is the program's own: the function that declares
+    it (as a parameter or local), or the whole file for a macro or a file-scope declaration."""
+    toks = view.tokens
+    out = []
+    for k in uses:
+        if not declares_warp_size(toks, k):
+            continue
+        at = toks[k][1]
+        func = view.function_at(at) or next((f for f in view.functions if f.name_end <= at < f.body_start), None)
+        out.append((0, len(view.text)) if func is None or toks[k - 1][0] is Kind.DIRECTIVE
+                   else (func.start, func.body_end))
+    return out
+
+
+def _in_scopes(scopes: list[tuple[int, int]], at: int) -> bool:
+    return any(a <= at < b for a, b in scopes)
 
 
 _GRID_NAMES = re.compile(r"grid|block|warp|thread|lane|wave", re.I)
