@@ -246,3 +246,36 @@ def test_own_warp_size_is_left_only_where_it_is_declared():
     assert [f.span.line for f in found] == [2]
     own = "const int warpSize = 32;\n" + src.replace("int warpSize, ", "")
     assert check_text("k.cu", own, (get_target("rocm-7.2"),), rules=[warp.WarpFunctionOnWavefront]) == []
+
+
+def _warp009(src: str):
+    from vado.knowledge.targets import get_target
+
+    return check_text("k.cu", src, (get_target("rocm-7.2"),), rules=[warp.WarpFunctionOnWavefront])
+
+
+def test_wavefront_aware_file_is_left_as_written():
+    """Issue 26 class 2: a warp width chosen per platform (64 under HIP) means the warp code is written
+    for 64-lane wavefronts; narrowing it to vado's 32-lane helpers would drop lanes 32-63."""
+    body = ("template <int W> __device__ bool any_of(bool v) { return __any_sync(FULL, v); }\n"
+            "__global__ void k(int* o) { o[threadIdx.x / warpSize] = any_of<WARP_SIZE>(o[0] > 0); }\n")
+    for cond in ("#ifdef __HIP_PLATFORM_AMD__", "#if defined(USE_ROCM)", "#ifndef __HIPCC__", "#if GGML_USE_HIP"):
+        one, other = ("32", "64") if cond.startswith("#ifndef") else ("64", "32")
+        src = f"{cond}\n#define WARP_SIZE {one}\n#else\n#define WARP_SIZE {other}\n#endif\n" + body
+        (f,) = _warp009(src)
+        assert f.fix is None and f.verdicts["rocm-7.2"] is Verdict.MOVES_AS_IS and "WARP_SIZE is 64" in f.message, cond
+    wide_call = "template <int W> __device__ float red(float v) { return __shfl_xor(v, 1, W); }\n" \
+                "__global__ void k(float* o) { o[0] = red<64>(o[1]); }\n"
+    assert [f.data.get("wide") for f in _warp009(wide_call)] == ["red<64> runs a warp helper over 64 lanes"]
+    assert _warp009("__global__ void k(float* o) { o[0] = __shfl_down(o[1], 1, 64); }\n")[0].data.get("wide")
+
+
+def test_thirty_two_lane_files_are_still_emulated():
+    """Negative cases: a width of 32 only, a condition that is not the HIP build, a template argument
+    of 64 to a function that is no warp helper."""
+    body = "__global__ void k(float* o) { o[0] = __shfl_down_sync(0xffffffff, o[1], 1) + fill<64>(o); }\n" \
+           "template <int N> __device__ float fill(float* o) { return o[N]; }\n"
+    for head in ("#define WARP_SIZE 32\n", "#ifdef __CUDA_ARCH__\n#define WARP_SIZE 64\n#endif\n",
+                 "#ifdef USE_ROCM\n#define BLOCK 64\n#endif\n"):
+        found = _warp009(head + body)
+        assert [f.data["call"] for f in found] == ["__shfl_down_sync"], head

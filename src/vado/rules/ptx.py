@@ -142,8 +142,10 @@ def _build_fix(ctx: FileContext, asm: cs.AsmStatement, analysis: _Analysis) -> t
     if target is None:
         return None, "no target to write the rewrite for"
     from vado.rules.ptx_lower import Refusal, lower
+    from vado.rules.warp import wave_mode, wide_warps
 
-    result = lower(asm, target, ctx.text, ctx.options.get("wave") or "warp32")
+    # A file whose warp code is written for 64-lane wavefronts already gets the hardware's lane ids.
+    result = lower(asm, target, ctx.text, "native" if wide_warps(ctx) is not None else wave_mode(ctx))
     if isinstance(result, Refusal):
         return None, result.reason
     names = ", ".join(dict.fromkeys(r.hip for _, r in analysis.rows))

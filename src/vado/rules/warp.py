@@ -96,13 +96,127 @@ def port_target(ctx: FileContext):
 
 
 def emulated(ctx: FileContext, cuda_name: str | None = None) -> bool:
-    """Whether warp32 emulation covers this file's warp code (for ``cuda_name``, when given) on ROCm."""
-    if wave_mode(ctx) != "warp32":
+    """Whether warp32 emulation covers this file's warp code (for ``cuda_name``, when given) on ROCm.
+
+    Not in a file whose warp code is already written for 64-lane wavefronts (:func:`wide_warps`):
+    that code runs the hardware's wavefront, as ``--wave native`` would have it."""
+    if wave_mode(ctx) != "warp32" or wide_warps(ctx) is not None:
         return False
     if cuda_name is None:
         return True
     target = port_target(ctx)
     return target is not None and warp32_renames(cuda_name, target)
+
+
+# --------------------------------------------------------------------------- wavefront-aware code
+#
+# Some CUDA code bases already run on AMD: they pick their warp width per platform
+# (``#ifdef __HIP_PLATFORM_AMD__ / #define WARP_SIZE 64 / #else / #define WARP_SIZE 32``)
+# and size their warp helpers with it (``warp_reduce_any<WARP_SIZE>``). Under HIP such
+# code computes over 64-lane groups; pointing its warp functions at vado's 32-lane
+# helpers would leave lanes 32-63 of each group out (issue 26: MoE routing entries never
+# written). Warp32 emulation leaves such a file's warp code as it is.
+
+#: Identifiers of a preprocessor condition that select the HIP (AMD) build.
+_HIP_CONDITION = re.compile(r"(?:^|_)(?:HIP|HIPCC|ROCM|AMD|AMDGCN|GFX\d*)(?:_|$)", re.I)
+#: Spellings of a 64-lane width: AMD's wavefront size macro, HIP's warpSize.
+_WIDE_WORDS = frozenset({"warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"})
+_WARP_NAME = re.compile(r"warp|wave", re.I)
+
+
+class WideWarps:
+    """Why a file's warp code is taken as written for 64-lane wavefronts: where (``start``, ``end``)
+    and what (``why``)."""
+
+    __slots__ = ("start", "end", "why", "name")
+
+    def __init__(self, start: int, end: int, why: str, name: str = ""):
+        #: the platform width's name (``WARP_SIZE``), when the sign is one
+        self.start, self.end, self.why, self.name = start, end, why, name
+
+
+def _is_wide(tok) -> bool:
+    return tok[3] in _WIDE_WORDS or (tok[0] is Kind.NUMBER and cs.int_value(tok[3]) == 64)
+
+
+def _hip_regions(view: cs.DeviceView) -> list[tuple[int, int, str]]:
+    """``(start, end, condition)`` of each ``#if`` group whose condition (of its ``#if`` or an ``#elif``)
+    names the HIP/AMD build (``__HIP_PLATFORM_AMD__``, ``USE_ROCM``, ``__HIPCC__`` …)."""
+    toks = view.tokens
+    stack: list[list] = []  # [start offset, hip condition text or ""]
+    out = []
+    for a, b in cs.directive_ranges(toks, view.directive_marks):
+        d = toks[a][3].replace(" ", "").replace("\t", "")
+        cond = [t for t in toks[a + 1:b] if t[0] is Kind.IDENT]
+        hip = next((t[3] for t in cond if _HIP_CONDITION.search(t[3])), "")
+        if d in ("#if", "#ifdef", "#ifndef"):
+            stack.append([toks[a][1], cs.text_of(view.text, toks, a + 1, b) if hip else ""])
+        elif d.startswith("#elif") and stack and hip and not stack[-1][1]:
+            stack[-1][1] = cs.text_of(view.text, toks, a + 1, b)
+        elif d == "#endif" and stack:
+            start, text = stack.pop()
+            if text:
+                out.append((start, toks[b][1] if b < len(toks) else len(view.text), text))
+    return out
+
+
+def _calls_warp_function(view: cs.DeviceView, name: str) -> bool:
+    """Whether a function of the file named ``name`` calls a CUDA warp function."""
+    calls = view.ident_indices(WARP32_CALLS)
+    if not calls:
+        return False
+    for f in view.functions:
+        if f.name == name and any(f.body_start <= view.tokens[k][1] < f.body_end for k in calls):
+            return True
+    return False
+
+
+def wide_warps(ctx: FileContext) -> WideWarps | None:
+    """Where the file shows its warp code is already written for 64-lane wavefronts, or None.
+
+    Three signs: a warp width chosen per platform (a ``#define`` or constant named like a warp or
+    wave size, set to 64, ``warpSize`` or ``__AMDGCN_WAVEFRONT_SIZE`` inside an ``#if`` group whose
+    condition names the HIP/AMD build), a warp helper instantiated for 64 lanes (``warp_reduce_any<64>(…)``:
+    a name with warp/wave in it, or a function of the file that calls a warp function), and a shuffle
+    whose width argument is 64 (CUDA's widths stop at 32)."""
+    view = cs.device_view(ctx)
+    cached = getattr(view, "_vado_wide_warps", False)
+    if cached is not False:
+        return cached
+    found = _find_wide_warps(view)
+    view._vado_wide_warps = found
+    return found
+
+
+def _find_wide_warps(view: cs.DeviceView) -> WideWarps | None:
+    toks = view.tokens
+    sixty_four = view.number_indices(64)
+    named = [m for m in view.defines if len(m.body) == 1 and _is_wide(m.body[0]) and _WARP_NAME.search(m.name)]
+    consts = [k - 2 for k in sixty_four if k >= 2 and toks[k - 1][3] == "=" and toks[k - 2][0] is Kind.IDENT
+              and _WARP_NAME.search(toks[k - 2][3])]
+    if named or consts:
+        regions = _hip_regions(view)
+        for m in named:
+            cond = next((c for a, b, c in regions if a <= m.start < b), None)
+            if cond is not None:
+                return WideWarps(m.name_start, m.body[0][2], f"{m.name} is {m.body[0][3]} under `#if {cond}`", m.name)
+        for k in consts:
+            cond = next((c for a, b, c in regions if a <= toks[k][1] < b), None)
+            if cond is not None:
+                return WideWarps(toks[k][1], toks[k + 2][2], f"{toks[k][3]} is 64 under `#if {cond}`", toks[k][3])
+    n = len(toks)
+    for k in sixty_four:
+        if k < 2 or k + 2 >= n:
+            continue
+        if toks[k - 1][3] == "<" and toks[k + 1][3] == ">" and toks[k + 2][3] == "(" and toks[k - 2][0] is Kind.IDENT:
+            name = toks[k - 2][3]
+            if _WARP_NAME.search(name) or _calls_warp_function(view, name):
+                return WideWarps(toks[k - 2][1], toks[k + 1][2], f"{name}<64> runs a warp helper over 64 lanes")
+        if toks[k - 1][3] == "," and toks[k + 1][3] == ")":
+            callee = _callee(toks, k, max(0, k - 64))
+            if callee.startswith("__shfl"):
+                return WideWarps(toks[k][1], toks[k][2], f"{callee} with width 64 shuffles across 64 lanes")
+    return None
 
 
 def wave_verdicts(ctx: FileContext, *, fixable: bool, covered: bool | None = None, **kw) -> dict[str, Verdict]:
@@ -781,7 +895,11 @@ class HardCodedWarpSize(Rule):
         toks = view.tokens
         covered = emulated(ctx)
         const_verdicts = wave_verdicts(ctx, fixable=False, covered=covered)
+        wide = wide_warps(ctx)
+        platform_width = wide.name if wide is not None else ""
         for m in view.defines:
+            if m.name == platform_width:
+                continue  # the other platforms' value of a width chosen per platform (64 under HIP)
             if len(m.body) == 1 and cs.int_value(m.body[0][3]) == 32 and self._NAME.match(m.name):
                 fix = None
                 uses = [k for k in view.ident_indices((m.name,)) if toks[k][1] != m.name_start]
@@ -1411,6 +1529,16 @@ class WarpFunctionOnWavefront(Rule):
     declares itself (a parameter or local: in that function; a macro or a
     file-scope variable: in the file) is its own and is left as it is.
 
+    Code already written for AMD's 64-lane wavefronts is left as it is too,
+    with one "moves as is" note: a file that picks its warp width per
+    platform (``#ifdef __HIP_PLATFORM_AMD__`` / ``#define WARP_SIZE 64`` /
+    ``#else`` / ``#define WARP_SIZE 32``; ``USE_ROCM``, ``__HIPCC__`` and the
+    like count too), instantiates a warp helper for 64 lanes
+    (``warp_reduce_any<64>(…)``) or shuffles with width 64. Its warp helpers
+    compute over 64-lane groups under HIP; the 32-lane helpers would leave
+    lanes 32-63 of each group out. The other WARP rules judge such a file as
+    under ``--wave native`` (:func:`wide_warps`).
+
     Why is this bad?
     ----------------
     On gfx90a, gfx942 and gfx950 a wavefront has 64 lanes, while the CUDA
@@ -1481,6 +1609,15 @@ class WarpFunctionOnWavefront(Rule):
         view = cs.device_view(ctx)
         hits = view.ident_indices(self.triggers)
         if not hits:
+            return
+        wide = wide_warps(ctx)
+        if wide is not None:
+            as_is = {t.name: Verdict.MOVES_AS_IS for t in ctx.targets if t.family == "rocm"}
+            yield self.finding(ctx, wide.start, wide.end,
+                               f"this file's warp code is written for 64-lane wavefronts already ({wide.why}): warp32 "
+                               "emulation leaves its warp functions and warpSize as they are", as_is,
+                               severity=Severity.INFO, effort=Effort(lines=0, constructs=0, hours=0.0),
+                               data={"wide": wide.why})
             return
         toks = view.tokens
         n = len(toks)
