@@ -34,6 +34,8 @@ CASES = {
                                                "Makefile": "vecops-Makefile.ported.txt"}),
     "cmake-libs": (PROJECTS / "cmake-libs", {"CMakeLists.txt": "cmake-libs-CMakeLists.ported.txt"}),
     "make-rdc": (PROJECTS / "make-rdc", {"Makefile": "make-rdc-Makefile.ported.txt"}),
+    # list() on CMAKE_CUDA_ARCHITECTURES (issue 25): only APPEND/PREPEND/INSERT take architectures.
+    "cmake-arch-list": (PROJECTS / "cmake-arch-list", {"CMakeLists.txt": "cmake-arch-list-CMakeLists.ported.txt"}),
     # llm.c's shape: arch flags only inside ifneq ($(GPU_COMPUTE_CAPABILITY),) (nvidia-smi), cuBLASLt,
     # and NVTX 3 (header-only on CUDA) in a header of a subfolder, so ROCTx must be linked (Make and CMake).
     "nvtx-lt": (PROJECTS / "nvtx-lt", {"CMakeLists.txt": "nvtx-lt-CMakeLists.ported.txt",
@@ -152,6 +154,7 @@ def _run(cmd: list[str], cwd: Path) -> None:
     ("vecops", "cmake", ["vecops"]),
     ("vecops", "make", ["vecops"]),
     ("cmake-libs", "cmake", ["libs", "plain", "libdevmath.a"]),
+    ("cmake-arch-list", "cmake", ["app"]),
     ("make-rdc", "make", ["app"]),
     ("nvtx-lt", "make", ["app"]),
     ("nvtx-lt", "cmake", ["app"]),

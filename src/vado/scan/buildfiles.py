@@ -799,12 +799,23 @@ _KEYWORDS_END = {"PROPERTIES", "PROPERTY", "PRIVATE", "PUBLIC", "INTERFACE", "CA
                  "TARGET", "TARGETS", "SOURCE", "DIRECTORY", "APPEND", "APPEND_STRING"}
 
 
+#: ``list()`` sub-commands whose arguments after the list's name (and ``INSERT``'s index) are elements.
+_LIST_ELEMENTS = {"APPEND": 2, "PREPEND": 2, "INSERT": 3}
+
+
 def _values_after(args: tuple[CMakeArg, ...], k: int, command: str) -> list[CMakeArg]:
     """Value arguments that follow a variable or property name at ``args[k]``.
 
     ``set_target_properties`` pairs each property with exactly one value;
-    elsewhere values run to the next keyword (``CACHE``, ``PARENT_SCOPE`` …).
+    ``list()`` has elements only after ``APPEND``/``PREPEND`` (and ``INSERT``'s
+    index) of the list named first: ``list(GET L 0 OUT)``, ``list(SORT L ORDER
+    DESCENDING)`` and ``list(FIND L 90 OUT)`` hold indices, options and output
+    variables, which are not values of ``L``; elsewhere values run to the next
+    keyword (``CACHE``, ``PARENT_SCOPE`` …).
     """
+    if command == "list":
+        first = _LIST_ELEMENTS.get(args[0].text.upper()) if k == 1 else None
+        return list(args[first:]) if first is not None else []
     out = []
     for a in args[k + 1 :]:
         if not a.quoted and a.text in _KEYWORDS_END:
