@@ -51,3 +51,18 @@ def test_find_launches_reports_template_and_config():
     toks = [t for t in tokenize("k<float><<<a, b, c, d>>>(x);") if t[0] is not Kind.COMMENT]
     (launch,) = find_launches(toks)
     assert launch.templated and len(launch.config) == 4
+
+
+def test_launches_with_split_chevrons_are_launches_too():
+    """Issue 25: clang-format writes old CUDA launches as `k<< <g, b >> >(x)`; nvcc takes it, clang does not."""
+    text = "void f() { k<< <g, b >> >(x, y); k<<<1, 2>> >(z); t<T><< < 4, 8, 0, s>>>(w); }"
+    toks = [t for t in tokenize(text) if t[0] is not Kind.COMMENT]
+    assert find_launches(toks) == []  # without the text the spacing cannot be seen
+    assert [(len(l.config), l.templated) for l in find_launches(toks, text)] == [(2, False), (2, False), (4, True)]
+    out = text
+    for fix in sorted(launch_fixes("k.cu", text, toks), key=lambda f: -f.edits[0].start):
+        e = fix.edits[0]
+        out = out[:e.start] + e.content + out[e.end:]
+    assert out == ("void f() { hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, 0, x, y); "
+                   "hipLaunchKernelGGL(k, dim3(1), dim3(2), 0, 0, z); "
+                   "hipLaunchKernelGGL(HIP_KERNEL_NAME(t<T>), dim3(4), dim3(8), 0, s, w); }")

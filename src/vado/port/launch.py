@@ -6,7 +6,9 @@ that want the explicit macro). The output follows hipify-clang's spelling:
 ``hipLaunchKernelGGL(NAME, dim3(grid), dim3(block), shmem, stream, args...)``,
 with ``HIP_KERNEL_NAME(...)`` around template kernel names so the macro sees one
 argument, ``dim3(...)`` added only where the argument is not already a ``dim3(...)``
-expression, and ``0`` for a missing shared-memory size or stream.
+expression, and ``0`` for a missing shared-memory size or stream. A launch whose chevrons
+clang-format split (``k<< <grid, block >> >(args)``, which nvcc accepts) is rewritten the
+same way; in the default chevron mode ARCH011 joins them.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vado.model import Applicability, Edit, Fix
+from vado.rules.cuda_syntax import chevron_run
 from vado.scan.lexer import Kind
 
 _OPEN = {"(": ")", "[": "]", "{": "}"}
@@ -84,12 +87,19 @@ def _name_start(toks: list, i: int) -> tuple[int, bool] | None:
     return j, templated
 
 
-def find_launches(toks: list) -> list[Launch]:
-    """Every well-formed triple-chevron launch in ``toks`` (comments excluded)."""
+def find_launches(toks: list, source: str | None = None) -> list[Launch]:
+    """Every well-formed triple-chevron launch in ``toks`` (comments excluded).
+
+    With the ``source`` text, launches whose chevrons are split by spaces (``k<< <g, b >> >(x)``, which
+    nvcc accepts: :func:`vado.rules.cuda_syntax.chevron_run`) count too; ``open_chevron`` and
+    ``close_chevron`` are then the first tokens of each run."""
     out: list[Launch] = []
     n = len(toks)
     for i, tok in enumerate(toks):
-        if tok[0] is not Kind.PUNCT or tok[3] != "<<<":
+        if tok[0] is not Kind.PUNCT or tok[3] not in ("<<<", "<<", "<"):
+            continue
+        open_last = i if tok[3] == "<<<" else chevron_run(toks, source, i) if source is not None else -1
+        if open_last < 0:
             continue
         named = _name_start(toks, i)
         if named is None:
@@ -98,9 +108,9 @@ def find_launches(toks: list) -> list[Launch]:
         # Config arguments up to the matching '>>>' (brackets balanced, top-level commas split).
         depth = 0
         config = []
-        first = i + 1
-        j = i + 1
-        close = -1
+        first = open_last + 1
+        j = open_last + 1
+        close = close_last = -1
         while j < n:
             kind, _, _, text = toks[j]
             if kind is Kind.PUNCT:
@@ -108,8 +118,9 @@ def find_launches(toks: list) -> list[Launch]:
                     depth += 1
                 elif text in _CLOSE:
                     depth -= 1
-                elif text == ">>>" and depth == 0:
-                    close = j
+                elif depth == 0 and (text == ">>>" or source is not None and text[0] == ">"
+                                     and chevron_run(toks, source, j) >= 0):
+                    close, close_last = j, j if text == ">>>" else chevron_run(toks, source, j)
                     break
                 elif text == "," and depth == 0:
                     config.append((first, j - 1))
@@ -122,12 +133,12 @@ def find_launches(toks: list) -> list[Launch]:
         config.append((first, close - 1))
         if not 2 <= len(config) <= 4:
             continue
-        if close + 1 >= n or toks[close + 1][3] != "(":
+        if close_last + 1 >= n or toks[close_last + 1][3] != "(":
             continue
-        args_close = _match_forward(toks, close + 1)
+        args_close = _match_forward(toks, close_last + 1)
         if args_close < 0:
             continue
-        out.append(Launch(start, i, close, close + 1, args_close, tuple(config), templated))
+        out.append(Launch(start, i, close, close_last + 1, args_close, tuple(config), templated))
     return out
 
 
@@ -141,7 +152,7 @@ def launch_fixes(path: str, text: str, toks: list) -> list[Fix]:
     """Fixes that rewrite every launch in ``toks`` (tokens of ``text``) as hipLaunchKernelGGL."""
     code = [t for t in toks if t[0] is not Kind.COMMENT]
     fixes = []
-    for launch in find_launches(code):
+    for launch in find_launches(code, text):
         name_text = text[code[launch.name_start][1] : code[launch.open_chevron - 1][2]]
         name = f"HIP_KERNEL_NAME({name_text})" if launch.templated else name_text
         parts = []

@@ -511,9 +511,13 @@ class DeviceSideKernelLaunch(Rule):
         # would not show the qualifier either).
         if not view.ident_indices(self.triggers):
             return
-        for i in sorted(view.punct_indices("<<<") + view.ident_indices(self._CALLS)):
+        opens = set(view.punct_indices("<<<"))
+        shifts = view.punct_indices("<<")
+        if shifts:  # launches written `k<< <…>> >(…)` (ARCH011)
+            opens.update(a for a, _, _, _ in cs.spaced_launches(toks, ctx.text, shifts + sorted(opens)))
+        for i in sorted(opens.union(view.ident_indices(self._CALLS))):
             tok = toks[i]
-            is_launch = tok[3] == "<<<" and i > 0
+            is_launch = i in opens and i > 0
             is_call = tok[0] is Kind.IDENT and tok[3] in self._CALLS and i + 1 < len(toks) and toks[i + 1][3] == "("
             if not (is_launch or is_call):
                 continue
@@ -1273,3 +1277,75 @@ class CudaOnlyDeclarationSpecifier(Rule):
             yield self.finding(ctx, tok[1], tok[2], f"HIP does not define {name}, {CUDA_ONLY_SPECIFIERS[name]}: "
                                "the port leaves it out", verdicts_for(ctx, _by_family(_PREPROC_VERDICTS)),
                                fix=fix, effort=Effort(lines=1, constructs=1), data={"specifier": name})
+
+
+class SpacedLaunchChevrons(Rule):
+    """A kernel launch whose ``<<<`` or ``>>>`` is split by spaces: ``k<< <grid, block >> >(args)``.
+
+    What it does
+    ------------
+    Finds launches written ``<< <`` … ``>> >`` (or ``< <<``, or one side
+    split only), which clang-format writes when it formats old CUDA code as
+    C++ shifts and comparisons.
+
+    Why is this bad?
+    ----------------
+    nvcc accepts the split chevrons; clang, and so hipcc, reads ``<<<`` and
+    ``>>>`` as launch syntax only when the three characters touch: hipcc
+    7.2.4 stops at the launch with "expected expression". The rest of the
+    port does not see a launch there either (``--launch ggl``, the launch
+    checks of the other rules).
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        add<< <blocks, threads >> >(a, b, n);
+
+    Use instead
+    -----------
+    .. code-block:: cuda
+
+        add<<<blocks, threads>>>(a, b, n);
+
+    Fix safety
+    ----------
+    Safe: only the spaces inside the chevrons go; the launch is the one nvcc
+    compiled. ZLUDA runs nvcc's build (moves as is); SCALE is not judged
+    (whether its compiler takes the split spelling is not checked here).
+
+    References
+    ----------
+    - CUDA programming guide, execution configuration: https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#execution-configuration
+    - clang's lexer (``<<<``/``>>>`` as tokens in CUDA/HIP mode): https://github.com/llvm/llvm-project/blob/main/clang/lib/Lex/Lexer.cpp
+    """
+
+    code = "ARCH011"
+    can_fix = True
+    name = "spaced-launch-chevrons"
+    severity = Severity.HIGH
+    file_kinds = cs.CUDA_CXX_KINDS
+
+    _VERDICTS = {"rocm": AUTO, "oneapi": MANUAL, "zluda": AS_IS}
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        view = cs.device_view(ctx)
+        starts = view.punct_indices("<<") + view.punct_indices("<<<")
+        if not starts:
+            return
+        toks = view.tokens
+        verdicts = None
+        for a, b, c, d in cs.spaced_launches(toks, ctx.text, starts):
+            if verdicts is None:
+                verdicts = verdicts_for(ctx, _by_family(self._VERDICTS))
+            edits = []
+            if b > a:
+                edits.append(ctx.edit(toks[a][1], toks[b][2], "<<<"))
+            if d > c:
+                edits.append(ctx.edit(toks[c][1], toks[d][2], ">>>"))
+            name = toks[a - 1][3]
+            fix = Fix(tuple(edits), Applicability.SAFE, f"join the launch chevrons of {name}", ("launch",))
+            yield self.finding(ctx, toks[a][1], toks[d][2],
+                               f"launch of {name} with spaces inside `<<<`/`>>>` ({cs.text_of(ctx.text, toks, a, b + 1)} "
+                               f"… {cs.text_of(ctx.text, toks, c, d + 1)}): nvcc accepts it, hipcc (clang) does not",
+                               verdicts, fix=fix, effort=Effort(lines=1, constructs=1), data={"kernel": name})

@@ -247,6 +247,77 @@ def text_of(text: str, tokens: list, first: int, end: int) -> str:
     return text[tokens[first][1]:tokens[end - 1][2]]
 
 
+#: Widths of the chevron tokens a launch's ``<<<``/``>>>`` may be split into.
+_CHEVRON_WIDTH = {"<<<": 3, "<<": 2, "<": 1, ">>>": 3, ">>": 2, ">": 1}
+
+
+def chevron_run(tokens, text: str, i: int) -> int:
+    """The index of the last token of a launch chevron starting at token ``i``: ``i`` itself for
+    ``<<<``/``>>>``, the last of ``<< <``, ``< <<``, ``>> >`` … (three ``<`` or ``>`` split only by
+    spaces, as clang-format writes old CUDA code, which nvcc accepts and clang does not); -1 otherwise."""
+    tok = tokens[i]
+    width = _CHEVRON_WIDTH.get(tok[3])
+    if width is None or tok[0] is not Kind.PUNCT:
+        return -1
+    if width == 3:
+        return i
+    ch = tok[3][0]
+    j = i
+    while width < 3 and j + 1 < len(tokens):
+        nxt = tokens[j + 1]
+        w = _CHEVRON_WIDTH.get(nxt[3])
+        if w is None or nxt[0] is not Kind.PUNCT or nxt[3][0] != ch or width + w > 3 or text[tokens[j][2]:nxt[1]].strip():
+            return -1
+        width += w
+        j += 1
+    return j if width == 3 else -1
+
+
+def spaced_launches(tokens, text: str, starts=None) -> list[tuple[int, int, int, int]]:
+    """``(open first, open last, close first, close last)`` token indices of each kernel launch whose
+    ``<<<`` or ``>>>`` is split by spaces (``k<< <grid, block >> >(args)``): after a name (or a
+    template argument list), the configuration's brackets balanced, the closing run followed by ``(``.
+
+    ``starts`` are the indices of the ``<<<`` and ``<<`` tokens when known (a spelling index has them);
+    a split ``<<<`` holds a ``<<`` (``<< <``, ``< <<``)."""
+    if starts is None:
+        starts = [k for k, t in enumerate(tokens) if t[0] is Kind.PUNCT and t[3] in ("<<<", "<<")]
+    out = []
+    n = len(tokens)
+    done = -1
+    for i in sorted({k - 1 if k > 0 and tokens[k][3] == "<<" and tokens[k - 1][3] == "<" else k for k in starts}):
+        if i <= done or i == 0:
+            continue
+        last = chevron_run(tokens, text, i)
+        prev = tokens[i - 1]
+        if last < 0 or not (prev[0] is Kind.IDENT or prev[3] in (">", ">>")):
+            continue
+        depth, j, close = 0, last + 1, None
+        while j < n:
+            t = tokens[j]
+            if t[0] is Kind.PUNCT:
+                if t[3] in ("(", "[", "{"):
+                    depth += 1
+                elif t[3] in (")", "]", "}"):
+                    depth -= 1
+                    if depth < 0:
+                        break
+                elif t[3] == ";" or (t[3][0] == "<" and chevron_run(tokens, text, j) >= 0):
+                    break
+                elif depth == 0 and t[3][0] == ">":
+                    end = chevron_run(tokens, text, j)
+                    if end >= 0:
+                        close = (j, end)
+                        break
+            elif t[0] is Kind.DIRECTIVE:
+                break
+            j += 1
+        if close is not None and close[1] + 1 < n and tokens[close[1] + 1][3] == "(" and (last > i or close[1] > close[0]):
+            out.append((i, last, close[0], close[1]))
+            done = close[1]
+    return out
+
+
 def statement_start(tokens: list, i: int) -> int:
     """Index of the first token of the statement that contains token ``i``."""
     j = i

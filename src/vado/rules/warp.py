@@ -1820,7 +1820,8 @@ class HostWarpWidthArithmetic(Rule):
                 e += 1
             stmt = toks[s:e]
             words = [t[3] for t in stmt if t[0] is Kind.IDENT]
-            launch = any(t[3] == "<<<" for t in stmt) or "dim3" in words
+            launch = "dim3" in words or any(t[3] == "<<<" or t[3] == "<<" and k + 1 < len(stmt) and stmt[k + 1][3] == "<"
+                                            for k, t in enumerate(stmt))  # `<< <`: a launch clang-format split
             assigned = next((t[3] for k, t in enumerate(stmt[:-1]) if t[0] is Kind.IDENT and stmt[k + 1][3] == "="), None)
             if not (launch or (assigned and _GRID_NAMES.search(assigned))):
                 continue
