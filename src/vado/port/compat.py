@@ -43,6 +43,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 from vado.model import Applicability, Edit, Fix, Target
+from vado.port.cache_hints import CACHE_HINTS
+from vado.port.cache_hints import helper_code as cache_hint_code
+from vado.port.cache_hints import prelude as cache_hint_prelude
+from vado.port.cache_hints import why as cache_hint_why
 from vado.port.translate import split_call_args
 from vado.rules.cuda_syntax import spelling_index
 from vado.scan.lexer import Kind
@@ -72,6 +76,8 @@ class LocalHelper:
     #: For a name HIP has with other overloads: whether the call at a token index needs the helper
     #: (``None``: every call does).
     call_needs: Callable[[list, int], bool] | None = None
+    #: Guarded code several helpers share, written once before the first of them at each place.
+    prelude: str = ""
 
     @property
     def guard(self) -> str:
@@ -210,37 +216,20 @@ def _match_any_sync() -> LocalHelper:
     )
 
 
-#: CUDA's cache-hinted loads and stores (PTX ``ld.ca``/``ld.cg``/``ld.cs``/``ld.lu``/``ld.cv`` and
-#: ``st.cg``/``st.cs``/``st.wb``/``st.wt``) → what the hint asks for, in words.
-CACHE_HINTS = {
-    "__ldca": "cache at all levels", "__ldcg": "cache in L2, not L1", "__ldcs": "evict-first (streaming)",
-    "__ldlu": "last use", "__ldcv": "do not cache, fetch again",
-    "__stcg": "cache in L2, not L1", "__stcs": "evict-first (streaming)", "__stwb": "write back", "__stwt": "write through",
-}
-
-
 def _cache_hint(cuda_name: str) -> LocalHelper:
-    """``__ldcs(p)`` / ``__stcs(p, v)`` and the other cache-hinted accesses: a plain load or store of ``*p``.
-
-    The hint changes where the data is cached, never the value read or written, and CUDA declares
-    the functions for scalar and vector types alike (``int4``, ``float4`` …), which a plain access
-    covers whatever the type (a struct of them included). HIP's own ``__ldcs``/``__ldcg``/``__ldca``
-    for ``__half`` are plain loads too.
-    """
-    helper = "vado_" + cuda_name.lstrip("_")
-    if cuda_name.startswith("__ld"):
-        code = f"template <class T>\nstatic __device__ __forceinline__ T {helper}(const T* p) {{ return *p; }}\n"
-    else:
-        code = f"template <class T, class V>\nstatic __device__ __forceinline__ void {helper}(T* p, V v) {{ *p = v; }}\n"
-    access = "load" if cuda_name.startswith("__ld") else "store"
+    """``__ldcs(p)`` / ``__stcs(p, v)`` and the other cache-hinted accesses, for every type CUDA's take
+    (:mod:`vado.port.cache_hints` says which access each one is)."""
     return LocalHelper(
         cuda_name,
-        helper,
-        code,
-        f"HIP has no {cuda_name} for most types; a plain {access} (the {CACHE_HINTS[cuda_name]} hint only affects caching, not the value)",
-        "CUDA C++ Programming Guide, Load Functions Using Cache Hints / Store Functions Using Cache Hints (all scalar and vector types); "
-        "HIP 7.2.4 hip/amd_detail/amd_hip_fp16.h declares __ldcg/__ldca/__ldcs only for __half/__half2, as `return *ptr;`",
+        "vado_" + cuda_name.lstrip("_"),
+        cache_hint_code(cuda_name),
+        cache_hint_why(cuda_name),
+        "CUDA C++ Programming Guide, Load Functions Using Cache Hints / Store Functions Using Cache Hints (all scalar and "
+        "vector types, __half/__half2, __nv_bfloat16/__nv_bfloat162); HIP 7.2.4 hip/amd_detail/amd_hip_fp16.h declares "
+        "__ldcg/__ldca/__ldcs only for __half/__half2, as `return *ptr;`; clang's __builtin_nontemporal_load/store; "
+        "LLVM AMDGPU memory model (volatile accesses bypass the caches)",
         _unavailable(cuda_name),
+        prelude=cache_hint_prelude(cuda_name),
     )
 
 
@@ -713,11 +702,15 @@ def local_helper_fixes(path: str, text: str, toks: list, target: Target) -> list
             uses.setdefault(tok[3], []).append(i)
     # (last edit's end, message, insertions, renames) per helper
     groups: list[tuple[int, str, list[Edit], list[Edit]]] = []
+    preludes: dict[int, list[str]] = {}  # insertion offset → shared code its helpers need
     for name, idx in uses.items():
         helper = helpers[name]
         if not helper.applies(target):
             continue
         inserts = [line_start_insert(path, text, off, helper.block()) for off in insertion_offsets(text, toks, idx)]
+        if helper.prelude:
+            for e in inserts:
+                preludes.setdefault(e.start, []).append(helper.prelude)
         renames = [Edit(path, toks[i][1], toks[i][2], helper.helper) for i in idx]
         groups.append((renames[-1].end, f"{name} → {helper.helper} (local definition: {helper.why})", inserts, renames))
     for helper, offsets in atomic_add_overloads(text, toks, target):
@@ -733,6 +726,10 @@ def local_helper_fixes(path: str, text: str, toks: list, target: Target) -> list
     for e in (e for g in groups for e in g[2]):
         prev = merged.get(e.start)
         merged[e.start] = e if prev is None else Edit(path, e.start, e.end, prev.content + e.content.lstrip("\n"))
+    for start, shared in preludes.items():
+        e = merged[start]
+        lead = "\n" if e.content.startswith("\n") else ""
+        merged[start] = Edit(path, e.start, e.end, lead + "".join(dict.fromkeys(shared)) + e.content[len(lead):])
     renames = [e for g in groups for e in g[3]]
     what = [g[1] for g in groups]
     return [Fix(tuple(merged.values()) + tuple(renames), Applicability.SAFE, "; ".join(what), ("helper",))]

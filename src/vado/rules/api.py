@@ -269,6 +269,17 @@ class _PerTargetStatusRule(Rule):
                 yield self.finding(ctx, s, s + name_len, message, dict(verdicts), effort=effort, data=dict(data))
 
 
+def port_helper(name: str, target: Target) -> Any:
+    """The local definition ``vado port`` writes for every call of ``name`` on ``target``
+    (:class:`vado.port.compat.LocalHelper`), or None."""
+    from vado.port.compat import local_helpers
+
+    helper = local_helpers().get(name)
+    if helper is None or helper.call_needs is not None or not helper.applies(target):
+        return None
+    return helper
+
+
 def _library_blocked_on(name: str, target: Target) -> str | None:
     """A reason when the library that owns ``name`` has no counterpart on ``target`` at all."""
     try:
@@ -320,7 +331,12 @@ class CudaNameWithoutHipEquivalent(_PerTargetStatusRule):
 
     Fix safety
     ----------
-    No fix: the replacement depends on what the call is used for.
+    No fix from this rule: the replacement depends on what the call is used
+    for. Where a faithful definition is short, ``vado port`` writes one into
+    the file and points the calls at it (``vado.port.compat``: the cache-hinted
+    loads and stores ``__ldcs``/``__stcs`` …, ``__dp4a``, ``__vmaxs4``, bf16
+    pair builders …): for those names the verdict is "moves with automatic
+    edits" and the message names the helper.
 
     References
     ----------
@@ -335,14 +351,21 @@ class CudaNameWithoutHipEquivalent(_PerTargetStatusRule):
     statuses = frozenset({UNAVAILABLE})
 
     def verdict(self, ctx: FileContext, use: NameUses, target: Target, av: Any) -> Verdict:
-        return Verdict.BLOCKED if _library_blocked_on(use.name, target) else Verdict.MANUAL
+        if _library_blocked_on(use.name, target):
+            return Verdict.BLOCKED
+        return Verdict.AUTOMATIC if port_helper(use.name, target) is not None else Verdict.MANUAL
 
     def message(self, use: NameUses, hits: list[tuple[Target, Any]], ctx: FileContext) -> str:
         text = f"`{use.name}` ({use.library}) has no HIP equivalent on {_targets_text(hits)}"
         reason = _reason(hits[0][1])
         blocked = _library_blocked_on(use.name, hits[0][0])
+        helped = [t.name for t, _ in hits if port_helper(use.name, t) is not None]
         if blocked:
             text += f"; {blocked}"
+        elif helped:
+            helper = port_helper(use.name, hits[0][0]) or port_helper(use.name, next(t for t, _ in hits if t.name in helped))
+            where = "" if len(helped) == len(hits) else f" on {', '.join(helped)}"
+            return text + f"; vado port writes a local definition{where}, {helper.helper}: {helper.why}"
         elif reason:
             text += f" ({reason})"
         return text + "; rewrite this use by hand"
