@@ -191,9 +191,14 @@ def wide_warps(ctx: FileContext) -> WideWarps | None:
 def _find_wide_warps(view: cs.DeviceView) -> WideWarps | None:
     toks = view.tokens
     sixty_four = view.number_indices(64)
-    named = [m for m in view.defines if len(m.body) == 1 and _is_wide(m.body[0]) and _WARP_NAME.search(m.name)]
+    # A platform width is named like a warp or wave size: most files spell no such name and no 64.
+    warpish = view.spelling_index.spelling_mentions(Kind.IDENT, ("warp", "wave"))
+    if not sixty_four and not warpish:
+        return None
+    named = [m for m in view.defines if len(m.body) == 1 and _is_wide(m.body[0]) and _WARP_NAME.search(m.name)] \
+        if warpish else []
     consts = [k - 2 for k in sixty_four if k >= 2 and toks[k - 1][3] == "=" and toks[k - 2][0] is Kind.IDENT
-              and _WARP_NAME.search(toks[k - 2][3])]
+              and _WARP_NAME.search(toks[k - 2][3])] if warpish else []
     if named or consts:
         regions = _hip_regions(view)
         for m in named:
