@@ -165,3 +165,25 @@ def test_guards_that_mean_something_else_stay():
         fixed = fix_all("Makefile", text)
         assert fixed.splitlines()[0] == text.splitlines()[0] and fixed.rstrip().endswith("endif"), text
         assert "--offload-arch=gfx942" in fixed
+
+
+def test_list_subcommands_keep_their_arguments():
+    """Issue 25: the port wrote list(SORT CMAKE_HIP_ARCHITECTURES gfx942;gfx950), which CMake rejects."""
+    from vado.knowledge.targets import get_target
+    from vado.rules.engine import check_text
+
+    def fixed(line: str) -> str:
+        (f,) = [f for f in check_text("CMakeLists.txt", line, [get_target("rocm-7.2")]) if f.code == "BLD002"]
+        out = line
+        for e in sorted(f.fix.edits, key=lambda e: -e.start):
+            out = out[:e.start] + e.content + out[e.end:]
+        return out
+
+    assert fixed("list(SORT CMAKE_CUDA_ARCHITECTURES ORDER DESCENDING)\n") == \
+        "list(SORT CMAKE_HIP_ARCHITECTURES ORDER DESCENDING)\n"
+    assert fixed("list(GET CMAKE_CUDA_ARCHITECTURES 0 FIRST)\n") == "list(GET CMAKE_HIP_ARCHITECTURES 0 FIRST)\n"
+    assert fixed("list(FIND CMAKE_CUDA_ARCHITECTURES 90 AT)\n") == "list(FIND CMAKE_HIP_ARCHITECTURES 90 AT)\n"
+    assert fixed("list(APPEND CMAKE_CUDA_ARCHITECTURES 86 89)\n").startswith("list(APPEND CMAKE_HIP_ARCHITECTURES gfx")
+    assert fixed("list(INSERT CMAKE_CUDA_ARCHITECTURES 0 75)\n").startswith("list(INSERT CMAKE_HIP_ARCHITECTURES 0 gfx")
+    # The list as another list()'s output or argument is not a value list of its own.
+    assert fixed("list(JOIN CMAKE_CUDA_ARCHITECTURES \",\" OUT)\n") == "list(JOIN CMAKE_HIP_ARCHITECTURES \",\" OUT)\n"

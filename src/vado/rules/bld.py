@@ -160,6 +160,8 @@ class CMakeCudaLanguage(Rule):
         "CUDA_STANDARD": "HIP_STANDARD",
         "CUDA_STANDARD_REQUIRED": "HIP_STANDARD_REQUIRED",
         "CUDA_EXTENSIONS": "HIP_EXTENSIONS",
+        # Only its ${…} references reach this rule: the variable itself is BLD002's.
+        "CMAKE_CUDA_ARCHITECTURES": "CMAKE_HIP_ARCHITECTURES",
     }
 
     def check(self, ctx: FileContext) -> Iterator[Finding]:

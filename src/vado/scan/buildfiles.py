@@ -694,6 +694,7 @@ _CUDA_VAR_REF = re.compile(r"\$\{(CMAKE_CUDA_\w+)\}")
 _RENAMABLE_REFS = frozenset({
     "CMAKE_CUDA_FLAGS", "CMAKE_CUDA_FLAGS_DEBUG", "CMAKE_CUDA_FLAGS_RELEASE", "CMAKE_CUDA_FLAGS_RELWITHDEBINFO",
     "CMAKE_CUDA_FLAGS_MINSIZEREL", "CMAKE_CUDA_STANDARD",
+    "CMAKE_CUDA_ARCHITECTURES",  # its definitions are renamed by BLD002
 })
 _CUDA_LIB_VAR = re.compile(r"\$\{CUDA_(?:(\w+?)_)?LIBRAR(?:Y|IES)\}")
 #: A word of a CMake list in an argument (split on blanks and ``;``), and the generator
