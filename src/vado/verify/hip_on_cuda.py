@@ -59,10 +59,12 @@ LIBRARIES = {
     "cub": "cub/cub.cuh",
     "curand": "curand_kernel.h",
     "cublas": "cublas_v2.h",
+    "cublaslt": "cublasLt.h",
     "cufft": "cufft.h",
 }
 #: Link flags a library's HIP header brings (the port links what the original linked; these cover HIP-only names).
-LINK_FLAGS = {"curand": "-lcurand", "cublas": "-lcublas", "cufft": "-lcufft", "driver": "-lcuda"}
+LINK_FLAGS = {"curand": "-lcurand", "cublas": "-lcublas", "cublaslt": "-lcublasLt", "cufft": "-lcufft",
+              "driver": "-lcuda"}
 #: The generated header's name.
 HEADER = "vado_hip_on_cuda.h"
 _LAYER_FILES = {32: "hip_on_cuda_warp32.cuh", 64: "hip_on_cuda_wave64.cuh"}
@@ -166,20 +168,34 @@ def _major(version: str) -> float:
         return 0.0
 
 
+_HIP_PREFIX = re.compile(r"^(?:hip|HIP)")
+_CUDA_PREFIX = re.compile(r"^(?:cuda|CUDA|cu|CU)")
+
+
+def counterpart(hip: str, cuda: str) -> bool:
+    """Whether ``cuda`` is ``hip`` with CUDA's prefix for HIP's (``hipblasStatus_t``/``cublasStatus_t``,
+    ``HIP_R_32F``/``CUDA_R_32F``)."""
+    return _HIP_PREFIX.sub("", hip) == _CUDA_PREFIX.sub("", cuda)
+
+
 @lru_cache(maxsize=1)
 def defines() -> tuple[Define, ...]:
     """Every HIP name of :data:`LIBRARIES`' tables that differs from its CUDA name, once, as the best CUDA name.
 
     Several CUDA names may map to one HIP name (``cudaMallocHost`` and
     ``cudaHostAlloc`` …): a row whose CUDA name CUDA removed or deprecated loses
-    to one that CUDA keeps; among equals the first row in table order wins. A HIP
+    to one that CUDA keeps; then the CUDA name that is the HIP name's own
+    counterpart (:func:`counterpart`: ``cublasStatus_t`` for ``hipblasStatus_t``,
+    not the legacy ``cublasStatus`` that only ``cublas.h`` declares) wins, unless it is a
+    driver-API name (``cuda.h``, which ``hip/hip_runtime.h`` does not bring); among
+    equals the first row in table order wins. A HIP
     name that is also a CUDA name (``__float2bfloat16`` for ``__float2bfloat16_rn``)
     is left alone: CUDA defines it, and a macro would rename CUDA's own definition.
     """
     from vado.knowledge.api import ApiSupport, api_table
 
     table = api_table()
-    best: dict[str, tuple[int, Define]] = {}
+    best: dict[str, tuple[tuple[int, int], Define]] = {}
     for e in table.entries:
         if e.library not in LIBRARIES or e.kind == "header" or e.kind == "namespace":
             continue
@@ -190,7 +206,7 @@ def defines() -> tuple[Define, ...]:
             continue
         if e.support in (ApiSupport.UNSUPPORTED, ApiSupport.REMOVED):
             continue
-        rank = 2 if e.cuda_removed else (1 if e.cuda_deprecated else 0)
+        rank = (2 if e.cuda_removed else (1 if e.cuda_deprecated else 0), 0 if counterpart(hip, e.cuda_name) and e.library != "driver" else 1)
         d = Define(hip, e.cuda_name, e.library, e.kind)
         if hip not in best or rank < best[hip][0]:
             best[hip] = (rank, d)
@@ -309,8 +325,26 @@ def _wrapper(hip_path: str, cuda_path: str, macros: Sequence[str]) -> str:
         body.append(f"#include <{HEADER}>")
     if hip_path.startswith("hipcub/"):
         body.append("namespace hipcub = cub;")
+    body += _hip_guards()
     body.append("#endif")
     return "\n".join(body) + "\n"
+
+
+def hip_guards() -> dict[str, str]:
+    """``{CUDA header guard: HIP header guard}``: the include guards ARCH009's rewrite of a guard test
+    (``#ifdef __DRIVER_TYPES_H__`` → ``HIP_INCLUDE_HIP_DRIVER_TYPES_H``, helper_cuda.h's idiom) tests."""
+    from vado.rules.arch import CUDA_HEADER_GUARDS
+
+    return {cuda: hip for cuda, (_, hip, _) in CUDA_HEADER_GUARDS.items() if hip}
+
+
+def _hip_guards() -> list[str]:
+    """Each HIP guard defined once the CUDA header standing for its HIP header has been read, as HIP's own
+    header defines it: a port's ``#ifdef HIP_INCLUDE_HIP_DRIVER_TYPES_H`` keeps the code under it."""
+    out = ["// HIP's include guards for the CUDA headers read so far (what the port's guard tests name)."]
+    for cuda, hip in hip_guards().items():
+        out.append(f"#if defined({cuda}) && !defined({hip})\n#define {hip}\n#endif")
+    return out
 
 
 def write_include_dir(dst: str | os.PathLike, wave: int = 32) -> Path:
@@ -335,8 +369,8 @@ def link_flags(sources: Sequence[str | os.PathLike]) -> list[str]:
         except OSError:
             continue
     out = []
-    for marker, flag in (("hiprand", "-lcurand"), ("hipblas", "-lcublas"), ("hipfft", "-lcufft"),
-                         ("hipModule", "-lcuda")):
+    for marker, flag in (("hiprand", "-lcurand"), ("hipblas", "-lcublas"), ("hipblasLt", "-lcublasLt"),
+                         ("hipblaslt", "-lcublasLt"), ("hipfft", "-lcufft"), ("hipModule", "-lcuda")):
         if marker in text and flag not in out:
             out.append(flag)
     return out
