@@ -144,7 +144,12 @@ def _log(name: str, text: str) -> Path:
 @pytest.mark.gpu
 @requires_gpu
 def test_hip_cooperative_groups_semantics_on_the_gpu(checks_binary):
-    proc = subprocess.run([str(checks_binary)], capture_output=True, text=True, timeout=120)
+    try:
+        proc = subprocess.run([str(checks_binary)], capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired as exc:  # a wave-wide call that never met its other half
+        out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        log = _log("cg_wave64_checks.log", f"$ {checks_binary}\ntimed out after 120 s; the checks that ran:\n{out}")
+        pytest.fail(f"the checks hung after the last one in {log}:\n{out}")
     log = _log("cg_wave64_checks.log", f"$ {checks_binary}\nexit {proc.returncode}\n{proc.stdout}{proc.stderr}")
     assert "FAIL" not in proc.stdout and proc.returncode == 0, f"see {log}:\n{proc.stdout}{proc.stderr}"
     assert proc.stdout.count("ok ") >= 25 and "0 failures" in proc.stdout

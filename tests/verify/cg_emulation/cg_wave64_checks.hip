@@ -24,10 +24,12 @@ static void expect(const char* name, const std::vector<u64>& got, const std::vec
       printf("FAIL %s: thread %zu gives %llu (0x%llx), HIP on AMD wave64 gives %llu (0x%llx)\n", name, i, got[i],
              got[i], want[i], want[i]);
       ++failures;
+      fflush(stdout);
       return;
     }
   }
   printf("ok %s\n", name);
+  fflush(stdout);  // a check that hangs leaves the ones before it in the log
 }
 
 __device__ unsigned int tid() { return threadIdx.x; }
