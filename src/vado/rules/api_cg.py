@@ -33,6 +33,10 @@ MISSING = {
     "invoke_one_broadcast": "cooperative_groups::invoke_one_broadcast",
     "block_tile_memory": "cooperative_groups::block_tile_memory (tiles of more than 32 threads in CUDA)",
 }
+#: Names older HIP releases lack: name → (the first HIP release taken to have it, what it is). HIP 5.2 has no
+#: binary_partition (measured: Debian's libamdhip64-dev 5.2.3); ROCm 7.2.4 has it; releases between are not
+#: measured, and 6.0 is where vado draws the line (no target of vado's lies between 5.2 and 6.4).
+MISSING_BEFORE = {"binary_partition": ("6.0", "cooperative_groups::binary_partition")}
 #: Headers of CUDA's cooperative groups that HIP does not ship.
 MISSING_HEADERS = {"cooperative_groups/scan.h": "cooperative_groups::inclusive_scan / exclusive_scan"}
 _TILES = frozenset({"tiled_partition", "thread_block_tile"})
@@ -90,7 +94,8 @@ class CooperativeGroupsTheTargetLacks(Rule):
     does not declare: ``labeled_partition``, ``inclusive_scan``,
     ``exclusive_scan``, ``reduce_update_async``, ``reduce_store_async``,
     ``invoke_one``, ``invoke_one_broadcast``, ``block_tile_memory``; the include
-    of ``cooperative_groups/scan.h``; and ``tiled_partition<N>``,
+    of ``cooperative_groups/scan.h``; ``binary_partition`` on a HIP before 6.0
+    (HIP 5.2 has none); and ``tiled_partition<N>``,
     ``thread_block_tile<N>`` and ``tiled_partition(group, N)`` with a literal
     ``N`` above 64.
 
@@ -150,13 +155,20 @@ class CooperativeGroupsTheTargetLacks(Rule):
                 for m in re.finditer(rf'^[ \t]*#[ \t]*include[ \t]*[<"]{re.escape(header)}[>"]', view.text, re.M):
                     yield self._finding(ctx, m.start(), m.end(), f"HIP ships no <{header}> ({what})", targets)
         names, using = _cg_names(toks, view.ident_indices((_NAMESPACE,)))
-        for i in view.ident_indices(tuple(MISSING) + tuple(_TILES)):
+        for i in view.ident_indices(tuple(MISSING) + tuple(_TILES) + tuple(MISSING_BEFORE)):
             q = _qualifier(toks, i)
             if q is None or not (q in names or (q == "" and using)):
                 continue
             name = toks[i][3]
             if name in MISSING:
                 yield self._finding(ctx, toks[i][1], toks[i][2], f"HIP has no {MISSING[name]}", targets)
+                continue
+            if name in MISSING_BEFORE:
+                since, what = MISSING_BEFORE[name]
+                old = tuple(t for t in targets if not cs.hip_at_least(t, since))
+                if old:
+                    yield self._finding(ctx, toks[i][1], toks[i][2],
+                                        f"HIP before {since} has no {what} ({', '.join(t.name for t in old)})", old)
                 continue
             size = _tile_size(toks, i, view.pairs)
             if size is not None and size > HIP_MAX_TILE:
