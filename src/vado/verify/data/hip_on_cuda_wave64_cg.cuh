@@ -27,6 +27,12 @@
 //     cooperative_groups::reduce and the function objects (vado port writes a local reduce, vado.port.compat),
 //     inclusive_scan/exclusive_scan, invoke_one, memcpy_async, block_tile_memory, this_cluster;
 //     multi_grid_group (CUDA 13 has none to run it on) is not emulated.
+// Limits (besides those of the wave64 layer, which hold for a group that spans both warps of a wave: a
+// coalesced group or tile whose other half never reaches the call hangs, as any divergent wave-wide call does):
+//   - a group within one warp runs there alone; one that spans both warps exchanges through the layer, so
+//     two groups of one warp that span the wave differently must not call at the same time from divergent code;
+//   - a CUDA C++ header vado has no HIP wrapper for (cuda/barrier, cuda/pipeline), included after this one,
+//     reads `cooperative_groups` as vado_w64_cg.
 #pragma once
 
 typedef unsigned long long lane_mask;  // HIP declares it at global scope (hip_cooperative_groups_helper.h)
