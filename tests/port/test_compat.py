@@ -144,6 +144,28 @@ def test_cg_reduce_only_where_the_profile_says_it_is_missing():
     assert fixpoint(out, lambda t: cg_reduce_fixes("k.cu", t, tokenize(t), HIP52)).text == out
 
 
+def test_cg_reduce_covers_the_groups_hip_has_and_leaves_the_others_open():
+    from vado.port.file import port_bytes
+    from vado.scan.classify import classify
+
+    head = "#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\nnamespace cg = cooperative_groups;\n"
+    covered = head + (
+        "__global__ void k(int* o) {\n  auto b = cg::this_thread_block();\n"
+        "  auto w = cg::tiled_partition<64>(b);\n  auto p = cg::binary_partition(w, o[0] > 0);\n"
+        "  o[1] = cg::reduce(p, 1, cg::plus<int>()) + cg::reduce(w, 1, cg::plus<int>())\n"
+        "       + cg::reduce(cg::coalesced_threads(), 1, cg::plus<int>());\n}\n")
+    out = port_bytes("k.cu", classify("k.cu"), covered.encode(), ROCM)
+    assert "auto reduce(const coalesced_group& group" in out.after.decode()
+    assert out.remaining == ()  # every group kind above compiles with ROCm 7.2.4 (PORT cg-reduce-groups-rocm72)
+    # Groups HIP has no type for: the helper cannot cover them, and the port says so.
+    for call, why in (("cg::labeled_partition(cg::tiled_partition<32>(b), o[0])", "labeled_partition"),
+                      ("cg::tiled_partition<128>(b)", "128 threads")):
+        src = head + (f"__global__ void k(int* o) {{\n  auto b = cg::this_thread_block();\n  auto g = {call};\n"
+                      "  o[1] = cg::reduce(g, 1, cg::plus<int>());\n}\n")
+        left = port_bytes("k.cu", classify("k.cu"), src.encode(), ROCM).remaining
+        assert [f.code for f in left] == ["API009"] and why in left[0].message
+
+
 def solve_port(src: str, target=HIP52) -> str:
     return fixpoint(src, lambda t: solve_buffer_fixes("k.cu", t, tokenize(t), target), unsafe=True).text
 

@@ -12,6 +12,7 @@ from vado.rules.base import Rule
 FAMILY_MODULES = (
     "vado.rules.api",
     "vado.rules.api_decl",
+    "vado.rules.api_cg",
     "vado.rules.lib",
     "vado.rules.ptx",
     "vado.rules.warp",
@@ -28,6 +29,7 @@ _C_FAMILY_KINDS = frozenset({"cuda-source", "cuda-header", "cxx-source", "cxx-he
 FAMILY_KINDS: dict[str, frozenset[str]] = {
     "vado.rules.api": _C_FAMILY_KINDS,
     "vado.rules.api_decl": _C_FAMILY_KINDS,
+    "vado.rules.api_cg": _C_FAMILY_KINDS,
     "vado.rules.lib": _C_FAMILY_KINDS,
     "vado.rules.ptx": _C_FAMILY_KINDS,
     "vado.rules.warp": _C_FAMILY_KINDS,

@@ -27,8 +27,11 @@ The device layer is one of two files under ``verify/data/``:
   build marks each kernel of a copy of the port with :func:`mark_kernel_exits`),
   ``warpSize`` 64, every shuffle, vote, ballot
   and lane id over 64 lanes, ROCm 7's 64-bit masks (``hip_on_cuda_wave64.cuh``,
-  whose header comment lists the limits). A port that is right on MI300X gives the
-  original's output here; one that keeps a 32-lane assumption shows it.
+  whose header comment lists the limits), and HIP's cooperative groups on that wave
+  (``hip_on_cuda_wave64_cg.cuh``: 64-lane tiles, ``coalesced_threads()`` over the
+  wave, HIP's ballot widths), which ``hip/hip_cooperative_groups.h`` brings. A port
+  that is right on MI300X gives the original's output here; one that keeps a
+  32-lane assumption shows it.
 
 :func:`nvcc_port_command` is the nvcc command that builds a port with that
 directory. Nothing here needs a GPU: the headers compile with ``nvcc -c`` on any
@@ -59,13 +62,21 @@ LIBRARIES = {
     "cub": "cub/cub.cuh",
     "curand": "curand_kernel.h",
     "cublas": "cublas_v2.h",
+    "cublaslt": "cublasLt.h",
     "cufft": "cufft.h",
 }
 #: Link flags a library's HIP header brings (the port links what the original linked; these cover HIP-only names).
-LINK_FLAGS = {"curand": "-lcurand", "cublas": "-lcublas", "cufft": "-lcufft", "driver": "-lcuda"}
+LINK_FLAGS = {"curand": "-lcurand", "cublas": "-lcublas", "cublaslt": "-lcublasLt", "cufft": "-lcufft",
+              "driver": "-lcuda"}
 #: The generated header's name.
 HEADER = "vado_hip_on_cuda.h"
 _LAYER_FILES = {32: "hip_on_cuda_warp32.cuh", 64: "hip_on_cuda_wave64.cuh"}
+#: HIP's cooperative groups on the emulated wave64 (``--wave 64``): included by ``hip/hip_cooperative_groups.h``
+#: after CUDA's ``cooperative_groups.h`` and :data:`HEADER`, under this name.
+CG_HEADER = "vado_hip_on_cuda_cg.h"
+_CG_LAYER_FILE = "hip_on_cuda_wave64_cg.cuh"
+#: The HIP header that brings cooperative groups.
+_CG_HIP_HEADER = "hip/hip_cooperative_groups.h"
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 #: The device layers' macros, pushed away around a CUDA library's own headers.
 _LAYER_MACROS = re.compile(r"^#define (\w+)[ (]", re.M)
@@ -166,20 +177,34 @@ def _major(version: str) -> float:
         return 0.0
 
 
+_HIP_PREFIX = re.compile(r"^(?:hip|HIP)")
+_CUDA_PREFIX = re.compile(r"^(?:cuda|CUDA|cu|CU)")
+
+
+def counterpart(hip: str, cuda: str) -> bool:
+    """Whether ``cuda`` is ``hip`` with CUDA's prefix for HIP's (``hipblasStatus_t``/``cublasStatus_t``,
+    ``HIP_R_32F``/``CUDA_R_32F``)."""
+    return _HIP_PREFIX.sub("", hip) == _CUDA_PREFIX.sub("", cuda)
+
+
 @lru_cache(maxsize=1)
 def defines() -> tuple[Define, ...]:
     """Every HIP name of :data:`LIBRARIES`' tables that differs from its CUDA name, once, as the best CUDA name.
 
     Several CUDA names may map to one HIP name (``cudaMallocHost`` and
     ``cudaHostAlloc`` …): a row whose CUDA name CUDA removed or deprecated loses
-    to one that CUDA keeps; among equals the first row in table order wins. A HIP
+    to one that CUDA keeps; then the CUDA name that is the HIP name's own
+    counterpart (:func:`counterpart`: ``cublasStatus_t`` for ``hipblasStatus_t``,
+    not the legacy ``cublasStatus`` that only ``cublas.h`` declares) wins, unless it is a
+    driver-API name (``cuda.h``, which ``hip/hip_runtime.h`` does not bring); among
+    equals the first row in table order wins. A HIP
     name that is also a CUDA name (``__float2bfloat16`` for ``__float2bfloat16_rn``)
     is left alone: CUDA defines it, and a macro would rename CUDA's own definition.
     """
     from vado.knowledge.api import ApiSupport, api_table
 
     table = api_table()
-    best: dict[str, tuple[int, Define]] = {}
+    best: dict[str, tuple[tuple[int, int], Define]] = {}
     for e in table.entries:
         if e.library not in LIBRARIES or e.kind == "header" or e.kind == "namespace":
             continue
@@ -190,7 +215,7 @@ def defines() -> tuple[Define, ...]:
             continue
         if e.support in (ApiSupport.UNSUPPORTED, ApiSupport.REMOVED):
             continue
-        rank = 2 if e.cuda_removed else (1 if e.cuda_deprecated else 0)
+        rank = (2 if e.cuda_removed else (1 if e.cuda_deprecated else 0), 0 if counterpart(hip, e.cuda_name) and e.library != "driver" else 1)
         d = Define(hip, e.cuda_name, e.library, e.kind)
         if hip not in best or rank < best[hip][0]:
             best[hip] = (rank, d)
@@ -226,9 +251,15 @@ def _layer_text(wave: int) -> str:
     return package_files.files("vado.verify").joinpath("data", _LAYER_FILES[wave]).read_text(encoding="utf-8")
 
 
+def _cg_layer_text() -> str:
+    return package_files.files("vado.verify").joinpath("data", _CG_LAYER_FILE).read_text(encoding="utf-8")
+
+
 def layer_macros(wave: int) -> tuple[str, ...]:
-    """The names the device layer redefines as macros (pushed away around CUDA library headers)."""
-    return tuple(_LAYER_MACROS.findall(_layer_text(wave)))
+    """The names the device layer redefines as macros (pushed away around CUDA library headers); under
+    wave64 also ``cooperative_groups`` (HIP's cooperative groups on the emulated wave, a CUDA library keeps CUDA's)."""
+    text = _layer_text(wave) + (_cg_layer_text() if wave == 64 else "")
+    return tuple(dict.fromkeys(_LAYER_MACROS.findall(text)))
 
 
 def _half_guards() -> tuple[str, ...]:
@@ -291,7 +322,7 @@ def _show_cuda_macros() -> list[str]:
     return [f'#pragma pop_macro("{m}")' for m in reversed(CUDA_MACROS)]
 
 
-def _wrapper(hip_path: str, cuda_path: str, macros: Sequence[str]) -> str:
+def _wrapper(hip_path: str, cuda_path: str, macros: Sequence[str], wave: int = 32) -> str:
     guard = "VADO_HOC_" + re.sub(r"\W", "_", hip_path).upper()
     body = [f"// {hip_path}: HIP on CUDA (generated by vado): the CUDA header {cuda_path}, then {HEADER}.",
             f"#ifndef {guard}", f"#define {guard}"]
@@ -307,10 +338,30 @@ def _wrapper(hip_path: str, cuda_path: str, macros: Sequence[str]) -> str:
         body += ["#ifdef VADO_HIP_ON_CUDA", *_hide_cuda_macros(), "#endif"]
     if cuda_path != hip_path:
         body.append(f"#include <{HEADER}>")
+    if hip_path == _CG_HIP_HEADER and wave == 64:
+        body.append(f"#include <{CG_HEADER}>")
     if hip_path.startswith("hipcub/"):
         body.append("namespace hipcub = cub;")
+    body += _hip_guards()
     body.append("#endif")
     return "\n".join(body) + "\n"
+
+
+def hip_guards() -> dict[str, str]:
+    """``{CUDA header guard: HIP header guard}``: the include guards ARCH009's rewrite of a guard test
+    (``#ifdef __DRIVER_TYPES_H__`` → ``HIP_INCLUDE_HIP_DRIVER_TYPES_H``, helper_cuda.h's idiom) tests."""
+    from vado.rules.arch import CUDA_HEADER_GUARDS
+
+    return {cuda: hip for cuda, (_, hip, _) in CUDA_HEADER_GUARDS.items() if hip}
+
+
+def _hip_guards() -> list[str]:
+    """Each HIP guard defined once the CUDA header standing for its HIP header has been read, as HIP's own
+    header defines it: a port's ``#ifdef HIP_INCLUDE_HIP_DRIVER_TYPES_H`` keeps the code under it."""
+    out = ["// HIP's include guards for the CUDA headers read so far (what the port's guard tests name)."]
+    for cuda, hip in hip_guards().items():
+        out.append(f"#if defined({cuda}) && !defined({hip})\n#define {hip}\n#endif")
+    return out
 
 
 def write_include_dir(dst: str | os.PathLike, wave: int = 32) -> Path:
@@ -318,11 +369,13 @@ def write_include_dir(dst: str | os.PathLike, wave: int = 32) -> Path:
     root = Path(dst)
     root.mkdir(parents=True, exist_ok=True)
     (root / HEADER).write_text(render_header(wave), encoding="utf-8")
+    if wave == 64:
+        (root / CG_HEADER).write_text(_cg_layer_text(), encoding="utf-8")
     macros = layer_macros(wave)
     for hip_path, cuda_path in header_map().items():
         path = root / hip_path
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(_wrapper(hip_path, cuda_path, macros), encoding="utf-8")
+        path.write_text(_wrapper(hip_path, cuda_path, macros, wave), encoding="utf-8")
     return root
 
 
@@ -335,8 +388,8 @@ def link_flags(sources: Sequence[str | os.PathLike]) -> list[str]:
         except OSError:
             continue
     out = []
-    for marker, flag in (("hiprand", "-lcurand"), ("hipblas", "-lcublas"), ("hipfft", "-lcufft"),
-                         ("hipModule", "-lcuda")):
+    for marker, flag in (("hiprand", "-lcurand"), ("hipblas", "-lcublas"), ("hipblasLt", "-lcublasLt"),
+                         ("hipblaslt", "-lcublasLt"), ("hipfft", "-lcufft"), ("hipModule", "-lcuda")):
         if marker in text and flag not in out:
             out.append(flag)
     return out
@@ -353,9 +406,11 @@ def nvcc_port_command(
     return [*cmd, "-o", out, *link_flags(sources)]
 
 
-#: Names whose results depend on the wave size: the device layer's functions and the helpers of vado's warp32 port.
+#: Names whose results depend on the wave size: the device layer's functions, the helpers of vado's warp32 port,
+#: and the cooperative groups that live in a wave (tiles, coalesced groups and their partitions).
 _CROSS_LANE = re.compile(r"\b(?:__shfl\w*|__ballot\w*|__any\w*|__all\w*|__activemask|__lane_id|__match_\w+|"
-                         r"__reduce_\w+_sync|__syncwarp|warpSize|vado_\w+32|vado_mask64)\b")
+                         r"__reduce_\w+_sync|__syncwarp|warpSize|vado_\w+32|vado_mask64|"
+                         r"tiled_partition|thread_block_tile|coalesced_threads|coalesced_group|binary_partition)\b")
 _FUNC = re.compile(r"\b(__global__|__device__)\b[^;{}()]*?\b(\w+)\s*\(", re.S)
 _NAME = re.compile(r"\s*(\w+)\s*\(")
 #: Attribute-like words written between a kernel's return type and its name (``__launch_bounds__(256)``).

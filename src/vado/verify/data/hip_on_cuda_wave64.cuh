@@ -310,8 +310,12 @@ __device__ __forceinline__ bool own_half(unsigned long long mask) {
   return half() ? (unsigned int)mask == 0u : (mask >> 32) == 0ull;
 }
 
+template <class T>
+__device__ __forceinline__ unsigned long long match_any(unsigned long long mask, T value);
+
 // ROCm's __hip_check_mask: every lane that executes the call with a mask is named in it and the lanes
-// executing it with the same mask are exactly the mask.
+// executing it with the same mask are exactly the mask (lanes may call it at once with different masks:
+// the two sides of a cooperative-groups binary_partition).
 __device__ __forceinline__ void check_mask(unsigned long long mask) {
 #ifndef NDEBUG
   if (mask == 0ull) fail("__*_sync called with a zero mask");
@@ -321,8 +325,7 @@ __device__ __forceinline__ void check_mask(unsigned long long mask) {
     if ((unsigned int)(mask >> half()) != peers)
       fail("the mask of a __*_sync call does not name exactly the lanes executing it (ROCm traps here)");
   } else {
-    unsigned long long exec = activemask();
-    if (mask != exec)
+    if (match_any(~0ull, mask) != mask)
       fail("the mask of a __*_sync call does not name exactly the lanes executing it (ROCm traps here)");
   }
 #endif

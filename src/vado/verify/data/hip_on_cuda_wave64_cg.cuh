@@ -1,0 +1,590 @@
+// vado HIP-on-CUDA, wave64 layer for cooperative groups: HIP's cooperative groups on the emulated 64-lane wave.
+//
+// Included by the generated hip/hip_cooperative_groups.h under --wave 64, after CUDA's <cooperative_groups.h>
+// (whose grid_group does the grid-wide barrier) and vado_hip_on_cuda.h (the wave64 device layer). A port that
+// says cooperative_groups:: (or cg = cooperative_groups) reaches these classes, not CUDA's 32-lane ones:
+// `cooperative_groups` is a macro for vado_w64_cg below (pushed away around CUDA library headers, which keep
+// CUDA's own cooperative groups).
+//
+// What HIP does on a 64-lane wavefront (ROCm 7.2.4, hip/amd_detail/amd_hip_cooperative_groups.h and
+// hip_cooperative_groups_helper.h; the semantics are HIP's, the code is vado's):
+//   - thread_block_tile<N> and tiled_partition<N> take N a power of 2 up to 64 (the wavefront); a bigger N is a
+//     compile error, as in HIP. A tile's thread_rank() is the block rank mod N; shfl, shfl_up, shfl_down,
+//     shfl_xor are __shfl*(v, x, N); ballot, any, all, match_any, match_all use the tile's lanes of the wave
+//     as the mask (build_mask) and ballot/match_* return the bits packed from bit 0 (adjust_mask), so a
+//     64-lane tile's ballot is 64 bits. meta_group_rank() is the parent's rank / N, meta_group_size() the
+//     parent's size / N rounded up.
+//   - tiled_partition(group, n) (a size known at run time) returns a thread_group (thread_block, thread_group
+//     parents) or a tiled_group whose size() is n except for the last, partial tile of a block (the rest);
+//     n must be a power of 2 up to 64 (otherwise HIP asserts: here the kernel traps).
+//   - coalesced_threads() is the wave's active lanes (EXEC: both halves of the emulated wave), size() their
+//     count (up to 64), thread_rank() the count of active lanes below the caller; shfl(v, r) reads the r-th
+//     member, shfl_down/shfl_up the member delta ranks away (the caller's own value where there is none);
+//     tiled_partition(coalesced, n) and binary_partition(coalesced or tile, pred) give coalesced groups.
+//   - sync() of a tile or coalesced group: HIP only fences (the wave runs in lock step); the emulation makes
+//     the two warps of a wave meet there when the group spans both.
+//   - Not in HIP 7.2.4, so not here either (a port using them does not compile, as on AMD): labeled_partition,
+//     cooperative_groups::reduce and the function objects (vado port writes a local reduce, vado.port.compat),
+//     inclusive_scan/exclusive_scan, invoke_one, memcpy_async, block_tile_memory, this_cluster;
+//     multi_grid_group (CUDA 13 has none to run it on) is not emulated.
+// Limits (besides those of the wave64 layer, which hold for a group that spans both warps of a wave: a
+// coalesced group or tile whose other half never reaches the call hangs, as any divergent wave-wide call does):
+//   - a group within one warp runs there alone; one that spans both warps exchanges through the layer, so
+//     two groups of one warp that span the wave differently must not call at the same time from divergent code;
+//   - a CUDA C++ header vado has no HIP wrapper for (cuda/barrier, cuda/pipeline), included after this one,
+//     reads `cooperative_groups` as vado_w64_cg.
+#pragma once
+
+typedef unsigned long long lane_mask;  // HIP declares it at global scope (hip_cooperative_groups_helper.h)
+
+namespace vado_w64_cuda_cg = ::cooperative_groups;  // CUDA's, for the grid-wide barrier
+
+namespace vado_w64_cg {
+
+class thread_group;
+class thread_block;
+class grid_group;
+class tiled_group;
+class coalesced_group;
+template <unsigned int Size, class Parent>
+class thread_block_tile;
+
+namespace internal {
+
+typedef enum { cg_invalid, cg_multi_grid, cg_grid, cg_workgroup, cg_tiled_group, cg_coalesced_group } group_type;
+
+__device__ __forceinline__ unsigned int block_rank() { return vado_w64::tid(); }
+__device__ __forceinline__ unsigned int block_threads() { return vado_w64::nthreads(); }
+__device__ __forceinline__ unsigned int lane() { return vado_w64::lane(); }
+
+// HIP's internal::helper::adjust_mask: the bits of `in` at the lanes of `base`, packed from bit 0.
+__device__ __forceinline__ unsigned long long adjust_mask(unsigned long long base, unsigned long long in) {
+  unsigned long long out = 0ull;
+  unsigned int index = 0;
+  for (unsigned int i = 0; i < 64u; ++i) {
+    if ((base >> i) & 1ull) {
+      out |= ((in >> i) & 1ull) << index;
+      ++index;
+    }
+  }
+  return out;
+}
+
+// HIP's __fns64(mask, base, offset): the lane of the offset-th set bit of `mask` counting up from `base`
+// (down for a negative offset; offset 0: `base` itself if set), -1 when there is none.
+__device__ __forceinline__ int fns64(unsigned long long mask, unsigned int base, int offset) {
+  unsigned long long m = mask;
+  int k = offset;
+  if (offset == 0) {
+    m &= 1ull << base;
+    k = 1;
+  } else if (offset < 0) {
+    m = __brevll(mask);
+    base = 63u - base;
+    k = -offset;
+  }
+  m &= ~0ull << base;
+  if (__popcll(m) < k) return -1;
+  int total = 0;
+  for (int i = 32; i > 0; i >>= 1) {
+    unsigned long long lo = m & ((1ull << i) - 1ull);
+    int p = __popcll(lo);
+    if (p < k) {
+      m >>= i;
+      k -= p;
+      total += i;
+    } else {
+      m = lo;
+    }
+  }
+  return offset < 0 ? 63 - total : total;
+}
+
+// Lane `src` (0..63) of the wave for the members `members` of a group: within the caller's own warp when
+// every member is there (the other half need not take part), across the wave otherwise.
+template <class T>
+__device__ __forceinline__ T member_value(T var, int src, unsigned long long members) {
+  return vado_w64::permute(var, src & 63, vado_w64::own_half(members));
+}
+
+// A tile's or coalesced group's sync(): on AMD a fence (the wave is in lock step); here the group's warps meet.
+__device__ __forceinline__ void wave_sync(unsigned long long members) {
+  if (vado_w64::own_half(members)) {
+    (__syncwarp)((__activemask)());
+  } else {
+    vado_w64::publish(0u);
+    vado_w64::done();
+  }
+  __threadfence_block();
+}
+
+__device__ __forceinline__ void invalid(const char* what) { vado_w64::fail(what); }
+
+struct access;
+
+}  // namespace internal
+
+// ---------------------------------------------------------------------------------------------- thread_group
+
+class thread_group {
+ protected:
+  friend struct internal::access;
+  unsigned int _type;
+  unsigned int _num_threads;
+  unsigned long long _mask;
+  struct _tiled_info {
+    bool is_tiled;
+    unsigned int num_threads;
+    unsigned int meta_group_rank;
+    unsigned int meta_group_size;
+  };
+  struct _coalesced_info {
+    lane_mask member_mask;
+    unsigned int num_threads;
+    _tiled_info tiled_info;
+  } coalesced_info;
+
+  __device__ __forceinline__ thread_group(internal::group_type type, unsigned int num_threads = 0u,
+                                          unsigned long long mask = 0ull)
+      : _type(type), _num_threads(num_threads), _mask(mask) {
+    coalesced_info.member_mask = 0ull;
+    coalesced_info.num_threads = 0u;
+    coalesced_info.tiled_info.is_tiled = false;
+    coalesced_info.tiled_info.num_threads = 0u;
+    coalesced_info.tiled_info.meta_group_rank = 0u;
+    coalesced_info.tiled_info.meta_group_size = 1u;
+  }
+
+ public:
+  __device__ __forceinline__ unsigned int num_threads() const { return _num_threads; }
+  __device__ __forceinline__ unsigned int size() const { return num_threads(); }
+  __device__ __forceinline__ unsigned int cg_type() const { return _type; }
+  __device__ __forceinline__ unsigned int thread_rank() const;
+  __device__ __forceinline__ bool is_valid() const;
+  __device__ __forceinline__ void sync() const;
+};
+
+// ---------------------------------------------------------------------------------------------- grid_group
+
+class grid_group : public thread_group {
+  friend struct internal::access;
+
+ protected:
+  explicit __device__ __forceinline__ grid_group(unsigned int size) : thread_group(internal::cg_grid, size) {}
+
+ public:
+  __device__ __forceinline__ unsigned int thread_rank() const {
+    unsigned int block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    return block * internal::block_threads() + internal::block_rank();
+  }
+  __device__ __forceinline__ bool is_valid() const { return vado_w64_cuda_cg::this_grid().is_valid(); }
+  // The grid-wide barrier of CUDA's cooperative launch (hipLaunchCooperativeKernel), counted as a block
+  // barrier by the wave64 layer: a half waiting here lets the other half's wave-wide calls go on.
+  __device__ __forceinline__ void sync() const {
+    vado_w64::enter_barrier();
+    vado_w64_cuda_cg::this_grid().sync();
+    vado_w64::leave_barrier();
+    (__syncthreads)();
+  }
+  __device__ __forceinline__ dim3 group_dim() const { return dim3(gridDim.x, gridDim.y, gridDim.z); }
+};
+
+// ---------------------------------------------------------------------------------------------- thread_block
+
+class thread_block : public thread_group {
+  friend struct internal::access;
+
+ protected:
+  explicit __device__ __forceinline__ thread_block(unsigned int size) : thread_group(internal::cg_workgroup, size) {}
+
+ public:
+  static __device__ __forceinline__ dim3 group_index() { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+  static __device__ __forceinline__ dim3 thread_index() { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
+  static __device__ __forceinline__ unsigned int thread_rank() { return internal::block_rank(); }
+  static __device__ __forceinline__ unsigned int num_threads() { return internal::block_threads(); }
+  static __device__ __forceinline__ unsigned int size() { return num_threads(); }
+  static __device__ __forceinline__ bool is_valid() { return true; }
+  static __device__ __forceinline__ void sync() { __syncthreads(); }
+  static __device__ __forceinline__ dim3 block_dim() { return dim3(blockDim.x, blockDim.y, blockDim.z); }
+};
+
+// ---------------------------------------------------------------------------------------------- tiled_group
+
+class tiled_group : public thread_group {
+  friend struct internal::access;
+
+ protected:
+  explicit __device__ __forceinline__ tiled_group(unsigned int tile_size)
+      : thread_group(internal::cg_tiled_group, tile_size) {
+    coalesced_info.tiled_info.num_threads = tile_size;
+    coalesced_info.tiled_info.is_tiled = true;
+  }
+  __device__ __forceinline__ tiled_group new_tiled_group(unsigned int tile_size) const {
+    if (!tile_size || tile_size > 64u || (tile_size & (tile_size - 1u))) internal::invalid("invalid tile size");
+    if (num_threads() <= tile_size) return *this;
+    return tiled_group(tile_size);
+  }
+
+ public:
+  __device__ __forceinline__ unsigned int num_threads() const { return coalesced_info.tiled_info.num_threads; }
+  __device__ __forceinline__ unsigned int size() const { return num_threads(); }
+  __device__ __forceinline__ unsigned int thread_rank() const {
+    return internal::block_rank() & (coalesced_info.tiled_info.num_threads - 1u);
+  }
+  __device__ __forceinline__ void sync() const {
+    unsigned int n = coalesced_info.tiled_info.num_threads;
+    unsigned long long mask = (~0ull >> (64u - n)) << ((internal::lane() / n) * n);
+    internal::wave_sync(mask);
+  }
+};
+
+// ---------------------------------------------------------------------------------------------- coalesced_group
+
+class coalesced_group : public thread_group {
+  friend struct internal::access;
+
+ protected:
+  explicit __device__ __forceinline__ coalesced_group(lane_mask member_mask)
+      : thread_group(internal::cg_coalesced_group) {
+    coalesced_info.member_mask = member_mask;
+    coalesced_info.num_threads = __popcll(member_mask);
+    coalesced_info.tiled_info.is_tiled = false;
+    coalesced_info.tiled_info.meta_group_rank = 0u;
+    coalesced_info.tiled_info.meta_group_size = 1u;
+  }
+
+  // HIP's coalesced_group::new_tiled_group.
+  __device__ __forceinline__ coalesced_group new_tiled_group(unsigned int tile_size) const {
+    if (!tile_size || (tile_size & (tile_size - 1u))) return coalesced_group(0ull);
+    if (coalesced_info.tiled_info.is_tiled) {
+      unsigned int base_offset = thread_rank() & ~(tile_size - 1u);
+      unsigned int left = num_threads() - base_offset;
+      unsigned int length = left < tile_size ? left : tile_size;
+      lane_mask member_mask = length ? ~0ull >> (64u - length) : 0ull;
+      member_mask <<= (internal::lane() & ~(tile_size - 1u));
+      coalesced_group tile(member_mask);
+      tile.coalesced_info.tiled_info.is_tiled = true;
+      tile.coalesced_info.tiled_info.meta_group_rank = thread_rank() / tile_size;
+      tile.coalesced_info.tiled_info.meta_group_size = num_threads() / tile_size;
+      return tile;
+    }
+    lane_mask member_mask = 0ull;
+    unsigned int tile_rank = 0u;
+    int lanes_to_skip = (int)((thread_rank() / tile_size) * tile_size);
+    for (unsigned int i = 0; i < 64u; ++i) {
+      lane_mask active = coalesced_info.member_mask & (1ull << i);
+      if (active) {
+        if (lanes_to_skip <= 0 && tile_rank < tile_size) {
+          member_mask |= active;
+          ++tile_rank;
+        }
+        --lanes_to_skip;
+      }
+    }
+    coalesced_group tile(member_mask);
+    tile.coalesced_info.tiled_info.meta_group_rank = thread_rank() / tile_size;
+    tile.coalesced_info.tiled_info.meta_group_size = (num_threads() + tile_size - 1u) / tile_size;
+    return tile;
+  }
+
+ public:
+  __device__ __forceinline__ unsigned int num_threads() const { return coalesced_info.num_threads; }
+  __device__ __forceinline__ unsigned int size() const { return num_threads(); }
+  __device__ __forceinline__ unsigned int thread_rank() const {
+    return __popcll(coalesced_info.member_mask & ((1ull << internal::lane()) - 1ull));
+  }
+  __device__ __forceinline__ void sync() const { internal::wave_sync(coalesced_info.member_mask); }
+  __device__ __forceinline__ unsigned int meta_group_rank() const { return coalesced_info.tiled_info.meta_group_rank; }
+  __device__ __forceinline__ unsigned int meta_group_size() const { return coalesced_info.tiled_info.meta_group_size; }
+
+  template <class T>
+  __device__ __forceinline__ T shfl(T var, int srcRank) const {
+    srcRank = srcRank % (int)num_threads();
+    int lane = num_threads() == 64u ? srcRank : internal::fns64(coalesced_info.member_mask, 0u, srcRank + 1);
+    return internal::member_value(var, lane, coalesced_info.member_mask);
+  }
+  template <class T>
+  __device__ __forceinline__ T shfl_down(T var, unsigned int lane_delta) const {
+    if (num_threads() == 64u) return vado_w64::shfl_down(var, lane_delta, 64);
+    int lane = internal::fns64(coalesced_info.member_mask, internal::lane(), (int)lane_delta + 1);
+    if (lane == -1) lane = (int)internal::lane();
+    return internal::member_value(var, lane, coalesced_info.member_mask);
+  }
+  template <class T>
+  __device__ __forceinline__ T shfl_up(T var, unsigned int lane_delta) const {
+    if (num_threads() == 64u) return vado_w64::shfl_up(var, lane_delta, 64);
+    int lane = internal::fns64(coalesced_info.member_mask, internal::lane(), -((int)lane_delta + 1));
+    if (lane == -1) lane = (int)internal::lane();
+    return internal::member_value(var, lane, coalesced_info.member_mask);
+  }
+  __device__ __forceinline__ unsigned long long ballot(int pred) const {
+    return internal::adjust_mask(coalesced_info.member_mask,
+                                 vado_w64::ballot_sync(coalesced_info.member_mask, pred));
+  }
+  __device__ __forceinline__ int any(int pred) const { return vado_w64::any_sync(coalesced_info.member_mask, pred); }
+  __device__ __forceinline__ int all(int pred) const { return vado_w64::all_sync(coalesced_info.member_mask, pred); }
+  template <typename T>
+  __device__ __forceinline__ unsigned long long match_any(T value) const {
+    return internal::adjust_mask(coalesced_info.member_mask,
+                                 vado_w64::match_any_sync(coalesced_info.member_mask, value));
+  }
+  template <typename T>
+  __device__ __forceinline__ unsigned long long match_all(T value, int& pred) const {
+    return internal::adjust_mask(coalesced_info.member_mask,
+                                 vado_w64::match_all_sync(coalesced_info.member_mask, value, &pred));
+  }
+};
+
+// ---------------------------------------------------------------------------------------------- thread_block_tile
+
+template <unsigned int Size>
+struct is_valid_tile_size {
+  static constexpr bool value = Size != 0u && (Size & (Size - 1u)) == 0u && Size <= 64u;
+};
+
+namespace internal {
+// The tiles that HIP's tiled_partition<N> takes as parents: thread_block, and thread_block_tile<M> with N <= M.
+template <unsigned int Size, class Parent>
+struct tile_parent;  // no definition: any other parent does not compile, as in HIP
+template <unsigned int Size>
+struct tile_parent<Size, thread_block> {
+  static constexpr bool value = true;
+};
+template <unsigned int Size, unsigned int ParentSize, class GrandParent>
+struct tile_parent<Size, thread_block_tile<ParentSize, GrandParent> > {
+  static_assert(Size <= ParentSize, "Sub tile size must be <= parent tile size in tiled_partition");
+  static constexpr bool value = true;
+};
+}  // namespace internal
+
+template <unsigned int Size>
+class tile_base : public tiled_group {
+  static_assert(is_valid_tile_size<Size>::value,
+                "Tile size is either not a power of 2 or greater than the wavefront size");
+  friend struct internal::access;
+
+ protected:
+  __device__ __forceinline__ tile_base(unsigned int meta_group_rank, unsigned int meta_group_size)
+      : tiled_group(Size) {
+    coalesced_info.tiled_info.meta_group_rank = meta_group_rank;
+    coalesced_info.tiled_info.meta_group_size = meta_group_size;
+  }
+  // The tile's lanes of the wave (HIP's build_mask).
+  static __device__ __forceinline__ unsigned long long build_mask() {
+    unsigned long long mask = ~0ull >> (64u - Size);
+    return mask << (((internal::block_rank() % 64u) / Size) * Size);
+  }
+
+ public:
+  static constexpr unsigned int numThreads = Size;
+  static __device__ __forceinline__ unsigned int thread_rank() { return internal::block_rank() & (Size - 1u); }
+  static __device__ __forceinline__ unsigned int num_threads() { return Size; }
+  static __device__ __forceinline__ unsigned int size() { return Size; }
+  static __device__ __forceinline__ void sync() { internal::wave_sync(build_mask()); }
+  __device__ __forceinline__ unsigned int meta_group_rank() const { return coalesced_info.tiled_info.meta_group_rank; }
+  __device__ __forceinline__ unsigned int meta_group_size() const { return coalesced_info.tiled_info.meta_group_size; }
+
+  template <class T>
+  __device__ __forceinline__ T shfl(T var, int srcRank) const { return vado_w64::shfl(var, srcRank, (int)Size); }
+  template <class T>
+  __device__ __forceinline__ T shfl_down(T var, unsigned int lane_delta) const {
+    return vado_w64::shfl_down(var, lane_delta, (int)Size);
+  }
+  template <class T>
+  __device__ __forceinline__ T shfl_up(T var, unsigned int lane_delta) const {
+    return vado_w64::shfl_up(var, lane_delta, (int)Size);
+  }
+  template <class T>
+  __device__ __forceinline__ T shfl_xor(T var, unsigned int laneMask) const {
+    return vado_w64::shfl_xor(var, (int)laneMask, (int)Size);
+  }
+  __device__ __forceinline__ unsigned long long ballot(int pred) const {
+    const unsigned long long mask = build_mask();
+    return internal::adjust_mask(mask, vado_w64::ballot_sync(mask, pred));
+  }
+  __device__ __forceinline__ int any(int pred) const { return vado_w64::any_sync(build_mask(), pred); }
+  __device__ __forceinline__ int all(int pred) const { return vado_w64::all_sync(build_mask(), pred); }
+  template <typename T>
+  __device__ __forceinline__ unsigned long long match_any(T value) const {
+    const unsigned long long mask = build_mask();
+    return internal::adjust_mask(mask, vado_w64::match_any_sync(mask, value));
+  }
+  template <typename T>
+  __device__ __forceinline__ unsigned long long match_all(T value, int& pred) const {
+    const unsigned long long mask = build_mask();
+    return internal::adjust_mask(mask, vado_w64::match_all_sync(mask, value, &pred));
+  }
+};
+
+template <unsigned int Size, class Parent = void>
+class thread_block_tile : public tile_base<Size> {
+  friend struct internal::access;
+  template <unsigned int, class>
+  friend class thread_block_tile;
+
+ protected:
+  __device__ __forceinline__ thread_block_tile(unsigned int meta_group_rank, unsigned int meta_group_size)
+      : tile_base<Size>(meta_group_rank, meta_group_size) {}
+
+ public:
+  // thread_block_tile<N> (no parent type) from a tile of any parent, as HIP's conversion.
+  template <class OtherParent>
+  __device__ __forceinline__ thread_block_tile(const thread_block_tile<Size, OtherParent>& g)
+      : tile_base<Size>(g.meta_group_rank(), g.meta_group_size()) {}
+};
+
+namespace internal {
+struct access {
+  static __device__ __forceinline__ thread_block block() { return thread_block(block_threads()); }
+  static __device__ __forceinline__ grid_group grid() {
+    return grid_group(blockDim.x * blockDim.y * blockDim.z * gridDim.x * gridDim.y * gridDim.z);
+  }
+  static __device__ __forceinline__ coalesced_group coalesced(lane_mask mask) { return coalesced_group(mask); }
+  static __device__ __forceinline__ lane_mask members(const coalesced_group& g) { return g.coalesced_info.member_mask; }
+  template <unsigned int Size, class Parent>
+  static __device__ __forceinline__ lane_mask members(const thread_block_tile<Size, Parent>&) {
+    return thread_block_tile<Size, Parent>::build_mask();
+  }
+  template <unsigned int Size, class Parent>
+  static __device__ __forceinline__ thread_block_tile<Size, Parent> tile(unsigned int rank, unsigned int count) {
+    return thread_block_tile<Size, Parent>(rank, count);
+  }
+  // HIP's thread_block::new_tiled_group: tiles of `tile_size` (a power of 2 up to the wavefront), the last one
+  // holding what is left of the block.
+  static __device__ __forceinline__ thread_group tiled(const thread_block& b, unsigned int tile_size) {
+    if (!tile_size || tile_size > 64u || (tile_size & (tile_size - 1u))) invalid("invalid tile size");
+    unsigned int block_size = b.num_threads();
+    unsigned int rank = b.thread_rank();
+    unsigned int partitions = (block_size + tile_size - 1u) / tile_size;
+    unsigned int tail = partitions * tile_size - block_size;
+    unsigned int partition_size = tile_size - tail * (rank >= (partitions - 1u) * tile_size);
+    thread_group tiled(cg_tiled_group, partition_size);
+    tiled.coalesced_info.tiled_info.num_threads = tile_size;
+    tiled.coalesced_info.tiled_info.is_tiled = true;
+    tiled.coalesced_info.tiled_info.meta_group_rank = rank / tile_size;
+    tiled.coalesced_info.tiled_info.meta_group_size = partitions;
+    return tiled;
+  }
+  static __device__ __forceinline__ tiled_group tiled(const tiled_group& t, unsigned int n) {
+    return t.new_tiled_group(n);
+  }
+  static __device__ __forceinline__ coalesced_group tiled(const coalesced_group& c, unsigned int n) {
+    return c.new_tiled_group(n);
+  }
+  static __device__ __forceinline__ unsigned int tiled_rank(const thread_group& g) {
+    return block_rank() & (g.coalesced_info.tiled_info.num_threads - 1u);
+  }
+  static __device__ __forceinline__ unsigned int tiled_size(const thread_group& g) {
+    return g.coalesced_info.tiled_info.num_threads;
+  }
+};
+}  // namespace internal
+
+// ---------------------------------------------------------------------------------------------- thread_group's
+// dispatch on the group's kind (HIP's thread_group::thread_rank/is_valid/sync)
+
+__device__ __forceinline__ unsigned int thread_group::thread_rank() const {
+  switch (_type) {
+    case internal::cg_grid:
+      return static_cast<const grid_group*>(this)->thread_rank();
+    case internal::cg_workgroup:
+      return thread_block::thread_rank();
+    case internal::cg_tiled_group:
+      return internal::access::tiled_rank(*this);
+    case internal::cg_coalesced_group:
+      return static_cast<const coalesced_group*>(this)->thread_rank();
+    default:
+      internal::invalid("invalid cooperative group type");
+      return ~0u;
+  }
+}
+__device__ __forceinline__ bool thread_group::is_valid() const {
+  switch (_type) {
+    case internal::cg_grid:
+      return static_cast<const grid_group*>(this)->is_valid();
+    case internal::cg_workgroup:
+    case internal::cg_tiled_group:
+    case internal::cg_coalesced_group:
+      return true;
+    default:
+      return false;
+  }
+}
+__device__ __forceinline__ void thread_group::sync() const {
+  switch (_type) {
+    case internal::cg_grid:
+      static_cast<const grid_group*>(this)->sync();
+      break;
+    case internal::cg_workgroup:
+      thread_block::sync();
+      break;
+    case internal::cg_tiled_group: {
+      unsigned int n = internal::access::tiled_size(*this);
+      internal::wave_sync((~0ull >> (64u - n)) << ((internal::lane() / n) * n));
+      break;
+    }
+    case internal::cg_coalesced_group:
+      static_cast<const coalesced_group*>(this)->sync();
+      break;
+    default:
+      internal::invalid("invalid cooperative group type");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- constructors
+
+__device__ __forceinline__ thread_block this_thread_block() { return internal::access::block(); }
+__device__ __forceinline__ grid_group this_grid() { return internal::access::grid(); }
+// EXEC: the active lanes of the whole wave (both warps of the emulated wave meet here).
+__device__ __forceinline__ coalesced_group coalesced_threads() {
+  return internal::access::coalesced(vado_w64::activemask());
+}
+
+__device__ __forceinline__ thread_group tiled_partition(const thread_group& parent, unsigned int tile_size) {
+  if (parent.cg_type() == internal::cg_tiled_group)
+    return internal::access::tiled(*static_cast<const tiled_group*>(&parent), tile_size);
+  if (parent.cg_type() == internal::cg_coalesced_group)
+    return internal::access::tiled(*static_cast<const coalesced_group*>(&parent), tile_size);
+  return internal::access::tiled(*static_cast<const thread_block*>(&parent), tile_size);
+}
+__device__ __forceinline__ thread_group tiled_partition(const thread_block& parent, unsigned int tile_size) {
+  return internal::access::tiled(parent, tile_size);
+}
+__device__ __forceinline__ tiled_group tiled_partition(const tiled_group& parent, unsigned int tile_size) {
+  return internal::access::tiled(parent, tile_size);
+}
+__device__ __forceinline__ coalesced_group tiled_partition(const coalesced_group& parent, unsigned int tile_size) {
+  return internal::access::tiled(parent, tile_size);
+}
+
+template <unsigned int Size, class Parent>
+__device__ __forceinline__ thread_block_tile<Size, Parent> tiled_partition(const Parent& g) {
+  static_assert(is_valid_tile_size<Size>::value, "Tiled partition with size > wavefront size. Currently not supported ");
+  static_assert(internal::tile_parent<Size, Parent>::value, "tiled_partition<N> takes a thread_block or a tile");
+  return internal::access::tile<Size, Parent>(g.thread_rank() / Size, (g.num_threads() + Size - 1u) / Size);
+}
+
+__device__ __forceinline__ coalesced_group binary_partition(const coalesced_group& cgrp, bool pred) {
+  lane_mask members = internal::access::members(cgrp);
+  lane_mask mask = vado_w64::ballot_sync(members, pred);
+  return internal::access::coalesced(pred ? mask : members ^ mask);
+}
+template <unsigned int Size, class Parent>
+__device__ __forceinline__ coalesced_group binary_partition(const thread_block_tile<Size, Parent>& tgrp, bool pred) {
+  lane_mask members = internal::access::members(tgrp);
+  lane_mask mask = vado_w64::ballot_sync(members, pred);
+  return internal::access::coalesced(pred ? mask : members ^ mask);
+}
+
+template <class CGTy>
+__device__ __forceinline__ unsigned int group_size(CGTy const& g) { return g.num_threads(); }
+template <class CGTy>
+__device__ __forceinline__ unsigned int thread_rank(CGTy const& g) { return g.thread_rank(); }
+template <class CGTy>
+__device__ __forceinline__ bool is_valid(CGTy const& g) { return g.is_valid(); }
+template <class CGTy>
+__device__ __forceinline__ void sync(CGTy const& g) { g.sync(); }
+
+}  // namespace vado_w64_cg
+
+#define cooperative_groups vado_w64_cg

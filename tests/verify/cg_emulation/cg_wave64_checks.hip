@@ -1,0 +1,325 @@
+// Checks of vado's emulation of HIP's cooperative groups on a 64-lane wavefront (vado.verify.hip_on_cuda,
+// --wave 64, data/hip_on_cuda_wave64_cg.cuh). Each kernel writes one value per thread; main() compares it with
+// what HIP (ROCm 7.2.4, amd_hip_cooperative_groups.h) gives on AMD wave64, worked out on the host below:
+// tiles up to 64 lanes, build_mask/adjust_mask ballots, coalesced_threads() over the whole wave, __fns64
+// ranks for coalesced shuffles, binary_partition, tiled_partition of a coalesced group, run-time tiles whose
+// last one holds the rest of the block. Built by tests/verify/test_cg_emulation.py with nvcc and the
+// generated include directory (kernels marked as vado's build marks a port's); the reduce checks use vado's
+// local cooperative_groups::reduce (vado.port.compat.CG_REDUCE), which the test puts where this file
+// includes <cooperative_groups/reduce.h>, as vado port does.
+//   cg_wave64_checks    prints "ok NAME" or "FAIL NAME ...", then "N failures"; exits 1 on a failure
+#include <hip/hip_runtime.h>
+#include <hip/hip_cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <stdio.h>
+#include <vector>
+namespace cg = cooperative_groups;
+
+typedef unsigned long long u64;
+static int failures = 0;
+
+static void expect(const char* name, const std::vector<u64>& got, const std::vector<u64>& want) {
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (got[i] != want[i]) {
+      printf("FAIL %s: thread %zu gives %llu (0x%llx), HIP on AMD wave64 gives %llu (0x%llx)\n", name, i, got[i],
+             got[i], want[i], want[i]);
+      ++failures;
+      fflush(stdout);
+      return;
+    }
+  }
+  printf("ok %s\n", name);
+  fflush(stdout);  // a check that hangs leaves the ones before it in the log
+}
+
+__device__ unsigned int tid() { return threadIdx.x; }
+__device__ unsigned int lane() { return threadIdx.x % 64; }
+
+// ---- thread_block_tile<64> and smaller tiles
+__global__ void k_tile64_info(u64* out) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<64> w = cg::tiled_partition<64>(block);
+  out[tid()] = w.size() * 1000000ull + w.thread_rank() * 1000ull + w.meta_group_rank() * 10ull + w.meta_group_size();
+}
+__global__ void k_tile64_shfl(u64* out) {
+  cg::thread_block_tile<64> w = cg::tiled_partition<64>(cg::this_thread_block());
+  int t = (int)tid();
+  out[tid()] = (u64)w.shfl(t, 47) * 1000000ull + (u64)w.shfl_down(t, 40u) * 1000ull + (u64)w.shfl_up(t, 5u);
+}
+__global__ void k_tile64_xor(u64* out) {
+  cg::thread_block_tile<64> w = cg::tiled_partition<64>(cg::this_thread_block());
+  out[tid()] = (u64)w.shfl_xor((int)tid(), 33u);
+}
+__global__ void k_tile64_reduce_loop(u64* out) {
+  cg::thread_block_tile<64> w = cg::tiled_partition<64>(cg::this_thread_block());
+  int v = 1;
+  for (unsigned int o = w.size() / 2; o > 0; o /= 2) v += w.shfl_down(v, o);
+  out[tid()] = (u64)w.shfl(v, 0);
+}
+__global__ void k_tile64_double(u64* out) {
+  cg::thread_block_tile<64> w = cg::tiled_partition<64>(cg::this_thread_block());
+  double d = (double)tid() + 0.5;
+  out[tid()] = (u64)(w.shfl_xor(d, 32u) * 2.0);
+}
+__global__ void k_tile64_ballot(u64* out) {
+  cg::thread_block_tile<64> w = cg::tiled_partition<64>(cg::this_thread_block());
+  out[tid()] = w.ballot(lane() % 3 == 0);
+}
+__global__ void k_tile32_ballot(u64* out) {
+  cg::thread_block_tile<32> w = cg::tiled_partition<32>(cg::this_thread_block());
+  out[tid()] = w.ballot(tid() % 3 == 0);
+}
+__global__ void k_small_tiles(u64* out) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<16> t16 = cg::tiled_partition<16>(block);
+  cg::thread_block_tile<8> t8 = cg::tiled_partition<8>(block);
+  out[tid()] = (u64)t16.shfl((int)tid(), 3) * 1000ull + (u64)t8.shfl_xor((int)tid(), 5u);
+}
+__global__ void k_tile_votes(u64* out) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<64> w = cg::tiled_partition<64>(block);
+  cg::thread_block_tile<8> t8 = cg::tiled_partition<8>(block);
+  out[tid()] = w.any(lane() == 63) * 1000ull + w.all(lane() < 63) * 100ull + t8.all(t8.thread_rank() != 7) * 10ull +
+               t8.any(t8.thread_rank() == 7);
+}
+__global__ void k_tile_match(u64* out) {
+  cg::thread_block_tile<64> w = cg::tiled_partition<64>(cg::this_thread_block());
+  int pred = 0;
+  u64 all = w.match_all(5, pred);
+  u64 any = w.match_any((int)(lane() / 16));
+  out[tid()] = any ^ (all == ~0ull && pred ? 1ull : 0ull);
+}
+__global__ void k_subtile(u64* out) {
+  cg::thread_block_tile<64> w = cg::tiled_partition<64>(cg::this_thread_block());
+  cg::thread_block_tile<16> q = cg::tiled_partition<16>(w);
+  cg::thread_block_tile<16> plain = q;  // thread_block_tile<16, void>
+  out[tid()] = q.meta_group_rank() * 1000ull + q.meta_group_size() * 100ull + plain.meta_group_rank() * 10ull +
+               plain.thread_rank() % 10;
+}
+__global__ void k_tile64_sync(u64* out) {
+  __shared__ int s[256];
+  cg::thread_block_tile<64> w = cg::tiled_partition<64>(cg::this_thread_block());
+  s[tid()] = (int)tid() * 3;
+  w.sync();  // on AMD the wave is in lock step; here the two warps of the wave meet
+  out[tid()] = (u64)s[tid() ^ 32u];
+}
+__global__ void k_free_functions(u64* out) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<64> w = cg::tiled_partition<64>(block);
+  cg::sync(block);
+  out[tid()] = cg::group_size(w) * 100000ull + cg::thread_rank(w) * 100ull + cg::group_size(block) / 32;
+}
+
+// ---- tiled_partition with a size known at run time (thread_group; the last tile holds the rest)
+__global__ void k_dynamic_tiles(u64* out) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_group g64 = cg::tiled_partition(block, 64);
+  cg::thread_group g16 = cg::tiled_partition(block, 16);
+  out[tid()] = g64.size() * 1000000ull + g64.thread_rank() * 1000ull + g16.size() * 10ull + g16.thread_rank() % 10;
+}
+
+// ---- coalesced groups
+__global__ void k_coalesced_even(u64* out) {
+  if (lane() % 2 == 0) {
+    cg::coalesced_group g = cg::coalesced_threads();
+    out[tid()] = g.size() * 1000000ull + g.thread_rank() * 1000ull + (g.ballot(1) == 0xffffffffull);
+  } else {
+    out[tid()] = 7;
+  }
+}
+__global__ void k_coalesced_even_shfl(u64* out) {
+  if (lane() % 2 == 0) {
+    cg::coalesced_group g = cg::coalesced_threads();
+    int t = (int)tid();
+    out[tid()] = (u64)g.shfl(t, 0) * 1000000ull + (u64)g.shfl_down(t, 1u) * 1000ull + (u64)g.shfl_up(t, 1u);
+  } else {
+    out[tid()] = 7;
+  }
+}
+__global__ void k_coalesced_full(u64* out) {
+  cg::coalesced_group g = cg::coalesced_threads();
+  int t = (int)tid();
+  out[tid()] = g.size() * 1000000000ull + (u64)g.shfl(t, 63) * 1000000ull + (u64)g.shfl_down(t, 10u) * 1000ull +
+               g.thread_rank();
+}
+__global__ void k_coalesced_one_half(u64* out) {
+  if (lane() >= 16) return;  // lanes 16..63 leave: the group is lanes 0..15 of the wave
+  cg::coalesced_group g = cg::coalesced_threads();
+  cg::coalesced_group q = cg::tiled_partition(g, 4);
+  out[tid()] = g.size() * 1000000ull + q.size() * 10000ull + q.thread_rank() * 100ull + q.meta_group_rank() * 10ull +
+               q.meta_group_size();
+}
+__global__ void k_binary_partition_tile(u64* out) {
+  cg::thread_block_tile<64> w = cg::tiled_partition<64>(cg::this_thread_block());
+  cg::coalesced_group part = cg::binary_partition(w, lane() < 40);
+  out[tid()] = part.size() * 1000ull + part.thread_rank();
+}
+__global__ void k_binary_partition_coalesced(u64* out) {
+  cg::coalesced_group g = cg::coalesced_threads();
+  cg::coalesced_group part = cg::binary_partition(g, lane() % 4 == 0);
+  out[tid()] = part.size() * 1000ull + part.thread_rank() * 10ull + (part.ballot(1) == (part.size() == 64 ? ~0ull : (1ull << part.size()) - 1ull));
+}
+__global__ void k_coalesced_votes(u64* out) {
+  if (lane() % 2 == 1) {
+    cg::coalesced_group g = cg::coalesced_threads();
+    int pred = 0;
+    u64 m = g.match_all(9, pred);
+    out[tid()] = g.any(lane() == 63) * 1000ull + g.all(lane() < 63) * 100ull + (m == 0xffffffffull) * 10ull + pred;
+  } else {
+    out[tid()] = 7;
+  }
+}
+
+// ---- cooperative_groups::reduce (vado's local reduce) over each group HIP has
+struct MaxSum {
+  float maxval;
+  float sum;
+};
+__device__ MaxSum max_sum(MaxSum a, MaxSum b) { return {a.maxval > b.maxval ? a.maxval : b.maxval, a.sum + b.sum}; }
+
+__global__ void k_reduce_tile(u64* out) {
+  cg::thread_block_tile<64> w = cg::tiled_partition<64>(cg::this_thread_block());
+  cg::thread_block_tile<16> q = cg::tiled_partition<16>(w);
+  out[tid()] = (u64)cg::reduce(w, (int)tid(), cg::plus<int>()) * 1000ull + (u64)cg::reduce(q, (int)tid(), cg::greater<int>());
+}
+__global__ void k_reduce_partition(u64* out) {
+  cg::thread_block_tile<64> w = cg::tiled_partition<64>(cg::this_thread_block());
+  cg::coalesced_group part = cg::binary_partition(w, lane() < 40);
+  out[tid()] = (u64)cg::reduce(part, 1, cg::plus<int>()) * 1000ull + (u64)cg::reduce(part, (int)tid(), cg::less<int>());
+}
+__global__ void k_reduce_coalesced(u64* out) {
+  if (lane() % 2 == 1) {
+    cg::coalesced_group g = cg::coalesced_threads();
+    cg::coalesced_group q = cg::tiled_partition(g, 4);
+    MaxSum ms = cg::reduce(g, MaxSum{(float)tid(), 1.0f}, max_sum);
+    double wide = cg::reduce(g, (double)tid(), cg::plus<double>());
+    out[tid()] = (u64)ms.maxval * 1000000000ull + (u64)ms.sum * 10000000ull + (u64)wide * 10ull +
+                 (u64)cg::reduce(q, 1, cg::plus<int>());
+  } else {
+    out[tid()] = 7;
+  }
+}
+
+template <class Kernel>
+static std::vector<u64> run(Kernel k, int threads) {
+  u64* d = nullptr;
+  hipMalloc((void**)&d, threads * sizeof(u64));
+  hipMemset(d, 0, threads * sizeof(u64));
+  hipLaunchKernelGGL(k, dim3(1), dim3(threads), 0, 0, d);
+  std::vector<u64> h(threads);
+  hipError_t err = hipDeviceSynchronize();
+  if (err != hipSuccess) {
+    printf("FAIL launch: %s\n", hipGetErrorString(err));
+    ++failures;
+  }
+  hipMemcpy(h.data(), d, threads * sizeof(u64), hipMemcpyDeviceToHost);
+  hipFree(d);
+  return h;
+}
+
+int main() {
+  const int n = 128;  // two waves
+  std::vector<u64> want(n);
+
+  want.resize(192);
+  for (int t = 0; t < 192; ++t) want[t] = 64000000ull + (t % 64) * 1000ull + (t / 64) * 10ull + 3;
+  expect("tile<64>: size 64, rank, meta_group_rank/size", run(k_tile64_info, 192), want);
+  want.resize(n);
+  for (int t = 0; t < n; ++t) {
+    int l = t % 64, base = t - l;
+    want[t] = (u64)(base + 47) * 1000000ull + (u64)(l + 40 < 64 ? t + 40 : t) * 1000ull + (u64)(l >= 5 ? t - 5 : t);
+  }
+  expect("tile<64>: shfl, shfl_down, shfl_up across the wave", run(k_tile64_shfl, n), want);
+  for (int t = 0; t < n; ++t) want[t] = (u64)((t & ~63) | ((t & 63) ^ 33));
+  expect("tile<64>: shfl_xor 33", run(k_tile64_xor, n), want);
+  for (int t = 0; t < n; ++t) want[t] = 64;
+  expect("tile<64>: shfl_down reduction over 64 lanes", run(k_tile64_reduce_loop, n), want);
+  for (int t = 0; t < n; ++t) want[t] = (u64)(((t ^ 32) + 0.5) * 2.0);
+  expect("tile<64>: 64-bit values across the halves", run(k_tile64_double, n), want);
+  u64 thirds = 0;
+  for (int i = 0; i < 64; ++i) thirds |= (u64)(i % 3 == 0) << i;
+  for (int t = 0; t < n; ++t) want[t] = thirds;
+  expect("tile<64>: ballot is 64 bits", run(k_tile64_ballot, n), want);
+  for (int t = 0; t < n; ++t) {
+    int base = t & ~31;
+    u64 b = 0;
+    for (int i = 0; i < 32; ++i) b |= (u64)((base + i) % 3 == 0) << i;
+    want[t] = b;
+  }
+  expect("tile<32>: ballot packed from bit 0 (adjust_mask)", run(k_tile32_ballot, n), want);
+  for (int t = 0; t < n; ++t) want[t] = (u64)((t & ~15) + 3) * 1000ull + (u64)((t & ~7) | ((t & 7) ^ 5));
+  expect("tile<16> shfl, tile<8> shfl_xor", run(k_small_tiles, n), want);
+  for (int t = 0; t < n; ++t) want[t] = 1001;
+  expect("tile any/all (64 and 8 lanes)", run(k_tile_votes, n), want);
+  for (int t = 0; t < n; ++t) want[t] = (0xffffull << (16 * ((t % 64) / 16))) ^ 1ull;
+  expect("tile<64>: match_any and match_all", run(k_tile_match, n), want);
+  for (int t = 0; t < n; ++t) {
+    int l = t % 64;
+    want[t] = (l / 16) * 1000ull + 4 * 100ull + (l / 16) * 10ull + (t % 16) % 10;
+  }
+  expect("tile<16> of tile<64>: meta_group_rank/size, thread_block_tile<16> conversion", run(k_subtile, n), want);
+  for (int t = 0; t < n; ++t) want[t] = (u64)((t ^ 32) * 3);
+  expect("tile<64>.sync() orders shared memory across the wave", run(k_tile64_sync, n), want);
+  for (int t = 0; t < n; ++t) want[t] = 64 * 100000ull + (t % 64) * 100ull + n / 32;
+  expect("group_size, thread_rank, sync", run(k_free_functions, n), want);
+
+  want.resize(96);
+  for (int t = 0; t < 96; ++t)
+    want[t] = (t < 64 ? 64 : 32) * 1000000ull + (t % 64) * 1000ull + 16 * 10ull + (t % 16) % 10;
+  expect("tiled_partition(block, 64) in a block of 96: the last tile has 32", run(k_dynamic_tiles, 96), want);
+  want.resize(n);
+
+  for (int t = 0; t < n; ++t) want[t] = t % 2 ? 7 : 32000000ull + ((t % 64) / 2) * 1000ull + 1;
+  expect("coalesced_threads() of the even lanes: 32 of the wave", run(k_coalesced_even, n), want);
+  for (int t = 0; t < n; ++t) {
+    int l = t % 64, r = l / 2, base = t - l;
+    want[t] = t % 2 ? 7 : (u64)base * 1000000ull + (u64)(r < 31 ? t + 2 : t) * 1000ull + (u64)(r > 0 ? t - 2 : t);
+  }
+  expect("coalesced shfl, shfl_down, shfl_up by group rank", run(k_coalesced_even_shfl, n), want);
+  for (int t = 0; t < n; ++t) {
+    int l = t % 64, base = t - l;
+    want[t] = 64000000000ull + (u64)(base + 63) * 1000000ull + (u64)(l + 10 < 64 ? t + 10 : t) * 1000ull + l;
+  }
+  expect("coalesced_threads() of a full wave: 64 lanes", run(k_coalesced_full, n), want);
+  for (int t = 0; t < n; ++t) {
+    int l = t % 64;
+    want[t] = l < 16 ? 16000000ull + 4 * 10000ull + (l % 4) * 100ull + (l / 4) * 10ull + 4 : 0;
+  }
+  expect("coalesced group of 16 lanes, tiled_partition(g, 4)", run(k_coalesced_one_half, n), want);
+  for (int t = 0; t < n; ++t) {
+    int l = t % 64;
+    want[t] = l < 40 ? 40000ull + l : 24000ull + (l - 40);
+  }
+  expect("binary_partition of a tile<64>", run(k_binary_partition_tile, n), want);
+  for (int t = 0; t < n; ++t) {
+    int l = t % 64;
+    bool p = l % 4 == 0;
+    want[t] = (p ? 16 : 48) * 1000ull + (p ? l / 4 : l - l / 4 - 1) * 10ull + 1;
+  }
+  expect("binary_partition of a coalesced group", run(k_binary_partition_coalesced, n), want);
+  for (int t = 0; t < n; ++t) want[t] = t % 2 ? 1000ull + 0 + 10 + 1 : 7;
+  expect("coalesced any/all/match_all over the odd lanes", run(k_coalesced_votes, n), want);
+
+  for (int t = 0; t < n; ++t) {
+    int base = t & ~63, q = t & ~15;
+    int sum = 0;
+    for (int i = 0; i < 64; ++i) sum += base + i;
+    want[t] = (u64)sum * 1000ull + (u64)(q + 15);
+  }
+  expect("reduce over tile<64> and tile<16>", run(k_reduce_tile, n), want);
+  for (int t = 0; t < n; ++t) {
+    int l = t % 64, base = t - l;
+    want[t] = l < 40 ? 40000ull + base : 24000ull + base + 40;
+  }
+  expect("reduce over binary_partition", run(k_reduce_partition, n), want);
+  for (int t = 0; t < n; ++t) {
+    int base = t & ~63;
+    double wide = 0;
+    for (int i = 1; i < 64; i += 2) wide += base + i + 0.0;
+    want[t] = t % 2 ? (u64)(base + 63) * 1000000000ull + 32ull * 10000000ull + (u64)wide * 10ull + 4 : 7;
+  }
+  expect("reduce over coalesced_threads(), a struct, a double, tiled_partition(g, 4)", run(k_reduce_coalesced, n), want);
+
+  printf("%d failures\n", failures);
+  return failures ? 1 : 0;
+}
