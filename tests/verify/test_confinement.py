@@ -161,3 +161,20 @@ def test_has_include_answers_false_inside(secret):
     out = run_limited([ROCM, "--offload-arch=gfx942", "-x", "hip", "-fsyntax-only", str(src)], cwd=str(scratch),
                       env=hip_env(), confine=view, limits=Limits(300))
     assert "SECRET_HIDDEN" in out.stderr and "SECRET_VISIBLE" not in out.stderr and value not in out.stderr
+
+
+@requires_rocm
+def test_without_namespaces_the_answer_says_the_compiler_was_unconfined(secret, monkeypatch):
+    pytest.importorskip("mcp")
+    from vado.mcp import tools
+    from vado.mcp.root import Root
+    from vado.verify import sandbox
+
+    root, _, _ = secret
+    (root / "ok.hip").write_text("#include <hip/hip_runtime.h>\n__global__ void k(int* p) { p[0] = 1; }\n")
+    monkeypatch.setenv("VADO_HIPCC", ROCM)
+    monkeypatch.setattr(sandbox, "_AVAILABLE", [(False, "no user namespaces (test)")])
+    answer = tools.verify(Root(str(root)), "ok.hip", ["gfx942"])
+    assert answer["files"][0]["evidence"][0]["detail"]["confinement"] == "none: no user namespaces (test)"
+    assert answer["confinement"].startswith("the compiler ran unconfined (no user namespaces (test))")
+    assert "#embed" in answer["confinement"]

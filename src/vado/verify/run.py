@@ -180,6 +180,10 @@ def verify(
             comp = verify_compile(out_path, tc, archs, target=target, original=original, extra_flags=extra_flags,
                                   limits=climits, jobs=jobs, use_cache=use_cache, units=units,
                                   progress=lambda _ev: steps.advance())
+            loose = sorted({str(e.detail.get("confinement", "")) for e in comp.evidence} - {"", "namespaces"})
+            if loose:
+                notes.append("the compiler ran unconfined (" + loose[0].removeprefix("none: ") + "): it could read "
+                             "any file this user can; compiles are confined where Linux namespaces can be made")
         else:
             notes.append("no C/C++/CUDA/HIP translation units in the port")
     tri = None
