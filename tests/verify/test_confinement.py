@@ -178,3 +178,30 @@ def test_without_namespaces_the_answer_says_the_compiler_was_unconfined(secret, 
     assert answer["files"][0]["evidence"][0]["detail"]["confinement"] == "none: no user namespaces (test)"
     assert answer["confinement"].startswith("the compiler ran unconfined (no user namespaces (test))")
     assert "#embed" in answer["confinement"]
+
+
+DEBIAN_HIPCC = "/usr/bin/hipcc" if os.path.exists("/usr/bin/hipcc") else None
+
+
+@pytest.mark.skipif(DEBIAN_HIPCC is None, reason="no Debian hipcc 5.2 (apt-get install hipcc)")
+def test_debian_hipcc_leaks_unconfined_and_not_through_mcp_verify(secret, monkeypatch):
+    """Debian's HIP 5.2 (clang 15: no #embed; #include and __has_include do the same)."""
+    pytest.importorskip("mcp")
+    from vado.mcp import tools
+    from vado.mcp.root import Root
+    from vado.verify.toolchains import hip_env
+
+    root, path, value = secret
+    src = root / "leak.hip"
+    src.write_text(LEAK_INCLUDE.format(path=path).replace("int main", "#include <hip/hip_runtime.h>\n"
+                                                         "__global__ void k() {}\nint main"))
+    scratch = root.parent / "scratch"
+    scratch.mkdir()
+    cmd = [DEBIAN_HIPCC, "--offload-arch=gfx90a", "-x", "hip", "-c", str(src), "-o", str(scratch / "x.o")]
+    bare = run_limited(cmd, cwd=str(scratch), env=hip_env(), limits=Limits(300))
+    assert value in bare.stderr and "SECRET_VISIBLE" in bare.stderr  # the attack is real without confinement
+    monkeypatch.setenv("VADO_HIPCC", DEBIAN_HIPCC)
+    answer = tools.verify(Root(str(root)), "leak.hip", ["gfx90a"], target="hip-5.2")
+    text = json.dumps(answer)
+    assert value not in text and "SECRET_VISIBLE" not in text and "SECRET_HIDDEN" in text
+    assert answer["files"][0]["evidence"][0]["detail"]["confinement"] == "namespaces"
