@@ -36,7 +36,7 @@ from vado.model import Evidence
 from vado.verify.buildflags import flags_for
 from vado.verify.compile import Unit, find_units
 from vado.verify.mapping import parse_diagnostics
-from vado.verify.sandbox import COMPILE_LIMITS, Limits, compiler_confinement, run_limited
+from vado.verify.sandbox import COMPILE_LIMITS, Limits, run_limited
 from vado.verify.toolchains import hip_env
 
 
@@ -124,20 +124,8 @@ def build_program(
         toolchain = "clang (HIP on NVIDIA, CUDA 11.8)"
     else:
         raise ValueError(f"unknown build kind {how!r}")
-    # The tree read-only, the output directory writable, the toolchain: nothing else (vado.verify.sandbox).
-    extra_ro = [str(hip_nvidia_root())] if how == "nvidia-clang" else []
-    view = compiler_confinement(compiler if how != "nvidia-clang" else cmd[0], read_only=[root_path, *extra_ro],
-                                writable=[out_bin.parent])
-    outcome = run_limited(cmd, cwd=out_bin.parent, env=env, limits=limits, confine=view)
-    return build_evidence(outcome, subject, arch=arch, toolchain=toolchain, how=how,
-                          confinement=outcome.confinement)
-
-
-def hip_nvidia_root():
-    """The CUDA 11.8 tree the HIP-on-NVIDIA clang builds against (read lazily)."""
-    from vado.verify.hip_nvidia import default_root
-
-    return default_root()
+    outcome = run_limited(cmd, cwd=out_bin.parent, env=env, limits=limits)
+    return build_evidence(outcome, subject, arch=arch, toolchain=toolchain, how=how)
 
 
 def build_evidence(outcome, subject: str, *, arch: str, toolchain: str, **detail) -> Evidence:

@@ -513,7 +513,7 @@ def build_port(
     from vado.model import Evidence
     from vado.verify.build import _merged_flags, build_evidence
     from vado.verify.compile import find_units
-    from vado.verify.sandbox import COMPILE_LIMITS, compiler_confinement, run_limited
+    from vado.verify.sandbox import COMPILE_LIMITS, run_limited
 
     root_path = Path(root).resolve()
     units, _ = find_units(root_path)
@@ -536,7 +536,5 @@ def build_port(
         moved = [_moved_flag(f, root_path, copy.resolve()) for f in flags]
         flags = [*moved, *[f for f in flags if f.startswith("-I") and f not in moved], f"-D{EXIT_GUARD}="]
     cmd = nvcc_port_command(nvcc, files, str(out_bin), inc, arch=arch, flags=[*flags, *extra])
-    view = compiler_confinement(nvcc, read_only=[root_path], writable=[out_bin.parent])
-    outcome = run_limited(cmd, cwd=out_bin.parent, limits=limits or COMPILE_LIMITS, confine=view)
-    return build_evidence(outcome, role, arch=arch, toolchain=toolchain, how="hip-on-cuda", wave=wave,
-                          confinement=outcome.confinement)
+    outcome = run_limited(cmd, cwd=out_bin.parent, limits=limits or COMPILE_LIMITS)
+    return build_evidence(outcome, role, arch=arch, toolchain=toolchain, how="hip-on-cuda", wave=wave)

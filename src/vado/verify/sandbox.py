@@ -294,7 +294,7 @@ def _unshare_argv(spec: dict, cmd: tuple[str, ...]) -> tuple[str, ...]:
     import sys
 
     unshare = shutil.which("unshare") or "/usr/bin/unshare"
-    flags = ["--mount", "--pid", "--net", "--ipc", "--uts", "--fork", "--propagation", "private"]
+    flags = ["--mount", "--pid", "--net", "--ipc", "--uts", "--fork", "--kill-child", "--propagation", "private"]
     if os.geteuid() != 0:
         flags[:0] = ["--user", "--map-root-user"]
     return (unshare, *flags, "--", sys.executable, "-I", "-S", _CONFINE, _json.dumps(spec), "--", *cmd)
