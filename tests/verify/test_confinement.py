@@ -205,3 +205,38 @@ def test_debian_hipcc_leaks_unconfined_and_not_through_mcp_verify(secret, monkey
     text = json.dumps(answer)
     assert value not in text and "SECRET_VISIBLE" not in text and "SECRET_HIDDEN" in text
     assert answer["files"][0]["evidence"][0]["detail"]["confinement"] == "namespaces"
+
+
+NOBODY_PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else None
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or NOBODY_PYTHON is None or shutil.which("setpriv") is None,
+                    reason="needs root (to become nobody), setpriv and a system python3")
+def test_a_user_without_privileges_is_confined_through_a_user_namespace(secret, tmp_path):
+    """Not root: unshare --user --map-root-user builds the same view (where user namespaces are allowed)."""
+    import subprocess
+    from pathlib import Path
+
+    root, path, value = secret
+    (root / "f.txt").write_text("inside\n")
+    for p in (tmp_path, root, root / "f.txt", path):
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    for p in tmp_path.parents:
+        if str(p).startswith("/tmp/"):
+            p.chmod(p.stat().st_mode | 0o055)
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    code = ("from vado.verify.sandbox import *\n"
+            "ok, why = confinement_available()\n"
+            f"a = run_limited(['cat', {str(path)!r}], confine=Confinement(read_only=({str(root)!r},)), cwd={str(root)!r})\n"
+            f"b = run_limited(['cat', {str(root / 'f.txt')!r}], confine=Confinement(read_only=({str(root)!r},)), cwd={str(root)!r})\n"
+            "print(ok, why, a.confinement, a.returncode, repr(a.stdout), b.stdout.strip())\n")
+    out = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", NOBODY_PYTHON, "-c", code],
+                         capture_output=True, text=True, timeout=120, env={"PYTHONPATH": src, "PATH": "/usr/bin:/bin",
+                                                                           "HOME": str(tmp_path)}, cwd=str(tmp_path))
+    if "No module named" in out.stderr:
+        pytest.skip("the system python3 lacks vado's dependencies: " + out.stderr.strip().splitlines()[-1])
+    assert out.returncode == 0, out.stderr
+    ok, *rest = out.stdout.split()
+    if ok == "False":
+        pytest.skip("user namespaces are not allowed here: " + out.stdout)
+    assert value not in out.stdout and "namespaces" in out.stdout and out.stdout.strip().endswith("inside")
