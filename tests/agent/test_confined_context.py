@@ -37,10 +37,14 @@ def _tree(tmp_path, file_level: bool):
 @pytest.mark.parametrize("file_level", [True, False], ids=["in-the-file", "in-the-answer"])
 def test_no_secret_bytes_reach_the_model(tmp_path, file_level):
     root, path, value = _tree(tmp_path, file_level)
-    leak = (f'  #define F "{path}"\n  static constexpr unsigned char leak[] = {{\n  #embed F\n  }};\n'
-            "  d = Show<leak[0]>::v + Show<leak[1]>::v;\n")
-    answer = "<<<<<<< SEARCH\n" + ASM + "=======\n" + leak + ">>>>>>> REPLACE\n"
-    provider = ScriptedProvider([answer, answer, "no"])
+    (root / "data.bin").symlink_to(path)  # a link in the tree to the file outside: the name passes the check
+    answers = []
+    for name in ("F", '"data.bin"'):  # through a macro (refused by the check), through the link (compiled)
+        define = f'  #define F "{path}"\n' if name == "F" else ""
+        leak = (f'{define}  static constexpr unsigned char leak[] = {{\n  #embed {name}\n  }};\n'
+                "  d = Show<leak[0]>::v + Show<leak[1]>::v;\n")
+        answers.append("<<<<<<< SEARCH\n" + ASM + "=======\n" + leak + ">>>>>>> REPLACE\n")
+    provider = ScriptedProvider([*answers, "no"])
     log = tmp_path / "t.jsonl"
     run_agent(root / "leak.cu", tmp_path / "out", provider,
               AgentOptions(codes=("PTX002",), archs=("gfx942",), budget=Budget(attempts_per_item=3)), transcript=log)
@@ -49,4 +53,5 @@ def test_no_secret_bytes_reach_the_model(tmp_path, file_level):
     assert len(provider.prompts) >= 2  # the rejection of the first answer went back to the model
     for text in (sent, log.read_text()):
         assert value not in text and codes not in text and f"Show<{value.encode()[0]}>" not in text
-    assert "not found" in sent  # the compiler looked for the file and did not find it
+    assert "named by a macro" in sent  # the first answer was refused before any compile
+    assert "not found" in sent  # the second was compiled: the compiler looked for the file and did not find it
