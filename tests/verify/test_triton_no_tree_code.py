@@ -43,6 +43,8 @@ def _attacks(mark: str) -> dict[str, str]:
         "import-use": f"{sig}@triton.jit\ndef bad(x_ptr, n, B: tl.constexpr):\n    os.system('touch {mark}')\n{body}",
         "getattr": f"{sig}@triton.jit\ndef bad(x_ptr, n, B: tl.constexpr):\n"
                    f"    getattr(tl, 'core').builtins.exec('open(\"{mark}\", \"w\")')\n{body}",
+        "kernel-attribute": f"{sig}@triton.jit\ndef bad(x_ptr, n, B: tl.constexpr):\n"
+                            f"    plain.fn(x_ptr, n, B)\n{body}",
         "dunder": f"{sig}@triton.jit\ndef bad(x_ptr, n, B: tl.constexpr):\n"
                   f"    tl.load.__globals__['builtins'].exec('open(\"{mark}\", \"w\")')\n{body}",
     }

@@ -219,7 +219,13 @@ def _check_kernel(fn: ast.FunctionDef, aliases: dict[str, str], dropped: dict[st
                 raise Refused(f"line {node.lineno}: the attribute {node.attr}")
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 name = node.id
-                if name in local or name in constants or name in kernels or name in ALLOWED_BUILTINS:
+                if name in kernels and name not in local:
+                    parent = parents.get(id(node))
+                    # Called, nothing else: a JITFunction's attributes lead to its Python function and globals.
+                    if not (isinstance(parent, ast.Call) and parent.func is node):
+                        raise Refused(f"line {node.lineno}: the kernel {name} used other than by a call")
+                    continue
+                if name in local or name in constants or name in ALLOWED_BUILTINS:
                     continue
                 if name in aliases:
                     parent = parents.get(id(node))
