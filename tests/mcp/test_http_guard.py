@@ -46,7 +46,10 @@ def server(tmp_path):
         port = _free_port()
         code = SERVER.format(src=SRC, root=str(tmp_path), nofile=nofile, idle=idle, sessions=sessions,
                              port=port, timeout=timeout)
-        proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        # Output to a file: an undrained pipe would block the server once its log fills the pipe's buffer.
+        log = open(tmp_path / f"server-{port}.log", "w+b")
+        proc = subprocess.Popen([sys.executable, "-c", code], stdout=log, stderr=subprocess.STDOUT)
+        proc.log = log
         procs.append(proc)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -54,14 +57,21 @@ def server(tmp_path):
                 socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
                 return proc, port
             except OSError:
-                assert proc.poll() is None, proc.communicate()[1].decode()[-2000:]
+                assert proc.poll() is None, _log(proc)[-2000:]
                 time.sleep(0.1)
         raise AssertionError("the server did not start")
 
     yield start
     for proc in procs:
         proc.kill()
-        proc.communicate()
+        proc.wait()
+        proc.log.close()
+
+
+def _log(proc) -> str:
+    proc.log.flush()
+    proc.log.seek(0)
+    return proc.log.read().decode("utf-8", "replace")
 
 
 def _initialize(port: int, session: str | None = None) -> tuple[int, str | None]:
@@ -94,7 +104,7 @@ def test_half_open_connections_past_the_fd_limit_do_not_end_the_server(server):
             except OSError:
                 pass
         time.sleep(2)
-        assert proc.poll() is None, proc.communicate()[1].decode()[-3000:]
+        assert proc.poll() is None, _log(proc)[-3000:]
     finally:
         for s in socks:
             s.close()
@@ -102,7 +112,8 @@ def test_half_open_connections_past_the_fd_limit_do_not_end_the_server(server):
     status, session = _initialize(port)
     assert status == 200 and session and proc.poll() is None
     proc.kill()
-    err = proc.communicate()[1].decode()
+    proc.wait()
+    err = _log(proc)
     assert "Traceback" not in err, err[-3000:]
 
 
