@@ -199,17 +199,6 @@ class Confinement:
     writable: tuple[str, ...] = ()
     privileged: bool = False
 
-    def describe(self) -> str:
-        """One line for evidence: what the command could see."""
-        ro = ", ".join(self.read_only) or "-"
-        rw = ", ".join(self.writable) or "-"
-        return (f"namespaces (mount, pid, net): sees /usr, a private /tmp and /etc without secrets, "
-                f"read-only {ro}, writable {rw}")
-
-
-#: Directories outside /usr a toolchain may live in (its whole prefix is shown, read-only).
-_TOOL_PREFIXES = ("/opt/", "/usr/local/", "/var/cache/vado/", "/root/.pyenv/", "/home/")
-
 
 def toolchain_dirs(executable: str) -> tuple[str, ...]:
     """Directories a confined ``executable`` needs besides ``/usr``: its install prefix
