@@ -161,6 +161,12 @@ def test_has_include_answers_false_inside(secret):
     out = run_limited([ROCM, "--offload-arch=gfx942", "-x", "hip", "-fsyntax-only", str(src)], cwd=str(scratch),
                       env=hip_env(), confine=view, limits=Limits(300))
     assert "SECRET_HIDDEN" in out.stderr and "SECRET_VISIBLE" not in out.stderr and value not in out.stderr
+    # Nor through another process's root: /proc is the confinement's own PID namespace.
+    for via in ("/proc/1/root", "/proc/self/root", "/proc/1/cwd/.."):
+        src.write_text(LEAK_INCLUDE.format(path=via + str(path)).split("#include")[0] + "int x;\n")
+        out = run_limited([ROCM, "--offload-arch=gfx942", "-x", "hip", "-fsyntax-only", str(src)], cwd=str(scratch),
+                          env=hip_env(), confine=view, limits=Limits(300))
+        assert "SECRET_HIDDEN" in out.stderr and "SECRET_VISIBLE" not in out.stderr, via
 
 
 @requires_rocm
