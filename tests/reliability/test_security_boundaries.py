@@ -286,13 +286,19 @@ def test_non_object_answers_are_agent_errors(payload: bytes):
     '#include "/etc/shadow"\n', "#include </etc/passwd>\n", '#include "../../../secret.h"\n',
     '#include_next "/etc/x"\n', '#embed "/etc/shadow"\n', '#if __has_include("/etc/shadow")\n#endif\n',
     "int a; /* \u202e } */\n", "int a\u2066;\n", "int a;\x00\n", "int\x1b a;\n",
+    # through a macro, a digraph, a trigraph, a line splice, __has_embed, #pragma GCC dependency
+    '#define F "/etc/shadow"\n#embed F\n', "#define H </etc/passwd>\n#include H\n", '#if __has_include(F)\n#endif\n',
+    '%:include "/etc/shadow"\n', '??=embed "/etc/shadow"\n', '#inc\\\nlude "/etc/shadow"\n',
+    '#if __has_embed("/etc/shadow")\n#endif\n', '#pragma GCC dependency "/etc/shadow"\n',
+    '_Pragma("GCC dependency \\"/etc/shadow\\"")\n',
 ])
 def test_edits_adding_outside_includes_or_controls_are_rejected(new: str):
     with pytest.raises(EditRejected):
         check_replacement("int a;\n", new)
 
 
-@pytest.mark.parametrize("new", ['#include "util/helper.h"\n', "#include <hip/hip_runtime.h>\n", "int a;\tint b;\r\n"])
+@pytest.mark.parametrize("new", ['#include "util/helper.h"\n', "#include <hip/hip_runtime.h>\n", "int a;\tint b;\r\n",
+                                 '#define X 1 \\\n + 2\n', "int dependency = 3;\n"])
 def test_ordinary_edits_pass(new: str):
     check_replacement("int a;\n", new)
 

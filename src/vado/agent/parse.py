@@ -197,9 +197,20 @@ def edits_from_answer(answer: str, path: str, text: str, window: tuple[int, int]
 #: code read differently than it compiles ("Trojan Source", CVE-2021-42574).
 _FORBIDDEN = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
+#: The ``#`` of a directive as the preprocessor reads it: ``#``, the digraph ``%:`` or the trigraph ``??=``.
+_HASH = r"(?:#|%:|\?\?=)"
 #: An include-like directive and the file it names (``#include``, ``#include_next``, ``#import``,
-#: ``#embed``; ``__has_include``), with ``"..."`` or ``<...>``.
-_INCLUDE = re.compile(r'(?:#\s*(?:include(?:_next)?|import|embed)\s*|__has_include(?:_next)?\s*\(\s*)(?:"([^"\n]*)"|<([^>\n]*)>)')
+#: ``#embed``; ``__has_include``, ``__has_embed``), with ``"..."`` or ``<...>``.
+_INCLUDE = re.compile(_HASH + r'\s*(?:include(?:_next)?|import|embed)\s*(?:"([^"\n]*)"|<([^>\n]*)>)'
+                      r'|__has_(?:include(?:_next)?|embed)\s*\(\s*(?:"([^"\n]*)"|<([^>\n]*)>)')
+#: The same directives naming their file through a macro (``#define F "/etc/shadow"`` then ``#embed F``):
+#: what the macro expands to is not seen here, so such an addition is refused.
+_MACRO_INCLUDE = re.compile(_HASH + r'\s*(?:include(?:_next)?|import|embed)\s+(?=[A-Za-z_])'
+                            r'|__has_(?:include(?:_next)?|embed)\s*\(\s*(?=[A-Za-z_])')
+#: ``#pragma GCC dependency "FILE"`` (and its _Pragma form) reads another file's time stamp.
+_DEPENDENCY = re.compile(r'[Pp]ragma\b[^\n]*?\bdependency\b')
+#: A backslash-newline: the preprocessor joins the lines before it reads a directive.
+_SPLICE = re.compile(r"\\\r?\n")
 
 
 def _escapes(name: str) -> bool:
@@ -216,9 +227,15 @@ def check_replacement(old: str, new: str) -> None:
     m = _FORBIDDEN.search(new)
     if m and m.group() not in old:
         raise EditRejected(f"the edit adds the control character U+{ord(m.group()):04X}; write plain source text")
-    before = {a or b for a, b in _INCLUDE.findall(old)}
-    for a, b in _INCLUDE.findall(new):
-        name = a or b
+    old, new = _SPLICE.sub("", old), _SPLICE.sub("", new)
+    before = {"".join(m) for m in _INCLUDE.findall(old)}
+    for m in _INCLUDE.findall(new):
+        name = "".join(m)
         if name not in before and _escapes(name):
             raise EditRejected(f"the edit includes {name!r}, a file outside the project; include only project or "
                                "toolchain headers by their usual names")
+    if len(_MACRO_INCLUDE.findall(new)) > len(_MACRO_INCLUDE.findall(old)):
+        raise EditRejected("the edit includes or embeds a file named by a macro; name project or toolchain headers "
+                           "directly (#include \"file.h\")")
+    if len(_DEPENDENCY.findall(new)) > len(_DEPENDENCY.findall(old)):
+        raise EditRejected("the edit adds #pragma GCC dependency (it reads another file); leave it out")

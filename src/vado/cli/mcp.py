@@ -12,6 +12,10 @@ def mcp(
     http: bool = typer.Option(False, "--http", help="Serve streamable HTTP on a loopback address instead of stdio."),
     host: str = typer.Option("127.0.0.1", "--host", help="With --http: the loopback address to listen on."),
     port: int = typer.Option(8765, "--port", help="With --http: the port (the endpoint is http://HOST:PORT/mcp)."),
+    allow_exec: bool = typer.Option(False, "--allow-exec", help="Also offer what builds and runs the project's code: "
+                                    "verify's differential run (builds original and port, runs both) and bench_kernel "
+                                    "(runs a kernel of the tree on the GPU). Off: the tools only read, port into new "
+                                    "directories and run compilers confined to the root."),
 ) -> None:
     """Run vado as an MCP server (stdio by default) for Claude Code, Codex, Cursor and other assistants."""
     from vado.cli.terminal import get_terminal
@@ -32,7 +36,7 @@ def mcp(
             err.print(line, soft_wrap=True, markup=False, highlight=False)
 
     try:
-        serve(str(root), http=http, host=host, port=port, on_start=on_start)
+        serve(str(root), http=http, host=host, port=port, on_start=on_start, allow_exec=allow_exec)
     except VadoError as exc:
         get_terminal().error(exc.what + (f": {exc.why}" if exc.why else ""), exc.tip)
         raise typer.Exit(exc.exit_code)

@@ -65,6 +65,10 @@ def verify(
     is the whole differential: the original built with nvcc, the port with the same nvcc through vado's
     HIP-on-CUDA headers with AMD's 64-lane waves emulated, both run (the original twice), outputs compared.
 
+    What it executes: hipcc on each unit, confined (it sees OUT read-only, the toolchain and a scratch
+    directory; --flag -IDIR shows DIR); Triton's compiler on kernels vado rebuilds from their syntax (no
+    line of the project's Python runs); with --run, the builds and the two programs, unconfined.
+
     Exit codes: 0 everything verified passed, 1 failures (or unsupported targets), 2 usage error, 3 tool failure.
     """
     from vado.cli.terminal import get_terminal

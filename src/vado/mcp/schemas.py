@@ -145,6 +145,8 @@ class VerifyOut(TypedDict):
     passed: bool
     archs: list[str]
     files: list[dict[str, Any]]
+    #: How the compiler ran: confined to the root, toolchain and scratch, or unconfined (and what that leaves open).
+    confinement: NotRequired[str]
     differential: NotRequired[dict[str, Any]]
 
 

@@ -7,8 +7,18 @@ say what every argument means. Every path is confined to the root fixed at start
 (:class:`vado.mcp.root.Root`); a path outside it is refused with a tool error.
 
 Transports: stdio (the default, what Claude Code, Codex and Cursor start) and
-streamable HTTP on a loopback address (``--http``). ``bench_kernel`` is offered
-only where a GPU is visible (nvidia-smi, rocm-smi or amd-smi lists one).
+streamable HTTP on a loopback address (``--http``, guarded by :mod:`vado.mcp.httpguard`).
+
+What the tools execute, and their annotations, honestly: ``audit``, ``explain``,
+``lookup`` and ``facts`` execute nothing (read-only); ``port`` executes nothing and
+writes only into a new directory; ``verify`` runs a compiler (hipcc) on the root's
+files, confined to the root, the toolchain and a scratch directory
+(:mod:`vado.verify.sandbox`); it runs no build system and no project code, and
+writes nothing in the root (read-only). What builds and runs the project's code
+needs ``allow_exec`` (``vado mcp --allow-exec``): verify's differential run (builds
+original and port with nvcc and runs both programs) and ``bench_kernel`` (runs a
+kernel of the tree on the GPU; offered only where a GPU is visible). Without it the
+differential arguments are refused and ``bench_kernel`` is not offered.
 """
 
 from __future__ import annotations
@@ -71,8 +81,9 @@ Limit = Annotated[int, Field(ge=1, le=5000, description="Items per page at most;
 MaxTokens = Annotated[int, Field(ge=1000, le=25000, description="Token budget of the answer (estimated); default 8000.")]
 
 
-def build_server(root: Root):
-    """An ``MCPServer`` whose tools are vado's functions, confined to ``root``."""
+def build_server(root: Root, *, allow_exec: bool = False):
+    """An ``MCPServer`` whose tools are vado's functions, confined to ``root``; ``allow_exec``
+    offers what builds and runs the project's code (see the module docstring)."""
     from mcp.server.mcpserver import MCPServer
 
     server = MCPServer(name="vado", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
@@ -138,9 +149,10 @@ def build_server(root: Root):
 
     from vado.bench.environment import has_gpu
 
-    if has_gpu():
+    if allow_exec and has_gpu():
 
-        @server.tool(annotations=_hints(read_only=True, idempotent=False, title="Time a kernel on this GPU"))
+        # Runs a kernel of the tree on the GPU: project code executes (only with allow_exec).
+        @server.tool(annotations=_hints(read_only=False, idempotent=False, title="Time a kernel on this GPU (runs it)"))
         def bench_kernel(
             path: PathArg,
             kernel: Annotated[str | None, Field(description="Name of the __global__ function; needed when the file has several.")] = None,
@@ -148,18 +160,39 @@ def build_server(root: Root):
             block: Annotated[int, Field(ge=1, le=1024, description="Threads per block.")] = 256,
             iters: Annotated[int, Field(ge=1, le=1000, description="Timed launches.")] = 50,
         ) -> BenchOut:
-            """Time one kernel of a CUDA/HIP file on this machine's GPU with vado's generated driver."""
+            """Time one kernel of a CUDA/HIP file on this machine's GPU: vado writes the driver, builds it with the kernel's file and RUNS the kernel (project code executes on the GPU)."""
             return _call(tools.bench_kernel, root, path, kernel, n, block, iters)
 
-    @server.tool(annotations=_hints(read_only=True, title="Compile HIP with hipcc"))
+    # Compile-only verify runs hipcc confined to the root and writes nothing there: read-only. With
+    # allow_exec it may also build and run the programs (the differential): then it is not.
+    verify_hints = _hints(read_only=not allow_exec, idempotent=not allow_exec,
+                          title="Compile HIP with hipcc" + (" (and run original vs port)" if allow_exec else ""))
+    exec_note = ("With original and run_args (this server allows it), where an NVIDIA GPU exists, vado also BUILDS "
+                 "original and port with nvcc and RUNS both programs with those arguments (project code executes), "
+                 "AMD's 64-lane waves emulated, and compares their outputs." if allow_exec else
+                 "original and run_args (a differential run that builds and runs the project's programs) are refused: "
+                 "the server was started without --allow-exec.")
+
+    verify_doc = ("Compile a HIP file (or every .cu/.hip file under a directory) with hipcc for AMD GPUs and report "
+                  "the evidence (command, exit code, compiler errors) and the findings still open. The compiler "
+                  "runs confined: it sees the root (read-only), the toolchain and a scratch directory, nothing "
+                  "else; no build system and no project code runs. " + exec_note +
+                  " Use it after every edit: a port is done when this passes.")
+
+    @server.tool(annotations=verify_hints, description=verify_doc)
     def verify(
         path: PathArg,
         archs: Annotated[list[str] | None, Field(description="AMD offload architectures to compile for; default ['gfx90a'].")] = None,
         target: TargetName = "rocm-7.2",
-        original: Annotated[str | None, Field(description="The CUDA tree (inside the root) the port at path came from; with run_args, the port is run against it where an NVIDIA GPU exists.")] = None,
-        run_args: Annotated[str | None, Field(description="The program's command-line arguments for the differential run (split like a shell, never run by one).")] = None,
+        original: Annotated[str | None, Field(description="The CUDA tree (inside the root) the port at path came from; with run_args, the port is built and run against it where an NVIDIA GPU exists (needs a server started with --allow-exec).")] = None,
+        run_args: Annotated[str | None, Field(description="The program's command-line arguments for the differential run (split like a shell, never run by one; needs --allow-exec).")] = None,
     ) -> VerifyOut:
-        """Compile a HIP file (or every .cu/.hip file under a directory) with hipcc for AMD GPUs and report the evidence (command, exit code, compiler errors) and the findings still open. With original and run_args, where an NVIDIA GPU exists, also run original and port with AMD's 64-lane waves emulated and compare their outputs. Use it after every edit: a port is done when this passes."""
+        if (original is not None or run_args is not None) and not allow_exec:
+            from mcp.server.mcpserver.exceptions import ToolError
+
+            raise ToolError("McpError: the differential run builds and runs the project's programs; this server "
+                            "was started without --allow-exec. Call verify without original and run_args to compile "
+                            "only, or ask the user to restart `vado mcp --allow-exec`.")
         return _call(tools.verify, root, path, archs, target, original, run_args)
 
     return server
@@ -237,15 +270,23 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
-def http_app(root: Root, host: str, token: str):
-    """The streamable-HTTP ASGI app of a server on ``host``: bearer token and Host/Origin checks."""
-    server = build_server(root)
-    app = server.streamable_http_app(transport_security=transport_security(host), host=host)
+def http_app(root: Root, host: str, token: str, *, session_idle_timeout_s: float | None = None,
+             max_sessions: int | None = None, allow_exec: bool = False):
+    """The streamable-HTTP ASGI app of a server on ``host``: bearer token and Host/Origin checks;
+    sessions close after ``session_idle_timeout_s`` without a request, at most ``max_sessions`` at once
+    (defaults: :mod:`vado.mcp.httpguard`)."""
+    from vado.mcp import httpguard
+
+    server = build_server(root, allow_exec=allow_exec)
+    app = server.streamable_http_app(
+        transport_security=transport_security(host), host=host,
+        session_idle_timeout=session_idle_timeout_s or httpguard.SESSION_IDLE_TIMEOUT_S,
+        max_sessions=max_sessions or httpguard.MAX_SESSIONS)
     return BearerAuth(app, token)
 
 
 def serve(root: str, *, http: bool = False, host: str = "127.0.0.1", port: int = 8765,
-          token: str | None = None, on_start=None) -> None:
+          token: str | None = None, on_start=None, allow_exec: bool = False) -> None:
     """Run the server on stdio, or on streamable HTTP at ``http://host:port/mcp``.
 
     HTTP is served on loopback addresses only (:func:`loopback_host`): the tools read
@@ -253,12 +294,13 @@ def serve(root: str, *, http: bool = False, host: str = "127.0.0.1", port: int =
     Every HTTP request needs ``Authorization: Bearer TOKEN`` (``token``, else a new one
     per start): any local user can reach a loopback port, and the tools act with the
     rights of the user who started the server. ``on_start(url, token)`` is called
-    before serving, for the caller to show the token.
+    before serving, for the caller to show the token. ``allow_exec`` offers the tools that
+    build and run the project's programs (:func:`build_server`).
     """
     from vado.errors import UsageError
 
     if not http:
-        build_server(Root(root)).run("stdio")
+        build_server(Root(root), allow_exec=allow_exec).run("stdio")
         return
     if not loopback_host(host):
         raise UsageError(f"refusing to serve on {host}", "the MCP server reads files under its root",
@@ -266,12 +308,11 @@ def serve(root: str, *, http: bool = False, host: str = "127.0.0.1", port: int =
     if not (0 < port < 65536):
         raise UsageError(f"port {port} is out of range", "a TCP port is 1 to 65535", "pass --port 8765")
     token = token or new_token()
-    app = http_app(Root(root), host, token)
+    app = http_app(Root(root), host, token, allow_exec=allow_exec)
 
-    import anyio
-    import uvicorn
+    from vado.mcp.httpguard import serve_app
 
     if on_start is not None:
         on_start(f"http://{_authority(host)}:{port}/mcp", token)
-    config = uvicorn.Config(app, host=host.strip("[]"), port=port, log_level="warning")
-    anyio.run(uvicorn.Server(config).serve)
+    # Deadlines, a connection cap and an EMFILE-safe loop: any local user reaches this port.
+    serve_app(app, host, port)

@@ -366,6 +366,7 @@ def verify(root: Root, path: str, archs: list[str] | None = None, target: str = 
             "open_findings": [_finding_json(f, ".") for f in open_findings(rel, text, tgt)],
         })
     answer: dict[str, Any] = {"passed": all(r["passed"] for r in results), "archs": archs, "files": results}
+    answer["confinement"] = _confinement_note(results)
     if (original is None) != (run_args is None):
         raise UsageError("original and run_args go together", "the differential runs the original and the port",
                          "pass both, or neither")
@@ -373,6 +374,18 @@ def verify(root: Root, path: str, archs: list[str] | None = None, target: str = 
         answer["differential"] = _differential(root, real, original, run_args or "")
         answer["passed"] = answer["passed"] and answer["differential"]["passed"]
     return answer
+
+
+def _confinement_note(results: list[dict[str, Any]]) -> str:
+    """How the compiler ran: confined (it saw only the root, the toolchain, a scratch directory) or not, and
+    then what that means for the diagnostics in this answer."""
+    ways = {str(ev.get("detail", {}).get("confinement", "")) for r in results for ev in r["evidence"]}
+    unconfined = sorted(w for w in ways if w.startswith("none"))
+    if unconfined:
+        return ("the compiler ran unconfined (" + unconfined[0][len("none: "):] + "): diagnostics quoting files "
+                "outside the root are withheld by location only, which does not hide bytes a source #embeds into "
+                "a diagnostic at a location inside the root")
+    return "the compiler saw only the root (read-only), the toolchain and a scratch directory" if ways else ""
 
 
 def _differential(root: Root, port: Path, original: str, run_args: str) -> dict[str, Any]:

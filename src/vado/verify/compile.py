@@ -38,7 +38,7 @@ from vado.model.text import decode_source
 from vado.scan.classify import FileKind
 from vado.verify.buildflags import BuildFlags, flags_for
 from vado.verify.mapping import DiagnosticMapper, parse_diagnostics
-from vado.verify.sandbox import COMPILE_LIMITS, Limits, run_limited
+from vado.verify.sandbox import COMPILE_LIMITS, Limits, compiler_confinement, run_limited
 from vado.verify.toolchains import ArchProbe, HipToolchain, hip_env, probe_archs
 
 _DEVICE_KINDS = {FileKind.CUDA_SOURCE, FileKind.HIP_SOURCE}
@@ -183,9 +183,12 @@ def verify_compile(
             obj = scratch_path / arch / (unit.path.replace("/", "__") + ".o")
             obj.parent.mkdir(parents=True, exist_ok=True)
             cmd = compile_command(tc, unit, arch, flags, obj, extra_flags)
-            out = run_limited(cmd, cwd=scratch, env=hip_env(), limits=limits)
+            # The compiler sees the tree, the toolchain and its scratch directory only: a source that
+            # names a file outside (#include, #embed, __has_include) finds nothing (vado.verify.sandbox).
+            view = compiler_confinement(tc.path, read_only=[root_path], writable=[scratch], flags=extra_flags)
+            out = run_limited(cmd, cwd=scratch, env=hip_env(), limits=limits, confine=view)
             status = _status(out)
-            detail: dict = {"status": status, "flags_source": flags.source}
+            detail: dict = {"status": status, "flags_source": flags.source, "confinement": out.confinement}
             if not out.ok:
                 diags = [mapper.map(d, Path(scratch)) for d in parse_diagnostics(out.stderr)]
                 detail["diagnostics"] = [d.to_json() for d in diags]

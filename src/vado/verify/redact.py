@@ -7,6 +7,15 @@ is anyone who can send a file to compile. :func:`redact_diagnostics` keeps every
 diagnostic located in the root (or in a toolchain's public headers) and replaces
 each one located elsewhere, with the source lines and carets under it, by a line
 that names only the place.
+
+This is the second, weaker layer. The first is confinement: compilers run where
+only the root, the toolchain and a scratch directory exist (:mod:`vado.verify.sandbox`),
+so a file outside the root cannot be read at all. Redaction by location cannot stop a
+file's bytes printed at a location *inside* the root: ``#embed "/etc/shadow"`` in a
+template argument shows the bytes in a diagnostic of the root's own file, and
+``__has_include`` answers whether a host path exists without any diagnostic. Where
+confinement is not available (``Outcome.confinement`` starts with ``none``), callers
+say so beside the redacted output.
 """
 
 from __future__ import annotations

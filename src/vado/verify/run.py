@@ -180,6 +180,14 @@ def verify(
             comp = verify_compile(out_path, tc, archs, target=target, original=original, extra_flags=extra_flags,
                                   limits=climits, jobs=jobs, use_cache=use_cache, units=units,
                                   progress=lambda _ev: steps.advance())
+            loose = sorted({str(e.detail.get("confinement", "")) for e in comp.evidence} - {"", "namespaces"})
+            if any("file not found" in str(d.get("message", "")) for e in comp.evidence
+                   if e.detail.get("confinement") == "namespaces" for d in e.detail.get("diagnostics", [])):
+                notes.append(f"the compiler sees only {out_path} (read-only), the toolchain and a scratch directory: "
+                             "a header elsewhere is not found; --flag -IDIR makes DIR visible")
+            if loose:
+                notes.append("the compiler ran unconfined (" + loose[0].removeprefix("none: ") + "): it could read "
+                             "any file this user can; compiles are confined where Linux namespaces can be made")
         else:
             notes.append("no C/C++/CUDA/HIP translation units in the port")
     tri = None

@@ -16,6 +16,17 @@ a probe) goes through :func:`run_limited`. It:
   A command that cannot start at all (missing executable) raises
   :class:`~vado.errors.ToolchainError`.
 
+A compiler can also be *confined* (``confine=``, :class:`Confinement`): it then
+runs in fresh mount, PID, network, IPC and UTS namespaces whose file system shows
+only the system's ``/usr``, the toolchain, the directories the caller names (the
+root read-only, a scratch directory writable), a private ``/tmp`` and an ``/etc``
+without secrets (``_confine.py`` builds it). A source that names a file outside
+(``#include "/etc/shadow"``, ``#embed``, ``__has_include``) then finds nothing,
+whatever the compiler prints. Where namespaces cannot be made (not Linux, no
+``unshare``, no user namespaces for a non-root user), the command runs as before
+and :attr:`Outcome.confinement` says so: callers keep redacting diagnostics
+(:mod:`vado.verify.redact`) as a second, weaker layer.
+
 Address space is not limited by default: the CUDA and HIP runtimes reserve
 terabytes of virtual address space for unified addressing at start-up, so an
 ``RLIMIT_AS`` that would stop a runaway compile also stops every GPU program.
@@ -71,6 +82,8 @@ class Outcome:
     stderr: str
     duration_s: float
     timed_out: bool = False
+    #: How the command was confined: "" (not asked), "namespaces", or "none: WHY" (asked, not possible).
+    confinement: str = ""
 
     @property
     def ok(self) -> bool:
@@ -169,6 +182,154 @@ def _feed(pipe, data: bytes) -> None:
 
 
 _REAPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_reaper.py")
+_CONFINE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_confine.py")
+
+
+@dataclass(frozen=True)
+class Confinement:
+    """What a confined command sees besides the system (see the module docstring).
+
+    ``read_only`` and ``writable`` are directories (or files) shown at their own
+    paths; everything else outside ``/usr`` is absent. ``privileged`` keeps the
+    command's capabilities (mount, chroot): only for a toolchain wrapper that makes
+    its own chroot inside this view (vado's ROCm 7.2.4 wrapper).
+    """
+
+    read_only: tuple[str, ...] = ()
+    writable: tuple[str, ...] = ()
+    privileged: bool = False
+
+
+def toolchain_dirs(executable: str) -> tuple[str, ...]:
+    """Directories a confined ``executable`` needs besides ``/usr``: its install prefix
+    (``/opt/rocm-6.4.0``, a vado ROCm chroot, a Python's prefix), where it is not under ``/usr``."""
+    import shutil
+
+    exe = executable if os.sep in executable else (shutil.which(executable) or executable)
+    out: list[str] = []
+    for path in dict.fromkeys((os.path.abspath(exe), os.path.realpath(exe))):
+        if path.startswith("/usr/") and not path.startswith("/usr/local/"):
+            continue
+        bindir = os.path.dirname(path)
+        prefix = os.path.dirname(bindir) if os.path.basename(bindir) == "bin" else bindir
+        if prefix not in ("/", "/usr", "/usr/local"):
+            out.append(prefix)
+    out += [d for d in _rocm_dirs() if d not in out]
+    return tuple(out)
+
+
+def _rocm_dirs() -> list[str]:
+    try:
+        return sorted(os.path.join("/opt", n) for n in os.listdir("/opt") if n.startswith("rocm"))
+    except OSError:
+        return []
+
+
+def python_dirs(python: str) -> tuple[str, ...]:
+    """Directories a confined Python needs: its prefixes and the places it imports from (asked of it)."""
+    import json as _json
+
+    code = ("import json, sys, site; p = [sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path];"
+            "u = getattr(site, 'getusersitepackages', lambda: '')(); print(json.dumps(p + ([u] if u else [])))")
+    try:
+        out = run_limited([python, "-c", code], limits=PROBE_LIMITS)
+        paths = _json.loads(out.stdout.strip().splitlines()[-1])
+    except (ToolchainError, ValueError, IndexError):
+        return toolchain_dirs(python)
+    keep = [p for p in paths if isinstance(p, str) and os.path.isabs(p) and os.path.exists(p)]
+    return tuple(dict.fromkeys([*toolchain_dirs(python), *keep]))
+
+
+#: The first line of a vado ROCm chroot wrapper (``vado.verify.toolchains.CHROOT_MARK``).
+_CHROOT_MARK = b"# vado-rocm-chroot:"
+
+
+def _is_chroot_wrapper(executable: str) -> bool:
+    try:
+        with open(executable, "rb") as fh:
+            return _CHROOT_MARK in fh.read(512)
+    except OSError:
+        return False
+
+
+def compiler_confinement(executable: str, *, read_only: Sequence[str | os.PathLike] = (),
+                         writable: Sequence[str | os.PathLike] = (),
+                         flags: Sequence[str] = ()) -> Confinement:
+    """The view a compile of a tree gets: ``read_only`` (the root) and the ``-I`` directories of
+    ``flags`` (the caller's own flags, not a project's) read-only, ``writable`` (the scratch
+    directory) writable, the toolchain of ``executable`` (:func:`toolchain_dirs`).
+
+    vado's ROCm chroot wrapper makes its own chroot and mount namespace inside this view: it
+    runs privileged, and its chroot is writable (it makes the mount points it binds).
+    """
+    import shutil
+
+    exe = executable if os.sep in executable else (shutil.which(executable) or executable)
+    ro = [os.fspath(p) for p in read_only]
+    ro += [f[2:] for f in flags if f.startswith("-I") and len(f) > 2 and os.path.isabs(f[2:])]
+    rw = [os.fspath(p) for p in writable]
+    tools = list(toolchain_dirs(exe))
+    chroot = _is_chroot_wrapper(exe)
+    if chroot:
+        rw += tools
+    else:
+        ro += tools
+    return Confinement(tuple(dict.fromkeys(ro)), tuple(dict.fromkeys(rw)), privileged=chroot)
+
+
+def _unshare_argv(spec: dict, cmd: tuple[str, ...]) -> tuple[str, ...]:
+    import json as _json
+    import shutil
+    import sys
+
+    unshare = shutil.which("unshare") or "/usr/bin/unshare"
+    flags = ["--mount", "--pid", "--net", "--ipc", "--uts", "--fork", "--kill-child", "--propagation", "private"]
+    if os.geteuid() != 0:
+        flags[:0] = ["--user", "--map-root-user"]
+    return (unshare, *flags, "--", sys.executable, "-I", "-S", _CONFINE, _json.dumps(spec), "--", *cmd)
+
+
+_AVAILABLE: list[tuple[bool, str]] = []
+
+
+def confinement_available() -> tuple[bool, str]:
+    """Whether commands can be confined here, and why not (probed once: a confined ``true``)."""
+    import shutil
+    import sys
+
+    if _AVAILABLE:
+        return _AVAILABLE[0]
+    why = ""
+    if not sys.platform.startswith("linux"):
+        why = "not Linux (namespaces are Linux's)"
+    elif not shutil.which("unshare"):
+        why = "no `unshare` (util-linux) on PATH"
+    elif not os.path.exists(_CONFINE):
+        why = "vado's _confine.py is missing"
+    else:
+        true = shutil.which("true") or "/bin/true"
+        out = run_limited([true], limits=PROBE_LIMITS, confine=Confinement(), _probe=True)
+        if not out.ok:
+            tail = (out.stderr.strip().splitlines() or [out.why()])[-1]
+            why = f"namespaces cannot be made here ({tail})"
+    _AVAILABLE.append((not why, why))
+    return _AVAILABLE[0]
+
+
+def _stage_and_spec(confine: Confinement, cwd) -> tuple[str, dict]:
+    import tempfile
+
+    stage = tempfile.mkdtemp(prefix="vado-confine-")
+    real = lambda p: os.path.abspath(os.fspath(p))  # noqa: E731 - links are made again inside
+    spec = {"stage": stage, "ro": [real(p) for p in confine.read_only], "rw": [real(p) for p in confine.writable],
+            "cwd": os.path.abspath(os.fspath(cwd)) if cwd is not None else "/tmp", "privileged": confine.privileged}
+    if cwd is not None and not any(_under(spec["cwd"], p) for p in spec["ro"] + spec["rw"]):
+        spec["ro"].append(spec["cwd"])
+    return stage, spec
+
+
+def _under(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip("/") + "/")
 
 
 def _startable(cmd: tuple[str, ...], cwd, env) -> None:
@@ -197,21 +358,54 @@ def run_limited(
     env: Mapping[str, str] | None = None,
     limits: Limits = COMPILE_LIMITS,
     stdin: bytes | None = None,
+    confine: Confinement | None = None,
+    _probe: bool = False,
 ) -> Outcome:
     """Run ``command`` (no shell) under ``limits``; return its :class:`Outcome`.
 
     ``env`` replaces the environment when given (pass ``{**os.environ, ...}`` to
-    extend it). Raises :class:`ToolchainError` only when the program cannot be
-    started (not found, not executable).
+    extend it). With ``confine``, the command runs in the view it describes where
+    namespaces can be made (:func:`confinement_available`), and as before where
+    not: :attr:`Outcome.confinement` says which. Raises :class:`ToolchainError`
+    only when the program cannot be started (not found, not executable).
     """
+    import shutil
     import sys
 
     cmd = tuple(str(c) for c in command)
     started = time.perf_counter()
-    argv: tuple[str, ...] = cmd
+    inner: tuple[str, ...] = cmd
+    confined = ""
+    stage = None
+    if confine is not None and cmd:
+        ok, why = (True, "") if _probe else confinement_available()
+        if ok:
+            _startable(cmd, cwd, env)
+            stage, spec = _stage_and_spec(confine, cwd)
+            if os.sep not in cmd[0]:
+                # Resolved here, against the caller's PATH: inside, only /usr's directories exist.
+                cmd = (shutil.which(cmd[0], path=(env or os.environ).get("PATH", os.defpath)) or cmd[0], *cmd[1:])
+            inner = _unshare_argv(spec, cmd)
+            confined = "namespaces"
+            # Inside, /tmp is private; a TMPDIR named outside would not exist there.
+            env = {k: v for k, v in (os.environ if env is None else env).items() if k not in ("TMPDIR", "TMP", "TEMP")}
+        else:
+            confined = f"none: {why}"
+    argv: tuple[str, ...] = inner
     if sys.platform.startswith("linux") and os.path.exists(_REAPER) and sys.executable and cmd:
         _startable(cmd, cwd, env)
-        argv = (sys.executable, "-I", "-S", _REAPER, "--", *cmd)
+        argv = (sys.executable, "-I", "-S", _REAPER, "--", *inner)
+    try:
+        return _run(cmd, argv, cwd, env, limits, stdin, started, confined)
+    finally:
+        if stage is not None:
+            try:
+                os.rmdir(stage)
+            except OSError:
+                pass
+
+
+def _run(cmd, argv, cwd, env, limits, stdin, started, confined) -> Outcome:
     try:
         proc = subprocess.Popen(
             argv,
@@ -237,7 +431,7 @@ def run_limited(
         proc.wait(timeout=limits.timeout_s)
     except subprocess.TimeoutExpired:
         timed_out = True
-        if argv is not cmd:
+        if argv[0] != cmd[0]:
             # The reaper kills the command and everything it started, escaped or not.
             proc.terminate()
             try:
@@ -264,6 +458,7 @@ def run_limited(
         stderr=stderr,
         duration_s=round(time.perf_counter() - started, 4),
         timed_out=timed_out,
+        confinement=confined,
     )
 
 

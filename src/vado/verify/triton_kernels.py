@@ -28,10 +28,13 @@ A kernel with a parameter none of these covers is skipped with the names it
 lacks (a skip, not a pass and not a failure).
 
 Compiling happens in a child interpreter (``$VADO_PYTHON`` or this one) that
-runs :mod:`vado.verify._triton_driver` on modules vado extracts into a scratch
-directory: the file's imports, its constant assignments and its ``@triton.jit``
-functions, so no other module code runs. Triton's cache is pointed at the
-scratch directory, so each run really compiles.
+runs :mod:`vado.verify._triton_driver` on modules vado *builds* into a scratch
+directory (:mod:`vado.verify.triton_module`): no line of the tree's Python runs,
+not its imports, decorators, defaults or module code. A kernel whose parts are not
+literals or ``triton.language`` names is refused with the reason (a skip that says
+so), not compiled. The driver runs confined (:mod:`vado.verify.sandbox`): it sees
+the interpreter, Triton, the scratch directory, and no network. Triton's cache is
+pointed at the scratch directory, so each run really compiles.
 """
 
 from __future__ import annotations
@@ -47,7 +50,8 @@ from typing import Sequence
 
 from vado.model import Evidence
 from vado.model.text import decode_source
-from vado.verify.sandbox import COMPILE_LIMITS, Limits, run_limited
+from vado.verify.sandbox import COMPILE_LIMITS, Confinement, Limits, python_dirs, run_limited
+from vado.verify.triton_module import build_module
 from vado.verify.toolchains import TRITON_ARCHS, triton_info, triton_python
 
 _TRITON_TYPE = re.compile(r"^(?:\*(?:k)?)?(?:i1|i8|i16|i32|i64|u1|u8|u16|u32|u64|fp8e4nv|fp8e5|fp8e4b8|fp8e5b16|fp16|bf16|fp32|fp64)$")
@@ -239,29 +243,9 @@ def discover_kernels(root: str | os.PathLike) -> list[TritonKernel]:
 
 
 def extract_module(text: str) -> str:
-    """The part of a kernel file the driver may run: imports, constants, ``@triton.jit`` functions.
-
-    Imports are wrapped so that a missing optional module (torch on a build
-    machine) does not stop the kernels from compiling.
-    """
-    tree = ast.parse(text)
-    jit_names = _jit_names(tree)
-    lines = text.splitlines()
-    parts = []
-    for node in tree.body:
-        seg = "\n".join(lines[(min([d.lineno for d in getattr(node, "decorator_list", [])] + [node.lineno]) - 1):node.end_lineno])
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            body = seg.replace("\n", "\n    ")
-            parts.append(f"try:\n    {body}\nexcept ImportError:\n    pass")
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            value = node.value
-            if value is None:
-                continue
-            if isinstance(value, ast.Constant) or (isinstance(value, ast.Call) and ast.unparse(value.func).endswith("constexpr")):
-                parts.append(seg)
-        elif isinstance(node, ast.FunctionDef) and any(_is_jit(d, jit_names) for d in node.decorator_list):
-            parts.append(seg)
-    return "\n\n".join(parts) + "\n"
+    """The module the driver runs for a kernel file: built by vado, never copied
+    (:func:`vado.verify.triton_module.build_module`); refused kernels are left out."""
+    return build_module(text).source
 
 
 @dataclass(frozen=True)
@@ -318,16 +302,34 @@ def compile_kernels(
             by_file.setdefault(k.file, []).append(k)
         for i, (file, ks) in enumerate(sorted(by_file.items())):
             src = base / file if root_path.is_dir() else root_path
+            try:
+                built = build_module(decode_source(src.read_bytes()))
+            except (OSError, SyntaxError, ValueError, RecursionError) as exc:
+                skipped += [(k.subject, f"cannot read the file: {exc}") for k in ks]
+                continue
+            skipped += [(k.subject, f"refused: {built.refused[k.name]} (vado runs no code from the tree)")
+                        for k in ks if k.name in built.refused]
+            ks = [k for k in ks if k.name not in built.refused]
+            if not ks:
+                continue
             mod_path = sp / f"vado_triton_mod_{i}.py"
-            mod_path.write_text(extract_module(decode_source(src.read_bytes())), encoding="utf-8")
+            mod_path.write_text(built.source, encoding="utf-8")
             modules.append({"name": mod_path.stem, "path": str(mod_path), "file": file,
-                            "kernels": [{"name": k.name, "signature": k.signature, "constexprs": k.constexprs} for k in ks]})
+                            "kernels": [{"name": k.name, "signature": k.signature, "constexprs": k.constexprs,
+                                         "reads": built.chains.get(k.name, [])} for k in ks]})
+        if not modules:
+            return TritonReport(skipped=tuple(skipped), version=info.version)
         job = sp / "job.json"
-        job.write_text(json.dumps({"modules": modules, "targets": targets}), encoding="utf-8")
+        job.write_text(json.dumps({"modules": modules, "targets": targets,
+                                   "checker": str(Path(__file__).with_name("triton_module.py"))}), encoding="utf-8")
         env = dict(os.environ)
-        env.update(TRITON_CACHE_DIR=str(sp / "cache"), TRITON_DEFAULT_FP_FUSION=env.get("TRITON_DEFAULT_FP_FUSION", "1"))
+        env.update(TRITON_CACHE_DIR=str(sp / "cache"), HOME=str(sp), TRITON_HOME=str(sp),
+                   TRITON_DEFAULT_FP_FUSION=env.get("TRITON_DEFAULT_FP_FUSION", "1"))
+        env.pop("PYTHONSTARTUP", None)
         driver = Path(__file__).with_name("_triton_driver.py")
-        out = run_limited([python, str(driver), str(job)], cwd=scratch, env=env, limits=limits)
+        # The driver sees the interpreter, Triton and the scratch directory: not the tree, not the network.
+        view = Confinement(read_only=(*python_dirs(python), str(driver.parent)), writable=(scratch,))
+        out = run_limited([python, str(driver), str(job)], cwd=scratch, env=env, limits=limits, confine=view)
     try:
         data = json.loads(out.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
@@ -339,6 +341,10 @@ def compile_kernels(
     evidence = []
     for r in data["results"]:
         k = spec[(r["file"], r["kernel"])]
+        if r.get("refused"):
+            if (k.subject, r["refused"]) not in skipped:
+                skipped.append((k.subject, f"refused: {r['refused']} (vado runs no code from the tree)"))
+            continue
         detail = {"status": "pass" if r["ok"] else "fail", "signature": k.signature, "constexprs": k.constexprs,
                   "signature_source": k.source, "line": k.line}
         if r["ok"]:
