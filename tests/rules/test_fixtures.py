@@ -13,6 +13,8 @@ For files whose comment syntax is ``#``, write ``# ruleid: CODE``.
 A fixture may add targets to the default audit targets with a line
 ``vado-targets: hip-5.2, rocm-6.4`` in a comment (for rules about old toolchains),
 and choose the wave mode with ``vado-wave: native`` (default: warp32, as ``vado port``).
+``vado-amd-defines: MY_USE_HIP, LEVEL=2`` passes the rule option ``amd_defines`` (what the
+project's own HIP build defines) and ``vado-amd-undefined: MY_USE_SYCL`` the option ``amd_undefined``.
 
 ``<CODE>.expected.json`` beside it is the snapshot of the findings of the
 fixture's family in the file (code, line, column, severity, message, verdicts); regenerate with
@@ -37,6 +39,7 @@ FAMILIES = ("API", "LIB", "PTX", "WARP", "ARCH", "DEP", "IMG", "BLD")
 MARKER = re.compile(r"(?:#|//|/\*)\s*(ruleid|ok):\s*([A-Z]+[0-9]+)")
 EXTRA_TARGETS = re.compile(r"(?:#|//|/\*)[ \t]*vado-targets:[ \t]*([\w.,\t -]+)")
 WAVE = re.compile(r"(?:#|//|/\*)[ \t]*vado-wave:[ \t]*(\w+)")
+AMD_OPTION = re.compile(r"(?:#|//|/\*)[ \t]*vado-amd-(defines|undefined):[ \t]*([\w=,\t ]+)")
 
 
 def fixture_files() -> list[Path]:
@@ -78,18 +81,30 @@ def snapshot(findings) -> list[dict]:
             "message": f.message,
             "verdicts": {k: v.value for k, v in sorted(f.verdicts.items())},
             "fix": None if f.fix is None else f.fix.applicability.value,
+            # Only where set, so that the snapshots of files without inactive findings keep their shape.
+            **({"inactive": {k: v.value for k, v in sorted(f.inactive.items())}} if f.inactive else {}),
         }
         for f in findings
     ]
+
+
+def fixture_options(text: str) -> dict:
+    """Rule options a fixture asks for in ``vado-wave:``/``vado-amd-*:`` comments."""
+    options = {}
+    wave = WAVE.search(text)
+    if wave:
+        options["wave"] = wave.group(1)
+    for m in AMD_OPTION.finditer(text):
+        options[f"amd_{m.group(1)}"] = tuple(n.strip() for n in m.group(2).split(",") if n.strip())
+    return options
 
 
 @pytest.mark.parametrize("path", fixture_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_fixture(path: Path):
     data = path.read_bytes()
     name = kind_name(path)
-    wave = WAVE.search(data.decode("latin-1"))
     findings = check_bytes(name, data, audit_targets(data.decode("latin-1")), kind=classify(name),
-                           options={"wave": wave.group(1)} if wave else {})
+                           options=fixture_options(data.decode("latin-1")))
     lines = data.decode("latin-1").splitlines()
     by_line: dict[int, set[str]] = {}
     for f in findings:

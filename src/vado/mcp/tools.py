@@ -61,6 +61,7 @@ def _finding_json(f, root_rel: str, detail: str = "full") -> dict[str, Any]:
         "end_line": f.span.end_line,
         "message": f.message,
         "verdicts": {k: v.value for k, v in f.verdicts.items()},
+        "inactive": {k: v.value for k, v in f.inactive.items()},
         "fix": None if f.fix is None else {"applicability": f.fix.applicability.value, "description": f.fix.description},
         "data": to_json(f.data),
     }

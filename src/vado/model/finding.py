@@ -67,7 +67,11 @@ class Finding:
     finding implies for moving the file there; a target that is absent is not
     affected by the finding. ``fix`` is present when vado can write the edits.
     ``data`` carries rule-specific facts (the CUDA name, the PTX instructions, the
-    replacement package) for reports and for the agent.
+    replacement package) for reports and for the agent. ``inactive`` maps a target
+    to the verdict the finding would imply there if that target's build compiled
+    its span: the span lies in a conditional branch the target's build does not
+    take (``#if !defined(PROJECT_USE_HIP)`` for a ROCm target), so the target is
+    absent from ``verdicts`` and the finding decides nothing there.
     """
 
     code: str
@@ -79,6 +83,7 @@ class Finding:
     effort: Effort = field(default_factory=Effort)
     fix: Fix | None = None
     data: dict[str, Any] = field(default_factory=dict)
+    inactive: dict[str, Verdict] = field(default_factory=dict)
 
     @property
     def family(self) -> str:

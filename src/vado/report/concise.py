@@ -44,6 +44,7 @@ def render_concise(result: AuditResult) -> str:
             where = paths[f.span.path] = display_path(result.root, f.span.path)
         position = f"{f.span.line}:{f.span.column}" if f.span.line else "1:1"
         work = [f"{t}: {v.label}" for t, v in f.verdicts.items() if v is not Verdict.MOVES_AS_IS]
+        work += [f"{t}: inactive" for t in f.inactive]
         fix = f" (fix: {f.fix.applicability.value})" if f.fix is not None else ""
         lines.append(f"{where}:{position}: {f.code} {f.severity.value} {f.message}{fix}"
                      + (f" [{'; '.join(work)}]" if work else ""))

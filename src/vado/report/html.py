@@ -153,8 +153,9 @@ def _location(f: Finding) -> str:
     return f"<code>{e(f.span.path)}{line}</code>"
 
 
-def _verdicts(verdicts: dict[str, Verdict], targets: list[str]) -> str:
+def _verdicts(verdicts: dict[str, Verdict], targets: list[str], inactive: dict[str, Verdict] | None = None) -> str:
     parts = [f"{e(t)} {_verdict_badge(verdicts[t])}" for t in targets if t in verdicts]
+    parts += [f'{e(t)} <span class="muted">inactive (branch not compiled)</span>' for t in targets if inactive and t in inactive]
     return "<br>".join(parts) if parts else '<span class="muted">—</span>'
 
 
@@ -284,7 +285,7 @@ def render_html(result: AuditResult) -> str:
                     f"<code>{e(f.code)}</code>",
                     f'<span class="s-{e(f.severity.value)}">{e(f.severity.value)}</span>',
                     e(f.message).replace("\n", "<br>"),
-                    _verdicts(f.verdicts, targets),
+                    _verdicts(f.verdicts, targets, f.inactive),
                     fix,
                 ]
             )

@@ -58,8 +58,9 @@ def _location(f: Finding) -> str:
     return code(f"{f.span.path}{line}")
 
 
-def _verdicts_cell(verdicts: dict[str, Verdict], targets: list[str]) -> str:
+def _verdicts_cell(verdicts: dict[str, Verdict], targets: list[str], inactive: dict[str, Verdict] | None = None) -> str:
     parts = [f"{esc(t)}: {_verdict(verdicts[t])}" for t in targets if t in verdicts]
+    parts += [f"{esc(t)}: inactive (branch not compiled)" for t in targets if inactive and t in inactive]
     return "<br>".join(parts) if parts else "—"
 
 
@@ -145,7 +146,7 @@ def _render(result: AuditResult, finding_rows: int | None, skip_rows: int | None
                 code(f.code),
                 f.severity.value,
                 esc(f.message),
-                _verdicts_cell(f.verdicts, targets),
+                _verdicts_cell(f.verdicts, targets, f.inactive),
                 _fix_cell(f),
             ]
             for f in (findings if finding_rows is None else findings[:finding_rows])

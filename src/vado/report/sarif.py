@@ -336,6 +336,8 @@ def _result(finding: Finding, rule_index: int, prefix: str, sources: _Sources) -
         props["fixApplicability"] = finding.fix.applicability.value
     if finding.data:
         props["data"] = to_json(finding.data)
+    if finding.inactive:
+        props["inactive"] = {t: finding.inactive[t].value for t in sorted(finding.inactive)}
     out["properties"] = props
     return out
 

@@ -113,6 +113,10 @@ def _findings_block(findings: tuple[Finding, ...], targets: list[str], width: in
                 words = f"{t} {v.label}".split() + (["·"] if i < len(parts) - 1 else [])
                 vunits.extend((w, f"verdict.{v.value}") for w in words)
             lines += _wrap_units(vunits, room)
+        off = [t for t in targets if t in f.inactive]
+        if off:
+            words = f"inactive for {', '.join(off)} (a branch that build does not compile)".split()
+            lines += _wrap_units([("→", "dim"), *((w, "dim") for w in words)], room)
         for n, line in enumerate(lines):
             if n == 0:
                 block.append(f"{where:>{_WHERE}}", style="dim")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import Any, Iterable, Sequence
 
@@ -85,7 +86,36 @@ def check_context(ctx: FileContext, rules: Iterable[type[Rule]] | None = None) -
                 seen.add(key)
                 found.append(f)
     found.sort(key=Finding.sort_key)
-    return found
+    return mark_inactive(ctx, found)
+
+
+def mark_inactive(ctx: FileContext, findings: list[Finding]) -> list[Finding]:
+    """``findings`` with those whose span lies in a conditional branch the AMD build does not take
+    moved out of the ROCm targets' verdicts into ``inactive`` (:attr:`Finding.inactive`).
+
+    The AMD build is :func:`vado.scan.preprocessor.amd_configuration` of the rule options
+    (``amd_defines``, ``amd_undefined``): a branch whose condition may hold there (an unknown
+    macro) is compiled as far as vado knows, and its findings count.
+    """
+    if not findings or not ctx.kind.is_c_family:
+        return findings
+    rocm = [t.name for t in ctx.targets if t.family == "rocm"]
+    if not rocm or not any(n in f.verdicts for f in findings for n in rocm):
+        return findings
+    from vado.scan.preprocessor import amd_configuration, file_conditionals
+
+    regions = file_conditionals(ctx, amd_configuration(ctx.options))
+    if not regions:
+        return findings
+    out = []
+    for f in findings:
+        if regions.covers(f.span.start, f.span.end):
+            moved = {n: f.verdicts[n] for n in rocm if n in f.verdicts}
+            if moved:
+                f = dataclasses.replace(f, verdicts={k: v for k, v in f.verdicts.items() if k not in moved},
+                                        inactive={**f.inactive, **moved})
+        out.append(f)
+    return out
 
 
 def check_bytes(path: str, data: bytes, targets: Sequence[Target], **kwargs) -> list[Finding]:

@@ -1,0 +1,589 @@
+"""Which parts of a file a compiler configuration compiles: conditional groups evaluated three-valued.
+
+A :class:`Configuration` names the macros a compiler is known to define (with the value an
+``#if`` sees), the ones it is known not to define, and leaves every other name unknown. The
+evaluator walks a file's directives once, in order (linear in the directive tokens), keeps the
+``#if``/``#ifdef``/``#ifndef``/``#elif``/``#elifdef``/``#elifndef``/``#else``/``#endif``
+structure (unbalanced input is tolerated: a stray ``#endif`` or ``#else`` is ignored, an
+unclosed group runs to the end of the file), and evaluates each condition to true, false or
+unknown:
+
+- ``defined X`` / ``defined(X)``: known when the configuration or the file decides ``X``;
+- integer arithmetic, comparisons, ``&&``/``||``/``!``/``?:``; ``0 && unknown`` is false and
+  ``1 || unknown`` true, anything else touching an unknown is unknown;
+- ``__has_include(...)``, ``__has_attribute(...)`` and every other function-like name: unknown;
+- the file's own ``#define``/``#undef``: where the directive is certainly compiled it decides the
+  name from there on; where it may be compiled it makes the name unknown; where it is not
+  compiled it is ignored. An include guard (the file's first directive ``#ifndef G`` followed by
+  ``#define G``) counts as true: the first inclusion compiles the file.
+
+A group's body is *inactive* when its branch is certainly not taken (an earlier branch certainly
+taken, or its condition false) or its enclosing body is inactive. :attr:`Conditionals.inactive`
+lists those bodies as byte ranges: from the end of the branch's directive line to the start of
+the directive that ends the branch. Directive lines themselves stay outside, so the edits that
+rewrite a condition are never inside the body it governs.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
+
+from vado.scan.lexer import Kind
+
+__all__ = ["Configuration", "Conditionals", "configuration", "evaluate", "parse_defines"]
+
+#: The conditional directives, by name without ``#`` and blanks.
+_OPENERS = frozenset({"if", "ifdef", "ifndef"})
+_BRANCHES = frozenset({"elif", "elifdef", "elifndef", "else"})
+#: Nesting of macro values evaluated inside one condition (``#define A B``, ``#define B 1``).
+_MAX_EXPANSION = 16
+
+
+@dataclass(frozen=True, eq=False)
+class Configuration:
+    """What one compiler configuration is known to define.
+
+    ``defined`` maps a macro to its value as an ``#if`` reads it (``"1"`` for a ``-DNAME``);
+    ``undefined`` lists macros known not to be defined; every other name is unknown.
+    ``port_renamed`` lists macros vado's port rewrites into a HIP macro (``__CUDACC__`` →
+    ``__HIPCC__``): they read as defined, except in a conditional that also tests one of
+    ``hip_markers`` (the project's own HIP code), where the port keeps them and they read
+    as undefined (what hipcc says of them).
+    """
+
+    name: str
+    defined: Mapping[str, str] = field(default_factory=dict)
+    undefined: frozenset[str] = frozenset()
+    port_renamed: frozenset[str] = frozenset()
+    hip_markers: frozenset[str] = frozenset()
+
+    @property
+    def known(self) -> frozenset[str]:
+        """Every name this configuration decides."""
+        return frozenset(self.defined) | self.undefined | self.port_renamed
+
+
+@functools.cache
+def _data() -> dict:
+    from vado.knowledge._data import load
+
+    return load("preprocessor")
+
+
+def parse_defines(defines: Iterable[str]) -> dict[str, str]:
+    """``("A", "B=2", "-DC=3")`` → ``{"A": "1", "B": "2", "C": "3"}`` (a compiler's ``-D`` forms)."""
+    out: dict[str, str] = {}
+    for item in defines:
+        item = str(item).strip()
+        if item.startswith("-D"):
+            item = item[2:]
+        name, eq, value = item.partition("=")
+        name = name.strip()
+        if name and (name[0].isalpha() or name[0] == "_") and all(c.isalnum() or c == "_" for c in name):
+            out[name] = value.strip() if eq else "1"
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def configuration(name: str, extra_defines: tuple[str, ...] = (), extra_undefined: tuple[str, ...] = ()) -> Configuration:
+    """The ``cuda`` or ``amd`` configuration of ``preprocessor.yaml``, plus ``extra_defines``
+    (``NAME`` or ``NAME=VALUE``: a project's own HIP option, a build's ``-D`` flags), which
+    are defined and also count as HIP markers for ``amd``, and ``extra_undefined`` (names
+    known not to be defined there: other backends' options the build leaves off)."""
+    data = _data()
+    conf = data["configurations"][name]
+    extra = parse_defines(extra_defines)
+    off = frozenset(parse_defines(extra_undefined)) - set(extra)
+    defined = {**{str(k): str(v) for k, v in (conf.get("defined") or {}).items() if k not in off}, **extra}
+    undefined = (frozenset(str(n) for n in conf.get("undefined") or ()) | off) - set(extra)
+    renamed = frozenset(str(n) for n in (conf.get("port_renamed") or {})) - set(extra) - off
+    markers = frozenset(str(n) for n in data.get("hip_markers") or ())
+    if name == "amd":
+        markers |= frozenset(extra)
+    return Configuration(name, defined, undefined, renamed, markers)
+
+
+@dataclass(frozen=True)
+class Conditionals:
+    """The result of :func:`evaluate`: the inactive bodies of one file, sorted and merged."""
+
+    inactive: tuple[tuple[int, int], ...] = ()
+    _starts: tuple[int, ...] = field(default=(), repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_starts", tuple(s for s, _ in self.inactive))
+
+    def covers(self, start: int, end: int) -> bool:
+        """Whether ``[start, end)`` (an insertion when ``start == end``) lies inside an inactive body."""
+        i = bisect.bisect_right(self._starts, start) - 1
+        if i < 0:
+            return False
+        s, e = self.inactive[i]
+        return start >= s and end <= e
+
+    def overlaps(self, start: int, end: int) -> bool:
+        """Whether ``[start, end)`` touches an inactive body (an insertion: lies at or inside one)."""
+        i = bisect.bisect_right(self._starts, end if end > start else start) - 1
+        while i >= 0:
+            s, e = self.inactive[i]
+            if end > start and start < e and end > s or end == start and s <= start <= e:
+                return True
+            if e <= start:
+                return False
+            i -= 1
+        return False
+
+    def minus(self, other: "Conditionals") -> "Conditionals":
+        """The parts of these bodies outside ``other``'s."""
+        out: list[tuple[int, int]] = []
+        for s, e in self.inactive:
+            pos = s
+            i = max(bisect.bisect_right(other._starts, s) - 1, 0)
+            while pos < e and i < len(other.inactive):
+                os_, oe = other.inactive[i]
+                if oe <= pos:
+                    i += 1
+                    continue
+                if os_ >= e:
+                    break
+                if os_ > pos:
+                    out.append((pos, os_))
+                pos = max(pos, oe)
+                i += 1
+            if pos < e:
+                out.append((pos, e))
+        return Conditionals(tuple(out))
+
+    def __bool__(self) -> bool:
+        return bool(self.inactive)
+
+
+_UNKNOWN = object()  # a macro the file made unknown (defined where it may not be compiled)
+_FUNCTION = object()  # a function-like macro of the file: its use in #if is unknown
+
+
+def _name(tok) -> str:
+    return tok[3][1:].replace(" ", "").replace("\t", "")
+
+
+def evaluate(text: str, tokens: Sequence, marks: Sequence[int], config: Configuration) -> Conditionals:
+    """The bodies of ``text`` that ``config`` certainly does not compile.
+
+    ``tokens`` are the file's code tokens (:func:`vado.scan.lexer.lex` without comments, as
+    :class:`vado.rules.cuda_syntax.DeviceView` keeps them) and ``marks`` the indices of their
+    ``DIRECTIVE`` and ``EOD`` tokens, in order.
+    """
+    directives: list[tuple[int, int, str]] = []  # (directive index, EOD index, name)
+    DIRECTIVE = Kind.DIRECTIVE
+    pending = None
+    for i in marks:
+        tok = tokens[i]
+        if tok[0] is DIRECTIVE:
+            pending = (i, _name(tok))
+        elif pending is not None:
+            directives.append((pending[0], i, pending[1]))
+            pending = None
+    if pending is not None:
+        directives.append((pending[0], len(tokens), pending[1]))
+    if not any(d[2] in _OPENERS for d in directives):
+        return Conditionals()
+    groups = _group_chains(directives)
+    aware = _hip_aware(tokens, directives, groups, config) if config.port_renamed else set()
+    return _walk(text, tokens, directives, groups, aware, config)
+
+
+def _group_chains(directives: list[tuple[int, int, str]]) -> dict[int, int]:
+    """Position (in ``directives``) of each conditional directive → position of its group's opener."""
+    owner: dict[int, int] = {}
+    stack: list[int] = []
+    for pos, (_, _, name) in enumerate(directives):
+        if name in _OPENERS:
+            stack.append(pos)
+            owner[pos] = pos
+        elif name in _BRANCHES or name == "endif":
+            if stack:
+                owner[pos] = stack[-1]
+                if name == "endif":
+                    stack.pop()
+    return owner
+
+
+def _hip_aware(tokens, directives, groups: dict[int, int], config: Configuration) -> set[int]:
+    """Openers of the groups some condition of which names a HIP marker."""
+    markers = config.hip_markers
+    out: set[int] = set()
+    for pos, opener in groups.items():
+        d, eod, name = directives[pos]
+        if name in ("else", "endif") or opener in out:
+            continue
+        if any(tokens[k][3] in markers for k in range(d + 1, eod)):
+            out.add(opener)
+    return out
+
+
+class _Frame:
+    """One open group: whether its enclosing body is compiled, whether a branch was taken."""
+
+    __slots__ = ("parent", "taken", "state", "body_start", "opener")
+
+    def __init__(self, parent, opener: int) -> None:
+        self.parent = parent  # True / None (maybe) / False of the enclosing body
+        self.taken = False  # True / None / False: an earlier branch was (maybe) taken
+        self.state = False  # of the current branch's body
+        self.body_start = -1
+        self.opener = opener
+
+
+def _and(a, b):
+    if a is False or b is False:
+        return False
+    if a is True and b is True:
+        return True
+    return None
+
+
+def _walk(text, tokens, directives, groups, aware, config: Configuration) -> Conditionals:
+    macros: dict[str, object] = {n: _value_tokens(v) for n, v in config.defined.items()}
+    for n in config.undefined:
+        macros[n] = None  # None: known undefined
+    guard = _include_guard(tokens, directives)
+    stack: list[_Frame] = []
+    active = True  # of the text being walked
+    inactive: list[tuple[int, int]] = []
+    for pos, (d, eod, name) in enumerate(directives):
+        line_end = tokens[eod][1] if eod < len(tokens) else len(text)
+        if name in _OPENERS:
+            frame = _Frame(active, pos)
+            stack.append(frame)
+            if active is False:
+                cond = False
+            elif pos == 0 and guard is not None:
+                cond = True
+            else:
+                cond = _condition(tokens, d, eod, name, macros, config, pos in aware)
+            _enter(frame, cond, line_end)
+            active = frame.state
+        elif name in _BRANCHES:
+            if not stack or groups.get(pos) != stack[-1].opener:
+                continue  # a stray #else/#elif
+            frame = stack[-1]
+            _leave(frame, tokens[d][1], inactive)
+            if frame.parent is False or frame.taken is True:
+                cond = False
+            elif name == "else":
+                cond = True
+            else:
+                cond = _condition(tokens, d, eod, name, macros, config, frame.opener in aware)
+            _enter(frame, cond, line_end)
+            active = frame.state
+        elif name == "endif":
+            if not stack:
+                continue
+            frame = stack.pop()
+            _leave(frame, tokens[d][1], inactive)
+            active = frame.parent
+        elif name in ("define", "undef") and active is not False:
+            _record_define(tokens, d, eod, name, macros, active)
+    while stack:  # unclosed groups run to the end of the file
+        _leave(stack.pop(), len(text), inactive)
+    inactive.sort()
+    merged: list[tuple[int, int]] = []
+    for s, e in inactive:
+        if merged and s <= merged[-1][1]:
+            if e > merged[-1][1]:
+                merged[-1] = (merged[-1][0], e)
+        else:
+            merged.append((s, e))
+    return Conditionals(tuple(merged))
+
+
+def _enter(frame: _Frame, cond, body_start: int) -> None:
+    """Start a branch whose condition is ``cond`` (True/False/None)."""
+    taken = frame.taken
+    branch = False if taken is True or cond is False else (True if taken is False and cond is True else None)
+    frame.state = _and(frame.parent, branch)
+    frame.taken = True if taken is True or cond is True else (None if taken is None or cond is None else False)
+    frame.body_start = body_start
+
+
+def _leave(frame: _Frame, end: int, inactive: list) -> None:
+    # A body inside an inactive one is covered by it already.
+    if frame.state is False and frame.parent is not False and frame.body_start < end:
+        inactive.append((frame.body_start, end))
+
+
+def _include_guard(tokens, directives) -> str | None:
+    """The guard name when the file's first directive is ``#ifndef G`` (or ``#if !defined G``)
+    and the next is ``#define G``."""
+    if len(directives) < 2:
+        return None
+    (d, eod, name), (d2, eod2, name2) = directives[0], directives[1]
+    texts = [tokens[k][3] for k in range(d + 1, eod)]
+    if name == "ifndef" and len(texts) == 1:
+        guard = texts[0]
+    elif name == "if" and len(texts) == 3 and texts[:2] == ["!", "defined"]:
+        guard = texts[2]
+    elif name == "if" and len(texts) == 5 and texts[:3] == ["!", "defined", "("] and texts[4] == ")":
+        guard = texts[3]
+    else:
+        return None
+    if name2 == "define" and eod2 > d2 + 1 and tokens[d2 + 1][3] == guard:
+        return guard
+    return None
+
+
+def _record_define(tokens, d: int, eod: int, name: str, macros: dict, active) -> None:
+    if eod <= d + 1 or tokens[d + 1][0] is not Kind.IDENT:
+        return
+    macro = tokens[d + 1]
+    if active is None:
+        macros[macro[3]] = _UNKNOWN
+    elif name == "undef":
+        macros[macro[3]] = None
+    elif eod > d + 2 and tokens[d + 2][3] == "(" and tokens[d + 2][1] == macro[2]:
+        macros[macro[3]] = _FUNCTION
+    else:
+        macros[macro[3]] = tuple(tokens[k][3] for k in range(d + 2, eod))
+
+
+def _condition(tokens, d: int, eod: int, name: str, macros: dict, config: Configuration, aware: bool):
+    """True, False or None (unknown) for the condition of the directive at ``d``."""
+    if name in ("ifdef", "ifndef", "elifdef", "elifndef"):
+        if eod <= d + 1:
+            return None
+        v = _is_defined(tokens[d + 1][3], macros, config, aware)
+        if v is None:
+            return None
+        return v if name in ("ifdef", "elifdef") else not v
+    texts = [tokens[k][3] for k in range(d + 1, eod)]
+    value = _Parser(texts, macros, config, aware, 0).parse()
+    if value is None:
+        return None
+    return value != 0
+
+
+def _is_defined(name: str, macros: dict, config: Configuration, aware: bool):
+    if name in macros:
+        v = macros[name]
+        if v is _UNKNOWN:
+            return None
+        return v is not None
+    if name in config.port_renamed:
+        return not aware
+    return None
+
+
+class _Parser:
+    """A precedence-climbing evaluator of one ``#if`` expression over token texts.
+
+    Values are ints or None (unknown). Every operand is parsed even where the result is
+    already decided, so the parser always consumes the whole expression; a syntax error
+    makes the whole condition unknown.
+    """
+
+    __slots__ = ("texts", "pos", "macros", "config", "aware", "depth")
+
+    _BINARY = {
+        "*": 10, "/": 10, "%": 10, "+": 9, "-": 9, "<<": 8, ">>": 8, "<": 7, ">": 7, "<=": 7, ">=": 7,
+        "==": 6, "!=": 6, "&": 5, "^": 4, "|": 3, "&&": 2, "||": 1,
+    }
+
+    def __init__(self, texts, macros, config, aware, depth) -> None:
+        self.texts, self.pos, self.macros, self.config, self.aware, self.depth = texts, 0, macros, config, aware, depth
+
+    def parse(self):
+        try:
+            v = self._ternary()
+        except _Syntax:
+            return None
+        if self.pos != len(self.texts):
+            return None
+        return v
+
+    def _peek(self) -> str:
+        return self.texts[self.pos] if self.pos < len(self.texts) else ""
+
+    def _take(self) -> str:
+        if self.pos >= len(self.texts):
+            raise _Syntax
+        t = self.texts[self.pos]
+        self.pos += 1
+        return t
+
+    def _ternary(self):
+        cond = self._binary(1)
+        if self._peek() != "?":
+            return cond
+        self.pos += 1
+        a = self._ternary()
+        if self._take() != ":":
+            raise _Syntax
+        b = self._ternary()
+        if cond is None:
+            return a if a == b else None
+        return a if cond else b
+
+    def _binary(self, min_prec: int):
+        left = self._unary()
+        while True:
+            op = self._peek()
+            prec = self._BINARY.get(op)
+            if prec is None or prec < min_prec:
+                return left
+            self.pos += 1
+            right = self._binary(prec + 1)
+            left = _apply(op, left, right)
+
+    def _unary(self):
+        t = self._take()
+        if t == "(":
+            v = self._ternary()
+            if self._take() != ")":
+                raise _Syntax
+            return v
+        if t in ("!", "~", "-", "+"):
+            v = self._unary()
+            if v is None:
+                return None
+            return {"!": lambda x: int(not x), "~": lambda x: ~x, "-": lambda x: -x, "+": lambda x: x}[t](v)
+        if t == "defined":
+            paren = self._peek() == "("
+            if paren:
+                self.pos += 1
+            name = self._take()
+            if paren and self._take() != ")":
+                raise _Syntax
+            v = _is_defined(name, self.macros, self.config, self.aware)
+            return None if v is None else int(v)
+        if t[:1].isdigit():
+            return _int_literal(t)
+        if t[:1] == "'" or t[:1] == '"':
+            return None
+        if t[:1].isalpha() or t[:1] == "_":
+            return self._identifier(t)
+        raise _Syntax
+
+    def _identifier(self, name: str):
+        if self._peek() == "(":  # __has_include(...), a function-like macro: unknown
+            self._skip_parens()
+            return None
+        if name in ("true", "false") and name not in self.macros:
+            return int(name == "true")
+        if name in self.macros:
+            v = self.macros[name]
+            if v is None:
+                return 0
+            if v is _UNKNOWN or v is _FUNCTION:
+                return None
+            if len(v) == 1 and v[0][:1].isdigit():
+                return _int_literal(v[0])
+            if not v or self.depth >= _MAX_EXPANSION:
+                return None
+            return _Parser(v, self.macros, self.config, self.aware, self.depth + 1).parse()
+        if name in self.config.port_renamed:
+            return int(not self.aware)
+        return None
+
+    def _skip_parens(self) -> None:
+        depth = 0
+        while self.pos < len(self.texts):
+            t = self.texts[self.pos]
+            self.pos += 1
+            if t == "(":
+                depth += 1
+            elif t == ")":
+                depth -= 1
+                if depth == 0:
+                    return
+        raise _Syntax
+
+
+class _Syntax(Exception):
+    """A condition vado cannot parse: its value is unknown."""
+
+
+def _value_tokens(value: str) -> tuple[str, ...]:
+    """The token texts of a macro value given as text (a configuration's ``NAME=VALUE``)."""
+    if value.isalnum() or value.replace("_", "a").isalnum():
+        return (value,)
+    from vado.scan.lexer import tokenize
+
+    return tuple(t[3] for t in tokenize(value) if t[0] is not Kind.COMMENT)
+
+
+def _int_literal(text: str):
+    t = text.replace("'", "").rstrip("uUlLzZ")
+    try:
+        if t[:2] in ("0x", "0X"):
+            return int(t[2:], 16)
+        if t[:2] in ("0b", "0B"):
+            return int(t[2:], 2)
+        if len(t) > 1 and t[0] == "0":
+            return int(t, 8)
+        return int(t)
+    except ValueError:
+        return None
+
+
+def _apply(op: str, a, b):
+    if op == "&&":
+        if a == 0 or b == 0:  # None == 0 is False: an unknown never decides
+            return 0
+        return None if a is None or b is None else 1
+    if op == "||":
+        if (a is not None and a != 0) or (b is not None and b != 0):
+            return 1
+        return None if a is None or b is None else 0
+    if a is None or b is None:
+        return None
+    if op in ("/", "%"):
+        if b == 0:
+            return None
+        q = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)  # C truncates toward zero
+        return q if op == "/" else a - q * b
+    if op in ("<<", ">>"):
+        if b < 0 or b > 63:
+            return None
+        return a << b if op == "<<" else a >> b
+    return {
+        "*": lambda: a * b, "+": lambda: a + b, "-": lambda: a - b, "<": lambda: int(a < b), ">": lambda: int(a > b),
+        "<=": lambda: int(a <= b), ">=": lambda: int(a >= b), "==": lambda: int(a == b), "!=": lambda: int(a != b),
+        "&": lambda: a & b, "^": lambda: a ^ b, "|": lambda: a | b,
+    }[op]()
+
+
+def file_conditionals(ctx, config: Configuration) -> Conditionals:
+    """:func:`evaluate` for a rules :class:`~vado.rules.base.FileContext`, kept on the context per configuration.
+
+    A file without a conditional directive costs one look at its directive marks.
+    """
+    cache = getattr(ctx, "_conditionals", None)
+    if cache is None or cache[0] is not ctx.text:
+        cache = (ctx.text, {})
+        ctx._conditionals = cache
+    found = cache[1].get(config)
+    if found is None:
+        from vado.rules.cuda_syntax import device_view
+
+        view = device_view(ctx)
+        found = cache[1][config] = evaluate(ctx.text, view.tokens, view.directive_marks, config)
+    return found
+
+
+def _option_names(value) -> tuple[str, ...]:
+    if not value:
+        return ()
+    if isinstance(value, str):
+        value = value.replace(";", ",").split(",")
+    return tuple(sorted(str(v).strip() for v in value if str(v).strip()))
+
+
+def amd_configuration(options: Mapping | None = None) -> Configuration:
+    """The ``amd`` configuration for rule options: ``amd_defines`` (``NAME`` or ``NAME=VALUE``
+    strings: the project's own HIP option, the AMD build's ``-D`` flags) and ``amd_undefined``
+    (names the AMD build leaves undefined: other backends' options)."""
+    options = options or {}
+    return configuration("amd", _option_names(options.get("amd_defines")), _option_names(options.get("amd_undefined")))
