@@ -77,10 +77,13 @@ def require_compiler(target_name: str) -> FixtureCompiler:
 
 
 def compile_one(compiler: FixtureCompiler, source: Path, out_dir: Path, include_dirs: Sequence[Path] = (),
-                timeout: float = 600) -> str | None:
-    """Compile ``source`` as HIP for every arch of ``compiler`` in one call; ``None`` on success, else stderr."""
+                timeout: float = 600, defines: Sequence[str] = ()) -> str | None:
+    """Compile ``source`` as HIP for every arch of ``compiler`` in one call; ``None`` on success, else stderr.
+
+    ``defines`` (``NAME`` or ``NAME=VALUE``) are passed as ``-D``: what a project's own HIP build defines."""
     out_dir.mkdir(parents=True, exist_ok=True)
     cmd = [compiler.path, *(f"--offload-arch={a}" for a in compiler.archs), "-c", "-x", "hip"]
+    cmd += [f"-D{d}" for d in defines]
     for inc in include_dirs:
         cmd += ["-I", str(inc)]
     cmd += [str(source), "-o", str(out_dir / (source.name + ".o"))]
@@ -92,11 +95,12 @@ def compile_one(compiler: FixtureCompiler, source: Path, out_dir: Path, include_
     return None if proc.returncode == 0 else (proc.stderr or proc.stdout)[-4000:] or f"exit code {proc.returncode}"
 
 
-def compile_all(jobs: Sequence[tuple[str, FixtureCompiler, Path, Sequence[Path]]], out_dir: Path) -> dict[str, str | None]:
-    """``{key: None | stderr}`` for ``(key, compiler, source, include_dirs)`` jobs, run on every core."""
+def compile_all(jobs: Sequence[tuple], out_dir: Path) -> dict[str, str | None]:
+    """``{key: None | stderr}`` for ``(key, compiler, source, include_dirs[, defines])`` jobs, run on every core."""
     def run(job):
-        key, compiler, source, incs = job
-        return key, compile_one(compiler, source, out_dir / key.replace("/", "_"), incs)
+        key, compiler, source, incs, *defines = job
+        return key, compile_one(compiler, source, out_dir / key.replace("/", "_"), incs,
+                                defines=defines[0] if defines else ())
 
     with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
         return dict(pool.map(run, jobs))

@@ -13,7 +13,10 @@ Options
 A ``vado-port:`` line in a comment (usually the first line) holds the port's
 command-line options: ``// vado-port: --target hip-5.2 --launch ggl --unsafe-fixes --roc --wave native``.
 Without it the port runs with the CLI's defaults (rocm-7.2, chevron launches,
-safe fixes only, hip* libraries, warp32 emulation).
+safe fixes only, hip* libraries, warp32 emulation). ``--amd-define NAME[=VALUE]`` and
+``--amd-undefined NAME`` give the rule options ``amd_defines``/``amd_undefined`` (what the
+project's own HIP build defines and leaves off); the ``.fixed.hip`` is then compiled with
+those defines (``-D``), as that build compiles it.
 
 Checks, per fixture
 -------------------
@@ -110,6 +113,8 @@ def port_options(text: str):
     m = OPTIONS.search(text)
     args = shlex.split(m.group(1)) if m else []
     target, launch, unsafe, roc, wave = "rocm-7.2", "chevron", False, False, "warp32"
+    defines: list[str] = []
+    undefined: list[str] = []
     it = iter(args)
     for a in it:
         if a == "--target":
@@ -122,9 +127,14 @@ def port_options(text: str):
             roc = True
         elif a == "--wave":
             wave = next(it)
+        elif a == "--amd-define":
+            defines.append(next(it))
+        elif a == "--amd-undefined":
+            undefined.append(next(it))
         else:
             raise ValueError(f"unknown fixture option {a!r}")
-    return get_target(target), PortOptions(launch=launch, roc=roc, unsafe=unsafe, wave=wave)
+    rule_options = {"amd_defines": tuple(defines), "amd_undefined": tuple(undefined)} if defines or undefined else {}
+    return get_target(target), PortOptions(launch=launch, roc=roc, unsafe=unsafe, wave=wave, rule_options=rule_options)
 
 
 def run_port(path: Path, data: bytes):
@@ -207,7 +217,8 @@ def compile_results(tmp_path_factory) -> dict[str, str | None]:
         compiler = compiler_for(_target_name(path))
         text = fixed_path(path).read_text(encoding="latin-1")
         if compiler and not _known_to_fail(path) and not _compile_skip_reason(text, compiler):
-            jobs.append((path.name, compiler, fixed_path(path), (INCLUDE,)))
+            defines = port_options(path.read_text(encoding="latin-1"))[1].rule_options.get("amd_defines", ())
+            jobs.append((path.name, compiler, fixed_path(path), (INCLUDE,), defines))
     return compile_all(jobs, tmp_path_factory.mktemp("fixed-hip"))
 
 

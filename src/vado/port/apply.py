@@ -392,6 +392,7 @@ def fixpoint(
     max_rounds: int = 10,
     *,
     unsafe: bool = False,
+    on_round: Callable[[str, Sequence[Edit], str], None] | None = None,
 ) -> FixpointResult:
     """Apply ``produce_fixes(text)`` repeatedly until no fix changes the text.
 
@@ -401,7 +402,8 @@ def fixpoint(
     produced again by the rules in the next round against the new text. Stops
     when a round accepts nothing or changes nothing. Raises :class:`PortError`
     when the text is still changing after ``max_rounds`` rounds, or comes back to
-    an earlier state (two fixes undoing each other).
+    an earlier state (two fixes undoing each other). ``on_round(old, edits, new)``,
+    when given, is told of every round that changed the text (the edits in order).
     """
     if max_rounds < 1:
         raise ValueError("max_rounds must be at least 1")
@@ -432,6 +434,8 @@ def fixpoint(
             )
         seen.add(new)
         rounds.append(tuple(accepted))
+        if on_round is not None:
+            on_round(text, ordered, new)
         text = new
     return FixpointResult(text, tuple(rounds))
 

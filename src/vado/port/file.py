@@ -53,6 +53,7 @@ from vado.rules.engine import check_context, check_text, file_context
 from vado.rules.registry import all_rules
 from vado.scan.classify import FileKind
 from vado.scan.lexer import lex
+from vado.scan.preprocessor import Conditionals, amd_configuration, cuda_configuration, file_conditionals
 
 _SOURCE_KINDS = frozenset({FileKind.CUDA_SOURCE, FileKind.CUDA_HEADER})
 
@@ -199,6 +200,25 @@ def produce_fixes(
     return fixes
 
 
+def untouched_regions(ctx: FileContext, target: Target) -> Conditionals | None:
+    """The bodies of ``ctx``'s text a port for ``target`` leaves as they are, None when none.
+
+    For a ROCm target: the conditional bodies that the AMD build certainly does not compile
+    (``#if !defined(PROJECT_USE_HIP)`` with the project's HIP option among the rule option
+    ``amd_defines``, ``#ifdef GGML_USE_SYCL`` with that name in ``amd_undefined``), and those
+    that nvcc certainly does not compile, which the AMD build does or may (the project's own
+    HIP code: ``#if defined(__HIP_PLATFORM_AMD__)``, ``#ifdef GGML_USE_HIP`` with that option among
+    ``amd_defines``: :func:`~vado.scan.preprocessor.cuda_configuration`).
+    Directive lines lie outside every body: the edits that rewrite a condition stay.
+    """
+    if target.family != "rocm":
+        return None
+    amd = file_conditionals(ctx, amd_configuration(ctx.options))
+    cuda = file_conditionals(ctx, cuda_configuration(ctx.options))
+    both = amd.union(cuda)
+    return both or None
+
+
 def is_open_work(finding: Finding, target: Target) -> bool:
     """Whether a finding in the *ported* text is work left for humans.
 
@@ -237,12 +257,25 @@ def port_bytes(path: str, kind: FileKind, data: bytes, target: Target, options: 
             last[t] = check_context(context_of(t), fixing_rules())
         return last[t]
 
-    result = fixpoint(
-        text,
-        lambda t: produce_fixes(path, kind, t, target, options, findings_of(t),
-                                tokens=context_of(t).tokens if kind.is_c_family else None),
-        unsafe=options.unsafe,
-    )
+    # What the port leaves alone: the bodies of the original text that the AMD build does not
+    # compile and those that only it compiles (the project's own HIP code). Found once, on the
+    # original text (its conditions are what the project wrote; the port rewrites some), and
+    # moved with every round's edits, none of which touches them.
+    kept = untouched_regions(context_of(text), target) if kind.is_c_family else None
+    regions = {text: kept} if kept else {}
+
+    def fixes_of(t: str) -> list[Fix]:
+        fixes = produce_fixes(path, kind, t, target, options, findings_of(t),
+                              tokens=context_of(t).tokens if kind.is_c_family else None)
+        around = regions.get(t)
+        return fixes if not around else [f for f in fixes if not any(around.overlaps(e.start, e.end) for e in f.edits)]
+
+    def moved(old: str, edits, new: str) -> None:
+        around = regions.pop(old, None)
+        if around is not None:
+            regions[new] = around.shifted((e.start, e.end, len(encode_source(e.content))) for e in edits)
+
+    result = fixpoint(text, fixes_of, unsafe=options.unsafe, on_round=moved)
     applied: dict[str, int] = {}
     unsafe_applied: list[str] = []
     for fix in result.applied:

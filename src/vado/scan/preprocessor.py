@@ -28,12 +28,14 @@ from __future__ import annotations
 
 import bisect
 import functools
+import re
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
 from vado.scan.lexer import Kind
 
-__all__ = ["Configuration", "Conditionals", "configuration", "evaluate", "parse_defines"]
+__all__ = ["Configuration", "Conditionals", "amd_configuration", "configuration", "cuda_configuration", "evaluate",
+           "file_conditionals", "parse_defines"]
 
 #: The conditional directives, by name without ``#`` and blanks.
 _OPENERS = frozenset({"if", "ifdef", "ifndef"})
@@ -157,8 +159,38 @@ class Conditionals:
                 out.append((pos, e))
         return Conditionals(tuple(out))
 
+    def union(self, other: "Conditionals") -> "Conditionals":
+        """These bodies and ``other``'s, merged."""
+        return Conditionals(_merge(sorted(self.inactive + other.inactive)))
+
+    def shifted(self, edits: Iterable[tuple[int, int, int]]) -> "Conditionals":
+        """The bodies after applying ``edits``, ``(start, end, new length)`` each, none of which
+        :meth:`overlaps` a body (so every body keeps its text and only moves)."""
+        edits = sorted(edits)
+        starts = [e[0] for e in edits]
+        deltas = [0]
+        for s, e, n in edits:
+            deltas.append(deltas[-1] + n - (e - s))
+
+        def move(b: int) -> int:
+            return b + deltas[bisect.bisect_left(starts, b)]  # the edits that start before b
+
+        return Conditionals(tuple((move(s), move(e)) for s, e in self.inactive))
+
     def __bool__(self) -> bool:
         return bool(self.inactive)
+
+
+def _merge(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """Sorted ranges with the overlapping and touching ones joined."""
+    merged: list[tuple[int, int]] = []
+    for s, e in ranges:
+        if merged and s <= merged[-1][1]:
+            if e > merged[-1][1]:
+                merged[-1] = (merged[-1][0], e)
+        else:
+            merged.append((s, e))
+    return tuple(merged)
 
 
 _UNKNOWN = object()  # a macro the file made unknown (defined where it may not be compiled)
@@ -289,15 +321,7 @@ def _walk(text, tokens, directives, groups, aware, config: Configuration) -> Con
             _record_define(tokens, d, eod, name, macros, active)
     while stack:  # unclosed groups run to the end of the file
         _leave(stack.pop(), len(text), inactive)
-    inactive.sort()
-    merged: list[tuple[int, int]] = []
-    for s, e in inactive:
-        if merged and s <= merged[-1][1]:
-            if e > merged[-1][1]:
-                merged[-1] = (merged[-1][0], e)
-        else:
-            merged.append((s, e))
-    return Conditionals(tuple(merged))
+    return Conditionals(_merge(sorted(inactive)))
 
 
 def _enter(frame: _Frame, cond, body_start: int) -> None:
@@ -587,3 +611,16 @@ def amd_configuration(options: Mapping | None = None) -> Configuration:
     (names the AMD build leaves undefined: other backends' options)."""
     options = options or {}
     return configuration("amd", _option_names(options.get("amd_defines")), _option_names(options.get("amd_undefined")))
+
+
+#: A name that says HIP or ROCm as a word of it (``GGML_USE_HIP``, ``USE_ROCM``, ``LLAMA_HIPBLAS``).
+_HIP_OPTION = re.compile(r"(?:^|_)(?:HIP|ROCM)(?:_|$|BLAS)", re.IGNORECASE)
+
+
+def cuda_configuration(options: Mapping | None = None) -> Configuration:
+    """The ``cuda`` configuration for rule options: the names of ``amd_defines`` that say HIP or
+    ROCm (the project's own HIP switch, ``GGML_USE_HIP``) are undefined there, since the CUDA build
+    does not switch the HIP path on; the AMD build's other defines (``NDEBUG``) stay unknown."""
+    options = options or {}
+    names = tuple(n for n in parse_defines(_option_names(options.get("amd_defines"))) if _HIP_OPTION.search(n))
+    return configuration("cuda", (), names)
