@@ -139,11 +139,82 @@ def test_cuda_arch_in_code_is_reported_without_a_fix():
     assert f.fix is None and f.verdicts["rocm-7.2"] is Verdict.MANUAL
 
 
-def test_cuda_version_comparison_says_which_branch_the_port_takes():
+# CUDA version tests are decided for the target (issue 25): a CMake-built sample used to take its legacy
+# branch silently, since HIP defines no CUDART_VERSION; now the comparison is answered for the CUDA release
+# whose API the target's HIP follows (arch.cuda_api_level, from HIPIFY's tables).
+def test_cuda_version_comparison_is_decided_for_the_target():
     src = "#if CUDART_VERSION >= 11000\nint x;\n#endif\n#ifdef CUDA_VERSION\nint y;\n#endif\n"
     a, b = check_text("k.cu", src, (ROCM,), rules=[arch.CudaVersionMacroTest])
-    assert a.fix is None and "is false in the port" in a.message
+    assert a.fix.applicability.value == "safe" and a.fix.edits[0].content == "1" and "CUDA 11.7" in a.message
+    assert a.verdicts["rocm-7.2"] is Verdict.AUTOMATIC
     assert b.fix.edits[0].content == "HIP_VERSION" and b.fix.applicability.value == "safe"
+
+
+def test_cuda_api_level_of_the_targets():
+    from vado.knowledge.targets import get_target
+
+    assert arch.cuda_api_level(get_target("rocm-7.2")) == (11, 7)
+    assert arch.cuda_api_level(get_target("hip-5.2")) == (11, 2)
+    assert arch.cuda_api_level(get_target("oneapi")) is None
+
+
+@pytest.mark.parametrize("cond, want", [
+    ("CUDART_VERSION >= 12000", "0"), ("CUDART_VERSION >= 11000", "1"), ("CUDA_VERSION < 11070", "0"),
+    ("CUDA_VERSION <= 11070", "1"), ("__CUDACC_VER_MAJOR__ >= 12", "0"), ("__CUDACC_VER_MAJOR__ > 10", "1"),
+])
+def test_cuda_version_answers(cond, want):
+    (f,) = check_text("k.cu", f"#if {cond}\nint x;\n#else\nint y;\n#endif\n", (ROCM,), rules=[arch.CudaVersionMacroTest])
+    assert f.fix.edits[0].content == want
+
+
+def test_cuda_version_prefers_the_branch_whose_apis_the_target_has_and_never_an_error():
+    api = ("#if CUDART_VERSION >= 12030\nvoid f(cudaStream_t s) { cudaStreamGetCaptureInfo_v3(s, 0, 0, 0, 0, 0, 0); }\n"
+           "#else\nvoid f(cudaStream_t s) { cudaStreamGetCaptureInfo(s, 0, 0); }\n#endif\n")
+    (f,) = check_text("k.cu", api, (ROCM,), rules=[arch.CudaVersionMacroTest])
+    assert f.fix.edits[0].content == "0"  # the level's own answer: CUDA 11.7 is older than 12.3
+    flipped = api.replace(">= 12030", "< 12030")
+    (g,) = check_text("k.cu", flipped, (ROCM,), rules=[arch.CudaVersionMacroTest])
+    # the level says true (11.7 < 12.3), whose branch calls what ROCm 7.2 lacks: the other is taken
+    assert g.fix.edits[0].content == "0" and "cudaStreamGetCaptureInfo_v3" in g.message
+    both = api.replace("cudaStreamGetCaptureInfo(s, 0, 0)", "cudaStreamGetCaptureInfo_v3(s, 0, 0, 0, 0, 0, 0)")
+    (h,) = check_text("k.cu", both.replace(">= 12030", "< 12030"), (ROCM,), rules=[arch.CudaVersionMacroTest])
+    assert h.fix.edits[0].content == "1"  # both branches lack it: the level decides, the API rule reports the call
+    error = "#if CUDART_VERSION < 12000\n#error \"needs CUDA 12\"\n#endif\n"
+    (e,) = check_text("k.cu", error, (ROCM,), rules=[arch.CudaVersionMacroTest])
+    assert e.fix.edits[0].content == "0" and "#error" in e.message
+    # no ROCm target: no answer, the old report
+    (o,) = check_text("k.cu", api, (get_target_named("oneapi"),), rules=[arch.CudaVersionMacroTest])
+    assert o.fix is None
+
+
+def get_target_named(name):
+    from vado.knowledge.targets import get_target
+
+    return get_target(name)
+
+
+def test_cuda_arch_one_level_prefers_portable_code_and_never_an_error():
+    red = ("__device__ void f(__half2* a, __half2 v) {\n#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700\n"
+           "  asm(\"red.relaxed.gpu.global.add.noftz.f16x2 [%0], %1;\" :: \"l\"(a), \"r\"(0));\n#else\n"
+           "  atomicAdd(a, v);\n#endif\n}\n")
+    assert _arch_port(red) == [("safe", "0")]
+    error = "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900\n#error \"needs sm_90\"\n#endif\n"
+    assert _arch_port(error) == [("safe", "!defined(__HIP_DEVICE_COMPILE__)")]  # false in the device pass
+    hopper = "#if __CUDA_ARCH__ >= 900\nint fast;\n#else\n#error \"needs sm_90\"\n#endif\n"
+    assert _arch_port(hopper) == [("safe", "defined(__HIP_DEVICE_COMPILE__)")]
+    (f,) = check_text("k.cu", "__global__ void k() { static_assert(__CUDA_ARCH__ >= 800, \"sm80\"); }\n", (ROCM,),
+                      rules=[arch.CudaArchMacroTest])
+    assert f.fix.edits[0].content == "true" and f.fix.applicability.value == "safe"
+    assert f.fix.edits[0].end - f.fix.edits[0].start == len("__CUDA_ARCH__ >= 800")
+
+
+def test_nvcc_tests_beside_a_hip_test_are_left_alone():
+    src = "#if defined(__NVCC__)\nint a;\n#elif defined(__HIP_PLATFORM_AMD__)\nint b;\n#endif\n#ifdef __CUDACC__\nint c;\n#endif\n"
+    fs = check_text("k.cu", src, (ROCM,), rules=[arch.CudaArchMacroTest])
+    assert [f.span.line for f in fs] == [6]
+    own = "#if defined(__CUDACC__) && !defined(MY_USE_HIP)\nint a;\n#endif\n"
+    assert len(check_text("k.cu", own, (ROCM,), rules=[arch.CudaArchMacroTest])) == 1
+    assert check_text("k.cu", own, (ROCM,), rules=[arch.CudaArchMacroTest], options={"amd_defines": ("MY_USE_HIP",)}) == []
 
 
 def test_header_guard_of_a_library_is_unsafe_and_none_with_roc():

@@ -7,6 +7,7 @@ reads its per-target verdicts from a small table of facts with sources; see the
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Iterable
 
@@ -14,6 +15,7 @@ from vado.model import Applicability, Effort, Finding, Fix, Severity, Verdict
 from vado.rules import cuda_syntax as cs
 from vado.rules.base import FileContext, Rule, verdicts_for
 from vado.scan.lexer import Kind
+from vado.scan.preprocessor import amd_configuration, hip_aware_directives
 
 AS_IS, AUTO, MANUAL, BLOCKED = Verdict.MOVES_AS_IS, Verdict.AUTOMATIC, Verdict.MANUAL, Verdict.BLOCKED
 
@@ -793,6 +795,57 @@ def _negations(toks, d: int, i: int) -> int:
     return sum(stack) + (toks[i - 1][3] == "!")
 
 
+def _has_error(toks, span: range) -> bool:
+    """Whether ``span`` holds an ``#error`` directive."""
+    return any(toks[k][0] is Kind.DIRECTIVE and _directive_name(toks[k]) == "#error" for k in span)
+
+
+def _has_code(toks, span: range) -> bool:
+    return any(toks[k][0] is not Kind.DIRECTIVE and toks[k][0] is not Kind.EOD for k in span)
+
+
+def _has_ptx(toks, span: range) -> bool:
+    return any(toks[k][0] is Kind.IDENT and toks[k][3] in _PTX_TOKENS for k in span)
+
+
+def _comparison_branches(toks, i: int) -> tuple[range, range] | None:
+    """Token ranges of the branch compiled when the comparison at ``i`` is true and of the one compiled
+    when it is false, for a comparison in an ``#if``/``#elif``; None elsewhere or in an unclosed group."""
+    d = _directive_of(toks, i)
+    spans = _branches(toks, d) if d is not None and _directive_name(toks[d]) in ("#if", "#elif") else None
+    if spans is None:
+        return None
+    selected, others = spans
+    if _negations(toks, d, i) % 2:
+        selected, others = others, selected
+    return selected, others
+
+
+#: Why the port does not take the branch of an #error: the test demands an NVIDIA architecture level.
+_ERROR_REASON = ("the branch CUDA takes there is an #error that demands another NVIDIA architecture level, which "
+                 "an AMD GPU is not: the port takes the other branch (what the code needs of the GPU is judged by "
+                 "the findings on the code it uses)")
+
+
+def _one_level(toks, i: int, device: bool) -> tuple[bool, str]:
+    """The device-pass value of a comparison that every GPU from sm_75 to before sm_90 answers ``device``,
+    and why: that answer, unless its branch is an ``#error`` (a demand for an architecture level, which
+    would fail every device pass of the port) or inline PTX beside a portable branch (which no AMD GPU
+    runs: ``red.relaxed.gpu.global.add.noftz.f16x2`` vs ``atomicAdd``)."""
+    why = ("every NVIDIA GPU from sm_75 to before sm_90 (what AMD's GPUs are counted as) "
+           f"{'takes' if device else 'skips'} this branch")
+    spans = _comparison_branches(toks, i)
+    if spans is None:
+        return device, why
+    taken, other = spans if device else spans[::-1]
+    if _has_error(toks, taken) and not _has_error(toks, other):
+        return not device, _ERROR_REASON
+    if _has_ptx(toks, taken) and not _has_ptx(toks, other) and _has_code(toks, other):
+        return not device, ("CUDA takes the inline-PTX branch for these GPUs, which no AMD GPU runs: the port "
+                            "takes the program's portable branch")
+    return device, why
+
+
 def _between_levels(toks, i: int, newer: bool) -> tuple[bool, Applicability, str]:
     """The device-pass value of an ``__CUDA_ARCH__`` comparison at ``i`` that sm_75 and sm_89 answer
     differently (``newer``: sm_89's answer), how safe that choice is, and why.
@@ -802,22 +855,19 @@ def _between_levels(toks, i: int, newer: bool) -> tuple[bool, Applicability, str
     older branch is a polyfill that collides with HIP's or an ``assert(false)`` for GPUs without them.
     The exception is a newer branch written in inline PTX (``cp.async``, ``ldmatrix``): no AMD GPU
     runs it, and the older branch is the program's own portable version (what CUDA builds for sm_75)."""
-    d = _directive_of(toks, i)
-    spans = _branches(toks, d) if d is not None and _directive_name(toks[d]) in ("#if", "#elif") else None
+    spans = _comparison_branches(toks, i)
     if spans is None:
         return newer, Applicability.UNSAFE, "the fix assumes the newer branch, check it"
     selected, others = spans
-    if _negations(toks, d, i) % 2:
-        selected, others = others, selected
     newer_code, older_code = (selected, others) if newer else (others, selected)
-
-    def ptx(span: range) -> bool:
-        return any(toks[k][0] is Kind.IDENT and toks[k][3] in _PTX_TOKENS for k in span)
-
-    newer_ptx, older_ptx = ptx(newer_code), ptx(older_code)
+    if _has_error(toks, newer_code) and not _has_error(toks, older_code):
+        return not newer, Applicability.SAFE, _ERROR_REASON
+    if _has_error(toks, older_code) and not _has_error(toks, newer_code):
+        return newer, Applicability.SAFE, _ERROR_REASON
+    newer_ptx, older_ptx = _has_ptx(toks, newer_code), _has_ptx(toks, older_code)
     if newer_ptx and older_ptx:
         return newer, Applicability.UNSAFE, "both branches are inline PTX, which no AMD GPU runs; the fix assumes the newer one"
-    if newer_ptx and not any(toks[k][0] is not Kind.DIRECTIVE and toks[k][0] is not Kind.EOD for k in older_code):
+    if newer_ptx and not _has_code(toks, older_code):
         # No other branch: taking "none" would drop what the PTX does, silently; keeping it fails to compile.
         return newer, Applicability.UNSAFE, "the newer branch is inline PTX and there is no other: port it by hand"
     if newer_ptx:
@@ -825,6 +875,17 @@ def _between_levels(toks, i: int, newer: bool) -> tuple[bool, Applicability, str
                                                "the program's portable branch, the one CUDA builds for sm_75")
     return newer, Applicability.SAFE, ("the port takes the branch of Ampere-class GPUs (sm_80–sm_89: A100, L40), whose "
                                        "bf16/fp8 types and intrinsics HIP has")
+
+
+def _static_assert_comparison(toks, i: int) -> int | None:
+    """For ``static_assert(__CUDA_ARCH__ OP N`` + ``,`` or ``)`` at ``i``: the end (exclusive) of ``__CUDA_ARCH__ OP N``."""
+    n = len(toks)
+    if i < 2 or toks[i - 1][3] != "(" or toks[i - 2][3] != "static_assert" or i + 3 >= n:
+        return None
+    op, num, after = toks[i + 1], toks[i + 2], toks[i + 3]
+    if op[3] in _CMP and num[0] is Kind.NUMBER and after[3] in (",", ")"):
+        return i + 3
+    return None
 
 
 class CudaArchMacroTest(Rule):
@@ -895,13 +956,23 @@ class CudaArchMacroTest(Rule):
     guard is bf16/fp8 support HIP has, and the older branch is a polyfill that
     collides with HIP's own functions or an ``assert(false)`` for GPUs
     without it (HeCBench attention-paged, attentionMultiHeadKVCache). Where
-    the newer branch of the ``#if`` is inline PTX (``cp.async``,
-    ``ldmatrix``), which no AMD GPU runs, the port takes the other branch, the
-    program's own portable code that CUDA builds for sm_75. PTX in both
-    branches, PTX with no other branch (taking none would drop what it does),
-    or a comparison outside an ``#if``, gets the newer branch with an unsafe
-    fix: choose by hand. ``==``/``!=`` tests and ``__CUDA_ARCH__``
-    used as a value in code get no fix.
+    the branch so chosen is inline PTX (``cp.async``, ``ldmatrix``, or
+    ``red.relaxed.gpu.global.add.noftz.f16x2`` under ``>= 700``), which no AMD
+    GPU runs, and the other branch is portable code (``atomicAdd``), the port
+    takes the other branch. Where the branch so chosen holds an ``#error``
+    (a demand for an NVIDIA architecture level, ``#if __CUDA_ARCH__ < 900``
+    / ``#error "needs sm_90"``), the port takes the other branch: kept, it
+    would fail every device pass; what the code needs of the GPU is judged by
+    the findings on the code it uses. Likewise ``static_assert(__CUDA_ARCH__
+    >= 800, …)`` in code (undeclared in both passes of a HIP compile) becomes
+    ``static_assert(true, …)``. PTX in both branches, PTX with no other branch
+    (taking none would drop what it does), or a comparison outside an ``#if``,
+    gets the newer branch with an unsafe fix: choose by hand. ``==``/``!=``
+    tests and ``__CUDA_ARCH__`` used as a value in code get no fix. A
+    ``__CUDACC__``/``__NVCC__`` test in a conditional that also tests a HIP
+    macro (``#if defined(__NVCC__) … #elif defined(__HIP_PLATFORM_AMD__)``,
+    or the project's own HIP option given as the rule option ``amd_defines``)
+    is the project's own HIP path: it is left as written, with no finding.
 
     References
     ----------
@@ -923,6 +994,7 @@ class CudaArchMacroTest(Rule):
         hits = view.ident_indices(self.triggers)
         # The program's own #define of the name: its tests mean what the program says.
         own = {toks[i][3] for i in hits if _tested_name(toks, i) == "define" and _directive_name(toks[i - 1]) == "#define"}
+        aware = None
         for i in hits:
             tok = toks[i]
             name = tok[3]
@@ -932,6 +1004,10 @@ class CudaArchMacroTest(Rule):
             if how is None or how == "define" and _directive_name(toks[i - 1]) in ("#define", "#undef"):
                 continue
             if name in ("__CUDACC__", "__NVCC__"):
+                if aware is None:
+                    aware = hip_aware_directives(toks, view.directive_marks, amd_configuration(ctx.options))
+                if aware and _directive_of(toks, i) in aware:
+                    continue  # the project's own HIP path: the conditional tells HIP apart already
                 if how in ("ifdef", "value"):
                     yield self._fixed(ctx, tok[1], tok[2], "__HIPCC__", Applicability.SAFE,
                                       f"hipcc defines __HIPCC__, not {name}: the test is false in every pass of the port")
@@ -943,6 +1019,15 @@ class CudaArchMacroTest(Rule):
                 continue
             if how == "value":
                 yield from self._value(ctx, toks, i)
+                continue
+            end = _static_assert_comparison(toks, i) if how == "code" else None
+            if end is not None:
+                text = cs.text_of(ctx.text, toks, i, end)
+                yield self._fixed(ctx, tok[1], toks[end - 1][2], "true", Applicability.SAFE,
+                                  f"static_assert({text}) demands an NVIDIA architecture level, and HIP does not "
+                                  "define __CUDA_ARCH__ (an undeclared name in both passes of the port): the port "
+                                  "answers it as met; what the code needs of the GPU is judged by the findings on "
+                                  "the code it uses")
                 continue
             yield self.finding(ctx, tok[1], tok[2], "__CUDA_ARCH__ is not defined by HIP; this use needs a value by hand "
                                "(AMD GPUs: __gfx942__, __gfx950__ … in the device pass)",
@@ -967,9 +1052,8 @@ class CudaArchMacroTest(Rule):
             why = f"HIP does not define __CUDA_ARCH__, so `{text}` is {'true' if host else 'false'} in every pass of the port; "
             safe = Applicability.SAFE
             if low == high:
-                device = low
-                why += ("every NVIDIA GPU from sm_75 to before sm_90 (what AMD's GPUs are counted as) "
-                        f"{'takes' if device else 'skips'} this branch")
+                device, reason = _one_level(toks, i, low)
+                why += reason
             else:
                 device, safe, reason = _between_levels(toks, i, high)
                 why += f"sm_75 and sm_89 answer differently: {reason}"
@@ -993,6 +1077,62 @@ class CudaArchMacroTest(Rule):
 
 _VERSION_MACROS = frozenset({"CUDART_VERSION", "CUDA_VERSION", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__",
                              "__CUDACC_VER_BUILD__", "__NVCC_VER_MAJOR__"})
+
+
+#: How each version macro reads a CUDA release ``(major, minor)``: ``CUDART_VERSION`` and ``CUDA_VERSION``
+#: are ``1000 * major + 10 * minor`` (12040 for 12.4, cuda_runtime_api.h / cuda.h), the compiler's
+#: ``__CUDACC_VER_MAJOR__`` the major number. The minor and build numbers alone decide nothing.
+_VERSION_VALUE = {
+    "CUDART_VERSION": lambda v: 1000 * v[0] + 10 * v[1],
+    "CUDA_VERSION": lambda v: 1000 * v[0] + 10 * v[1],
+    "__CUDACC_VER_MAJOR__": lambda v: v[0],
+    "__NVCC_VER_MAJOR__": lambda v: v[0],
+}
+_LACKING = frozenset({"unavailable", "removed", "newer-than-target"})
+#: Sections of HIPIFY's tables HIP implements little of at any version (graphics interoperability): they
+#: say nothing about how far HIP follows CUDA's compute API (CUDA 9.1 added 24 EGL functions and nothing else).
+_INTEROP_SECTIONS = ("EGL", "OpenGL", "Direct3D", "VDPAU", "Graphics Interoperability")
+
+
+@functools.lru_cache(maxsize=16)
+def _cuda_api_level(name: str, family: str, level: str) -> tuple[int, int] | None:
+    from vado.knowledge.api import api_table, availability
+    from vado.knowledge.targets import get_target
+
+    target = get_target(name)
+    per_release: dict[tuple[int, int], list[int]] = {}
+    for e in api_table().entries:
+        if e.library not in ("runtime", "driver") or e.kind != "function" or not e.cuda_added:
+            continue
+        if any(word in e.section for word in _INTEROP_SECTIONS):
+            continue
+        release = cs.version_tuple(e.cuda_added)[:2]
+        if len(release) < 2:
+            continue
+        counts = per_release.setdefault(release, [0, 0])
+        counts[0] += 1
+        counts[1] += availability(e, target).status.value not in _LACKING
+    found = None
+    for release in sorted(per_release):
+        total, has = per_release[release]
+        if 2 * has < total:
+            break
+        found = release
+    return found
+
+
+def cuda_api_level(target) -> tuple[int, int] | None:
+    """The CUDA release whose runtime API ``target``'s HIP follows, by a stated rule over HIPIFY's tables
+    (``knowledge/data/api``: each function's ``cuda_added`` against the target's HIP version): the
+    CUDA releases, oldest first, each of whose new runtime and driver functions the target mostly
+    (at least half) has, form a run; the level is the last release of that run (graphics
+    interoperability left out). For ROCm 7.2 that is CUDA 11.7: HIP 7.2 has 8 of the 11 functions
+    11.7 added and none of the 8 that 11.8 added (12.0: 4 of 23, 12.1: 0 of 12), and it keeps CUDA
+    11's signatures where CUDA 12 changed them (``hipGraphInstantiate`` takes five arguments).
+    None for a target without API facts (not ROCm)."""
+    if target.family != "rocm":
+        return None
+    return _cuda_api_level(target.name, target.family, target.hip_version or target.version)
 
 
 class CudaVersionMacroTest(Rule):
@@ -1025,23 +1165,39 @@ class CudaVersionMacroTest(Rule):
     -----------
     .. code-block:: cuda
 
-        // pick the branch whose API matches HIP's (hipGraphInstantiate keeps the 5-argument form)
-        hipGraphInstantiate(&exec, graph, NULL, NULL, 0);
+        // the branch whose API matches HIP's (hipGraphInstantiate keeps the 5-argument form)
+        #if 0
+          hipGraphInstantiate(&exec, graph, 0);
+        #else
+          hipGraphInstantiate(&exec, graph, NULL, NULL, 0);
+        #endif
 
     Fix safety
     ----------
     ``defined(CUDART_VERSION)``/``defined(CUDA_VERSION)`` → ``defined(HIP_VERSION)``
     is safe: CUDA defines them in the runtime and driver API headers, and
     ``HIP_VERSION`` comes with ``hip_runtime.h``/``hip_runtime_api.h``, which
-    the port includes in their place. A version comparison gets no fix: HIP's
-    API does not follow one CUDA release (it has CUDA 12 names beside CUDA
-    10 signatures), so no ``HIP_VERSION`` threshold means "CUDA 11 or newer".
-    The finding says which branch the port compiles now; choose by hand.
+    the port includes in their place. A comparison ``NAME OP N`` of
+    ``CUDART_VERSION``, ``CUDA_VERSION`` or ``__CUDACC_VER_MAJOR__`` is decided
+    for the ROCm target, safely, by a stated rule: the target's HIP follows
+    the CUDA API of the release :func:`cuda_api_level` finds in vado's API
+    tables (CUDA 11.7 for ROCm 7.2: the end of the run of releases, oldest
+    first, whose new runtime and driver functions HIP 7.2 mostly has; 11.8
+    added 8 and HIP has none), so the comparison becomes ``1`` or
+    ``0`` as that release answers it. Two exceptions, each stated in the
+    finding: where the branch so chosen calls a CUDA function the target
+    lacks and the other branch calls none, the port takes the other branch
+    (the one whose APIs the target has); where the branch so chosen is an
+    ``#error`` demanding a toolkit version, the port takes the other one (the
+    calls are judged by their own findings). The minor and build numbers
+    alone, ``==``/``!=`` and tests outside an ``#if`` get no fix: choose by
+    hand.
 
     References
     ----------
     - HIP version macros (``hip_version.h``): https://rocm.docs.amd.com/projects/HIP/en/latest/reference/hip_runtime_api/modules/version.html
     - CUDA runtime API (``CUDART_VERSION``): https://docs.nvidia.com/cuda/cuda-runtime-api/
+    - HIPIFY's support tables (the CUDA release each function was added in, the HIP release that has it): https://github.com/ROCm/HIPIFY/tree/014177bc2e434ce3e834aa4f3d0e2abb1efa9796/docs/tables
     """
 
     code = "ARCH008"
@@ -1074,6 +1230,10 @@ class CudaVersionMacroTest(Rule):
                 num = toks[i + 2] if i + 2 < n else None
                 value = cs.int_value(num[3]) if num is not None and num[0] is Kind.NUMBER else None
                 if how == "value" and cmp in _CMP and value is not None:
+                    decided = self._decided(ctx, toks, i, cmp, value)
+                    if decided is not None:
+                        yield decided
+                        continue
                     taken = _CMP[cmp](0, value)
                     text = cs.text_of(ctx.text, toks, i, i + 3)
                     msg = (f"HIP does not define {name}: `{text}` is {'true' if taken else 'false'} in the port, which compiles "
@@ -1082,6 +1242,53 @@ class CudaVersionMacroTest(Rule):
                     msg = f"HIP does not define {name}: the port reads it as 0; choose the branch whose API matches HIP by hand"
                 yield self.finding(ctx, tok[1], tok[2], msg, verdicts_for(ctx, _by_family({**_PREPROC_VERDICTS, "rocm": MANUAL})),
                                    effort=Effort(lines=2, constructs=1, hours=0.25), data={"macro": name})
+
+    def _decided(self, ctx: FileContext, toks, i: int, cmp: str, value: int) -> Finding | None:
+        """The finding with a fix that answers ``NAME cmp value`` for the first ROCm target, or None."""
+        name = toks[i][3]
+        read = _VERSION_VALUE.get(name)
+        target = next((t for t in ctx.targets if t.family == "rocm"), None)
+        level = cuda_api_level(target) if read is not None and target is not None and cmp not in ("==", "!=") else None
+        spans = _comparison_branches(toks, i) if level is not None else None
+        if spans is None:
+            return None
+        text = cs.text_of(ctx.text, toks, i, i + 3)
+        release = f"{level[0]}.{level[1]}"
+        answer = _CMP[cmp](read(level), value)
+        why = (f"HIP does not define {name} (it reads 0 there, and `{text}` would silently be "
+               f"{'true' if _CMP[cmp](0, value) else 'false'}); {target.name}'s HIP follows the CUDA API up to CUDA "
+               f"{release} (the last of the CUDA releases, oldest first, whose new runtime and driver functions it "
+               f"mostly has, per HIPIFY's tables), for which `{text}` is {'true' if answer else 'false'}")
+        taken, other = spans if answer else spans[::-1]
+        if _has_error(toks, taken) and not _has_error(toks, other):
+            answer = not answer
+            why += ("; that branch is an #error demanding a CUDA toolkit version, which a HIP build is not: the port "
+                    "takes the other branch (its calls are judged by their own findings)")
+        else:
+            lacking = _lacking_apis(toks, taken, target)
+            if lacking and not _lacking_apis(toks, other, target) and _has_code(toks, other):
+                answer = not answer
+                why += (f"; that branch calls {', '.join(lacking[:3])}, which {target.name} lacks, and the other "
+                        "branch's calls it has: the port takes the other branch")
+        repl = "1" if answer else "0"
+        fix = Fix((ctx.edit(toks[i][1], toks[i + 2][2], repl),), Applicability.SAFE, f"{text} → {repl}", ("arch",))
+        return self.finding(ctx, toks[i][1], toks[i][2], why, verdicts_for(ctx, _by_family(_PREPROC_VERDICTS)), fix=fix,
+                            effort=Effort(lines=1, constructs=1),
+                            data={"macro": name, "replacement": repl, "cuda_api_level": release})
+
+
+def _lacking_apis(toks, span: range, target) -> list[str]:
+    """The CUDA runtime/driver names called in ``span`` that ``target`` lacks (HIPIFY's tables), in order."""
+    from vado.knowledge.api import availability, lookup
+
+    out: list[str] = []
+    for k in span:
+        tok = toks[k]
+        if tok[0] is Kind.IDENT and tok[3].startswith("cu") and tok[3] not in out:
+            entry = lookup(tok[3])
+            if entry is not None and availability(entry, target).status.value in _LACKING:
+                out.append(tok[3])
+    return out
 
 
 #: Include guards of CUDA headers and the guard of the HIP header the port includes in their place.

@@ -624,3 +624,21 @@ def cuda_configuration(options: Mapping | None = None) -> Configuration:
     options = options or {}
     names = tuple(n for n in parse_defines(_option_names(options.get("amd_defines"))) if _HIP_OPTION.search(n))
     return configuration("cuda", (), names)
+
+
+def hip_aware_directives(tokens: Sequence, marks: Sequence[int], config: Configuration) -> frozenset[int]:
+    """Token indices of the directives of every conditional some condition of which names one of
+    ``config.hip_markers`` (``#if defined(__NVCC__) … #elif defined(__HIP_PLATFORM_AMD__)``):
+    code that already tells HIP apart, whose ``__CUDACC__``/``__NVCC__`` tests the port keeps."""
+    directives: list[tuple[int, int, str]] = []
+    pending = None
+    for i in marks:
+        tok = tokens[i]
+        if tok[0] is Kind.DIRECTIVE:
+            pending = (i, _name(tok))
+        elif pending is not None:
+            directives.append((pending[0], i, pending[1]))
+            pending = None
+    groups = _group_chains(directives)
+    aware = _hip_aware(tokens, directives, groups, config)
+    return frozenset(directives[pos][0] for pos, opener in groups.items() if opener in aware)
