@@ -100,16 +100,17 @@ def mark_inactive(ctx: FileContext, findings: list[Finding]) -> list[Finding]:
     if not findings or not ctx.kind.is_c_family:
         return findings
     rocm = [t.name for t in ctx.targets if t.family == "rocm"]
-    if not rocm or not any(n in f.verdicts for f in findings for n in rocm):
+    if not rocm:
         return findings
     from vado.scan.preprocessor import amd_configuration, file_conditionals
 
     regions = file_conditionals(ctx, amd_configuration(ctx.options))
     if not regions:
         return findings
+    covers = regions.covers
     out = []
     for f in findings:
-        if regions.covers(f.span.start, f.span.end):
+        if covers(f.span.start, f.span.end):
             moved = {n: f.verdicts[n] for n in rocm if n in f.verdicts}
             if moved:
                 f = dataclasses.replace(f, verdicts={k: v for k, v in f.verdicts.items() if k not in moved},

@@ -62,6 +62,12 @@ class Configuration:
     port_renamed: frozenset[str] = frozenset()
     hip_markers: frozenset[str] = frozenset()
 
+    def __post_init__(self) -> None:
+        # The macros' token texts, once per configuration (every file starts from them).
+        start: dict[str, object] = {n: _value_tokens(v) for n, v in self.defined.items()}
+        start.update(dict.fromkeys(self.undefined))  # None: known undefined
+        object.__setattr__(self, "_start", start)
+
     @property
     def known(self) -> frozenset[str]:
         """Every name this configuration decides."""
@@ -116,7 +122,8 @@ class Conditionals:
     _starts: tuple[int, ...] = field(default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_starts", tuple(s for s, _ in self.inactive))
+        if self.inactive:
+            object.__setattr__(self, "_starts", tuple([s for s, _ in self.inactive]))
 
     def covers(self, start: int, end: int) -> bool:
         """Whether ``[start, end)`` (an insertion when ``start == end``) lies inside an inactive body."""
@@ -193,6 +200,7 @@ def _merge(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
     return tuple(merged)
 
 
+_NONE = Conditionals()
 _UNKNOWN = object()  # a macro the file made unknown (defined where it may not be compiled)
 _FUNCTION = object()  # a function-like macro of the file: its use in #if is unknown
 
@@ -201,12 +209,14 @@ def _name(tok) -> str:
     return tok[3][1:].replace(" ", "").replace("\t", "")
 
 
-def evaluate(text: str, tokens: Sequence, marks: Sequence[int], config: Configuration) -> Conditionals:
+def evaluate(text: str, tokens: Sequence, marks: Sequence[int], config: Configuration, index=None) -> Conditionals:
     """The bodies of ``text`` that ``config`` certainly does not compile.
 
     ``tokens`` are the file's code tokens (:func:`vado.scan.lexer.lex` without comments, as
     :class:`vado.rules.cuda_syntax.DeviceView` keeps them) and ``marks`` the indices of their
-    ``DIRECTIVE`` and ``EOD`` tokens, in order.
+    ``DIRECTIVE`` and ``EOD`` tokens, in order. ``index``, the tokens' spelling index where the
+    caller has it (``DeviceView.spelling_index``), spares the look for HIP markers in files
+    that spell none.
     """
     directives: list[tuple[int, int, str]] = []  # (directive index, EOD index, name)
     DIRECTIVE = Kind.DIRECTIVE
@@ -221,9 +231,10 @@ def evaluate(text: str, tokens: Sequence, marks: Sequence[int], config: Configur
     if pending is not None:
         directives.append((pending[0], len(tokens), pending[1]))
     if not any(d[2] in _OPENERS for d in directives):
-        return Conditionals()
+        return _NONE
     groups = _group_chains(directives)
-    aware = _hip_aware(tokens, directives, groups, config) if config.port_renamed else set()
+    looks = config.port_renamed and (index is None or index.has_any(config.port_renamed) and index.has_any(config.hip_markers))
+    aware = _hip_aware(tokens, directives, groups, config) if looks else set()
     return _walk(text, tokens, directives, groups, aware, config)
 
 
@@ -278,9 +289,7 @@ def _and(a, b):
 
 
 def _walk(text, tokens, directives, groups, aware, config: Configuration) -> Conditionals:
-    macros: dict[str, object] = {n: _value_tokens(v) for n, v in config.defined.items()}
-    for n in config.undefined:
-        macros[n] = None  # None: known undefined
+    macros: dict[str, object] = dict(config._start)
     guard = _include_guard(tokens, directives)
     stack: list[_Frame] = []
     active = True  # of the text being walked
@@ -370,7 +379,7 @@ def _record_define(tokens, d: int, eod: int, name: str, macros: dict, active) ->
     elif eod > d + 2 and tokens[d + 2][3] == "(" and tokens[d + 2][1] == macro[2]:
         macros[macro[3]] = _FUNCTION
     else:
-        macros[macro[3]] = tuple(tokens[k][3] for k in range(d + 2, eod))
+        macros[macro[3]] = range(d + 2, eod)  # the body's tokens, read when a condition uses the macro
 
 
 def _condition(tokens, d: int, eod: int, name: str, macros: dict, config: Configuration, aware: bool):
@@ -383,7 +392,7 @@ def _condition(tokens, d: int, eod: int, name: str, macros: dict, config: Config
             return None
         return v if name in ("ifdef", "elifdef") else not v
     texts = [tokens[k][3] for k in range(d + 1, eod)]
-    value = _Parser(texts, macros, config, aware, 0).parse()
+    value = _Parser(texts, macros, config, aware, 0, tokens).parse()
     if value is None:
         return None
     return value != 0
@@ -408,15 +417,16 @@ class _Parser:
     makes the whole condition unknown.
     """
 
-    __slots__ = ("texts", "pos", "macros", "config", "aware", "depth")
+    __slots__ = ("texts", "pos", "macros", "config", "aware", "depth", "tokens")
 
     _BINARY = {
         "*": 10, "/": 10, "%": 10, "+": 9, "-": 9, "<<": 8, ">>": 8, "<": 7, ">": 7, "<=": 7, ">=": 7,
         "==": 6, "!=": 6, "&": 5, "^": 4, "|": 3, "&&": 2, "||": 1,
     }
 
-    def __init__(self, texts, macros, config, aware, depth) -> None:
+    def __init__(self, texts, macros, config, aware, depth, tokens) -> None:
         self.texts, self.pos, self.macros, self.config, self.aware, self.depth = texts, 0, macros, config, aware, depth
+        self.tokens = tokens
 
     def parse(self):
         try:
@@ -502,11 +512,13 @@ class _Parser:
                 return 0
             if v is _UNKNOWN or v is _FUNCTION:
                 return None
+            if type(v) is range:
+                v = tuple(self.tokens[k][3] for k in v)
             if len(v) == 1 and v[0][:1].isdigit():
                 return _int_literal(v[0])
             if not v or self.depth >= _MAX_EXPANSION:
                 return None
-            return _Parser(v, self.macros, self.config, self.aware, self.depth + 1).parse()
+            return _Parser(v, self.macros, self.config, self.aware, self.depth + 1, self.tokens).parse()
         if name in self.config.port_renamed:
             return int(not self.aware)
         return None
@@ -593,7 +605,7 @@ def file_conditionals(ctx, config: Configuration) -> Conditionals:
         from vado.rules.cuda_syntax import device_view
 
         view = device_view(ctx)
-        found = cache[1][config] = evaluate(ctx.text, view.tokens, view.directive_marks, config)
+        found = cache[1][config] = evaluate(ctx.text, view.tokens, view.directive_marks, config, view.spelling_index)
     return found
 
 
@@ -610,7 +622,10 @@ def amd_configuration(options: Mapping | None = None) -> Configuration:
     strings: the project's own HIP option, the AMD build's ``-D`` flags) and ``amd_undefined``
     (names the AMD build leaves undefined: other backends' options)."""
     options = options or {}
-    return configuration("amd", _option_names(options.get("amd_defines")), _option_names(options.get("amd_undefined")))
+    defines, undefined = options.get("amd_defines"), options.get("amd_undefined")
+    if not defines and not undefined:
+        return configuration("amd")
+    return configuration("amd", _option_names(defines), _option_names(undefined))
 
 
 #: A name that says HIP or ROCm as a word of it (``GGML_USE_HIP``, ``USE_ROCM``, ``LLAMA_HIPBLAS``).
