@@ -117,3 +117,47 @@ def test_evaluation_is_linear_in_the_directives():
     assert t_big < 30 * t_small + 0.05
     deep = "#if 1\n" * 3000 + "x\n" + "#endif\n" * 3000
     assert timed(deep)[1].inactive == ()
+
+
+def test_feature_macros_derived_from_the_platform_are_off_where_their_condition_is():
+    conf = amd_configuration({"amd_defines": ("MY_USE_HIP",)})
+    src = ("#if !defined(MY_USE_HIP) && __CUDA_ARCH__ >= 800\n#define ASYNC_OK\n#endif\n"
+           "#ifdef ASYNC_OK\nASYNC\n#endif\n"
+           "#if 0\n#define DEBUG_DUMP\n#endif\n#ifdef DEBUG_DUMP\nDUMP\n#endif\n")
+    # ASYNC_OK's one definition is skipped because of MY_USE_HIP: off. DEBUG_DUMP may come from a -D.
+    assert inactive(src, conf) == ["#define ASYNC_OK", "ASYNC", "#define DEBUG_DUMP"]
+    assert inactive(src, amd_configuration({})) == ["#define DEBUG_DUMP"]
+
+
+def test_project_headers_are_followed_inside_the_root(tmp_path):
+    from vado.knowledge.targets import get_target
+    from vado.rules.engine import check_text
+
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "common.cuh").write_text(
+        "#pragma once\n#if !defined(MY_USE_HIP) && __CUDA_ARCH__ >= 750\n#define MMA_OK\n#endif\n#define LEVEL 3\n")
+    (tmp_path / "outside.cuh").write_text("#define LEVEL 9\n")
+    src = ('#include "inc/common.cuh"\n__device__ unsigned f(unsigned x) {\n  unsigned r = x;\n#ifdef MMA_OK\n'
+           '  asm("brev.b32 %0, %1;" : "=r"(r) : "r"(x));\n#endif\n#if LEVEL > 2\n  r += 1;\n#endif\n  return r;\n}\n')
+    rocm = (get_target("rocm-7.2"),)
+    opts = {"amd_defines": ("MY_USE_HIP",), "source_root": str(tmp_path)}
+    (ptx,) = [f for f in check_text("k.cu", src, rocm, options=opts) if f.code.startswith("PTX")]
+    assert ptx.inactive and not ptx.verdicts
+    # without the tree, the header is not read and the branch may be compiled
+    (ptx2,) = [f for f in check_text("k.cu", src, rocm, options={"amd_defines": ("MY_USE_HIP",)}) if f.code.startswith("PTX")]
+    assert ptx2.verdicts and not ptx2.inactive
+    # a header outside the root (../) and a missing one add nothing, and never raise
+    sub = tmp_path / "inc"
+    escaping = src.replace('"inc/common.cuh"', '"../outside.cuh"')
+    assert [f for f in check_text("k.cu", escaping, rocm, options={**opts, "source_root": str(sub)}) if f.code.startswith("PTX")][0].verdicts
+    missing = src.replace('"inc/common.cuh"', '"nope.cuh"')
+    assert [f for f in check_text("k.cu", missing, rocm, options=opts) if f.code.startswith("PTX")][0].verdicts
+
+
+def test_project_header_cycles_end(tmp_path):
+    from vado.scan.preprocessor import project_headers
+
+    (tmp_path / "a.h").write_text('#include "b.h"\n#define A 1\n')
+    (tmp_path / "b.h").write_text('#include "a.h"\n#define B 2\n')
+    got = project_headers(str(tmp_path)).macros("a.h", AMD)
+    assert got["A"] == ("1",) and got["B"] == ("2",)

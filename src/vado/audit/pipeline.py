@@ -163,6 +163,11 @@ def audit(
     job_list = [_Job(f.path, str(f.abs_path), f.kind, f.size) for f in plan.files if f.path not in scope.left]
     max_findings = max(0, max_findings_per_file)
     options = dict(options or {})
+    if job_list and "source_root" not in options:
+        # The tree's own headers decide which branches a build compiles (vado.scan.preprocessor.ProjectHeaders).
+        first = job_list[0]
+        if first.abs_path.replace(os.sep, "/").endswith("/" + first.path):
+            options["source_root"] = first.abs_path[: len(first.abs_path) - len(first.path) - 1]
 
     results: dict[str, _Outcome] = {}
     total = len(job_list)

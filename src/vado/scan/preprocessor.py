@@ -14,8 +14,15 @@ unknown:
 - ``__has_include(...)``, ``__has_attribute(...)`` and every other function-like name: unknown;
 - the file's own ``#define``/``#undef``: where the directive is certainly compiled it decides the
   name from there on; where it may be compiled it makes the name unknown; where it is not
-  compiled it is ignored. An include guard (the file's first directive ``#ifndef G`` followed by
-  ``#define G``) counts as true: the first inclusion compiles the file.
+  compiled it is ignored, except that a ``#define`` of a name nothing defined yet, in a body
+  skipped by a test of a macro the configuration decides (``#if !defined(GGML_USE_HIP) && …``),
+  makes that name undefined: a feature macro derived from the platform is off where its
+  condition is (a body skipped by ``#if 0`` or by the file's own switches leaves it unknown,
+  since a ``-D`` may still set it). An include guard (the file's first directive ``#ifndef G``
+  followed by ``#define G``) counts as true: the first inclusion compiles the file.
+- quoted ``#include "header"`` of the project, where the caller gives a way to read them
+  (:class:`ProjectHeaders`): the header's defines and undefines, as the header itself decides
+  them, count from the include on.
 
 A group's body is *inactive* when its branch is certainly not taken (an earlier branch certainly
 taken, or its condition false) or its enclosing body is inactive. :attr:`Conditionals.inactive`
@@ -28,9 +35,11 @@ from __future__ import annotations
 
 import bisect
 import functools
+import os
+import posixpath
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from vado.scan.lexer import Kind
 
@@ -209,16 +218,26 @@ def _name(tok) -> str:
     return tok[3][1:].replace(" ", "").replace("\t", "")
 
 
-def evaluate(text: str, tokens: Sequence, marks: Sequence[int], config: Configuration, index=None) -> Conditionals:
+def evaluate(text: str, tokens: Sequence, marks: Sequence[int], config: Configuration, index=None,
+             includes: "Callable[[str], dict | None] | None" = None) -> Conditionals:
     """The bodies of ``text`` that ``config`` certainly does not compile.
 
     ``tokens`` are the file's code tokens (:func:`vado.scan.lexer.lex` without comments, as
     :class:`vado.rules.cuda_syntax.DeviceView` keeps them) and ``marks`` the indices of their
     ``DIRECTIVE`` and ``EOD`` tokens, in order. ``index``, the tokens' spelling index where the
     caller has it (``DeviceView.spelling_index``), spares the look for HIP markers in files
-    that spell none.
+    that spell none. ``includes(name)``, where given, answers a quoted ``#include "name"`` with
+    the macros that header defines and undefines (:class:`ProjectHeaders`).
     """
-    directives: list[tuple[int, int, str]] = []  # (directive index, EOD index, name)
+    directives = _directives(tokens, marks)
+    if not any(d[2] in _OPENERS for d in directives):
+        return _NONE
+    return _walk(text, tokens, directives, config, index, includes)[0]
+
+
+def _directives(tokens, marks) -> list[tuple[int, int, str]]:
+    """``(directive index, EOD index, name)`` of every directive."""
+    directives: list[tuple[int, int, str]] = []
     DIRECTIVE = Kind.DIRECTIVE
     pending = None
     for i in marks:
@@ -230,12 +249,7 @@ def evaluate(text: str, tokens: Sequence, marks: Sequence[int], config: Configur
             pending = None
     if pending is not None:
         directives.append((pending[0], len(tokens), pending[1]))
-    if not any(d[2] in _OPENERS for d in directives):
-        return _NONE
-    groups = _group_chains(directives)
-    looks = config.port_renamed and (index is None or index.has_any(config.port_renamed) and index.has_any(config.hip_markers))
-    aware = _hip_aware(tokens, directives, groups, config) if looks else set()
-    return _walk(text, tokens, directives, groups, aware, config)
+    return directives
 
 
 def _group_chains(directives: list[tuple[int, int, str]]) -> dict[int, int]:
@@ -270,7 +284,7 @@ def _hip_aware(tokens, directives, groups: dict[int, int], config: Configuration
 class _Frame:
     """One open group: whether its enclosing body is compiled, whether a branch was taken."""
 
-    __slots__ = ("parent", "taken", "state", "body_start", "opener")
+    __slots__ = ("parent", "taken", "state", "body_start", "opener", "platform")
 
     def __init__(self, parent, opener: int) -> None:
         self.parent = parent  # True / None (maybe) / False of the enclosing body
@@ -278,6 +292,7 @@ class _Frame:
         self.state = False  # of the current branch's body
         self.body_start = -1
         self.opener = opener
+        self.platform = False  # a condition of the group so far names a macro the configuration decides
 
 
 def _and(a, b):
@@ -288,8 +303,13 @@ def _and(a, b):
     return None
 
 
-def _walk(text, tokens, directives, groups, aware, config: Configuration) -> Conditionals:
+def _walk(text, tokens, directives, config: Configuration, index, includes) -> tuple[Conditionals, dict]:
+    """The inactive bodies, and the macros the file (with its project headers) defines or undefines."""
+    groups = _group_chains(directives)
+    looks = config.port_renamed and (index is None or index.has_any(config.port_renamed) and index.has_any(config.hip_markers))
+    aware = _hip_aware(tokens, directives, groups, config) if looks else set()
     macros: dict[str, object] = dict(config._start)
+    touched: dict[str, object] = {}
     guard = _include_guard(tokens, directives)
     stack: list[_Frame] = []
     active = True  # of the text being walked
@@ -305,6 +325,7 @@ def _walk(text, tokens, directives, groups, aware, config: Configuration) -> Con
                 cond = True
             else:
                 cond = _condition(tokens, d, eod, name, macros, config, pos in aware)
+                frame.platform = _names_known(tokens, d, eod, config)
             _enter(frame, cond, line_end)
             active = frame.state
         elif name in _BRANCHES:
@@ -318,6 +339,7 @@ def _walk(text, tokens, directives, groups, aware, config: Configuration) -> Con
                 cond = True
             else:
                 cond = _condition(tokens, d, eod, name, macros, config, frame.opener in aware)
+                frame.platform = frame.platform or _names_known(tokens, d, eod, config)
             _enter(frame, cond, line_end)
             active = frame.state
         elif name == "endif":
@@ -327,10 +349,41 @@ def _walk(text, tokens, directives, groups, aware, config: Configuration) -> Con
             _leave(frame, tokens[d][1], inactive)
             active = frame.parent
         elif name in ("define", "undef") and active is not False:
-            _record_define(tokens, d, eod, name, macros, active)
+            macro = _record_define(tokens, d, eod, name, macros, active)
+            if macro is not None:
+                touched[macro] = macros[macro]
+        elif name == "define" and eod > d + 1 and _off_by_platform(stack):
+            # A feature macro of the project (``#if !defined(GGML_USE_HIP) && … #define CP_ASYNC_AVAILABLE``)
+            # whose only definition so far is in a body this configuration certainly skips is off.
+            macro = tokens[d + 1][3]
+            if macro not in macros:
+                macros[macro] = touched[macro] = None
+        elif name == "include" and includes is not None and active is not False and eod > d + 1:
+            operand = tokens[d + 1][3]
+            found = includes(operand[1:-1]) if operand[:1] == '"' and operand[-1:] == '"' else None
+            for macro, value in (found or {}).items():
+                macros[macro] = touched[macro] = value if active is True else _UNKNOWN
     while stack:  # unclosed groups run to the end of the file
         _leave(stack.pop(), len(text), inactive)
-    return Conditionals(_merge(sorted(inactive)))
+    # A body as token indices means nothing outside this file: its texts go out.
+    defined = {n: tuple(tokens[k][3] for k in v) if type(v) is range else v for n, v in touched.items()}
+    return Conditionals(_merge(sorted(inactive))), defined
+
+
+def _names_known(tokens, d: int, eod: int, config: Configuration) -> bool:
+    """Whether the condition of the directive at ``d`` names a macro the configuration decides."""
+    start = config._start
+    renamed = config.port_renamed
+    return any((t := tokens[k][3]) in start or t in renamed for k in range(d + 1, eod))
+
+
+def _off_by_platform(stack: list) -> bool:
+    """Whether the innermost skipped body was skipped by a group that tests a configuration's macro
+    (not a plain ``#if 0``, whose defines are a switch the build may still set)."""
+    for frame in reversed(stack):
+        if frame.parent is not False:
+            return frame.state is False and frame.platform
+    return False
 
 
 def _enter(frame: _Frame, cond, body_start: int) -> None:
@@ -368,9 +421,10 @@ def _include_guard(tokens, directives) -> str | None:
     return None
 
 
-def _record_define(tokens, d: int, eod: int, name: str, macros: dict, active) -> None:
+def _record_define(tokens, d: int, eod: int, name: str, macros: dict, active) -> str | None:
+    """Record a ``#define``/``#undef``; the macro's name, or None for a malformed one."""
     if eod <= d + 1 or tokens[d + 1][0] is not Kind.IDENT:
-        return
+        return None
     macro = tokens[d + 1]
     if active is None:
         macros[macro[3]] = _UNKNOWN
@@ -380,6 +434,7 @@ def _record_define(tokens, d: int, eod: int, name: str, macros: dict, active) ->
         macros[macro[3]] = _FUNCTION
     else:
         macros[macro[3]] = range(d + 2, eod)  # the body's tokens, read when a condition uses the macro
+    return macro[3]
 
 
 def _condition(tokens, d: int, eod: int, name: str, macros: dict, config: Configuration, aware: bool):
@@ -594,7 +649,9 @@ def _apply(op: str, a, b):
 def file_conditionals(ctx, config: Configuration) -> Conditionals:
     """:func:`evaluate` for a rules :class:`~vado.rules.base.FileContext`, kept on the context per configuration.
 
-    A file without a conditional directive costs one look at its directive marks.
+    A file without a conditional directive costs one look at its directive marks. With the rule
+    option ``source_root`` (the audited tree; ``ctx.path`` is relative to it) the file's quoted
+    includes inside the tree are followed for the macros they define (:class:`ProjectHeaders`).
     """
     cache = getattr(ctx, "_conditionals", None)
     if cache is None or cache[0] is not ctx.text:
@@ -605,7 +662,10 @@ def file_conditionals(ctx, config: Configuration) -> Conditionals:
         from vado.rules.cuda_syntax import device_view
 
         view = device_view(ctx)
-        found = cache[1][config] = evaluate(ctx.text, view.tokens, view.directive_marks, config, view.spelling_index)
+        root = (ctx.options or {}).get("source_root")
+        includes = project_headers(str(root)).resolver(ctx.path, config) if root else None
+        found = cache[1][config] = evaluate(ctx.text, view.tokens, view.directive_marks, config, view.spelling_index,
+                                            includes)
     return found
 
 
@@ -645,15 +705,92 @@ def hip_aware_directives(tokens: Sequence, marks: Sequence[int], config: Configu
     """Token indices of the directives of every conditional some condition of which names one of
     ``config.hip_markers`` (``#if defined(__NVCC__) … #elif defined(__HIP_PLATFORM_AMD__)``):
     code that already tells HIP apart, whose ``__CUDACC__``/``__NVCC__`` tests the port keeps."""
-    directives: list[tuple[int, int, str]] = []
-    pending = None
-    for i in marks:
-        tok = tokens[i]
-        if tok[0] is Kind.DIRECTIVE:
-            pending = (i, _name(tok))
-        elif pending is not None:
-            directives.append((pending[0], i, pending[1]))
-            pending = None
+    directives = _directives(tokens, marks)
     groups = _group_chains(directives)
     aware = _hip_aware(tokens, directives, groups, config)
     return frozenset(directives[pos][0] for pos, opener in groups.items() if opener in aware)
+
+
+#: How deep quoted includes are followed, and the largest header read.
+_MAX_INCLUDE_DEPTH = 12
+_MAX_HEADER = 4 << 20
+
+
+class ProjectHeaders:
+    """The macros a project's own headers define, read from the tree at ``root``.
+
+    A quoted ``#include "name"`` is looked for beside the including file only (no ``-I``
+    paths: the build model knows those), inside ``root`` (a path or link leading out of it is
+    not followed), as a regular file of at most 4 MiB, at most 12 includes deep; a cycle or a
+    header that cannot be read adds nothing. A header is evaluated on its own under the
+    configuration (the including file's own defines before the ``#include`` are not seen
+    there, so what depends on them is unknown), once per configuration while its size and
+    modification time stay the same.
+    """
+
+    def __init__(self, root: str) -> None:
+        self.root = os.path.realpath(root)
+        self._cache: dict[tuple, dict | None] = {}
+        self._visiting: set[str] = set()
+
+    def resolver(self, path: str, config: Configuration) -> Callable[[str], dict | None]:
+        """The ``includes`` callable of :func:`evaluate` for the file at ``path`` (relative to ``root``)."""
+        base = posixpath.dirname(path.replace(os.sep, "/"))
+
+        def resolve(name: str) -> dict | None:
+            target = posixpath.normpath(posixpath.join(base, name))
+            if target == ".." or target.startswith("../") or posixpath.isabs(target):
+                return None
+            return self.macros(target, config)
+
+        return resolve
+
+    def macros(self, path: str, config: Configuration) -> dict | None:
+        """What the header at ``path`` defines (a name → its value's token texts, ``None`` for an
+        ``#undef``, unknown where it may or may not), or None when it is not read."""
+        full = os.path.realpath(os.path.join(self.root, path))
+        if full != self.root and not full.startswith(self.root + os.sep):
+            return None
+        try:
+            st = os.stat(full)
+        except OSError:
+            return None
+        key = (full, st.st_size, st.st_mtime_ns, id(config))
+        if key in self._cache:
+            return self._cache[key]
+        if full in self._visiting or len(self._visiting) >= _MAX_INCLUDE_DEPTH or st.st_size > _MAX_HEADER:
+            return None
+        found = None
+        self._visiting.add(full)
+        try:
+            found = self._evaluate(full, path, config)
+        finally:
+            self._visiting.discard(full)
+        self._cache[key] = found
+        return found
+
+    def _evaluate(self, full: str, path: str, config: Configuration) -> dict | None:
+        from vado.model.text import decode_source
+        from vado.scan.discover import read_regular
+        from vado.scan.lexer import code_tokens, is_native_tokens, lex
+
+        try:
+            text = decode_source(read_regular(full, _MAX_HEADER + 1))
+        except OSError:
+            return None
+        if len(text) > _MAX_HEADER:
+            return None
+        toks = lex(text)
+        code = toks.code() if is_native_tokens(toks) else code_tokens(list(toks))
+        if is_native_tokens(code):
+            marks, index = code.directive_marks(), code
+        else:
+            marks = [i for i, t in enumerate(code) if t[0] is Kind.DIRECTIVE or t[0] is Kind.EOD]
+            index = None
+        return _walk(text, code, _directives(code, marks), config, index, self.resolver(path, config))[1]
+
+
+@functools.lru_cache(maxsize=8)
+def project_headers(root: str) -> ProjectHeaders:
+    """The :class:`ProjectHeaders` of ``root``, shared by the files of one tree in a process."""
+    return ProjectHeaders(root)
