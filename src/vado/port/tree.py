@@ -462,6 +462,9 @@ def port_tree(
     started = time.perf_counter()
     options = options or PortOptions()
     root_path = Path(root)
+    if root_path.is_dir() and "source_root" not in options.rule_options:
+        # The tree's own headers decide which branches the AMD build compiles (vado.scan.preprocessor).
+        options = dataclasses.replace(options, rule_options={**options.rule_options, "source_root": str(root_path)})
     if in_place:
         if out is not None:
             raise UsageError("--in-place and an output directory exclude each other", "", "pass one of them")
