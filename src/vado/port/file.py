@@ -53,7 +53,14 @@ from vado.rules.engine import check_context, check_text, file_context
 from vado.rules.registry import all_rules
 from vado.scan.classify import FileKind
 from vado.scan.lexer import lex
-from vado.scan.preprocessor import Conditionals, amd_configuration, cuda_configuration, file_conditionals
+from vado.rules.cuda_syntax import device_view
+from vado.scan.preprocessor import (
+    Conditionals,
+    amd_configuration,
+    cuda_configuration,
+    file_conditionals,
+    kept_renamed_spans,
+)
 
 _SOURCE_KINDS = frozenset({FileKind.CUDA_SOURCE, FileKind.CUDA_HEADER})
 
@@ -209,13 +216,19 @@ def untouched_regions(ctx: FileContext, target: Target) -> Conditionals | None:
     that nvcc certainly does not compile, which the AMD build does or may (the project's own
     HIP code: ``#if defined(__HIP_PLATFORM_AMD__)``, ``#ifdef GGML_USE_HIP`` with that option among
     ``amd_defines``: :func:`~vado.scan.preprocessor.cuda_configuration`).
-    Directive lines lie outside every body: the edits that rewrite a condition stay.
+    Directive lines lie outside every body: the edits that rewrite a condition stay, except those of
+    ``__CUDACC__``/``__NVCC__`` in a conditional that also tests HIP (it tells the builds apart already).
     """
     if target.family != "rocm":
         return None
-    amd = file_conditionals(ctx, amd_configuration(ctx.options))
+    config = amd_configuration(ctx.options)
+    amd = file_conditionals(ctx, config)
     cuda = file_conditionals(ctx, cuda_configuration(ctx.options))
-    both = amd.union(cuda)
+    view = device_view(ctx)
+    # HIPIFY's table renames __CUDACC__ to __HIPCC__ everywhere; where the conditional tests HIP itself
+    # (#if defined __CUDACC__ … #elif defined __HIPCC__) that would send hipcc down the CUDA branch.
+    names = Conditionals(kept_renamed_spans(view.tokens, view.directive_marks, view.spelling_index, config))
+    both = amd.union(cuda).union(names)
     return both or None
 
 

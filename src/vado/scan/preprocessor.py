@@ -794,3 +794,21 @@ class ProjectHeaders:
 def project_headers(root: str) -> ProjectHeaders:
     """The :class:`ProjectHeaders` of ``root``, shared by the files of one tree in a process."""
     return ProjectHeaders(root)
+
+
+def kept_renamed_spans(tokens: Sequence, marks: Sequence[int], index, config: Configuration) -> tuple[tuple[int, int], ...]:
+    """Byte ranges of the ``__CUDACC__``/``__NVCC__`` tokens (``config.port_renamed``) in conditionals that
+    also test a HIP macro (:func:`hip_aware_directives`): the port keeps them as written, since under
+    hipcc they are undefined and the conditional's HIP branch is the one the project wrote for it."""
+    renamed = config.port_renamed
+    if not renamed or not index.has_any(renamed) or not index.has_any(config.hip_markers):
+        return ()
+    aware = hip_aware_directives(tokens, marks, config)
+    if not aware:
+        return ()
+    out = []
+    for i in index.indices_of(renamed, Kind.IDENT):
+        k = bisect.bisect_left(marks, i) - 1  # the directive or end of directive before the token
+        if k >= 0 and marks[k] in aware:
+            out.append((tokens[i][1], tokens[i][2]))
+    return tuple(out)
