@@ -214,8 +214,18 @@ _UNKNOWN = object()  # a macro the file made unknown (defined where it may not b
 _FUNCTION = object()  # a function-like macro of the file: its use in #if is unknown
 
 
+_DIRECTIVE_NAMES: dict[str, str] = {}
+
+
 def _name(tok) -> str:
-    return tok[3][1:].replace(" ", "").replace("\t", "")
+    """A directive's name without ``#`` and blanks (``# if`` → ``if``), memoised: files repeat a few."""
+    text = tok[3]
+    name = _DIRECTIVE_NAMES.get(text)
+    if name is None:
+        name = text[1:].replace(" ", "").replace("\t", "")
+        if len(_DIRECTIVE_NAMES) < 4096:
+            _DIRECTIVE_NAMES[text] = name
+    return name
 
 
 def evaluate(text: str, tokens: Sequence, marks: Sequence[int], config: Configuration, index=None,
@@ -303,8 +313,15 @@ def _and(a, b):
     return None
 
 
-def _walk(text, tokens, directives, config: Configuration, index, includes) -> tuple[Conditionals, dict]:
-    """The inactive bodies, and the macros the file (with its project headers) defines or undefines."""
+def _walk(text, tokens, directives, config: Configuration, index, includes, exports: bool = False
+          ) -> tuple[Conditionals, dict]:
+    """The inactive bodies, and (``exports``) the macros the file with its project headers defines or undefines.
+
+    Headers are read lazily: an ``#include`` waits until a condition names a macro nothing has
+    decided yet (most files test only include guards and the configuration's macros, and never
+    read a header), and then every waiting header is merged in order, except for the names the
+    file itself set after that ``#include``.
+    """
     groups = _group_chains(directives)
     looks = config.port_renamed and (index is None or index.has_any(config.port_renamed) and index.has_any(config.hip_markers))
     aware = _hip_aware(tokens, directives, groups, config) if looks else set()
@@ -314,8 +331,27 @@ def _walk(text, tokens, directives, config: Configuration, index, includes) -> t
     stack: list[_Frame] = []
     active = True  # of the text being walked
     inactive: list[tuple[int, int]] = []
+    waiting: list[tuple[int, object, str]] = []  # (sequence number, active, header name) of includes not read yet
+    set_at: dict[str, int] = {}  # the sequence number at which the file last set each name
+
+    def read_waiting() -> None:
+        for seq, was_active, header in waiting:
+            for macro, value in (includes(header) or {}).items():
+                if set_at.get(macro, -1) < seq:
+                    macros[macro] = touched[macro] = value if was_active is True else _UNKNOWN
+        waiting.clear()
+
+    may_define = getattr(includes, "may_define", None)
+
+    def undecided(d: int, eod: int) -> bool:
+        names = {tokens[k][3] for k in range(d + 1, eod) if tokens[k][0] is Kind.IDENT and tokens[k][3] not in macros}
+        return bool(names) and (may_define is None or any(may_define(header, names) for _, _, header in waiting))
+
     for pos, (d, eod, name) in enumerate(directives):
         line_end = tokens[eod][1] if eod < len(tokens) else len(text)
+        if waiting and (name in _OPENERS or name in ("elif", "elifdef", "elifndef")) and active is not False \
+                and undecided(d, eod):
+            read_waiting()
         if name in _OPENERS:
             frame = _Frame(active, pos)
             stack.append(frame)
@@ -352,19 +388,24 @@ def _walk(text, tokens, directives, config: Configuration, index, includes) -> t
             macro = _record_define(tokens, d, eod, name, macros, active)
             if macro is not None:
                 touched[macro] = macros[macro]
+                set_at[macro] = pos
         elif name == "define" and eod > d + 1 and _off_by_platform(stack):
             # A feature macro of the project (``#if !defined(GGML_USE_HIP) && … #define CP_ASYNC_AVAILABLE``)
             # whose only definition so far is in a body this configuration certainly skips is off.
             macro = tokens[d + 1][3]
+            if waiting and macro not in macros:
+                read_waiting()
             if macro not in macros:
                 macros[macro] = touched[macro] = None
+                set_at[macro] = pos
         elif name == "include" and includes is not None and active is not False and eod > d + 1:
             operand = tokens[d + 1][3]
-            found = includes(operand[1:-1]) if operand[:1] == '"' and operand[-1:] == '"' else None
-            for macro, value in (found or {}).items():
-                macros[macro] = touched[macro] = value if active is True else _UNKNOWN
+            if operand[:1] == '"' and operand[-1:] == '"':
+                waiting.append((pos, active, operand[1:-1]))
     while stack:  # unclosed groups run to the end of the file
         _leave(stack.pop(), len(text), inactive)
+    if waiting and exports:
+        read_waiting()
     # A body as token indices means nothing outside this file: its texts go out.
     defined = {n: tuple(tokens[k][3] for k in v) if type(v) is range else v for n, v in touched.items()}
     return Conditionals(_merge(sorted(inactive))), defined
@@ -650,7 +691,8 @@ def file_conditionals(ctx, config: Configuration) -> Conditionals:
     """:func:`evaluate` for a rules :class:`~vado.rules.base.FileContext`, kept on the context per configuration.
 
     A file without a conditional directive costs one look at its directive marks. With the rule
-    option ``source_root`` (the audited tree; ``ctx.path`` is relative to it) the file's quoted
+    option ``source_root`` (the audited tree; ``ctx.path`` is relative to it) and the AMD build's
+    defines (``amd_defines``/``amd_undefined``: a project with its own HIP path), the file's quoted
     includes inside the tree are followed for the macros they define (:class:`ProjectHeaders`).
     """
     cache = getattr(ctx, "_conditionals", None)
@@ -662,8 +704,13 @@ def file_conditionals(ctx, config: Configuration) -> Conditionals:
         from vado.rules.cuda_syntax import device_view
 
         view = device_view(ctx)
-        root = (ctx.options or {}).get("source_root")
-        includes = project_headers(str(root)).resolver(ctx.path, config) if root else None
+        options = ctx.options or {}
+        root = options.get("source_root")
+        # Headers are followed for a project whose AMD build is known (its own HIP path: the feature
+        # macros its headers derive from the platform switch); elsewhere they cost audit time and
+        # decide little.
+        follow = root and (options.get("amd_defines") or options.get("amd_undefined"))
+        includes = project_headers(str(root)).resolver(ctx.path, config) if follow else None
         found = cache[1][config] = evaluate(ctx.text, view.tokens, view.directive_marks, config, view.spelling_index,
                                             includes)
     return found
@@ -714,6 +761,10 @@ def hip_aware_directives(tokens: Sequence, marks: Sequence[int], config: Configu
 #: How deep quoted includes are followed, and the largest header read.
 _MAX_INCLUDE_DEPTH = 12
 _MAX_HEADER = 4 << 20
+#: A header's ``#define``/``#undef`` names and quoted includes, read from its bytes without lexing (a name
+#: in a comment or string counts too: this only decides whether to read the header properly).
+_DEFINE_RE = re.compile(rb"^[ \t]*#[ \t]*(?:define|undef)[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+_INCLUDE_RE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\r\n]+)"', re.MULTILINE)
 
 
 class ProjectHeaders:
@@ -731,34 +782,85 @@ class ProjectHeaders:
     def __init__(self, root: str) -> None:
         self.root = os.path.realpath(root)
         self._cache: dict[tuple, dict | None] = {}
+        self._names: dict[tuple, frozenset[str]] = {}
+        self._real: dict[str, str | None] = {}  # path → its real path inside the root (None: outside)
         self._visiting: set[str] = set()
 
     def resolver(self, path: str, config: Configuration) -> Callable[[str], dict | None]:
-        """The ``includes`` callable of :func:`evaluate` for the file at ``path`` (relative to ``root``)."""
+        """The ``includes`` callable of :func:`evaluate` for the file at ``path`` (relative to ``root``).
+
+        Its ``may_define(name, names)`` says whether header ``name`` (or one it includes) spells a
+        ``#define``/``#undef`` of one of ``names``: found by a regex over the bytes, so that a
+        header whose macros no condition asks about is never lexed."""
         base = posixpath.dirname(path.replace(os.sep, "/"))
 
-        def resolve(name: str) -> dict | None:
+        def target_of(name: str) -> str | None:
             target = posixpath.normpath(posixpath.join(base, name))
             if target == ".." or target.startswith("../") or posixpath.isabs(target):
                 return None
-            return self.macros(target, config)
+            return target
 
+        def resolve(name: str) -> dict | None:
+            target = target_of(name)
+            return None if target is None else self.macros(target, config)
+
+        def may_define(name: str, names: set[str]) -> bool:
+            target = target_of(name)
+            return target is not None and not self.defined_names(target).isdisjoint(names)
+
+        resolve.may_define = may_define  # type: ignore[attr-defined]
         return resolve
 
-    def macros(self, path: str, config: Configuration) -> dict | None:
-        """What the header at ``path`` defines (a name → its value's token texts, ``None`` for an
-        ``#undef``, unknown where it may or may not), or None when it is not read."""
-        full = os.path.realpath(os.path.join(self.root, path))
-        if full != self.root and not full.startswith(self.root + os.sep):
+    def _file(self, path: str) -> tuple[str, os.stat_result] | None:
+        """The real path of ``path`` inside the root and its status, or None."""
+        if path not in self._real:
+            full = os.path.realpath(os.path.join(self.root, path))
+            inside = full == self.root or full.startswith(self.root + os.sep)
+            self._real[path] = full if inside else None
+        full = self._real[path]
+        if full is None:
             return None
         try:
             st = os.stat(full)
         except OSError:
             return None
+        return (full, st) if st.st_size <= _MAX_HEADER else None
+
+    def defined_names(self, path: str, _seen: frozenset[str] = frozenset()) -> frozenset[str]:
+        """The names the header at ``path`` and the headers it includes spell a ``#define``/``#undef`` of."""
+        found = self._file(path)
+        if found is None or found[0] in _seen or len(_seen) >= _MAX_INCLUDE_DEPTH:
+            return frozenset()
+        full, st = found
+        key = (full, st.st_size, st.st_mtime_ns)
+        names = self._names.get(key)
+        if names is None:
+            from vado.scan.discover import read_regular
+
+            try:
+                data = read_regular(full, _MAX_HEADER + 1)
+            except OSError:
+                data = b""
+            own = set(m.decode("latin-1") for m in _DEFINE_RE.findall(data))
+            base = posixpath.dirname(path)
+            for inc in _INCLUDE_RE.findall(data):
+                target = posixpath.normpath(posixpath.join(base, inc.decode("latin-1")))
+                if not (target == ".." or target.startswith("../") or posixpath.isabs(target)):
+                    own |= self.defined_names(target, _seen | {full})
+            names = self._names[key] = frozenset(own)
+        return names
+
+    def macros(self, path: str, config: Configuration) -> dict | None:
+        """What the header at ``path`` defines (a name → its value's token texts, ``None`` for an
+        ``#undef``, unknown where it may or may not), or None when it is not read."""
+        found = self._file(path)
+        if found is None:
+            return None
+        full, st = found
         key = (full, st.st_size, st.st_mtime_ns, id(config))
         if key in self._cache:
             return self._cache[key]
-        if full in self._visiting or len(self._visiting) >= _MAX_INCLUDE_DEPTH or st.st_size > _MAX_HEADER:
+        if full in self._visiting or len(self._visiting) >= _MAX_INCLUDE_DEPTH:
             return None
         found = None
         self._visiting.add(full)
@@ -787,7 +889,7 @@ class ProjectHeaders:
         else:
             marks = [i for i, t in enumerate(code) if t[0] is Kind.DIRECTIVE or t[0] is Kind.EOD]
             index = None
-        return _walk(text, code, _directives(code, marks), config, index, self.resolver(path, config))[1]
+        return _walk(text, code, _directives(code, marks), config, index, self.resolver(path, config), exports=True)[1]
 
 
 @functools.lru_cache(maxsize=8)
