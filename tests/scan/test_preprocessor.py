@@ -155,7 +155,7 @@ def test_project_headers_are_followed_inside_the_root(tmp_path):
 
 
 def test_project_header_cycles_end(tmp_path):
-    from vado.scan.preprocessor import project_headers
+    from vado.scan.project_headers import project_headers
 
     (tmp_path / "a.h").write_text('#include "b.h"\n#define A 1\n')
     (tmp_path / "b.h").write_text('#include "a.h"\n#define B 2\n')

@@ -21,8 +21,8 @@ unknown:
   since a ``-D`` may still set it). An include guard (the file's first directive ``#ifndef G``
   followed by ``#define G``) counts as true: the first inclusion compiles the file.
 - quoted ``#include "header"`` of the project, where the caller gives a way to read them
-  (:class:`ProjectHeaders`): the header's defines and undefines, as the header itself decides
-  them, count from the include on.
+  (:class:`vado.scan.project_headers.ProjectHeaders`): the header's defines and undefines, as the
+  header itself decides them, count from the include on.
 
 A group's body is *inactive* when its branch is certainly not taken (an earlier branch certainly
 taken, or its condition false) or its enclosing body is inactive. :attr:`Conditionals.inactive`
@@ -35,8 +35,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import os
-import posixpath
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
@@ -76,11 +74,6 @@ class Configuration:
         start: dict[str, object] = {n: _value_tokens(v) for n, v in self.defined.items()}
         start.update(dict.fromkeys(self.undefined))  # None: known undefined
         object.__setattr__(self, "_start", start)
-
-    @property
-    def known(self) -> frozenset[str]:
-        """Every name this configuration decides."""
-        return frozenset(self.defined) | self.undefined | self.port_renamed
 
 
 @functools.cache
@@ -154,27 +147,6 @@ class Conditionals:
             i -= 1
         return False
 
-    def minus(self, other: "Conditionals") -> "Conditionals":
-        """The parts of these bodies outside ``other``'s."""
-        out: list[tuple[int, int]] = []
-        for s, e in self.inactive:
-            pos = s
-            i = max(bisect.bisect_right(other._starts, s) - 1, 0)
-            while pos < e and i < len(other.inactive):
-                os_, oe = other.inactive[i]
-                if oe <= pos:
-                    i += 1
-                    continue
-                if os_ >= e:
-                    break
-                if os_ > pos:
-                    out.append((pos, os_))
-                pos = max(pos, oe)
-                i += 1
-            if pos < e:
-                out.append((pos, e))
-        return Conditionals(tuple(out))
-
     def union(self, other: "Conditionals") -> "Conditionals":
         """These bodies and ``other``'s, merged."""
         return Conditionals(_merge(sorted(self.inactive + other.inactive)))
@@ -237,7 +209,7 @@ def evaluate(text: str, tokens: Sequence, marks: Sequence[int], config: Configur
     ``DIRECTIVE`` and ``EOD`` tokens, in order. ``index``, the tokens' spelling index where the
     caller has it (``DeviceView.spelling_index``), spares the look for HIP markers in files
     that spell none. ``includes(name)``, where given, answers a quoted ``#include "name"`` with
-    the macros that header defines and undefines (:class:`ProjectHeaders`).
+    the macros that header defines and undefines (:class:`vado.scan.project_headers.ProjectHeaders`).
     """
     directives = _directives(tokens, marks)
     if not any(d[2] in _OPENERS for d in directives):
@@ -693,7 +665,8 @@ def file_conditionals(ctx, config: Configuration) -> Conditionals:
     A file without a conditional directive costs one look at its directive marks. With the rule
     option ``source_root`` (the audited tree; ``ctx.path`` is relative to it) and the AMD build's
     defines (``amd_defines``/``amd_undefined``: a project with its own HIP path), the file's quoted
-    includes inside the tree are followed for the macros they define (:class:`ProjectHeaders`).
+    includes inside the tree are followed for the macros they define
+    (:class:`vado.scan.project_headers.ProjectHeaders`).
     """
     cache = getattr(ctx, "_conditionals", None)
     if cache is None or cache[0] is not ctx.text:
@@ -710,7 +683,12 @@ def file_conditionals(ctx, config: Configuration) -> Conditionals:
         # macros its headers derive from the platform switch); elsewhere they cost audit time and
         # decide little.
         follow = root and (options.get("amd_defines") or options.get("amd_undefined"))
-        includes = project_headers(str(root)).resolver(ctx.path, config) if follow else None
+        if follow:
+            from vado.scan.project_headers import project_headers
+
+            includes = project_headers(str(root)).resolver(ctx.path, config)
+        else:
+            includes = None
         found = cache[1][config] = evaluate(ctx.text, view.tokens, view.directive_marks, config, view.spelling_index,
                                             includes)
     return found
@@ -756,146 +734,6 @@ def hip_aware_directives(tokens: Sequence, marks: Sequence[int], config: Configu
     groups = _group_chains(directives)
     aware = _hip_aware(tokens, directives, groups, config)
     return frozenset(directives[pos][0] for pos, opener in groups.items() if opener in aware)
-
-
-#: How deep quoted includes are followed, and the largest header read.
-_MAX_INCLUDE_DEPTH = 12
-_MAX_HEADER = 4 << 20
-#: A header's ``#define``/``#undef`` names and quoted includes, read from its bytes without lexing (a name
-#: in a comment or string counts too: this only decides whether to read the header properly).
-_DEFINE_RE = re.compile(rb"^[ \t]*#[ \t]*(?:define|undef)[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
-_INCLUDE_RE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\r\n]+)"', re.MULTILINE)
-
-
-class ProjectHeaders:
-    """The macros a project's own headers define, read from the tree at ``root``.
-
-    A quoted ``#include "name"`` is looked for beside the including file only (no ``-I``
-    paths: the build model knows those), inside ``root`` (a path or link leading out of it is
-    not followed), as a regular file of at most 4 MiB, at most 12 includes deep; a cycle or a
-    header that cannot be read adds nothing. A header is evaluated on its own under the
-    configuration (the including file's own defines before the ``#include`` are not seen
-    there, so what depends on them is unknown), once per configuration while its size and
-    modification time stay the same.
-    """
-
-    def __init__(self, root: str) -> None:
-        self.root = os.path.realpath(root)
-        self._cache: dict[tuple, dict | None] = {}
-        self._names: dict[tuple, frozenset[str]] = {}
-        self._real: dict[str, str | None] = {}  # path → its real path inside the root (None: outside)
-        self._visiting: set[str] = set()
-
-    def resolver(self, path: str, config: Configuration) -> Callable[[str], dict | None]:
-        """The ``includes`` callable of :func:`evaluate` for the file at ``path`` (relative to ``root``).
-
-        Its ``may_define(name, names)`` says whether header ``name`` (or one it includes) spells a
-        ``#define``/``#undef`` of one of ``names``: found by a regex over the bytes, so that a
-        header whose macros no condition asks about is never lexed."""
-        base = posixpath.dirname(path.replace(os.sep, "/"))
-
-        def target_of(name: str) -> str | None:
-            target = posixpath.normpath(posixpath.join(base, name))
-            if target == ".." or target.startswith("../") or posixpath.isabs(target):
-                return None
-            return target
-
-        def resolve(name: str) -> dict | None:
-            target = target_of(name)
-            return None if target is None else self.macros(target, config)
-
-        def may_define(name: str, names: set[str]) -> bool:
-            target = target_of(name)
-            return target is not None and not self.defined_names(target).isdisjoint(names)
-
-        resolve.may_define = may_define  # type: ignore[attr-defined]
-        return resolve
-
-    def _file(self, path: str) -> tuple[str, os.stat_result] | None:
-        """The real path of ``path`` inside the root and its status, or None."""
-        if path not in self._real:
-            full = os.path.realpath(os.path.join(self.root, path))
-            inside = full == self.root or full.startswith(self.root + os.sep)
-            self._real[path] = full if inside else None
-        full = self._real[path]
-        if full is None:
-            return None
-        try:
-            st = os.stat(full)
-        except OSError:
-            return None
-        return (full, st) if st.st_size <= _MAX_HEADER else None
-
-    def defined_names(self, path: str, _seen: frozenset[str] = frozenset()) -> frozenset[str]:
-        """The names the header at ``path`` and the headers it includes spell a ``#define``/``#undef`` of."""
-        found = self._file(path)
-        if found is None or found[0] in _seen or len(_seen) >= _MAX_INCLUDE_DEPTH:
-            return frozenset()
-        full, st = found
-        key = (full, st.st_size, st.st_mtime_ns)
-        names = self._names.get(key)
-        if names is None:
-            from vado.scan.discover import read_regular
-
-            try:
-                data = read_regular(full, _MAX_HEADER + 1)
-            except OSError:
-                data = b""
-            own = set(m.decode("latin-1") for m in _DEFINE_RE.findall(data))
-            base = posixpath.dirname(path)
-            for inc in _INCLUDE_RE.findall(data):
-                target = posixpath.normpath(posixpath.join(base, inc.decode("latin-1")))
-                if not (target == ".." or target.startswith("../") or posixpath.isabs(target)):
-                    own |= self.defined_names(target, _seen | {full})
-            names = self._names[key] = frozenset(own)
-        return names
-
-    def macros(self, path: str, config: Configuration) -> dict | None:
-        """What the header at ``path`` defines (a name → its value's token texts, ``None`` for an
-        ``#undef``, unknown where it may or may not), or None when it is not read."""
-        found = self._file(path)
-        if found is None:
-            return None
-        full, st = found
-        key = (full, st.st_size, st.st_mtime_ns, id(config))
-        if key in self._cache:
-            return self._cache[key]
-        if full in self._visiting or len(self._visiting) >= _MAX_INCLUDE_DEPTH:
-            return None
-        found = None
-        self._visiting.add(full)
-        try:
-            found = self._evaluate(full, path, config)
-        finally:
-            self._visiting.discard(full)
-        self._cache[key] = found
-        return found
-
-    def _evaluate(self, full: str, path: str, config: Configuration) -> dict | None:
-        from vado.model.text import decode_source
-        from vado.scan.discover import read_regular
-        from vado.scan.lexer import code_tokens, is_native_tokens, lex
-
-        try:
-            text = decode_source(read_regular(full, _MAX_HEADER + 1))
-        except OSError:
-            return None
-        if len(text) > _MAX_HEADER:
-            return None
-        toks = lex(text)
-        code = toks.code() if is_native_tokens(toks) else code_tokens(list(toks))
-        if is_native_tokens(code):
-            marks, index = code.directive_marks(), code
-        else:
-            marks = [i for i, t in enumerate(code) if t[0] is Kind.DIRECTIVE or t[0] is Kind.EOD]
-            index = None
-        return _walk(text, code, _directives(code, marks), config, index, self.resolver(path, config), exports=True)[1]
-
-
-@functools.lru_cache(maxsize=8)
-def project_headers(root: str) -> ProjectHeaders:
-    """The :class:`ProjectHeaders` of ``root``, shared by the files of one tree in a process."""
-    return ProjectHeaders(root)
 
 
 def kept_renamed_spans(tokens: Sequence, marks: Sequence[int], index, config: Configuration) -> tuple[tuple[int, int], ...]:

@@ -1,0 +1,160 @@
+"""The macros a project's own headers define, for :mod:`vado.scan.preprocessor`.
+
+A file's conditions often test feature macros its project's headers derive from the platform
+(``#if !defined(GGML_USE_HIP) && __CUDA_ARCH__ >= 800`` / ``#define CP_ASYNC_AVAILABLE`` in
+``common.cuh``): :class:`ProjectHeaders` reads those headers from the audited tree, safely, and
+evaluates each once per configuration.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import posixpath
+import re
+from typing import Callable
+
+from vado.scan.lexer import Kind
+from vado.scan.preprocessor import Configuration, _directives, _walk
+
+__all__ = ["ProjectHeaders", "project_headers"]
+
+
+#: How deep quoted includes are followed, and the largest header read.
+_MAX_INCLUDE_DEPTH = 12
+_MAX_HEADER = 4 << 20
+#: A header's ``#define``/``#undef`` names and quoted includes, read from its bytes without lexing (a name
+#: in a comment or string counts too: this only decides whether to read the header properly).
+_DEFINE_RE = re.compile(rb"^[ \t]*#[ \t]*(?:define|undef)[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+_INCLUDE_RE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\r\n]+)"', re.MULTILINE)
+
+
+class ProjectHeaders:
+    """The macros a project's own headers define, read from the tree at ``root``.
+
+    A quoted ``#include "name"`` is looked for beside the including file only (no ``-I``
+    paths: the build model knows those), inside ``root`` (a path or link leading out of it is
+    not followed), as a regular file of at most 4 MiB, at most 12 includes deep; a cycle or a
+    header that cannot be read adds nothing. A header is evaluated on its own under the
+    configuration (the including file's own defines before the ``#include`` are not seen
+    there, so what depends on them is unknown), once per configuration while its size and
+    modification time stay the same.
+    """
+
+    def __init__(self, root: str) -> None:
+        self.root = os.path.realpath(root)
+        self._cache: dict[tuple, dict | None] = {}
+        self._names: dict[tuple, frozenset[str]] = {}
+        self._real: dict[str, str | None] = {}  # path → its real path inside the root (None: outside)
+        self._visiting: set[str] = set()
+
+    def resolver(self, path: str, config: Configuration) -> Callable[[str], dict | None]:
+        """The ``includes`` callable of :func:`evaluate` for the file at ``path`` (relative to ``root``).
+
+        Its ``may_define(name, names)`` says whether header ``name`` (or one it includes) spells a
+        ``#define``/``#undef`` of one of ``names``: found by a regex over the bytes, so that a
+        header whose macros no condition asks about is never lexed."""
+        base = posixpath.dirname(path.replace(os.sep, "/"))
+
+        def target_of(name: str) -> str | None:
+            target = posixpath.normpath(posixpath.join(base, name))
+            if target == ".." or target.startswith("../") or posixpath.isabs(target):
+                return None
+            return target
+
+        def resolve(name: str) -> dict | None:
+            target = target_of(name)
+            return None if target is None else self.macros(target, config)
+
+        def may_define(name: str, names: set[str]) -> bool:
+            target = target_of(name)
+            return target is not None and not self.defined_names(target).isdisjoint(names)
+
+        resolve.may_define = may_define  # type: ignore[attr-defined]
+        return resolve
+
+    def _file(self, path: str) -> tuple[str, os.stat_result] | None:
+        """The real path of ``path`` inside the root and its status, or None."""
+        if path not in self._real:
+            full = os.path.realpath(os.path.join(self.root, path))
+            inside = full == self.root or full.startswith(self.root + os.sep)
+            self._real[path] = full if inside else None
+        full = self._real[path]
+        if full is None:
+            return None
+        try:
+            st = os.stat(full)
+        except OSError:
+            return None
+        return (full, st) if st.st_size <= _MAX_HEADER else None
+
+    def defined_names(self, path: str, _seen: frozenset[str] = frozenset()) -> frozenset[str]:
+        """The names the header at ``path`` and the headers it includes spell a ``#define``/``#undef`` of."""
+        found = self._file(path)
+        if found is None or found[0] in _seen or len(_seen) >= _MAX_INCLUDE_DEPTH:
+            return frozenset()
+        full, st = found
+        key = (full, st.st_size, st.st_mtime_ns)
+        names = self._names.get(key)
+        if names is None:
+            from vado.scan.discover import read_regular
+
+            try:
+                data = read_regular(full, _MAX_HEADER + 1)
+            except OSError:
+                data = b""
+            own = set(m.decode("latin-1") for m in _DEFINE_RE.findall(data))
+            base = posixpath.dirname(path)
+            for inc in _INCLUDE_RE.findall(data):
+                target = posixpath.normpath(posixpath.join(base, inc.decode("latin-1")))
+                if not (target == ".." or target.startswith("../") or posixpath.isabs(target)):
+                    own |= self.defined_names(target, _seen | {full})
+            names = self._names[key] = frozenset(own)
+        return names
+
+    def macros(self, path: str, config: Configuration) -> dict | None:
+        """What the header at ``path`` defines (a name → its value's token texts, ``None`` for an
+        ``#undef``, unknown where it may or may not), or None when it is not read."""
+        found = self._file(path)
+        if found is None:
+            return None
+        full, st = found
+        key = (full, st.st_size, st.st_mtime_ns, id(config))
+        if key in self._cache:
+            return self._cache[key]
+        if full in self._visiting or len(self._visiting) >= _MAX_INCLUDE_DEPTH:
+            return None
+        found = None
+        self._visiting.add(full)
+        try:
+            found = self._evaluate(full, path, config)
+        finally:
+            self._visiting.discard(full)
+        self._cache[key] = found
+        return found
+
+    def _evaluate(self, full: str, path: str, config: Configuration) -> dict | None:
+        from vado.model.text import decode_source
+        from vado.scan.discover import read_regular
+        from vado.scan.lexer import code_tokens, is_native_tokens, lex
+
+        try:
+            text = decode_source(read_regular(full, _MAX_HEADER + 1))
+        except OSError:
+            return None
+        if len(text) > _MAX_HEADER:
+            return None
+        toks = lex(text)
+        code = toks.code() if is_native_tokens(toks) else code_tokens(list(toks))
+        if is_native_tokens(code):
+            marks, index = code.directive_marks(), code
+        else:
+            marks = [i for i, t in enumerate(code) if t[0] is Kind.DIRECTIVE or t[0] is Kind.EOD]
+            index = None
+        return _walk(text, code, _directives(code, marks), config, index, self.resolver(path, config), exports=True)[1]
+
+
+@functools.lru_cache(maxsize=8)
+def project_headers(root: str) -> ProjectHeaders:
+    """The :class:`ProjectHeaders` of ``root``, shared by the files of one tree in a process."""
+    return ProjectHeaders(root)
