@@ -149,3 +149,35 @@ def test_the_projects_own_hip_build_compiles_the_default_port(tmp_path: Path):
            *(f"-D{d}" for d in amd_defines(OWN_HIP)), str(source), "-o", str(tmp_path / "kernel.o")]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, HIP_PLATFORM="amd"), timeout=600)
     assert proc.returncode == 0, proc.stderr[-4000:]
+
+
+_OUTSIDE_HIP_PATH = """\
+// A CUDA tool of the project that its HIP build does not compile through the vendor header.
+__global__ void tool_add(unsigned* p, unsigned v) {
+#if !defined(MB_USE_HIP)
+    asm volatile("red.global.add.u32 [%0], %1;" :: "l"(p), "r"(v));
+#else
+    atomicAdd(p, v);
+#endif
+}
+"""
+
+
+def test_project_hip_option_decides_the_amd_configuration_of_audit_and_port(tmp_path: Path):
+    # The macros the project's own ROCm build defines (MB_USE_HIP) are the AMD configuration: the PTX
+    # branch its option switches off decides no ROCm verdict and is not edited; --include-hip-path
+    # (vado's port is then the AMD build) judges it again.
+    from vado.audit.pipeline import audit
+
+    root = tmp_path / "proj"
+    shutil.copytree(OWN_HIP, root)
+    (root / "tools").mkdir(exist_ok=True)
+    (root / "tools" / "tool.cu").write_text(_OUTSIDE_HIP_PATH)
+    ptx = [f for f in audit(root, [ROCM]).findings if f.span.path == "tools/tool.cu" and f.code.startswith("PTX")]
+    assert ptx and all(f.inactive.get(ROCM.name) for f in ptx)
+    judged = [f for f in audit(root, [ROCM], include_hip_path=True).findings
+              if f.span.path == "tools/tool.cu" and f.code.startswith("PTX")]
+    assert judged and not any(f.inactive.get(ROCM.name) for f in judged)
+    port_tree(root, tmp_path / "out", ROCM)
+    ported = (tmp_path / "out" / "tools" / "tool.cu").read_text()
+    assert 'asm volatile("red.global.add.u32 [%0], %1;"' in ported  # the NVIDIA-only branch is left as written

@@ -163,6 +163,10 @@ def audit(
     job_list = [_Job(f.path, str(f.abs_path), f.kind, f.size) for f in plan.files if f.path not in scope.left]
     max_findings = max(0, max_findings_per_file)
     options = dict(options or {})
+    if scope.amd_defines and not include_hip_path and "amd_defines" not in options:
+        # The project's own ROCm build is the configuration AMD compiles: findings in the branches its
+        # option switches off do not decide a ROCm verdict (vado.scan.preprocessor).
+        options["amd_defines"] = scope.amd_defines
     if job_list and "source_root" not in options:
         # The tree's own headers decide which branches a build compiles (vado.scan.preprocessor.ProjectHeaders).
         first = job_list[0]

@@ -502,8 +502,12 @@ def port_tree(
     scope_skips, own_build, left_out = [], "", ()
     candidates = ported  # AMD support is read from every build file, those left as they are included
     if not single_file:
-        ported, scope_skips, own_build, left_out = _in_scope(root_path, plan, ported, target, include_backends,
-                                                             include_hip_path)
+        ported, scope_skips, own_build, left_out, defines = _in_scope(root_path, plan, ported, target,
+                                                                      include_backends, include_hip_path)
+        if defines and not include_hip_path and "amd_defines" not in options.rule_options:
+            # The project's own ROCm build is the configuration AMD compiles: the branches its option
+            # switches off are not edited (vado.scan.preprocessor).
+            options = dataclasses.replace(options, rule_options={**options.rule_options, "amd_defines": defines})
     renamed = tuple(sorted(f.path for f in ported if rename_sources and f.kind is FileKind.CUDA_SOURCE
                            and f.path.endswith(".cu") and not single_file))
     rename_set = set(renamed)
@@ -622,10 +626,10 @@ def port_tree(
 
 
 def _in_scope(root: Path, plan, ported: list, target: Target, include_backends: bool,
-              include_hip_path: bool) -> tuple[list, list[Skip], str, tuple[str, ...]]:
+              include_hip_path: bool) -> tuple[list, list[Skip], str, tuple[str, ...], tuple[str, ...]]:
     """The files of ``ported`` that are the project's CUDA code to port, skips for the others
     (other backends, the project's own HIP path), how to enable the project's own ROCm build,
-    and a line per group of what was left as it is."""
+    a line per group of what was left as it is, and the macros the project's own AMD build defines."""
     from vado.scan.scope import Scope, project_scope
 
     scope = project_scope(root, plan, arches=target.default_arch or ("gfx942",))
@@ -661,4 +665,5 @@ def _in_scope(root: Path, plan, ported: list, target: Target, include_backends: 
         shown = ", ".join(s.path for s in scope.vendored[:5]) + (" …" if len(scope.vendored) > 5 else "")
         lines.append(f"vendored code left as is: {len(scope.vendored)} directories or files ({shown}); "
                      "pass --include-vendored to port it")
-    return [f for f in ported if f.path not in left], skips, own, tuple(lines)
+    defines = scope.hip.defines if scope.hip is not None else ()
+    return [f for f in ported if f.path not in left], skips, own, tuple(lines), tuple(defines)
