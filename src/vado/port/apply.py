@@ -530,6 +530,11 @@ def _resolve_target(path: Path, follow_symlinks: bool) -> Path:
         raise PortError(f"cannot follow symlink {path}", str(exc), "fix or remove the dangling link") from exc
 
 
+class WriteFailed(PortError):
+    """Writing a file of the port failed (a full disk, a quota, an I/O error): the port is
+    incomplete, and a port into a new tree is abandoned rather than published (exit 3)."""
+
+
 def write_atomic(
     path: str | os.PathLike[str],
     data: bytes,
@@ -613,8 +618,8 @@ def write_atomic(
             # The original is intact; a backup of it from a write that never happened is noise.
             _remove_quietly(made_backup)
         if isinstance(exc, OSError):
-            raise PortError(f"cannot write {target}", exc.strerror or str(exc),
-                            "check free space and permissions; the original file is unchanged") from exc
+            raise WriteFailed(f"cannot write {target}", exc.strerror or str(exc),
+                              "check free space and permissions; the original file is unchanged") from exc
         raise
     if durable:
         _fsync_dir(parent)
@@ -628,13 +633,13 @@ def write_new(path: str | os.PathLike[str], data: bytes, *, mode: int | None = N
     (see :func:`write_atomic`'s ``durable``): ``O_EXCL`` makes the call fail rather
     than touch anything that appeared there. ``mode`` sets the permission bits
     (the umask decides without it). A failed write removes its partial file and
-    raises :class:`PortError`.
+    raises :class:`WriteFailed`.
     """
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(path, flags, 0o666)
     except OSError as exc:
-        raise PortError(f"cannot write {path}", exc.strerror or str(exc), "check the output directory") from exc
+        raise WriteFailed(f"cannot write {path}", exc.strerror or str(exc), "check the output directory") from exc
     try:
         try:
             if mode is not None:
@@ -643,11 +648,11 @@ def write_new(path: str | os.PathLike[str], data: bytes, *, mode: int | None = N
             while view:
                 view = view[os.write(fd, view):]
         finally:
-            os.close(fd)
+            os.close(fd)  # close reports a deferred write error (NFS, some full file systems)
     except BaseException as exc:
         _remove_quietly(Path(path))
         if isinstance(exc, OSError):
-            raise PortError(f"cannot write {path}", exc.strerror or str(exc), "check free space and permissions") from exc
+            raise WriteFailed(f"cannot write {path}", exc.strerror or str(exc), "check free space and permissions") from exc
         raise
 
 

@@ -31,7 +31,7 @@ from vado.audit.pipeline import gc_paused
 from vado.errors import UsageError, VadoError
 from vado.model import Finding, Skip, SkipReason, Target
 from vado.model.port import PortedFile, PortResult
-from vado.port.apply import BACKUP_SUFFIX, backup_path, unified_diff, write_atomic, write_new
+from vado.port.apply import BACKUP_SUFFIX, WriteFailed, backup_path, unified_diff, write_atomic, write_new
 from vado.port.build import existing_amd_support, renamed_name
 from vado.port.file import PortOptions, port_bytes
 from vado.procs import cap_jobs, pool_kwargs
@@ -121,6 +121,10 @@ def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, b
             ),
             list(result.remaining),
         )
+    except WriteFailed as exc:
+        if not in_place:
+            raise  # a new tree missing a file, or holding a short one, is never published
+        return PortedFile(job.path, job.dst, job.kind.value, "failed", error=exc.message), []
     except VadoError as exc:
         _keep_original(job, in_place)
         return PortedFile(job.path, job.dst, job.kind.value, "failed", error=exc.message), []
@@ -201,11 +205,10 @@ def _keep_original(job: _Job, in_place: bool) -> None:
     if in_place:
         return
     dst = job.stale or job.dst
-    try:
-        if not os.path.lexists(dst):
-            shutil.copy2(job.src, dst)
-    except OSError:
-        pass  # reported with the failure already (the file could not be read)
+    if not os.path.lexists(dst):
+        # A source that cannot be read is reported with the failure already; a write that
+        # fails (a full disk) raises WriteFailed and abandons the port.
+        _copy_file(job.src, dst, problems=[])
 
 
 def _diff(before: bytes, after: bytes, job: _Job, renamed: bool) -> str:
@@ -246,39 +249,73 @@ def _copy_tree(root: Path, out: Path, ported: frozenset[str] = frozenset(), skip
     (absolute paths): each of those is written once, by its port, instead of copied and
     then written over. Returns the paths of ``ported`` that were copied (symlinks).
 
-    What cannot be copied (a FIFO, socket or device; a file or directory this user
-    cannot read) is left out and appended to ``skips`` (paths relative to ``root``):
-    the rest of the tree is copied all the same.
+    Symlinks are copied as links; a directory's times and mode are copied after its
+    entries (as ``shutil.copytree`` does). The walk keeps its own stack, so a tree of any
+    depth is copied (recursion would stop near a thousand levels). What cannot be read
+    (a FIFO, socket or device; a file or directory this user cannot read) is left out and
+    appended to ``skips`` (paths relative to ``root``): the rest of the tree is copied all
+    the same. What cannot be written (a full disk) raises :class:`WriteFailed`.
     """
     copied: set[str] = set()
     problems: list[tuple[str, str]] = []
-
-    def ignore(directory: str, names: list[str]) -> set[str]:
-        skip = {n for n in names if n == ".git"}
-        if ported:
-            prefix = directory if directory.endswith(os.sep) else directory + os.sep  # os.path.join, once
-            for n in names:
-                path = prefix + n
-                if path in ported:
-                    if os.path.islink(path):
-                        copied.add(path)
-                    else:
-                        skip.add(n)
-        return skip
-
-    try:
-        shutil.copytree(root, out, symlinks=True, ignore=ignore, dirs_exist_ok=True,
-                        copy_function=functools.partial(_copy_file, problems=problems))
-    except shutil.Error as exc:  # raised at the end, after copying everything else
-        for item in exc.args[0] if exc.args and isinstance(exc.args[0], list) else ():
-            if isinstance(item, tuple) and len(item) == 3:
-                problems.append((str(item[0]), str(item[2])))
+    pending = [(str(root), str(out))]
+    finished: list[tuple[str, str]] = []
+    while pending:
+        src_dir, dst_dir = pending.pop()
+        try:
+            with os.scandir(src_dir) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            problems.append((src_dir, exc.strerror or str(exc)))
+            continue
+        finished.append((src_dir, dst_dir))
+        for entry in entries:
+            if entry.name == ".git":
+                continue
+            src, dst = entry.path, os.path.join(dst_dir, entry.name)
+            try:
+                is_link = entry.is_symlink()
+                is_dir = not is_link and entry.is_dir(follow_symlinks=False)
+            except OSError as exc:
+                problems.append((src, exc.strerror or str(exc)))
+                continue
+            if src in ported:
+                if not is_link:
+                    continue
+                copied.add(src)
+            if is_link:
+                try:
+                    link = os.readlink(src)
+                except OSError as exc:
+                    problems.append((src, exc.strerror or str(exc)))
+                    continue
+                _written(dst, os.symlink, link, dst)
+                with contextlib.suppress(OSError):
+                    shutil.copystat(src, dst, follow_symlinks=False)
+            elif is_dir:
+                _written(dst, os.mkdir, dst)
+                pending.append((src, dst))
+            else:
+                _copy_file(src, dst, problems=problems)
+    for src_dir, dst_dir in reversed(finished):
+        try:
+            shutil.copystat(src_dir, dst_dir)
+        except OSError as exc:
+            problems.append((src_dir, exc.strerror or str(exc)))
     if skips is not None:
         base = str(root)
         for path, why in problems:
             rel = os.path.relpath(path, base).replace(os.sep, "/")
             skips.append(Skip(rel, SkipReason.UNREADABLE, f"not copied into the port: {why}"))
     return copied
+
+
+def _written(dst: str, call, *args) -> None:
+    """``call(*args)``, a write into the output tree: its failure is a :class:`WriteFailed`."""
+    try:
+        call(*args)
+    except OSError as exc:
+        raise WriteFailed(f"cannot write {dst}", exc.strerror or str(exc), "check free space and permissions") from exc
 
 
 def _copy_file(src: str, dst: str, *, follow_symlinks: bool = True, problems: list[tuple[str, str]] | None = None) -> str:
@@ -288,7 +325,8 @@ def _copy_file(src: str, dst: str, *, follow_symlinks: bool = True, problems: li
     attributes), from one stat of the open source; ``dst`` must not exist (``O_EXCL``).
     The source is opened without blocking, so a FIFO never hangs the copy: a FIFO,
     socket or device is not copied, and neither is a file that cannot be opened; each
-    goes to ``problems`` as ``(src, why)`` (raised when ``problems`` is None).
+    goes to ``problems`` as ``(src, why)`` (raised when ``problems`` is None). A write
+    that fails (a full disk) removes the partial copy and raises :class:`WriteFailed`.
     """
     try:
         fd_in = os.open(src, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
@@ -304,13 +342,26 @@ def _copy_file(src: str, dst: str, *, follow_symlinks: bool = True, problems: li
                 raise shutil.SpecialFileError(f"{src} is not a regular file")
             problems.append((src, "not a regular file (a FIFO, socket or device)"))
             return dst
-        fd_out = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-                         | getattr(os, "O_BINARY", 0), 0o600)
         try:
-            os.fchmod(fd_out, stat.S_IMODE(st.st_mode))
-            _copy_bytes(fd_in, fd_out, max(st.st_size, 1 << 16))
-        finally:
-            os.close(fd_out)
+            fd_out = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+                             | getattr(os, "O_BINARY", 0), 0o600)
+        except FileExistsError:
+            raise  # something else writes into our fresh tree: not a full disk
+        except OSError as exc:
+            raise WriteFailed(f"cannot write {dst}", exc.strerror or str(exc), "check free space and permissions") from exc
+        try:
+            try:
+                os.fchmod(fd_out, stat.S_IMODE(st.st_mode))
+                _copy_bytes(fd_in, fd_out, max(st.st_size, 1 << 16))
+            finally:
+                os.close(fd_out)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.unlink(dst)
+            if isinstance(exc, _SourceReadError) and problems is not None:
+                problems.append((src, exc.strerror or str(exc)))
+                return dst
+            raise WriteFailed(f"cannot write {dst}", exc.strerror or str(exc), "check free space and permissions") from exc
         _copy_times_and_xattrs(src, dst, st)
         return dst
     finally:
@@ -386,6 +437,10 @@ def _publish(stage: Path, out: Path, files: tuple[PortedFile, ...]) -> tuple[Por
                  for f in files)
 
 
+class _SourceReadError(OSError):
+    """Reading the file being copied failed (not writing its copy)."""
+
+
 _SENDFILE = getattr(os, "sendfile", None) if sys.platform.startswith("linux") else None
 
 
@@ -401,10 +456,45 @@ def _copy_bytes(fd_in: int, fd_out: int, block: int) -> None:
             if offset:
                 raise  # part was sent: a real write error
             # sendfile refused these files (some file systems): plain reads and writes below
-    while chunk := os.read(fd_in, 1 << 20):
+    while True:
+        try:
+            chunk = os.read(fd_in, 1 << 20)
+        except OSError as exc:
+            raise _SourceReadError(exc.errno, exc.strerror) from exc
+        if not chunk:
+            return
         view = memoryview(chunk)
         while view:
             view = view[os.write(fd_out, view):]
+
+
+def _run_jobs(job_list: list[_Job], target: Target, options: PortOptions, in_place: bool, backup: bool, jobs: int,
+              progress: Callable[[int, int], None] | None) -> list[tuple[PortedFile, list[Finding]]]:
+    """Port every job, in worker processes when ``jobs`` > 1; the outcomes in job order."""
+    outcomes: list[tuple[PortedFile, list[Finding]]] = []
+    jobs = cap_jobs(jobs, len(job_list))
+    if jobs > 1 and len(job_list) > 1:
+        size = max(1, len(job_list) // (jobs * 4))
+        chunks = [job_list[i : i + size] for i in range(0, len(job_list), size)]
+        # As in audit: workers are forked with the rules and tables loaded, and what is
+        # alive now is left out of their collections (see vado.audit.pipeline).
+        preload(target, options)
+        gc.freeze()
+        with contextlib.ExitStack() as cleanup, ProcessPoolExecutor(max_workers=jobs, **pool_kwargs()) as pool:
+            cleanup.callback(gc.unfreeze)
+            work = functools.partial(_port_many, target=target, options=options, in_place=in_place, backup=backup)
+            for chunk_result in pool.map(work, chunks):
+                outcomes.extend(chunk_result)
+                if progress:
+                    progress(len(outcomes), len(job_list))
+    else:
+        for i in range(0, len(job_list), _BATCH):
+            with gc_paused():
+                for job in job_list[i : i + _BATCH]:
+                    outcomes.append(_port_one(job, target, options, in_place, backup))
+                    if progress:
+                        progress(len(outcomes), len(job_list))
+    return outcomes
 
 
 def port_tree(
@@ -524,7 +614,7 @@ def port_tree(
         out_path = _make_stage(final_out)
         try:
             if single_file:
-                shutil.copy2(root_path, out_path / root_path.name)
+                _copy_file(str(root_path), str(out_path / root_path.name))
                 copied = {str(f.abs_path) for f in ported}
             else:
                 copied = _copy_tree(root_path, out_path, frozenset(os.path.join(str(root_path), f.path) for f in ported),
@@ -572,36 +662,19 @@ def port_tree(
             job_list.append(_Job(f.path, src, src if in_place else dst_of(f.path), f.kind,
                                  copied=os.path.join(root_str, f.path) in copied or src in copied,
                                  build_fixes=build_fixes and f.kind in BUILD_KINDS))
-    outcomes: list[tuple[PortedFile, list[Finding]]] = []
-    jobs = cap_jobs(jobs, len(job_list))
-    if jobs > 1 and len(job_list) > 1:
-        size = max(1, len(job_list) // (jobs * 4))
-        chunks = [job_list[i : i + size] for i in range(0, len(job_list), size)]
-        # As in audit: workers are forked with the rules and tables loaded, and what is
-        # alive now is left out of their collections (see vado.audit.pipeline).
-        preload(target, options)
-        gc.freeze()
-        with contextlib.ExitStack() as cleanup, ProcessPoolExecutor(max_workers=jobs, **pool_kwargs()) as pool:
-            cleanup.callback(gc.unfreeze)
-            work = functools.partial(_port_many, target=target, options=options, in_place=in_place, backup=backup)
-            for chunk_result in pool.map(work, chunks):
-                outcomes.extend(chunk_result)
-                if progress:
-                    progress(len(outcomes), len(job_list))
-    else:
-        for i in range(0, len(job_list), _BATCH):
-            with gc_paused():
-                for job in job_list[i : i + _BATCH]:
-                    outcomes.append(_port_one(job, target, options, in_place, backup))
-                    if progress:
-                        progress(len(outcomes), len(job_list))
-
+    try:
+        outcomes = _run_jobs(job_list, target, options, in_place, backup, jobs, progress)
+    except Exception:
+        if not in_place:
+            # A write failed (a full disk): the port is incomplete and never becomes OUT.
+            _discard(out_path)
+        raise
     files = tuple(sorted((o[0] for o in outcomes), key=lambda f: f.path))
     remaining = tuple(sorted((f for o in outcomes for f in o[1]), key=Finding.sort_key))
     errors = tuple({"type": "PortError", "what": f"porting {f.path} failed", "why": f.error, "tip": ""} for f in files if f.status == "failed")
     ported_bytes = sum(f.size for f in ported)
     if not in_place:
-        files = _publish(out_path, final_out, files)
+        files = _publish(out_path, final_out, files)  # removes the stage itself when it fails
         out_path = final_out
     known = {k.path for k in plan.skips}
     return PortResult(
