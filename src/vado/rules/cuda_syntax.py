@@ -416,7 +416,7 @@ class PtxProgram:
 
 _PTX_LINE_COMMENT = re.compile(r"//[^\n]*")
 _PTX_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
-_PTX_LABEL = re.compile(r"^\s*([A-Za-z_$%][\w$]*)\s*:(?!:)")
+_PTX_LABEL = re.compile(r"\s*([A-Za-z_$%][\w$]*)\s*:(?!:)")  # matched at a position (no copy per label)
 _PTX_PRED = re.compile(r"^@(!?[%\w$]+)\s*")
 _PTX_MNEMONIC = re.compile(r"^([A-Za-z_][\w]*(?:\.[\w:]+)*)")
 
@@ -438,12 +438,12 @@ def parse_ptx(template: str) -> PtxProgram:
     has_scopes = "{" in src or "}" in src
     for chunk in _ptx_statements(src):
         stmt = chunk.strip()
-        while True:
-            m = _PTX_LABEL.match(stmt)
-            if not m:
-                break
+        at = 0
+        while m := _PTX_LABEL.match(stmt, at):
             labels.append(m.group(1))
-            stmt = stmt[m.end():].strip()
+            at = m.end()
+        if at:
+            stmt = stmt[at:].strip()
         if not stmt:
             continue
         if stmt.startswith("."):
