@@ -69,6 +69,9 @@ class _Job:
     copied: bool = False
     #: Whether this file's unsafe fixes are applied although the port's options do not ask for them.
     build_fixes: bool = False
+    #: An in-place rename an interrupted run began (its journal names it): ``dst`` may hold that
+    #: run's port already, which this one replaces.
+    resume: bool = False
 
 
 def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, backup: bool) -> tuple[PortedFile, list[Finding]]:
@@ -82,7 +85,7 @@ def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, b
         if renamed:
             # --rename-sources: the port goes to k.hip, which must not exist yet; the
             # old k.cu becomes the backup (in place) or is removed from the output tree.
-            write_atomic(Path(job.dst), result.after, mode=src_mode, durable=in_place)
+            write_atomic(Path(job.dst), result.after, mode=src_mode, durable=in_place, overwrite=job.resume)
             if in_place:
                 if backup:
                     os.replace(job.src, backup_path(Path(job.src)))
@@ -371,10 +374,104 @@ def _copy_file(src: str, dst: str, *, follow_symlinks: bool = True, problems: li
 _STAGE_MARK = ".vado-partial-"
 
 
+#: Descriptors of the stages this process is writing, each locked (flock) until the stage is
+#: published or discarded: a later run removes a stage only when no live port holds its lock.
+_STAGE_LOCKS: dict[str, int] = {}
+
+
+def _stage_names(out: Path) -> tuple[Path, re.Pattern[str]]:
+    """Where the stages of a port into ``out`` are made, and the pattern of their names."""
+    if out.is_dir() and not out.is_symlink():
+        return out, re.compile(re.escape(_STAGE_MARK) + r"[0-9a-f]{8}")
+    return out.parent, re.compile(re.escape(f".{out.name}{_STAGE_MARK}") + r"[0-9a-f]{8}")
+
+
+def remove_stale_stages(out: str | os.PathLike) -> list[str]:
+    """Remove the staging directories that killed ports into ``out`` left (``.OUT.vado-partial-*``
+    beside it, ``.vado-partial-*`` inside an empty ``OUT``); the names removed.
+
+    Only directories (never a link) whose name has the stage's exact form, and only when no
+    live port holds their lock; a stage whose owner is alive, or that cannot be locked, stays.
+    """
+    import fcntl
+
+    out = Path(out)
+    try:
+        where, pattern = _stage_names(out)
+        names = [n for n in os.listdir(where) if pattern.fullmatch(n)]
+    except OSError:
+        return []
+    removed = []
+    for name in names:
+        path = where / name
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            continue  # a link, or not a directory: not one of ours
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue  # a live port is writing it
+        try:
+            _remove_tree(path)
+            removed.append(name)
+        finally:
+            os.close(fd)
+    return removed
+
+
+def _remove_tree(path: Path) -> None:
+    """Remove a directory vado made and everything in it, at any depth (shutil.rmtree recurses
+    per level), without following links; what cannot be removed stays."""
+    dirs: list[str] = []
+    pending = [str(path)]
+    while pending:
+        d = pending.pop()
+        dirs.append(d)
+        try:
+            with os.scandir(d) as it:
+                for e in it:
+                    try:
+                        if e.is_dir(follow_symlinks=False):
+                            pending.append(e.path)
+                        else:
+                            os.unlink(e.path)
+                    except OSError:
+                        pass
+        except OSError:
+            pass
+    for d in reversed(dirs):
+        with contextlib.suppress(OSError):
+            os.rmdir(d)
+
+
+def _lock_stage(stage: Path) -> None:
+    import fcntl
+
+    try:
+        fd = os.open(stage, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return
+    _STAGE_LOCKS[str(stage)] = fd
+
+
+def _unlock_stage(stage: Path) -> None:
+    fd = _STAGE_LOCKS.pop(str(stage), None)
+    if fd is not None:
+        os.close(fd)
+
+
 def _make_stage(out: Path) -> Path:
     """A new, empty hidden directory for the port to be written into: beside ``out``, or
     inside it when ``out`` is an existing empty directory (a mount point cannot be renamed
-    over, and its parent may be another file system)."""
+    over, and its parent may be another file system). It is locked until published or
+    discarded (see :func:`remove_stale_stages`)."""
     import secrets
 
     inside = out.is_dir()
@@ -386,6 +483,7 @@ def _make_stage(out: Path) -> Path:
                               else f".{out.name}{_STAGE_MARK}{secrets.token_hex(4)}")
             try:
                 stage.mkdir()
+                _lock_stage(stage)
                 return stage
             except FileExistsError:
                 continue
@@ -410,7 +508,8 @@ def _move_entries(stage: Path, out: Path) -> None:
 
 def _discard(stage: Path) -> None:
     """Remove a staging directory this port made (quietly: it is hidden and never used again)."""
-    shutil.rmtree(stage, ignore_errors=True)
+    _remove_tree(stage)
+    _unlock_stage(stage)
 
 
 def _publish(stage: Path, out: Path, files: tuple[PortedFile, ...]) -> tuple[PortedFile, ...]:
@@ -425,6 +524,7 @@ def _publish(stage: Path, out: Path, files: tuple[PortedFile, ...]) -> tuple[Por
             _move_entries(stage, out)
         else:
             os.rename(stage, out)
+        _unlock_stage(stage)
     except OSError as exc:
         _discard(stage)
         if exc.errno in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR):
@@ -513,6 +613,7 @@ def port_tree(
     rename_sources: bool = False,
     build_fixes: bool | None = None,
     progress: Callable[[int, int], None] | None = None,
+    force: bool = False,
 ) -> PortResult:
     """Port the tree at ``root`` for ``target`` into ``out`` (or in place).
 
@@ -543,10 +644,14 @@ def port_tree(
 
     ``out`` must not exist or be an empty directory, and must not lie inside
     ``root``. With ``in_place`` (``out`` is None) files are rewritten where they
-    are, each with a backup unless ``backup`` is False. Raises
+    are, each with a backup unless ``backup`` is False; without backups, only files git
+    holds as they are (committed, unchanged) are rewritten unless ``force``. An in-place
+    port that was killed is completed by running it again (:mod:`vado.port.inplace`), and
+    the temp files and staging directories killed runs left are removed. Raises
     :class:`~vado.errors.UsageError` for a bad ``out`` and
     :class:`~vado.errors.ScanError` for an unreadable root.
     """
+    from vado.port import inplace
     from vado.scan.discover import walk
 
     started = time.perf_counter()
@@ -563,6 +668,7 @@ def port_tree(
         if out is None:
             raise UsageError("no output directory", "a port goes into a new directory", "pass -o OUT, or --in-place --backup")
         out_path = Path(out)
+        remove_stale_stages(out_path)  # what killed ports into OUT left (never a live port's)
         try:
             occupied = out_path.exists() and (not out_path.is_dir() or any(out_path.iterdir()))
         except OSError as exc:
@@ -594,13 +700,21 @@ def port_tree(
     if not single_file:
         ported, scope_skips, own_build, left_out = _in_scope(root_path, plan, ported, target, include_backends,
                                                              include_hip_path)
-    renamed = tuple(sorted(f.path for f in ported if rename_sources and f.kind is FileKind.CUDA_SOURCE
-                           and f.path.endswith(".cu") and not single_file))
+    # Renames an interrupted in-place port began: done again (or their references only, when
+    # the .cu is gone already), so that no build file keeps naming a file that moved.
+    pending = inplace.read_journal(root_path) if in_place and not single_file else {}
+    if in_place and not single_file:
+        inplace.clean_stale_temps(root_path, {posixpath.dirname(f.path) for f in ported} | {""})
+    if in_place and not backup and not force:
+        inplace.check_backup_not_needed(root_path, [str(f.abs_path) for f in ported], [f.path for f in ported])
+    renamed_now = {f.path for f in ported if rename_sources and f.kind is FileKind.CUDA_SOURCE
+                   and f.path.endswith(".cu") and not single_file}
+    renamed = tuple(sorted(renamed_now | set(pending)))
     rename_set = set(renamed)
     if renamed:
         options = dataclasses.replace(options, renamed=renamed)
         existing = {f.path for f in plan.files}
-        for rel in renamed:
+        for rel in sorted(renamed_now - set(pending)):
             if renamed_name(rel) in existing or os.path.lexists(root_path / renamed_name(rel)):
                 raise UsageError(f"cannot rename {rel} to {renamed_name(rel)}", "that file exists already",
                                  "port without --rename-sources, or remove the .hip file")
@@ -657,11 +771,14 @@ def port_tree(
         src = str(f.abs_path)
         if f.path in rename_set:
             new_dst = dst_of(renamed_name(f.path))
-            job_list.append(_Job(f.path, src, new_dst, f.kind, "" if in_place else dst_of(f.path)))
+            job_list.append(_Job(f.path, src, new_dst, f.kind, "" if in_place else dst_of(f.path),
+                                 resume=f.path in pending))
         else:
             job_list.append(_Job(f.path, src, src if in_place else dst_of(f.path), f.kind,
                                  copied=os.path.join(root_str, f.path) in copied or src in copied,
                                  build_fixes=build_fixes and f.kind in BUILD_KINDS))
+    if in_place and rename_set:
+        inplace.write_journal(root_path, {rel: renamed_name(rel) for rel in rename_set})
     try:
         outcomes = _run_jobs(job_list, target, options, in_place, backup, jobs, progress)
     except Exception:
@@ -672,6 +789,8 @@ def port_tree(
     files = tuple(sorted((o[0] for o in outcomes), key=lambda f: f.path))
     remaining = tuple(sorted((f for o in outcomes for f in o[1]), key=Finding.sort_key))
     errors = tuple({"type": "PortError", "what": f"porting {f.path} failed", "why": f.error, "tip": ""} for f in files if f.status == "failed")
+    if in_place and rename_set and not errors:
+        inplace.remove_journal(root_path)  # complete: a failed file keeps it for the next run
     ported_bytes = sum(f.size for f in ported)
     if not in_place:
         files = _publish(out_path, final_out, files)  # removes the stage itself when it fails
