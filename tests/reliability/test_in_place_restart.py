@@ -51,7 +51,7 @@ def _state(root: Path) -> dict[str, bytes]:
 _MUTATORS = ("replace", "rename", "unlink", "link", "write", "fsync", "mkdir", "symlink")
 
 
-def _port_killed_at(root: Path, n: int, backup: bool) -> bool:
+def _port_killed_at(root: Path, n: int, backup: bool, rename: bool = True) -> bool:
     """Fork a port of ``root`` that dies at its ``n``th file-system change; whether it died."""
     pid = os.fork()
     if pid == 0:  # the child: count the changes, die at the nth
@@ -68,7 +68,7 @@ def _port_killed_at(root: Path, n: int, backup: bool) -> bool:
 
             for name in _MUTATORS:
                 setattr(os, name, counting(getattr(os, name)))
-            port_tree(root, None, ROCM, in_place=True, backup=backup, options=UNSAFE, rename_sources=True, force=True)
+            port_tree(root, None, ROCM, in_place=True, backup=backup, options=UNSAFE, rename_sources=rename, force=True)
             os._exit(0)
         except BaseException:
             os._exit(3)
@@ -78,29 +78,33 @@ def _port_killed_at(root: Path, n: int, backup: bool) -> bool:
     return code == 137
 
 
-@pytest.mark.parametrize("backup", [True, False])
-def test_in_place_rename_killed_at_every_point_is_repaired_by_a_rerun(tmp_path: Path, backup: bool):
+@pytest.mark.parametrize(("backup", "rename"), [(True, True), (False, True), (True, False)])
+def test_in_place_port_killed_at_every_point_is_repaired_by_a_rerun(tmp_path: Path, backup: bool, rename: bool):
     clean = tmp_path / "clean"
     originals = _make(clean)
-    port_tree(clean, None, ROCM, in_place=True, backup=backup, options=UNSAFE, rename_sources=True, force=True)
+    port_tree(clean, None, ROCM, in_place=True, backup=backup, options=UNSAFE, rename_sources=rename, force=True)
     want = _state(clean)
-    assert "src/a.hip" in want and "src/a.cu" not in want and b"a.cu" not in want["src/z.mk"]
+    if rename:
+        assert "src/a.hip" in want and "src/a.cu" not in want and b"a.cu" not in want["src/z.mk"]
+    else:  # a half-ported tree (CMake saying HIP) must not pass for a project with its own ROCm build
+        assert b"hip" in want["src/z.mk"] and b"hip_runtime" in want["src/common.cuh"]
 
     trials = 0
     for n in range(1, 400):
         root = tmp_path / f"t{n}"
         _make(root)
-        if not _port_killed_at(root, n, backup):
+        if not _port_killed_at(root, n, backup, rename):
             break  # the port finished before its nth change: every point was tried
         trials += 1
-        result = port_tree(root, None, ROCM, in_place=True, backup=backup, options=UNSAFE, rename_sources=True, force=True)
+        result = port_tree(root, None, ROCM, in_place=True, backup=backup, options=UNSAFE, rename_sources=rename,
+                           force=True)
         assert not result.errors, (n, result.errors)
         assert _state(root) == want, f"killed at change {n}, the re-run left a different tree"
         names = [p.name for p in root.rglob("*")]
         assert not [x for x in names if x.endswith(".vado-tmp") or x == inplace.JOURNAL], (n, names)
         if backup:  # every original is kept whole in a backup
             for rel, data in originals.items():
-                if rel.endswith(".cu"):
+                if rel.endswith(".cu") and rename:
                     backups = [p.read_bytes() for p in (root / rel).parent.glob(Path(rel).name + ".vado-bak*")]
                     assert data in backups, (n, rel)
     print(f"{trials} kill points, each repaired by a re-run")

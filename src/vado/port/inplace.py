@@ -5,12 +5,15 @@ single write cannot make whole is ``--rename-sources``: ``k.cu`` becomes ``k.hip
 (its backup or nothing), and the build files and ``#include`` lines that name
 ``k.cu`` are rewritten to name ``k.hip``. A run killed between those steps leaves
 ``k.cu`` gone and a Makefile naming it, and a plain re-run no longer knows ``k.cu``
-was renamed. So before its first write such a port records its renames in a
-journal (``.vado-port-journal.json`` at the root, written atomically and fsynced);
-the next in-place run reads it, treats those files as renamed whether or not
-``k.cu`` is still there (replacing a ``k.hip`` the killed run wrote), and removes
-the journal only when every file was ported. Every prefix of a run is thus
-repaired by running the port again.
+was renamed. And a half-ported tree (a CMake file already
+saying ``LANGUAGES HIP``) looks like a project with its own ROCm build, which a
+fresh port leaves as it is. So before its first write an in-place port records its
+renames and the files it ports in a journal (``.vado-port-journal.json`` at the
+root, written atomically and fsynced); the next in-place run reads it, ports those
+same files, treats the renamed ones as renamed whether or not ``k.cu`` is still
+there (replacing a ``k.hip`` the killed run wrote), and removes the journal only
+when every file was ported. Every prefix of a run is thus repaired by running the
+port again.
 
 Killed runs also leave vado's own temp files (``safefs.temp_name``) beside the
 files they were writing: :func:`clean_stale_temps` removes those whose writer is
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
@@ -31,8 +35,18 @@ JOURNAL = ".vado-port-journal.json"
 _VERSION = 1
 
 
-def read_journal(root: Path) -> dict[str, str]:
-    """``{old: new}``: the renames an interrupted in-place port of ``root`` began (empty: none)."""
+@dataclass(frozen=True)
+class Journal:
+    """What an interrupted in-place port was doing: its renames (``{old: new}``) and the files it
+    ported (paths relative to the root). A re-run ports the same files: the half-ported tree
+    may look like a project with its own ROCm build, which a fresh port would leave as it is."""
+
+    renames: dict[str, str] = field(default_factory=dict)
+    files: frozenset[str] = frozenset()
+
+
+def read_journal(root: Path) -> Journal | None:
+    """The journal of an interrupted in-place port of ``root``, or None."""
     try:
         raw = read_under(root, JOURNAL, limit=64 << 20)
     except UnsafePathError:
@@ -41,17 +55,18 @@ def read_journal(root: Path) -> dict[str, str]:
         raise UsageError(f"cannot read {root / JOURNAL}", exc.strerror or str(exc),
                          "check the file; it records an interrupted in-place port") from None
     if raw is None:
-        return {}
+        return None
     try:
         doc = json.loads(raw)
-        renames = doc["renames"] if isinstance(doc, dict) and doc.get("vado_port_journal") == _VERSION else None
-        out = {str(a): str(b) for a, b in renames} if isinstance(renames, list) else None
+        ok = isinstance(doc, dict) and doc.get("vado_port_journal") == _VERSION
+        renames = {str(a): str(b) for a, b in doc["renames"]} if ok and isinstance(doc["renames"], list) else None
+        files = frozenset(str(f) for f in doc["files"]) if ok and isinstance(doc["files"], list) else None
     except (ValueError, TypeError, KeyError):
-        out = None
-    if out is None or any(_bad(p) for pair in out.items() for p in pair):
+        renames = files = None
+    if renames is None or files is None or any(_bad(p) for p in (*renames, *renames.values(), *files)):
         raise UsageError(f"{root / JOURNAL} is not an in-place port's journal", "",
                          "remove it if no vado port of this tree was interrupted")
-    return out
+    return Journal(renames, files)
 
 
 def _bad(rel: str) -> bool:
@@ -59,9 +74,11 @@ def _bad(rel: str) -> bool:
     return not rel or rel.startswith("/") or ".." in parts or "" in parts
 
 
-def write_journal(root: Path, renames: dict[str, str]) -> None:
-    """Record ``renames`` (``{old: new}``) before the port's first write (atomic, fsynced)."""
-    doc = {"vado_port_journal": _VERSION, "renames": sorted([a, b] for a, b in renames.items())}
+def write_journal(root: Path, renames: dict[str, str], files: Iterable[str]) -> None:
+    """Record ``renames`` (``{old: new}``) and the ``files`` to port before the port's first
+    write (atomic, fsynced)."""
+    doc = {"vado_port_journal": _VERSION, "renames": sorted([a, b] for a, b in renames.items()),
+           "files": sorted(set(files))}
     try:
         write_under(root, JOURNAL, (json.dumps(doc, indent=1) + "\n").encode("utf-8"), make_dirs=False)
     except UnsafePathError:

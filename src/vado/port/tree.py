@@ -697,12 +697,15 @@ def port_tree(
     ported = [f for f in plan.files if f.kind in PORTED_KINDS and BACKUP_SUFFIX not in posixpath.basename(f.path)]
     scope_skips, own_build, left_out = [], "", ()
     candidates = ported  # AMD support is read from every build file, those left as they are included
-    if not single_file:
+    # An interrupted in-place port: the same files again, its renames done again (or only their
+    # references, when the .cu moved already), so that no build file keeps naming a moved file.
+    journal = inplace.read_journal(root_path) if in_place and not single_file else None
+    pending = journal.renames if journal is not None else {}
+    if journal is not None:
+        ported = [f for f in candidates if f.path in journal.files]
+    elif not single_file:
         ported, scope_skips, own_build, left_out = _in_scope(root_path, plan, ported, target, include_backends,
                                                              include_hip_path)
-    # Renames an interrupted in-place port began: done again (or their references only, when
-    # the .cu is gone already), so that no build file keeps naming a file that moved.
-    pending = inplace.read_journal(root_path) if in_place and not single_file else {}
     if in_place and not single_file:
         inplace.clean_stale_temps(root_path, {posixpath.dirname(f.path) for f in ported} | {""})
     if in_place and not backup and not force:
@@ -777,8 +780,8 @@ def port_tree(
             job_list.append(_Job(f.path, src, src if in_place else dst_of(f.path), f.kind,
                                  copied=os.path.join(root_str, f.path) in copied or src in copied,
                                  build_fixes=build_fixes and f.kind in BUILD_KINDS))
-    if in_place and rename_set:
-        inplace.write_journal(root_path, {rel: renamed_name(rel) for rel in rename_set})
+    if in_place and not single_file:
+        inplace.write_journal(root_path, {rel: renamed_name(rel) for rel in rename_set}, [f.path for f in ported])
     try:
         outcomes = _run_jobs(job_list, target, options, in_place, backup, jobs, progress)
     except Exception:
@@ -789,7 +792,7 @@ def port_tree(
     files = tuple(sorted((o[0] for o in outcomes), key=lambda f: f.path))
     remaining = tuple(sorted((f for o in outcomes for f in o[1]), key=Finding.sort_key))
     errors = tuple({"type": "PortError", "what": f"porting {f.path} failed", "why": f.error, "tip": ""} for f in files if f.status == "failed")
-    if in_place and rename_set and not errors:
+    if in_place and not single_file and not errors:
         inplace.remove_journal(root_path)  # complete: a failed file keeps it for the next run
     ported_bytes = sum(f.size for f in ported)
     if not in_place:
