@@ -379,11 +379,13 @@ _STAGE_MARK = ".vado-partial-"
 _STAGE_LOCKS: dict[str, int] = {}
 
 
-def _stage_names(out: Path) -> tuple[Path, re.Pattern[str]]:
-    """Where the stages of a port into ``out`` are made, and the pattern of their names."""
+def _stage_names(out: Path) -> list[tuple[Path, re.Pattern[str]]]:
+    """Where stages of a port into ``out`` are made (beside it; inside it when it is an empty
+    directory), each with the pattern of their names."""
+    places = [(out.parent, re.compile(re.escape(f".{out.name}{_STAGE_MARK}") + r"[0-9a-f]{8}"))]
     if out.is_dir() and not out.is_symlink():
-        return out, re.compile(re.escape(_STAGE_MARK) + r"[0-9a-f]{8}")
-    return out.parent, re.compile(re.escape(f".{out.name}{_STAGE_MARK}") + r"[0-9a-f]{8}")
+        places.append((out, re.compile(re.escape(_STAGE_MARK) + r"[0-9a-f]{8}")))
+    return places
 
 
 def remove_stale_stages(out: str | os.PathLike) -> list[str]:
@@ -396,13 +398,14 @@ def remove_stale_stages(out: str | os.PathLike) -> list[str]:
     import fcntl
 
     out = Path(out)
-    try:
-        where, pattern = _stage_names(out)
-        names = [n for n in os.listdir(where) if pattern.fullmatch(n)]
-    except OSError:
-        return []
+    found = []
+    for where, pattern in _stage_names(out):
+        try:
+            found += [(where, n) for n in os.listdir(where) if pattern.fullmatch(n)]
+        except OSError:
+            continue
     removed = []
-    for name in names:
+    for where, name in found:
         path = where / name
         try:
             fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
@@ -489,6 +492,9 @@ def _make_stage(out: Path) -> Path:
                 continue
         raise FileExistsError(errno.EEXIST, "no free name for the port's staging directory")
     except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO):
+            raise WriteFailed(f"cannot create the output {out}", exc.strerror or str(exc),
+                              "free some space and port again") from None
         raise UsageError(f"cannot create the output {out}", exc.strerror or str(exc),
                          "choose a new directory in a writable place") from None
 
