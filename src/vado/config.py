@@ -111,9 +111,24 @@ def find_config(start: str | os.PathLike) -> Path | None:
     return None
 
 
+#: The largest configuration file read (a vado.toml or pyproject.toml is a few KiB).
+MAX_CONFIG_BYTES = 4 << 20
+
+
+def _read_config_bytes(path: Path) -> bytes:
+    """The bytes of a configuration file: a regular file only (a FIFO or device is refused
+    without blocking), up to :data:`MAX_CONFIG_BYTES` (``OSError`` otherwise)."""
+    from vado.scan.discover import read_regular
+
+    raw = read_regular(path, MAX_CONFIG_BYTES + 1)
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise OSError(f"larger than {MAX_CONFIG_BYTES >> 20} MiB")
+    return raw
+
+
 def _has_tool_vado(path: Path) -> bool:
     try:
-        raw = path.read_bytes()
+        raw = _read_config_bytes(path)
     except OSError:
         return False
     if b"tool.vado" not in raw and b"[tool]" not in raw:
@@ -143,7 +158,7 @@ def load_config(start: str | os.PathLike, *, explicit: str | os.PathLike | None 
     import tomllib
 
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = _read_config_bytes(path).decode("utf-8")
         doc = tomllib.loads(text)
     except OSError as exc:
         raise UsageError(f"cannot read configuration {path}", exc.strerror or str(exc), "check the --config path") from None

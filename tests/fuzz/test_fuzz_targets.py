@@ -38,8 +38,12 @@ REPORT = os.environ.get("VADO_FUZZ_REPORT", "")
 ROCM = get_target("rocm-7.2")
 
 
-def run_target(name: str, strategy, body) -> int:
-    """Run ``body`` on examples of ``strategy``: CI's few, or rounds for ``FUZZ_SECONDS``."""
+def run_target(name: str, strategy, body, *, deadline_ms: float | None = None) -> int:
+    """Run ``body`` on examples of ``strategy``: CI's few, or rounds for ``FUZZ_SECONDS``.
+
+    ``deadline_ms`` bounds each case (hypothesis fails a case that takes longer, twice): the
+    targets of parsers fed long inputs use it to catch work that grows faster than the input.
+    """
     count = [0]
     failures: list[BaseException] = []
 
@@ -50,7 +54,7 @@ def run_target(name: str, strategy, body) -> int:
     rounds_examples = CI_EXAMPLES if FUZZ_SECONDS <= 0 else 500
     runner = settings(
         max_examples=rounds_examples,
-        deadline=None,
+        deadline=deadline_ms,
         database=None,
         suppress_health_check=list(HealthCheck),
         phases=[Phase.generate, Phase.shrink],
@@ -325,3 +329,151 @@ def test_fuzz_literals():
 def _no_color():
     os.environ.setdefault("NO_COLOR", "1")
     yield
+
+
+# --- bounded work on long inputs (issue 27) ------------------------------------------------------
+#
+# One fragment repeated into a line of up to ~64 KB, after a prefix that puts it where a parser
+# looks (a setup.cfg key, a requirement, a conda item, a CMake argument, an asm template). The
+# parsers are linear: such a case takes milliseconds; the quadratic ones before took 10-30 s for
+# 50 KB. The deadline is generous for a loaded 2-core machine and far below the quadratic cost.
+
+LONG_DEADLINE_MS = 4000
+_LONG_PIECES = [" ", "\t", "a", "-1", ".", "#", ":", "=", "\"", "'", "[", "]", "[[", "]]", "[=[", "\\", ";", "{",
+                "}", "(", ")", "a:", "x{}", "%0, ", "@p ", "-", ".whl", "https://x/", "# c", " #", "\xa0", "\x85"]
+
+
+def _long_line(prefixes: list[str]):
+    @st.composite
+    def build(draw):
+        piece = "".join(draw(st.lists(st.sampled_from(_LONG_PIECES), min_size=1, max_size=3)))
+        full = 64_000 // len(piece)
+        count = draw(st.one_of(st.just(full), st.integers(full // 2, full), st.integers(1, full)))  # mostly long
+        tail = draw(st.sampled_from(["", "\n", "x\n", ".whl\n", ")\n", "\" : \"=r\"(a));\n"]))
+        return draw(st.sampled_from(prefixes)) + piece * count + tail
+
+    return build()
+
+
+_DEP_PREFIXES = ["", "a", "[options]\ninstall_requires =\n    ", "[options]\n", "[options.extras_require]\nx = ",
+                 "dependencies:\n  - ", "name: ", "https://x/a-1", "./a-1", "torch==1.0+", "a @ https://x/",
+                 "[project]\ndependencies = [\"", "-r "]
+
+
+def _check_long_dependency_line(text: str) -> None:
+    from vado.scan import pydeps
+
+    pydeps.parse_requirements_txt(text)
+    pydeps.parse_setup_cfg(text)
+    pydeps.parse_conda_env(text)
+    pydeps.parse_pyproject(text)
+
+
+def test_fuzz_long_dependency_lines_are_bounded():
+    assert run_target("long-dependency-lines", _long_line(_DEP_PREFIXES), _check_long_dependency_line,
+                      deadline_ms=LONG_DEADLINE_MS) > 0
+
+
+def _check_long_cmake_line(text: str) -> None:
+    from vado.scan import buildfiles
+
+    buildfiles._cmake_commands.cache_clear()
+    buildfiles.parse_cmake(text)
+
+
+def test_fuzz_long_cmake_lines_are_bounded():
+    prefixes = ["", "set(X ", 'set(X "', "set(X [[", "#[[", "#", "f(", "project(p LANGUAGES CUDA "]
+    assert run_target("long-cmake-lines", _long_line(prefixes), _check_long_cmake_line,
+                      deadline_ms=LONG_DEADLINE_MS) > 0
+
+
+def _check_long_asm(text: str) -> None:
+    from vado.rules.cuda_syntax import parse_ptx
+    from vado.rules.engine import check_text
+
+    parse_ptx(text)
+    source = '__global__ void k(int *p){ int a; asm volatile("' + text.replace('"', "").replace("\n", " ") + \
+        '" : "=r"(a) : "r"(p[0])); p[0]=a; }\n'
+    for f in check_text("k.cu", source, [ROCM], kind=FileKind.CUDA_SOURCE):
+        assert 0 <= f.span.start <= f.span.end <= len(source)
+
+
+def test_fuzz_long_asm_operands_are_bounded():
+    prefixes = ["", "mov.u32 %0, ", "L1: ", "{ ", "@p ", ".reg .b32 r; ", "shfl.sync.down.b32 %0, %1, "]
+    assert run_target("long-asm-operands", _long_line(prefixes), _check_long_asm, deadline_ms=LONG_DEADLINE_MS) > 0
+
+
+# The hand-written scanners equal the regular expressions they replaced (kept as references).
+
+_CMAKE_PIECES = ["a", "set", " ", "\n", "(", ")", "#", "[", "]", "[[", "]]", "[=[", "]=]", "=", '"', "\\", ";", "\t",
+                 "\xa0", "\x85", "é"]
+
+
+def _check_cmake_token(text: str) -> None:
+    from vado.scan import buildfiles
+
+    for i in range(len(text)):
+        m = buildfiles._CMAKE_TOKEN.match(text, i)
+        ref = None if m is None else (m.lastgroup, m.start(), m.end())
+        got = buildfiles._cmake_token(text, i, set())
+        assert (got and got[:3]) == ref, (text, i)
+        if m is not None and m.lastgroup == "bracket":
+            assert got[3] == len(m.group("eq"))
+
+
+def test_fuzz_cmake_tokens_equal_their_regular_expression():
+    strategy = st.lists(st.sampled_from(_CMAKE_PIECES), max_size=30).map("".join)
+    assert run_target("cmake-token-reference", strategy, _check_cmake_token) > 0
+
+
+def _check_dependency_scanners(text: str) -> None:
+    from vado.scan import pydeps
+
+    m = pydeps._COMMENT.search(text)
+    assert pydeps._comment_start(text) == (m.start() if m else len(text))
+    m = pydeps._ARCHIVE.search(text)
+    assert pydeps._archive_name(text) == ((m.group(1), m.group(2)) if m else None)
+
+
+def test_fuzz_dependency_scanners_equal_their_regular_expressions():
+    pieces = [" ", "\t", "#", "a", "Z", "9", "_", ".", "-", "-1", "/", "\n", ".whl", ".tar.gz", ".ZIP", ".tgz", ".tar.bz2",
+              "\xa0", "\x85", "٣"]
+    strategy = st.lists(st.sampled_from(pieces), max_size=20).map("".join)
+    assert run_target("dependency-scanner-reference", strategy, _check_dependency_scanners) > 0
+
+
+def _reference_ptx_statements(src: str) -> list[str]:
+    """The PTX statement split before issue 27 (quadratic: it joined the statement at every character)."""
+    out: list[str] = []
+    cur: list[str] = []
+    depth = 0
+    for ch in src:
+        at_start = not "".join(cur).strip() or re.fullmatch(r"\s*(?:[A-Za-z_$][\w$]*\s*:\s*)+", "".join(cur)) is not None
+        if ch in "{}" and depth == 0 and at_start:
+            out.append("".join(cur))
+            cur = []
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth = max(0, depth - 1)
+        if ch == ";" and depth == 0:
+            out.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    out.append("".join(cur))
+    return out
+
+
+def test_fuzz_ptx_statements_equal_the_reference():
+    from vado.rules.cuda_syntax import _ptx_statements
+
+    pieces = ["a", "b1", "_", "$", " ", "\t", "\n", ":", ";", "{", "}", "%0", ".", "é", "\xa0", "\x85", "L1:", "mov.u32"]
+    strategy = st.lists(st.sampled_from(pieces), max_size=30).map("".join)
+    assert run_target("ptx-statement-reference", strategy,
+                      lambda t: _check_equal(_ptx_statements(t), _reference_ptx_statements(t))) > 0
+
+
+def _check_equal(got, want) -> None:
+    assert got == want

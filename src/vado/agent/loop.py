@@ -341,8 +341,8 @@ def run_agent(
     if target.family != "rocm":
         raise UsageError(f"the agent writes HIP code; {target.name} is a {target.family} target", "", "use rocm-7.2, rocm-6.4 or hip-5.2")
 
+    log = Transcript(transcript)  # first: a transcript path that is refused leaves nothing behind
     work = Path(tempfile.mkdtemp(prefix="vado-agent-"))
-    log = Transcript(transcript)
     try:
         log.write("run", tool_version=__version__, source=str(src), output=None if output is None else str(output),
                   dry_run=options.dry_run, provider=provider.name, model=provider.model,

@@ -30,8 +30,13 @@ class Transcript:
         self._fh: IO[str] | None = None
         self.records = 0
         if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = open(self.path, "w", encoding="utf-8")
+            # The default path is in the current directory, often a cloned repository: a
+            # link there (to ~/.bashrc, say) is refused, never truncated (vado.safefs).
+            from vado.safefs import open_for_writing, split_user_path
+
+            root, rel = split_user_path(self.path)
+            fd = open_for_writing(root, rel)
+            self._fh = open(fd, "w", encoding="utf-8")
 
     def write(self, type_: str, **fields: Any) -> None:
         """Write one record of ``type_`` with ``fields`` and a timestamp."""

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from vado import package_files
 from vado.errors import UsageError
+from vado.safefs import read_under, write_under
 
 SKILL_NAME = "vado-port"
 #: The project-scoped MCP entry Claude Code reads from .mcp.json.
@@ -39,17 +40,26 @@ def install(repo: str | os.PathLike, *, force: bool = False, mcp: bool = True) -
     root = Path(repo)
     if not root.is_dir():
         raise UsageError(f"{root} is not a directory", "", "pass the repository's top directory")
-    skill = root / ".claude" / "skills" / SKILL_NAME / "SKILL.md"
+    skill_rel = f".claude/skills/{SKILL_NAME}/SKILL.md"
+    skill = root / skill_rel
     config = root / ".mcp.json"
-    # Every check first, so that a refusal leaves the repository as it was.
-    skill_state = _state(skill, skill_text(), force)
+    # Every check first, so that a refusal leaves the repository as it was. The repository
+    # decides what its paths are (a cloned one may make .claude or .mcp.json a link out of
+    # it): nothing is read or written through a link (vado.safefs).
+    skill_state = _state(root, skill_rel, skill_text(), force)
     doc: dict | None = None
+    existed = False
     if mcp:
         doc = {}
-        if config.exists():
+        try:
+            raw = read_under(root, ".mcp.json", limit=1 << 20)
+        except OSError as exc:
+            raise UsageError(f"cannot read {config}", exc.strerror or str(exc), "fix it or pass --no-mcp") from None
+        if raw is not None:
+            existed = True
             try:
-                doc = json.loads(config.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
+                doc = json.loads(raw.decode("utf-8"))
+            except ValueError as exc:
                 raise UsageError(f"cannot read {config}", str(exc), "fix it or pass --no-mcp") from None
             if not isinstance(doc, dict) or not isinstance(doc.get("mcpServers", {}), dict):
                 raise UsageError(f"{config} is not an MCP configuration", "expected {\"mcpServers\": {…}}", "fix it or pass --no-mcp")
@@ -57,14 +67,13 @@ def install(repo: str | os.PathLike, *, force: bool = False, mcp: bool = True) -
         if "vado" in servers and servers["vado"] != MCP_ENTRY and not force:
             raise UsageError(f"{config} already has a different 'vado' server", json.dumps(servers["vado"]),
                              "pass --force to replace it, or --no-mcp to leave it")
-    done = [(skill, _write(skill, skill_text(), force) if skill_state != "unchanged" else "unchanged")]
+    done = [(skill, _write(root, skill_rel, skill_text(), force) if skill_state != "unchanged" else "unchanged")]
     if doc is not None:
         if doc["mcpServers"].get("vado") == MCP_ENTRY:
             done.append((config, "unchanged"))
         else:
-            existed = config.exists()
             doc["mcpServers"]["vado"] = MCP_ENTRY
-            config.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+            _put(root, ".mcp.json", json.dumps(doc, indent=2) + "\n")
             done.append((config, "updated" if existed else "written"))
     return done
 
@@ -85,33 +94,46 @@ def write_plugin(directory: str | os.PathLike, *, force: bool = False) -> list[t
         "keywords": ["cuda", "rocm", "hip", "amd", "porting"],
     }
     files = {
-        root / ".claude-plugin" / "plugin.json": json.dumps(manifest, indent=2) + "\n",
-        root / "skills" / SKILL_NAME / "SKILL.md": skill_text(),
-        root / ".mcp.json": json.dumps({"mcpServers": {"vado": {"command": "vado", "args": ["mcp", "--root", "."]}}}, indent=2) + "\n",
+        ".claude-plugin/plugin.json": json.dumps(manifest, indent=2) + "\n",
+        f"skills/{SKILL_NAME}/SKILL.md": skill_text(),
+        ".mcp.json": json.dumps({"mcpServers": {"vado": {"command": "vado", "args": ["mcp", "--root", "."]}}}, indent=2) + "\n",
     }
-    for path, text in files.items():
-        _state(path, text, force)  # refuse before writing anything
-    return [(path, _write(path, text, force)) for path, text in files.items()]
-
-
-def _state(path: Path, text: str, force: bool) -> str:
-    """What writing ``text`` to ``path`` would do: written, unchanged or replaced; raises without ``force``."""
-    if not path.exists():
-        return "written"
     try:
-        same = path.read_text(encoding="utf-8") == text
-    except (OSError, UnicodeDecodeError):
-        same = False
-    if same:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create {root}", exc.strerror or str(exc), "choose a writable directory") from None
+    for rel, text in files.items():
+        _state(root, rel, text, force)  # refuse before writing anything
+    return [(root / rel, _write(root, rel, text, force)) for rel, text in files.items()]
+
+
+def _state(root: Path, rel: str, text: str, force: bool) -> str:
+    """What writing ``text`` to ``root/rel`` would do: written, unchanged or replaced; raises
+    without ``force``, and for a link on the way (with or without it)."""
+    try:
+        current = read_under(root, rel, limit=1 << 20)
+    except OSError as exc:
+        raise UsageError(f"cannot read {root / rel}", exc.strerror or str(exc), "check the file") from None
+    if current is None:
+        return "written"
+    if current == text.encode("utf-8"):
         return "unchanged"
     if not force:
-        raise UsageError(f"{path} exists and differs from vado's", "", "pass --force to replace it")
+        raise UsageError(f"{root / rel} exists and differs from vado's", "", "pass --force to replace it")
     return "replaced"
 
 
-def _write(path: Path, text: str, force: bool) -> str:
-    state = _state(path, text, force)
+def _write(root: Path, rel: str, text: str, force: bool) -> str:
+    state = _state(root, rel, text, force)
     if state != "unchanged":
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        _put(root, rel, text)
     return state
+
+
+def _put(root: Path, rel: str, text: str) -> None:
+    try:
+        write_under(root, rel, text.encode("utf-8"))
+    except UsageError:
+        raise
+    except OSError as exc:
+        raise UsageError(f"cannot write {root / rel}", exc.strerror or str(exc), "check free space and permissions") from None

@@ -233,10 +233,25 @@ def make_filter(config, audit_root: str | os.PathLike, *, inline: bool = True, u
     return FindingFilter(enabled=enabled_or_none, per_file_ignores=pfi, prefix=prefix, inline=inline, baseline=baseline)
 
 
+#: The largest baseline read (a baseline of a million findings is about 150 MB).
+MAX_BASELINE_BYTES = 256 << 20
+
+
 def read_baseline(path: str | os.PathLike) -> tuple[tuple[str, str, str], ...]:
-    """``(project path, code, fingerprint)`` entries of a baseline file written by :func:`baseline_document`."""
+    """``(project path, code, fingerprint)`` entries of a baseline file written by :func:`baseline_document`.
+
+    The path may come from a tree's own configuration: it is read only as a regular file
+    (a FIFO or device such as ``/dev/zero`` is refused without blocking) and up to
+    :data:`MAX_BASELINE_BYTES`; each refusal is a :class:`UsageError` (exit 2).
+    """
+    from vado.scan.discover import read_regular
+
     try:
-        doc = json.loads(Path(path).read_bytes())
+        raw = read_regular(path, MAX_BASELINE_BYTES + 1)
+        if len(raw) > MAX_BASELINE_BYTES:
+            raise UsageError(f"baseline {path} is too large", f"more than {MAX_BASELINE_BYTES >> 20} MiB",
+                             "check the baseline setting") from None
+        doc = json.loads(raw)
     except FileNotFoundError:
         raise UsageError(f"baseline {path} does not exist", "", "write one with `vado audit PATH --write-baseline FILE`") from None
     except OSError as exc:
@@ -263,8 +278,10 @@ def read_file_bytes(result, path: str) -> bytes | None:
     root = Path(result.root)
     full = root if root.is_file() and root.name == path else root / path
     size = next((fr.size for fr in result.files if fr.path == path), None)
+    from vado.scan.discover import read_regular
+
     try:
-        data = full.read_bytes()
+        data = read_regular(full, None if size is None else size + 1)
     except OSError:
         return None
     if size is not None and len(data) != size:

@@ -47,6 +47,7 @@ def port(
     diff: bool = typer.Option(False, "--diff", help="Show the per-file diffs (text format)."),
     jobs: int = typer.Option(1, "--jobs", "-j", min=0, help="Worker processes (0 = one per CPU)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary on stderr."),
+    force: bool = typer.Option(False, "--force", help="With --in-place --no-backup: rewrite files git does not hold as they are."),
 ) -> None:
     """Port a CUDA tree to HIP: sources, headers, build files, requirements and Dockerfiles.
 
@@ -99,6 +100,7 @@ def port(
                 include_backends=include_backends,
                 include_hip_path=include_hip_path,
                 progress=progress,
+                force=force,
             )
     except VadoError as exc:
         term.error(exc.what + (f": {exc.why}" if exc.why else ""), exc.tip)

@@ -51,7 +51,6 @@ import bisect
 import difflib
 import errno
 import os
-import secrets
 import shutil
 import stat
 from collections.abc import Callable, Iterable, Sequence
@@ -64,6 +63,7 @@ from vado.errors import PortError
 from vado.model.edit import Applicability, Edit, Fix
 from vado.model.text import decode_source, display_text, encode_source
 from vado.native import ext as _native
+from vado.safefs import lock_fd, temp_name
 
 __all__ = [
     "BACKUP_SUFFIX",
@@ -83,7 +83,6 @@ __all__ = [
 ]
 
 BACKUP_SUFFIX = ".vado-bak"
-_TMP_SUFFIX = ".vado-tmp"
 #: Numbered backups tried before giving up (a directory with this many backups is a bug elsewhere).
 _MAX_BACKUPS = 10_000
 
@@ -449,7 +448,7 @@ def backup_path(target: Path, backup: bool | Path = True) -> Path:
 
     ``backup=True``: beside the file; a path: in that directory.
     """
-    base = (target.parent if backup is True else Path(backup)) / (target.name + BACKUP_SUFFIX)
+    base = (target.parent if backup is True else Path(backup)) / _backup_name(target.name)
     if not os.path.lexists(base):
         return base
     for n in range(1, _MAX_BACKUPS):
@@ -458,6 +457,25 @@ def backup_path(target: Path, backup: bool | Path = True) -> Path:
             return candidate
     raise PortError(f"no free backup name for {target}", f"{base} and {_MAX_BACKUPS} numbered ones exist",
                     "remove old .vado-bak files")
+
+
+#: The longest file name most file systems take (NAME_MAX).
+_NAME_MAX = 255
+
+
+def _backup_name(name: str) -> str:
+    """``name.vado-bak``, or for a name too long for that (and a ``.N`` number) the name's
+    first bytes, a hash of the whole name, and the suffix: still a backup name (the walk
+    leaves it out), and one per file."""
+    full = name + BACKUP_SUFFIX
+    if len(os.fsencode(full)) + 6 <= _NAME_MAX:
+        return full
+    import hashlib
+
+    digest = hashlib.sha1(os.fsencode(name)).hexdigest()[:12]
+    raw = os.fsencode(name)[: _NAME_MAX - 6 - len(BACKUP_SUFFIX) - 14]
+    head = os.fsdecode(raw)  # a character cut in two stays bytes (surrogateescape), as names may be
+    return f"{head}~{digest}{BACKUP_SUFFIX}"
 
 
 def _make_backup(target: Path, data: bytes, backup: bool | Path) -> Path:
@@ -530,6 +548,11 @@ def _resolve_target(path: Path, follow_symlinks: bool) -> Path:
         raise PortError(f"cannot follow symlink {path}", str(exc), "fix or remove the dangling link") from exc
 
 
+class WriteFailed(PortError):
+    """Writing a file of the port failed (a full disk, a quota, an I/O error): the port is
+    incomplete, and a port into a new tree is abandoned rather than published (exit 3)."""
+
+
 def write_atomic(
     path: str | os.PathLike[str],
     data: bytes,
@@ -595,17 +618,20 @@ def write_atomic(
             assert current is not None
             made_backup = _make_backup(target, current, backup)
         tmp, fd = _open_temp(parent, target.name)
-        with os.fdopen(fd, "wb") as fh:
+        try:
             if st is not None:
-                os.chmod(tmp, stat.S_IMODE(st.st_mode))
+                os.fchmod(fd, stat.S_IMODE(st.st_mode))
             elif mode is not None:
-                os.chmod(tmp, stat.S_IMODE(mode))
-            fh.write(data)
-            fh.flush()
+                os.fchmod(fd, stat.S_IMODE(mode))
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
             if durable:
-                os.fsync(fh.fileno())
-        os.replace(tmp, target)
-        tmp = None
+                os.fsync(fd)
+            os.replace(tmp, target)  # while the temp is open, and so locked
+            tmp = None
+        finally:
+            os.close(fd)
     except BaseException as exc:
         if tmp is not None:
             _remove_quietly(tmp)
@@ -613,8 +639,8 @@ def write_atomic(
             # The original is intact; a backup of it from a write that never happened is noise.
             _remove_quietly(made_backup)
         if isinstance(exc, OSError):
-            raise PortError(f"cannot write {target}", exc.strerror or str(exc),
-                            "check free space and permissions; the original file is unchanged") from exc
+            raise WriteFailed(f"cannot write {target}", exc.strerror or str(exc),
+                              "check free space and permissions; the original file is unchanged") from exc
         raise
     if durable:
         _fsync_dir(parent)
@@ -628,13 +654,13 @@ def write_new(path: str | os.PathLike[str], data: bytes, *, mode: int | None = N
     (see :func:`write_atomic`'s ``durable``): ``O_EXCL`` makes the call fail rather
     than touch anything that appeared there. ``mode`` sets the permission bits
     (the umask decides without it). A failed write removes its partial file and
-    raises :class:`PortError`.
+    raises :class:`WriteFailed`.
     """
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(path, flags, 0o666)
     except OSError as exc:
-        raise PortError(f"cannot write {path}", exc.strerror or str(exc), "check the output directory") from exc
+        raise WriteFailed(f"cannot write {path}", exc.strerror or str(exc), "check the output directory") from exc
     try:
         try:
             if mode is not None:
@@ -643,24 +669,32 @@ def write_new(path: str | os.PathLike[str], data: bytes, *, mode: int | None = N
             while view:
                 view = view[os.write(fd, view):]
         finally:
-            os.close(fd)
+            os.close(fd)  # close reports a deferred write error (NFS, some full file systems)
     except BaseException as exc:
         _remove_quietly(Path(path))
         if isinstance(exc, OSError):
-            raise PortError(f"cannot write {path}", exc.strerror or str(exc), "check free space and permissions") from exc
+            raise WriteFailed(f"cannot write {path}", exc.strerror or str(exc), "check free space and permissions") from exc
         raise
 
 
 def _open_temp(directory: Path, name: str) -> tuple[Path, int]:
+    """A new temp file in ``directory`` for a write to ``name``: ``(path, descriptor)``.
+
+    Its name is short whatever ``name`` is (``safefs.temp_name``: a 250-byte source can be
+    ported in place) and it is locked while open, so that the stale-temp clean-up of a later
+    run (``safefs.remove_stale_temps``) removes it only once its writer is gone.
+    """
     # os.open with 0o666 lets the umask decide a new file's mode, as a plain
     # open() would; tempfile.mkstemp would force 0o600 on new outputs.
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     while True:
-        tmp = directory / f".{name}.{secrets.token_hex(4)}{_TMP_SUFFIX}"
+        tmp = directory / temp_name()
         try:
-            return tmp, os.open(tmp, flags, 0o666)
+            fd = os.open(tmp, flags, 0o666)
         except FileExistsError:
             continue
+        lock_fd(fd)
+        return tmp, fd
 
 
 def _read(path: Path) -> bytes:

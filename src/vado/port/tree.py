@@ -31,7 +31,7 @@ from vado.audit.pipeline import gc_paused
 from vado.errors import UsageError, VadoError
 from vado.model import Finding, Skip, SkipReason, Target
 from vado.model.port import PortedFile, PortResult
-from vado.port.apply import BACKUP_SUFFIX, backup_path, unified_diff, write_atomic, write_new
+from vado.port.apply import BACKUP_SUFFIX, WriteFailed, backup_path, unified_diff, write_atomic, write_new
 from vado.port.build import existing_amd_support, renamed_name
 from vado.port.file import PortOptions, port_bytes
 from vado.procs import cap_jobs, pool_kwargs
@@ -69,6 +69,9 @@ class _Job:
     copied: bool = False
     #: Whether this file's unsafe fixes are applied although the port's options do not ask for them.
     build_fixes: bool = False
+    #: An in-place rename an interrupted run began (its journal names it): ``dst`` may hold that
+    #: run's port already, which this one replaces.
+    resume: bool = False
 
 
 def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, backup: bool) -> tuple[PortedFile, list[Finding]]:
@@ -82,7 +85,7 @@ def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, b
         if renamed:
             # --rename-sources: the port goes to k.hip, which must not exist yet; the
             # old k.cu becomes the backup (in place) or is removed from the output tree.
-            write_atomic(Path(job.dst), result.after, mode=src_mode, durable=in_place)
+            write_atomic(Path(job.dst), result.after, mode=src_mode, durable=in_place, overwrite=job.resume)
             if in_place:
                 if backup:
                     os.replace(job.src, backup_path(Path(job.src)))
@@ -121,6 +124,10 @@ def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, b
             ),
             list(result.remaining),
         )
+    except WriteFailed as exc:
+        if not in_place:
+            raise  # a new tree missing a file, or holding a short one, is never published
+        return PortedFile(job.path, job.dst, job.kind.value, "failed", error=exc.message), []
     except VadoError as exc:
         _keep_original(job, in_place)
         return PortedFile(job.path, job.dst, job.kind.value, "failed", error=exc.message), []
@@ -201,11 +208,10 @@ def _keep_original(job: _Job, in_place: bool) -> None:
     if in_place:
         return
     dst = job.stale or job.dst
-    try:
-        if not os.path.lexists(dst):
-            shutil.copy2(job.src, dst)
-    except OSError:
-        pass  # reported with the failure already (the file could not be read)
+    if not os.path.lexists(dst):
+        # A source that cannot be read is reported with the failure already; a write that
+        # fails (a full disk) raises WriteFailed and abandons the port.
+        _copy_file(job.src, dst, problems=[])
 
 
 def _diff(before: bytes, after: bytes, job: _Job, renamed: bool) -> str:
@@ -246,39 +252,73 @@ def _copy_tree(root: Path, out: Path, ported: frozenset[str] = frozenset(), skip
     (absolute paths): each of those is written once, by its port, instead of copied and
     then written over. Returns the paths of ``ported`` that were copied (symlinks).
 
-    What cannot be copied (a FIFO, socket or device; a file or directory this user
-    cannot read) is left out and appended to ``skips`` (paths relative to ``root``):
-    the rest of the tree is copied all the same.
+    Symlinks are copied as links; a directory's times and mode are copied after its
+    entries (as ``shutil.copytree`` does). The walk keeps its own stack, so a tree of any
+    depth is copied (recursion would stop near a thousand levels). What cannot be read
+    (a FIFO, socket or device; a file or directory this user cannot read) is left out and
+    appended to ``skips`` (paths relative to ``root``): the rest of the tree is copied all
+    the same. What cannot be written (a full disk) raises :class:`WriteFailed`.
     """
     copied: set[str] = set()
     problems: list[tuple[str, str]] = []
-
-    def ignore(directory: str, names: list[str]) -> set[str]:
-        skip = {n for n in names if n == ".git"}
-        if ported:
-            prefix = directory if directory.endswith(os.sep) else directory + os.sep  # os.path.join, once
-            for n in names:
-                path = prefix + n
-                if path in ported:
-                    if os.path.islink(path):
-                        copied.add(path)
-                    else:
-                        skip.add(n)
-        return skip
-
-    try:
-        shutil.copytree(root, out, symlinks=True, ignore=ignore, dirs_exist_ok=True,
-                        copy_function=functools.partial(_copy_file, problems=problems))
-    except shutil.Error as exc:  # raised at the end, after copying everything else
-        for item in exc.args[0] if exc.args and isinstance(exc.args[0], list) else ():
-            if isinstance(item, tuple) and len(item) == 3:
-                problems.append((str(item[0]), str(item[2])))
+    pending = [(str(root), str(out))]
+    finished: list[tuple[str, str]] = []
+    while pending:
+        src_dir, dst_dir = pending.pop()
+        try:
+            with os.scandir(src_dir) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            problems.append((src_dir, exc.strerror or str(exc)))
+            continue
+        finished.append((src_dir, dst_dir))
+        for entry in entries:
+            if entry.name == ".git":
+                continue
+            src, dst = entry.path, os.path.join(dst_dir, entry.name)
+            try:
+                is_link = entry.is_symlink()
+                is_dir = not is_link and entry.is_dir(follow_symlinks=False)
+            except OSError as exc:
+                problems.append((src, exc.strerror or str(exc)))
+                continue
+            if src in ported:
+                if not is_link:
+                    continue
+                copied.add(src)
+            if is_link:
+                try:
+                    link = os.readlink(src)
+                except OSError as exc:
+                    problems.append((src, exc.strerror or str(exc)))
+                    continue
+                _written(dst, os.symlink, link, dst)
+                with contextlib.suppress(OSError):
+                    shutil.copystat(src, dst, follow_symlinks=False)
+            elif is_dir:
+                _written(dst, os.mkdir, dst)
+                pending.append((src, dst))
+            else:
+                _copy_file(src, dst, problems=problems)
+    for src_dir, dst_dir in reversed(finished):
+        try:
+            shutil.copystat(src_dir, dst_dir)
+        except OSError as exc:
+            problems.append((src_dir, exc.strerror or str(exc)))
     if skips is not None:
         base = str(root)
         for path, why in problems:
             rel = os.path.relpath(path, base).replace(os.sep, "/")
             skips.append(Skip(rel, SkipReason.UNREADABLE, f"not copied into the port: {why}"))
     return copied
+
+
+def _written(dst: str, call, *args) -> None:
+    """``call(*args)``, a write into the output tree: its failure is a :class:`WriteFailed`."""
+    try:
+        call(*args)
+    except OSError as exc:
+        raise WriteFailed(f"cannot write {dst}", exc.strerror or str(exc), "check free space and permissions") from exc
 
 
 def _copy_file(src: str, dst: str, *, follow_symlinks: bool = True, problems: list[tuple[str, str]] | None = None) -> str:
@@ -288,7 +328,8 @@ def _copy_file(src: str, dst: str, *, follow_symlinks: bool = True, problems: li
     attributes), from one stat of the open source; ``dst`` must not exist (``O_EXCL``).
     The source is opened without blocking, so a FIFO never hangs the copy: a FIFO,
     socket or device is not copied, and neither is a file that cannot be opened; each
-    goes to ``problems`` as ``(src, why)`` (raised when ``problems`` is None).
+    goes to ``problems`` as ``(src, why)`` (raised when ``problems`` is None). A write
+    that fails (a full disk) removes the partial copy and raises :class:`WriteFailed`.
     """
     try:
         fd_in = os.open(src, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
@@ -304,13 +345,26 @@ def _copy_file(src: str, dst: str, *, follow_symlinks: bool = True, problems: li
                 raise shutil.SpecialFileError(f"{src} is not a regular file")
             problems.append((src, "not a regular file (a FIFO, socket or device)"))
             return dst
-        fd_out = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-                         | getattr(os, "O_BINARY", 0), 0o600)
         try:
-            os.fchmod(fd_out, stat.S_IMODE(st.st_mode))
-            _copy_bytes(fd_in, fd_out, max(st.st_size, 1 << 16))
-        finally:
-            os.close(fd_out)
+            fd_out = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+                             | getattr(os, "O_BINARY", 0), 0o600)
+        except FileExistsError:
+            raise  # something else writes into our fresh tree: not a full disk
+        except OSError as exc:
+            raise WriteFailed(f"cannot write {dst}", exc.strerror or str(exc), "check free space and permissions") from exc
+        try:
+            try:
+                os.fchmod(fd_out, stat.S_IMODE(st.st_mode))
+                _copy_bytes(fd_in, fd_out, max(st.st_size, 1 << 16))
+            finally:
+                os.close(fd_out)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.unlink(dst)
+            if isinstance(exc, _SourceReadError) and problems is not None:
+                problems.append((src, exc.strerror or str(exc)))
+                return dst
+            raise WriteFailed(f"cannot write {dst}", exc.strerror or str(exc), "check free space and permissions") from exc
         _copy_times_and_xattrs(src, dst, st)
         return dst
     finally:
@@ -320,10 +374,107 @@ def _copy_file(src: str, dst: str, *, follow_symlinks: bool = True, problems: li
 _STAGE_MARK = ".vado-partial-"
 
 
+#: Descriptors of the stages this process is writing, each locked (flock) until the stage is
+#: published or discarded: a later run removes a stage only when no live port holds its lock.
+_STAGE_LOCKS: dict[str, int] = {}
+
+
+def _stage_names(out: Path) -> list[tuple[Path, re.Pattern[str]]]:
+    """Where stages of a port into ``out`` are made (beside it; inside it when it is an empty
+    directory), each with the pattern of their names."""
+    places = [(out.parent, re.compile(re.escape(f".{out.name}{_STAGE_MARK}") + r"[0-9a-f]{8}"))]
+    if out.is_dir() and not out.is_symlink():
+        places.append((out, re.compile(re.escape(_STAGE_MARK) + r"[0-9a-f]{8}")))
+    return places
+
+
+def remove_stale_stages(out: str | os.PathLike) -> list[str]:
+    """Remove the staging directories that killed ports into ``out`` left (``.OUT.vado-partial-*``
+    beside it, ``.vado-partial-*`` inside an empty ``OUT``); the names removed.
+
+    Only directories (never a link) whose name has the stage's exact form, and only when no
+    live port holds their lock; a stage whose owner is alive, or that cannot be locked, stays.
+    """
+    import fcntl
+
+    out = Path(out)
+    found = []
+    for where, pattern in _stage_names(out):
+        try:
+            found += [(where, n) for n in os.listdir(where) if pattern.fullmatch(n)]
+        except OSError:
+            continue
+    removed = []
+    for where, name in found:
+        path = where / name
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            continue  # a link, or not a directory: not one of ours
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue  # a live port is writing it
+        try:
+            _remove_tree(path)
+            removed.append(name)
+        finally:
+            os.close(fd)
+    return removed
+
+
+def _remove_tree(path: Path) -> None:
+    """Remove a directory vado made and everything in it, at any depth (shutil.rmtree recurses
+    per level), without following links; what cannot be removed stays."""
+    dirs: list[str] = []
+    pending = [str(path)]
+    while pending:
+        d = pending.pop()
+        dirs.append(d)
+        try:
+            with os.scandir(d) as it:
+                for e in it:
+                    try:
+                        if e.is_dir(follow_symlinks=False):
+                            pending.append(e.path)
+                        else:
+                            os.unlink(e.path)
+                    except OSError:
+                        pass
+        except OSError:
+            pass
+    for d in reversed(dirs):
+        with contextlib.suppress(OSError):
+            os.rmdir(d)
+
+
+def _lock_stage(stage: Path) -> None:
+    import fcntl
+
+    try:
+        fd = os.open(stage, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return
+    _STAGE_LOCKS[str(stage)] = fd
+
+
+def _unlock_stage(stage: Path) -> None:
+    fd = _STAGE_LOCKS.pop(str(stage), None)
+    if fd is not None:
+        os.close(fd)
+
+
 def _make_stage(out: Path) -> Path:
     """A new, empty hidden directory for the port to be written into: beside ``out``, or
     inside it when ``out`` is an existing empty directory (a mount point cannot be renamed
-    over, and its parent may be another file system)."""
+    over, and its parent may be another file system). It is locked until published or
+    discarded (see :func:`remove_stale_stages`)."""
     import secrets
 
     inside = out.is_dir()
@@ -335,11 +486,15 @@ def _make_stage(out: Path) -> Path:
                               else f".{out.name}{_STAGE_MARK}{secrets.token_hex(4)}")
             try:
                 stage.mkdir()
+                _lock_stage(stage)
                 return stage
             except FileExistsError:
                 continue
         raise FileExistsError(errno.EEXIST, "no free name for the port's staging directory")
     except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO):
+            raise WriteFailed(f"cannot create the output {out}", exc.strerror or str(exc),
+                              "free some space and port again") from None
         raise UsageError(f"cannot create the output {out}", exc.strerror or str(exc),
                          "choose a new directory in a writable place") from None
 
@@ -359,7 +514,8 @@ def _move_entries(stage: Path, out: Path) -> None:
 
 def _discard(stage: Path) -> None:
     """Remove a staging directory this port made (quietly: it is hidden and never used again)."""
-    shutil.rmtree(stage, ignore_errors=True)
+    _remove_tree(stage)
+    _unlock_stage(stage)
 
 
 def _publish(stage: Path, out: Path, files: tuple[PortedFile, ...]) -> tuple[PortedFile, ...]:
@@ -374,6 +530,7 @@ def _publish(stage: Path, out: Path, files: tuple[PortedFile, ...]) -> tuple[Por
             _move_entries(stage, out)
         else:
             os.rename(stage, out)
+        _unlock_stage(stage)
     except OSError as exc:
         _discard(stage)
         if exc.errno in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR):
@@ -384,6 +541,10 @@ def _publish(stage: Path, out: Path, files: tuple[PortedFile, ...]) -> tuple[Por
     prefix, final = str(stage), str(out)
     return tuple(dataclasses.replace(f, out_path=final + f.out_path[len(prefix):]) if f.out_path.startswith(prefix) else f
                  for f in files)
+
+
+class _SourceReadError(OSError):
+    """Reading the file being copied failed (not writing its copy)."""
 
 
 _SENDFILE = getattr(os, "sendfile", None) if sys.platform.startswith("linux") else None
@@ -401,10 +562,45 @@ def _copy_bytes(fd_in: int, fd_out: int, block: int) -> None:
             if offset:
                 raise  # part was sent: a real write error
             # sendfile refused these files (some file systems): plain reads and writes below
-    while chunk := os.read(fd_in, 1 << 20):
+    while True:
+        try:
+            chunk = os.read(fd_in, 1 << 20)
+        except OSError as exc:
+            raise _SourceReadError(exc.errno, exc.strerror) from exc
+        if not chunk:
+            return
         view = memoryview(chunk)
         while view:
             view = view[os.write(fd_out, view):]
+
+
+def _run_jobs(job_list: list[_Job], target: Target, options: PortOptions, in_place: bool, backup: bool, jobs: int,
+              progress: Callable[[int, int], None] | None) -> list[tuple[PortedFile, list[Finding]]]:
+    """Port every job, in worker processes when ``jobs`` > 1; the outcomes in job order."""
+    outcomes: list[tuple[PortedFile, list[Finding]]] = []
+    jobs = cap_jobs(jobs, len(job_list))
+    if jobs > 1 and len(job_list) > 1:
+        size = max(1, len(job_list) // (jobs * 4))
+        chunks = [job_list[i : i + size] for i in range(0, len(job_list), size)]
+        # As in audit: workers are forked with the rules and tables loaded, and what is
+        # alive now is left out of their collections (see vado.audit.pipeline).
+        preload(target, options)
+        gc.freeze()
+        with contextlib.ExitStack() as cleanup, ProcessPoolExecutor(max_workers=jobs, **pool_kwargs()) as pool:
+            cleanup.callback(gc.unfreeze)
+            work = functools.partial(_port_many, target=target, options=options, in_place=in_place, backup=backup)
+            for chunk_result in pool.map(work, chunks):
+                outcomes.extend(chunk_result)
+                if progress:
+                    progress(len(outcomes), len(job_list))
+    else:
+        for i in range(0, len(job_list), _BATCH):
+            with gc_paused():
+                for job in job_list[i : i + _BATCH]:
+                    outcomes.append(_port_one(job, target, options, in_place, backup))
+                    if progress:
+                        progress(len(outcomes), len(job_list))
+    return outcomes
 
 
 def port_tree(
@@ -423,6 +619,7 @@ def port_tree(
     rename_sources: bool = False,
     build_fixes: bool | None = None,
     progress: Callable[[int, int], None] | None = None,
+    force: bool = False,
 ) -> PortResult:
     """Port the tree at ``root`` for ``target`` into ``out`` (or in place).
 
@@ -453,10 +650,14 @@ def port_tree(
 
     ``out`` must not exist or be an empty directory, and must not lie inside
     ``root``. With ``in_place`` (``out`` is None) files are rewritten where they
-    are, each with a backup unless ``backup`` is False. Raises
+    are, each with a backup unless ``backup`` is False; without backups, only files git
+    holds as they are (committed, unchanged) are rewritten unless ``force``. An in-place
+    port that was killed is completed by running it again (:mod:`vado.port.inplace`), and
+    the temp files and staging directories killed runs left are removed. Raises
     :class:`~vado.errors.UsageError` for a bad ``out`` and
     :class:`~vado.errors.ScanError` for an unreadable root.
     """
+    from vado.port import inplace
     from vado.scan.discover import walk
 
     started = time.perf_counter()
@@ -473,6 +674,7 @@ def port_tree(
         if out is None:
             raise UsageError("no output directory", "a port goes into a new directory", "pass -o OUT, or --in-place --backup")
         out_path = Path(out)
+        remove_stale_stages(out_path)  # what killed ports into OUT left (never a live port's)
         try:
             occupied = out_path.exists() and (not out_path.is_dir() or any(out_path.iterdir()))
         except OSError as exc:
@@ -501,20 +703,33 @@ def port_tree(
     ported = [f for f in plan.files if f.kind in PORTED_KINDS and BACKUP_SUFFIX not in posixpath.basename(f.path)]
     scope_skips, own_build, left_out = [], "", ()
     candidates = ported  # AMD support is read from every build file, those left as they are included
-    if not single_file:
+    # An interrupted in-place port: the same files again, its renames done again (or only their
+    # references, when the .cu moved already), so that no build file keeps naming a moved file.
+    journal = inplace.read_journal(root_path) if in_place and not single_file else None
+    pending = journal.renames if journal is not None else {}
+    defines: tuple[str, ...] = ()
+    if journal is not None:
+        ported = [f for f in candidates if f.path in journal.files]
+        defines = journal.amd_defines
+    elif not single_file:
         ported, scope_skips, own_build, left_out, defines = _in_scope(root_path, plan, ported, target,
                                                                       include_backends, include_hip_path)
-        if defines and not include_hip_path and "amd_defines" not in options.rule_options:
-            # The project's own ROCm build is the configuration AMD compiles: the branches its option
-            # switches off are not edited (vado.scan.preprocessor).
-            options = dataclasses.replace(options, rule_options={**options.rule_options, "amd_defines": defines})
-    renamed = tuple(sorted(f.path for f in ported if rename_sources and f.kind is FileKind.CUDA_SOURCE
-                           and f.path.endswith(".cu") and not single_file))
+    if defines and not include_hip_path and "amd_defines" not in options.rule_options:
+        # The project's own ROCm build is the configuration AMD compiles: the branches its option
+        # switches off are not edited (vado.scan.preprocessor).
+        options = dataclasses.replace(options, rule_options={**options.rule_options, "amd_defines": defines})
+    if in_place and not single_file:
+        inplace.clean_stale_temps(root_path, {posixpath.dirname(f.path) for f in ported} | {""})
+    if in_place and not backup and not force:
+        inplace.check_backup_not_needed(root_path, [str(f.abs_path) for f in ported], [f.path for f in ported])
+    renamed_now = {f.path for f in ported if rename_sources and f.kind is FileKind.CUDA_SOURCE
+                   and f.path.endswith(".cu") and not single_file}
+    renamed = tuple(sorted(renamed_now | set(pending)))
     rename_set = set(renamed)
     if renamed:
         options = dataclasses.replace(options, renamed=renamed)
         existing = {f.path for f in plan.files}
-        for rel in renamed:
+        for rel in sorted(renamed_now - set(pending)):
             if renamed_name(rel) in existing or os.path.lexists(root_path / renamed_name(rel)):
                 raise UsageError(f"cannot rename {rel} to {renamed_name(rel)}", "that file exists already",
                                  "port without --rename-sources, or remove the .hip file")
@@ -528,7 +743,7 @@ def port_tree(
         out_path = _make_stage(final_out)
         try:
             if single_file:
-                shutil.copy2(root_path, out_path / root_path.name)
+                _copy_file(str(root_path), str(out_path / root_path.name))
                 copied = {str(f.abs_path) for f in ported}
             else:
                 copied = _copy_tree(root_path, out_path, frozenset(os.path.join(str(root_path), f.path) for f in ported),
@@ -571,41 +786,30 @@ def port_tree(
         src = str(f.abs_path)
         if f.path in rename_set:
             new_dst = dst_of(renamed_name(f.path))
-            job_list.append(_Job(f.path, src, new_dst, f.kind, "" if in_place else dst_of(f.path)))
+            job_list.append(_Job(f.path, src, new_dst, f.kind, "" if in_place else dst_of(f.path),
+                                 resume=f.path in pending))
         else:
             job_list.append(_Job(f.path, src, src if in_place else dst_of(f.path), f.kind,
                                  copied=os.path.join(root_str, f.path) in copied or src in copied,
                                  build_fixes=build_fixes and f.kind in BUILD_KINDS))
-    outcomes: list[tuple[PortedFile, list[Finding]]] = []
-    jobs = cap_jobs(jobs, len(job_list))
-    if jobs > 1 and len(job_list) > 1:
-        size = max(1, len(job_list) // (jobs * 4))
-        chunks = [job_list[i : i + size] for i in range(0, len(job_list), size)]
-        # As in audit: workers are forked with the rules and tables loaded, and what is
-        # alive now is left out of their collections (see vado.audit.pipeline).
-        preload(target, options)
-        gc.freeze()
-        with contextlib.ExitStack() as cleanup, ProcessPoolExecutor(max_workers=jobs, **pool_kwargs()) as pool:
-            cleanup.callback(gc.unfreeze)
-            work = functools.partial(_port_many, target=target, options=options, in_place=in_place, backup=backup)
-            for chunk_result in pool.map(work, chunks):
-                outcomes.extend(chunk_result)
-                if progress:
-                    progress(len(outcomes), len(job_list))
-    else:
-        for i in range(0, len(job_list), _BATCH):
-            with gc_paused():
-                for job in job_list[i : i + _BATCH]:
-                    outcomes.append(_port_one(job, target, options, in_place, backup))
-                    if progress:
-                        progress(len(outcomes), len(job_list))
-
+    if in_place and not single_file:
+        inplace.write_journal(root_path, {rel: renamed_name(rel) for rel in rename_set}, [f.path for f in ported],
+                              options.rule_options.get("amd_defines", ()))
+    try:
+        outcomes = _run_jobs(job_list, target, options, in_place, backup, jobs, progress)
+    except Exception:
+        if not in_place:
+            # A write failed (a full disk): the port is incomplete and never becomes OUT.
+            _discard(out_path)
+        raise
     files = tuple(sorted((o[0] for o in outcomes), key=lambda f: f.path))
     remaining = tuple(sorted((f for o in outcomes for f in o[1]), key=Finding.sort_key))
     errors = tuple({"type": "PortError", "what": f"porting {f.path} failed", "why": f.error, "tip": ""} for f in files if f.status == "failed")
+    if in_place and not single_file and not errors:
+        inplace.remove_journal(root_path)  # complete: a failed file keeps it for the next run
     ported_bytes = sum(f.size for f in ported)
     if not in_place:
-        files = _publish(out_path, final_out, files)
+        files = _publish(out_path, final_out, files)  # removes the stage itself when it fails
         out_path = final_out
     known = {k.path for k in plan.skips}
     return PortResult(

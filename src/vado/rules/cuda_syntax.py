@@ -416,7 +416,7 @@ class PtxProgram:
 
 _PTX_LINE_COMMENT = re.compile(r"//[^\n]*")
 _PTX_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
-_PTX_LABEL = re.compile(r"^\s*([A-Za-z_$%][\w$]*)\s*:(?!:)")
+_PTX_LABEL = re.compile(r"\s*([A-Za-z_$%][\w$]*)\s*:(?!:)")  # matched at a position (no copy per label)
 _PTX_PRED = re.compile(r"^@(!?[%\w$]+)\s*")
 _PTX_MNEMONIC = re.compile(r"^([A-Za-z_][\w]*(?:\.[\w:]+)*)")
 
@@ -438,12 +438,12 @@ def parse_ptx(template: str) -> PtxProgram:
     has_scopes = "{" in src or "}" in src
     for chunk in _ptx_statements(src):
         stmt = chunk.strip()
-        while True:
-            m = _PTX_LABEL.match(stmt)
-            if not m:
-                break
+        at = 0
+        while m := _PTX_LABEL.match(stmt, at):
             labels.append(m.group(1))
-            stmt = stmt[m.end():].strip()
+            at = m.end()
+        if at:
+            stmt = stmt[at:].strip()
         if not stmt:
             continue
         if stmt.startswith("."):
@@ -471,28 +471,49 @@ def parse_ptx(template: str) -> PtxProgram:
 def _ptx_statements(src: str) -> list[str]:
     """Split at ``;``; a brace opens or closes a scope only where a statement could start.
 
-    Braces inside an instruction (vector operands ``{%0, %1}``) stay with it.
+    Braces inside an instruction (vector operands ``{%0, %1}``) stay with it. A statement
+    could start where the text since the last split is blank or labels (``L1: L2:``); that
+    is followed char by char (``_AT_START`` and the states below), in one pass: a long
+    template costs time in proportion to its length.
     """
     out: list[str] = []
-    cur: list[str] = []
+    begin = 0  # where the current statement starts in src
     depth = 0  # braces inside the current instruction
-    for ch in src:
-        at_start = not "".join(cur).strip() or re.fullmatch(r"\s*(?:[A-Za-z_$][\w$]*\s*:\s*)+", "".join(cur)) is not None
-        if ch in "{}" and depth == 0 and at_start:
-            out.append("".join(cur))
-            cur = []
+    state = _BLANK  # what src[begin:i] is: blank or labels, inside a label name, after one, or an instruction
+    for i, ch in enumerate(src):
+        if ch in "{}" and depth == 0 and state == _BLANK:
+            out.append(src[begin:i])
+            begin, state = i + 1, _BLANK
             continue
         if ch == "{":
             depth += 1
         elif ch == "}":
             depth = max(0, depth - 1)
         if ch == ";" and depth == 0:
-            out.append("".join(cur))
-            cur = []
+            out.append(src[begin:i])
+            begin, state = i + 1, _BLANK
             continue
-        cur.append(ch)
-    out.append("".join(cur))
+        if state != _TEXT:
+            state = _next_state(state, ch)
+    out.append(src[begin:])
     return out
+
+
+# What the text of a statement so far is, for _ptx_statements: blank or whole labels
+# (``\s*(?:[A-Za-z_$][\w$]*\s*:\s*)*``), a label's name, a name then blanks, or anything else.
+_BLANK, _NAME, _NAME_END, _TEXT = range(4)
+
+
+def _next_state(state: int, ch: str) -> int:
+    if ch.isspace():
+        return _BLANK if state == _BLANK else _NAME_END if state in (_NAME, _NAME_END) else _TEXT
+    if state == _BLANK:
+        return _NAME if ch.isascii() and (ch.isalpha() or ch in "_$") else _TEXT
+    if state == _NAME and (ch.isalnum() or ch in "_$"):
+        return _NAME
+    if ch == ":" and state in (_NAME, _NAME_END):
+        return _BLANK
+    return _TEXT
 
 
 def _split_operands(text: str) -> list[str]:

@@ -322,7 +322,11 @@ _ONE_SPEC = r"(?:~=|===|==|!=|<=|>=|<|>)\s*[A-Za-z0-9*+!._-]+"
 _SPECS = re.compile(rf"\(?\s*{_ONE_SPEC}(?:\s*,\s*{_ONE_SPEC})*\s*,?\s*\)?")
 _SPEC_ITEM = re.compile(r"(~=|===|==|!=|<=|>=|<|>)\s*([A-Za-z0-9*+!._-]+)")
 _URL_START = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*://|git\+|hg\+|svn\+|bzr\+|file:|\.{1,2}[/\\]|/)")
+#: What ``_archive_name`` finds, as a regular expression (its reference: a ``search`` with it
+#: backtracks quadratically on a long file name, so the function finds the same match by hand).
 _ARCHIVE = re.compile(r"([A-Za-z0-9_.]+)-(\d[^-/]*?)(?:-[^/]*)?\.(?:whl|tar\.gz|zip|tar\.bz2|tgz)$", re.I)
+_ARCHIVE_SUFFIXES = (".whl", ".tar.gz", ".zip", ".tar.bz2", ".tgz")
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.")
 _EGG = re.compile(r"[#&]egg=([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
@@ -390,8 +394,8 @@ def parse_requirement(
         if mm:
             marker = text[url_s + mm.end() : bend].strip()
         spec_s, spec_e = url_s, url_s + len(url)
-        arch = _ARCHIVE.search(unquote(url.split("#", 1)[0].split("?", 1)[0]))
-        version = arch.group(2) if arch else ""
+        arch = _archive_name(unquote(url.split("#", 1)[0].split("?", 1)[0]))
+        version = arch[1] if arch else ""
         return Requirement(
             name, normalize_name(name), pos(bstart), end_pos(bend), pos(m.start()), end_pos(m.end()),
             pos(spec_s), end_pos(spec_e), extras, "", marker, url, version, local_label(version),
@@ -422,6 +426,37 @@ def parse_requirement(
     )
 
 
+def _archive_name(path: str) -> tuple[str, str] | None:
+    """``(name, version)`` of a wheel or sdist file name at the end of ``path``: the groups of
+    ``_ARCHIVE.search(path)``, found in one pass.
+
+    The match lies after the last ``/``, ends with a suffix, and starts where a run of name
+    characters starts (a start inside the run matches less of the same run); the name is that
+    whole run, followed by ``-`` and a digit; the version runs to the next ``-`` or to the suffix.
+    """
+    base = path[path.rfind("/") + 1 :]
+    if base.endswith("\n"):
+        base = base[:-1]  # $ matches before a final newline
+    lower = base.lower()
+    suffix = next((x for x in _ARCHIVE_SUFFIXES if lower.endswith(x)), None)
+    if suffix is None:
+        return None
+    stop = len(base) - len(suffix)  # where "\.suffix" starts
+    i, n = 0, len(base)
+    while i < n:
+        if base[i] not in _NAME_CHARS:
+            i += 1
+            continue
+        j = i
+        while j < n and base[j] in _NAME_CHARS:
+            j += 1
+        if j + 1 < stop and base[j] == "-" and base[j + 1].isdecimal():
+            dash = base.find("-", j + 1, stop)
+            return base[i:j], base[j + 1 : stop if dash == -1 else dash]
+        i = j
+    return None
+
+
 def _url_requirement(body, bstart, bend, pos, end_pos, source, group, editable) -> Requirement:
     """A requirement given as a URL, VCS reference or local path."""
     url = body
@@ -434,20 +469,19 @@ def _url_requirement(body, bstart, bend, pos, end_pos, source, group, editable) 
     version = ""
     egg = _EGG.search(url)
     path_part = unquote(url.split("#", 1)[0].split("?", 1)[0])
-    arch = _ARCHIVE.search(path_part)
+    arch = _archive_name(path_part)
     if egg:
         name = egg.group(1)
     elif arch:
-        name = arch.group(1)
-        version = arch.group(2)
+        name, version = arch
     # The name span of an unnamed requirement is empty at its start.
     ns = ne = pos(bstart)
     if egg:
         ns, ne = pos(bstart + egg.start(1)), end_pos(bstart + egg.end(1))
     elif arch:
-        idx = body.find(arch.group(1))
+        idx = body.find(arch[0])
         if idx != -1:
-            ns, ne = pos(bstart + idx), end_pos(bstart + idx + len(arch.group(1)))
+            ns, ne = pos(bstart + idx), end_pos(bstart + idx + len(arch[0]))
     return Requirement(
         name, normalize_name(name) if name else "", pos(bstart), end_pos(bend), ns, ne,
         pos(bstart), end_pos(bstart + len(url)), (), "", marker, url, version, local_label(version),
@@ -459,6 +493,8 @@ def _url_requirement(body, bstart, bend, pos, end_pos, source, group, editable) 
 # requirements.txt / constraints.txt
 
 
+#: A pip comment, as a regular expression (the reference of ``_comment_start``, which finds
+#: the same start without the quadratic backtracking of ``\s+`` over a long blank run).
 _COMMENT = re.compile(r"(?:^|\s+)#.*$")
 _WORD = re.compile(r"""(?:"[^"]*"|'[^']*'|[^\s"'])+""")
 
@@ -619,6 +655,23 @@ def parse_pip_args(
     return reqs, idx, incs, probs
 
 
+def _comment_start(text: str) -> int:
+    """Where ``_COMMENT.search(text)`` starts (``len(text)`` when it finds nothing): the blank run
+    before the first ``#`` that starts the text or follows a blank, with no line break after it
+    but a final one."""
+    last = len(text) - 1
+    inner_nl = text.rfind("\n", 0, last) if last > 0 else -1  # a "\n" that is not the final character
+    i = text.find("#", inner_nl + 1)
+    while i != -1:
+        if i == 0 or text[i - 1].isspace():
+            j = i
+            while j > 0 and text[j - 1].isspace():
+                j -= 1
+            return j
+        i = text.find("#", i + 1)
+    return len(text)
+
+
 def parse_requirements_txt(text: str, path: str = "requirements.txt") -> DependencyFile:
     """Requirements, index options and includes of a pip requirements or constraints file."""
     reqs: list[Requirement] = []
@@ -626,8 +679,7 @@ def parse_requirements_txt(text: str, path: str = "requirements.txt") -> Depende
     incs: list[Include] = []
     probs: list[Problem] = []
     for line in logical_lines(text):
-        m = _COMMENT.search(line.text)
-        end = m.start() if m else len(line.text)
+        end = _comment_start(line.text)
         if not line.text[:end].strip():
             continue
         r, i, c, p = parse_pip_args(line, path, DepSource.REQUIREMENTS, end=end)
@@ -846,8 +898,8 @@ def parse_pyproject(text: str, path: str = "pyproject.toml") -> DependencyFile:
                     exact.lstrip("= "), local_label(spec), DepSource.POETRY, grp,
                 ))
             elif rest[1:] in (("url",), ("git",), ("path",)):
-                arch = _ARCHIVE.search(unquote(s.value.split("#", 1)[0]))
-                version = arch.group(2) if arch and rest[1] == "url" else ""
+                arch = _archive_name(unquote(s.value.split("#", 1)[0]))
+                version = arch[1] if arch and rest[1] == "url" else ""
                 reqs.append(Requirement(
                     name, normalize_name(name), s.start, s.end, s.start, s.start, s.start, s.end, (), "", "",
                     s.value, version, local_label(version), DepSource.POETRY, grp,
@@ -863,7 +915,9 @@ def parse_pyproject(text: str, path: str = "pyproject.toml") -> DependencyFile:
 
 
 _CFG_SECTION = re.compile(r"^\[([^\]]+)\]\s*$")
-_CFG_KEY = re.compile(r"^([^\s=:][^=:]*?)\s*[=:][ \t]*")
+# The key keeps its trailing blanks (stripped by the caller): a lazy key followed by \s*
+# backtracked quadratically over a long line without "=".
+_CFG_KEY = re.compile(r"^([^\s=:][^=:]*)[=:][ \t]*")
 _CFG_REQ_KEYS = {"install_requires", "setup_requires", "tests_require"}
 
 
@@ -1102,8 +1156,10 @@ def _setup_py_by_pattern(text: str) -> tuple[list[Requirement], list[Problem]]:
 # conda environment.yml
 
 
-_YAML_ITEM = re.compile(r"^(?P<indent>[ \t]*)-[ \t]+(?P<value>.*?)[ \t]*$")
-_YAML_KEY = re.compile(r"^(?P<key>[A-Za-z_][\w-]*)[ \t]*:[ \t]*(?P<value>.*?)[ \t]*$")
+# Values keep their trailing blanks (the caller strips them): ".*?" before "[ \t]*$"
+# backtracked quadratically over a long blank run inside a line.
+_YAML_ITEM = re.compile(r"^(?P<indent>[ \t]*)-[ \t]+(?P<value>.*)$")
+_YAML_KEY = re.compile(r"^(?P<key>[A-Za-z_][\w-]*)[ \t]*:[ \t]*(?P<value>.*)$")
 _CONDA_SPEC = re.compile(r"^(?:(?P<chan>[^\s:]+)::)?(?P<name>[A-Za-z0-9_][A-Za-z0-9_.\-]*)(?P<spec>.*)$")
 
 
@@ -1146,7 +1202,7 @@ def parse_conda_env(text: str, path: str = "environment.yml") -> DependencyFile:
         if km:
             section = km.group("key")
             pip_indent = None
-            flow = km.group("value")
+            flow = km.group("value").rstrip(" \t")
             if flow.startswith("[") and flow.endswith("]"):
                 base = line_start + km.start("value") + 1
                 for m in re.finditer(r"[^,\s\[\]][^,\[\]]*", flow[1:-1]):
@@ -1157,7 +1213,7 @@ def parse_conda_env(text: str, path: str = "environment.yml") -> DependencyFile:
         if not im:
             continue
         indent = len(im.group("indent"))
-        value = im.group("value")
+        value = im.group("value").rstrip(" \t")
         vstart = line_start + im.start("value")
         if value[:1] in "\"'" and value[-1:] == value[:1] and len(value) >= 2:
             value, vstart = value[1:-1], vstart + 1
