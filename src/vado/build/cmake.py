@@ -56,8 +56,13 @@ def configure(
                       limits=Limits(timeout_s=timeout_s, cpu_s=int(timeout_s) * 2, memory_mb=8192, file_mb=512))
     ran = f"{os.path.basename(cmake)} -S {root} -B {bdir} {' '.join(args)}".rstrip()
     if not out.ok:
-        lines = [ln for ln in (out.stderr + "\n" + out.stdout).splitlines() if ln.strip()]
-        errs = [ln.strip() for ln in lines if "Error" in ln or "error" in ln][:3] or lines[-3:]
+        lines = [ln.strip() for ln in (out.stderr + "\n" + out.stdout).splitlines() if ln.strip()]
+        errs: list[str] = []
+        for i, ln in enumerate(lines):
+            if "CMake Error" in ln or "error" in ln:
+                # CMake prints the message on the lines after "CMake Error at FILE:LINE (message):".
+                errs.append(" ".join(lines[i:i + 2]) if ln.endswith(":") else ln)
+        errs = errs[:3] or lines[-3:]
         raise ValueError(f"{ran} failed ({out.why()}): " + " | ".join(errs))
     reply = reply_dir(bdir)
     if find_reply(bdir) is not None:

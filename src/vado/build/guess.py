@@ -107,11 +107,13 @@ def guessed_flags(root: str | os.PathLike, unit: str | os.PathLike) -> GuessedFl
     return GuessedFlags(tuple(dict.fromkeys(incs)), tuple(dict.fromkeys(defs)), std, tuple(sources))
 
 
-def default_includes(root: Path, unit: Path) -> list[str]:
-    """The unit's directory, the root and ``include/``: where most CUDA samples find their headers."""
-    out = [str(unit.parent), str(root)]
+def default_includes(root: Path, unit: Path) -> list[IncludePath]:
+    """Where most CUDA samples find their headers: the unit's directory and the root for quoted
+    includes only (``-iquote``: a project's ``dev/unistd.h`` must not shadow ``<unistd.h>``), and
+    ``include/`` as ``-I``."""
+    out = [IncludePath(str(unit.parent), IncludeKind.QUOTE), IncludePath(str(root), IncludeKind.QUOTE)]
     if (root / "include").is_dir():
-        out.append(str(root / "include"))
+        out.append(IncludePath(str(root / "include"), IncludeKind.DIR))
     return out
 
 
@@ -120,7 +122,7 @@ def guessed_unit(root: str | os.PathLike, path: str | os.PathLike, language: Lan
     root = Path(root).resolve()
     path = Path(path).resolve()
     g = guessed_flags(root, path)
-    incs = tuple(IncludePath(p, IncludeKind.DIR) for p in dict.fromkeys(default_includes(root, path) + list(g.includes)))
+    incs = tuple(dict.fromkeys(default_includes(root, path) + [IncludePath(p, IncludeKind.DIR) for p in g.includes]))
     return TranslationUnit(
         source=str(path), directory=str(root), language=language, includes=incs,
         macros=tuple(("D", d) for d in g.defines),

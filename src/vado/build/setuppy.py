@@ -22,15 +22,25 @@ from vado.build.model import BuildConfig, IncludeKind, IncludePath, TranslationU
 _EXT_CALLS = {"CUDAExtension", "CppExtension", "Extension", "HIPExtension"}
 
 
-def _literal(node: ast.AST, names: dict[str, ast.AST]):
+def _literal(node: ast.AST, names: dict[str, ast.AST], depth: int = 0):
+    """The value of a literal expression: constants, lists, tuples, dicts, module-level names bound to
+    one, and ``+`` of lists or strings. Raises :class:`ValueError` for anything else."""
+    if depth > 20:
+        raise ValueError("too deep")
     if isinstance(node, ast.Name) and node.id in names:
-        node = names[node.id]
+        return _literal(names[node.id], names, depth + 1)
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool, type(None))):
+        return node.value
+    if isinstance(node, (ast.List, ast.Tuple)):
+        items = [_literal(e, names, depth + 1) for e in node.elts]
+        return items if isinstance(node, ast.List) else tuple(items)
+    if isinstance(node, ast.Dict) and all(k is not None for k in node.keys):
+        return {_literal(k, names, depth + 1): _literal(v, names, depth + 1) for k, v in zip(node.keys, node.values)}
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = _literal(node.left, names), _literal(node.right, names)
-        if isinstance(left, list) and isinstance(right, list):
+        left, right = _literal(node.left, names, depth + 1), _literal(node.right, names, depth + 1)
+        if type(left) is type(right) and isinstance(left, (list, tuple, str)):
             return left + right
-        raise ValueError("not a literal")
-    return ast.literal_eval(node)
+    raise ValueError("not a literal")
 
 
 def _torch_includes() -> list[str]:
@@ -72,7 +82,7 @@ def read_setup_py(path: str | os.PathLike) -> BuildConfig | None:
         try:
             name = _literal(node.args[0], names) if node.args else _literal(kw["name"], names)
             sources = _literal(node.args[1], names) if len(node.args) > 1 else _literal(kw["sources"], names)
-        except (ValueError, KeyError, SyntaxError, TypeError):
+        except (ValueError, KeyError, TypeError):
             notes.append(f"{path.name}:{node.lineno}: {fname}'s name or sources are not literals: not read")
             continue
         def opt(key, default):
@@ -80,7 +90,7 @@ def read_setup_py(path: str | os.PathLike) -> BuildConfig | None:
                 return default
             try:
                 return _literal(kw[key], names)
-            except (ValueError, SyntaxError, TypeError):
+            except (ValueError, TypeError):
                 notes.append(f"{path.name}:{node.lineno}: {key} is not a literal: left out")
                 return default
         incs = opt("include_dirs", [])
