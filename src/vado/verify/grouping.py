@@ -98,6 +98,6 @@ def render_groups(groups: list[ErrorGroup]) -> list[str]:
             times = f" [{g.first_subject} {g.first_arch}]" if g.first_subject != g.file else f" [{g.first_arch}]"
         orig = f" (original {g.original})" if g.original else ""
         code = f" {g.code}:" if g.code else ""
-        lines.append(f"  {where}{orig}{code} {g.message}{times}")
+        lines.append(f"  {where}{times}{orig}{code} {g.message}")
         lines.append(f"      -> {g.next_step}")
     return lines

@@ -1,0 +1,133 @@
+"""verify's result cache and parallel compiles, with a small fake hipcc that logs what it compiles.
+
+The fake writes a real dependency file (the source and the headers it includes with quotes), so the
+cache sees what a real compiler would tell it.
+"""
+
+import json
+
+import pytest
+
+from vado.build.compdb import read_compile_db
+from vado.knowledge.targets import get_target
+from vado.verify.compile import verify_compile
+from vado.verify.toolchains import ArchProbe, HipToolchain
+
+from _verify_helpers import write_tool
+
+FAKE = r"""
+log="$(dirname "$0")/calls.log"
+src=""; obj=""; dep=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -c) src="$2"; shift ;;
+    -o) obj="$2"; shift ;;
+    -MF) dep="$2"; shift ;;
+  esac
+  shift
+done
+echo "$src" >> "$log"
+dir=$(dirname "$src")
+hdrs=$(sed -n 's/^#include "\(.*\)"/\1/p' "$src" | while read -r h; do printf ' %s/%s' "$dir" "$h"; done)
+printf '%s: %s%s\n' "$obj" "$src" "$hdrs" > "$dep"
+if cat "$src" $hdrs | grep -q BROKEN; then
+  echo "$src:2:5: error: broken here" >&2
+  echo "$dir/common.h:1:1: error: broken header" >&2
+  exit 1
+fi
+: > "$obj"
+"""
+ARCHS = ["gfx942", "gfx950"]
+TARGET = get_target("rocm-7.2")
+
+
+@pytest.fixture
+def tc(tmp_path):
+    tool = write_tool(tmp_path / "bin", "hipcc", FAKE)
+    return HipToolchain(str(tool), "7.2.0", "22.0.0")
+
+
+@pytest.fixture
+def project(tmp_path):
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "common.h").write_text("// shared\n")
+    entries = []
+    for i in range(4):
+        (root / f"k{i}.cu").write_text(f'#include "common.h"\nint k{i};\n')
+        entries.append({"directory": str(root), "file": f"k{i}.cu", "command": f"hipcc -DN={i} -c k{i}.cu -o k{i}.o"})
+    (root / "host.c").write_text("int h;\n")
+    entries.append({"directory": str(root), "file": "host.c", "command": "cc -O2 -c host.c -o host.o"})
+    (root / "compile_commands.json").write_text(json.dumps(entries))
+    return root
+
+
+def calls(tc):
+    from pathlib import Path
+
+    log = Path(tc.path).parent / "calls.log"
+    return log.read_text().splitlines() if log.exists() else []
+
+
+def run(project, tc, cache_dir, **kw):
+    cfg = read_compile_db(project / "compile_commands.json", project)
+    probes = {a: ArchProbe(a, True) for a in ARCHS}
+    from vado.verify.compile_cache import CompileCache
+
+    return verify_compile(project, tc, ARCHS, target=TARGET, probes=probes, build=cfg,
+                          cache=CompileCache(cache_dir), jobs=2, **kw)
+
+
+def test_second_run_compiles_nothing_and_a_one_file_edit_compiles_one(project, tc, tmp_path):
+    first = run(project, tc, tmp_path / "cache")
+    # Four device units, all archs in one run each, and one host unit.
+    assert len(calls(tc)) == 5 and first.passed and first.cache_hits == 0
+    assert len(first.evidence) == 9 and {e.detail["compiled_with"] == ARCHS for e in first.evidence if e.arch != "host"} == {True}
+    second = run(project, tc, tmp_path / "cache")
+    assert len(calls(tc)) == 5 and second.cache_hits == 9 and all(e.detail["cached"] for e in second.evidence)
+    assert [(e.subject, e.arch, e.passed) for e in second.evidence] == [(e.subject, e.arch, e.passed) for e in first.evidence]
+    (project / "k2.cu").write_text('#include "common.h"\nint k2 = 2;\n')
+    third = run(project, tc, tmp_path / "cache")
+    assert calls(tc)[5:] == [str(project / "k2.cu")] and third.cache_hits == 7  # 3 units x 2 archs + host
+
+
+def test_a_header_edit_recompiles_the_units_that_read_it(project, tc, tmp_path):
+    run(project, tc, tmp_path / "cache")
+    (project / "common.h").write_text("// changed\n")
+    rep = run(project, tc, tmp_path / "cache")
+    assert sorted(calls(tc)[5:]) == sorted(str(project / f"k{i}.cu") for i in range(4))
+    assert rep.cache_hits == 1  # host.c does not include common.h
+
+
+def test_failures_are_cached_and_grouped(project, tc, tmp_path):
+    from vado.verify.grouping import group_errors
+
+    (project / "common.h").write_text("BROKEN\n")
+    rep = run(project, tc, tmp_path / "cache")
+    # Each device unit: once with both archs, then once per arch to tell the errors by arch.
+    assert len(calls(tc)) == 4 * 3 + 1 and not rep.passed
+    groups = group_errors(rep.evidence)
+    header = [g for g in groups if g.file == "common.h"]
+    assert len(header) == 1 and header[0].count == 8 and len(set(header[0].subjects)) == 4
+    assert header[0].first_subject in {f"k{i}.cu" for i in range(4)}
+    again = run(project, tc, tmp_path / "cache")
+    assert len(calls(tc)) == 13 and again.cache_hits == len(again.evidence)
+
+
+def test_a_disabled_cache_compiles_again(project, tc, tmp_path):
+    from vado.verify.compile_cache import CompileCache
+
+    probes = {a: ArchProbe(a, True) for a in ARCHS}
+    cfg = read_compile_db(project / "compile_commands.json", project)
+    for _ in range(2):
+        rep = verify_compile(project, tc, ARCHS, target=TARGET, probes=probes, build=cfg,
+                             cache=CompileCache(tmp_path / "cache", enabled=False))
+        assert rep.cache_hits == 0
+    assert len(calls(tc)) == 10 and not (tmp_path / "cache").exists()
+
+
+def test_depfile_parsing():
+    from vado.verify.compile_cache import parse_depfile
+
+    text = "a.o: a.cu /usr/include/x.h \\\n  my\\ dir/h.h inc/$$v.h\nb.h:\n"
+    assert parse_depfile(text) == ["a.cu", "/usr/include/x.h", "my dir/h.h", "inc/$v.h"]
