@@ -123,7 +123,8 @@ def main() -> int:
 
     cache = scratch / "cache"
     vado = [sys.executable, "-m", "vado", "verify", str(copy), "--build", "make", "--hipcc", args.hipcc,
-            "-j", str(args.jobs), "--arch", args.arch, "--format", "json", "--no-triton"]
+            "-j", str(args.jobs), "--arch", args.arch, "--format", "json", "--no-triton",
+            "--report", str(scratch / "report.json")]
     for k, v in make_vars.items():
         vado += ["--make-var", f"{k}={v}"]
     venv = dict(os.environ, VADO_CACHE_DIR=str(cache))
@@ -138,8 +139,8 @@ def main() -> int:
     def verify_once(label: str) -> dict:
         w, c, out = _timed(vado, None, venv)
         try:
-            doc = json.loads(out.stdout)
-        except ValueError:
+            doc = json.loads((scratch / "report.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
             print(out.stderr[-2000:])
             raise SystemExit(3)
         hits = doc.get("cache_hits", 0)

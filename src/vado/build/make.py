@@ -89,7 +89,7 @@ def parse_dry_run(text: str, directory: str, *, origin: str = "") -> list[Transl
     return units
 
 
-def makefile_dirs(root: str | os.PathLike, limit: int = 50) -> list[Path]:
+def makefile_dirs(root: str | os.PathLike, limit: int = 1000) -> list[Path]:
     """Directories under ``root`` holding a Makefile, the root first, shallow before deep."""
     root = Path(root)
     found: list[Path] = []
@@ -109,7 +109,7 @@ def dry_run(
     make: str = "make",
     tools: Mapping[str, str] | None = None,
     timeout_s: float = 120.0,
-    max_makefiles: int = 50,
+    max_makefiles: int = 1000,
     copy: bool = True,
 ) -> BuildConfig:
     """Dry-run the default goal of the root's Makefile, and of every other Makefile whose directory no
