@@ -64,6 +64,49 @@ def _output_of(tu) -> str:
     return ""
 
 
+def _raw_commands(dirs, env, make_vars) -> dict[str, tuple[str, list[str]]]:
+    """Each unit's own compiler command in the build (source -> (directory, words)), from make -n."""
+    from vado.build.cmdline import compiler_family, parse_command, split_command
+    from vado.build.make import _ENTER, _LEAVE, shell_commands
+
+    out: dict[str, tuple[str, list[str]]] = {}
+    for d in dirs:
+        res = run_limited(["make", "-n", "-B", "-k", "-w", *[f"{k}={v}" for k, v in make_vars.items()]], cwd=d,
+                          env=env, limits=LIMIT)
+        stack = [str(d)]
+        for line in res.stdout.replace("\\\n", " ").splitlines():
+            m = _ENTER.match(line)
+            if m:
+                stack.append(m.group(1))
+                continue
+            if _LEAVE.match(line):
+                stack.pop() if len(stack) > 1 else None
+                continue
+            for words in shell_commands(line):
+                words = split_command(words)
+                if words and compiler_family(words[0]):
+                    for u in parse_command(words, stack[-1]):
+                        out.setdefault(u.source, (stack[-1], words))
+    return out
+
+
+def _compiles_alone(cwd: str, words: list[str], env, scratch: Path) -> bool:
+    """Whether the build's own command, without its link step (-c, no -o/-l/-L/objects), compiles."""
+    keep: list[str] = []
+    skip = False
+    for w in words:
+        if skip:
+            skip = False
+            continue
+        if w == "-o":
+            skip = True
+            continue
+        if w.startswith(("-l", "-L", "-Wl,")) or w.endswith((".o", ".a", ".so")):
+            continue
+        keep.append(w)
+    return run_limited([*keep, "-c", "-o", str(scratch / "alone.o")], cwd=cwd, env=env, limits=LIMIT).ok
+
+
 def _timed(cmd, cwd, env) -> tuple[float, float, object]:
     cpu0, t0 = _children_cpu(), time.perf_counter()
     out = run_limited(cmd, cwd=cwd, env=env, limits=LIMIT)
@@ -104,22 +147,21 @@ def main() -> int:
     if not args.skip_build:
         dirs = sorted({Path(u.directory) for u in cfg.units}, key=lambda p: len(p.parts))
         wall = cpu = 0.0
-        logs = ""
         for d in dirs:
             w, c, out = _timed(["make", "-k", f"-j{args.jobs}", *[f"{k}={v}" for k, v in make_vars.items()]], d, env)
             wall, cpu = wall + w, cpu + c
-            logs += out.stdout + out.stderr
         print(f"build:      make -k -j{args.jobs} in {len(dirs)} dirs: {wall:7.1f} s wall, {cpu:7.1f} CPU-s")
         results["build_wall_s"], results["build_cpu_s"] = wall, cpu
         for u in cfg.units:
             o = _output_of(u)
             path = Path(o if os.path.isabs(o) else os.path.join(u.directory, o))
             build_ok[u.source] = bool(o) and path.exists()
-            base = os.path.basename(o)
-            if not build_ok[u.source] and base and any(
-                    base in ln and ("undefined" in ln or "ld" in ln) for ln in logs.splitlines()) \
-                    and not any(os.path.basename(u.source) + ":" in ln and "error:" in ln for ln in logs.splitlines()):
-                link_only.add(u.source)
+        failed = [src for src, ok in build_ok.items() if not ok]
+        if failed:
+            raw = _raw_commands(dirs, env, make_vars)
+            for src in failed:
+                if src in raw and _compiles_alone(raw[src][0], raw[src][1], env, scratch):
+                    link_only.add(src)
 
     cache = scratch / "cache"
     vado = [sys.executable, "-m", "vado", "verify", str(copy), "--build", "make", "--hipcc", args.hipcc,

@@ -91,3 +91,56 @@ def test_a_failing_configure_falls_back_to_a_marked_guess(project):
     (project / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.16)\nproject(x C)\nmessage(FATAL_ERROR \"no CUDA\")\n")
     cfg = read_build(project, BuildOptions(mode="cmake"))
     assert cfg.guessed and cfg.reader == "guess" and any("no CUDA" in n for n in cfg.notes)
+
+
+CUDA_PROJECT = """\
+cmake_minimum_required(VERSION 3.18)
+project(k LANGUAGES CXX CUDA)
+add_executable(k k.cu host.cpp)
+target_compile_definitions(k PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:ON_DEVICE>)
+"""
+HIP_PROJECT = """\
+cmake_minimum_required(VERSION 3.21)
+project(k LANGUAGES CXX HIP)
+add_executable(k k.hip host.cpp)
+target_compile_definitions(k PRIVATE $<$<COMPILE_LANGUAGE:HIP>:ON_DEVICE>)
+"""
+
+
+def _kproject(tmp_path, text, ext):
+    root = tmp_path / "k"
+    root.mkdir()
+    (root / "CMakeLists.txt").write_text(text)
+    (root / f"k.{ext}").write_text("__global__ void k() {}\nint main() { return 0; }\n")
+    (root / "host.cpp").write_text("int host() { return 0; }\n")
+    return root
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None and not __import__("os").path.exists("/usr/local/bin/nvcc"),
+                    reason="nvcc not installed")
+def test_original_configured_as_cuda_with_nvcc(tmp_path):
+    from vado.build.cmake import cuda_args
+
+    nvcc = shutil.which("nvcc") or "/usr/local/bin/nvcc"
+    root = _kproject(tmp_path, CUDA_PROJECT, "cu")
+    cfg = configure(root, build_dir=tmp_path / "b", args=cuda_args(nvcc))
+    by = _by(cfg)
+    assert by["k.cu"].language is Language.CUDA and by["k.cu"].defines == ("ON_DEVICE",)
+    assert by["host.cpp"].language is Language.CXX and by["host.cpp"].defines == ()
+
+
+def test_port_configured_as_hip_with_the_rocm_chroot_cmake(tmp_path):
+    import os
+
+    from vado.build.cmake import hip_args
+    from vado.verify.toolchains import rocm_chroot_wrappers
+
+    wrappers = [w for w in rocm_chroot_wrappers() if "7.2" in w]
+    if not wrappers or os.geteuid() != 0:
+        pytest.skip("needs the ROCm 7.2.4 chroot and root")
+    cmake = os.path.join(os.path.dirname(wrappers[0]), "cmake")
+    root = _kproject(tmp_path, HIP_PROJECT, "hip")
+    cfg = configure(root, cmake=cmake, build_dir=tmp_path / "b", args=hip_args(["gfx942"]))
+    by = _by(cfg)
+    assert by["k.hip"].language is Language.HIP and by["k.hip"].defines == ("ON_DEVICE",)
+    assert "--offload-arch=gfx942" in by["k.hip"].dropped

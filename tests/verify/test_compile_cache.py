@@ -17,19 +17,27 @@ from _verify_helpers import write_tool
 
 FAKE = r"""
 log="$(dirname "$0")/calls.log"
-src=""; obj=""; dep=""
+src=""; obj=""; dep=""; scan=""
 while [ $# -gt 0 ]; do
   case "$1" in
     -c) src="$2"; shift ;;
     -o) obj="$2"; shift ;;
     -MF) dep="$2"; shift ;;
+    -M) scan=1 ;;
+    -*) ;;
+    *) src="$1" ;;
   esac
   shift
 done
-echo "$src" >> "$log"
 dir=$(dirname "$src")
-hdrs=$(sed -n 's/^#include "\(.*\)"/\1/p' "$src" | while read -r h; do printf ' %s/%s' "$dir" "$h"; done)
-printf '%s: %s%s\n' "$obj" "$src" "$hdrs" > "$dep"
+# Quoted includes: found beside the source, or listed as spelled (like -MG) when missing.
+hdrs=$(sed -n 's/^#include "\(.*\)"/\1/p' "$src" | while read -r h; do
+  if [ -e "$dir/$h" ]; then printf ' %s/%s' "$dir" "$h"; else printf ' %s' "$h"; fi; done)
+if [ -n "$scan" ]; then echo "scan $src" >> "$log"; printf 'x.o: %s%s\n' "$src" "$hdrs" > "$dep"; exit 0; fi
+echo "$src" >> "$log"
+for h in $hdrs; do [ -e "$h" ] || { echo "$src:1:10: fatal error: '$h' file not found" >&2; exit 1; }; done
+# A failed compile of a NODEP unit writes no dependency file (as clang's HIP driver does).
+if ! grep -q NODEP "$src"; then printf '%s: %s%s\n' "$obj" "$src" "$hdrs" > "$dep"; fi
 if cat "$src" $hdrs | grep -q BROKEN; then
   echo "$src:2:5: error: broken here" >&2
   echo "$dir/common.h:1:1: error: broken header" >&2
@@ -112,6 +120,21 @@ def test_failures_are_cached_and_grouped(project, tc, tmp_path):
     assert header[0].first_subject in {f"k{i}.cu" for i in range(4)}
     again = run(project, tc, tmp_path / "cache")
     assert len(calls(tc)) == 13 and again.cache_hits == len(again.evidence)
+
+
+def test_a_failure_without_a_depfile_is_scanned_and_a_missing_header_appearing_recompiles(project, tc, tmp_path):
+    (project / "k1.cu").write_text('#include "common.h"\n#include "gen/missing.h"\n// NODEP\nint k1;\n')
+    first = run(project, tc, tmp_path / "cache")
+    k1 = [e for e in first.evidence if e.subject == "k1.cu"]
+    assert [e.passed for e in k1] == [False, False] and "gen/missing.h' file not found" in k1[0].stderr
+    assert sum(c.startswith("scan ") for c in calls(tc)) == 3  # both archs at once, then each arch
+    n = len(calls(tc))
+    again = run(project, tc, tmp_path / "cache")
+    assert len(calls(tc)) == n and again.cache_hits == len(again.evidence)
+    (project / "gen").mkdir()
+    (project / "gen" / "missing.h").write_text("// now generated\n")
+    third = run(project, tc, tmp_path / "cache")
+    assert calls(tc)[n:] == [str(project / "k1.cu")] and all(e.passed for e in third.evidence)
 
 
 def test_a_disabled_cache_compiles_again(project, tc, tmp_path):

@@ -23,6 +23,17 @@ from vado.build.fileapi import find_reply, read_file_api, reply_dir, write_query
 from vado.build.model import BuildConfig
 
 
+def cuda_args(nvcc: str, archs: str = "80") -> list[str]:
+    """Arguments that configure the original's CUDA language with ``nvcc`` (no GPU needed)."""
+    return [f"-DCMAKE_CUDA_COMPILER={nvcc}", f"-DCMAKE_CUDA_ARCHITECTURES={archs}"]
+
+
+def hip_args(archs: Sequence[str] = ("gfx942", "gfx950")) -> list[str]:
+    """Arguments that configure a port's HIP language for the target's offload archs."""
+    return [f"-DCMAKE_HIP_ARCHITECTURES={';'.join(archs)}", f"-DGPU_TARGETS={';'.join(archs)}",
+            f"-DAMDGPU_TARGETS={';'.join(archs)}"]
+
+
 def build_dir_for(root: str | os.PathLike, key: Sequence[str]) -> Path:
     """vado's build directory for ``root`` configured with the words ``key``."""
     from vado.verify.toolchains import _cache_dir

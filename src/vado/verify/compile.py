@@ -195,6 +195,32 @@ def failure_reason(out: Outcome, limits: Limits) -> str:
     return f"{why}: {said}" if said else why
 
 
+def _read_deps(dep: Path) -> list[str]:
+    try:
+        return parse_depfile(dep.read_text(encoding="utf-8", errors="surrogateescape"))
+    except OSError:
+        return []
+
+
+def _resolve_deps(deps: Sequence[str], cwd: str, tu: TranslationUnit,
+                  real: Callable[[str], str] = lambda p: p) -> tuple[list[str], list[str]]:
+    """Files read (absolute, as the compiler saw them) and, for each header not found, the paths where
+    it would have been. ``real`` maps a compiler path to this machine's (a chroot's system headers)."""
+    found: list[str] = []
+    absent: list[str] = []
+    for d in deps:
+        p = d if os.path.isabs(d) else os.path.join(cwd, d)
+        if os.path.exists(real(p)):
+            found.append(p)
+            continue
+        if os.path.isabs(d):
+            absent.append(d)
+            continue
+        dirs = [os.path.dirname(tu.source), cwd, *(i.path for i in tu.includes)]
+        absent += [os.path.normpath(os.path.join(x, d)) for x in dict.fromkeys(dirs)]
+    return found, absent
+
+
 def _size(path: Path) -> int:
     try:
         return path.stat().st_size
@@ -295,14 +321,19 @@ def verify_compile(
             except ToolchainError as exc:
                 return Outcome(tuple(cmd), 127, "", f"{exc.what}: {exc.why}", 0.0), False
             if not out.timed_out and out.returncode >= 0 and out.returncode != 127:
-                try:
-                    deps = parse_depfile(dep.read_text(encoding="utf-8", errors="surrogateescape"))
-                except OSError:
-                    deps = []
-                deps = [d if os.path.isabs(d) else os.path.join(cwd, d) for d in deps]
-                # A compile that stopped before writing its dependency file is not kept.
-                if deps:
-                    cache.put(key, CachedResult(out.returncode, out.stdout, out.stderr, out.duration_s), deps)
+                deps = _read_deps(dep)
+                if not deps and not out.ok:
+                    # A failed HIP compile writes no dependency file: ask the preprocessor (-MG lists
+                    # the headers it did not find instead of stopping at the first).
+                    scan = [*cmd[:cmd.index("-MD")], "-M", "-MG", "-MF", str(dep), tu.source]
+                    try:
+                        if run_limited(scan, cwd=cwd, env=hip_env(), limits=limits).ok:
+                            deps = _read_deps(dep)
+                    except ToolchainError:
+                        deps = []
+                found, absent = _resolve_deps(deps, cwd, tu, cache.digests.real)
+                if found:
+                    cache.put(key, CachedResult(out.returncode, out.stdout, out.stderr, out.duration_s), found, absent)
             return out, False
 
         def record(unit: Unit, tu: TranslationUnit, arch: str, out: Outcome, cached: bool,

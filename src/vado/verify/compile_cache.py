@@ -3,8 +3,11 @@
 A result is kept under a key made of the compiler's identity (its path, size and mtime, HIP and clang
 versions, the chroot it runs in), the compile command without its output paths, and the digest of
 the source. Stored with it: the digest of every header the compile read, from the compiler's own
-dependency output (``-MD -MF``). A look-up hits only when every one of those files still has its
-digest; a header that changed, moved or vanished is a miss. Timeouts and kills are never kept
+dependency output (``-MD -MF``; for a failed compile, which writes none, a preprocessor run with
+``-M -MG``). A look-up hits only when every one of those files still has its digest; a header that
+changed, moved or vanished is a miss. A header the compile did not find is kept as the paths where
+it would have been found (the unit's directory and include directories): one appearing there is a
+miss too. Dependencies are the host compile's (what clang's ``-MD`` reports for HIP). Timeouts and kills are never kept
 (they say nothing about the code).
 
 Headers of a ROCm chroot are read inside it: a dependency path under a system directory
@@ -169,13 +172,17 @@ class CompileCache:
         return CachedResult(int(entry.get("returncode", 1)), str(entry.get("stdout", "")),
                             str(entry.get("stderr", "")), float(entry.get("duration_s", 0.0)))
 
-    def put(self, key: str, result: CachedResult, deps: Sequence[str]) -> None:
-        """Keep ``result`` with the digests of ``deps`` (the files the compile read)."""
+    def put(self, key: str, result: CachedResult, deps: Sequence[str], absent: Sequence[str] = ()) -> None:
+        """Keep ``result`` with the digests of ``deps`` (the files the compile read) and the paths in
+        ``absent`` that must stay absent (where a header it did not find would have been found)."""
         if not self.enabled:
             return
         pairs = [[d, self.digests.of(d)] for d in deps]
         if any(not digest for _, digest in pairs):
             return  # a file it read is gone already: nothing safe to keep
+        if any(self.digests.of(a) for a in absent):
+            return
+        pairs += [[a, ""] for a in absent]
         entry = {"version": VERSION, "returncode": result.returncode, "stdout": result.stdout,
                  "stderr": result.stderr, "duration_s": result.duration_s, "deps": pairs}
         path = self._file(key)

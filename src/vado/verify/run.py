@@ -173,7 +173,7 @@ def verify(
     units: list = []
     config: BuildConfig | None = None
     if do_compile:
-        config = _read_build(out_path, build, target, hipcc, allow_old_toolchain)
+        config = _read_build(out_path, build, target, hipcc, allow_old_toolchain, archs)
         from vado.verify.compile import units_of
 
         units = units_of(config, out_path if out_path.is_dir() else out_path.parent)
@@ -217,12 +217,17 @@ def verify(
                         bool(run and run.require_gpu), tuple(notes), config)
 
 
-def _read_build(out_path: Path, options: BuildOptions, target: Target, hipcc, allow_old: bool) -> BuildConfig:
-    """The port's build config. A Make or CMake read finds the target's hipcc (and its chroot's cmake)."""
+def _read_build(out_path: Path, options: BuildOptions, target: Target, hipcc, allow_old: bool,
+                archs: Sequence[str] = ()) -> BuildConfig:
+    """The port's build config. A Make or CMake read finds the target's hipcc (and its chroot's cmake);
+    a CMake configure is for the offload archs verified."""
     from dataclasses import replace
 
+    from vado.build.cmake import hip_args
     from vado.build.read import read_build
 
+    if options.mode in ("auto", "cmake") and archs:
+        options = replace(options, cmake_args=(*hip_args([a.strip() for a in archs if a.strip()]), *options.cmake_args))
     if options.mode in ("auto", "make", "cmake") and not options.tools:
         try:
             tc_path = require_hip_toolchain(target, hipcc, allow_older=allow_old).toolchain.path
