@@ -10,8 +10,8 @@ directory first; everything runs in the copy, nothing is written into ``PORT``.
 
 What is timed (wall clock, ``time.perf_counter``; CPU seconds of the children beside it):
 
-1. **the build**: ``make -k -jN`` with the same variables in every directory whose Makefile verify's
-   dry run read, with the target's hipcc first on ``PATH`` (``$(shell which hipcc)`` finds it) and
+1. **the build**: ``make -k -jN`` with the same variables over every directory whose Makefile verify's
+   dry run read (one job server for all of them), with the target's hipcc first on ``PATH`` (``$(shell which hipcc)`` finds it) and
    ``--make-var`` values (``NVCC=…`` for a Makefile that names its compiler so). This is the port's
    real build, compiling and linking.
 2. **verify, cold**: ``vado verify COPY --build make -j N`` with an empty result cache
@@ -146,11 +146,15 @@ def main() -> int:
     link_only: set[str] = set()
     if not args.skip_build:
         dirs = sorted({Path(u.directory) for u in cfg.units}, key=lambda p: len(p.parts))
-        wall = cpu = 0.0
-        for d in dirs:
-            w, c, out = _timed(["make", "-k", f"-j{args.jobs}", *[f"{k}={v}" for k, v in make_vars.items()]], d, env)
-            wall, cpu = wall + w, cpu + c
-        print(f"build:      make -k -j{args.jobs} in {len(dirs)} dirs: {wall:7.1f} s wall, {cpu:7.1f} CPU-s")
+        # One make -jN over every directory (a driver Makefile that enters each with $(MAKE), sharing
+        # make's job server), so that the build runs as parallel as verify does.
+        driver = scratch / "all.mk"
+        names = [f"d{i}" for i in range(len(dirs))]
+        driver.write_text(".PHONY: all " + " ".join(names) + "\nall: " + " ".join(names) + "\n" + "".join(
+            f"{n}:\n\t+$(MAKE) -k -C '{d}' {' '.join(f'{k}={v}' for k, v in make_vars.items())}\n"
+            for n, d in zip(names, dirs)))
+        wall, cpu, _out = _timed(["make", "-k", f"-j{args.jobs}", "-f", str(driver)], scratch, env)
+        print(f"build:      make -k -j{args.jobs} over {len(dirs)} dirs: {wall:7.1f} s wall, {cpu:7.1f} CPU-s")
         results["build_wall_s"], results["build_cpu_s"] = wall, cpu
         for u in cfg.units:
             o = _output_of(u)
