@@ -68,3 +68,11 @@ def test_render_text_says_how_the_build_was_read():
     assert "errors (1 distinct, 1 in all" in text
     guess = BuildConfig("/p", (), "guess", guessed=True, notes=("no build read (x): units and flags are guessed from the files",))
     assert "build: GUESSED: 0 units" in render_text(VerifyResult("/p", "rocm-7.2", build=guess))
+
+
+def test_many_makefiles_are_one_line():
+    from vado.verify.run import render_build
+
+    cfg = BuildConfig("/p", (), "make", ran=tuple(f"make -n -B -k in prog{i}-cuda" for i in range(175)))
+    assert render_build(cfg)[0] == ("build: ran `make -n -B -k` in 175 directories (prog0-cuda, prog1-cuda, prog2-cuda, "
+                                    "prog3-cuda, prog4-cuda, … 170 more): executes the project's Makefile logic")

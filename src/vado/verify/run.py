@@ -453,9 +453,15 @@ def render_build(cfg: BuildConfig | None) -> list[str]:
     if cfg is None:
         return []
     out = []
-    for ran in cfg.ran:
-        what = "the project's CMake code" if "cmake" in ran.split(" ", 1)[0] else "the project's Makefile logic"
-        out.append(f"build: ran `{ran}`: executes {what}")
+    shown = [f"`{r}`" for r in cfg.ran]
+    heads = {r.rsplit(" in ", 1)[0] for r in cfg.ran}
+    if len(cfg.ran) > 5 and len(heads) == 1:
+        # One program per directory: the command once, the directories named.
+        dirs = [r.rsplit(" in ", 1)[-1] for r in cfg.ran]
+        shown = [f"`{heads.pop()}` in {len(dirs)} directories ({', '.join(dirs[:5])}, … {len(dirs) - 5} more)"]
+    for ran in shown:
+        what = "the project's CMake code" if ran.startswith("`cmake") or "cmake -S" in ran else "the project's Makefile logic"
+        out.append(f"build: ran {ran}: executes {what}")
     n = len(cfg.units)
     if cfg.guessed:
         out.append(f"build: GUESSED: {n} units, flags read from build files as text (every branch at once)")
