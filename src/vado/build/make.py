@@ -18,6 +18,7 @@ import os
 import re
 import shlex
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -134,11 +135,30 @@ def dry_run(
                 notes.append(f"the tree is larger than {COPY_LIMIT >> 20} MiB: make -n ran in it, not in a copy")
             else:
                 work = Path(scratch) / "tree" / root.name
-                shutil.copytree(root, work, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+                try:
+                    shutil.copytree(root, work, symlinks=True, ignore=_not_copied)
+                except shutil.Error as exc:
+                    # Unreadable files: the copy holds the rest, and the dry run says what it lacked.
+                    errs = exc.args[0] if exc.args and isinstance(exc.args[0], list) else []
+                    notes.append(f"{len(errs)} files could not be copied for the dry run (unreadable)")
         cfg = _dry_run_in(work, Path(scratch), variables, make, tools, timeout_s, max_makefiles, notes)
     if work != root:
         cfg = remap_config(cfg, str(work), str(root))
     return cfg
+
+
+def _not_copied(directory: str, names: list[str]) -> set[str]:
+    """``.git`` and anything but directories, regular files and links (a FIFO would block the copy)."""
+    out = {".git"} & set(names)
+    for n in names:
+        try:
+            mode = os.lstat(os.path.join(directory, n)).st_mode
+        except OSError:
+            out.add(n)
+            continue
+        if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+            out.add(n)
+    return out
 
 
 #: Trees up to this size are copied for a dry run.
