@@ -6,7 +6,9 @@ says it is one (``detail["guessed"]``). Each unit is compiled on its own (``-c``
 included (never ``-fsyntax-only``), in its build directory, with the build's include paths in the
 build's order and nothing put before them (a project's ``dev/unistd.h`` does not shadow the system
 header unless the build says so), and with objects and dependency files in a scratch directory:
-nothing lands in the user's tree.
+nothing lands in the user's tree. The compiler runs confined (:func:`vado.verify.sandbox.compiler_confinement`):
+it reads the tree, the toolchain and what the build points it at (the unit's include directories and
+forced includes, read-only), and writes only its scratch directory.
 
 - CUDA and HIP units are compiled as HIP (``-x hip``) once per arch with ``--offload-arch=ARCH``;
 - C units as C (``-x c``) and C++ units as C++ (``-x c++``) once (arch ``host``), by the same hipcc.
@@ -42,7 +44,7 @@ from vado.model.text import decode_source
 from vado.scan.classify import FileKind
 from vado.verify.compile_cache import CachedResult, CompileCache, compiler_identity, parse_depfile
 from vado.verify.mapping import DiagnosticMapper, parse_diagnostics
-from vado.verify.sandbox import COMPILE_LIMITS, Limits, Outcome, run_limited
+from vado.verify.sandbox import COMPILE_LIMITS, Limits, Outcome, compiler_confinement, run_limited
 from vado.verify.toolchains import ArchProbe, HipToolchain, hip_env, probe_archs
 
 _DEVICE_KINDS = {FileKind.CUDA_SOURCE, FileKind.HIP_SOURCE}
@@ -221,6 +223,16 @@ def _resolve_deps(deps: Sequence[str], cwd: str, tu: TranslationUnit,
     return found, absent
 
 
+def _visible(base: Path, tu: TranslationUnit, cwd: str) -> list[str]:
+    """What a confined compile of ``tu`` may read besides the toolchain: the tree, and what the build
+    itself points the compiler at (its directory, the unit, its include directories and forced
+    includes), so that it finds what the build finds."""
+    dirs = [str(base), cwd, os.path.dirname(tu.source)]
+    dirs += [i.path for i in tu.includes if os.path.isdir(i.path)]
+    dirs += [os.path.dirname(f) for f in tu.forced_includes]
+    return list(dict.fromkeys(d for d in dirs if d and os.path.isdir(d)))
+
+
 def _size(path: Path) -> int:
     try:
         return path.stat().st_size
@@ -315,9 +327,14 @@ def verify_compile(
             key = cache.key(identity, [cwd, *keyed], tu.source)
             hit = cache.get(key)
             if hit is not None:
-                return Outcome(tuple(cmd), hit.returncode, hit.stdout, hit.stderr, hit.duration_s), True
+                return Outcome(tuple(cmd), hit.returncode, hit.stdout, hit.stderr, hit.duration_s,
+                               confinement=hit.confinement), True
+            # The compiler sees the toolchain, a scratch directory and what the build reads (read-only): a
+            # source that names another file outside (#include, #embed) finds nothing (vado.verify.sandbox).
+            view = compiler_confinement(tc.path, read_only=_visible(base, tu, cwd), writable=[scratch],
+                                        flags=extra_flags)
             try:
-                out = run_limited(cmd, cwd=cwd, env=hip_env(), limits=limits)
+                out = run_limited(cmd, cwd=cwd, env=hip_env(), limits=limits, confine=view)
             except ToolchainError as exc:
                 return Outcome(tuple(cmd), 127, "", f"{exc.what}: {exc.why}", 0.0), False
             if not out.timed_out and out.returncode >= 0 and out.returncode != 127:
@@ -327,13 +344,14 @@ def verify_compile(
                     # the headers it did not find instead of stopping at the first).
                     scan = [*cmd[:cmd.index("-MD")], "-M", "-MG", "-MF", str(dep), tu.source]
                     try:
-                        if run_limited(scan, cwd=cwd, env=hip_env(), limits=limits).ok:
+                        if run_limited(scan, cwd=cwd, env=hip_env(), limits=limits, confine=view).ok:
                             deps = _read_deps(dep)
                     except ToolchainError:
                         deps = []
                 found, absent = _resolve_deps(deps, cwd, tu, cache.digests.real)
                 if found:
-                    cache.put(key, CachedResult(out.returncode, out.stdout, out.stderr, out.duration_s), found, absent)
+                    cache.put(key, CachedResult(out.returncode, out.stdout, out.stderr, out.duration_s,
+                                                out.confinement), found, absent)
             return out, False
 
         def record(unit: Unit, tu: TranslationUnit, arch: str, out: Outcome, cached: bool,
@@ -341,7 +359,7 @@ def verify_compile(
             status = "timeout" if out.timed_out else ("pass" if out.ok else "fail")
             origin = tu.origin[len("guess: "):] if tu.origin.startswith("guess: ") else tu.origin
             detail: dict = {"status": status, "flags_source": origin, "guessed": tu.origin.startswith("guess"),
-                            "cached": cached, "language": tu.language.value}
+                            "cached": cached, "language": tu.language.value, "confinement": out.confinement}
             if together:
                 detail["compiled_with"] = list(together)
             cwd = tu.directory if os.path.isdir(tu.directory) else str(base)

@@ -112,6 +112,7 @@ class CachedResult:
     stdout: str
     stderr: str
     duration_s: float
+    confinement: str = ""
 
 
 def cache_dir() -> Path:
@@ -170,7 +171,8 @@ class CompileCache:
             return None
         self._count(hit=True)
         return CachedResult(int(entry.get("returncode", 1)), str(entry.get("stdout", "")),
-                            str(entry.get("stderr", "")), float(entry.get("duration_s", 0.0)))
+                            str(entry.get("stderr", "")), float(entry.get("duration_s", 0.0)),
+                            str(entry.get("confinement", "")))
 
     def put(self, key: str, result: CachedResult, deps: Sequence[str], absent: Sequence[str] = ()) -> None:
         """Keep ``result`` with the digests of ``deps`` (the files the compile read) and the paths in
@@ -184,7 +186,8 @@ class CompileCache:
             return
         pairs += [[a, ""] for a in absent]
         entry = {"version": VERSION, "returncode": result.returncode, "stdout": result.stdout,
-                 "stderr": result.stderr, "duration_s": result.duration_s, "deps": pairs}
+                 "stderr": result.stderr, "duration_s": result.duration_s, "confinement": result.confinement,
+                 "deps": pairs}
         path = self._file(key)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
