@@ -142,5 +142,5 @@ def test_port_configured_as_hip_with_the_rocm_chroot_cmake(tmp_path):
     root = _kproject(tmp_path, HIP_PROJECT, "hip")
     cfg = configure(root, cmake=cmake, build_dir=tmp_path / "b", args=hip_args(["gfx942"]))
     by = _by(cfg)
-    assert by["k.hip"].language is Language.HIP and by["k.hip"].defines == ("ON_DEVICE",)
+    assert by["k.hip"].language is Language.HIP and "ON_DEVICE" in by["k.hip"].defines
     assert "--offload-arch=gfx942" in by["k.hip"].dropped
