@@ -34,11 +34,14 @@ import shutil
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from vado.errors import ToolchainError
 from vado.model import Evidence, Finding, Target, Verdict
 from vado.rules.engine import check_text
+
+if TYPE_CHECKING:
+    from vado.build.model import TranslationUnit
 
 #: ``file:line:col: error: message`` as clang prints it (fatal errors included).
 _ERROR_LINE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?P<fatal>fatal )?error: (?P<msg>.*)$", re.M)
@@ -115,12 +118,14 @@ def compile_hip(
     hipcc: str | None = None,
     timeout_s: float = 300.0,
     target: Target | None = None,
+    tu: "TranslationUnit | None" = None,
 ) -> Evidence:
     """Compile ``source`` as HIP for ``arch`` (object only) through ``vado.verify`` and return the evidence.
 
     The compile is :func:`vado.verify.compile.verify_compile` on this one unit:
-    the same command, build flags (compile database, Makefile, CMake) and arch
-    probe as ``vado verify``. Raises :class:`ToolchainError` when no hipcc is
+    the same command and arch probe as ``vado verify``; the flags are ``tu``'s (the
+    build model's unit for this source, :mod:`vado.build`) when given, else guessed
+    from the build files (marked ``guessed`` in the evidence). Raises :class:`ToolchainError` when no hipcc is
     found. A failed compile is evidence with ``passed=False``, its command, exit
     code and stderr kept.
     """
@@ -136,11 +141,12 @@ def compile_hip(
             "install ROCm or `apt-get install hipcc`, or set VADO_HIPCC=/path/to/hipcc",
         )
     source = Path(source)
-    extra = [f"-I{inc}" for inc in include_dirs]
+    # A unit of the build keeps the build's include paths alone (nothing put before its system headers).
+    extra = [] if tu is not None else [f"-I{inc}" for inc in include_dirs]
     report = verify_compile(
         source, _toolchain(exe), [arch], target=target or get_target("rocm-7.2"),
         extra_flags=extra, limits=Limits(timeout_s=timeout_s, cpu_s=int(timeout_s) * 2, memory_mb=16384),
-        units=[Unit(source.name, source, True)],
+        units=[Unit(source.name, source, tu.language.device if tu is not None else True, tu)],
     )
     (ev,) = report.evidence
     detail = dict(ev.detail)

@@ -53,10 +53,16 @@ def verify(
     hip_include: Optional[Path] = typer.Option(None, "--hip-include", help="Directory holding hip/nvidia_detail/ for HIP on NVIDIA."),
     require_gpu: bool = typer.Option(False, "--require-gpu", help="Fail (exit 1) when the run step is skipped for want of a GPU."),
     timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds per subprocess (default 300 compile, 120 run)."),
-    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Parallel compiles."),
+    jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Parallel compiles (0: one per CPU)."),
+    build: Literal["auto", "cmake", "make", "compile-db", "none"] = typer.Option(
+        "auto", "--build", help="How the port's build is read: auto (a compile database or CMake File API reply in "
+        "the tree, else configure CMake or dry-run make, which executes the project's build logic; said in the "
+        "output), cmake, make, compile-db (only what the tree holds; runs nothing), none (guess)."),
+    make_var: Optional[list[str]] = typer.Option(None, "--make-var", help="NAME=VALUE passed to the make dry run (repeatable), e.g. PRECISION=FP32."),
+    cmake_arg: Optional[list[str]] = typer.Option(None, "--cmake-arg", help="Argument for the CMake configure step (repeatable), e.g. -DUSE_X=ON."),
     format: Format = typer.Option("text", "--format", "-f", help="Output format."),
     report: Optional[Path] = typer.Option(None, "--report", help="Write the report here instead of stdout."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Probe offload targets again instead of reading the cache."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Compile everything and probe offload targets again instead of reading the caches."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary on stderr."),
 ) -> None:
     """Verify a port: compile every unit per offload target, compile Triton kernels, run original and port.
@@ -82,6 +88,13 @@ def verify(
     if bool(original_bin) != bool(port_bin) and run:
         term.error("--original-bin and --port-bin go together", "pass both, or neither to let vado build them")
         raise typer.Exit(2)
+    make_vars: dict[str, str] = {}
+    for item in make_var or ():
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip():
+            term.error(f"bad --make-var {item!r}", "pass NAME=VALUE")
+            raise typer.Exit(2)
+        make_vars[name.strip()] = value
     try:
         # A command without {n} runs once: the sizes would only repeat the same run.
         shape_list = _shapes(shapes) if (run is None or "{n}" in run) else (None,)
@@ -92,6 +105,7 @@ def verify(
         from vado.knowledge.targets import get_target
         from vado.verify.compare import Tolerance
         from vado.verify.differential import TIMING_LINES
+        from vado.build.read import BuildOptions
         from vado.verify.run import RunSpec, render_json, render_text
         from vado.verify.run import verify as run_verify
 
@@ -116,6 +130,7 @@ def verify(
                 do_compile=compile_units, do_triton=triton, run=spec, extra_flags=tuple(flag or ()),
                 timeout_s=timeout, jobs=jobs, use_cache=not no_cache, allow_old_toolchain=allow_old_toolchain,
                 progress=progress,
+                build=BuildOptions(mode=build, make_vars=make_vars, cmake_args=tuple(cmake_arg or ())),
             )
     except VadoError as exc:
         term.error(exc.what + (f": {exc.why}" if exc.why else ""), exc.tip)

@@ -147,6 +147,7 @@ class VerifyOut(TypedDict):
     files: list[dict[str, Any]]
     #: How the compiler ran: confined to the root, toolchain and scratch, or unconfined (and what that leaves open).
     confinement: NotRequired[str]
+    build: NotRequired[dict[str, Any]]
     differential: NotRequired[dict[str, Any]]
 
 

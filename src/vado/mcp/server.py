@@ -186,14 +186,16 @@ def build_server(root: Root, *, allow_exec: bool = False):
         target: TargetName = "rocm-7.2",
         original: Annotated[str | None, Field(description="The CUDA tree (inside the root) the port at path came from; with run_args, the port is built and run against it where an NVIDIA GPU exists (needs a server started with --allow-exec).")] = None,
         run_args: Annotated[str | None, Field(description="The program's command-line arguments for the differential run (split like a shell, never run by one; needs --allow-exec).")] = None,
+        build: Annotated[Literal["compile-db", "none", "make", "cmake", "auto"], Field(description="How the root's build is read for each file's flags: compile-db (default: only a compile_commands.json, CMake File API reply or setup.py already in the root; runs nothing), none (guess), make/cmake/auto (execute the project's Makefile or CMake logic in vado's sandbox; needs --allow-exec, and only when the user asked).")] = "compile-db",
     ) -> VerifyOut:
-        if (original is not None or run_args is not None) and not allow_exec:
+        if ((original is not None or run_args is not None) or build in ("make", "cmake", "auto")) and not allow_exec:
             from mcp.server.mcpserver.exceptions import ToolError
 
-            raise ToolError("McpError: the differential run builds and runs the project's programs; this server "
-                            "was started without --allow-exec. Call verify without original and run_args to compile "
-                            "only, or ask the user to restart `vado mcp --allow-exec`.")
-        return _call(tools.verify, root, path, archs, target, original, run_args)
+            raise ToolError("McpError: the differential run and build='make'/'cmake'/'auto' run the project's own "
+                            "code; this server was started without --allow-exec. Call verify without original and "
+                            "run_args and with build='compile-db' to compile only, or ask the user to restart "
+                            "`vado mcp --allow-exec`.")
+        return _call(tools.verify, root, path, archs, target, original, run_args, build)
 
     return server
 

@@ -324,8 +324,15 @@ def _diff_text(diff: str) -> str:
 
 
 def verify(root: Root, path: str, archs: list[str] | None = None, target: str = "rocm-7.2",
-           original: str | None = None, run_args: str | None = None) -> dict[str, Any]:
+           original: str | None = None, run_args: str | None = None, build: str = "compile-db") -> dict[str, Any]:
     """Compile one HIP/CUDA file (or every .cu/.hip file under a directory) for AMD offload targets.
+
+    Each file is compiled with the flags the root's build gives it (:func:`vado.build.read_build`
+    with ``build``): by default only a compile database, CMake File API reply or ``setup.py`` the
+    root already holds is read, and nothing of the project runs. ``make``, ``cmake`` and ``auto``
+    execute the project's build logic (a Makefile's ``$(shell)``, CMake code) in vado's sandbox:
+    only when the user asked for it. A file the build does not compile gets guessed flags, marked
+    ``guessed`` in its evidence; the answer's ``build`` says how the build was read.
 
     Returns the compile evidence per file and arch, and the findings still open
     in each file. The compile commands are vado's own. With ``original`` (the
@@ -337,7 +344,7 @@ def verify(root: Root, path: str, archs: list[str] | None = None, target: str = 
     needs the outputs to agree; the answer's ``differential`` says what ran.
     """
     from vado.agent.verify import compile_hip, open_findings
-    from vado.verify.redact import redact_evidence
+    from vado.verify.redact import redact_diagnostics, redact_evidence
     from vado.model import to_json
     from vado.model.text import decode_source
 
@@ -353,11 +360,19 @@ def verify(root: Root, path: str, archs: list[str] | None = None, target: str = 
         raise UsageError(f"no .cu or .hip file under {path!r}", "verify compiles translation units", "pass a file or a directory holding .cu/.hip files")
     if len(sources) > 50:
         raise UsageError(f"{len(sources)} files under {path!r}", "verify over MCP compiles at most 50 files per call", "pass a smaller directory or one file")
+    from vado.build import BuildOptions, read_build
+
+    try:
+        config = read_build(root.path, BuildOptions(mode=build))
+    except ValueError as exc:
+        raise UsageError(str(exc), "build names how the root's build is read", "compile-db, none, make, cmake or auto") from None
     results = []
     for src in sources:
         rel = root.relative(src)
+        tus = () if config.guessed else config.for_source(str(src))
         # Compiler output quotes the files it reads: none outside the root reaches the client.
-        evidence = [redact_evidence(compile_hip(src, arch=a, include_dirs=[root.path], target=tgt), [root.path],
+        evidence = [redact_evidence(compile_hip(src, arch=a, include_dirs=[root.path], target=tgt,
+                                                tu=tus[0] if tus else None), [root.path],
                                     cwd=src.parent) for a in archs]
         text = decode_source(src.read_bytes())
         results.append({
@@ -366,7 +381,9 @@ def verify(root: Root, path: str, archs: list[str] | None = None, target: str = 
             "evidence": to_json(evidence),
             "open_findings": [_finding_json(f, ".") for f in open_findings(rel, text, tgt)],
         })
-    answer: dict[str, Any] = {"passed": all(r["passed"] for r in results), "archs": archs, "files": results}
+    answer: dict[str, Any] = {"passed": all(r["passed"] for r in results), "archs": archs, "files": results,
+                              "build": {"reader": config.reader, "guessed": config.guessed, "ran": list(config.ran),
+                                        "notes": [redact_diagnostics(n, [root.path]) for n in config.notes[:20]]}}
     answer["confinement"] = _confinement_note(results)
     if (original is None) != (run_args is None):
         raise UsageError("original and run_args go together", "the differential runs the original and the port",

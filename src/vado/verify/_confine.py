@@ -164,11 +164,13 @@ def build(spec):
     _mount("tmpfs", new + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
     os.makedirs(new + "/proc")
     _mount("proc", new + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY)
-    # Writable ones first: a read-only directory above a writable one must not hide it.
-    for path in spec.get("rw", ()):
-        _visible(new, path, False)
-    for path in spec.get("ro", ()):
-        _visible(new, path, True)
+    # Parents before what lies inside them, so that a later bind is on top: a writable build directory
+    # inside a read-only source tree stays writable. At one depth writable first: a read-only path a
+    # writable bind already shows is covered by it.
+    binds = [(path, False) for path in spec.get("rw", ())] + [(path, True) for path in spec.get("ro", ())]
+    binds.sort(key=lambda b: os.path.abspath(b[0]).rstrip("/").count("/"))
+    for path, read_only in binds:
+        _visible(new, path, read_only)
     os.chdir(new)
     num = SYS_PIVOT_ROOT.get(platform.machine())
     if num is not None:

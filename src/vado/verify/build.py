@@ -2,7 +2,8 @@
 
 A tree is built as one program: every translation unit it holds
 (:func:`vado.verify.compile.find_units`) compiled and linked together, with the
-include paths and macros of :mod:`vado.verify.buildflags`. Trees that hold
+include paths and macros of :mod:`vado.verify.buildflags` (the build model's units: a compile
+database the tree holds, else the guess). Trees that hold
 several programs are built by the user, who passes the binaries
 (``--original-bin``/``--port-bin``).
 
@@ -51,13 +52,31 @@ def find_hip_nvidia_headers(explicit: str | None = None) -> str | None:
     return None
 
 
+#: Options whose value is the next word: merged as a pair.
+_PAIRED = {"-isystem", "-iquote", "-idirafter", "-include", "-imacros", "-Xclang", "-mllvm", "-Xarch_host",
+           "-Xarch_device"}
+
+
 def _merged_flags(root: Path, units: Sequence[Unit]) -> list[str]:
-    args: list[str] = []
+    """The flags of every unit, each option once, pairs (``-isystem DIR``) kept together.
+
+    ``-iquote DIR`` becomes ``-IDIR``: nvcc, which builds the original and HIP on CUDA, has no
+    ``-iquote`` (a whole-program build keeps the older, wider search; per-unit verify does not)."""
+    from vado.build.read import BuildOptions, read_build
+
+    config = read_build(root, BuildOptions(mode="compile-db"))
+    seen: list[tuple[str, ...]] = []
     for u in units:
-        for a in flags_for(root, u.abs_path).args():
-            if a not in args:
-                args.append(a)
-    return args
+        words = flags_for(root, u.abs_path, config).args()
+        i = 0
+        while i < len(words):
+            opt = tuple(words[i:i + 2]) if words[i] in _PAIRED else (words[i],)
+            i += len(opt)
+            if opt[0] == "-iquote" and len(opt) == 2:
+                opt = (f"-I{opt[1]}",)
+            if opt not in seen:
+                seen.append(opt)
+    return [w for opt in seen for w in opt]
 
 
 def build_program(

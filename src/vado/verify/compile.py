@@ -1,25 +1,30 @@
-"""Compiling every translation unit of a port with hipcc, per offload target.
+"""Compiling what the port's build compiles, with its flags, with hipcc, per offload target.
 
-Each unit is compiled on its own (``-c``), device code included (never
-``-fsyntax-only``), with ``HIP_PLATFORM=amd`` and ``--offload-arch=ARCH``, in
-a scratch directory: objects and temporaries never land in the user's tree.
-Flags come from :mod:`vado.verify.buildflags`.
+The units and their flags come from the build model (:mod:`vado.build`): a compile database, CMake's
+File API, a Make dry run, a ``setup.py`` read statically, or, when none can be read, a guess that
+says it is one (``detail["guessed"]``). Each unit is compiled on its own (``-c``), device code
+included (never ``-fsyntax-only``), in its build directory, with the build's include paths in the
+build's order and nothing put before them (a project's ``dev/unistd.h`` does not shadow the system
+header unless the build says so), and with objects and dependency files in a scratch directory:
+nothing lands in the user's tree. The compiler runs confined (:func:`vado.verify.sandbox.compiler_confinement`):
+it reads the tree, the toolchain and what the build points it at (the unit's include directories and
+forced includes, read-only), and writes only its scratch directory.
 
-Units: CUDA sources (``.cu`` and friends; a port keeps their names) and
-``.hip`` files are compiled as HIP (``-x hip``) once per arch. C++ sources that
-include a HIP header or declare kernels are HIP units too; other C++ sources are
-host code, compiled once (arch ``host``).
+- CUDA and HIP units are compiled as HIP (``-x hip``) once per arch with ``--offload-arch=ARCH``;
+- C units as C (``-x c``) and C++ units as C++ (``-x c++``) once (arch ``host``), by the same hipcc.
 
 An arch that the toolchain cannot build at all (its probe kernel fails, see
-:func:`vado.verify.toolchains.probe_archs`) is not compiled: every unit gets
-an evidence record with status ``unsupported-arch`` and ``passed=False``. It
-is never reported as a pass.
+:func:`vado.verify.toolchains.probe_archs`) is not compiled: every unit gets an evidence record with
+status ``unsupported-arch`` and ``passed=False``. It is never reported as a pass.
 
-Every record is a :class:`vado.model.Evidence` with ``kind="compile"``;
-``detail`` holds ``status`` (``pass``, ``fail``, ``timeout``,
-``unsupported-arch``), ``flags_source`` and, on failure, ``diagnostics``:
-each error with its original CUDA line and finding code
-(:mod:`vado.verify.mapping`).
+Results are cached (:mod:`vado.verify.compile_cache`) by compiler, command and the digests of the
+source and every header the compiler read; compiles run in parallel (default: one per CPU).
+
+Every record is a :class:`vado.model.Evidence` with ``kind="compile"``; ``detail`` holds ``status``
+(``pass``, ``fail``, ``timeout``, ``unsupported-arch``), ``flags_source`` (where the unit's flags
+came from), ``guessed``, ``cached``, and, on failure, ``diagnostics`` (each error with its original
+CUDA line and finding code, :mod:`vado.verify.mapping`) and ``reason`` when the compiler printed no
+diagnostic (what failed: a compiler that could not start, a signal, the time limit).
 """
 
 from __future__ import annotations
@@ -32,13 +37,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from vado.errors import UsageError
+from vado.build.model import BuildConfig, Language, TranslationUnit
+from vado.errors import ToolchainError, UsageError
 from vado.model import Evidence, Target
 from vado.model.text import decode_source
 from vado.scan.classify import FileKind
-from vado.verify.buildflags import BuildFlags, flags_for
+from vado.verify.compile_cache import CachedResult, CompileCache, compiler_identity, parse_depfile
 from vado.verify.mapping import DiagnosticMapper, parse_diagnostics
-from vado.verify.sandbox import COMPILE_LIMITS, Limits, compiler_confinement, run_limited
+from vado.verify.sandbox import COMPILE_LIMITS, Limits, Outcome, compiler_confinement, run_limited
 from vado.verify.toolchains import ArchProbe, HipToolchain, hip_env, probe_archs
 
 _DEVICE_KINDS = {FileKind.CUDA_SOURCE, FileKind.HIP_SOURCE}
@@ -48,19 +54,23 @@ _HIP_MARKERS = re.compile(r"#\s*include\s*[<\"]hip/|__global__|__device__|<<<|hi
 
 @dataclass(frozen=True)
 class Unit:
-    """A translation unit: ``path`` relative to the port root; ``device`` when compiled as HIP."""
+    """A translation unit: ``path`` relative to the port root (the evidence's subject); ``device`` when
+    compiled as HIP per arch; ``tu`` the build model's unit (its flags), None for a bare file."""
 
     path: str
     abs_path: Path
     device: bool
+    tu: TranslationUnit | None = None
 
 
 @dataclass(frozen=True)
 class CompileReport:
     """All compile evidence of one ``verify`` run.
 
-    ``unsupported`` lists archs the toolchain cannot build (with the reason);
-    ``units`` the units found; ``skipped`` units not compiled and why.
+    ``unsupported`` lists archs the toolchain cannot build (with the reason); ``units`` the units
+    compiled; ``skipped`` sources not compiled and why (among them the tree's sources the build does
+    not compile); ``build`` the build config the units came from; ``cache_hits`` the records read
+    from the result cache.
     """
 
     evidence: tuple[Evidence, ...]
@@ -68,6 +78,8 @@ class CompileReport:
     archs: tuple[str, ...]
     unsupported: dict[str, str] = field(default_factory=dict)
     skipped: tuple[tuple[str, str], ...] = ()
+    build: BuildConfig | None = None
+    cache_hits: int = 0
 
     @property
     def passed(self) -> bool:
@@ -84,7 +96,8 @@ class CompileReport:
 
 
 def find_units(root: str | os.PathLike) -> tuple[list[Unit], list[tuple[str, str]]]:
-    """Translation units under ``root`` (respecting .gitignore), and files skipped with a reason."""
+    """Every C/C++/CUDA/HIP source under ``root`` (respecting .gitignore) as a unit, read without a
+    build (C++ files that use HIP are device units), and files skipped with a reason."""
     from vado.scan.discover import walk
 
     plan = walk(root)
@@ -102,22 +115,129 @@ def find_units(root: str | os.PathLike) -> tuple[list[Unit], list[tuple[str, str
     return units, skipped
 
 
-def compile_command(tc: HipToolchain, unit: Unit, arch: str, flags: BuildFlags, obj: Path,
-                    extra: Sequence[str] = ()) -> list[str]:
-    """The hipcc command for one unit and arch (``host`` for a host-only unit)."""
+def units_of(config: BuildConfig, root: str | os.PathLike) -> list[Unit]:
+    """The units of a build config, with subjects relative to ``root`` (a source compiled twice with
+    different flags gets its build target or a number after its path)."""
+    root = str(Path(root).resolve())
+    out: list[Unit] = []
+    seen: dict[str, int] = {}
+    for tu in config.units:
+        rel = tu.relpath(root)
+        n = seen.get(rel, 0)
+        seen[rel] = n + 1
+        subject = rel if n == 0 else f"{rel} [{tu.target or n + 1}]"
+        out.append(Unit(subject, Path(tu.source), tu.language.device, tu))
+    return out
+
+
+def not_built(config: BuildConfig, root: str | os.PathLike) -> list[tuple[str, str]]:
+    """The tree's C/C++/CUDA/HIP sources that the build does not compile, with that reason."""
+    if config.guessed:
+        return []
+    built = {os.path.normpath(tu.source) for tu in config.units}
+    units, _ = find_units(root)
+    return [(u.path, f"not compiled by the build ({config.reader})") for u in units
+            if os.path.normpath(str(u.abs_path.resolve())) not in built]
+
+
+def _bare_tu(root: Path, unit: Unit) -> TranslationUnit:
+    from vado.build.guess import guessed_unit
+
+    lang = Language.HIP if unit.device else (Language.C if unit.abs_path.suffix == ".c" else Language.CXX)
+    return guessed_unit(root, unit.abs_path, lang)
+
+
+def compile_command(tc: HipToolchain, unit: Unit, arch: str | Sequence[str], tu: TranslationUnit, obj: Path,
+                    extra: Sequence[str] = (), depfile: Path | None = None) -> list[str]:
+    """The hipcc command for one unit and arch, or several archs at once (``host`` for a C or C++
+    unit): the unit's own flags in the build's order, then ``extra``; the dependency file
+    (``-MD -MF``) when asked."""
     cmd = [tc.path]
-    if unit.device:
-        cmd += [f"--offload-arch={arch}", "-x", "hip"]
-    cmd += flags.args()
+    if tu.language.device:
+        cmd += [f"--offload-arch={a}" for a in ([arch] if isinstance(arch, str) else arch)] + ["-x", "hip"]
+    else:
+        cmd += ["-x", "c" if tu.language is Language.C else "c++"]
+    cmd += tu.flag_args()
     cmd += list(extra)
-    cmd += ["-c", str(unit.abs_path), "-o", str(obj)]
+    if depfile is not None:
+        cmd += ["-MD", "-MF", str(depfile)]
+    cmd += ["-c", tu.source, "-o", str(obj)]
     return cmd
 
 
-def _status(outcome) -> str:
-    if outcome.timed_out:
-        return "timeout"
-    return "pass" if outcome.ok else "fail"
+#: Lines of compiler output that say why a compile ended without a located diagnostic.
+_WHY = (
+    (re.compile(r"unable to execute command: (.*)"), "the compiler could not run a sub-command: {0}"),
+    (re.compile(r"(clang[^:]*: error: .*command failed due to signal.*)"), "the compiler crashed: {0}"),
+    (re.compile(r"^(.*\berror\b: .*)$", re.M), "{0}"),
+    (re.compile(r"^(.*No such file or directory.*)$", re.M), "{0}"),
+    # hipcc's own line when the clang it ran failed: name the program, not only the words.
+    (re.compile(r"failed to execute:\s*(\S+)"), "hipcc ran {0}, which failed without a file:line diagnostic"),
+)
+
+
+def failure_reason(out: Outcome, limits: Limits) -> str:
+    """What failed when a compile printed no ``file:line: error``: the time limit, a signal (and what
+    the compiler said about it), or its last words."""
+    if out.timed_out:
+        return f"timed out after {limits.timeout_s:g}s (--timeout raises the limit)"
+    text = (out.stderr + "\n" + out.stdout).strip()
+    said = ""
+    for rx, fmt in _WHY:
+        m = rx.search(text)
+        if m:
+            said = fmt.format(m.group(1).strip())[:300]
+            break
+    if not said and text:
+        said = text.splitlines()[-1][:300]
+    why = out.why()
+    if out.returncode < 0:
+        hint = " (out of memory? the CPU-time limit?)" if why.endswith(("SIGKILL", "SIGXCPU")) else ""
+        return f"{why}{hint}" + (f": {said}" if said else "")
+    return f"{why}: {said}" if said else why
+
+
+def _read_deps(dep: Path) -> list[str]:
+    try:
+        return parse_depfile(dep.read_text(encoding="utf-8", errors="surrogateescape"))
+    except OSError:
+        return []
+
+
+def _resolve_deps(deps: Sequence[str], cwd: str, tu: TranslationUnit,
+                  real: Callable[[str], str] = lambda p: p) -> tuple[list[str], list[str]]:
+    """Files read (absolute, as the compiler saw them) and, for each header not found, the paths where
+    it would have been. ``real`` maps a compiler path to this machine's (a chroot's system headers)."""
+    found: list[str] = []
+    absent: list[str] = []
+    for d in deps:
+        p = d if os.path.isabs(d) else os.path.join(cwd, d)
+        if os.path.exists(real(p)):
+            found.append(p)
+            continue
+        if os.path.isabs(d):
+            absent.append(d)
+            continue
+        dirs = [os.path.dirname(tu.source), cwd, *(i.path for i in tu.includes)]
+        absent += [os.path.normpath(os.path.join(x, d)) for x in dict.fromkeys(dirs)]
+    return found, absent
+
+
+def _visible(base: Path, tu: TranslationUnit, cwd: str) -> list[str]:
+    """What a confined compile of ``tu`` may read besides the toolchain: the tree, and what the build
+    itself points the compiler at (its directory, the unit, its include directories and forced
+    includes), so that it finds what the build finds."""
+    dirs = [str(base), cwd, os.path.dirname(tu.source)]
+    dirs += [i.path for i in tu.includes if os.path.isdir(i.path)]
+    dirs += [os.path.dirname(f) for f in tu.forced_includes]
+    return list(dict.fromkeys(d for d in dirs if d and os.path.isdir(d)))
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def verify_compile(
@@ -129,18 +249,22 @@ def verify_compile(
     original: str | os.PathLike | None = None,
     extra_flags: Sequence[str] = (),
     limits: Limits = COMPILE_LIMITS,
-    jobs: int = 1,
+    jobs: int = 0,
     probes: dict[str, ArchProbe] | None = None,
     use_cache: bool = True,
     units: Sequence[Unit] | None = None,
     progress: Callable[[Evidence], None] | None = None,
+    build: BuildConfig | None = None,
+    cache: CompileCache | None = None,
 ) -> CompileReport:
     """Compile every unit of the port at ``root`` for every arch in ``archs``.
 
-    ``original`` is the CUDA tree the port came from (for mapping errors back
-    to its lines). ``probes`` may carry arch probes already made. Raises
-    :class:`UsageError` when ``root`` is not a directory or file, or no arch is
-    asked for.
+    Units: ``units`` when given (bare files get guessed flags), else those of ``build``, else the
+    build read from what the tree already holds (:func:`vado.build.read_build` in ``compile-db``
+    mode: nothing of the project runs). ``original`` is the CUDA tree the port came from (for
+    mapping errors back to its lines). ``probes`` may carry arch probes already made. ``jobs``: 0
+    is one compile per CPU. ``use_cache`` reads and keeps results (``cache`` to pass one).
+    Raises :class:`UsageError` when ``root`` does not exist or no arch is asked for.
     """
     root_path = Path(root)
     if not root_path.exists():
@@ -148,19 +272,28 @@ def verify_compile(
     archs = list(dict.fromkeys(a.strip() for a in archs if a.strip()))
     if not archs:
         raise UsageError("no offload target", "--arch was empty", "pass --arch gfx90a,gfx942")
+    base = (root_path if root_path.is_dir() else root_path.parent).resolve()
+    skipped: list[tuple[str, str]] = []
     if units is not None:
-        found, skipped = list(units), []
+        found = [u if u.tu is not None else Unit(u.path, u.abs_path, u.device, _bare_tu(base, u)) for u in units]
     else:
-        found, skipped = find_units(root_path)
-    if root_path.is_file():
-        root_path = root_path.parent
+        if build is None:
+            from vado.build import BuildOptions, read_build
+
+            build = read_build(root_path, BuildOptions(mode="compile-db"))
+        found = units_of(build, base)
+        skipped = not_built(build, base)
     probes = probes or probe_archs(tc, archs, use_cache=use_cache)
     unsupported = {a: (probes[a].reason or "the probe kernel does not build") for a in archs if not probes[a].ok}
-    mapper = DiagnosticMapper(root_path, original, [target])
+    mapper = DiagnosticMapper(base, original, [target])
     version = f"HIP {tc.hip_version}, clang {tc.clang_version}"
-    jobs_list: list[tuple[Unit, str]] = []
+    if cache is None:
+        cache = CompileCache(chroot=tc.chroot, enabled=use_cache)
+    identity = compiler_identity(tc.path, tc.hip_version, tc.clang_version, tc.chroot)
+    jobs_list: list[tuple[Unit, tuple[str, ...]]] = []
     evidence: list[Evidence] = []
     for unit in found:
+        todo: list[str] = []
         for arch in (archs if unit.device else ["host"]):
             if arch in unsupported:
                 ev = Evidence(
@@ -172,27 +305,70 @@ def verify_compile(
                 if progress:
                     progress(ev)
             else:
-                jobs_list.append((unit, arch))
+                todo.append(arch)
+        if todo:
+            jobs_list.append((unit, tuple(todo)))
+    # The longest compiles first, so that the last worker does not start the biggest unit.
+    jobs_list.sort(key=lambda j: -_size(j[0].abs_path) * len(j[1]))
 
     with tempfile.TemporaryDirectory(prefix="vado-verify-") as scratch:
         scratch_path = Path(scratch)
+        counter = iter(range(1 << 30))
 
-        def one(item: tuple[Unit, str]) -> Evidence:
-            unit, arch = item
-            flags = flags_for(root_path, unit.abs_path)
-            obj = scratch_path / arch / (unit.path.replace("/", "__") + ".o")
+        def run_one(tu: TranslationUnit, unit: Unit, arch: str | tuple[str, ...]) -> tuple[Outcome, bool]:
+            tag = arch if isinstance(arch, str) else "+".join(arch)
+            stem = f"{next(counter)}-" + os.path.basename(unit.abs_path)
+            obj = scratch_path / tag / (stem + ".o")
+            dep = scratch_path / tag / (stem + ".d")
             obj.parent.mkdir(parents=True, exist_ok=True)
-            cmd = compile_command(tc, unit, arch, flags, obj, extra_flags)
-            # The compiler sees the tree, the toolchain and its scratch directory only: a source that
-            # names a file outside (#include, #embed, __has_include) finds nothing (vado.verify.sandbox).
-            view = compiler_confinement(tc.path, read_only=[root_path], writable=[scratch], flags=extra_flags)
-            out = run_limited(cmd, cwd=scratch, env=hip_env(), limits=limits, confine=view)
-            status = _status(out)
-            detail: dict = {"status": status, "flags_source": flags.source, "confinement": out.confinement}
+            cmd = compile_command(tc, unit, arch, tu, obj, extra_flags, dep)
+            cwd = tu.directory if os.path.isdir(tu.directory) else str(base)
+            keyed = [("<obj>" if w == str(obj) else "<dep>" if w == str(dep) else w) for w in cmd]
+            key = cache.key(identity, [cwd, *keyed], tu.source)
+            hit = cache.get(key)
+            if hit is not None:
+                return Outcome(tuple(cmd), hit.returncode, hit.stdout, hit.stderr, hit.duration_s,
+                               confinement=hit.confinement), True
+            # The compiler sees the toolchain, a scratch directory and what the build reads (read-only): a
+            # source that names another file outside (#include, #embed) finds nothing (vado.verify.sandbox).
+            view = compiler_confinement(tc.path, read_only=_visible(base, tu, cwd), writable=[scratch],
+                                        flags=extra_flags)
+            try:
+                out = run_limited(cmd, cwd=cwd, env=hip_env(), limits=limits, confine=view)
+            except ToolchainError as exc:
+                return Outcome(tuple(cmd), 127, "", f"{exc.what}: {exc.why}", 0.0), False
+            if not out.timed_out and out.returncode >= 0 and out.returncode != 127:
+                deps = _read_deps(dep)
+                if not deps and not out.ok:
+                    # A failed HIP compile writes no dependency file: ask the preprocessor (-MG lists
+                    # the headers it did not find instead of stopping at the first).
+                    scan = [*cmd[:cmd.index("-MD")], "-M", "-MG", "-MF", str(dep), tu.source]
+                    try:
+                        if run_limited(scan, cwd=cwd, env=hip_env(), limits=limits, confine=view).ok:
+                            deps = _read_deps(dep)
+                    except ToolchainError:
+                        deps = []
+                found, absent = _resolve_deps(deps, cwd, tu, cache.digests.real)
+                if found:
+                    cache.put(key, CachedResult(out.returncode, out.stdout, out.stderr, out.duration_s,
+                                                out.confinement), found, absent)
+            return out, False
+
+        def record(unit: Unit, tu: TranslationUnit, arch: str, out: Outcome, cached: bool,
+                   together: tuple[str, ...] = ()) -> Evidence:
+            status = "timeout" if out.timed_out else ("pass" if out.ok else "fail")
+            origin = tu.origin[len("guess: "):] if tu.origin.startswith("guess: ") else tu.origin
+            detail: dict = {"status": status, "flags_source": origin, "guessed": tu.origin.startswith("guess"),
+                            "cached": cached, "language": tu.language.value, "confinement": out.confinement}
+            if together:
+                detail["compiled_with"] = list(together)
+            cwd = tu.directory if os.path.isdir(tu.directory) else str(base)
             if not out.ok:
-                diags = [mapper.map(d, Path(scratch)) for d in parse_diagnostics(out.stderr)]
+                diags = [mapper.map(d, Path(cwd)) for d in parse_diagnostics(out.stderr)]
                 detail["diagnostics"] = [d.to_json() for d in diags]
-                if out.timed_out:
+                if not diags:
+                    detail["reason"] = failure_reason(out, limits)
+                elif out.timed_out:
                     detail["reason"] = f"timed out after {limits.timeout_s:g}s"
             return Evidence(
                 kind="compile", subject=unit.path, passed=out.ok, command=out.command,
@@ -201,13 +377,30 @@ def verify_compile(
                 toolchain="hipcc", toolchain_version=version, detail=detail,
             )
 
+        def one(item: tuple[Unit, tuple[str, ...]]) -> list[Evidence]:
+            unit, todo = item
+            tu = unit.tu
+            assert tu is not None
+            if len(todo) > 1:
+                # All archs in one hipcc run share the host compile; a pass is a pass for each of them.
+                # A failure is compiled again per arch, so that each error is told with its arch.
+                out, cached = run_one(tu, unit, todo)
+                if out.ok:
+                    return [record(unit, tu, a, out, cached, todo) for a in todo]
+                if out.timed_out:
+                    return [record(unit, tu, a, out, cached, todo) for a in todo]
+            return [record(unit, tu, a, *run_one(tu, unit, a)) for a in todo]
+
+        workers = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
         # Threads suffice: each job waits on a child process.
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            for ev in pool.map(one, jobs_list):
-                evidence.append(ev)
-                if progress:
-                    progress(ev)
-    order = {(u.path): i for i, u in enumerate(found)}
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            for evs in pool.map(one, jobs_list):
+                for ev in evs:
+                    evidence.append(ev)
+                    if progress:
+                        progress(ev)
+    order = {u.path: i for i, u in enumerate(found)}
     arch_order = {a: i for i, a in enumerate(["host", *archs])}
     evidence.sort(key=lambda e: (order.get(e.subject, 0), arch_order.get(e.arch, 99)))
-    return CompileReport(tuple(evidence), tuple(found), tuple(archs), unsupported, tuple(skipped))
+    return CompileReport(tuple(evidence), tuple(found), tuple(archs), unsupported, tuple(skipped), build,
+                         sum(1 for e in evidence if e.detail.get("cached")))

@@ -19,11 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
+from vado.build.model import BuildConfig
+from vado.build.read import BuildOptions
 from vado.errors import ToolchainError, UsageError
 from vado.model import Evidence, Target
 from vado.verify.compare import Tolerance
 from vado.verify.compile import CompileReport, verify_compile
 from vado.verify.differential import DEFAULT_SHAPES, DifferentialReport, differential
+from vado.verify.grouping import group_errors, render_groups
 from vado.verify.sandbox import COMPILE_LIMITS, RUN_LIMITS, Limits
 from vado.verify.toolchains import (
     HIPCC_TIP,
@@ -76,6 +79,7 @@ class VerifyResult:
     run_skipped: str = ""
     run_required: bool = False
     notes: tuple[str, ...] = field(default=())
+    build: BuildConfig | None = None
 
     @property
     def evidence(self) -> tuple[Evidence, ...]:
@@ -127,10 +131,11 @@ def verify(
     run: RunSpec | None = None,
     extra_flags: Sequence[str] = (),
     timeout_s: float | None = None,
-    jobs: int = 1,
+    jobs: int = 0,
     use_cache: bool = True,
     allow_old_toolchain: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    build: BuildOptions = BuildOptions(),
 ) -> VerifyResult:
     """Verify the port at ``out`` (see the module docstring).
 
@@ -144,6 +149,12 @@ def verify(
     (:func:`vado.verify.toolchains.require_hip_toolchain`): ``hipcc`` names one,
     and a toolchain older than the target is refused unless
     ``allow_old_toolchain`` (then a warning leads the notes).
+
+    The units are what the port's build compiles (:func:`vado.build.read_build` with ``build``; its
+    default reads only a compile database the tree holds, and runs nothing of the project); what the
+    build reader ran is in ``result.build.ran`` and a guess is marked ``result.build.guessed``.
+    ``jobs`` compiles run at once (0: one per CPU); ``use_cache`` also keeps and reuses compile
+    results (:mod:`vado.verify.compile_cache`).
 
     Raises :class:`ToolchainError` when hipcc is needed (units to compile, or a
     port to build for AMD) and cannot be found or run, or is older than the
@@ -160,10 +171,12 @@ def verify(
     comp = None
     notes: list[str] = []
     units: list = []
+    config: BuildConfig | None = None
     if do_compile:
-        from vado.verify.compile import find_units
+        config = _read_build(out_path, build, target, hipcc, allow_old_toolchain, archs)
+        from vado.verify.compile import units_of
 
-        units, _ = find_units(out_path)
+        units = units_of(config, out_path if out_path.is_dir() else out_path.parent)
         if units and run is not None and not find_hipcc(hipcc):
             # On a GPU machine without ROCm the differential run is the proof: the AMD compile is skipped.
             notes.append("hipcc not found: the per-arch compile was skipped (install ROCm for it)")
@@ -178,7 +191,7 @@ def verify(
             if choice.older:
                 notes.append("WARNING: " + choice.warning(target.name))
             comp = verify_compile(out_path, tc, archs, target=target, original=original, extra_flags=extra_flags,
-                                  limits=climits, jobs=jobs, use_cache=use_cache, units=units,
+                                  limits=climits, jobs=jobs, use_cache=use_cache, build=config,
                                   progress=lambda _ev: steps.advance())
             loose = sorted({str(e.detail.get("confinement", "")) for e in comp.evidence} - {"", "namespaces"})
             if any("file not found" in str(d.get("message", "")) for e in comp.evidence
@@ -201,7 +214,31 @@ def verify(
         diff, skipped, builds = _differential(out_path, original, run, hipcc, nvcc, climits, rlimits, archs, steps)
     steps.finish()
     return VerifyResult(str(out_path), target.name, label, comp, tri, tuple(builds), diff, skipped,
-                        bool(run and run.require_gpu), tuple(notes))
+                        bool(run and run.require_gpu), tuple(notes), config)
+
+
+def _read_build(out_path: Path, options: BuildOptions, target: Target, hipcc, allow_old: bool,
+                archs: Sequence[str] = ()) -> BuildConfig:
+    """The port's build config. A Make or CMake read finds the target's hipcc (and its chroot's cmake);
+    a CMake configure is for the offload archs verified."""
+    from dataclasses import replace
+
+    from vado.build.cmake import hip_args
+    from vado.build.read import read_build
+
+    if options.mode in ("auto", "cmake") and archs:
+        options = replace(options, cmake_args=(*hip_args([a.strip() for a in archs if a.strip()]), *options.cmake_args))
+    if options.mode in ("auto", "make", "cmake") and not options.tools:
+        try:
+            tc_path = require_hip_toolchain(target, hipcc, allow_older=allow_old).toolchain.path
+        except ToolchainError:
+            tc_path = ""
+        if tc_path:
+            tools = {"hipcc": tc_path}
+            sibling = os.path.join(os.path.dirname(tc_path), "cmake")
+            cmake = sibling if options.cmake == "cmake" and os.path.isfile(sibling) else options.cmake
+            options = replace(options, tools=tools, cmake=cmake)
+    return read_build(out_path, options)
 
 
 class _Steps:
@@ -322,6 +359,7 @@ _CELL = {"pass": "pass", "fail": "FAIL", "timeout": "TIMEOUT", "unsupported-arch
 def render_text(result: VerifyResult) -> str:
     """The terminal report: a unit × arch grid, errors with their original line and code, runs."""
     lines = [f"vado verify {result.out} (target {result.target}" + (f"; {result.toolchain}" if result.toolchain else "") + ")"]
+    lines += render_build(result.build)
     comp = result.compile
     if comp and comp.evidence:
         archs = [a for a in ["host", *comp.archs] if any(e.arch == a for e in comp.evidence)]
@@ -334,21 +372,19 @@ def render_text(result: VerifyResult) -> str:
                 ev = next((e for e in comp.evidence if e.subject == u.path and e.arch == a), None)
                 cells.append(f"  {(_CELL.get(_status(ev), _status(ev)) if ev else '-'):<11}")
             lines.append(("  " + u.path.ljust(width) + "".join(cells)).rstrip())
-        errs = [(e, d) for e in comp.evidence if not e.passed for d in e.detail.get("diagnostics", [])]
-        if errs:
+        ran = sum(1 for e in comp.evidence if e.detail.get("status") != "unsupported-arch")
+        lines.append("")
+        lines.append(f"compiles: {ran - comp.cache_hits} run, {comp.cache_hits} from the result cache")
+        not_built = [s_ for s_, why in comp.skipped if why.startswith("not compiled by the build")]
+        if not_built:
+            shown = ", ".join(not_built[:8]) + (f", … {len(not_built) - 8} more" if len(not_built) > 8 else "")
+            lines.append(f"not compiled ({len(not_built)} sources the build does not compile): {shown}")
+        groups = group_errors(comp.evidence)
+        if groups:
+            total = sum(g.count for g in groups)
             lines.append("")
-            lines.append("errors:")
-            for e, d in errs:
-                where = f"{d['file']}:{d['line']}:{d['col']}"
-                orig = ""
-                if d.get("original_line"):
-                    orig = f" (original {d['original_file']}:{d['original_line']}" + ("" if d.get("exact") else ", nearest") + ")"
-                code = f" {d['code']}:" if d.get("code") else ""
-                lines.append(f"  {where} [{e.arch}]{orig}{code} {d['message']}")
-        other = [e for e in comp.evidence if not e.passed and _status(e) in ("fail", "timeout") and not e.detail.get("diagnostics")]
-        for e in other:
-            tail = (e.stderr.strip().splitlines() or [e.detail.get("reason", "")])[-1]
-            lines.append(f"  {e.subject} [{e.arch}]: {_status(e)}: {tail}")
+            lines.append(f"errors ({len(groups)} distinct, {total} in all; each once, with the first unit that hit it):")
+            lines += render_groups(groups)
         if comp.unsupported:
             lines.append("")
             lines.append("offload targets this toolchain cannot build (not passes):")
@@ -412,6 +448,39 @@ def render_text(result: VerifyResult) -> str:
     return "\n".join(lines) + "\n"
 
 
+def render_build(cfg: BuildConfig | None) -> list[str]:
+    """Where the units came from: the build read (and what vado ran to read it), or a loud guess."""
+    if cfg is None:
+        return []
+    out = []
+    shown = [f"`{r}`" for r in cfg.ran]
+    heads = {r.rsplit(" in ", 1)[0] for r in cfg.ran}
+    if len(cfg.ran) > 5 and len(heads) == 1:
+        # One program per directory: the command once, the directories named.
+        dirs = [r.rsplit(" in ", 1)[-1] for r in cfg.ran]
+        shown = [f"`{heads.pop()}` in {len(dirs)} directories ({', '.join(dirs[:5])}, … {len(dirs) - 5} more)"]
+    for ran in shown:
+        what = "the project's CMake code" if ran.startswith("`cmake") or "cmake -S" in ran else "the project's Makefile logic"
+        out.append(f"build: ran {ran}: executes {what}")
+    n = len(cfg.units)
+    if cfg.guessed:
+        out.append(f"build: GUESSED: {n} units, flags read from build files as text (every branch at once)")
+    else:
+        out.append(f"build: {n} units from {cfg.reader}" + (f" ({', '.join(cfg.sources_read)})" if cfg.sources_read else ""))
+    out += [f"build note: {n_}" for n_ in cfg.notes[:20]]
+    if len(cfg.notes) > 20:
+        out.append(f"build note: … {len(cfg.notes) - 20} more")
+    return out
+
+
+def _build_json(cfg: BuildConfig | None) -> dict | None:
+    if cfg is None:
+        return None
+    return {"reader": cfg.reader, "guessed": cfg.guessed, "ran": list(cfg.ran), "notes": list(cfg.notes),
+            "units": [{"source": u.source, "directory": u.directory, "language": u.language.value,
+                       "flags": u.flag_args(), "dropped": list(u.dropped), "origin": u.origin} for u in cfg.units]}
+
+
 def _differential_json(d: DifferentialReport | None) -> dict | None:
     if d is None:
         return None
@@ -435,6 +504,9 @@ def render_json(result: VerifyResult) -> str:
         "run_skipped": result.run_skipped,
         "differential": _differential_json(result.differential),
         "notes": list(result.notes),
+        "build": _build_json(result.build),
+        "error_groups": [g.to_json() for g in group_errors(result.compile.evidence)] if result.compile else [],
+        "cache_hits": result.compile.cache_hits if result.compile else 0,
         "evidence": [to_json(e) for e in result.evidence],
     }
     return json.dumps(doc, indent=2, sort_keys=False) + "\n"

@@ -1,0 +1,250 @@
+"""Reading a Make build through a dry run: ``make -n -B -k -w`` with the default goal.
+
+A dry run prints the commands the build would run for the branch its Makefile takes on this machine
+with the variables the user passes (``NVCC=hipcc``, ``USE_CUDNN=1``), so only that branch counts:
+not the union of every ``ifeq``. It still executes the Makefile's own logic: ``$(shell …)`` while
+reading it and ``+`` recipes (recursive ``$(MAKE)``), which is why it runs only when asked (the CLI's
+``--build make``/``auto`` says so in its output) and only through :func:`vado.verify.sandbox.run_limited`
+(time limit, output cap, descendants killed).
+
+The printed commands are split into shell commands (``&&``, ``;``, ``||``, ``|``), ``cd DIR`` is
+followed, ``make[N]: Entering directory`` lines keep the directory of recursive makes, and every
+compiler command becomes units (:func:`vado.build.cmdline.parse_command`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import stat
+import tempfile
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from vado.build.cmdline import compiler_family, parse_command, split_command
+from vado.build.model import BuildConfig, TranslationUnit
+
+MAKEFILE_NAMES = ("GNUmakefile", "makefile", "Makefile")
+_ENTER = re.compile(r"^\S*make(?:\[\d+\])?: Entering directory ['`\"](.*)['`\"]\s*$")
+_LEAVE = re.compile(r"^\S*make(?:\[\d+\])?: Leaving directory ")
+_SEPARATORS = {"&&", "||", ";", "|", "&", ";;", "(", ")"}
+#: Directories never searched for further Makefiles.
+_SKIP_DIRS = {".git", "node_modules", "build", "third_party", "thirdparty", "external", "vendor", "3rdparty"}
+
+
+def has_makefile(directory: str | os.PathLike) -> bool:
+    """Whether ``directory`` holds a Makefile make would read by default."""
+    return any((Path(directory) / n).is_file() for n in MAKEFILE_NAMES)
+
+
+def shell_commands(line: str) -> list[list[str]]:
+    """The simple commands of one shell line, split at ``&&``, ``;``, ``||``, ``|`` (quotes respected)."""
+    try:
+        lex = shlex.shlex(line, posix=True, punctuation_chars=";&|()")
+        lex.whitespace_split = True
+        words = list(lex)
+    except ValueError:
+        words = line.split()
+    out: list[list[str]] = [[]]
+    for w in words:
+        if w in _SEPARATORS:
+            out.append([])
+        else:
+            out[-1].append(w)
+    return [c for c in out if c]
+
+
+def parse_dry_run(text: str, directory: str, *, origin: str = "") -> list[TranslationUnit]:
+    """Units of the compiler commands a ``make -n -w`` output prints (run in ``directory``)."""
+    dirs = [directory]
+    units: list[TranslationUnit] = []
+    logical: list[str] = []
+    cont = ""
+    for raw in text.splitlines():
+        if raw.endswith("\\"):
+            cont += raw[:-1] + " "
+            continue
+        logical.append(cont + raw)
+        cont = ""
+    if cont:
+        logical.append(cont)
+    for line in logical:
+        m = _ENTER.match(line)
+        if m:
+            dirs.append(m.group(1))
+            continue
+        if _LEAVE.match(line):
+            if len(dirs) > 1:
+                dirs.pop()
+            continue
+        cwd = dirs[-1]
+        for words in shell_commands(line):
+            if words[0] == "cd" and len(words) >= 2:
+                cwd = os.path.normpath(os.path.join(cwd, words[1]))
+                continue
+            words = split_command(words)
+            if words and compiler_family(words[0]):
+                units += parse_command(words, cwd, origin=origin or f"make -n in {directory}")
+    return units
+
+
+def makefile_dirs(root: str | os.PathLike, limit: int = 1000) -> list[Path]:
+    """Directories under ``root`` holding a Makefile, the root first, shallow before deep."""
+    root = Path(root)
+    found: list[Path] = []
+    for cur, subdirs, _files in os.walk(root):
+        subdirs[:] = sorted(d for d in subdirs if d not in _SKIP_DIRS and not d.startswith("."))
+        if has_makefile(cur):
+            found.append(Path(cur))
+        if len(found) >= limit:
+            break
+    return sorted(found, key=lambda p: (len(p.relative_to(root).parts), str(p)))
+
+
+def dry_run(
+    root: str | os.PathLike,
+    *,
+    variables: Mapping[str, str] | None = None,
+    make: str = "make",
+    tools: Mapping[str, str] | None = None,
+    timeout_s: float = 120.0,
+    max_makefiles: int = 1000,
+    copy: bool = True,
+) -> BuildConfig:
+    """Dry-run the default goal of the root's Makefile, and of every other Makefile whose directory no
+    earlier dry run entered or compiled in; the units their commands compile.
+
+    ``variables`` are passed on make's command line (``NAME=VALUE``). ``tools`` maps a command name
+    to an executable (``{"hipcc": "/path/hipcc"}``): a private directory of links to them goes first
+    on ``PATH``, so a Makefile's ``$(shell which hipcc)`` finds the target's compiler.
+
+    With ``copy`` (the default) make runs in a scratch copy of the tree (symlinks copied as links,
+    ``.git`` left out) and the paths it prints are mapped back: what ``$(shell mkdir -p build)`` or a
+    ``+`` recipe writes lands in the copy, not in the user's tree. A tree larger than
+    :data:`COPY_LIMIT` bytes is dry-run in place, and the notes say so.
+    """
+    root = Path(root).resolve()
+    notes: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="vado-make-") as scratch:
+        work = root
+        if copy:
+            size = _tree_size(root, COPY_LIMIT)
+            if size is None:
+                notes.append(f"the tree is larger than {COPY_LIMIT >> 20} MiB: make -n ran in it, not in a copy")
+            else:
+                work = Path(scratch) / "tree" / root.name
+                try:
+                    shutil.copytree(root, work, symlinks=True, ignore=_not_copied)
+                except shutil.Error as exc:
+                    # Unreadable files: the copy holds the rest, and the dry run says what it lacked.
+                    errs = exc.args[0] if exc.args and isinstance(exc.args[0], list) else []
+                    notes.append(f"{len(errs)} files could not be copied for the dry run (unreadable)")
+        cfg = _dry_run_in(work, Path(scratch), variables, make, tools, timeout_s, max_makefiles, notes)
+    if work != root:
+        cfg = remap_config(cfg, str(work), str(root))
+    return cfg
+
+
+def _not_copied(directory: str, names: list[str]) -> set[str]:
+    """``.git`` and anything but directories, regular files and links (a FIFO would block the copy)."""
+    out = {".git"} & set(names)
+    for n in names:
+        try:
+            mode = os.lstat(os.path.join(directory, n)).st_mode
+        except OSError:
+            out.add(n)
+            continue
+        if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+            out.add(n)
+    return out
+
+
+#: Trees up to this size are copied for a dry run.
+COPY_LIMIT = 512 * 1024 * 1024
+
+
+def _tree_size(root: Path, limit: int) -> int | None:
+    total = 0
+    for cur, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for f in files:
+            try:
+                total += os.lstat(os.path.join(cur, f)).st_size
+            except OSError:
+                continue
+            if total > limit:
+                return None
+    return total
+
+
+def _swap(path: str, old: str, new: str) -> str:
+    return new + path[len(old):] if path == old or path.startswith(old + os.sep) else path
+
+
+def remap_config(cfg: BuildConfig, old: str, new: str) -> BuildConfig:
+    """``cfg`` with every path under ``old`` moved under ``new`` (a copy's paths mapped back)."""
+    from dataclasses import replace
+
+    from vado.build.model import IncludePath
+
+    units = tuple(
+        replace(u, source=_swap(u.source, old, new), directory=_swap(u.directory, old, new),
+                includes=tuple(IncludePath(_swap(i.path, old, new), i.kind) for i in u.includes),
+                forced_includes=tuple(_swap(f, old, new) for f in u.forced_includes),
+                options=tuple(_swap(o, old, new) for o in u.options))
+        for u in cfg.units
+    )
+    return replace(cfg, root=_swap(cfg.root, old, new), units=units,
+                   notes=tuple(n.replace(old, new) for n in cfg.notes))
+
+
+def _dry_run_in(root: Path, scratch: Path, variables, make, tools, timeout_s, max_makefiles,
+                notes: list[str]) -> BuildConfig:
+    from vado.verify.sandbox import Limits, compiler_confinement, run_limited, toolchain_dirs
+
+    units: list[TranslationUnit] = []
+    ran: list[str] = []
+    covered: set[Path] = set()
+    args = [f"{k}={v}" for k, v in (variables or {}).items()]
+    shim = scratch / "tools"
+    shim.mkdir()
+    env = dict(os.environ)
+    for name, exe in (tools or {}).items():
+        os.symlink(exe, shim / name)
+    if tools:
+        env["PATH"] = str(shim) + os.pathsep + env.get("PATH", "")
+    env["MAKEFLAGS"] = ""
+    env["LC_ALL"] = "C"
+    for d in makefile_dirs(root, max_makefiles):
+        if d in covered:
+            continue
+        cmd = [make, "-n", "-B", "-k", "-w", *args]
+        # The Makefile's own logic runs ($(shell …), `+` recipes run even under -n): confined to the scratch
+        # copy and the toolchains, with no network and no other host file (vado.verify.sandbox).
+        view = compiler_confinement(make, writable=(scratch,),
+                                    read_only=[d for exe in (tools or {}).values() for d in toolchain_dirs(exe)])
+        out = run_limited(cmd, cwd=d, env=env, confine=view,
+                          limits=Limits(timeout_s=timeout_s, cpu_s=int(timeout_s) * 2, memory_mb=4096, file_mb=64))
+        rel = os.path.relpath(d, root)
+        ran.append(f"make -n -B -k{(' ' + ' '.join(args)) if args else ''} in {rel}")
+        got = parse_dry_run(out.stdout, str(d), origin=f"make -n in {rel}")
+        if not out.ok:
+            tail = (out.stderr.strip().splitlines() or [out.why()])[-1][:300]
+            notes.append(f"make -n in {rel}: {out.why()}: {tail}")
+        units += got
+        covered.add(d)
+        for line in out.stdout.splitlines():
+            m = _ENTER.match(line)
+            if m:
+                covered.add(Path(m.group(1)))
+        covered.update(Path(u.source).parent for u in got)
+    seen: set[tuple[str, str, str]] = set()
+    unique = []
+    for u in units:
+        key = (u.source, u.directory, " ".join(u.flag_args()))
+        if key not in seen:
+            seen.add(key)
+            unique.append(u)
+    return BuildConfig(str(root), tuple(unique), "make", ran=tuple(ran), notes=tuple(notes))

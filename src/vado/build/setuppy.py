@@ -1,0 +1,121 @@
+"""Reading a torch extension's ``setup.py`` without running it.
+
+The file is parsed (``ast``), never executed. Every call of ``CUDAExtension``, ``CppExtension`` or
+``Extension`` whose arguments are literals (strings, lists, tuples, dicts; names assigned a literal
+once at module level; ``os.path.join``/``glob`` are not evaluated) gives units: its ``sources``
+(the second positional argument or ``sources=``), ``include_dirs``, ``define_macros`` and
+``extra_compile_args`` (a list, or a dict with ``cxx`` and ``nvcc`` lists). What cannot be read
+literally is named in the notes. torch's own headers are added as system include directories when
+torch is installed (found by ``importlib.util.find_spec``, not imported).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import os
+from pathlib import Path
+
+from vado.build.cmdline import language_of, parse_flags
+from vado.build.model import BuildConfig, IncludeKind, IncludePath, TranslationUnit
+
+_EXT_CALLS = {"CUDAExtension", "CppExtension", "Extension", "HIPExtension"}
+
+
+def _literal(node: ast.AST, names: dict[str, ast.AST], depth: int = 0):
+    """The value of a literal expression: constants, lists, tuples, dicts, module-level names bound to
+    one, and ``+`` of lists or strings. Raises :class:`ValueError` for anything else."""
+    if depth > 20:
+        raise ValueError("too deep")
+    if isinstance(node, ast.Name) and node.id in names:
+        return _literal(names[node.id], names, depth + 1)
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool, type(None))):
+        return node.value
+    if isinstance(node, (ast.List, ast.Tuple)):
+        items = [_literal(e, names, depth + 1) for e in node.elts]
+        return items if isinstance(node, ast.List) else tuple(items)
+    if isinstance(node, ast.Dict) and all(k is not None for k in node.keys):
+        return {_literal(k, names, depth + 1): _literal(v, names, depth + 1) for k, v in zip(node.keys, node.values)}
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _literal(node.left, names, depth + 1), _literal(node.right, names, depth + 1)
+        if type(left) is type(right) and isinstance(left, (list, tuple, str)):
+            return left + right
+    raise ValueError("not a literal")
+
+
+def _torch_includes() -> list[str]:
+    try:
+        spec = importlib.util.find_spec("torch")
+    except (ImportError, ValueError):
+        return []
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    base = Path(list(spec.submodule_search_locations)[0]) / "include"
+    dirs = [base, base / "torch" / "csrc" / "api" / "include"]
+    return [str(d) for d in dirs if d.is_dir()]
+
+
+def read_setup_py(path: str | os.PathLike) -> BuildConfig | None:
+    """The units of the extensions a ``setup.py`` declares, or None when it declares none."""
+    path = Path(path)
+    root = str(path.parent.resolve())
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (OSError, SyntaxError, ValueError) as exc:
+        return BuildConfig(root, (), "setup.py", notes=(f"{path.name} cannot be parsed: {exc}",))
+    names: dict[str, ast.AST] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            names[stmt.targets[0].id] = stmt.value
+    units: list[TranslationUnit] = []
+    notes: list[str] = []
+    found = False
+    torch_inc = _torch_includes()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        fname = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+        if fname not in _EXT_CALLS:
+            continue
+        found = True
+        kw = {k.arg: k.value for k in node.keywords if k.arg}
+        try:
+            name = _literal(node.args[0], names) if node.args else _literal(kw["name"], names)
+            sources = _literal(node.args[1], names) if len(node.args) > 1 else _literal(kw["sources"], names)
+        except (ValueError, KeyError, TypeError):
+            notes.append(f"{path.name}:{node.lineno}: {fname}'s name or sources are not literals: not read")
+            continue
+        def opt(key, default):
+            if key not in kw:
+                return default
+            try:
+                return _literal(kw[key], names)
+            except (ValueError, TypeError):
+                notes.append(f"{path.name}:{node.lineno}: {key} is not a literal: left out")
+                return default
+        incs = opt("include_dirs", [])
+        macros = opt("define_macros", [])
+        extra = opt("extra_compile_args", [])
+        cxx, nv = (extra.get("cxx", []), extra.get("nvcc", [])) if isinstance(extra, dict) else (extra, extra)
+        for src in sources if isinstance(sources, (list, tuple)) else []:
+            src = str(src)
+            cuda = src.endswith((".cu", ".hip"))
+            acc, _ = parse_flags([str(w) for w in (nv if cuda else cxx)], "nvcc" if cuda else "cxx", root)
+            for d in incs if isinstance(incs, (list, tuple)) else []:
+                acc.include(str(d), IncludeKind.DIR)
+            for d in torch_inc:
+                acc.includes.append(IncludePath(d, IncludeKind.SYSTEM))
+            for m in macros if isinstance(macros, (list, tuple)) else []:
+                if isinstance(m, (list, tuple)) and len(m) == 2:
+                    acc.macros.append(("D", f"{m[0]}" if m[1] is None else f"{m[0]}={m[1]}"))
+            acc.macros.append(("D", f"TORCH_EXTENSION_NAME={str(name).rsplit('.', 1)[-1]}"))
+            lang = language_of(src, "nvcc" if cuda else "cxx", None)
+            if lang is None:
+                continue
+            units.append(acc.unit(os.path.normpath(os.path.join(root, src)), lang, "nvcc" if cuda else "c++",
+                                  f"{path.name}:{node.lineno} {fname}", str(name)))
+    if not found:
+        return None
+    if not torch_inc:
+        notes.append("torch is not installed here: its headers (torch/extension.h) are not on the include path")
+    return BuildConfig(root, tuple(units), "setup.py", notes=tuple(notes), sources_read=(str(path),))
