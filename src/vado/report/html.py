@@ -116,21 +116,40 @@ def stacked_verdict_chart(result: AuditResult) -> str:
     return "".join(parts) + f'\n<p class="legend">{legend}</p>'
 
 
-def bar_chart(title: str, items: list[tuple[str, int, str]]) -> str:
-    """Inline SVG of horizontal bars; ``items`` are ``(label, value, colour)``."""
+def _value_text(value: float, unit: str) -> str:
+    text = f"{value:g}" if isinstance(value, float) else str(value)
+    return f"{text} {unit}" if unit else text
+
+
+def bar_chart(title: str, items: list[tuple[str, float, str]], unit: str = "") -> str:
+    """Inline SVG of horizontal bars; ``items`` are ``(label, value, colour)``.
+
+    Values are drawn at their own scale (an hour count stays an hour count) with ``unit``
+    after the number. The label column widens to the longest label (up to ``_clip_label``'s
+    limit) and the value column to the longest value, so neither is cut at the edge.
+    """
     if not items:
         return ""
     top = max(v for _, v, _ in items) or 1
+    labels = [_clip_label(label) for label, _, _ in items]
+    values = [_value_text(v, unit) for _, v, _ in items]
+    # About 7 px a character at 12 px; the gap on either side of the bar.
+    label_width = max(_LABEL_WIDTH, 7 * max(len(t) for t in labels) + 16)
+    value_width = max(_VALUE_WIDTH, 7 * max(len(t) for t in values) + 12)
+    width = label_width + _PLOT_WIDTH + value_width
     height = len(items) * (_BAR_HEIGHT + _BAR_GAP) + _BAR_GAP
-    parts = [_svg_open(height, title)]
-    for i, (label, value, colour) in enumerate(items):
+    parts = [
+        f'<svg role="img" aria-label="{e(title)}" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}"><title>{e(title)}</title>'
+    ]
+    for i, ((label, _, colour), shown, value) in enumerate(zip(items, labels, values)):
         y = _BAR_GAP + i * (_BAR_HEIGHT + _BAR_GAP)
-        w = _PLOT_WIDTH * value / top
+        w = _PLOT_WIDTH * items[i][1] / top
         parts.append(
-            f'<text x="{_LABEL_WIDTH - 8}" y="{y + 14}" text-anchor="end">{e(_clip_label(label))}</text>'
-            f'<rect x="{_LABEL_WIDTH}" y="{y}" width="{_num(w)}" height="{_BAR_HEIGHT}" fill="{colour}">'
-            f"<title>{e(label)}: {value}</title></rect>"
-            f'<text x="{_num(_LABEL_WIDTH + w + 6)}" y="{y + 14}">{value}</text>'
+            f'<text x="{label_width - 8}" y="{y + 14}" text-anchor="end">{e(shown)}</text>'
+            f'<rect x="{label_width}" y="{y}" width="{_num(w)}" height="{_BAR_HEIGHT}" fill="{colour}">'
+            f"<title>{e(label)}: {e(value)}</title></rect>"
+            f'<text x="{_num(label_width + w + 6)}" y="{y + 14}">{e(value)}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)
