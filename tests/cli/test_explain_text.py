@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from vado.cli.app import app
 from vado.cli.explain import explained_sections
-from vado.cli.rst_text import inline, to_text
+from vado.report.rst_text import inline, to_text
 from vado.rules.registry import all_rules
 
 RULES = all_rules()

@@ -48,10 +48,14 @@ def test_summary_follows_the_result(sample):
 def test_table_cells_keep_words_whole(sample):
     html = render_html(sample)
     css = html[html.index("<style>"):html.index("</style>")]
-    assert "overflow-wrap:anywhere}" not in css.split("td code.path")[0]  # not for every cell
-    assert "word-break:normal" in css and "td code,th code,td .v{white-space:nowrap}" in css
-    assert "td code.path{white-space:normal;overflow-wrap:anywhere}" in css
-    assert '<code class="path">kernels/attention.cu:11</code>' in html
+    # Breaking anywhere only for paths and messages (a long URL), never for every cell.
+    assert "text-align:left;vertical-align:top;word-break:normal;overflow-wrap:normal}" in css
+    assert ".msg{overflow-wrap:anywhere}" in css
+    assert "word-break:normal" in css and "td code,th code,td .v,td .tv{white-space:nowrap}" in css
+    assert "td code.path{white-space:normal;overflow-wrap:anywhere;" in css
+    # Paths may break after a slash; codes and verdicts never break.
+    assert '<code class="path">kernels/<wbr>attention.cu:11</code>' in html
+    assert '<span class="tv">rocm-7.2 <span class="v v-needs-manual-work" title="needs manual work">manual</span></span>' in html
 
 
 def test_findings_hide_info_by_default_with_a_control(sample):

@@ -59,10 +59,10 @@ def explain(
 def explained_sections(rule) -> list[tuple[str, str]]:
     """``(title, plain text)`` of ``rule``'s documentation in reading order, the intro (title "") first.
 
-    The docstring's reStructuredText is converted by :func:`vado.cli.rst_text.to_text`, so no
+    The docstring's reStructuredText is converted by :func:`vado.report.rst_text.to_text`, so no
     ````literal````, ``:role:`` or ``.. directive::`` markup reaches the reader.
     """
-    from vado.cli.rst_text import to_text
+    from vado.report.rst_text import to_text
     from vado.rules.base import DOC_SECTIONS
 
     sections = rule.doc_sections()

@@ -302,7 +302,10 @@ class TargetOverview:
 
 def target_overviews(result: AuditResult, limit: int = 3) -> list[TargetOverview]:
     """One :class:`TargetOverview` per target, in the result's target order; ``limit`` deciding codes each."""
-    summaries_by_code = {r.code: r.summary for r in result.rules}
+    from vado.report.rst_text import inline
+
+    # Rule summaries are docstring lines (reStructuredText): plain text, without the closing full stop.
+    summaries_by_code = {r.code: inline(r.summary).strip().rstrip(".") for r in result.rules}
     out = []
     for ts in target_summaries(result):
         effort = Effort()

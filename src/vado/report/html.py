@@ -38,7 +38,8 @@ h1{font-size:1.5rem;margin-bottom:.25rem}h2{font-size:1.15rem;margin-top:2rem;bo
 code{font:12.5px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f3f3f3;padding:0 .2em}
 table{border-collapse:collapse;margin:.5rem 0;width:100%}th,td{border:1px solid #ddd;padding:.25rem .5rem;
 text-align:left;vertical-align:top;word-break:normal;overflow-wrap:normal}
-td code,th code,td .v{white-space:nowrap}td code.path{white-space:normal;overflow-wrap:anywhere}
+td code,th code,td .v,td .tv{white-space:nowrap}
+.msg{overflow-wrap:anywhere}td code.path{white-space:normal;overflow-wrap:anywhere;display:inline-block;min-width:10em}
 .summary{background:#f7f9fc;border:1px solid #dde3ee;border-radius:6px;padding:.25rem 1rem .5rem;margin:1rem 0}
 .summary h2{border:0;margin-top:.5rem}.summary p{margin:.4rem 0}
 .filter{margin:.5rem 0}.filter label{cursor:pointer}
@@ -70,8 +71,9 @@ def _num(x: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
-def _verdict_badge(v: Verdict) -> str:
-    return f'<span class="v v-{e(v.value)}">{e(v.label)}</span>'
+def _verdict_badge(v: Verdict, short: bool = False) -> str:
+    label = S.verdict_short(v) if short else v.label
+    return f'<span class="v v-{e(v.value)}" title="{e(v.label)}">{e(label)}</span>'
 
 
 def _svg_open(height: int, title: str) -> str:
@@ -180,13 +182,19 @@ def _table(head: list[str], rows: list[list[str]], numeric: set[int] = frozenset
     return "\n".join(out)
 
 
+def _path(path: str) -> str:
+    """A path for a table cell: it may break after each ``/`` (and anywhere, when one part is too long)."""
+    return e(path).replace("/", "/<wbr>")
+
+
 def _location(f: Finding) -> str:
     line = f":{f.span.line}" if f.span.line else f"@{f.span.start}"
-    return f'<code class="path">{e(f.span.path)}{line}</code>'
+    return f'<code class="path">{_path(f.span.path)}{line}</code>'
 
 
 def _verdicts(verdicts: dict[str, Verdict], targets: list[str], inactive: dict[str, Verdict] | None = None) -> str:
-    parts = [f"{e(t)} {_verdict_badge(verdicts[t])}" for t in targets if t in verdicts]
+    # Short labels (as is, automatic, manual, blocked; the full one in the tooltip) keep the column narrow.
+    parts = [f'<span class="tv">{e(t)} {_verdict_badge(verdicts[t], short=True)}</span>' for t in targets if t in verdicts]
     parts += [f'{e(t)} <span class="muted">inactive (branch not compiled)</span>' for t in targets if inactive and t in inactive]
     return "<br>".join(parts) if parts else '<span class="muted">—</span>'
 
@@ -338,7 +346,7 @@ def render_html(result: AuditResult) -> str:
             )
         )
         rows = [
-            [f'<code class="path">{e(fs.path)}</code>', e(fs.kind) or "—", str(fs.count)]
+            [f'<code class="path">{_path(fs.path)}</code>', e(fs.kind) or "—", str(fs.count)]
             + [_verdict_badge(fs.verdicts[t]) if t in fs.verdicts else "—" for t in targets]
             + [e(S.fmt_hours(fs.effort.hours))]
             for fs in top
@@ -359,7 +367,7 @@ def render_html(result: AuditResult) -> str:
         for w in sorted(result.workloads, key=lambda w: (w.path, w.name)):
             by_target = {tv.target: tv.verdict for tv in w.verdicts}
             rows.append(
-                [e(w.name), f'<code class="path">{e(w.path)}</code>', str(len(w.files))]
+                [e(w.name), f'<code class="path">{_path(w.path)}</code>', str(len(w.files))]
                 + [_verdict_badge(by_target[t]) if t in by_target else "—" for t in targets]
                 + [e(S.fmt_hours(w.effort.hours))]
             )
@@ -398,7 +406,7 @@ def render_html(result: AuditResult) -> str:
                     _location(f),
                     f"<code>{e(f.code)}</code>",
                     f'<span class="s-{e(f.severity.value)}">{e(f.severity.value)}</span>',
-                    e(f.message).replace("\n", "<br>"),
+                    '<div class="msg">' + e(f.message).replace("\n", "<br>") + "</div>",
                     _verdicts(f.verdicts, targets, f.inactive),
                     fix,
                 ]
@@ -412,7 +420,7 @@ def render_html(result: AuditResult) -> str:
     if result.skips:
         summary = ", ".join(f"{e(reason)} ×{n}" for reason, n, _ in S.skip_summary(result))
         body.append(f"<p>{len(result.skips)} skipped: {summary}.</p>")
-        rows = [[f'<code class="path">{e(s.path)}</code>', e(s.reason.value), e(s.detail) or "—"] for s in S.sorted_skips(result)]
+        rows = [[f'<code class="path">{_path(s.path)}</code>', e(s.reason.value), e(s.detail) or "—"] for s in S.sorted_skips(result)]
         body.append(_table(["Path", "Reason", "Detail"], rows))
     else:
         body.append("<p>No file was skipped.</p>")
