@@ -75,3 +75,14 @@ def test_findings_hide_info_by_default_with_a_control(sample):
 def test_no_control_without_info_findings(sample):
     assert all(f.severity is not Severity.INFO for f in sample.findings)
     assert 'id="show-info"' not in render_html(sample)
+
+
+def test_markdown_carries_the_same_summary(sample):
+    from vado.report.markdown import render_markdown
+
+    md = render_markdown(sample)
+    main = S.target_overviews(sample)[0]
+    assert f"**In short:** for `{main.target}` the code needs manual work." in md
+    assert f"about {S.fmt_hours(main.effort.hours)} h" in md
+    assert f"`vado port` applies {S.fix_counts(sample)['safe']} safe fixes" in md
+    assert md.index("**In short:**") < md.index("## Verdicts")
