@@ -57,7 +57,9 @@ class _FlagsWithoutType:
     """Mixed into a Typer command or group class: :func:`_no_flag_placeholders` on its parameters."""
 
     def get_params(self, ctx):
-        return _no_flag_placeholders(super().get_params(ctx))
+        from vado.cli.params import list_types_as_repeats
+
+        return list_types_as_repeats(_no_flag_placeholders(super().get_params(ctx)), ctx)
 
 
 def _shown_without_flag_types(base: type) -> type:

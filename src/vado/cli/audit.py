@@ -133,6 +133,8 @@ def audit(
 
         kwargs = disk_context(result)
     try:
+        if format == "text" and not output:
+            kwargs = term.report_style()  # colour and width on a terminal, plain when piped
         text = render(result, format, **kwargs) if kwargs else render(result, format)
     except VadoError as exc:
         raise fail(exc)

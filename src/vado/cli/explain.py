@@ -16,7 +16,6 @@ def explain(
     """Explain what a finding code means, why it matters and what to do about it."""
     from vado.cli.terminal import get_terminal
     from vado.errors import UsageError
-    from vado.rules.base import DOC_SECTIONS
     from vado.rules.registry import FAMILIES, all_rules, get_rule
 
     term = get_terminal()
@@ -49,17 +48,30 @@ def explain(
     if format == "json":
         term.data(json.dumps(_rule_json(rule), indent=2))
         return
-    sections = rule.doc_sections()
     term.out.print(f"[code]{rule.code}[/code] {rule.name}  [dim]({rule.severity.value})[/dim]")
-    intro = sections.get("", "")
-    if intro:
-        term.out.print(intro, markup=False)
-    for title in DOC_SECTIONS:
-        body = sections.get(title)
-        if body:
+    for title, body in explained_sections(rule):
+        if title:
             term.out.print()
             term.out.print(f"[bold]{title}[/bold]")
-            term.out.print(body, markup=False)
+        term.out.print(body, markup=False, highlight=False)
+
+
+def explained_sections(rule) -> list[tuple[str, str]]:
+    """``(title, plain text)`` of ``rule``'s documentation in reading order, the intro (title "") first.
+
+    The docstring's reStructuredText is converted by :func:`vado.report.rst_text.to_text`, so no
+    ````literal````, ``:role:`` or ``.. directive::`` markup reaches the reader.
+    """
+    from vado.report.rst_text import to_text
+    from vado.rules.base import DOC_SECTIONS
+
+    sections = rule.doc_sections()
+    out = []
+    for title in ("", *DOC_SECTIONS):
+        body = to_text(sections.get(title) or "")
+        if body:
+            out.append((title, body))
+    return out
 
 
 def _rule_json(rule) -> dict:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 from typing import Any, Callable
 
 
@@ -86,3 +87,28 @@ def typer_command(fn: Callable) -> Callable:
 
     command.__signature__ = sig.replace(parameters=params)
     return command
+
+
+_LIST_TYPE = re.compile(r"^<list\[(?P<item>[^\]]+)\]>$")
+
+
+def list_types_as_repeats(params: list, ctx: Any) -> list:
+    """List-typed parameters shown as ``<path>...`` in help, not Typer's ``<list[Path]>``.
+
+    Typer labels a ``List[Path]`` argument or a repeatable ``List[str]`` option with the Python
+    type; help says what to type instead: one value, and ``...`` for more. A parameter with its
+    own ``metavar`` keeps it. Works on Typer's parameter objects (after Typer built them).
+    """
+    for p in params:
+        if getattr(p, "is_flag", False) or (getattr(p, "metavar", None) and p.param_type_name == "option"):
+            continue
+        try:
+            shown = p.display_type_rich(ctx)
+        except Exception:  # noqa: BLE001 - a parameter Typer cannot label keeps Typer's help
+            continue
+        m = _LIST_TYPE.match(shown or "")
+        if m:
+            label = f"<{m.group('item').lower()}>..."
+            # An instance attribute shadows the method: only this parameter's help changes.
+            p.display_type_rich = lambda ctx=None, _label=label: _label
+    return params

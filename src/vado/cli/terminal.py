@@ -64,6 +64,17 @@ class Terminal:
             sys.stdout.write("\n")
         sys.stdout.flush()
 
+    def report_style(self) -> dict:
+        """``width`` and ``color`` for a text report written to stdout.
+
+        On a terminal: its width, and colour unless ``NO_COLOR`` is set (or ``TERM=dumb``).
+        Piped or redirected: the report's fixed default width and no colour, so files and
+        pipes get the same plain text whatever terminal ran the command.
+        """
+        if not self.out.is_terminal:
+            return {"width": None, "color": False}
+        return {"width": self.out.width, "color": not self.out.no_color and not self.out.is_dumb_terminal}
+
     def show(self, renderable) -> None:
         """Render something rich to stdout."""
         self.out.print(renderable)

@@ -9,7 +9,9 @@ the order is deterministic). Blocked workloads come last: they stay on NVIDIA.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from pathlib import Path
 from dataclasses import replace
 from typing import Iterable, Sequence
 
@@ -26,6 +28,12 @@ WAVES = {
     Verdict.MANUAL: "manual work",
     Verdict.BLOCKED: "stays on NVIDIA",
 }
+#: The wave of a workload with no CUDA at all (no CUDA file, no finding): Metal, Vulkan, OpenCL or
+#: plain C++ directories. It has nothing to migrate, so it is no migration win and gets no place
+#: (``order`` 0) in the migration order.
+NO_CUDA_WAVE = "no CUDA"
+#: File kinds that are CUDA by themselves (``.cu``, ``.cuh``).
+CUDA_FILE_KINDS = frozenset({"cuda-source", "cuda-header"})
 #: Route name for the pool a CUDA workload already runs on.
 SOURCE_ROUTE = "cuda"
 
@@ -89,9 +97,11 @@ def workload_plans(repo: str, result: AuditResult, targets: Sequence[Target], po
     """One :class:`WorkloadPlan` per workload of ``result`` (unordered; see :func:`order`)."""
     summaries = {r.code: r.summary for r in result.rules}
     grouped = _findings_by_workload(result)
+    kinds = {f.path: f.kind for f in result.files}
     out = []
     for w in result.workloads:
         found = grouped.get(w.path, [])
+        has_cuda = bool(found) or _mentions_cuda(result.root, w.files, kinds)
         out.append(
             WorkloadPlan(
                 repo=repo,
@@ -103,9 +113,37 @@ def workload_plans(repo: str, result: AuditResult, targets: Sequence[Target], po
                 effort_by_target={t.name: effort_for(found, t.name) for t in targets},
                 blockers=blockers(found, summaries),
                 fits=pool_fits(w.verdicts, targets, pools),
+                wave="" if has_cuda else NO_CUDA_WAVE,
             )
         )
     return out
+
+
+def _mentions_cuda(root: str, files: Iterable[str], kinds: dict[str, str]) -> bool:
+    """Whether any of ``files`` is a CUDA file or names CUDA at all (``torch.cuda``, ``GGML_USE_CUDA``,
+    ``find_package(CUDAToolkit)``).
+
+    A workload without a finding can still run CUDA through a framework (PyTorch moves as is on
+    ROCm), so only one whose files never say "cuda" counts as having no CUDA. A file that cannot be
+    read counts as CUDA: the workload is kept in the order rather than dropped on a guess.
+    """
+    for path in files:
+        if kinds.get(path) in CUDA_FILE_KINDS:
+            return True
+    base = Path(root)
+    for path in files:
+        try:
+            with open(base / path, "rb") as fh:
+                if _CUDA_WORD.search(fh.read(_READ_LIMIT)):
+                    return True
+        except OSError:
+            return True
+    return False
+
+
+_CUDA_WORD = re.compile(rb"cuda|nvcc|cublas|cudnn|nvidia", re.IGNORECASE)
+#: The scanner already bounded file sizes; this only caps the read of one file.
+_READ_LIMIT = 16 * 1024 * 1024
 
 
 def _workload_name(repo: str, w: WorkloadReport) -> str:
@@ -114,18 +152,32 @@ def _workload_name(repo: str, w: WorkloadReport) -> str:
 
 
 def sort_key(w: WorkloadPlan, primary: str) -> tuple:
-    """Cheapest wins first for ``primary``: verdict, then effort, then repository and path."""
+    """Cheapest wins first for ``primary``: verdict, then effort, then repository and path.
+
+    Workloads with no CUDA (:data:`NO_CUDA_WAVE`) go after every other one.
+    """
     verdict = w.verdict_for(primary)
     rank = verdict.rank if verdict is not None else len(Verdict)
+    if w.wave == NO_CUDA_WAVE:
+        rank = len(Verdict) + 1
     effort = w.effort_by_target.get(primary, w.effort)
     return (rank, effort.hours, effort.lines, effort.constructs, w.repo, w.path)
 
 
 def order(workloads: Iterable[WorkloadPlan], primary: str) -> tuple[WorkloadPlan, ...]:
-    """``workloads`` in migration order, each with its 1-based ``order`` and its ``wave``."""
+    """``workloads`` in migration order, each with its 1-based ``order`` and its ``wave``.
+
+    A workload with no CUDA keeps the wave :data:`NO_CUDA_WAVE` and ``order`` 0: it is listed
+    after the order, never as a migration win.
+    """
     ranked = sorted(workloads, key=lambda w: sort_key(w, primary))
     out = []
-    for i, w in enumerate(ranked, 1):
+    i = 0
+    for w in ranked:
+        if w.wave == NO_CUDA_WAVE:
+            out.append(replace(w, order=0))
+            continue
+        i += 1
         verdict = w.verdict_for(primary)
         out.append(replace(w, order=i, wave=WAVES[verdict] if verdict is not None else "not audited"))
     return tuple(out)

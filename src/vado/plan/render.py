@@ -41,6 +41,19 @@ def _primary_effort(w: WorkloadPlan, primary: str):
     return w.effort_by_target.get(primary, w.effort)
 
 
+def _split(plan: FleetPlan) -> tuple[list[WorkloadPlan], list[WorkloadPlan]]:
+    """The workloads in the migration order, and those with no CUDA (nothing to migrate)."""
+    from vado.plan.aggregate import NO_CUDA_WAVE
+
+    moving = [w for w in plan.workloads if w.wave != NO_CUDA_WAVE]
+    return moving, [w for w in plan.workloads if w.wave == NO_CUDA_WAVE]
+
+
+def _no_cuda_line(rest: list[WorkloadPlan], code=lambda s: s) -> str:
+    return (f"{_plural(len(rest), 'workload')} without CUDA (no CUDA file, no finding, no mention of CUDA), so nothing to migrate: "
+            + ", ".join(code(w.key) for w in rest) + ".")
+
+
 def _fit_text(w: WorkloadPlan, pool: str) -> str:
     fit = next((f for f in w.fits if f.pool == pool), None)
     if fit is None:
@@ -111,12 +124,15 @@ def render_text(plan: FleetPlan) -> str:
     ]
     head = ["#", "workload", "wave", *plan.targets, "hours", *plan.pools]
     rows = []
-    for w in plan.workloads:
+    moving, rest = _split(plan)
+    for w in moving:
         rows.append([str(w.order), w.key, w.wave]
                     + [w.verdict_for(t).label if w.verdict_for(t) else "—" for t in plan.targets]
                     + [_hours(_primary_effort(w, plan.primary).hours)]
                     + [_fit_text(w, p) for p in plan.pools])
     lines += _table(head, rows, {0, 3 + len(plan.targets)}) if rows else ["  no workloads"]
+    if rest:
+        lines += ["", _no_cuda_line(rest)]
     blocked = [w for w in plan.workloads if w.blockers]
     if blocked:
         lines += ["", "Blockers"]
@@ -162,11 +178,14 @@ def render_markdown(plan: FleetPlan) -> str:
         "work, each wave by effort for the primary target. Blocked workloads stay on NVIDIA.",
         "",
     ]
+    moving, rest = _split(plan)
     rows = [[str(w.order), f"`{w.key}`", w.wave]
             + [w.verdict_for(t).label if w.verdict_for(t) else "—" for t in plan.targets]
             + [_hours(_primary_effort(w, plan.primary).hours), str(_primary_effort(w, plan.primary).lines)]
-            for w in plan.workloads]
+            for w in moving]
     out += _md_table(["#", "Workload", "Wave", *[f"`{t}`" for t in plan.targets], "Hours", "Lines"], rows) if rows else ["No workloads."]
+    if rest:
+        out += ["", _no_cuda_line(rest, lambda k: f"`{k}`")]
     out += ["", "## Pools", "",
             "Where each workload can run, and when: `now`, `after-port` (after `vado port`), "
             "`after-manual-work`, or `no`; the route into the pool in brackets.", ""]
@@ -259,13 +278,14 @@ def render_html(plan: FleetPlan) -> str:
             f"Executor {e(st.executor)} ({st.workers} workers), {st.duration_s:.2f} s. vado {e(plan.tool_version)}.</p>"]
 
     body.append("<h2>Workloads per verdict</h2>")
-    rows = [(t, [(sum(1 for w in plan.workloads if w.verdict_for(t) is v), VERDICT_COLOURS[v], v.label) for v in _VERDICTS])
+    moving, rest = _split(plan)
+    rows = [(t, [(sum(1 for w in moving if w.verdict_for(t) is v), VERDICT_COLOURS[v], v.label) for v in _VERDICTS])
             for t in plan.targets]
     body.append(_stacked("Workloads per verdict, per target", rows, "workloads"))
     body.append(_legend([(v.label, VERDICT_COLOURS[v]) for v in _VERDICTS]))
 
     body.append("<h2>Pools</h2>")
-    rows = [(p, [(sum(1 for w in plan.workloads for f in w.fits if f.pool == p and f.readiness is r),
+    rows = [(p, [(sum(1 for w in moving for f in w.fits if f.pool == p and f.readiness is r),
                   READINESS_COLOURS[r], r.value) for r in _READINESS]) for p in plan.pools]
     body.append(_stacked("Workloads per readiness, per pool", rows, "workloads"))
     body.append(_legend([(r.value, READINESS_COLOURS[r]) for r in _READINESS]))
@@ -273,12 +293,12 @@ def render_html(plan: FleetPlan) -> str:
     body.append("<h2>Migration order</h2>")
     body.append("<p>Cheapest wins first: moves as is, then automatic edits, then manual work, each by effort for the "
                 "primary target; blocked workloads stay on NVIDIA.</p>")
-    items = [(f"{w.order}. {w.key}", int(round(_primary_effort(w, plan.primary).hours * 10)),
-              VERDICT_COLOURS[w.verdict_for(plan.primary) or Verdict.MOVES_AS_IS]) for w in plan.workloads]
+    items = [(f"{w.order}. {w.key}", _primary_effort(w, plan.primary).hours,
+              VERDICT_COLOURS[w.verdict_for(plan.primary) or Verdict.MOVES_AS_IS]) for w in moving]
     if any(v for _, v, _ in items):
-        body.append(bar_chart(f"Effort for {plan.primary} (tenths of an hour)", items))
+        body.append(bar_chart(f"Effort for {plan.primary} (hours)", items, unit="h"))
     rows_html = []
-    for w in plan.workloads:
+    for w in moving:
         eff = _primary_effort(w, plan.primary)
         rows_html.append([str(w.order), f"<code>{e(w.key)}</code>", e(w.wave)]
                          + [_verdict_badge(w.verdict_for(t)) if w.verdict_for(t) else "—" for t in plan.targets]
@@ -286,6 +306,8 @@ def render_html(plan: FleetPlan) -> str:
                          + [e(_fit_text(w, p)) for p in plan.pools])
     body.append(_table(["#", "Workload", "Wave", *[f"<code>{e(t)}</code>" for t in plan.targets], "Hours", "Lines",
                         *[e(p) for p in plan.pools]], rows_html, {0, 3 + len(plan.targets), 4 + len(plan.targets)}))
+    if rest:
+        body.append(f"<p>{_no_cuda_line(rest, lambda k: f'<code>{e(k)}</code>')}</p>")
 
     body.append("<h2>Blockers</h2>")
     blocked = [w for w in plan.workloads if w.blockers]

@@ -279,3 +279,49 @@ def fmt_bytes(n: int) -> str:
 def plural(n: int, word: str) -> str:
     """``1 finding``, ``2 findings``."""
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+@dataclass(frozen=True)
+class TargetOverview:
+    """What a reader who does not read code needs about one target: the verdict, the files, the work.
+
+    ``moving`` counts files that move as is or with vado's automatic edits; ``work`` those that need
+    manual work or are blocked. ``effort`` sums the findings that change something for this target.
+    ``work_codes`` are the deciding codes with their rule summaries, most frequent first.
+    """
+
+    target: str
+    verdict: Verdict
+    files: int
+    moving: int
+    work: int
+    blocked: int
+    effort: Effort
+    work_codes: tuple[tuple[str, int, str], ...] = ()
+
+
+def target_overviews(result: AuditResult, limit: int = 3) -> list[TargetOverview]:
+    """One :class:`TargetOverview` per target, in the result's target order; ``limit`` deciding codes each."""
+    from vado.report.rst_text import inline
+
+    # Rule summaries are docstring lines (reStructuredText): plain text, without the closing full stop.
+    summaries_by_code = {r.code: inline(r.summary).strip().rstrip(".") for r in result.rules}
+    out = []
+    for ts in target_summaries(result):
+        effort = Effort()
+        for f in result.findings:
+            if f.verdicts.get(ts.target, Verdict.MOVES_AS_IS) is not Verdict.MOVES_AS_IS:
+                effort = effort + f.effort
+        out.append(
+            TargetOverview(
+                target=ts.target,
+                verdict=ts.verdict,
+                files=sum(ts.files.values()),
+                moving=ts.files[Verdict.MOVES_AS_IS] + ts.files[Verdict.AUTOMATIC],
+                work=ts.files[Verdict.MANUAL] + ts.files[Verdict.BLOCKED],
+                blocked=ts.files[Verdict.BLOCKED],
+                effort=effort,
+                work_codes=tuple((c, n, summaries_by_code.get(c, "")) for c, n in ts.deciding[:limit]),
+            )
+        )
+    return out

@@ -1,5 +1,8 @@
 """The HTML report: one self-contained page (inline CSS, inline SVG charts, no script, no fetches).
 
+It opens on a plain-language summary (:func:`summary_section`); the findings list shows what is
+above informational by default, and a checkbox (CSS only) shows the rest.
+
 Charts: files per verdict for each target as stacked bars, findings per family,
 and the files with the most findings. Every piece of text from the result goes
 through :func:`html.escape`, so a message cannot inject markup.
@@ -34,7 +37,13 @@ padding:0 1rem;color:#1b1b1b;background:#fff}
 h1{font-size:1.5rem;margin-bottom:.25rem}h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #ddd}
 code{font:12.5px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f3f3f3;padding:0 .2em}
 table{border-collapse:collapse;margin:.5rem 0;width:100%}th,td{border:1px solid #ddd;padding:.25rem .5rem;
-text-align:left;vertical-align:top;overflow-wrap:anywhere}.scroll{overflow-x:auto;max-width:100%}th{background:#f6f6f6}td.n{text-align:right;font-variant-numeric:tabular-nums}
+text-align:left;vertical-align:top;word-break:normal;overflow-wrap:normal}
+td code,th code,td .v,td .tv{white-space:nowrap}
+.msg{overflow-wrap:anywhere}td code.path{white-space:normal;overflow-wrap:anywhere;display:inline-block;min-width:10em}
+.summary{background:#f7f9fc;border:1px solid #dde3ee;border-radius:6px;padding:.25rem 1rem .5rem;margin:1rem 0}
+.summary h2{border:0;margin-top:.5rem}.summary p{margin:.4rem 0}
+.filter{margin:.5rem 0}.filter label{cursor:pointer}
+#show-info:not(:checked)~.scroll tr.sev-info{display:none}.scroll{overflow-x:auto;max-width:100%}th{background:#f6f6f6}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .muted{color:#666}.v{display:inline-block;padding:0 .4em;border-radius:3px;color:#fff;font-size:12px;
 white-space:nowrap}.v-moves-as-is{background:#2e7d32}.v-moves-with-automatic-edits{background:#1565c0}
 .v-needs-manual-work{background:#ef8f00}.v-blocked{background:#c62828}
@@ -62,8 +71,9 @@ def _num(x: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
-def _verdict_badge(v: Verdict) -> str:
-    return f'<span class="v v-{e(v.value)}">{e(v.label)}</span>'
+def _verdict_badge(v: Verdict, short: bool = False) -> str:
+    label = S.verdict_short(v) if short else v.label
+    return f'<span class="v v-{e(v.value)}" title="{e(v.label)}">{e(label)}</span>'
 
 
 def _svg_open(height: int, title: str) -> str:
@@ -116,47 +126,147 @@ def stacked_verdict_chart(result: AuditResult) -> str:
     return "".join(parts) + f'\n<p class="legend">{legend}</p>'
 
 
-def bar_chart(title: str, items: list[tuple[str, int, str]]) -> str:
-    """Inline SVG of horizontal bars; ``items`` are ``(label, value, colour)``."""
+def _value_text(value: float, unit: str) -> str:
+    text = f"{value:g}" if isinstance(value, float) else str(value)
+    return f"{text} {unit}" if unit else text
+
+
+def bar_chart(title: str, items: list[tuple[str, float, str]], unit: str = "") -> str:
+    """Inline SVG of horizontal bars; ``items`` are ``(label, value, colour)``.
+
+    Values are drawn at their own scale (an hour count stays an hour count) with ``unit``
+    after the number. The label column widens to the longest label (up to ``_clip_label``'s
+    limit) and the value column to the longest value, so neither is cut at the edge.
+    """
     if not items:
         return ""
     top = max(v for _, v, _ in items) or 1
+    labels = [_clip_label(label) for label, _, _ in items]
+    values = [_value_text(v, unit) for _, v, _ in items]
+    # About 7 px a character at 12 px; the gap on either side of the bar.
+    label_width = max(_LABEL_WIDTH, 7 * max(len(t) for t in labels) + 16)
+    value_width = max(_VALUE_WIDTH, 7 * max(len(t) for t in values) + 12)
+    width = label_width + _PLOT_WIDTH + value_width
     height = len(items) * (_BAR_HEIGHT + _BAR_GAP) + _BAR_GAP
-    parts = [_svg_open(height, title)]
-    for i, (label, value, colour) in enumerate(items):
+    parts = [
+        f'<svg role="img" aria-label="{e(title)}" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}"><title>{e(title)}</title>'
+    ]
+    for i, ((label, _, colour), shown, value) in enumerate(zip(items, labels, values)):
         y = _BAR_GAP + i * (_BAR_HEIGHT + _BAR_GAP)
-        w = _PLOT_WIDTH * value / top
+        w = _PLOT_WIDTH * items[i][1] / top
         parts.append(
-            f'<text x="{_LABEL_WIDTH - 8}" y="{y + 14}" text-anchor="end">{e(_clip_label(label))}</text>'
-            f'<rect x="{_LABEL_WIDTH}" y="{y}" width="{_num(w)}" height="{_BAR_HEIGHT}" fill="{colour}">'
-            f"<title>{e(label)}: {value}</title></rect>"
-            f'<text x="{_num(_LABEL_WIDTH + w + 6)}" y="{y + 14}">{value}</text>'
+            f'<text x="{label_width - 8}" y="{y + 14}" text-anchor="end">{e(shown)}</text>'
+            f'<rect x="{label_width}" y="{y}" width="{_num(w)}" height="{_BAR_HEIGHT}" fill="{colour}">'
+            f"<title>{e(label)}: {e(value)}</title></rect>"
+            f'<text x="{_num(label_width + w + 6)}" y="{y + 14}">{e(value)}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)
 
 
-def _table(head: list[str], rows: list[list[str]], numeric: set[int] = frozenset()) -> str:
-    """A table; cells are already-escaped HTML; columns in ``numeric`` are right-aligned."""
+def _table(head: list[str], rows: list[list[str]], numeric: set[int] = frozenset(),
+           row_classes: list[str] | None = None) -> str:
+    """A table; cells are already-escaped HTML; columns in ``numeric`` are right-aligned.
+
+    ``row_classes`` gives each row a class (the findings filter hides rows by it).
+    """
     # In a scrolling box: a table wider than the page (long paths, many targets) scrolls by itself
     # instead of widening the page; long words in cells wrap (overflow-wrap in the CSS).
     out = ['<div class="scroll"><table><thead><tr>' + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>"]
-    for r in rows:
+    for n, r in enumerate(rows):
         cells = "".join(f'<td class="n">{c}</td>' if i in numeric else f"<td>{c}</td>" for i, c in enumerate(r))
-        out.append(f"<tr>{cells}</tr>")
+        cls = f' class="{row_classes[n]}"' if row_classes else ""
+        out.append(f"<tr{cls}>{cells}</tr>")
     out.append("</tbody></table></div>")
     return "\n".join(out)
 
 
+def _path(path: str) -> str:
+    """A path for a table cell: it may break after each ``/`` (and anywhere, when one part is too long)."""
+    return e(path).replace("/", "/<wbr>")
+
+
 def _location(f: Finding) -> str:
     line = f":{f.span.line}" if f.span.line else f"@{f.span.start}"
-    return f"<code>{e(f.span.path)}{line}</code>"
+    return f'<code class="path">{_path(f.span.path)}{line}</code>'
 
 
 def _verdicts(verdicts: dict[str, Verdict], targets: list[str], inactive: dict[str, Verdict] | None = None) -> str:
-    parts = [f"{e(t)} {_verdict_badge(verdicts[t])}" for t in targets if t in verdicts]
+    # Short labels (as is, automatic, manual, blocked; the full one in the tooltip) keep the column narrow.
+    parts = [f'<span class="tv">{e(t)} {_verdict_badge(verdicts[t], short=True)}</span>' for t in targets if t in verdicts]
     parts += [f'{e(t)} <span class="muted">inactive (branch not compiled)</span>' for t in targets if inactive and t in inactive]
     return "<br>".join(parts) if parts else '<span class="muted">—</span>'
+
+
+def _codes_text(codes: tuple[tuple[str, int, str], ...]) -> str:
+    return "; ".join(f"<code>{e(c)}</code> ×{n}" + (f" ({e(summary)})" if summary else "") for c, n, summary in codes)
+
+
+def summary_section(result: AuditResult) -> str:
+    """The plain-language summary at the top of the page, for a reader who will not read the tables.
+
+    Every number comes from ``result``: for the first target (the production one) what moves,
+    what needs work and how much, one line per other target, and what to do next.
+    """
+    overviews = S.target_overviews(result)
+    if not overviews:
+        return '<section class="summary"><h2>In short</h2><p>No target was audited.</p></section>'
+    main, others = overviews[0], overviews[1:]
+    fixes = S.fix_counts(result)
+    out = ['<section class="summary"><h2>In short</h2>']
+    out.append(
+        f"<p><strong>For <code>{e(main.target)}</code> the code {_verdict_phrase(main.verdict)}.</strong> "
+        f"Of {S.plural(main.files, 'file')}, {main.moving} move as they are or with vado's automatic edits"
+        + (f", and {main.work} need work by hand" if main.work else "")
+        + (f" ({main.blocked} of them blocked)" if main.blocked else "")
+        + ".</p>"
+    )
+    if main.effort.hours or main.effort.lines:
+        out.append(
+            f"<p><strong>The work:</strong> about {e(S.fmt_hours(main.effort.hours))} hours "
+            f"({S.plural(main.effort.lines, 'line')}, {S.plural(main.effort.constructs, 'construct')})"
+            + (f", mostly {_codes_text(main.work_codes)}" if main.work_codes else "")
+            + ".</p>"
+        )
+    else:
+        out.append("<p><strong>The work:</strong> none found for this target.</p>")
+    if others:
+        items = []
+        for o in others:
+            why = f": {_codes_text(o.work_codes)}" if o.work_codes and o.verdict is not Verdict.MOVES_AS_IS else ""
+            items.append(f"<li><code>{e(o.target)}</code> {_verdict_badge(o.verdict)}, "
+                         f"about {e(S.fmt_hours(o.effort.hours))} h{why}</li>")
+        out.append("<p><strong>Other targets:</strong></p><ul>" + "".join(items) + "</ul>")
+    steps = []
+    if fixes["safe"] or fixes["unsafe"]:
+        safe = fixes["safe"]
+        steps.append(f"Run <code>vado port</code>: it applies {safe} safe fix{'' if safe == 1 else 'es'}"
+                     + (f" and offers {fixes['unsafe']} more for review (<code>--unsafe-fixes</code>)" if fixes["unsafe"] else "")
+                     + ".")
+    if main.work:
+        steps.append(f"Plan the hand work on the {S.plural(main.work, 'file')} listed under Hot files and Findings "
+                     f"(filtered below to what matters).")
+    if main.blocked:
+        steps.append(f"{S.plural(main.blocked, 'file')} cannot move to <code>{e(main.target)}</code> as they are; "
+                     "keep them on NVIDIA or replace what blocks them.")
+    if not steps:
+        steps.append(f"Build and test on <code>{e(main.target)}</code> (<code>vado verify</code>): nothing in the code needs to change.")
+    out.append("<p><strong>Next:</strong></p><ol>" + "".join(f"<li>{s}</li>" for s in steps) + "</ol>")
+    out.append("</section>")
+    return "\n".join(out)
+
+
+_VERDICT_PHRASES = {
+    Verdict.MOVES_AS_IS: "moves as it is",
+    Verdict.AUTOMATIC: "moves with vado's automatic edits",
+    Verdict.MANUAL: "needs manual work",
+    Verdict.BLOCKED: "is blocked",
+}
+
+
+def _verdict_phrase(v: Verdict) -> str:
+    return _VERDICT_PHRASES[v]
 
 
 def render_html(result: AuditResult) -> str:
@@ -172,6 +282,7 @@ def render_html(result: AuditResult) -> str:
         f"Effort: {effort.lines} lines, {effort.constructs} constructs, {e(S.fmt_hours(effort.hours))} h. "
         f"vado {e(_version(result))}, schema {e(result.schema_version)}.</p>"
     )
+    body.append(summary_section(result))
 
     body.append("<h2>Verdicts</h2>")
     summaries = S.target_summaries(result)
@@ -235,7 +346,7 @@ def render_html(result: AuditResult) -> str:
             )
         )
         rows = [
-            [f"<code>{e(fs.path)}</code>", e(fs.kind) or "—", str(fs.count)]
+            [f'<code class="path">{_path(fs.path)}</code>', e(fs.kind) or "—", str(fs.count)]
             + [_verdict_badge(fs.verdicts[t]) if t in fs.verdicts else "—" for t in targets]
             + [e(S.fmt_hours(fs.effort.hours))]
             for fs in top
@@ -256,7 +367,7 @@ def render_html(result: AuditResult) -> str:
         for w in sorted(result.workloads, key=lambda w: (w.path, w.name)):
             by_target = {tv.target: tv.verdict for tv in w.verdicts}
             rows.append(
-                [e(w.name), f"<code>{e(w.path)}</code>", str(len(w.files))]
+                [e(w.name), f'<code class="path">{_path(w.path)}</code>', str(len(w.files))]
                 + [_verdict_badge(by_target[t]) if t in by_target else "—" for t in targets]
                 + [e(S.fmt_hours(w.effort.hours))]
             )
@@ -274,8 +385,19 @@ def render_html(result: AuditResult) -> str:
     findings = S.findings_worst_first(result)
     if findings:
         body.append("<p>Blocked findings first, then manual work, then automatic edits.</p>")
+        info = sum(1 for f in findings if f.severity.value == "info")
+        # The filter is a checkbox and one CSS rule (no script): informational rows are hidden until it is ticked.
+        body.append('<div class="findings">')
+        if info:
+            body.append(
+                '<input type="checkbox" id="show-info"> '
+                f'<label for="show-info" class="filter">Show all {S.plural(len(findings), "finding")}, with the '
+                f"{info} informational one{'' if info == 1 else 's'} (hidden: they change nothing)</label>"
+            )
         rows = []
+        classes = []
         for f in findings:
+            classes.append(f"sev-{e(f.severity.value)}")
             fix = "—"
             if f.fix is not None:
                 fix = e(f.fix.applicability.value) + (f" — {e(f.fix.description)}" if f.fix.description else "")
@@ -284,12 +406,13 @@ def render_html(result: AuditResult) -> str:
                     _location(f),
                     f"<code>{e(f.code)}</code>",
                     f'<span class="s-{e(f.severity.value)}">{e(f.severity.value)}</span>',
-                    e(f.message).replace("\n", "<br>"),
+                    '<div class="msg">' + e(f.message).replace("\n", "<br>") + "</div>",
                     _verdicts(f.verdicts, targets, f.inactive),
                     fix,
                 ]
             )
-        body.append(_table(["Location", "Code", "Severity", "Message", "Verdicts", "Fix"], rows))
+        body.append(_table(["Location", "Code", "Severity", "Message", "Verdicts", "Fix"], rows, row_classes=classes))
+        body.append("</div>")
     else:
         body.append("<p>No findings.</p>")
 
@@ -297,7 +420,7 @@ def render_html(result: AuditResult) -> str:
     if result.skips:
         summary = ", ".join(f"{e(reason)} ×{n}" for reason, n, _ in S.skip_summary(result))
         body.append(f"<p>{len(result.skips)} skipped: {summary}.</p>")
-        rows = [[f"<code>{e(s.path)}</code>", e(s.reason.value), e(s.detail) or "—"] for s in S.sorted_skips(result)]
+        rows = [[f'<code class="path">{_path(s.path)}</code>', e(s.reason.value), e(s.detail) or "—"] for s in S.sorted_skips(result)]
         body.append(_table(["Path", "Reason", "Detail"], rows))
     else:
         body.append("<p>No file was skipped.</p>")

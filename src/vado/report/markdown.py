@@ -101,6 +101,28 @@ def render_markdown(result: AuditResult, *, max_chars: int | None = GITHUB_COMME
     return _render(result, lo, skips)
 
 
+def _summary(result: AuditResult) -> list[str]:
+    """The plain-language summary (the HTML report's "In short"): the production target's verdict,
+    what moves, the work, and the first step; every number from ``result``."""
+    overviews = S.target_overviews(result)
+    if not overviews:
+        return []
+    main = overviews[0]
+    line = (f"**In short:** for {code(main.target, cell=False)} the code {main.verdict.label}. "
+            f"Of {S.plural(main.files, 'file')}, {main.moving} move as they are or with vado's automatic edits"
+            + (f", {main.work} need work by hand" if main.work else "") + ". ")
+    if main.effort.hours or main.effort.lines:
+        line += f"The work: about {S.fmt_hours(main.effort.hours)} h"
+        if main.work_codes:
+            line += ", mostly " + ", ".join(f"{code(c, cell=False)} ×{n} ({esc(summary)})" if summary else
+                                            f"{code(c, cell=False)} ×{n}" for c, n, summary in main.work_codes)
+        line += ". "
+    safe = S.fix_counts(result)["safe"]
+    if safe:
+        line += f"Next: `vado port` applies {safe} safe fix{'' if safe == 1 else 'es'}."
+    return [line.rstrip(), ""]
+
+
 def _render(result: AuditResult, finding_rows: int | None, skip_rows: int | None) -> str:
     """The report with at most ``finding_rows`` findings and ``skip_rows`` skips listed (None: all)."""
     targets = S.target_names(result)
@@ -114,6 +136,7 @@ def _render(result: AuditResult, finding_rows: int | None, skip_rows: int | None
         f"Effort: {effort.lines} lines, {effort.constructs} constructs, {S.fmt_hours(effort.hours)} h."
     )
     out.append("")
+    out += _summary(result)
 
     out += ["## Verdicts", ""]
     rows = []

@@ -92,8 +92,31 @@ def _wrap_units(units: list[tuple[str, str]], width: int) -> list[list[tuple[str
     return lines
 
 
+def _verdict_line(verdicts: dict[str, Verdict], targets: list[str], width: int) -> Text:
+    """One file's verdict per target on one line (wrapped when narrow): ``→ rocm-7.2: manual · …``.
+
+    Once per file rather than once per finding: the four-target line under every finding made a
+    repository's report thousands of lines long. Each finding's own verdicts are in the JSON,
+    SARIF and HTML reports; the file line is the worst over the file's findings.
+    """
+    parts = [(t, verdicts[t]) for t in targets if t in verdicts]
+    units: list[tuple[str, str]] = [("→", "dim")]
+    for i, (t, v) in enumerate(parts):
+        units.extend((w, f"verdict.{v.value}") for w in f"{t}: {S.verdict_short(v)}".split())
+        if i < len(parts) - 1:
+            units.append(("·", "dim"))
+    line = Text()
+    for n, row in enumerate(_wrap_units(units, max(20, width - 4))):
+        line.append("  " if n == 0 else "    ")
+        for text, style in row:
+            line.append(text, style=style or None)
+        line.append("\n")
+    line.rstrip()
+    return line
+
+
 def _findings_block(findings: tuple[Finding, ...], targets: list[str], width: int) -> Text:
-    """One file's findings: position, code, severity, then the message and verdicts under each other.
+    """One file's findings: position, code, severity, then the message (wrapped under itself).
 
     Wrapped here rather than by a rich table: a table per file costs seconds on
     audits with thousands of findings, and the layout is fixed-width anyway.
@@ -106,13 +129,7 @@ def _findings_block(findings: tuple[Finding, ...], targets: list[str], width: in
         if f.fix is not None:
             units.append((f"[fix: {f.fix.applicability.value}]", "dim"))
         lines = _wrap_units(units, room)
-        parts = [(t, f.verdicts[t]) for t in targets if t in f.verdicts]
-        if parts:
-            vunits: list[tuple[str, str]] = [("→", "dim")]
-            for i, (t, v) in enumerate(parts):
-                words = f"{t} {v.label}".split() + (["·"] if i < len(parts) - 1 else [])
-                vunits.extend((w, f"verdict.{v.value}") for w in words)
-            lines += _wrap_units(vunits, room)
+        # Not one verdict line per finding (the file has one); only what is special about this finding.
         off = [t for t in targets if t in f.inactive]
         if off:
             words = f"inactive for {', '.join(off)} (a branch that build does not compile)".split()
@@ -210,6 +227,8 @@ def render_terminal(result: AuditResult, *, width: int | None = None, color: boo
         title = Text(fs.path, style="bold")
         title.append(f"  {fs.kind + ', ' if fs.kind else ''}{fs.count} finding{'s' if fs.count != 1 else ''}", style="dim")
         console.print(title)
+        if fs.verdicts:
+            console.print(_verdict_line(fs.verdicts, targets, console.width), soft_wrap=True)
         console.print(_findings_block(fs.findings, targets, console.width), soft_wrap=True)
 
     fams = S.family_summaries(result)
