@@ -8,46 +8,13 @@ porting the output again changes nothing.
 from __future__ import annotations
 
 import functools
-import posixpath
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from vado.model import Applicability, Finding, Fix, Severity, Target, Verdict
 from vado.model.text import decode_source, encode_source
 from vado.port.apply import fixpoint
-from vado.port.assignments import braced_zero_fixes
-from vado.port.build import (
-    cmake_hip_fixes,
-    cmake_rename_fixes,
-    include_rename_fixes,
-    makefile_link_fixes,
-    makefile_rename_fixes,
-)
-from vado.port.cub_block_io import block_io_fixes
-from vado.port.dependent_templates import dependent_template_fixes
-from vado.port.fp8 import fp8_fixes
-from vado.port.half_casts import half_cast_fixes
-from vado.port.compat import (
-    cg_reduce_fixes,
-    device_error_string_fixes,
-    fast_accum_fixes,
-    local_helper_fixes,
-    scale_type_fixes,
-    solve_buffer_fixes,
-)
-from vado.port.launch import launch_fixes
-from vado.port.lt_descriptors import lt_descriptor_fixes
-from vado.port.namespaces import namespace_fixes
-from vado.port.overloads import dim3_assign_fixes, location_overload_fixes, yield_to
-from vado.port.translate import (
-    identifier_fixes,
-    include_fixes,
-    register_keyword_fixes,
-    implicit_std_include_fixes,
-    runtime_include_fix,
-    sync_downgrade_fixes,
-)
-from vado.port.wave import warp32_helper_fixes
+from vado.port.passes import PassInput, run_passes
 from vado.rules.base import FileContext
 from vado.rules.engine import check_context, check_text, file_context
 from vado.rules.registry import all_rules
@@ -61,8 +28,6 @@ from vado.scan.preprocessor import (
     file_conditionals,
     kept_renamed_spans,
 )
-
-_SOURCE_KINDS = frozenset({FileKind.CUDA_SOURCE, FileKind.CUDA_HEADER})
 
 
 @dataclass(frozen=True)
@@ -106,22 +71,6 @@ def _rule_options(options: PortOptions) -> dict[str, Any]:
     return dict(options.rule_options, roc=options.roc, wave=options.wave)
 
 
-def _offload_archs(target: Target, options: PortOptions) -> tuple[str, ...]:
-    """The AMD architectures build files are ported for: ``offload_arch`` of the rule options, else the target's."""
-    opt = options.rule_options.get("offload_arch")
-    if opt:
-        parts = (opt,) if isinstance(opt, str) else tuple(opt)
-        return tuple(a for p in parts for a in str(p).replace(",", ";").split(";") if a)
-    return tuple(target.default_arch) or ("gfx942",)
-
-
-def _source_links_under(path: str, options: PortOptions) -> list[str]:
-    """The libraries of ``options.source_links`` used by sources in the build file's folder tree."""
-    here = posixpath.dirname(path)
-    return sorted({lib for folder, lib in options.source_links
-                   if not here or folder == here or folder.startswith(here + "/")})
-
-
 def _check(path: str, kind: FileKind, text: str, target: Target, options: PortOptions) -> list[Finding]:
     return check_text(path, text, [target], kind=kind, options=_rule_options(options))
 
@@ -152,59 +101,17 @@ def produce_fixes(
     *,
     tokens: Sequence | None = None,
 ) -> list[Fix]:
-    """All fixes for one round on ``text``: the rules' fixes and the translator's.
+    """All fixes for one round on ``text``: the rules' fixes and those of the registered passes
+    (:mod:`vado.port.passes`), in the passes' order and precedence.
 
     ``findings`` are the rules' findings on ``text`` when the caller has them already,
     ``tokens`` its tokens (:func:`vado.scan.lexer.lex`) when the caller lexed it.
     """
-    fixes: list[Fix] = []
     if findings is None:
         findings = _check(path, kind, text, target, options)
-    for finding in findings:
-        if finding.fix is not None:
-            fixes.append(finding.fix)
-    if kind is FileKind.CMAKE:
-        fixes.extend(cmake_hip_fixes(path, text, options.renamed, _offload_archs(target, options),
-                                     _source_links_under(path, options)))
-        fixes.extend(cmake_rename_fixes(path, text, options.renamed))
-    elif kind is FileKind.MAKEFILE:
-        fixes.extend(makefile_rename_fixes(path, text, options.renamed))
-        if options.source_links:
-            fixes.extend(makefile_link_fixes(path, text, _source_links_under(path, options)))
-    if kind.is_c_family:
-        toks = tokens if tokens is not None else lex(text)
-        fixes.extend(include_rename_fixes(path, toks, options.renamed))
-        fixes.extend(include_fixes(path, toks, target, roc=options.roc))
-        fixes.extend(identifier_fixes(path, toks, target, roc=options.roc))
-        fixes.extend(sync_downgrade_fixes(path, text, toks, target))
-        fixes.extend(local_helper_fixes(path, text, toks, target))
-        fixes.extend(half_cast_fixes(path, text, toks, target))
-        if target.family == "rocm":
-            fixes.extend(dependent_template_fixes(path, text, toks))
-        fixes.extend(warp32_helper_fixes(path, text, toks, target, options.wave))
-        fixes.extend(cg_reduce_fixes(path, text, toks, target))
-        fixes.extend(solve_buffer_fixes(path, text, toks, target))
-        fixes.extend(braced_zero_fixes(path, toks, target))
-        fixes.extend(scale_type_fixes(path, text, toks, target))
-        fixes.extend(fast_accum_fixes(path, text, toks, target))
-        fixes.extend(device_error_string_fixes(path, text, toks, target))
-        overloads = location_overload_fixes(path, text, toks, target) + lt_descriptor_fixes(path, text, toks, target)
-        fixes = yield_to(fixes, overloads) + overloads
-        fp8 = fp8_fixes(path, text, toks, target)
-        fixes = yield_to(fixes, fp8) + fp8
-        fixes.extend(dim3_assign_fixes(path, text, toks, target))
-        fixes.extend(block_io_fixes(path, text, toks, target))
-        fixes.extend(register_keyword_fixes(path, toks))
-        fixes.extend(namespace_fixes(path, toks, text))
-        if options.launch == "ggl":
-            fixes.extend(launch_fixes(path, text, toks))
-        if kind in _SOURCE_KINDS:
-            fix = runtime_include_fix(path, text, toks)
-            if fix is not None:
-                fixes.append(fix)
-        if kind in _SOURCE_KINDS or kind is FileKind.CXX_HEADER:
-            fixes.extend(implicit_std_include_fixes(path, text, toks, cuda_file=kind in _SOURCE_KINDS))
-    return fixes
+    rule_fixes = [finding.fix for finding in findings if finding.fix is not None]
+    toks = (tokens if tokens is not None else lex(text)) if kind.is_c_family else None
+    return run_passes(rule_fixes, kind, PassInput(path, kind, text, toks, target, options))
 
 
 def untouched_regions(ctx: FileContext, target: Target) -> Conditionals | None:
