@@ -318,6 +318,13 @@ def test_platform_width_of_an_included_project_header_leaves_the_warp_code_as_wr
         (f,) = _warp009_in(_header_tree(root, _COMPAT_H, inner))
         assert f.fix is None and f.verdicts["rocm-7.2"] is Verdict.MOVES_AS_IS, inner
         assert "WARP_SIZE is" in f.data["wide"] and ".h" in f.data["wide"]
+    # A fallback of the kernel's own (`#ifndef WARP_SIZE` / 32) gives way to the header's definition;
+    # a definition of its own that is no fallback is the kernel's, judged on the kernel alone.
+    flat = tmp_path / "flat" / "csrc" / "moe" / "kernel.cu"
+    for guard, wide in (("#ifndef WARP_SIZE\n", True), ("#if !defined(WARP_SIZE)\n", True), ("#if 1\n", False)):
+        flat.write_text(_KERNEL_CU.replace("\ntemplate", f"\n{guard}#define WARP_SIZE 32\n#endif\ntemplate", 1))
+        found = _warp009_in(tmp_path / "flat")
+        assert any("wide" in f.data for f in found) is wide, guard
     # Without the tree (no source_root) the header is not read: the file is ported as before.
     from vado.knowledge.targets import get_target
 

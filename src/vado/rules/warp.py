@@ -262,7 +262,25 @@ def _width_names(view: cs.DeviceView) -> set[str]:
             commas += depth == 0 and t[3] == ","
         if commas + 1 == _SHUFFLE_ARITY[toks[k][3]]:
             names.add(toks[close - 1][3])
-    return names - {m.name for m in view.defines}
+    # A macro the file defines itself was judged by :func:`_platform_width` on the file, unless that
+    # definition is only a fallback (``#ifndef WARP_SIZE`` / ``#define WARP_SIZE 32``): the header's wins.
+    return names - ({m.name for m in view.defines} - _fallback_names(view))
+
+
+def _fallback_names(view: cs.DeviceView) -> set[str]:
+    """Names the file tests for being undefined: ``#ifndef NAME``, ``#if !defined(NAME)``."""
+    toks, out = view.tokens, set()
+    for a, b in cs.directive_ranges(toks, view.directive_marks):
+        d = toks[a][3].replace(" ", "").replace("\t", "")
+        if d == "#ifndef" and a + 1 < b:
+            out.add(toks[a + 1][3])
+        elif d in ("#if", "#elif"):
+            for j in range(a + 1, b - 1):
+                if toks[j][3] == "!" and toks[j + 1][3] == "defined":
+                    k = j + 2 + (j + 2 < b and toks[j + 2][3] == "(")
+                    if k < b and toks[k][0] is Kind.IDENT:
+                        out.add(toks[k][3])
+    return out
 
 
 def _quoted_includes(view: cs.DeviceView) -> list[str]:
