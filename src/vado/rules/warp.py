@@ -174,7 +174,8 @@ def _calls_warp_function(view: cs.DeviceView, name: str) -> bool:
 def wide_warps(ctx: FileContext) -> WideWarps | None:
     """Where the file shows its warp code is already written for 64-lane wavefronts, or None.
 
-    Three signs: a warp width chosen per platform (a ``#define`` or constant named like a warp or
+    Three signs: a warp width chosen per platform (by the file, or by a project header it includes and
+    whose width it uses: :func:`_header_wide_warps`) (a ``#define`` or constant named like a warp or
     wave size, set to 64, ``warpSize`` or ``__AMDGCN_WAVEFRONT_SIZE`` inside an ``#if`` group whose
     condition names the HIP/AMD build), a warp helper instantiated for 64 lanes (``warp_reduce_any<64>(…)``:
     a name with warp/wave in it, or a function of the file that calls a warp function), and a shuffle
@@ -1640,7 +1641,8 @@ class WarpFunctionOnWavefront(Rule):
     with one "moves as is" note: a file that picks its warp width per
     platform (``#ifdef __HIP_PLATFORM_AMD__`` / ``#define WARP_SIZE 64`` /
     ``#else`` / ``#define WARP_SIZE 32``; ``USE_ROCM``, ``__HIPCC__`` and the
-    like count too), instantiates a warp helper for 64 lanes
+    like count too; in the file or, in a tree audit or port, in a project
+    header it includes, as vLLM's ``csrc/cuda_compat.h``), instantiates a warp helper for 64 lanes
     (``warp_reduce_any<64>(…)``) or shuffles with width 64. Its warp helpers
     compute over 64-lane groups under HIP; the 32-lane helpers would leave
     lanes 32-63 of each group out. The other WARP rules judge such a file as
