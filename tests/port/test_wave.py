@@ -156,3 +156,33 @@ def test_warp32_ports_compile_with_rocm_7_2(fixed: str, arch: str, tmp_path: Pat
                            "-I", str(FIXTURES / "PORT" / "include"), str(FIXTURES / fixed), "-o", str(tmp_path / "o.o")],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-4000:]
+
+
+_CUDA_COMPAT_H = "#pragma once\n#ifndef USE_ROCM\n  #define WARP_SIZE 32\n#else\n  #define WARP_SIZE warpSize\n#endif\n"
+_WARP_SIZE_KERNEL = ('#include "../cuda_compat.h"\n'
+                     "template <int W> __device__ bool warp_reduce(bool v) { return __any_sync(0xffffffff, v); }\n"
+                     "__global__ void k(float* o, bool* r) {\n"
+                     "  o[0] = __shfl_xor_sync(0xffffffff, o[1], 1, WARP_SIZE);\n"
+                     "  r[threadIdx.x / WARP_SIZE] = warp_reduce<WARP_SIZE>(o[0] > 0);\n}\n")
+
+
+@pytest.mark.parametrize("compat, wide", [(_CUDA_COMPAT_H, True), ("#pragma once\n#define WARP_SIZE 32\n", False)],
+                         ids=["per-platform", "always-32"])
+def test_port_tree_follows_the_platform_width_into_the_project_header(tmp_path, compat, wide):
+    """Issue 26 class 2 through a header (vLLM's csrc/cuda_compat.h): a tree port (which passes the tree
+    as ``source_root``) leaves a kernel sized by the header's per-platform WARP_SIZE as written, with the
+    WARP009 note; a header whose WARP_SIZE is 32 everywhere leaves the kernel to the 32-lane helpers."""
+    from vado.audit.pipeline import audit
+    from vado.port.tree import port_tree
+
+    (tmp_path / "src" / "csrc" / "moe").mkdir(parents=True)
+    (tmp_path / "src" / "csrc" / "cuda_compat.h").write_text(compat)
+    (tmp_path / "src" / "csrc" / "moe" / "kernel.cu").write_text(_WARP_SIZE_KERNEL)
+    port_tree(tmp_path / "src", tmp_path / "out", ROCM72)
+    ported = (tmp_path / "out" / "csrc" / "moe" / "kernel.cu").read_text()
+    assert ("vado_shfl_xor_sync32" not in ported and "vado_any_sync32" not in ported) is wide
+    assert ("__shfl_xor_sync(0xffffffffffffffffull, o[1], 1, WARP_SIZE)" in ported) is wide
+    assert "warp_reduce<WARP_SIZE>" in ported
+    notes = [f for f in audit(tmp_path / "src", (ROCM72,)).findings
+             if f.code == "WARP009" and f.span.path.endswith("kernel.cu")]
+    assert any("csrc/cuda_compat.h" in f.data.get("wide", "") for f in notes) is wide

@@ -279,3 +279,71 @@ def test_thirty_two_lane_files_are_still_emulated():
                  "#ifdef USE_ROCM\n#define BLOCK 64\n#endif\n"):
         found = _warp009(head + body)
         assert [f.data["call"] for f in found] == ["__shfl_down_sync"], head
+
+
+_COMPAT_H = ("#pragma once\n#ifndef USE_ROCM\n  #define WARP_SIZE 32\n#else\n  #define WARP_SIZE warpSize\n#endif\n")
+_KERNEL_CU = ('#include "../cuda_compat.h"\n'
+              "template <int W> __device__ bool warp_reduce(bool v) { return __any_sync(0xffffffff, v); }\n"
+              "__global__ void k(float* o, bool* r) {\n"
+              "  o[0] = __shfl_xor_sync(0xffffffff, o[1], 1, WARP_SIZE);\n"
+              "  r[threadIdx.x / WARP_SIZE] = warp_reduce<WARP_SIZE>(o[0] > 0);\n}\n")
+
+
+def _header_tree(tmp_path, compat: str, inner: str | None = None):
+    (tmp_path / "csrc" / "moe").mkdir(parents=True)
+    if inner is None:
+        (tmp_path / "csrc" / "cuda_compat.h").write_text(compat)
+    else:  # the width two includes away: cuda_compat.h includes it
+        (tmp_path / "csrc" / "cuda_compat.h").write_text('#include "width/warp.h"\n#include "cuda_compat.h"\n')
+        (tmp_path / "csrc" / "width").mkdir()
+        (tmp_path / "csrc" / "width" / "warp.h").write_text(inner + '#include "../cuda_compat.h"\n')
+    (tmp_path / "csrc" / "moe" / "kernel.cu").write_text(_KERNEL_CU)
+    return tmp_path
+
+
+def _warp009_in(root, rel: str = "csrc/moe/kernel.cu"):
+    from vado.knowledge.targets import get_target
+
+    text = (root / rel).read_text()
+    return check_text(rel, text, (get_target("rocm-7.2"),), rules=[warp.WarpFunctionOnWavefront],
+                      options={"source_root": str(root)})
+
+
+def test_platform_width_of_an_included_project_header_leaves_the_warp_code_as_written(tmp_path):
+    """Issue 26 class 2 through a header: vLLM's cuda_compat.h picks WARP_SIZE per platform and the
+    kernel including it sizes its shuffles and warp templates with it; found transitively and through
+    an include cycle, only inside the tree."""
+    for inner in (None, "#if defined(__HIP_PLATFORM_AMD__)\n#define WARP_SIZE 64\n#else\n#define WARP_SIZE 32\n#endif\n"):
+        root = tmp_path / ("deep" if inner else "flat")
+        (f,) = _warp009_in(_header_tree(root, _COMPAT_H, inner))
+        assert f.fix is None and f.verdicts["rocm-7.2"] is Verdict.MOVES_AS_IS, inner
+        assert "WARP_SIZE is" in f.data["wide"] and ".h" in f.data["wide"]
+    # A fallback of the kernel's own (`#ifndef WARP_SIZE` / 32) gives way to the header's definition;
+    # a definition of its own that is no fallback is the kernel's, judged on the kernel alone.
+    flat = tmp_path / "flat" / "csrc" / "moe" / "kernel.cu"
+    for guard, wide in (("#ifndef WARP_SIZE\n", True), ("#if !defined(WARP_SIZE)\n", True), ("#if 1\n", False)):
+        flat.write_text(_KERNEL_CU.replace("\ntemplate", f"\n{guard}#define WARP_SIZE 32\n#endif\ntemplate", 1))
+        found = _warp009_in(tmp_path / "flat")
+        assert any("wide" in f.data for f in found) is wide, guard
+    # Without the tree (no source_root) the header is not read: the file is ported as before.
+    from vado.knowledge.targets import get_target
+
+    alone = check_text("kernel.cu", _KERNEL_CU, (get_target("rocm-7.2"),), rules=[warp.WarpFunctionOnWavefront])
+    assert {f.data.get("call") for f in alone} == {"__shfl_xor_sync", "__any_sync"}
+
+
+def test_unconditional_header_width_of_32_is_still_emulated(tmp_path):
+    """Negative cases: the header defines WARP_SIZE 32 for every platform, or 64 under a condition that
+    is not the HIP build, or a header outside the tree defines it."""
+    for i, compat in enumerate(("#define WARP_SIZE 32\n", "#ifdef __CUDA_ARCH__\n#define WARP_SIZE 64\n#endif\n")):
+        found = _warp009_in(_header_tree(tmp_path / str(i), compat))
+        assert {f.data.get("call") for f in found} == {"__shfl_xor_sync", "__any_sync"}, compat
+        assert not any("wide" in f.data for f in found)
+    outside = tmp_path / "outside"
+    _header_tree(outside, _COMPAT_H)
+    inner = outside / "csrc"  # the tree is csrc/moe only: ../cuda_compat.h is outside it
+    from vado.knowledge.targets import get_target
+
+    found = check_text("kernel.cu", _KERNEL_CU, (get_target("rocm-7.2"),), rules=[warp.WarpFunctionOnWavefront],
+                       options={"source_root": str(inner / "moe")})
+    assert {f.data.get("call") for f in found} == {"__shfl_xor_sync", "__any_sync"}

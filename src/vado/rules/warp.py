@@ -174,7 +174,8 @@ def _calls_warp_function(view: cs.DeviceView, name: str) -> bool:
 def wide_warps(ctx: FileContext) -> WideWarps | None:
     """Where the file shows its warp code is already written for 64-lane wavefronts, or None.
 
-    Three signs: a warp width chosen per platform (a ``#define`` or constant named like a warp or
+    Three signs: a warp width chosen per platform (by the file, or by a project header it includes and
+    whose width it uses: :func:`_header_wide_warps`) (a ``#define`` or constant named like a warp or
     wave size, set to 64, ``warpSize`` or ``__AMDGCN_WAVEFRONT_SIZE`` inside an ``#if`` group whose
     condition names the HIP/AMD build), a warp helper instantiated for 64 lanes (``warp_reduce_any<64>(…)``:
     a name with warp/wave in it, or a function of the file that calls a warp function), and a shuffle
@@ -183,7 +184,7 @@ def wide_warps(ctx: FileContext) -> WideWarps | None:
     cached = getattr(view, "_vado_wide_warps", False)
     if cached is not False:
         return cached
-    found = _find_wide_warps(view)
+    found = _find_wide_warps(view) or _header_wide_warps(ctx, view)
     view._vado_wide_warps = found
     return found
 
@@ -195,20 +196,10 @@ def _find_wide_warps(view: cs.DeviceView) -> WideWarps | None:
     warpish = view.spelling_index.spelling_mentions(Kind.IDENT, ("warp", "wave"))
     if not sixty_four and not warpish:
         return None
-    named = [m for m in view.defines if len(m.body) == 1 and _is_wide(m.body[0]) and _WARP_NAME.search(m.name)] \
-        if warpish else []
-    consts = [k - 2 for k in sixty_four if k >= 2 and toks[k - 1][3] == "=" and toks[k - 2][0] is Kind.IDENT
-              and _WARP_NAME.search(toks[k - 2][3])] if warpish else []
-    if named or consts:
-        regions = _hip_regions(view)
-        for m in named:
-            cond = next((c for a, b, c in regions if a <= m.start < b), None)
-            if cond is not None:
-                return WideWarps(m.name_start, m.body[0][2], f"{m.name} is {m.body[0][3]} under `#if {cond}`", m.name)
-        for k in consts:
-            cond = next((c for a, b, c in regions if a <= toks[k][1] < b), None)
-            if cond is not None:
-                return WideWarps(toks[k][1], toks[k + 2][2], f"{toks[k][3]} is 64 under `#if {cond}`", toks[k][3])
+    if warpish:
+        wide = _platform_width(view, sixty_four)
+        if wide is not None:
+            return wide
     n = len(toks)
     for k in sixty_four:
         if k < 2 or k + 2 >= n:
@@ -221,6 +212,118 @@ def _find_wide_warps(view: cs.DeviceView) -> WideWarps | None:
             callee = _callee(toks, k, max(0, k - 64))
             if callee.startswith("__shfl"):
                 return WideWarps(toks[k][1], toks[k][2], f"{callee} with width 64 shuffles across 64 lanes")
+    return None
+
+
+def _platform_width(view: cs.DeviceView, sixty_four: list[int], names: set[str] | None = None) -> WideWarps | None:
+    """A warp or wave width (``names``: one of those) the file defines per platform: a ``#define`` or
+    constant named like one, set to 64, ``warpSize`` or ``__AMDGCN_WAVEFRONT_SIZE`` inside an ``#if``
+    group whose condition names the HIP/AMD build; or None."""
+    toks = view.tokens
+    named = [m for m in view.defines if len(m.body) == 1 and _is_wide(m.body[0]) and _WARP_NAME.search(m.name)
+             and (names is None or m.name in names)]
+    consts = [k - 2 for k in sixty_four if k >= 2 and toks[k - 1][3] == "=" and toks[k - 2][0] is Kind.IDENT
+              and _WARP_NAME.search(toks[k - 2][3]) and (names is None or toks[k - 2][3] in names)]
+    if named or consts:
+        regions = _hip_regions(view)
+        for m in named:
+            cond = next((c for a, b, c in regions if a <= m.start < b), None)
+            if cond is not None:
+                return WideWarps(m.name_start, m.body[0][2], f"{m.name} is {m.body[0][3]} under `#if {cond}`", m.name)
+        for k in consts:
+            cond = next((c for a, b, c in regions if a <= toks[k][1] < b), None)
+            if cond is not None:
+                return WideWarps(toks[k][1], toks[k + 2][2], f"{toks[k][3]} is 64 under `#if {cond}`", toks[k][3])
+    return None
+
+
+#: Shuffles, whose last argument (when there are four, or three for the mask-less ones) is the width.
+_SHUFFLE_ARITY = {"__shfl_sync": 4, "__shfl_up_sync": 4, "__shfl_down_sync": 4, "__shfl_xor_sync": 4,
+                  "__shfl": 3, "__shfl_up": 3, "__shfl_down": 3, "__shfl_xor": 3}
+
+
+def _width_names(view: cs.DeviceView) -> set[str]:
+    """The names a platform width may have in this file: the warp- or wave-named identifiers it uses
+    (other than CUDA's own) and the identifiers it passes as a shuffle's width, less the macros and
+    constants the file defines itself (:func:`_platform_width` has judged those)."""
+    index, toks = view.spelling_index, view.tokens
+    names = {s for s in index.spellings(Kind.IDENT) if _WARP_NAME.search(s)} - _WIDE_WORDS - set(WARP32_CALLS)
+    pairs = None
+    for k in view.ident_indices(_SHUFFLE_ARITY):
+        if k + 1 >= len(toks) or toks[k + 1][3] != "(":
+            continue
+        pairs = pairs if pairs is not None else view.pairs
+        close = pairs.get(k + 1)
+        if close is None or toks[close - 1][0] is not Kind.IDENT or toks[close - 2][3] != ",":
+            continue
+        depth, commas = 0, 0
+        for t in toks[k + 2:close]:
+            depth += t[3] in "([{" and t[0] is Kind.PUNCT
+            depth -= t[3] in ")]}" and t[0] is Kind.PUNCT
+            commas += depth == 0 and t[3] == ","
+        if commas + 1 == _SHUFFLE_ARITY[toks[k][3]]:
+            names.add(toks[close - 1][3])
+    # A macro the file defines itself was judged by :func:`_platform_width` on the file, unless that
+    # definition is only a fallback (``#ifndef WARP_SIZE`` / ``#define WARP_SIZE 32``): the header's wins.
+    return names - ({m.name for m in view.defines} - _fallback_names(view))
+
+
+def _fallback_names(view: cs.DeviceView) -> set[str]:
+    """Names the file tests for being undefined: ``#ifndef NAME``, ``#if !defined(NAME)``."""
+    toks, out = view.tokens, set()
+    for a, b in cs.directive_ranges(toks, view.directive_marks):
+        d = toks[a][3].replace(" ", "").replace("\t", "")
+        if d == "#ifndef" and a + 1 < b:
+            out.add(toks[a + 1][3])
+        elif d in ("#if", "#elif"):
+            for j in range(a + 1, b - 1):
+                if toks[j][3] == "!" and toks[j + 1][3] == "defined":
+                    k = j + 2 + (j + 2 < b and toks[j + 2][3] == "(")
+                    if k < b and toks[k][0] is Kind.IDENT:
+                        out.add(toks[k][3])
+    return out
+
+
+def _quoted_includes(view: cs.DeviceView) -> list[str]:
+    """The operands of the file's ``#include "…"`` directives, in order."""
+    toks, out = view.tokens, []
+    for i in view.spelling_index.directives():
+        if toks[i][3].replace(" ", "").replace("\t", "") == "#include" and i + 1 < len(toks):
+            operand = toks[i + 1][3]
+            if len(operand) > 2 and operand[0] == '"' and operand[-1] == '"':
+                out.append(operand[1:-1])
+    return out
+
+
+def _header_wide_warps(ctx: FileContext, view: cs.DeviceView) -> WideWarps | None:
+    """A platform width (:func:`_platform_width`) the file uses but a project header it includes
+    defines (vLLM's ``cuda_compat.h``: ``#ifndef USE_ROCM / #define WARP_SIZE 32 / #else /
+    #define WARP_SIZE warpSize``), or None. Headers are read only within the audited tree
+    (``source_root``), and only those that define one of the names the file uses."""
+    root = (ctx.options or {}).get("source_root")
+    if not root:
+        return None
+    names = _width_names(view)
+    if not names:
+        return None
+    includes = _quoted_includes(view)
+    if not includes:
+        return None
+    from vado.scan.lexer import code_tokens, is_native_tokens, lex
+    from vado.scan.project_headers import project_headers
+
+    for header, text in project_headers(str(root)).headers_defining(ctx.path, includes, names):
+        toks = lex(text)
+        code = toks.code() if is_native_tokens(toks) else code_tokens(list(toks))
+        hview = cs.DeviceView(text, code)
+        wide = _platform_width(hview, hview.number_indices(64), names)
+        if wide is None:
+            continue
+        uses = view.spelling_index.indices_of([wide.name], Kind.IDENT)
+        if not uses:
+            continue
+        at = view.tokens[uses[0]]
+        return WideWarps(at[1], at[2], f"{wide.why} in {header}", wide.name)
     return None
 
 
@@ -1538,7 +1641,8 @@ class WarpFunctionOnWavefront(Rule):
     with one "moves as is" note: a file that picks its warp width per
     platform (``#ifdef __HIP_PLATFORM_AMD__`` / ``#define WARP_SIZE 64`` /
     ``#else`` / ``#define WARP_SIZE 32``; ``USE_ROCM``, ``__HIPCC__`` and the
-    like count too), instantiates a warp helper for 64 lanes
+    like count too; in the file or, in a tree audit or port, in a project
+    header it includes, as vLLM's ``csrc/cuda_compat.h``), instantiates a warp helper for 64 lanes
     (``warp_reduce_any<64>(…)``) or shuffles with width 64. Its warp helpers
     compute over 64-lane groups under HIP; the 32-lane helpers would leave
     lanes 32-63 of each group out. The other WARP rules judge such a file as

@@ -12,7 +12,7 @@ import functools
 import os
 import posixpath
 import re
-from typing import Callable
+from typing import Callable, Iterable, Iterator
 
 from vado.scan.lexer import Kind
 from vado.scan.preprocessor import Configuration, _directives, _walk
@@ -111,6 +111,35 @@ class ProjectHeaders:
                     own |= self.defined_names(target, _seen | {full})
             names = self._names[key] = frozenset(own)
         return names
+
+    def headers_defining(self, path: str, includes: Iterable[str], names: set[str]) -> Iterator[tuple[str, str]]:
+        """``(path, text)`` of each project header the file at ``path`` includes (its quoted
+        ``includes``, then theirs, depth first, each once) that itself or through its own includes
+        spells a ``#define``/``#undef`` of one of ``names``; found and bounded as :meth:`resolver`
+        finds headers, so a header whose macros ``names`` does not hold is never read as text."""
+        seen: set[str] = set()
+        stack = [(posixpath.dirname(path.replace(os.sep, "/")), name, 1) for name in reversed(list(includes))]
+        while stack:
+            base, name, depth = stack.pop()
+            target = posixpath.normpath(posixpath.join(base, name))
+            if target == ".." or target.startswith("../") or posixpath.isabs(target) or depth > _MAX_INCLUDE_DEPTH:
+                continue
+            found = self._file(target)
+            if found is None or found[0] in seen or self.defined_names(target).isdisjoint(names):
+                continue
+            seen.add(found[0])
+            from vado.model.text import decode_source
+            from vado.scan.discover import read_regular
+
+            try:
+                data = read_regular(found[0], _MAX_HEADER + 1)
+            except OSError:
+                continue
+            if len(data) > _MAX_HEADER:
+                continue
+            yield target, decode_source(data)
+            inner = posixpath.dirname(target)
+            stack.extend((inner, inc.decode("latin-1"), depth + 1) for inc in reversed(_INCLUDE_RE.findall(data)))
 
     def macros(self, path: str, config: Configuration) -> dict | None:
         """What the header at ``path`` defines (a name → its value's token texts, ``None`` for an
