@@ -292,8 +292,16 @@ def _configure(stage: Path) -> list[str]:
                                         f"hipify produced no {template.relative_to(stage)}")
             header = out.with_suffix("")  # drop .in
             header.write_text(_fill(template.read_text(encoding="utf-8")), encoding="utf-8")
-            written.append(str(header.relative_to(stage)))
+            written.append(_include_path(str(header.relative_to(stage))))
     return written
+
+
+def _include_path(source_path: str) -> str:
+    """Where a staged source path lands in the include tree (``aten/src/ATen/x`` -> ``ATen/x``)."""
+    for entry, prefix in _SOURCE_PREFIX.items():
+        if source_path.startswith(prefix + "/"):
+            return entry + source_path[len(prefix):]
+    return source_path
 
 
 def _fill(text: str) -> str:
