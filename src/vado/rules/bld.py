@@ -21,6 +21,9 @@ Offload architectures for rewrites come from ``ctx.options["offload_arch"]``
 
 from __future__ import annotations
 
+import ast
+import re
+from dataclasses import dataclass
 from typing import Iterator
 
 from vado.model import Applicability, Effort, Finding, Fix, Severity, Target, Verdict
@@ -840,6 +843,8 @@ class TorchCudaExtension(Rule):
 
     def check(self, ctx: FileContext) -> Iterator[Finding]:
         facts = build_facts(ctx)
+        test: str | None = None
+        shape: _SetupShape | None = None
         for f in facts.of(FactKind.CUDA_EXTENSION, FactKind.NVCC_FLAG):
             if f.kind is FactKind.CUDA_EXTENSION:
                 if f.context == "BuildExtension":
@@ -847,17 +852,26 @@ class TorchCudaExtension(Rule):
                 yield self.finding(
                     ctx, f.start, f.end,
                     f"{f.text} builds a PyTorch CUDA extension; a ROCm build of PyTorch hipifies and "
-                    "compiles it with hipcc (check its sources for PTX, CUTLASS and NVIDIA-only libraries)",
+                    "compiles it with hipcc, so its CUDA-spelled sources stay as they are (check them for "
+                    "PTX, warp size, CUTLASS and NVIDIA-only libraries); build with "
+                    f"PYTORCH_ROCM_ARCH={';'.join(offload_archs(ctx)) or 'gfx942'}",
                     per_family(ctx, rocm=_AUTO, oneapi=_MANUAL, scale=_BLOCKED, zluda=_MANUAL),
                     effort=Effort(lines=0, constructs=1, hours=0.5),
                     severity=Severity.INFO,
                     data={"call": f.data.get("call", f.text)},
                 )
                 continue
+            if shape is None:
+                test, shape = _hip_test(ctx.text), _setup_shape(ctx.text)
+            if shape.guarded(f.start):
+                continue  # in a branch only CUDA builds of PyTorch take: never reaches hipcc
             kind = f.data["flag"]
             breaks = kind in self.BREAKS
             how = "rejects" if breaks else "ignores or misreads"
-            fix = _setup_flag_fix(ctx, f)
+            # A flag and its value from two statements (append("-gencode"); append("arch=...")): no edit
+            # spans both safely.
+            split = any(c in f.text for c in "()\n")
+            fix = None if split else _conditional_flag_fix(ctx, f, test, shape) or _setup_flag_fix(ctx, f)
             yield self.finding(
                 ctx, f.start, f.end,
                 f"nvcc flag {f.text} reaches hipcc unchanged on ROCm builds of PyTorch, and hipcc {how} it; "
@@ -875,6 +889,109 @@ _SETUP_FLAG_FOR_HIPCC = {
     "fast-math": "-ffast-math", "lineinfo": "-gline-tables-only", "arch": "", "gencode": "", "expt": "",
     "xptxas": "", "xnvlink": "", "threads": "", "deprecated-targets": "", "ccbin": "", "cudart": "",
 }
+
+
+def _hip_test(text: str) -> str | None:
+    """The expression a setup.py can test for a ROCm build of PyTorch with the names it imports, or None.
+
+    ``torch.version.hip`` where ``torch`` is imported, else ``IS_HIP_EXTENSION`` where it is
+    imported from ``torch.utils.cpp_extension`` (the two idioms maintained extensions use).
+    """
+    if re.search(r"^[ \t]*import[ \t]+(?:[\w.]+[ \t]*,[ \t]*)*torch[ \t]*(?:,|#|$)", text, re.M):
+        return "torch.version.hip"
+    if re.search(r"^[ \t]*from[ \t]+torch\.utils\.cpp_extension[ \t]+import[^\n]*\bIS_HIP_EXTENSION\b", text, re.M) or \
+            re.search(r"^[ \t]*from[ \t]+torch\.utils\.cpp_extension[ \t]+import[ \t]*\([^)]*\bIS_HIP_EXTENSION\b", text, re.M):
+        return "IS_HIP_EXTENSION"
+    return None
+
+
+_HIP_TEST = re.compile(r"\bversion\.hip\b|\bIS_HIP_EXTENSION\b")
+
+
+@dataclass(frozen=True)
+class _SetupShape:
+    """What the flag rules need from a setup.py's syntax tree (empty when it does not parse).
+
+    ``list_items``: offsets of the opening quotes of one-line string literals that are items of a
+    list display. ``cuda_only``: spans of code that runs only when PyTorch is not a ROCm build
+    (the branch of ``if torch.version.hip`` / ``IS_HIP_EXTENSION`` / a name bound to either that
+    the test sends CUDA builds to); flags there never reach hipcc.
+    """
+
+    list_items: frozenset[int] = frozenset()
+    cuda_only: tuple[tuple[int, int], ...] = ()
+
+    def guarded(self, at: int) -> bool:
+        return any(a <= at < b for a, b in self.cuda_only)
+
+
+def _setup_shape(text: str) -> _SetupShape:
+    try:
+        tree = ast.parse(text.encode("latin-1"))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return _SetupShape()
+    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def off(line: int, col: int) -> int:
+        return line_starts[line - 1] + col if line - 1 < len(line_starts) else len(text)
+
+    def src(node: ast.AST) -> str:
+        return text[off(node.lineno, node.col_offset):off(node.end_lineno, node.end_col_offset)]
+
+    hip_names = set()
+    for node in tree.body:  # module-level names bound to the test: HIP_BUILD = bool(torch.version.hip)
+        if isinstance(node, ast.Assign) and _HIP_TEST.search(src(node.value)):
+            hip_names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+
+    def polarity(test: ast.AST) -> bool | None:
+        """True: the test holds on ROCm builds; False: it holds on CUDA builds; None: not a hip test."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            inner = polarity(test.operand)
+            return None if inner is None else not inner
+        body = src(test)
+        if _HIP_TEST.search(body) or any(re.search(rf"\b{re.escape(n)}\b", body) for n in hip_names):
+            return True if isinstance(test, (ast.Attribute, ast.Name, ast.Call)) else None
+        return None
+
+    items, spans = set(), []
+
+    def span(nodes: list) -> None:
+        for n in nodes:
+            spans.append((off(n.lineno, n.col_offset), off(n.end_lineno, n.end_col_offset)))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.List):
+            for elt in node.elts:
+                if isinstance(elt, ast.Constant) and isinstance(elt.value, str) and elt.lineno == elt.end_lineno:
+                    items.add(off(elt.lineno, elt.col_offset))
+        elif isinstance(node, (ast.If, ast.IfExp)):
+            pol = polarity(node.test)
+            if pol is None:
+                continue
+            cuda_branch = node.orelse if pol else node.body
+            span(cuda_branch if isinstance(cuda_branch, list) else [cuda_branch])
+    return _SetupShape(frozenset(items), tuple(spans))
+
+
+def _conditional_flag_fix(ctx: FileContext, f: BuildFact, test: str | None, shape: _SetupShape) -> Fix | None:
+    """Keep an nvcc flag for CUDA builds and give hipcc its spelling (or nothing) on ROCm builds.
+
+    The upstream idiom: one setup.py serves both, the flag chosen by ``torch.version.hip``. Only
+    for a list item that is the flag alone, in a file that imports the name tested; else None.
+    """
+    kind = f.data["flag"]
+    if test is None or kind not in _SETUP_FLAG_FOR_HIPCC:
+        return None
+    text, qs, qe = ctx.text, f.start - 1, f.end + 1
+    if qs < 0 or qe > len(text) or text[qs] not in "\"'" or text[qe - 1] != text[qs] or qs not in shape.list_items:
+        return None
+    item = text[qs:qe]
+    hip = _SETUP_FLAG_FOR_HIPCC[kind]
+    hip_list = f"[{text[qs]}{hip}{text[qs]}]" if hip else "[]"
+    content = f"*({hip_list} if {test} else [{item}])"
+    what = f"{hip!r} on ROCm" if hip else "nothing on ROCm"
+    return Fix((ctx.edit(qs, qe, content),), Applicability.UNSAFE,
+               f"{f.text!r} for CUDA builds only, {what} ({test})", ("build",))
 
 
 def _setup_flag_fix(ctx: FileContext, f: BuildFact) -> Fix | None:

@@ -923,19 +923,21 @@ def parse_setup_py_build(text: str, path: str = "setup.py") -> BuildFacts:
         return BuildFacts(path, tuple(_with_text(text, facts)),
                           (Problem(at, at, f"setup.py does not parse ({tree.msg}, line {line}); read by pattern"),))
     starts = source_bytes_offsets(text)
-    names: dict[str, ast.AST] = {}
-    for stmt in ast.walk(tree):
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            names.setdefault(stmt.targets[0].id, stmt.value)
+    names = _setup_names(tree)
     imported_from_cpp_ext = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("torch.utils.cpp_extension"):
             imported_from_cpp_ext.update(a.asname or a.name for a in node.names)
+    # Extension = CppExtension if suffix == "cpu" else CUDAExtension; Extension(...) (torch_scatter, torch_cluster)
+    aliases = {n for n, vals in names.items() for v in vals if not isinstance(v, _NvccItem)
+               and any(isinstance(x, ast.Name) and x.id == "CUDAExtension" for x in ast.walk(v))}
     facts: list[BuildFact] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             full = call_name(node.func)
             short = full.rsplit(".", 1)[-1]
+            if short in aliases and short not in _EXT_CALLS:
+                short = "CUDAExtension"
             if short not in _EXT_CALLS:
                 continue
             if short in ("load", "load_inline") and "cpp_extension" not in full and short not in imported_from_cpp_ext:
@@ -948,11 +950,14 @@ def parse_setup_py_build(text: str, path: str = "setup.py") -> BuildFacts:
                 facts.append(BuildFact(FactKind.CUDA_EXTENSION, sp[0], sp[1], "", short, {"call": full}))
             for kw in node.keywords:
                 if kw.arg == "extra_compile_args":
-                    value = names.get(kw.value.id, kw.value) if isinstance(kw.value, ast.Name) else kw.value
-                    if isinstance(value, ast.Dict):
-                        for k, v in zip(value.keys, value.values):
-                            if isinstance(k, ast.Constant) and k.value == "nvcc":
-                                facts += _py_flag_facts(text, v, names, starts, short)
+                    values = names.get(kw.value.id, [kw.value]) if isinstance(kw.value, ast.Name) else [kw.value]
+                    for value in values:
+                        if isinstance(value, ast.Dict):
+                            for k, v in zip(value.keys, value.values):
+                                if isinstance(k, ast.Constant) and k.value == "nvcc":
+                                    facts += _py_flag_facts(text, v, names, starts, short)
+                        elif isinstance(value, _NvccItem):  # extra_compile_args["nvcc"] = flags
+                            facts += _py_flag_facts(text, value.node, names, starts, short)
                 elif kw.arg in ("extra_cuda_cflags",):
                     facts += _py_flag_facts(text, kw.value, names, starts, short)
                 elif kw.arg == "extra_ldflags" or kw.arg == "libraries":
@@ -1004,19 +1009,68 @@ def _setup_arch_list_facts(text: str, tree: ast.AST, starts: list[int]) -> list[
     return out
 
 
-def _py_words(text: str, node: ast.AST, names: dict, starts: list[int]) -> list[tuple[int, int, str]]:
-    """Words of string constants in a list expression, with spans (one list item may hold several flags)."""
-    if isinstance(node, ast.Name) and node.id in names:
-        node = names[node.id]
+class _NvccItem(ast.AST):
+    """``X["nvcc"] = value`` on a name bound to ``extra_compile_args``: stands for the dict's nvcc entry."""
+
+    _fields = ("node",)
+
+
+def _setup_names(tree: ast.AST) -> dict[str, list[ast.AST]]:
+    """What each name of a setup.py is bound to or grown by, in source order.
+
+    ``X = v`` and ``X += v`` give ``v``; ``X.append(a)``/``X.insert(i, a)`` a one-item list;
+    ``X.extend(v)`` gives ``v``; ``X["nvcc"] = v`` an :class:`_NvccItem` (the way
+    torch_scatter fills ``extra_compile_args``). Flags appended in any branch reach the list.
+    """
+    names: dict[str, list[ast.AST]] = {}
+    for stmt in ast.walk(tree):
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            t = stmt.targets[0]
+            if isinstance(t, ast.Name):
+                names.setdefault(t.id, []).append(stmt.value)
+            elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) \
+                    and isinstance(t.slice, ast.Constant) and t.slice.value == "nvcc":
+                names.setdefault(t.value.id, []).append(_NvccItem(node=stmt.value))
+        elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) and isinstance(stmt.target, ast.Name):
+            names.setdefault(stmt.target.id, []).append(stmt.value)
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
+                and isinstance(stmt.value.func, ast.Attribute) and isinstance(stmt.value.func.value, ast.Name):
+            call, owner = stmt.value, stmt.value.func.value.id
+            if call.func.attr == "append" and len(call.args) == 1:
+                names.setdefault(owner, []).append(ast.List(elts=[call.args[0]], ctx=ast.Load()))
+            elif call.func.attr == "insert" and len(call.args) == 2:
+                names.setdefault(owner, []).append(ast.List(elts=[call.args[1]], ctx=ast.Load()))
+            elif call.func.attr == "extend" and len(call.args) == 1:
+                names.setdefault(owner, []).append(call.args[0])
+    return names
+
+
+def _py_words(text: str, node: ast.AST, names: dict, starts: list[int],
+              _seen: frozenset[str] = frozenset()) -> list[tuple[int, int, str]]:
+    """Words of string constants in a list expression, with spans (one list item may hold several flags).
+
+    Names are followed through every binding and growth (:func:`_setup_names`), once each
+    (``X = X + [...]`` does not loop); both arms of ``a if t else b`` count.
+    """
+    if isinstance(node, ast.Name):
+        if node.id not in names or node.id in _seen:
+            return []
+        seen = _seen | {node.id}
+        return [w for v in names[node.id] if not isinstance(v, _NvccItem)
+                for w in _py_words(text, v, names, starts, seen)]
     items: list[ast.AST] = []
     if isinstance(node, (ast.List, ast.Tuple)):
         items = list(node.elts)
     elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        return _py_words(text, node.left, names, starts) + _py_words(text, node.right, names, starts)
+        return _py_words(text, node.left, names, starts, _seen) + _py_words(text, node.right, names, starts, _seen)
+    elif isinstance(node, ast.IfExp):
+        return _py_words(text, node.body, names, starts, _seen) + _py_words(text, node.orelse, names, starts, _seen)
+    elif isinstance(node, ast.Call) and node.args:  # list(x), a helper that extends x: append_nvcc_threads(x)
+        return _py_words(text, node.args[0], names, starts, _seen)
     out = []
     for it in items:
         if isinstance(it, ast.Starred):
-            out += _py_words(text, it.value, names, starts)
+            out += _py_words(text, it.value, names, starts, _seen)
             continue
         if not (isinstance(it, ast.Constant) and isinstance(it.value, str)):
             continue

@@ -1,0 +1,109 @@
+"""BLD005 on torch extensions: nvcc-only flags become conditional on a ROCm build of PyTorch
+(the upstream idiom: one setup.py serves CUDA and ROCm), flags already behind that test are
+left alone, and files without the name to test keep the ROCm-only spelling fix."""
+
+from __future__ import annotations
+
+from _fixroundtrip import findings, fix_all
+
+HEAD = "import torch\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+BODY = ("NVCC = [\n    '-O3',\n    '--expt-relaxed-constexpr',\n"
+        "    '-gencode=arch=compute_90,code=sm_90', '--use_fast_math'\n]\n"
+        "e = CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': NVCC + ['-lineinfo']})\n")
+
+
+def _nvcc_list(setup_py: str, hip: str | None, test: str = "torch.version.hip") -> list[str]:
+    """Run a fixed setup.py's flag logic with a stand-in torch (CUDA build: hip None)."""
+    stub = (f"class torch:\n    class version:\n        hip = {hip!r}\nIS_HIP_EXTENSION = {bool(hip)!r}\n"
+            "def CUDAExtension(*a, **k):\n    return k\n")
+    code = "\n".join(line for line in setup_py.splitlines()
+                     if not line.startswith(("import torch", "from torch")))
+    ns: dict = {}
+    exec(compile(stub + code, "setup.py", "exec"), ns)  # our own fixture text, not a project's
+    return ns["e"]["extra_compile_args"]["nvcc"]
+
+
+def test_flags_become_conditional_on_torch_version_hip():
+    before = HEAD + BODY
+    after = fix_all("setup.py", before)
+    assert "*([] if torch.version.hip else ['--expt-relaxed-constexpr'])," in after
+    assert "*(['-ffast-math'] if torch.version.hip else ['--use_fast_math'])" in after
+    assert "NVCC + [*(['-gline-tables-only'] if torch.version.hip else ['-lineinfo'])]" in after
+    # The CUDA build is what it was; the ROCm build gets only flags hipcc takes.
+    assert _nvcc_list(after, None) == _nvcc_list(before, None) == [
+        "-O3", "--expt-relaxed-constexpr", "-gencode=arch=compute_90,code=sm_90", "--use_fast_math", "-lineinfo"]
+    assert _nvcc_list(after, "7.2.4") == ["-O3", "-ffast-math", "-gline-tables-only"]
+    # Fixed once: the guarded flags are no findings any more, and a second pass changes nothing.
+    assert [f for f in findings("setup.py", after, ("BLD005",)) if f.data.get("flag")] == []
+    assert fix_all("setup.py", after) == after
+
+
+def test_is_hip_extension_is_the_test_when_it_is_imported():
+    head = "from torch.utils.cpp_extension import CUDAExtension, IS_HIP_EXTENSION\n"
+    after = fix_all("setup.py", head + BODY)
+    assert "*([] if IS_HIP_EXTENSION else ['--expt-relaxed-constexpr'])" in after
+    assert _nvcc_list(after, "7.2.4", "IS_HIP_EXTENSION") == ["-O3", "-ffast-math", "-gline-tables-only"]
+
+
+def test_flags_behind_the_test_are_not_findings():
+    text = HEAD + ("NVCC = ['-O3']\n"
+                   "if torch.version.hip:\n    NVCC += ['-DUSE_ROCM']\nelse:\n    NVCC += ['--expt-relaxed-constexpr']\n"
+                   "NVCC += [] if torch.version.hip else ['-lineinfo']\n"
+                   "HIP_BUILD = bool(torch.version.hip)\n"
+                   "if not HIP_BUILD:\n    NVCC.append('--use_fast_math')\n"
+                   "e = CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': NVCC})\n")
+    assert [f.data["flag"] for f in findings("setup.py", text, ("BLD005",)) if f.data.get("flag")] == []
+    assert fix_all("setup.py", text) == text
+
+
+def test_a_test_on_something_else_does_not_guard():
+    text = HEAD + ("import os\nNVCC = ['-O3']\nif os.name == 'nt':\n    NVCC += ['-DWIN']\nelse:\n"
+                   "    NVCC += ['--use_fast_math']\n"
+                   "e = CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': NVCC})\n")
+    got = [f for f in findings("setup.py", text, ("BLD005",)) if f.data.get("flag")]
+    assert [f.data["flag"] for f in got] == ["fast-math"]
+    assert "*(['-ffast-math'] if torch.version.hip else ['--use_fast_math'])" in fix_all("setup.py", text)
+
+
+def test_without_the_name_to_test_the_rocm_spelling_fix_stays():
+    text = "from torch.utils.cpp_extension import CUDAExtension\n" + BODY
+    after = fix_all("setup.py", text)
+    assert "torch.version.hip" not in after and "IS_HIP_EXTENSION" not in after
+    assert "'-ffast-math'" in after and "--expt-relaxed-constexpr" not in after
+
+
+def test_a_flag_outside_a_list_display_keeps_the_spelling_fix():
+    # append() takes one argument: a starred, maybe empty, expression would break it.
+    text = HEAD + ("NVCC = ['-O3']\nNVCC.append('--use_fast_math')\n"
+                   "e = CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': NVCC})\n")
+    after = fix_all("setup.py", text)
+    assert "NVCC.append('-ffast-math')" in after
+
+
+def test_unparsable_setup_py_still_gets_findings():
+    text = HEAD + "e = CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': ['--use_fast_math']})\nif (:\n"
+    got = [f for f in findings("setup.py", text, ("BLD005",)) if f.data.get("flag")]
+    assert [f.data["flag"] for f in got] == ["fast-math"]
+    assert got[0].fix.edits[0].content == "-ffast-math"  # read by pattern: the ROCm spelling, not a guess at syntax
+
+
+def test_flags_grown_by_append_extend_and_subscript_are_followed():
+    text = HEAD + ("def exts():\n    args = {'cxx': ['-O3']}\n    nvcc = ['-O3']\n    nvcc.append('--use_fast_math')\n"
+                   "    nvcc.extend(['-lineinfo'])\n    nvcc += ['--expt-extended-lambda']\n    args['nvcc'] = nvcc\n"
+                   "    Ext = CppExtension if False else CUDAExtension\n"
+                   "    return [Ext('x', ['x.cu'], extra_compile_args=args)]\n")
+    got = findings("setup.py", text, ("BLD005",))
+    assert sorted(f.data["flag"] for f in got if f.data.get("flag")) == ["expt", "fast-math", "lineinfo"]
+    assert [f.data["call"] for f in got if f.data.get("call")] == ["Ext"]  # found through its CUDAExtension alias
+    after = fix_all("setup.py", text)
+    assert "nvcc.extend([*(['-gline-tables-only'] if torch.version.hip else ['-lineinfo'])])" in after
+    assert "nvcc += [*([] if torch.version.hip else ['--expt-extended-lambda'])]" in after
+    assert "nvcc.append('-ffast-math')" in after  # not a list display: the ROCm spelling
+
+
+def test_a_flag_pair_across_two_statements_gets_no_edit():
+    text = HEAD + ("cc = ['-O3']\ncc.append('-gencode')\ncc.append('arch=compute_80,code=sm_80')\n"
+                   "e = CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': cc})\n")
+    got = [f for f in findings("setup.py", text, ("BLD005",)) if f.data.get("flag")]
+    assert [f.data["flag"] for f in got] == ["gencode"] and got[0].fix is None
+    assert fix_all("setup.py", text) == text
