@@ -107,3 +107,16 @@ def test_a_flag_pair_across_two_statements_gets_no_edit():
     got = [f for f in findings("setup.py", text, ("BLD005",)) if f.data.get("flag")]
     assert [f.data["flag"] for f in got] == ["gencode"] and got[0].fix is None
     assert fix_all("setup.py", text) == text
+
+
+def test_nvcc_diagnostic_numbers_are_nvcc_only():
+    # gsplat 1.5.3's setup.py; ROCm 7.2.4's hipcc reads 20012,186 as an input file.
+    text = HEAD + ("nvcc_flags = ['-O3']\nnvcc_flags += ['-diag-suppress', '20012,186']\n"
+                   "e = CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': nvcc_flags})\n")
+    got = [f for f in findings("setup.py", text, ("BLD005",)) if f.data.get("flag")]
+    assert [(f.data["flag"], f.data["breaks_hipcc"]) for f in got] == [("diag", True)]
+    after = fix_all("setup.py", text)
+    assert "nvcc_flags += [*([] if torch.version.hip else ['-diag-suppress', '20012,186'])]" in after
+    assert _nvcc_list(after, "7.2.4") == ["-O3"]
+    assert _nvcc_list(after, None) == ["-O3", "-diag-suppress", "20012,186"]
+    assert fix_all("Makefile", "NVCCFLAGS = -O3 -diag-suppress 177 --diag_suppress=550\n") == "NVCCFLAGS = -O3\n"

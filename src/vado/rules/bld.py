@@ -413,7 +413,7 @@ class NvccCommandOrFlag(Rule):
     severity = Severity.MEDIUM
     file_kinds = frozenset({FileKind.MAKEFILE, FileKind.CMAKE})
 
-    SAFE_DROP = {"xptxas", "xnvlink", "expt", "threads", "deprecated-targets"}
+    SAFE_DROP = {"xptxas", "xnvlink", "expt", "threads", "deprecated-targets", "diag"}
     UNSAFE_DROP = {"ccbin", "cudart"}
 
     def check(self, ctx: FileContext) -> Iterator[Finding]:
@@ -836,9 +836,11 @@ class TorchCudaExtension(Rule):
     severity = Severity.MEDIUM
     file_kinds = frozenset({FileKind.SETUP_PY})
 
-    #: Flags hipcc 5.2 rejects (errors) vs. accepts with a warning or ignores.
-    BREAKS = {"fast-math", "expt", "gencode", "threads", "rdc"}
-    IGNORED = {"arch", "lineinfo", "xptxas", "xcompiler", "xnvlink", "maxrregcount", "ccbin", "cudart",
+    #: Flags hipcc rejects (errors) vs. accepts with a warning or ignores. Measured with ROCm 7.2.4's
+    #: hipcc for gfx942: --use_fast_math, --expt-*, -gencode=, -Xptxas=/--ptxas-options=, --threads and
+    #: -diag-suppress N are errors; -lineinfo is a warning (an unused linker input).
+    BREAKS = {"fast-math", "expt", "gencode", "threads", "rdc", "xptxas", "diag"}
+    IGNORED = {"arch", "lineinfo", "xcompiler", "xnvlink", "maxrregcount", "ccbin", "cudart",
                "default-stream", "deprecated-targets"}
 
     def check(self, ctx: FileContext) -> Iterator[Finding]:
@@ -887,7 +889,7 @@ class TorchCudaExtension(Rule):
 #: What a flag of a torch extension's nvcc list becomes for hipcc ("" drops it; absent: no fix).
 _SETUP_FLAG_FOR_HIPCC = {
     "fast-math": "-ffast-math", "lineinfo": "-gline-tables-only", "arch": "", "gencode": "", "expt": "",
-    "xptxas": "", "xnvlink": "", "threads": "", "deprecated-targets": "", "ccbin": "", "cudart": "",
+    "xptxas": "", "xnvlink": "", "threads": "", "deprecated-targets": "", "ccbin": "", "cudart": "", "diag": "",
 }
 
 

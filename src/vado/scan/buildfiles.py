@@ -126,6 +126,8 @@ _FLAG_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
         ("default-stream", r"^--default-stream=(?:per-thread|legacy|null)$"),
         ("ccbin", r"^(?:-ccbin|--compiler-bindir)=.+$"),
         ("deprecated-targets", r"^-Wno-deprecated-gpu-targets$"),
+        # nvcc front-end diagnostic numbers (gsplat: -diag-suppress 20012,186); clang has none of them.
+        ("diag", r"^--?diag[-_](?:suppress|error|warn|default)=\S+$"),
     )
 )
 #: Options whose value is the following word.
@@ -138,6 +140,7 @@ _TAKES_VALUE = {
     "-rdc": "rdc", "--relocatable-device-code": "rdc",
     "-maxrregcount": "maxrregcount", "--threads": "threads",
     "-ccbin": "ccbin", "--compiler-bindir": "ccbin", "--default-stream": "default-stream",
+    **{f"{d}diag{u}{w}": "diag" for d in ("-", "--") for u in "-_" for w in ("suppress", "error", "warn", "default")},
 }
 _SM_ALL = re.compile(_SM)
 _LIB_FLAG = re.compile(r"^-l(?P<lib>[A-Za-z0-9_+-]+)$")
@@ -167,6 +170,7 @@ _FLAG_OPTIONS = frozenset({
     "--expt-relaxed-constexpr", "--expt-extended-lambda", "--extended-lambda", "-lineinfo", "--generate-line-info",
     "-maxrregcount", "--maxrregcount", "--threads", "-t", "-cudart", "--cudart", "--default-stream",
     "-ccbin", "--compiler-bindir", "-Wno-deprecated-gpu-targets",
+    *(f"{d}diag{u}{w}" for d in ("-", "--") for u in "-_" for w in ("suppress", "error", "warn", "default")),
 })
 
 
