@@ -153,6 +153,11 @@ def assemble(wheel: Path, pytorch_src: Path, *, cache_root: Path | None = None,
     if root is None:
         raise TorchHeadersError("cannot assemble PyTorch's ROCm headers", "caching is off (VADO_CACHE_DIR=off)",
                                 "pass a cache directory")
+    known = _zip_version(wheel)  # a built tree is found without unpacking 60 MB of headers
+    if known is not None:
+        found = _load(root / known)
+        if found is not None:
+            return found
     with tempfile.TemporaryDirectory(prefix="vado-torch-wheel-") as tmp:
         torch_dir = _torch_dir(wheel, Path(tmp))
         version = _torch_version(torch_dir)
@@ -213,12 +218,28 @@ def _torch_dir(wheel: Path, tmp: Path) -> Path:
     return torch_dir
 
 
+def _zip_version(wheel: Path) -> str | None:
+    """The version a wheel file's ``torch/version.py`` names, or None (not a wheel, unreadable)."""
+    try:
+        if not wheel.is_file() or not zipfile.is_zipfile(wheel):
+            return None
+        with zipfile.ZipFile(wheel) as zf:
+            text = zf.read("torch/version.py").decode("utf-8", "replace")
+    except (OSError, KeyError, zipfile.BadZipFile):
+        return None
+    m = _VERSION.search(text)
+    return m.group(1) if m else None
+
+
+_VERSION = re.compile(r"""__version__\s*=\s*['"]([0-9][0-9A-Za-z.]*)""")
+
+
 def _torch_version(torch_dir: Path) -> str:
     try:
         text = (torch_dir / "version.py").read_text(encoding="utf-8")
     except OSError as exc:
         raise TorchHeadersError("cannot tell the torch version", str(exc)) from exc
-    m = re.search(r"""__version__\s*=\s*['"]([0-9][0-9A-Za-z.]*)""", text)
+    m = _VERSION.search(text)
     if not m:
         raise TorchHeadersError("cannot tell the torch version", f"no __version__ in {torch_dir / 'version.py'}")
     return m.group(1)
