@@ -89,3 +89,24 @@ def test_answer_without_choices(stub):
     with pytest.raises(AgentError) as exc:
         OpenAICompatible("m", stub["url"] + "/v1").complete(MESSAGES, max_tokens=8)
     assert "choices" in exc.value.what
+
+
+def test_a_server_that_dies_is_named_as_such():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from _servers import dying_server
+    from vado.agent.providers import EndpointLost
+
+    with dying_server(1) as url:
+        prov = OpenAICompatible("m", url + "/v1", timeout_s=10)
+        assert prov.complete(MESSAGES, max_tokens=8).text == "no change"
+        with pytest.raises(EndpointLost) as exc:
+            prov.complete(MESSAGES, max_tokens=8)  # the server dies while answering
+        assert exc.value.what == f"the model endpoint {url}/v1 stopped answering after 1 answer"
+        assert "closed the connection before its answer ended" in exc.value.why
+        assert "crashed" in exc.value.tip and "dmesg" in exc.value.tip
+        with pytest.raises(EndpointLost) as exc:
+            prov.complete(MESSAGES, max_tokens=8)  # and is gone
+        assert "stopped answering after 1 answer" in exc.value.what and "ConnectionRefusedError" in exc.value.why

@@ -79,5 +79,7 @@ def agent(
     if dry_run and result.diffs:
         term.data("".join(result.diffs[k] for k in sorted(result.diffs)).rstrip("\n"))
     if result.stopped_by.startswith("the model endpoint failed"):
+        # Also on stderr as an error: the run did not finish, and stdout may go to a file.
+        term.error(result.stopped_by.removeprefix("the model endpoint failed: "))
         raise typer.Exit(3)
     raise typer.Exit(1 if result.still_open else 0)
