@@ -46,10 +46,10 @@ def test_help_shows_choices_and_no_flag_types(argv, cmd, monkeypatch):
 
 
 @pytest.mark.parametrize("argv,expected", [
-    (("port",), ["<chevron|ggl>", "<warp32|native>", "<text|json|concise|sarif|markdown|html>"]),
+    (("port",), ["<chevron|ggl>", "<warp32|native>", "<text|json|concise|sarif|markdown|html|github|gitlab|junit>"]),
     (("verify",), ["<stdout|files|numpy>", "<auto|amd|nvidia>", "<32|64>", "<text|json>"]),
     (("plan",), ["<text|json|markdown|html>", "local|ray|ray=ADDRESS"]),
-    (("audit",), ["<text|concise|json|sarif|markdown|html>"]),
+    (("audit",), ["<text|concise|json|sarif|markdown|html|github|gitlab|junit>"]),
     (("tune",), ["<grid|random>"]),
     (("bench", "kernel"), ["<nvcc|hipcc|hip-nvidia>", "<fp32|bf16>"]),
     (("bench", "serve"), ["<completions|chat>"]),

@@ -11,7 +11,7 @@ from typing import List, Literal, Optional, get_args
 
 from vado.cli.params import Argument, CommandExit, Option
 
-Format = Literal["text", "concise", "json", "sarif", "markdown", "html"]
+Format = Literal["text", "concise", "json", "sarif", "markdown", "html", "github", "gitlab", "junit"]
 FORMATS = get_args(Format)
 _SEVERITIES_AND_VERDICTS = "SEVERITY|VERDICT|TARGET:VERDICT"
 
@@ -21,7 +21,10 @@ def audit(
     target: Optional[List[str]] = Option(
         None, "--target", "-t", help="Target profile(s); repeat or comma-separate. Default: rocm-7.2, oneapi, scale, zluda."
     ),
-    format: Format = Option("text", "--format", "-f", help="Report format."),
+    format: Format = Option(
+        "text", "--format", "-f",
+        help="Report format; for CI: github (workflow annotations), gitlab (Code Quality JSON), junit (JUnit XML), sarif.",
+    ),
     output: Optional[Path] = Option(None, "--output", "-o", help="Write the report here instead of stdout."),
     jobs: int = Option(
         0, "--jobs", "-j", min=0,
@@ -42,6 +45,8 @@ def audit(
     baseline: Optional[Path] = Option(None, "--baseline", metavar="FILE", help="Leave out findings recorded in this baseline file."),
     write_baseline: Optional[Path] = Option(None, "--write-baseline", metavar="FILE", help="Record every current finding in FILE (then exit 0); later audits with --baseline FILE report only new ones."),
     no_suppressions: bool = Option(False, "--no-suppressions", help="Report findings that `vado: ignore[...]` comments suppress."),
+    exit_zero: bool = Option(False, "--exit-zero", help="Exit 0 even when findings or verdicts fail --fail-on (usage errors and tool failures still exit 2 and 3)."),
+    statistics: bool = Option(False, "--statistics", help="Count the findings of each code instead of listing them (text, or json with --format json)."),
     no_gitignore: bool = Option(False, "--no-gitignore", help="Scan files that .gitignore excludes."),
     include_vendored: bool = Option(False, "--include-vendored", help="Scan third_party/, vendor/ and similar."),
     include_backends: bool = Option(False, "--include-backends", help="Judge other backends' code too (SYCL, MUSA, Vulkan, Metal, CPU instruction sets)."),
@@ -53,7 +58,8 @@ def audit(
     Settings come from the tool.vado table of pyproject.toml or from a vado.toml (found from PATH
     upwards); options given here win. A comment `vado: ignore` on a finding's line suppresses it.
 
-    Exit codes: 0 nothing that --fail-on fails on, 1 findings or verdicts that it does, 2 usage error, 3 tool failure.
+    Exit codes: 0 nothing that --fail-on fails on (or --exit-zero), 1 findings or verdicts that it does, 2 usage error,
+    3 tool failure.
     """
     import os
 
@@ -128,18 +134,25 @@ def audit(
         raise CommandExit(0)
 
     kwargs = {}
-    if format == "sarif":
-        from vado.report.sarif import disk_context
-
-        kwargs = disk_context(result)
     try:
-        text = render(result, format, **kwargs) if kwargs else render(result, format)
+        if statistics:
+            from vado.report.statistics import render_statistics
+
+            text = render_statistics(result, "json" if format == "json" else "text")
+        else:
+            from vado.report import CONTEXT_FORMATS
+
+            if format in CONTEXT_FORMATS:
+                from vado.report.sarif import disk_context
+
+                kwargs = disk_context(result)
+            text = render(result, format, **kwargs) if kwargs else render(result, format)
     except VadoError as exc:
         raise fail(exc)
     if output:
         _write(term, output, text)
     else:
-        term.data(text) if format != "text" else term.data(text.rstrip("\n"))
+        term.data(text.rstrip("\n") if format == "text" or statistics else text)
     stats = result.stats
     term.info(
         f"audited {stats.files_scanned} files ({stats.bytes_scanned / 1e6:.2f} MB) in {stats.duration_s:.2f}s; "
@@ -148,8 +161,8 @@ def audit(
     )
     reasons = failure.failing(result)
     for reason in reasons:
-        term.info(f"fail-on: {reason}")
-    raise CommandExit(1 if reasons else 0)
+        term.info(f"fail-on: {reason}" + (" (--exit-zero: exit 0)" if exit_zero else ""))
+    raise CommandExit(1 if reasons and not exit_zero else 0)
 
 
 def _write(term, path: Path, text: str) -> None:

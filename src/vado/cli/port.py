@@ -7,7 +7,7 @@ from typing import Literal, Optional, get_args
 
 import typer
 
-Format = Literal["text", "json", "concise", "sarif", "markdown", "html"]
+Format = Literal["text", "json", "concise", "sarif", "markdown", "html", "github", "gitlab", "junit"]
 FORMATS = get_args(Format)
 
 
@@ -42,7 +42,7 @@ def port(
         False, "--include-hip-path",
         help="Also port the project's own HIP path (its CUDA→HIP vendor header and the sources its ROCm build compiles).",
     ),
-    format: Format = typer.Option("text", "--format", "-f", help="Report: text or json of the port, or concise/sarif/markdown/html of an audit of the port."),
+    format: Format = typer.Option("text", "--format", "-f", help="Report: text or json of the port, or concise/sarif/markdown/html/github/gitlab/junit of an audit of the port."),
     report: Optional[Path] = typer.Option(None, "--report", help="Write the report here instead of stdout."),
     diff: bool = typer.Option(False, "--diff", help="Show the per-file diffs (text format)."),
     jobs: int = typer.Option(1, "--jobs", "-j", min=0, help="Worker processes (0 = one per CPU)."),
