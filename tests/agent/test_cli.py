@@ -42,7 +42,7 @@ def test_dry_run_prints_results_and_the_diff(stub, tmp_path):
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0] == f"vado agent {src} with stub (dry run)"
-    assert lines[1] == "  fixed     ptx_funnel.cu:6:PTX002  (1 attempt) the finding is gone and it compiles for gfx90a"
+    assert lines[1] == "  fixed     ptx_funnel.cu:6:PTX002  (1 attempt) the finding is gone and it compiles for gfx942, gfx950"
     assert lines[2].startswith("1 fixed, 0 open; 1 attempts, 900+60 tokens, $0.0011, ")
     assert lines[3] == f"transcript: {log}"
     assert lines[4:7] == ["--- a/ptx_funnel.cu", "+++ b/ptx_funnel.cu", "@@ -3,7 +3,8 @@"]

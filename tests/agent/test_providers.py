@@ -107,6 +107,23 @@ def test_a_server_that_dies_is_named_as_such():
         assert exc.value.what == f"the model endpoint {url}/v1 stopped answering after 1 answer"
         assert "closed the connection before its answer ended" in exc.value.why
         assert "crashed" in exc.value.tip and "dmesg" in exc.value.tip
+        _wait_refused(url)  # the dying process may still hold its socket for a moment
         with pytest.raises(EndpointLost) as exc:
             prov.complete(MESSAGES, max_tokens=8)  # and is gone
         assert "stopped answering after 1 answer" in exc.value.what and "ConnectionRefusedError" in exc.value.why
+
+
+def _wait_refused(url: str, timeout_s: float = 10.0) -> None:
+    import socket
+    import time
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        try:
+            socket.create_connection((parts.hostname, parts.port), timeout=1).close()
+        except ConnectionRefusedError:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{url} still accepts connections")
