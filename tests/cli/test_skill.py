@@ -142,3 +142,23 @@ def test_the_skill_agrees_with_the_cli_defaults():
     assert "gfx90a" not in text
     archs = get_target("rocm-7.2").default_arch
     assert archs == ("gfx942", "gfx950") and "gfx942 and gfx950" in text
+
+
+def test_without_the_mcp_extra_vado_says_how_to_install_it(tmp_path: Path, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "mcp" else real(name, *a))
+    res = CliRunner().invoke(app, ["mcp", "--root", str(tmp_path)])
+    assert res.exit_code == 3
+    assert "pip install 'vado[mcp]'" in " ".join(res.stderr.split())
+    res = CliRunner().invoke(app, ["skill", "install", str(tmp_path)])
+    assert res.exit_code == 0 and "vado[mcp]" in " ".join(res.stderr.split())
+
+
+def test_the_mcp_sdk_is_an_extra():
+    import tomllib
+
+    meta = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]
+    assert not any(d.startswith("mcp") for d in meta["dependencies"])
+    assert any(d.startswith("mcp>=") for d in meta["optional-dependencies"]["mcp"])

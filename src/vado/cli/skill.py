@@ -59,6 +59,11 @@ def install(
         raise _fail(exc)
     for path, what in done:
         term.info(f"{what}: {path}")
+    import importlib.util
+
+    if importlib.util.find_spec("mcp") is None:
+        term.warn("the skill works through `vado mcp`, which needs the MCP SDK: install vado with its mcp extra "
+                  "(pip install 'vado[mcp]'; from a clone: pip install -e '.[mcp]')")
     if plugin is None:
         term.info("start Claude Code in the repository and ask it to port the CUDA code to ROCm; "
                   "it loads the skill and vado's MCP tools (approve the 'vado' server when asked)")
