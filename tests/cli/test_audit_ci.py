@@ -429,3 +429,70 @@ def test_config_merging_keeps_the_file_and_adds_the_command_line(tmp_path: Path)
     assert merged.select == ("WARP",) and merged.extend_select == ("PTX",)
     assert merged.ignore == ("WARP002", "WARP009") and merged.fail_on == ("high",)
     assert base.merged(select=["API"]).select == ("API",)
+
+
+# --- suppression checks and --add-noqa ------------------------------------------------------------------
+
+SUPPRESSED = ("__global__ void k(int* o, int v) {\n"
+              "  o[threadIdx.x] = __any_sync(0xffffffff, v);  // vado: ignore[WARP999]\n"
+              "  int x = 1; // vado: ignore[PTX]\n"
+              "}\n")
+
+
+def test_an_unknown_code_in_a_suppression_is_a_warning_with_its_place(tmp_path: Path):
+    (tmp_path / "s.cu").write_text(SUPPRESSED)
+    res = _run("s.cu", "-f", "concise", cwd=tmp_path)
+    err = " ".join(res.stderr.split())
+    assert "warning: s.cu:2:51: vado: ignore[WARP999] names WARP999, which is no vado code or prefix" in err
+    assert "PTX," not in err and "names PTX" not in err  # a prefix of real codes is fine
+
+
+def test_unused_suppressions_are_listed_like_ruffs_rule(tmp_path: Path):
+    (tmp_path / "s.cu").write_text(SUPPRESSED)
+    res = _run("s.cu", "--unused-suppressions", cwd=tmp_path)
+    assert res.exit_code == 1
+    assert res.stdout.splitlines() == [
+        "s.cu:2:51: unused suppression vado: ignore[WARP999]: no WARP999 finding on line 2",
+        "s.cu:3:17: unused suppression vado: ignore[PTX]: no PTX finding on line 3",
+    ]
+    used = tmp_path / "u.cu"
+    used.write_text("__global__ void k(int* o, int v) {\n  // vado: ignore-next-line[WARP]\n"
+                    "  o[threadIdx.x] = __any_sync(0xffffffff, v);\n}\n")
+    assert _run("u.cu", "--unused-suppressions", cwd=tmp_path).exit_code == 0
+    # A code the audit did not select is not called unused: its findings were not looked for.
+    assert _run("u.cu", "--unused-suppressions", "--select", "API", cwd=tmp_path).exit_code == 0
+
+
+def test_add_noqa_suppresses_todays_findings_safely_and_once(tmp_path: Path):
+    src = tmp_path / "k.cu"
+    src.write_text("#define SPREAD(v) __shfl_xor_sync(0xffffffff, v, 1) \\\n  + 0\n"
+                   "__global__ void k(int* o, int v) {\n"
+                   "  o[threadIdx.x] = __any_sync(0xffffffff, v);\r\n"
+                   "  o[0] = __ballot_sync(0xffffffff, v); /* a comment\n"
+                   "  that goes on */ o[1] = SPREAD(v);\n}\n")
+    before = _run("k.cu", "-f", "json", "-q", cwd=tmp_path)
+    lines_with_findings = {f["span"]["line"] for f in json.loads(before.stdout)["findings"]}
+    res = _run("k.cu", "--add-noqa", cwd=tmp_path)
+    assert res.exit_code == 0, res.output
+    text = src.read_bytes().decode()
+    assert "__any_sync(0xffffffff, v);  // vado: ignore[WARP002, WARP009]\r\n" in text  # CRLF kept
+    assert "SPREAD(v) __shfl_xor_sync(0xffffffff, v, 1) \\\n" in text  # a continued line takes no comment
+    assert "/* a comment\n" in text  # nor a line that ends inside a block comment
+    err = " ".join(res.stderr.split())
+    assert "not suppressed: the line continues on the next" in err
+    after = json.loads(_run("k.cu", "-f", "json", "-q", cwd=tmp_path).stdout)["findings"]
+    assert {f["span"]["line"] for f in after} < lines_with_findings and 4 not in {f["span"]["line"] for f in after}
+    again = _run("k.cu", "--add-noqa", cwd=tmp_path)
+    assert src.read_bytes().decode() == text and "added 0 suppression comments" in " ".join(again.stderr.split())
+
+
+def test_add_noqa_never_writes_through_a_link_nor_edits_a_makefile(tmp_path: Path):
+    real = tmp_path / "real.cu"
+    real.write_text(AUTOMATIC)
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "link.cu").symlink_to(real)
+    (tmp_path / "proj" / "Makefile").write_text("NVCC ?= nvcc\n")
+    res = _run("proj", "--add-noqa", "--no-gitignore", cwd=tmp_path)
+    assert real.read_text() == AUTOMATIC
+    assert (tmp_path / "proj" / "Makefile").read_text() == "NVCC ?= nvcc\n"
+    assert "Makefile:1: BLD003 not suppressed" in " ".join(res.stderr.split())

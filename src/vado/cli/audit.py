@@ -47,6 +47,8 @@ def audit(
     no_suppressions: bool = Option(False, "--no-suppressions", help="Report findings that `vado: ignore[...]` comments suppress."),
     exit_zero: bool = Option(False, "--exit-zero", help="Exit 0 even when findings or verdicts fail --fail-on (usage errors and tool failures still exit 2 and 3)."),
     statistics: bool = Option(False, "--statistics", help="Count the findings of each code instead of listing them (text, or json with --format json)."),
+    add_noqa: bool = Option(False, "--add-noqa", help="Add a `vado: ignore[CODES]` comment at the end of each line that has findings (where a comment is safe there), then exit 0."),
+    unused_suppressions: bool = Option(False, "--unused-suppressions", help="List the `vado: ignore` comments that suppress nothing in this audit (exit 1 if any), instead of the findings."),
     no_gitignore: bool = Option(False, "--no-gitignore", help="Scan files that .gitignore excludes."),
     include_vendored: bool = Option(False, "--include-vendored", help="Scan third_party/, vendor/ and similar."),
     include_backends: bool = Option(False, "--include-backends", help="Judge other backends' code too (SYCL, MUSA, Vulkan, Metal, CPU instruction sets)."),
@@ -95,7 +97,9 @@ def audit(
         targets = resolve_targets(list(cfg.target) or None)
         failure = parse_fail_on(cfg.fail_on or ("info",), [t.name for t in targets])
         base, plan = _plan(paths, respect_gitignore=not no_gitignore, include_vendored=include_vendored)
-        filters = make_filter(cfg, base, inline=not no_suppressions, use_baseline=write_baseline is None)
+        # --unused-suppressions sees every finding, so that it can tell which comments matched one.
+        filters = make_filter(cfg, base, inline=not (no_suppressions or unused_suppressions),
+                              use_baseline=write_baseline is None and not unused_suppressions)
     except KnowledgeError as exc:  # an unknown target name is the caller's mistake
         raise fail(exc, 2)
     except VadoError as exc:
@@ -122,6 +126,15 @@ def audit(
             )
     except VadoError as exc:
         raise fail(exc)
+
+    from vado.cli import suppress as S
+
+    if unused_suppressions:
+        raise CommandExit(S.report_unused(term, result, filters))
+    if add_noqa:
+        raise CommandExit(S.add_noqa(term, result))
+    if not no_suppressions:
+        S.warn_unknown_codes(term, result)
 
     if write_baseline is not None:
         import json
