@@ -89,3 +89,22 @@ def test_format_choices_are_what_the_renderers_write():
     assert set(get_args(bench.Format)) == {*bench_render.FORMATS, "json"}
     assert set(get_args(port.Format)) == set(AUDIT_FORMATS)  # text and json of the port; the others of its audit
     assert {"text", "json", "markdown", "html"} <= set(get_args(report.Format))
+
+
+@pytest.mark.parametrize("argv", [("audit",), ("report",), ("plan",), ("port",), ("verify",), ("agent",), ("bench", "run")])
+def test_several_values_are_shown_as_names_not_python_types(argv, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "240")
+    out = CliRunner().invoke(app, [*argv, "--help"]).stdout
+    assert "<list[" not in out and "list[" not in out, argv
+
+
+def test_audit_help_names_its_paths():
+    out = CliRunner().invoke(app, ["audit", "--help"], env={"COLUMNS": "240"}).stdout
+    assert "PATH..." in out and "<text>..." in out
+
+
+def test_explain_prints_plain_text_not_restructuredtext():
+    out = CliRunner().invoke(app, ["explain", "WARP009"]).stdout
+    assert "``" not in out and ".. code-block" not in out and ":func:" not in out
+    assert "`vado_any_sync32`" in out or "vado_any_sync32" in out
+    assert "\n    bool dup = __any_sync(0xffffffff, p);\n" in out  # code blocks indented, as text

@@ -46,11 +46,30 @@ def _version_callback(value: bool) -> None:
 
 
 def _no_flag_placeholders(params: list) -> list:
-    """Flags take no value: help shows none (Typer labels every option with its type, ``<bool>`` for a flag)."""
+    """Flags take no value: help shows none (Typer labels every option with its type, ``<bool>`` for a flag).
+    A parameter that takes several values shows ``PATH...`` (an argument) or ``<path>...`` (a repeatable
+    option), not Python's ``<list[Path]>``."""
     for p in params:
         if getattr(p, "is_flag", False) and not getattr(p, "count", False) and p.metavar is None:
             p.metavar = ""
+        desc = getattr(p, "type_descriptor", None)
+        if desc is not None and getattr(desc, "is_list", False) and not getattr(desc, "is_choice", False):
+            p.display_type = _list_display(p, desc)
     return params
+
+
+def _list_display(param, desc):
+    """The help label of a parameter that takes several values (see :func:`_no_flag_placeholders`)."""
+    from pathlib import Path
+    from typing import get_args
+
+    args = get_args(desc.annotation) or (str,)
+    element = {Path: "path", str: "text", int: "int", float: "float"}.get(args[0], getattr(args[0], "__name__", "value"))
+    if getattr(param, "param_type_name", "") == "argument":
+        label = f"{(param.metavar or param.name or element).upper().rstrip('.')}..."
+    else:
+        label = f"<{element}>..."
+    return lambda ctx: label
 
 
 class _FlagsWithoutType:

@@ -53,13 +53,33 @@ def explain(
     term.out.print(f"[code]{rule.code}[/code] {rule.name}  [dim]({rule.severity.value})[/dim]")
     intro = sections.get("", "")
     if intro:
-        term.out.print(intro, markup=False)
+        term.out.print(rst_to_text(intro), markup=False, highlight=False)
     for title in DOC_SECTIONS:
         body = sections.get(title)
         if body:
             term.out.print()
             term.out.print(f"[bold]{title}[/bold]")
-            term.out.print(body, markup=False)
+            term.out.print(rst_to_text(body), markup=False, highlight=False)
+
+
+def rst_to_text(text: str) -> str:
+    """A rule docstring's reStructuredText as plain text for a terminal: code blocks indented by four
+    spaces without their directive, ````literal```` as `literal`, links as ``text (url)``."""
+    import re
+
+    from vado.report.sarif import rst_to_markdown
+
+    out: list[str] = []
+    in_code = False
+    for line in rst_to_markdown(text).splitlines():
+        if line.startswith("```"):
+            in_code = not in_code
+            continue
+        if in_code:
+            out.append("    " + line if line else "")
+        else:
+            out.append(re.sub(r"\[([^\]]+)\]\(([^)]+)\)", r"\1 (\2)", line))
+    return "\n".join(out)
 
 
 def _rule_json(rule) -> dict:
