@@ -102,3 +102,12 @@ def test_statistics_count_codes_most_frequent_first(sample):
     assert json.loads(render_statistics(sample, "json"))[0]["code"] == rows[0].code
     assert render_statistics(type(sample)(root=".", targets=(), verdicts=(), files=(), workloads=(),
                                           findings=(), tool_version="0")) == "no findings\n"
+
+
+def test_the_text_report_has_one_verdict_line_per_file_not_per_finding(sample):
+    from vado.report.terminal import render_terminal
+
+    lines = render_terminal(sample, width=200).splitlines()
+    verdict_lines = [line for line in lines if line.lstrip().startswith("→")]
+    files_with_findings = {f.span.path for f in sample.findings}
+    assert len(verdict_lines) == len(files_with_findings) < len(sample.findings)

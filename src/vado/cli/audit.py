@@ -159,6 +159,9 @@ def audit(
                 from vado.report.sarif import disk_context
 
                 kwargs = disk_context(result)
+            elif format == "text" and not output:
+                # Colour where stdout is a terminal (and NO_COLOR is unset), at its width; plain in a file or a pipe.
+                kwargs = {"width": term.out.width, "color": term.out.is_terminal and not os.environ.get("NO_COLOR")}
             text = render(result, format, **kwargs) if kwargs else render(result, format)
     except VadoError as exc:
         raise fail(exc)

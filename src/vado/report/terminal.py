@@ -106,13 +106,8 @@ def _findings_block(findings: tuple[Finding, ...], targets: list[str], width: in
         if f.fix is not None:
             units.append((f"[fix: {f.fix.applicability.value}]", "dim"))
         lines = _wrap_units(units, room)
-        parts = [(t, f.verdicts[t]) for t in targets if t in f.verdicts]
-        if parts:
-            vunits: list[tuple[str, str]] = [("→", "dim")]
-            for i, (t, v) in enumerate(parts):
-                words = f"{t} {v.label}".split() + (["·"] if i < len(parts) - 1 else [])
-                vunits.extend((w, f"verdict.{v.value}") for w in words)
-            lines += _wrap_units(vunits, room)
+        # The verdicts per target are one line per file (above the file's findings); a finding says only
+        # where its own targets differ: a branch a target's build does not compile.
         off = [t for t in targets if t in f.inactive]
         if off:
             words = f"inactive for {', '.join(off)} (a branch that build does not compile)".split()
@@ -210,6 +205,21 @@ def render_terminal(result: AuditResult, *, width: int | None = None, color: boo
         title = Text(fs.path, style="bold")
         title.append(f"  {fs.kind + ', ' if fs.kind else ''}{fs.count} finding{'s' if fs.count != 1 else ''}", style="dim")
         console.print(title)
+        # One verdict line per file (what its findings add up to per target), not one per finding.
+        parts = [(t, fs.verdicts[t]) for t in targets if t in fs.verdicts]
+        if parts:
+            vunits: list[tuple[str, str]] = [("→", "dim")]
+            for i, (t, v) in enumerate(parts):
+                words = f"{t} {v.label}".split() + (["·"] if i < len(parts) - 1 else [])
+                vunits.extend((w, f"verdict.{v.value}") for w in words)
+            verdict_line = Text()
+            for n, line in enumerate(_wrap_units(vunits, max(20, console.width - 2))):
+                verdict_line.append("  ")
+                for text, style in line:
+                    verdict_line.append(text, style=style or None)
+                verdict_line.append("\n")
+            verdict_line.rstrip()
+            console.print(verdict_line, soft_wrap=True)
         console.print(_findings_block(fs.findings, targets, console.width), soft_wrap=True)
 
     fams = S.family_summaries(result)
