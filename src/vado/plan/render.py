@@ -218,7 +218,7 @@ def render_markdown(plan: FleetPlan) -> str:
 
 def _stacked(title: str, rows: list[tuple[str, list[tuple[int, str, str]]]], unit: str) -> str:
     """Inline SVG: one bar per row, split into ``(count, colour, label)`` segments."""
-    from vado.report.html import _BAR_GAP, _BAR_HEIGHT, _LABEL_WIDTH, _PLOT_WIDTH, _num, _svg_open, e
+    from vado.report.html import _BAR_GAP, _BAR_HEIGHT, _LABEL_WIDTH, _PLOT_WIDTH, _clip_label, _num, _svg_open, e
 
     if not rows:
         return ""
@@ -227,7 +227,8 @@ def _stacked(title: str, rows: list[tuple[str, list[tuple[int, str, str]]]], uni
     for i, (label, segments) in enumerate(rows):
         y = _BAR_GAP + i * (_BAR_HEIGHT + _BAR_GAP)
         total = sum(n for n, _, _ in segments)
-        parts.append(f'<text x="{_LABEL_WIDTH - 8}" y="{y + 14}" text-anchor="end">{e(label)}</text>')
+        parts.append(f'<text x="{_LABEL_WIDTH - 8}" y="{y + 14}" text-anchor="end">{e(_clip_label(label))}'
+                     f"<title>{e(label)}</title></text>")
         x = float(_LABEL_WIDTH)
         for n, colour, name in segments:
             if not n or not total:
@@ -273,10 +274,10 @@ def render_html(plan: FleetPlan) -> str:
     body.append("<h2>Migration order</h2>")
     body.append("<p>Cheapest wins first: moves as is, then automatic edits, then manual work, each by effort for the "
                 "primary target; blocked workloads stay on NVIDIA.</p>")
-    items = [(f"{w.order}. {w.key}", int(round(_primary_effort(w, plan.primary).hours * 10)),
+    items = [(f"{w.order}. {w.key}", _primary_effort(w, plan.primary).hours,
               VERDICT_COLOURS[w.verdict_for(plan.primary) or Verdict.MOVES_AS_IS]) for w in plan.workloads]
     if any(v for _, v, _ in items):
-        body.append(bar_chart(f"Effort for {plan.primary} (tenths of an hour)", items))
+        body.append(bar_chart(f"Effort for {plan.primary} (hours)", items, value_text=lambda h: f"{_hours(h)} h"))
     rows_html = []
     for w in plan.workloads:
         eff = _primary_effort(w, plan.primary)

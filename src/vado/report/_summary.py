@@ -279,3 +279,37 @@ def fmt_bytes(n: int) -> str:
 def plural(n: int, word: str) -> str:
     """``1 finding``, ``2 findings``."""
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def plain_summary(result: AuditResult) -> list[str]:
+    """The audit in a few sentences for a reader who will not read findings (a manager): per target, how
+    many files move as they are or with vado's automatic edits, how many need a person and how long that
+    takes, and what blocks the move."""
+    out = []
+    by_file_effort: dict[str, float] = {}
+    for f in result.findings:
+        by_file_effort[f.span.path] = by_file_effort.get(f.span.path, 0.0) + f.effort.hours
+    for ts in target_summaries(result):
+        total = sum(ts.files.values())
+        if not total:
+            continue
+        easy = ts.files[Verdict.MOVES_AS_IS] + ts.files[Verdict.AUTOMATIC]
+        manual = ts.files[Verdict.MANUAL]
+        blocked = ts.files[Verdict.BLOCKED]
+        manual_paths = [fr.path for fr in result.files
+                        if any(tv.target == ts.target and tv.verdict in (Verdict.MANUAL, Verdict.BLOCKED) for tv in fr.verdicts)]
+        hours = sum(by_file_effort.get(p, 0.0) for p in manual_paths)
+        text = f"{ts.target}: {easy} of {plural(total, 'file')} move as they are or with vado's automatic edits"
+        if manual:
+            text += f"; {manual} need{'s' if manual == 1 else ''} a person's work"
+        if blocked:
+            text += f"; {blocked} {'is' if blocked == 1 else 'are'} blocked"
+        if manual or blocked:
+            text += f" (about {fmt_hours(hours)} h of work by hand in those files)"
+        text += "."
+        if ts.verdict is Verdict.BLOCKED and ts.deciding:
+            text += f" What blocks it: {', '.join(code for code, _ in ts.deciding[:4])} (see the findings)."
+        elif ts.verdict in (Verdict.MOVES_AS_IS, Verdict.AUTOMATIC):
+            text += " Nothing needs a person for this target."
+        out.append(text)
+    return out

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from html import escape
 
-from vado.model import Finding, Verdict
+from vado.model import Finding, Severity, Verdict
 from vado.model.audit import AuditResult
 from vado.report import _summary as S
 
@@ -34,7 +34,7 @@ padding:0 1rem;color:#1b1b1b;background:#fff}
 h1{font-size:1.5rem;margin-bottom:.25rem}h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #ddd}
 code{font:12.5px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f3f3f3;padding:0 .2em}
 table{border-collapse:collapse;margin:.5rem 0;width:100%}th,td{border:1px solid #ddd;padding:.25rem .5rem;
-text-align:left;vertical-align:top;overflow-wrap:anywhere}.scroll{overflow-x:auto;max-width:100%}th{background:#f6f6f6}td.n{text-align:right;font-variant-numeric:tabular-nums}
+text-align:left;vertical-align:top;overflow-wrap:break-word}.scroll{overflow-x:auto;max-width:100%}th{background:#f6f6f6}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .muted{color:#666}.v{display:inline-block;padding:0 .4em;border-radius:3px;color:#fff;font-size:12px;
 white-space:nowrap}.v-moves-as-is{background:#2e7d32}.v-moves-with-automatic-edits{background:#1565c0}
 .v-needs-manual-work{background:#ef8f00}.v-blocked{background:#c62828}
@@ -116,8 +116,10 @@ def stacked_verdict_chart(result: AuditResult) -> str:
     return "".join(parts) + f'\n<p class="legend">{legend}</p>'
 
 
-def bar_chart(title: str, items: list[tuple[str, int, str]]) -> str:
-    """Inline SVG of horizontal bars; ``items`` are ``(label, value, colour)``."""
+def bar_chart(title: str, items: list[tuple[str, float, str]], value_text=str) -> str:
+    """Inline SVG of horizontal bars; ``items`` are ``(label, value, colour)``; ``value_text`` writes a value
+    (``"408 h"``, not a scaled integer). A label too long for its column is cut at the front, and the whole
+    label is the bar's tooltip."""
     if not items:
         return ""
     top = max(v for _, v, _ in items) or 1
@@ -129,8 +131,8 @@ def bar_chart(title: str, items: list[tuple[str, int, str]]) -> str:
         parts.append(
             f'<text x="{_LABEL_WIDTH - 8}" y="{y + 14}" text-anchor="end">{e(_clip_label(label))}</text>'
             f'<rect x="{_LABEL_WIDTH}" y="{y}" width="{_num(w)}" height="{_BAR_HEIGHT}" fill="{colour}">'
-            f"<title>{e(label)}: {value}</title></rect>"
-            f'<text x="{_num(_LABEL_WIDTH + w + 6)}" y="{y + 14}">{value}</text>'
+            f"<title>{e(label)}: {e(value_text(value))}</title></rect>"
+            f'<text x="{_num(_LABEL_WIDTH + w + 6)}" y="{y + 14}">{e(value_text(value))}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)
@@ -139,7 +141,8 @@ def bar_chart(title: str, items: list[tuple[str, int, str]]) -> str:
 def _table(head: list[str], rows: list[list[str]], numeric: set[int] = frozenset()) -> str:
     """A table; cells are already-escaped HTML; columns in ``numeric`` are right-aligned."""
     # In a scrolling box: a table wider than the page (long paths, many targets) scrolls by itself
-    # instead of widening the page; long words in cells wrap (overflow-wrap in the CSS).
+    # instead of widening the page; a cell breaks between words, and inside one only when it is wider than
+    # the table can be (overflow-wrap: break-word; `anywhere` split codes and names: `LI B0 10`, `roc m-7.2`).
     out = ['<div class="scroll"><table><thead><tr>' + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>"]
     for r in rows:
         cells = "".join(f'<td class="n">{c}</td>' if i in numeric else f"<td>{c}</td>" for i, c in enumerate(r))
@@ -159,6 +162,25 @@ def _verdicts(verdicts: dict[str, Verdict], targets: list[str], inactive: dict[s
     return "<br>".join(parts) if parts else '<span class="muted">—</span>'
 
 
+def _findings_table(findings, targets) -> str:
+    rows = []
+    for f in findings:
+        fix = "—"
+        if f.fix is not None:
+            fix = e(f.fix.applicability.value) + (f" — {e(f.fix.description)}" if f.fix.description else "")
+        rows.append(
+            [
+                _location(f),
+                f"<code>{e(f.code)}</code>",
+                f'<span class="s-{e(f.severity.value)}">{e(f.severity.value)}</span>',
+                e(f.message).replace("\n", "<br>"),
+                _verdicts(f.verdicts, targets, f.inactive),
+                fix,
+            ]
+        )
+    return _table(["Location", "Code", "Severity", "Message", "Verdicts", "Fix"], rows)
+
+
 def render_html(result: AuditResult) -> str:
     """``result`` as one self-contained HTML5 page ending in a newline."""
     targets = S.target_names(result)
@@ -172,6 +194,11 @@ def render_html(result: AuditResult) -> str:
         f"Effort: {effort.lines} lines, {effort.constructs} constructs, {e(S.fmt_hours(effort.hours))} h. "
         f"vado {e(_version(result))}, schema {e(result.schema_version)}.</p>"
     )
+
+    summary = S.plain_summary(result)
+    if summary:
+        body.append("<h2>Summary</h2>")
+        body.append('<ul class="summary">' + "".join(f"<li>{e(line)}</li>" for line in summary) + "</ul>")
 
     body.append("<h2>Verdicts</h2>")
     summaries = S.target_summaries(result)
@@ -273,23 +300,15 @@ def render_html(result: AuditResult) -> str:
     body.append("<h2>Findings</h2>")
     findings = S.findings_worst_first(result)
     if findings:
-        body.append("<p>Blocked findings first, then manual work, then automatic edits.</p>")
-        rows = []
-        for f in findings:
-            fix = "—"
-            if f.fix is not None:
-                fix = e(f.fix.applicability.value) + (f" — {e(f.fix.description)}" if f.fix.description else "")
-            rows.append(
-                [
-                    _location(f),
-                    f"<code>{e(f.code)}</code>",
-                    f'<span class="s-{e(f.severity.value)}">{e(f.severity.value)}</span>',
-                    e(f.message).replace("\n", "<br>"),
-                    _verdicts(f.verdicts, targets, f.inactive),
-                    fix,
-                ]
-            )
-        body.append(_table(["Location", "Code", "Severity", "Message", "Verdicts", "Fix"], rows))
+        body.append("<p>Blocked findings first, then manual work, then automatic edits. Informational findings "
+                    "(nothing to do) are folded away below the others.</p>")
+        work = [f for f in findings if f.severity is not Severity.INFO]
+        info = [f for f in findings if f.severity is Severity.INFO]
+        if work:
+            body.append(_findings_table(work, targets))
+        if info:
+            body.append(f"<details><summary>{S.plural(len(info), 'informational finding')}</summary>"
+                        + _findings_table(info, targets) + "</details>")
     else:
         body.append("<p>No findings.</p>")
 
