@@ -42,3 +42,13 @@ class Locator:
             self._paths[rel] = got.replace(os.sep, "/")
             got = self._paths[rel]
         return got
+
+
+def verdict_note(finding: Finding) -> str:
+    """`` [target: verdict; …]`` for the targets where the finding is work, and the targets whose build
+    does not compile its branch (``inactive for rocm-7.2``); ``""`` when there is neither."""
+    from vado.model import Verdict
+
+    work = [f"{t}: {v.label}" for t, v in finding.verdicts.items() if v is not Verdict.MOVES_AS_IS]
+    work += [f"inactive for {t} (a branch that build does not compile)" for t in getattr(finding, "inactive", {}) or {}]
+    return f" [{'; '.join(work)}]" if work else ""

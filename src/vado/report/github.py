@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from vado.model import Severity, Verdict
+from vado.model import Severity
 from vado.model.audit import AuditResult
-from vado.report._location import Locator
+from vado.report._location import Locator, verdict_note
 from vado.report._summary import error_line, sorted_findings
 
 _LEVEL = {
@@ -45,8 +45,7 @@ def render_github(result: AuditResult, *, repo_root: str | None = None,
     where = Locator(result, repo_root)
     lines = []
     for f in sorted_findings(result):
-        work = [f"{t}: {v.label}" for t, v in f.verdicts.items() if v is not Verdict.MOVES_AS_IS]
-        message = f.message + (f" [{'; '.join(work)}]" if work else "")
+        message = f.message + verdict_note(f)
         props = [f"file={escape_property(where.path(f))}"]
         if f.span.line:
             props.append(f"line={f.span.line}")

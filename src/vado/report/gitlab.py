@@ -18,9 +18,9 @@ import json
 from collections import Counter
 from typing import Any, Callable
 
-from vado.model import Finding, Severity, Verdict
+from vado.model import Finding, Severity
 from vado.model.audit import AuditResult
-from vado.report._location import Locator
+from vado.report._location import Locator, verdict_note
 from vado.report._summary import sorted_findings
 
 _SEVERITY = {
@@ -64,11 +64,10 @@ def code_quality(result: AuditResult, *, repo_root: str | None = None,
             key = (f.code, path, f.span.line, f.message)
             base = f"{f.code}\0{f.span.line}\0{f.message}\0{seen[key]}"
             seen[key] += 1
-        work = [f"{t}: {v.label}" for t, v in f.verdicts.items() if v is not Verdict.MOVES_AS_IS]
         line = max(1, f.span.line)
         issues.append({
             "type": "issue",
-            "description": f"{f.code} {f.message}" + (f" [{'; '.join(work)}]" if work else ""),
+            "description": f"{f.code} {f.message}" + verdict_note(f),
             "check_name": f.code,
             "fingerprint": hashlib.sha256(f"{path}\0{base}".encode("utf-8")).hexdigest(),
             "severity": _SEVERITY[f.severity],

@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any, Callable
 from xml.etree import ElementTree as ET
 
-from vado.model import Severity, Verdict
+from vado.model import Severity
 from vado.model.audit import AuditResult
-from vado.report._location import Locator
+from vado.report._location import Locator, verdict_note
 from vado.report._summary import error_line, sorted_findings
 
 
@@ -37,9 +37,9 @@ def render_junit(result: AuditResult, *, repo_root: str | None = None,
         for f in found:
             case = ET.SubElement(suite, "testcase", classname=shown, name=f"{f.code} at {f.span.line}:{f.span.column}",
                                  file=shown, line=str(f.span.line))
-            work = [f"{t}: {v.label}" for t, v in f.verdicts.items() if v is not Verdict.MOVES_AS_IS]
+            note = verdict_note(f)
             text = f"{shown}:{f.span.line}:{f.span.column}: {f.code} {f.name}: {f.message}" + (
-                f"\n{'; '.join(work)}" if work else "")
+                f"\n{note.strip()[1:-1]}" if note else "")
             if f.severity is Severity.INFO:
                 ET.SubElement(case, "system-out").text = text
             else:
