@@ -171,7 +171,7 @@ def test_the_report_never_replaces_a_file_of_the_project(project: Path):
 
 
 def test_in_place_writes_no_report_file(project: Path):
-    result = run("proj", "--in-place", "--no-backup")
+    result = run("proj", "--in-place")
     assert result.exit_code in (0, 1), result.output
     assert not list(project.glob("vado-port-report*"))
     assert "next: vado verify proj" in " ".join(result.stderr.split())
