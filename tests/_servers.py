@@ -146,3 +146,84 @@ def sse_server(chunks, *, delays, usage: dict | None = None, status: int = 200, 
     finally:
         server.shutdown()
         server.server_close()
+
+
+_DYING_SERVER = r'''
+import json, os, signal, sys, threading, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+answers_before_crash = int(sys.argv[1])
+served = [0]
+
+
+def die():
+    # What a native crash in the server looks like from outside: the process is gone mid-answer.
+    signal.pthread_kill(threading.get_ident(), signal.SIGSEGV)
+    time.sleep(60)
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self):
+        body = json.dumps({"object": "list", "data": [{"id": "dying-model", "object": "model"}]}).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self):
+        req = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        crash = served[0] >= answers_before_crash
+        served[0] += 1
+        if not req.get("stream"):
+            if crash:
+                die()
+            body = json.dumps({"id": "x", "model": "dying-model", "choices": [{"index": 0, "finish_reason": "stop",
+                               "message": {"role": "assistant", "content": "no change"}}],
+                               "usage": {"prompt_tokens": 5, "completion_tokens": 2}}).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("connection", "close")
+        self.end_headers()
+        self.wfile.write(b'data: {"id": "x", "choices": [{"index": 0, "text": "a", "finish_reason": null}]}\n\n')
+        self.wfile.flush()
+        if crash:
+            die()
+        self.wfile.write(b'data: {"id": "x", "choices": [{"index": 0, "text": "b", "finish_reason": "length"}]}\n\n')
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
+        self.close_connection = True
+
+    def log_message(self, *args):
+        pass
+
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+print(server.server_address[1], flush=True)
+server.serve_forever()
+'''
+
+
+@contextlib.contextmanager
+def dying_server(answers_before_crash: int):
+    """A loopback OpenAI-style server in its own process that answers ``answers_before_crash``
+    completions (streamed or not), then dies by SIGSEGV in the middle of the next one, the way
+    a native crash in an inference server looks to its clients. Yields ``http://127.0.0.1:PORT``."""
+    proc = subprocess.Popen([sys.executable, "-c", _DYING_SERVER, str(answers_before_crash)],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(proc.stdout.readline())
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        proc.stdout.close()

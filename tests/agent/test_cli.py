@@ -42,7 +42,7 @@ def test_dry_run_prints_results_and_the_diff(stub, tmp_path):
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0] == f"vado agent {src} with stub (dry run)"
-    assert lines[1] == "  fixed     ptx_funnel.cu:6:PTX002  (1 attempt) the finding is gone and it compiles for gfx90a"
+    assert lines[1] == "  fixed     ptx_funnel.cu:6:PTX002  (1 attempt) the finding is gone and it compiles for gfx942, gfx950"
     assert lines[2].startswith("1 fixed, 0 open; 1 attempts, 900+60 tokens, $0.0011, ")
     assert lines[3] == f"transcript: {log}"
     assert lines[4:7] == ["--- a/ptx_funnel.cu", "+++ b/ptx_funnel.cu", "@@ -3,7 +3,8 @@"]
@@ -78,3 +78,23 @@ def test_unreachable_endpoint_stops_the_run_with_exit_3_and_reports_open_items(t
     assert "stopped: the model endpoint failed: cannot reach the model endpoint" in result.stdout
     assert "  open      ptx_funnel.cu:6:PTX002  (1 attempt)" in result.stdout
     assert (tmp_path / "out" / "ptx_funnel.cu").exists()
+
+
+def test_a_model_server_that_dies_mid_run_is_a_clear_tool_failure(tmp_path):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from _servers import dying_server
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "ptx_funnel.cu").write_bytes((FIXTURES / "ptx_funnel.cu").read_bytes())
+    with dying_server(1) as url:
+        result = CliRunner().invoke(app, [
+            "agent", str(src), "--model", "m", "--base-url", url + "/v1", "--dry-run", "--code", "PTX002",
+            "--attempts", "3", "--transcript", str(tmp_path / "t.jsonl"), "-q",
+        ])
+    assert result.exit_code == 3, result.output
+    assert f"error: the model endpoint {url}/v1 stopped answering after 1 answer" in result.stderr
+    assert "crashed" in result.stderr and "dmesg" in result.stderr

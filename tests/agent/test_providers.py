@@ -89,3 +89,41 @@ def test_answer_without_choices(stub):
     with pytest.raises(AgentError) as exc:
         OpenAICompatible("m", stub["url"] + "/v1").complete(MESSAGES, max_tokens=8)
     assert "choices" in exc.value.what
+
+
+def test_a_server_that_dies_is_named_as_such():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from _servers import dying_server
+    from vado.agent.providers import EndpointLost
+
+    with dying_server(1) as url:
+        prov = OpenAICompatible("m", url + "/v1", timeout_s=10)
+        assert prov.complete(MESSAGES, max_tokens=8).text == "no change"
+        with pytest.raises(EndpointLost) as exc:
+            prov.complete(MESSAGES, max_tokens=8)  # the server dies while answering
+        assert exc.value.what == f"the model endpoint {url}/v1 stopped answering after 1 answer"
+        assert "closed the connection before its answer ended" in exc.value.why
+        assert "crashed" in exc.value.tip and "dmesg" in exc.value.tip
+        _wait_refused(url)  # the dying process may still hold its socket for a moment
+        with pytest.raises(EndpointLost) as exc:
+            prov.complete(MESSAGES, max_tokens=8)  # and is gone
+        assert "stopped answering after 1 answer" in exc.value.what and "ConnectionRefusedError" in exc.value.why
+
+
+def _wait_refused(url: str, timeout_s: float = 10.0) -> None:
+    import socket
+    import time
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        try:
+            socket.create_connection((parts.hostname, parts.port), timeout=1).close()
+        except ConnectionRefusedError:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{url} still accepts connections")

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from _servers import llama_available, llama_server, sse_server
+from _servers import dying_server, llama_available, llama_server, sse_server
 from vado.bench.serve import RequestRecord, bench_serve, make_prompt, parse_length, summarize_level
 from vado.errors import UsageError
 
@@ -83,6 +83,31 @@ def test_a_stream_cut_short_is_an_error():
     with sse_server([], delays=[], finish=False) as srv:
         bad = bench_serve(srv["url"], model="m", concurrency=[1], requests_per_level=1, warmup_requests=0)
     assert bad.levels[0].errors == 1
+
+
+def test_a_server_that_dies_stops_the_run_and_says_so():
+    # Two answers (the warm-up and one timed request), then the server process dies mid-stream.
+    with dying_server(2) as url:
+        r = bench_serve(url, concurrency=[1, 2], requests_per_level=4, warmup_requests=1, timeout_s=10)
+    assert r.model == "dying-model"
+    assert r.stopped.startswith(f"the server at {url} stopped answering at concurrency 1 after 2 answers: ")
+    # The probe finds the process gone (refused) or going (reset while it dies).
+    assert ("new request fails (ConnectionRefusedError" in r.stopped or "new request fails (ConnectionResetError" in r.stopped)
+    assert "has probably died" in r.stopped
+    (lv,) = r.levels  # the second level never started
+    assert lv.requests == 2 and lv.errors == 1 and lv.not_sent == 2
+
+
+def test_a_server_that_dies_during_the_warm_up():
+    with dying_server(0) as url:
+        r = bench_serve(url, model="m", concurrency=[1], requests_per_level=2, warmup_requests=1, timeout_s=10)
+    assert r.levels == () and "during the warm-up requests after 0 answers" in r.stopped
+
+
+def test_a_lost_connection_to_a_live_server_is_an_error_not_a_stop():
+    with sse_server(["a"], delays=[0.0], finish=False) as srv:
+        r = bench_serve(srv["url"], model="m", concurrency=[1], requests_per_level=2, warmup_requests=0)
+    assert r.stopped == ""
 
 
 def test_length_distributions_and_prompts():

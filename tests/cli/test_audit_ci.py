@@ -316,11 +316,111 @@ def test_pre_commit_hook_definition_runs_on_named_files():
 def test_github_action_uploads_sarif():
     action = yaml.safe_load((ROOT / "action.yml").read_text())
     assert action["runs"]["using"] == "composite"
-    assert {"path", "fail-on", "args", "sarif-file", "upload-sarif"} <= set(action["inputs"])
+    assert {"path", "fail-on", "args", "sarif-file", "upload-sarif", "version", "summary"} <= set(action["inputs"])
     steps = action["runs"]["steps"]
     run_text = "\n".join(s.get("run", "") for s in steps)
     assert "vado audit" in run_text and "--format sarif" in run_text
-    assert any(s.get("uses", "").startswith("github/codeql-action/upload-sarif@") for s in steps)
+    upload = next(s for s in steps if s.get("uses", "").startswith("github/codeql-action/upload-sarif@"))
+    assert upload["uses"].endswith("@v4")  # v3 is deprecated in December 2026
+    assert upload["continue-on-error"] is True  # a failed upload falls back to annotations
+    assert "GITHUB_STEP_SUMMARY" in run_text and "--format github" in run_text
+
+
+# A kernel with a finding that vado's port fixes by itself, and one that needs a person (inline PTX with no equivalent).
+AUTOMATIC = "__global__ void k(int* o, int v) {\n  o[threadIdx.x] = __any_sync(0xffffffff, v);\n}\n"
+MANUAL = ('__global__ void k(unsigned* a) {\n  unsigned r;\n'
+          '  asm volatile("prmt.b32.f4e %0, %1, %2, %3;" : "=r"(r) : "r"(1u), "r"(2u), "r"(3u));\n  a[0] = r;\n}\n')
+
+
+def _hook_argv() -> list[str]:
+    hook = next(h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text()) if h["id"] == "vado")
+    return hook["entry"].split()[2:] + hook.get("args", [])
+
+
+def test_the_hook_by_default_fails_only_on_work_a_person_must_do(tmp_path: Path):
+    (tmp_path / "auto.cu").write_text(AUTOMATIC)
+    (tmp_path / "manual.cu").write_text(MANUAL)
+    passing = _run(*_hook_argv(), "auto.cu", cwd=tmp_path)
+    assert passing.exit_code == 0, passing.output
+    assert "auto.cu:2:" in passing.stdout and "rocm-7.2: moves with automatic edits" in passing.stdout
+    failing = _run(*_hook_argv(), "auto.cu", "manual.cu", cwd=tmp_path)
+    assert failing.exit_code == 1, failing.output
+    assert "manual.cu:3:3: PTX002" in failing.stdout
+
+
+def test_exit_zero_and_statistics(tmp_path: Path):
+    (tmp_path / "manual.cu").write_text(MANUAL)
+    (tmp_path / "auto.cu").write_text(AUTOMATIC)
+    res = _run(str(tmp_path), "--exit-zero")
+    assert res.exit_code == 0 and "fail-on:" in res.stderr and "--exit-zero" in res.stderr
+    assert _run(str(tmp_path), "--exit-zero", "--select", "NOPE").exit_code == 2  # usage errors still count
+    res = _run(str(tmp_path), "--statistics", "-q")
+    assert res.exit_code == 1
+    rows = res.stdout.splitlines()
+    assert any(r.split()[1:3] == ["PTX002", "high"] or "PTX002" in r.split() for r in rows)
+    assert all(r.split()[0].isdigit() for r in rows)
+    doc = json.loads(_run(str(tmp_path), "--statistics", "-f", "json", "-q").stdout)
+    assert {r["code"] for r in doc} >= {"PTX002", "WARP009"} and all(r["count"] >= 1 for r in doc)
+
+
+@pytest.mark.parametrize("fmt", ["github", "gitlab", "junit"])
+def test_ci_formats_from_the_command_line(repo: Path, fmt: str):
+    res = _run(".", "-f", fmt, "-q", cwd=repo)
+    assert res.exit_code == 1, res.output
+    assert "dev/cuda/k.cu" in res.stdout  # repository-relative paths
+    again = CliRunner().invoke(app, ["report", "-f", fmt, str(_audit_json(repo))])
+    assert again.exit_code == 0, again.output
+
+
+def _audit_json(repo: Path) -> Path:
+    out = repo / "audit.json"
+    res = _run(".", "-f", "json", "-o", str(out), "-q", cwd=repo)
+    assert res.exit_code == 1, res.output
+    return out
+
+
+def test_the_action_steps_run_as_github_runs_them(repo: Path, tmp_path: Path):
+    """The composite action's shell steps, in order, with GitHub's files and the inputs' defaults
+    (the install step aside: vado is already installed here; the upload is GitHub's own action)."""
+    import re as _re
+    import shutil
+    import subprocess
+
+    if shutil.which("vado") is None:
+        pytest.skip("no vado script on PATH")
+    action = yaml.safe_load((ROOT / "action.yml").read_text())
+    inputs = {k: str(v.get("default", "")) for k, v in action["inputs"].items()}
+    inputs["upload-sarif"] = "false"
+    (repo / "dev" / "cuda" / "manual.cu").write_text(MANUAL)
+    runner_temp = tmp_path / "runner"
+    runner_temp.mkdir()
+    gh_output, summary = tmp_path / "output", tmp_path / "summary.md"
+    outputs: dict[str, str] = {}
+
+    def expand(text: str) -> str:
+        text = _re.sub(r"\$\{\{\s*inputs\.([\w-]+)\s*\}\}", lambda m: inputs[m.group(1)], text)
+        return _re.sub(r"\$\{\{\s*steps\.audit\.outputs\.([\w-]+)\s*\}\}", lambda m: outputs.get(m.group(1), ""), text)
+
+    logs = {}
+    for step in action["runs"]["steps"]:
+        if "run" not in step or step.get("name") == "Install vado":
+            continue
+        env = {**os.environ, "GITHUB_OUTPUT": str(gh_output), "GITHUB_STEP_SUMMARY": str(summary),
+               "RUNNER_TEMP": str(runner_temp), **{k: expand(str(v)) for k, v in step.get("env", {}).items()}}
+        if step["name"] == "Fail on findings" and outputs.get("exit-code") != "1":
+            continue
+        gh_output.write_text("")
+        proc = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=repo, env=env, capture_output=True, text=True)
+        logs[step["name"]] = proc
+        for line in gh_output.read_text().splitlines():
+            key, _, value = line.partition("=")
+            outputs[key] = value
+    assert outputs["exit-code"] == "1"  # manual.cu needs a person: the default fail-on fails
+    assert (repo / "vado.sarif").exists() and json.loads((repo / "vado.sarif").read_text())["version"] == "2.1.0"
+    assert "## Verdicts" in summary.read_text() and "## Findings" not in summary.read_text()
+    notes = logs["Annotations"].stdout
+    assert "::error file=dev/cuda/manual.cu,line=3,col=3,title=PTX002" in notes, logs["Annotations"].stderr
+    assert logs["Fail on findings"].returncode == 1
 
 
 def test_config_merging_keeps_the_file_and_adds_the_command_line(tmp_path: Path):
@@ -329,3 +429,70 @@ def test_config_merging_keeps_the_file_and_adds_the_command_line(tmp_path: Path)
     assert merged.select == ("WARP",) and merged.extend_select == ("PTX",)
     assert merged.ignore == ("WARP002", "WARP009") and merged.fail_on == ("high",)
     assert base.merged(select=["API"]).select == ("API",)
+
+
+# --- suppression checks and --add-noqa ------------------------------------------------------------------
+
+SUPPRESSED = ("__global__ void k(int* o, int v) {\n"
+              "  o[threadIdx.x] = __any_sync(0xffffffff, v);  // vado: ignore[WARP999]\n"
+              "  int x = 1; // vado: ignore[PTX]\n"
+              "}\n")
+
+
+def test_an_unknown_code_in_a_suppression_is_a_warning_with_its_place(tmp_path: Path):
+    (tmp_path / "s.cu").write_text(SUPPRESSED)
+    res = _run("s.cu", "-f", "concise", cwd=tmp_path)
+    err = " ".join(res.stderr.split())
+    assert "warning: s.cu:2:51: vado: ignore[WARP999] names WARP999, which is no vado code or prefix" in err
+    assert "PTX," not in err and "names PTX" not in err  # a prefix of real codes is fine
+
+
+def test_unused_suppressions_are_listed_like_ruffs_rule(tmp_path: Path):
+    (tmp_path / "s.cu").write_text(SUPPRESSED)
+    res = _run("s.cu", "--unused-suppressions", cwd=tmp_path)
+    assert res.exit_code == 1
+    assert res.stdout.splitlines() == [
+        "s.cu:2:51: unused suppression vado: ignore[WARP999]: no WARP999 finding on line 2",
+        "s.cu:3:17: unused suppression vado: ignore[PTX]: no PTX finding on line 3",
+    ]
+    used = tmp_path / "u.cu"
+    used.write_text("__global__ void k(int* o, int v) {\n  // vado: ignore-next-line[WARP]\n"
+                    "  o[threadIdx.x] = __any_sync(0xffffffff, v);\n}\n")
+    assert _run("u.cu", "--unused-suppressions", cwd=tmp_path).exit_code == 0
+    # A code the audit did not select is not called unused: its findings were not looked for.
+    assert _run("u.cu", "--unused-suppressions", "--select", "API", cwd=tmp_path).exit_code == 0
+
+
+def test_add_noqa_suppresses_todays_findings_safely_and_once(tmp_path: Path):
+    src = tmp_path / "k.cu"
+    src.write_text("#define SPREAD(v) __shfl_xor_sync(0xffffffff, v, 1) \\\n  + 0\n"
+                   "__global__ void k(int* o, int v) {\n"
+                   "  o[threadIdx.x] = __any_sync(0xffffffff, v);\r\n"
+                   "  o[0] = __ballot_sync(0xffffffff, v); /* a comment\n"
+                   "  that goes on */ o[1] = SPREAD(v);\n}\n")
+    before = _run("k.cu", "-f", "json", "-q", cwd=tmp_path)
+    lines_with_findings = {f["span"]["line"] for f in json.loads(before.stdout)["findings"]}
+    res = _run("k.cu", "--add-noqa", cwd=tmp_path)
+    assert res.exit_code == 0, res.output
+    text = src.read_bytes().decode()
+    assert "__any_sync(0xffffffff, v);  // vado: ignore[WARP002, WARP009]\r\n" in text  # CRLF kept
+    assert "SPREAD(v) __shfl_xor_sync(0xffffffff, v, 1) \\\n" in text  # a continued line takes no comment
+    assert "/* a comment\n" in text  # nor a line that ends inside a block comment
+    err = " ".join(res.stderr.split())
+    assert "not suppressed: the line continues on the next" in err
+    after = json.loads(_run("k.cu", "-f", "json", "-q", cwd=tmp_path).stdout)["findings"]
+    assert {f["span"]["line"] for f in after} < lines_with_findings and 4 not in {f["span"]["line"] for f in after}
+    again = _run("k.cu", "--add-noqa", cwd=tmp_path)
+    assert src.read_bytes().decode() == text and "added 0 suppression comments" in " ".join(again.stderr.split())
+
+
+def test_add_noqa_never_writes_through_a_link_nor_edits_a_makefile(tmp_path: Path):
+    real = tmp_path / "real.cu"
+    real.write_text(AUTOMATIC)
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "link.cu").symlink_to(real)
+    (tmp_path / "proj" / "Makefile").write_text("NVCC ?= nvcc\n")
+    res = _run("proj", "--add-noqa", "--no-gitignore", cwd=tmp_path)
+    assert real.read_text() == AUTOMATIC
+    assert (tmp_path / "proj" / "Makefile").read_text() == "NVCC ?= nvcc\n"
+    assert "Makefile:1: BLD003 not suppressed" in " ".join(res.stderr.split())

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from vado.cli.app import app
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from _servers import sse_server  # noqa: E402
+from _servers import dying_server, sse_server  # noqa: E402
 
 KERNELS = Path(__file__).resolve().parents[2] / "examples" / "kernels"
 PROG = "import sys; print('work', 7); print('took_ms', 2.5); sys.exit(int(sys.argv[1]) if len(sys.argv) > 1 else 0)"
@@ -72,6 +72,17 @@ def test_serve_against_a_loopback_stream(tmp_path):
     html = (tmp_path / "s.html").read_text()
     assert "Latency percentiles vs concurrency" in html and "<svg" in html
     assert "4 requests, 0 failed" in res.stderr
+
+
+def test_serve_against_a_server_that_dies_exits_3_and_keeps_the_partial_report(tmp_path):
+    with dying_server(3) as url:
+        res = _bench("serve", "--url", url, "-c", "1,4", "-n", "4", "--warmup", "1", "-f", "json",
+                     "-o", str(tmp_path / "s.json"))
+    assert res.exit_code == 3, res.output
+    assert f"error: the server at {url} stopped answering at concurrency 1 after 3 answers" in res.stderr
+    assert "dmesg" in res.stderr
+    doc = json.loads((tmp_path / "s.json").read_text())
+    assert "has probably died" in doc["stopped"] and [lv["concurrency"] for lv in doc["levels"]] == [1]
 
 
 def test_serve_usage_errors():

@@ -33,7 +33,7 @@ def test_bash_completion_of_commands_and_options():
 def test_bash_completion_of_choices():
     assert set(_complete("vado port --launch ")) == {"chevron", "ggl"}
     assert set(_complete("vado verify --platform ")) == {"auto", "amd", "nvidia"}
-    assert set(_complete("vado audit -f ")) == {"text", "concise", "json", "sarif", "markdown", "html"}
+    assert set(_complete("vado audit -f ")) == {"text", "concise", "json", "sarif", "markdown", "html", "github", "gitlab", "junit"}
 
 
 def _vado(tmp_path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:

@@ -46,10 +46,10 @@ def test_help_shows_choices_and_no_flag_types(argv, cmd, monkeypatch):
 
 
 @pytest.mark.parametrize("argv,expected", [
-    (("port",), ["<chevron|ggl>", "<warp32|native>", "<text|json|concise|sarif|markdown|html>"]),
+    (("port",), ["<chevron|ggl>", "<warp32|native>", "<text|json|concise|sarif|markdown|html|github|gitlab|junit>"]),
     (("verify",), ["<stdout|files|numpy>", "<auto|amd|nvidia>", "<32|64>", "<text|json>"]),
     (("plan",), ["<text|json|markdown|html>", "local|ray|ray=ADDRESS"]),
-    (("audit",), ["<text|concise|json|sarif|markdown|html>"]),
+    (("audit",), ["<text|concise|json|sarif|markdown|html|github|gitlab|junit>"]),
     (("tune",), ["<grid|random>"]),
     (("bench", "kernel"), ["<nvcc|hipcc|hip-nvidia>", "<fp32|bf16>"]),
     (("bench", "serve"), ["<completions|chat>"]),
@@ -89,3 +89,17 @@ def test_format_choices_are_what_the_renderers_write():
     assert set(get_args(bench.Format)) == {*bench_render.FORMATS, "json"}
     assert set(get_args(port.Format)) == set(AUDIT_FORMATS)  # text and json of the port; the others of its audit
     assert {"text", "json", "markdown", "html"} <= set(get_args(report.Format))
+
+
+@pytest.mark.parametrize("argv", [("audit",), ("report",), ("plan",), ("port",), ("verify",), ("agent",), ("bench", "run")])
+def test_several_values_are_shown_as_names_not_python_types(argv, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "240")
+    out = CliRunner().invoke(app, [*argv, "--help"]).stdout
+    assert "<list[" not in out and "list[" not in out, argv
+
+
+def test_explain_prints_plain_text_not_restructuredtext():
+    out = CliRunner().invoke(app, ["explain", "WARP009"]).stdout
+    assert "``" not in out and ".. code-block" not in out and ":func:" not in out
+    assert "`vado_any_sync32`" in out or "vado_any_sync32" in out
+    assert "\n    bool dup = __any_sync(0xffffffff, p);\n" in out  # code blocks indented, as text

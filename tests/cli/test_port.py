@@ -140,3 +140,61 @@ def test_default_wave_keeps_32_lane_warps(project: Path):
     doc = json.loads(result.stdout)
     assert sorted(f["code"] for f in doc["remaining"]) == ["BLD003", "BLD003", "BLD003"]
     assert "threadIdx.x & 31" in (Path("out") / "k.cu").read_text()
+
+
+def test_what_next_and_the_report_in_the_new_tree(project: Path):
+    result = run("proj", "-o", "out", "--wave", "native")
+    assert result.exit_code == 1
+    err = " ".join(result.stderr.split())  # the console wraps stderr at its width
+    report = Path("out") / "vado-port-report.md"
+    assert "ported 2 files" in err and "into out" in err
+    assert f"2 unsafe fixes applied: review them and the diffs of their files in {report}" in err
+    assert f"1 finding remains for a person: listed in {report}" in err
+    assert "next: vado verify out (compiles the port with the target's hipcc for gfx942, gfx950)" in err
+    text = report.read_text()
+    assert text.startswith("# vado port: `proj` → `out`\n")
+    assert "1. Compile the port: `vado verify out`" in text and "Nothing here was compiled yet." in text
+    assert "## Unsafe fixes applied (2)" in text and "| `Makefile` | compile with hipcc |" in text
+    assert "```diff\n--- a/Makefile\n+++ b/Makefile\n" in text
+    assert "| `k.cu:2:62` | WARP001 |" in text
+
+
+def test_the_report_never_replaces_a_file_of_the_project(project: Path):
+    (project / "vado-port-report.md").write_text("the project's own notes\n")
+    (project / "vado-port-report-2.md").symlink_to("/etc/hostname")
+    result = run("proj", "-o", "out", "--no-build-fixes")
+    assert result.exit_code == 1
+    assert (Path("out") / "vado-port-report.md").read_text() == "the project's own notes\n"
+    assert (Path("out") / "vado-port-report-2.md").is_symlink() or not (Path("out") / "vado-port-report-2.md").exists()
+    assert (Path("out") / "vado-port-report-3.md").read_text().startswith("# vado port:")
+    assert "report: out/vado-port-report-3.md" in " ".join(result.stderr.split())
+
+
+def test_in_place_writes_no_report_file(project: Path):
+    result = run("proj", "--in-place")
+    assert result.exit_code in (0, 1), result.output
+    assert not list(project.glob("vado-port-report*"))
+    assert "next: vado verify proj" in " ".join(result.stderr.split())
+
+
+def test_a_missing_path_is_a_usage_error_as_in_audit(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = run("nope", "-o", "out")
+    assert result.exit_code == 2 and "nope does not exist" in result.stderr
+    assert CliRunner().invoke(app, ["audit", "nope"]).exit_code == 2
+
+
+def test_jobs_default_to_one_per_cpu_like_audit():
+    import inspect
+
+    from vado.cli import audit, port
+
+    assert inspect.signature(port.port).parameters["jobs"].default.default == 0
+    assert inspect.signature(audit.audit).parameters["jobs"].default.default == 0
+
+def test_plan_jobs_default_to_one_per_cpu_too():
+    import inspect
+
+    from vado.cli import plan
+
+    assert inspect.signature(plan.plan).parameters["jobs"].default.default == 0

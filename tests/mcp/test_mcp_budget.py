@@ -158,3 +158,66 @@ def test_fit_list_and_shrink():
     assert huge["a"] == "z" * 200_000  # the caller's object is left alone
     small = {"a": 1}
     assert shrink(small, 5000) is small
+
+
+def test_paging_a_port_ports_once(big_tree: Path, monkeypatch):
+    """Later pages (and diff requests) of one port reuse it: no new port, no new temporary tree per page."""
+    import vado.port.tree as tree_mod
+
+    calls = []
+    real_port_tree = tree_mod.port_tree
+
+    def counting(*args, **kwargs):
+        calls.append(args[1])
+        return real_port_tree(*args, **kwargs)
+
+    monkeypatch.setattr(tree_mod, "port_tree", counting)
+    monkeypatch.setattr(tools, "_PORTS", tools.ResultCache())
+    doc, _ = _call(big_tree, "port", {"path": ".", "launch": "ggl", "limit": 10})
+    offset, pages = doc["next_offset"], 1
+    while offset is not None:
+        page, _ = _call(big_tree, "port", {"path": ".", "launch": "ggl", "limit": 10, "offset": offset})
+        offset, pages = page["next_offset"], pages + 1
+    assert pages >= 4
+    _call(big_tree, "port", {"path": ".", "launch": "ggl", "diff_paths": ["llmc/kernel_00.cu"]})
+    assert len(calls) == 1
+    # A change to the source is a new port.
+    extra = big_tree / "llmc" / "extra.cu"
+    extra.write_text("__global__ void k(int* o) { o[threadIdx.x & 31] = 1; }\n")
+    try:
+        again, _ = _call(big_tree, "port", {"path": ".", "launch": "ggl"})
+        assert len(calls) == 2 and again["file_count"] == 42
+    finally:
+        extra.unlink()
+
+
+def test_the_second_page_of_a_written_port_is_not_refused(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr(tools, "_PORTS", tools.ResultCache())
+    src = tmp_path / "src"
+    src.mkdir()
+    for i in range(3):
+        (src / f"k{i}.cu").write_text(KERNEL.format(i=i))
+    first, _ = _call(tmp_path, "port", {"path": "src", "output": "hip-port", "limit": 1})
+    assert first["output"] == "hip-port" and first["next_offset"] == 1
+    second, _ = _call(tmp_path, "port", {"path": "src", "output": "hip-port", "limit": 1, "offset": 1})
+    assert [f["path"] for f in second["files"]] != [f["path"] for f in first["files"]]
+    # Another port into the same directory is still refused: a port never writes over files.
+    with pytest.raises(Exception, match="exists and is not empty"):
+        tools.port(Root(str(tmp_path)), "src", output="hip-port", unsafe=True)
+
+
+def test_verify_defaults_to_the_targets_architectures(tmp_path: Path, monkeypatch):
+    import vado.agent.verify as agent_verify
+
+    seen = []
+
+    def fake_compile(src, *, arch, include_dirs, target):
+        seen.append((arch, target.name))
+        from vado.model import Evidence
+
+        return Evidence(kind="compile", subject=str(src), passed=True, command=("hipcc",), returncode=0, arch=arch)
+
+    monkeypatch.setattr(agent_verify, "compile_hip", fake_compile)
+    (tmp_path / "k.hip").write_text("__global__ void k() {}\n")
+    answer = tools.verify(Root(str(tmp_path)), "k.hip")
+    assert answer["archs"] == ["gfx942", "gfx950"] and seen == [("gfx942", "rocm-7.2"), ("gfx950", "rocm-7.2")]

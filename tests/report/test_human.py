@@ -10,7 +10,8 @@ import pytest
 
 from vado.errors import UsageError
 from vado.model import Verdict
-from vado.report import FORMATS, render, render_concise, render_html, render_json, render_markdown, render_sarif, render_terminal
+from vado.report import (FORMATS, render, render_concise, render_github, render_gitlab, render_html, render_json, render_junit,
+                         render_markdown, render_sarif, render_terminal)
 
 XSS = '<script>alert("x")</script> & <img src=x onerror=alert(1)>'
 
@@ -32,6 +33,9 @@ def test_render_dispatches_to_each_format(sample):
         "sarif": render_sarif(sample),
         "markdown": render_markdown(sample),
         "html": render_html(sample),
+        "github": render_github(sample),
+        "gitlab": render_gitlab(sample),
+        "junit": render_junit(sample),
     }
     assert set(direct) == set(FORMATS)
     for fmt, text in direct.items():
@@ -52,7 +56,8 @@ def test_render_rejects_unknown_format(sample):
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_empty_result_renders(empty, fmt):
     text = render(empty, fmt)
-    assert text.endswith("\n") and len(text) > (20 if fmt == "concise" else 50)  # concise: verdicts and a count
+    # concise: verdicts and a count; github: one notice; gitlab: an empty list
+    assert text.endswith("\n") and len(text) > {"concise": 20, "github": 20, "gitlab": 1}.get(fmt, 50)
 
 
 # terminal -------------------------------------------------------------------

@@ -13,6 +13,7 @@ fixed seed (OpenAI-compatible servers honour ``seed``; Anthropic has none).
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import time
@@ -91,7 +92,6 @@ def _tracking_handlers(sockets: list):
     """HTTP(S) handlers that record each connection's socket in ``sockets``, so that a
     watchdog can close it when the request's deadline passes (a server that drips its
     answer a byte at a time never trips a per-read timeout)."""
-    import http.client
 
     def tracked(base):
         class Conn(base):
@@ -112,6 +112,16 @@ def _tracking_handlers(sockets: list):
             return self.do_open(https_conn, req, context=self._context)
 
     return Http(), Https()
+
+
+class EndpointLost(AgentError):
+    """The connection to the model endpoint was refused, or closed before the answer ended."""
+
+
+#: How a server that crashes during an answer looks to its client.
+_CLOSED_MID_ANSWER = (ConnectionResetError, ConnectionAbortedError, BrokenPipeError, http.client.IncompleteRead,
+                      http.client.RemoteDisconnected)
+_CRASH_TIP = "the server has probably crashed: check its log and `dmesg`, restart it and run again"
 
 
 def _post_json(url: str, body: dict, headers: dict[str, str], timeout_s: float, deadline: float | None = None) -> dict:
@@ -159,11 +169,18 @@ def _post_json(url: str, body: dict, headers: dict[str, str], timeout_s: float, 
     except urllib.error.HTTPError as exc:
         detail = exc.read(2000).decode("utf-8", "replace")[:500] if exc.fp is not None else ""
         raise AgentError(f"the model endpoint answered HTTP {exc.code}", detail or str(exc.reason), _tip_for(exc.code)) from None
-    except (urllib.error.URLError, TimeoutError, OSError, ValueError) as exc:
+    except (urllib.error.URLError, TimeoutError, OSError, ValueError, http.client.HTTPException) as exc:
         reason = getattr(exc, "reason", exc)
         if expired.is_set():
             raise AgentError(f"the model endpoint {url} did not answer within {timeout_s:g} s or the run's time budget",
                              str(reason), "raise --max-seconds, or check the server") from None
+        why = f"{type(reason).__name__}: {reason}" if str(reason) else type(reason).__name__
+        if isinstance(reason, _CLOSED_MID_ANSWER):
+            raise EndpointLost(f"the model endpoint {url} closed the connection before its answer ended", why,
+                               _CRASH_TIP) from None
+        if isinstance(reason, ConnectionRefusedError):
+            raise EndpointLost(f"cannot reach the model endpoint {url}", why,
+                               "check --base-url and that the server is running") from None
         raise AgentError(f"cannot reach the model endpoint {url}", str(reason), "check --base-url and that the server is running") from None
     finally:
         watchdog.cancel()
@@ -217,6 +234,8 @@ class OpenAICompatible:
         self.temperature = temperature
         #: ``time.monotonic()`` after which no request may run (the agent's --max-seconds); None: none.
         self.deadline: float | None = None
+        #: Answers received so far (a server that answered before and is unreachable now has died).
+        self.answers = 0
 
     def complete(self, messages: Sequence[Message], *, max_tokens: int) -> Completion:
         """One chat completion at temperature 0 with a fixed seed."""
@@ -229,7 +248,15 @@ class OpenAICompatible:
             "seed": self.seed,
         }
         started = time.perf_counter()
-        doc = _post_json(self.base_url + "/chat/completions", body, headers, self.timeout_s, self.deadline)
+        try:
+            doc = _post_json(self.base_url + "/chat/completions", body, headers, self.timeout_s, self.deadline)
+        except EndpointLost as exc:
+            if not self.answers:
+                raise
+            # It answered before: the server was there and is gone now, which a plain "cannot reach" would hide.
+            raise EndpointLost(f"the model endpoint {self.base_url} stopped answering after {self.answers} "
+                               f"answer{'s' if self.answers != 1 else ''}", f"{exc.what}: {exc.why}", _CRASH_TIP) from None
+        self.answers += 1
         try:
             choice = doc["choices"][0]
             text = choice["message"].get("content") or ""

@@ -18,8 +18,19 @@ from vado.errors import UsageError
 from vado.safefs import read_under, write_under
 
 SKILL_NAME = "vado-port"
-#: The project-scoped MCP entry Claude Code reads from .mcp.json.
+#: The project-scoped MCP entry Claude Code reads from .mcp.json (a plugin's: its users' PATH finds vado).
 MCP_ENTRY = {"command": "vado", "args": ["mcp", "--root", "."]}
+
+
+def mcp_entry(command: str = "vado") -> dict:
+    """The ``.mcp.json`` entry that starts ``vado mcp`` with the executable ``command``."""
+    return {"command": command, "args": list(MCP_ENTRY["args"])}
+
+
+def _is_vado_entry(entry: object) -> bool:
+    """Whether ``entry`` is one vado wrote (its own command, by whatever path, and arguments)."""
+    return (isinstance(entry, dict) and entry.get("args") == MCP_ENTRY["args"]
+            and Path(str(entry.get("command", ""))).name in ("vado", "vado.exe"))
 
 
 def skill_text() -> str:
@@ -27,12 +38,13 @@ def skill_text() -> str:
     return package_files.files("vado.assistant").joinpath("SKILL.md").read_text(encoding="utf-8")
 
 
-def install(repo: str | os.PathLike, *, force: bool = False, mcp: bool = True) -> list[tuple[Path, str]]:
+def install(repo: str | os.PathLike, *, force: bool = False, mcp: bool = True, command: str = "vado") -> list[tuple[Path, str]]:
     """Install the skill (and the MCP server entry) into ``repo``; ``[(path, what happened)]``.
 
-    A file that already holds the same content is left alone ("unchanged"). A
-    different ``SKILL.md``, or a ``vado`` entry in ``.mcp.json`` that differs
-    from vado's, is replaced only with ``force``; other servers in ``.mcp.json``
+    The entry starts ``command`` (the CLI passes the absolute path of the vado that runs, which an
+    assistant finds whatever its PATH). A file that already holds the same content is left alone
+    ("unchanged"). A different ``SKILL.md``, or a ``vado`` entry in ``.mcp.json`` that vado did not
+    write (another command or arguments), is replaced only with ``force``; other servers in ``.mcp.json``
     are kept as they are. Raises :class:`UsageError` when ``repo`` is not a
     directory, ``.mcp.json`` is not a JSON object, or a file would be replaced
     without ``force``.
@@ -64,15 +76,16 @@ def install(repo: str | os.PathLike, *, force: bool = False, mcp: bool = True) -
             if not isinstance(doc, dict) or not isinstance(doc.get("mcpServers", {}), dict):
                 raise UsageError(f"{config} is not an MCP configuration", "expected {\"mcpServers\": {…}}", "fix it or pass --no-mcp")
         servers = doc.setdefault("mcpServers", {})
-        if "vado" in servers and servers["vado"] != MCP_ENTRY and not force:
+        if "vado" in servers and not _is_vado_entry(servers["vado"]) and not force:
             raise UsageError(f"{config} already has a different 'vado' server", json.dumps(servers["vado"]),
                              "pass --force to replace it, or --no-mcp to leave it")
     done = [(skill, _write(root, skill_rel, skill_text(), force) if skill_state != "unchanged" else "unchanged")]
     if doc is not None:
-        if doc["mcpServers"].get("vado") == MCP_ENTRY:
+        entry = mcp_entry(command)
+        if doc["mcpServers"].get("vado") == entry:
             done.append((config, "unchanged"))
         else:
-            doc["mcpServers"]["vado"] = MCP_ENTRY
+            doc["mcpServers"]["vado"] = entry
             _put(root, ".mcp.json", json.dumps(doc, indent=2) + "\n")
             done.append((config, "updated" if existed else "written"))
     return done

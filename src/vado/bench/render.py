@@ -182,6 +182,8 @@ def serve_doc(r: ServeBenchResult) -> Doc:
     if r.label:
         facts.insert(0, ("label", r.label))
     facts += _environment_facts(r.environment)
+    if r.stopped:
+        facts.append(("stopped early", r.stopped))
     rows = []
     for lv in r.levels:
         rows.append([

@@ -17,6 +17,12 @@ A request that streams to its end without a token (the model stopped at once)
 succeeds with zero tokens and no TTFT; an HTTP error, a broken stream or an
 error event counts as an error, with a sample of the messages kept.
 
+A server that dies during the run (a crash shows to a client as a connection
+closed mid-answer, then refused) is not measured further: after a request loses
+its connection, the server's model list is asked for at once; when that fails too, no
+more requests are sent and the result's ``stopped`` says what happened, after
+how many answers (the CLI prints it and exits 3).
+
 Prompts are synthetic word sequences whose lengths follow a distribution
 (``fixed:N``, ``uniform:A-B``, ``normal:MEAN,SD``), seeded, so two servers can be
 compared on the same load. Only the URL given is contacted.
@@ -30,7 +36,7 @@ import random
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 from urllib.parse import urlsplit
 
@@ -99,6 +105,8 @@ class RequestRecord:
     error: str = ""
     prompt_tokens: int = 0
     sent: bool = True
+    #: The connection was refused, reset or closed before the answer ended (the server may be gone).
+    connection_lost: bool = False
 
 
 __all__ = ["LengthDist", "LevelResult", "RequestRecord", "ServeBenchResult", "bench_serve", "make_prompt",
@@ -197,7 +205,8 @@ class _Client:
                     last = now
                     chunks += 1
         except (OSError, http.client.HTTPException) as exc:
-            return RequestRecord(False, time.perf_counter() - start, None, (), 0, words, f"{type(exc).__name__}: {exc}")
+            return RequestRecord(False, time.perf_counter() - start, None, (), 0, words, f"{type(exc).__name__}: {exc}",
+                                 connection_lost=isinstance(exc, CONNECTION_LOST))
         finally:
             conn.close()
         end = time.perf_counter()
@@ -207,7 +216,30 @@ class _Client:
         return RequestRecord(
             ok, end - start, (first - start) if first is not None else None, tuple(gaps), tokens, words,
             "" if ok else "the stream ended without tokens or a finish", prompt_tokens,
+            connection_lost=not finished,
         )
+
+
+    def refused(self) -> str:
+        """Why the server does not answer a ``GET /v1/models`` now, or ``""`` when it answers (any status).
+
+        A bare TCP connect is no proof of life: the kernel completes it from the listen backlog while the
+        process is still dying (writing a core dump, say)."""
+        conn = self._conn()
+        conn.timeout = min(10.0, self.timeout_s)
+        try:
+            conn.request("GET", self.base + "/v1/models", headers=self._headers())
+            conn.getresponse().read(1 << 16)
+        except (OSError, http.client.HTTPException) as exc:
+            return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        finally:
+            conn.close()
+        return ""
+
+
+#: Errors that mean the connection itself went away: refused, reset, or closed before the answer ended.
+CONNECTION_LOST = (ConnectionRefusedError, ConnectionResetError, ConnectionAbortedError, BrokenPipeError,
+                   http.client.RemoteDisconnected, http.client.IncompleteRead)
 
 
 def _finish_reason(event) -> bool:
@@ -289,12 +321,36 @@ def bench_serve(
     levels = []
     total = len(concurrency) * requests_per_level
     # Untimed requests first: a server's first request pays for loading and compiling (seconds on llama.cpp).
-    warm_rng = random.Random(seed + 1)
-    for _ in range(max(0, warmup_requests)):
-        client.stream(path, _payload(endpoint, model, make_prompt(warm_rng, plen.sample(warm_rng)), olen.sample(warm_rng)))
     done = [0]
     lock = threading.Lock()
+    answered = [0]
+    stopped = [""]
+
+    def check(rec: RequestRecord, where: str) -> RequestRecord:
+        """Count an answer; stop the run when a lost connection turns out to be a server that is gone.
+
+        A stream that ended without its finish from a server that is gone broke off: it counts as failed."""
+        why = client.refused() if rec.connection_lost else ""
+        with lock:
+            if not why:
+                answered[0] += rec.ok
+                return rec
+            error = rec.error or "the stream ended before its finish"
+            if not stopped[0]:
+                stopped[0] = (f"the server at {url} stopped answering {where} after {answered[0]} "
+                              f"answer{'s' if answered[0] != 1 else ''}: {error}; a new request fails "
+                              f"({why}), so the server process has probably died")
+        return replace(rec, ok=False, error=error)
+
+    warm_rng = random.Random(seed + 1)
+    for _ in range(max(0, warmup_requests)):
+        rec = client.stream(path, _payload(endpoint, model, make_prompt(warm_rng, plen.sample(warm_rng)), olen.sample(warm_rng)))
+        check(rec, "during the warm-up requests")
+        if stopped[0]:
+            break
     for level in concurrency:
+        if stopped[0]:
+            break
         rng = random.Random(seed)
         payloads = []
         for _ in range(requests_per_level):
@@ -305,10 +361,12 @@ def bench_serve(
         started = time.perf_counter()
 
         def one(payload: dict) -> RequestRecord:
-            if time.perf_counter() > deadline:
+            if stopped[0]:
+                rec = RequestRecord(False, 0.0, None, (), 0, 0, "not sent: the server stopped answering", sent=False)
+            elif time.perf_counter() > deadline:
                 rec = RequestRecord(False, 0.0, None, (), 0, 0, "level time budget exhausted", sent=False)
             else:
-                rec = client.stream(path, payload)
+                rec = check(client.stream(path, payload), f"at concurrency {level}")
             with lock:
                 done[0] += 1
                 if progress:
@@ -319,7 +377,7 @@ def bench_serve(
             records = list(pool.map(one, payloads))
         levels.append(summarize_level(level, records, time.perf_counter() - started))
     return ServeBenchResult(url, model, endpoint, prompt_len, output_len, seed, tuple(levels), label=label,
-                            environment=detect_environment())
+                            environment=detect_environment(), stopped=stopped[0])
 
 
 def summarize_level(concurrency: int, records: Sequence[RequestRecord], duration_s: float) -> LevelResult:

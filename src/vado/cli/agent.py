@@ -17,7 +17,7 @@ def agent(
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="New directory for the ported and agent-edited tree."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Write nothing but the transcript; show the proposed diffs."),
     target: str = typer.Option("rocm-7.2", "--target", "-t", help="Port target (rocm-7.2, rocm-6.4, hip-5.2)."),
-    arch: list[str] = typer.Option(["gfx90a"], "--arch", help="Offload architecture to compile candidates for (repeatable)."),
+    arch: list[str] = typer.Option([], "--arch", help="Offload architecture to compile candidates for (repeatable; default: the target's, gfx942 and gfx950 for rocm-7.2, as vado verify)."),
     code: list[str] = typer.Option([], "--code", help="Work only on these finding codes (repeatable; COMPILE for compiler errors)."),
     attempts: int = typer.Option(3, "--attempts", min=1, help="Answers asked per item before it is reported open."),
     max_tokens: int = typer.Option(200_000, "--max-tokens", min=1, help="Token budget for the whole run (input + output)."),
@@ -38,7 +38,7 @@ def agent(
     from vado.agent.loop import AgentOptions, Budget, run_agent
     from vado.agent.providers import Pricing, make_provider
     from vado.cli.terminal import get_terminal
-    from vado.errors import VadoError
+    from vado.errors import KnowledgeError, VadoError
 
     term = get_terminal(quiet=quiet)
     if (price_in is None) != (price_out is None):
@@ -49,9 +49,11 @@ def agent(
         raise typer.Exit(2)
     try:
         prov = make_provider(model, provider=provider, base_url=base_url, api_key_env=api_key_env)
+        from vado.knowledge.targets import get_target
+
         options = AgentOptions(
             target=target,
-            archs=tuple(arch),
+            archs=tuple(arch) or get_target(target).default_arch,
             budget=Budget(attempts_per_item=attempts, max_tokens=max_tokens, max_seconds=max_seconds, max_answer_tokens=answer_tokens),
             dry_run=dry_run,
             hipcc=hipcc,
@@ -62,6 +64,9 @@ def agent(
         )
         result = run_agent(path, None if dry_run else output, prov, options, transcript=transcript,
                            progress=None if quiet else term.info)
+    except KnowledgeError as exc:  # an unknown target is the caller's mistake
+        term.error(exc.what + (f": {exc.why}" if exc.why else ""), exc.tip)
+        raise typer.Exit(2)
     except VadoError as exc:
         term.error(exc.what + (f": {exc.why}" if exc.why else ""), exc.tip)
         raise typer.Exit(exc.exit_code)
@@ -79,5 +84,7 @@ def agent(
     if dry_run and result.diffs:
         term.data("".join(result.diffs[k] for k in sorted(result.diffs)).rstrip("\n"))
     if result.stopped_by.startswith("the model endpoint failed"):
+        # Also on stderr as an error: the run did not finish, and stdout may go to a file.
+        term.error(result.stopped_by.removeprefix("the model endpoint failed: "))
         raise typer.Exit(3)
     raise typer.Exit(1 if result.still_open else 0)

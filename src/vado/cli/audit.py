@@ -11,7 +11,7 @@ from typing import List, Literal, Optional, get_args
 
 from vado.cli.params import Argument, CommandExit, Option
 
-Format = Literal["text", "concise", "json", "sarif", "markdown", "html"]
+Format = Literal["text", "concise", "json", "sarif", "markdown", "html", "github", "gitlab", "junit"]
 FORMATS = get_args(Format)
 _SEVERITIES_AND_VERDICTS = "SEVERITY|VERDICT|TARGET:VERDICT"
 
@@ -21,7 +21,10 @@ def audit(
     target: Optional[List[str]] = Option(
         None, "--target", "-t", help="Target profile(s); repeat or comma-separate. Default: rocm-7.2, oneapi, scale, zluda."
     ),
-    format: Format = Option("text", "--format", "-f", help="Report format."),
+    format: Format = Option(
+        "text", "--format", "-f",
+        help="Report format; for CI: github (workflow annotations), gitlab (Code Quality JSON), junit (JUnit XML), sarif.",
+    ),
     output: Optional[Path] = Option(None, "--output", "-o", help="Write the report here instead of stdout."),
     jobs: int = Option(
         0, "--jobs", "-j", min=0,
@@ -42,6 +45,10 @@ def audit(
     baseline: Optional[Path] = Option(None, "--baseline", metavar="FILE", help="Leave out findings recorded in this baseline file."),
     write_baseline: Optional[Path] = Option(None, "--write-baseline", metavar="FILE", help="Record every current finding in FILE (then exit 0); later audits with --baseline FILE report only new ones."),
     no_suppressions: bool = Option(False, "--no-suppressions", help="Report findings that `vado: ignore[...]` comments suppress."),
+    exit_zero: bool = Option(False, "--exit-zero", help="Exit 0 even when findings or verdicts fail --fail-on (usage errors and tool failures still exit 2 and 3)."),
+    statistics: bool = Option(False, "--statistics", help="Count the findings of each code instead of listing them (text, or json with --format json)."),
+    add_noqa: bool = Option(False, "--add-noqa", help="Add a `vado: ignore[CODES]` comment at the end of each line that has findings (where a comment is safe there), then exit 0."),
+    unused_suppressions: bool = Option(False, "--unused-suppressions", help="List the `vado: ignore` comments that suppress nothing in this audit (exit 1 if any), instead of the findings."),
     no_gitignore: bool = Option(False, "--no-gitignore", help="Scan files that .gitignore excludes."),
     include_vendored: bool = Option(False, "--include-vendored", help="Scan third_party/, vendor/ and similar."),
     include_backends: bool = Option(False, "--include-backends", help="Judge other backends' code too (SYCL, MUSA, Vulkan, Metal, CPU instruction sets)."),
@@ -53,7 +60,8 @@ def audit(
     Settings come from the tool.vado table of pyproject.toml or from a vado.toml (found from PATH
     upwards); options given here win. A comment `vado: ignore` on a finding's line suppresses it.
 
-    Exit codes: 0 nothing that --fail-on fails on, 1 findings or verdicts that it does, 2 usage error, 3 tool failure.
+    Exit codes: 0 nothing that --fail-on fails on (or --exit-zero), 1 findings or verdicts that it does, 2 usage error,
+    3 tool failure.
     """
     import os
 
@@ -89,7 +97,9 @@ def audit(
         targets = resolve_targets(list(cfg.target) or None)
         failure = parse_fail_on(cfg.fail_on or ("info",), [t.name for t in targets])
         base, plan = _plan(paths, respect_gitignore=not no_gitignore, include_vendored=include_vendored)
-        filters = make_filter(cfg, base, inline=not no_suppressions, use_baseline=write_baseline is None)
+        # --unused-suppressions sees every finding, so that it can tell which comments matched one.
+        filters = make_filter(cfg, base, inline=not (no_suppressions or unused_suppressions),
+                              use_baseline=write_baseline is None and not unused_suppressions)
     except KnowledgeError as exc:  # an unknown target name is the caller's mistake
         raise fail(exc, 2)
     except VadoError as exc:
@@ -117,6 +127,15 @@ def audit(
     except VadoError as exc:
         raise fail(exc)
 
+    from vado.cli import suppress as S
+
+    if unused_suppressions:
+        raise CommandExit(S.report_unused(term, result, filters))
+    if add_noqa:
+        raise CommandExit(S.add_noqa(term, result))
+    if not no_suppressions:
+        S.warn_unknown_codes(term, result)
+
     if write_baseline is not None:
         import json
 
@@ -128,20 +147,27 @@ def audit(
         raise CommandExit(0)
 
     kwargs = {}
-    if format == "sarif":
-        from vado.report.sarif import disk_context
-
-        kwargs = disk_context(result)
     try:
-        if format == "text" and not output:
-            kwargs = term.report_style()  # colour and width on a terminal, plain when piped
-        text = render(result, format, **kwargs) if kwargs else render(result, format)
+        if statistics:
+            from vado.report.statistics import render_statistics
+
+            text = render_statistics(result, "json" if format == "json" else "text")
+        else:
+            from vado.report import CONTEXT_FORMATS
+
+            if format in CONTEXT_FORMATS:
+                from vado.report.sarif import disk_context
+
+                kwargs = disk_context(result)
+            elif format == "text" and not output:
+                kwargs = term.report_style()  # colour and width on a terminal, plain when piped
+            text = render(result, format, **kwargs) if kwargs else render(result, format)
     except VadoError as exc:
         raise fail(exc)
     if output:
         _write(term, output, text)
     else:
-        term.data(text) if format != "text" else term.data(text.rstrip("\n"))
+        term.data(text.rstrip("\n") if format == "text" or statistics else text)
     stats = result.stats
     term.info(
         f"audited {stats.files_scanned} files ({stats.bytes_scanned / 1e6:.2f} MB) in {stats.duration_s:.2f}s; "
@@ -150,8 +176,8 @@ def audit(
     )
     reasons = failure.failing(result)
     for reason in reasons:
-        term.info(f"fail-on: {reason}")
-    raise CommandExit(1 if reasons else 0)
+        term.info(f"fail-on: {reason}" + (" (--exit-zero: exit 0)" if exit_zero else ""))
+    raise CommandExit(1 if reasons and not exit_zero else 0)
 
 
 def _write(term, path: Path, text: str) -> None:

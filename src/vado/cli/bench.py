@@ -217,7 +217,8 @@ def serve(
 ) -> None:
     """Load-test an inference server: TTFT, TPOT, ITL, requests/s and tokens/s per concurrency level.
 
-    Exit codes: 0 no request failed, 1 some failed, 2 usage error, 3 tool failure.
+    Exit codes: 0 no request failed, 1 some failed, 2 usage error, 3 tool failure or the server stopped
+    answering during the run (what was measured before is still reported).
     """
     from vado.bench.serve import bench_serve
     from vado.cli.terminal import get_terminal
@@ -240,7 +241,12 @@ def serve(
         raise typer.Exit(exc.exit_code)
     emit(term, result, format, output)
     errors = sum(lv.errors for lv in result.levels)
-    best = max(result.levels, key=lambda lv: lv.output_tokens_per_s)
-    term.info(f"{sum(lv.requests for lv in result.levels)} requests, {errors} failed; best "
-              f"{format_num(best.output_tokens_per_s)} output tokens/s at concurrency {best.concurrency}")
+    if result.levels:
+        best = max(result.levels, key=lambda lv: lv.output_tokens_per_s)
+        term.info(f"{sum(lv.requests for lv in result.levels)} requests, {errors} failed; best "
+                  f"{format_num(best.output_tokens_per_s)} output tokens/s at concurrency {best.concurrency}")
+    if result.stopped:
+        # The report above holds what was measured before; the run itself could not finish.
+        term.error(result.stopped, "check the server's log and `dmesg` for a crash, restart the server and run again")
+        raise typer.Exit(3)
     raise typer.Exit(1 if errors else 0)

@@ -21,13 +21,16 @@ def mcp(
     from vado.cli.terminal import get_terminal
     from vado.errors import VadoError
 
-    try:
-        from vado.mcp.server import serve
-    except ModuleNotFoundError as exc:
-        if exc.name and exc.name.split(".")[0] == "mcp":
-            get_terminal().error("the MCP SDK is not installed", "pip install 'mcp>=2.3'")
-            raise typer.Exit(3)
-        raise
+    import importlib.util
+
+    if importlib.util.find_spec("mcp") is None:
+        # The SDK is an extra (vado[mcp]): the linter's own install stays small.
+        get_terminal().error("vado mcp needs the MCP SDK, which is not installed",
+                             "install vado with its mcp extra: pip install 'vado[mcp]' (from a clone: "
+                             "pip install -e '.[mcp]')")
+        raise typer.Exit(3)
+    from vado.mcp.server import serve
+
     def on_start(url: str, token: str) -> None:
         err = get_terminal().err  # shown even with --quiet, never wrapped: the user copies the token
         for line in (f"vado MCP server at {url}",

@@ -23,7 +23,7 @@ def plan(
         None, "--output", "-o", help="Write plan.md, plan.html, plan.json, k8s/ patches and ray.json into this directory."
     ),
     executor: str = typer.Option("local", "--executor", "-e", metavar="local|ray|ray=ADDRESS", help="local (process pool), ray (= ray=auto) or ray=ADDRESS."),
-    jobs: int = typer.Option(1, "--jobs", "-j", min=0, help="Local worker processes (0 = one per CPU); CPUs for ray=local."),
+    jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Local worker processes (default 0: one per CPU, as audit); CPUs for ray=local."),
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="Cache directory (default ~/.cache/vado or $VADO_CACHE_DIR)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Audit everything again and store nothing."),
     no_gitignore: bool = typer.Option(False, "--no-gitignore", help="Scan files that .gitignore excludes."),

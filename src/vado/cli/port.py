@@ -7,7 +7,7 @@ from typing import Literal, Optional, get_args
 
 import typer
 
-Format = Literal["text", "json", "concise", "sarif", "markdown", "html"]
+Format = Literal["text", "json", "concise", "sarif", "markdown", "html", "github", "gitlab", "junit"]
 FORMATS = get_args(Format)
 
 
@@ -42,10 +42,10 @@ def port(
         False, "--include-hip-path",
         help="Also port the project's own HIP path (its CUDA→HIP vendor header and the sources its ROCm build compiles).",
     ),
-    format: Format = typer.Option("text", "--format", "-f", help="Report: text or json of the port, or concise/sarif/markdown/html of an audit of the port."),
+    format: Format = typer.Option("text", "--format", "-f", help="Report: text or json of the port, or concise/sarif/markdown/html/github/gitlab/junit of an audit of the port."),
     report: Optional[Path] = typer.Option(None, "--report", help="Write the report here instead of stdout."),
     diff: bool = typer.Option(False, "--diff", help="Show the per-file diffs (text format)."),
-    jobs: int = typer.Option(1, "--jobs", "-j", min=0, help="Worker processes (0 = one per CPU)."),
+    jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Worker processes (default 0: one per CPU, as audit; a small tree is ported in one process anyway)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary on stderr."),
     force: bool = typer.Option(False, "--force", help="With --in-place --no-backup: rewrite files git does not hold as they are."),
 ) -> None:
@@ -59,6 +59,9 @@ def port(
     from vado.errors import VadoError
 
     term = get_terminal(quiet=quiet)
+    if not path.exists():
+        term.error(f"{path} does not exist", "check the path, or run vado from the project's directory")
+        raise typer.Exit(2)
     if in_place and output is not None:
         term.error("--in-place and --output exclude each other", "pass -o OUT for a new tree, or --in-place to rewrite PATH")
         raise typer.Exit(2)
@@ -126,5 +129,59 @@ def port(
             raise typer.Exit(3)
     else:
         term.data(text.rstrip("\n"))
-    term.info(f"ported {len(result.files)} files ({result.bytes_ported / 1e6:.2f} MB) in {result.duration_s:.2f}s")
+    report_file = None
+    if not in_place:
+        from vado.port.summary import render_port_markdown
+
+        try:
+            report_file = write_port_report(Path(result.out), render_port_markdown(result, archs=tgt.default_arch))
+        except VadoError as exc:
+            term.warn(f"the port report was not written: {exc.message}")
+    for line in what_next(result, report_file, tgt.default_arch, in_place=in_place):
+        term.info(line)
     raise typer.Exit(1 if result.remaining or result.errors else 0)
+
+
+def write_port_report(out: Path, text: str) -> Path | None:
+    """Write ``text`` as ``vado-port-report.md`` in the port's new tree ``out`` and return its path.
+
+    A file of that name in the port (the project's own, or a link) is never written over: the report
+    takes the first free name ``vado-port-report-N.md`` instead (None after 99 tries)."""
+    from vado.errors import PortError
+    from vado.port.apply import write_new
+    from vado.port.summary import REPORT_NAME
+
+    stem, _, suffix = REPORT_NAME.rpartition(".")
+    for i in range(1, 100):
+        path = out / (REPORT_NAME if i == 1 else f"{stem}-{i}.{suffix}")
+        try:
+            write_new(path, text.encode("utf-8"))
+        except PortError as exc:
+            if isinstance(exc.__cause__, FileExistsError):
+                continue
+            raise
+        return path
+    return None
+
+
+def what_next(result, report_file: Path | None, archs: tuple[str, ...], *, in_place: bool) -> list[str]:
+    """The summary lines on stderr: what was done, then what to do next (verify, review, the rest)."""
+    lines = [f"ported {len(result.files)} files ({result.bytes_ported / 1e6:.2f} MB) in {result.duration_s:.2f}s"
+             + ("" if in_place else f" into {result.out}")]
+    unsafe = sum(len(f.unsafe_applied) for f in result.files)
+    where = f"in {report_file}" if report_file else "with `vado port --diff`"
+    if unsafe:
+        lines.append(f"{unsafe} unsafe fix{'es' if unsafe != 1 else ''} applied: review {'them' if unsafe != 1 else 'it'} "
+                     f"and the diffs of their files {where}")
+    if result.remaining:
+        n = len(result.remaining)
+        lines.append(f"{n} finding{'s' if n != 1 else ''} remain{'s' if n == 1 else ''} for a person: "
+                     + (f"listed in {report_file}" if report_file else "listed above"))
+    failed = sum(1 for f in result.files if f.status == "failed")
+    if failed:
+        lines.append(f"{failed} file{'s' if failed != 1 else ''} could not be ported: see the report")
+    target = f" for {', '.join(archs)}" if archs else ""
+    lines.append(f"next: vado verify {result.out}  (compiles the port with the target's hipcc{target})")
+    if report_file:
+        lines.append(f"report: {report_file}")
+    return lines

@@ -15,14 +15,19 @@ from typing import List, Literal, Optional, get_args
 
 import typer
 
-Format = Literal["text", "markdown", "html", "json"]
+Format = Literal["text", "markdown", "html", "json", "concise", "sarif", "github", "gitlab", "junit"]
+#: Formats of audit results only (bench results are text, markdown, html or json).
+AUDIT_ONLY = ("concise", "sarif", "github", "gitlab", "junit")
 FORMATS = get_args(Format)
 
 
 def report(
     files: List[Path] = typer.Argument(..., help="JSON results written by vado (audit, bench, serve, tune).",
                                        exists=True, dir_okay=False, readable=True),
-    format: Format = typer.Option("text", "--format", "-f", help="Output format."),
+    format: Format = typer.Option(
+        "text", "--format", "-f",
+        help="Output format; an audit result also as concise, sarif, github, gitlab or junit (e.g. a CI job's second view of one audit).",
+    ),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
 ) -> None:
     """Render vado JSON results; several bench results are compared side by side (ratios vs the first).
@@ -75,11 +80,21 @@ def render_files(files: List[Path], format: str) -> str:
 
     loaded = [_load(p) for p in files]
     kinds = [k for k, _ in loaded]
+    if format in AUDIT_ONLY and any(k != "audit" for k in kinds):
+        raise UsageError(f"--format {format} renders audit results only", "bench results are text, markdown, html or json",
+                         "pass an audit JSON file, or another format")
     if "audit" in kinds:
-        from vado.report import render
+        from vado.report import CONTEXT_FORMATS, render
 
-        if len(loaded) > 1 and format in ("html", "json"):
-            raise UsageError("audit reports are rendered one at a time in html and json", "", "pass one audit file")
+        if len(loaded) > 1 and format not in ("text", "markdown", "concise"):
+            raise UsageError(f"audit reports are rendered one at a time in {format}", "", "pass one audit file")
+        if format in CONTEXT_FORMATS:
+            # The audited tree, where it is still on this machine, gives SARIF and CI formats their columns,
+            # fingerprints and repository-relative paths.
+            from vado.report.sarif import disk_context
+
+            ((_, obj),) = loaded
+            return render(obj, format, **disk_context(obj))
         return "\n".join(render(obj, format) if k == "audit" else R.render(obj, format) for k, obj in loaded)
     objs = [o for _, o in loaded]
     if len(objs) == 1:

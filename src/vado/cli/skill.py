@@ -20,6 +20,21 @@ def _fail(exc) -> typer.Exit:
     return typer.Exit(exc.exit_code)
 
 
+def vado_command() -> str:
+    """The absolute path of the vado executable that runs now (``sys.argv[0]``, else the one on PATH).
+
+    ``.mcp.json`` names it so that an assistant starts this vado whatever its own PATH holds (the
+    README's install puts vado in ``.venv/bin``, which is on no PATH). ``vado`` when none is found."""
+    import shutil
+    import sys
+
+    argv0 = Path(sys.argv[0])
+    if argv0.name in ("vado", "vado.exe") and argv0.is_file():
+        return str(argv0.resolve())
+    found = shutil.which("vado")
+    return str(Path(found).resolve()) if found else "vado"
+
+
 @skill.command("install")
 def install(
     repo: Path = typer.Argument(Path("."), help="The repository's top directory."),
@@ -38,11 +53,17 @@ def install(
 
     term = get_terminal()
     try:
-        done = write_plugin(plugin, force=force) if plugin is not None else do_install(repo, force=force, mcp=not no_mcp)
+        done = (write_plugin(plugin, force=force) if plugin is not None
+                else do_install(repo, force=force, mcp=not no_mcp, command=vado_command()))
     except VadoError as exc:
         raise _fail(exc)
     for path, what in done:
         term.info(f"{what}: {path}")
+    import importlib.util
+
+    if importlib.util.find_spec("mcp") is None:
+        term.warn("the skill works through `vado mcp`, which needs the MCP SDK: install vado with its mcp extra "
+                  "(pip install 'vado[mcp]'; from a clone: pip install -e '.[mcp]')")
     if plugin is None:
         term.info("start Claude Code in the repository and ask it to port the CUDA code to ROCm; "
                   "it loads the skill and vado's MCP tools (approve the 'vado' server when asked)")

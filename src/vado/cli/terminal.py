@@ -79,20 +79,22 @@ class Terminal:
         """Render something rich to stdout."""
         self.out.print(renderable)
 
+    # Messages are text, not markup: `vado: ignore[WARP001]`, `[tool.vado]` and `vado[mcp]` are shown as written.
+
     def info(self, message: str) -> None:
         """A progress or summary line on stderr (suppressed by --quiet)."""
         if not self.quiet:
-            self.err.print(message)
+            self.err.print(message, markup=False)
 
     def warn(self, message: str) -> None:
         """A warning on stderr."""
-        self.err.print(f"[warn]warning:[/warn] {message}")
+        self.err.print(f"[warn]warning:[/warn] {_escape(message)}")
 
     def error(self, message: str, tip: str = "") -> None:
         """An error on stderr, with an optional tip on what to do."""
-        self.err.print(f"[error]error:[/error] {message}")
+        self.err.print(f"[error]error:[/error] {_escape(message)}")
         if tip:
-            self.err.print(f"[dim]tip:[/dim] {tip}")
+            self.err.print(f"[dim]tip:[/dim] {_escape(tip)}")
 
     def progress(self, total: int | None, description: str):
         """A rich progress bar on stderr; disabled when quiet or not a terminal."""
@@ -233,3 +235,9 @@ def __getattr__(name: str):
     if name == "_THEME":
         return _theme()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)

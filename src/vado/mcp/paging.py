@@ -122,3 +122,54 @@ def _longest_list(node: Any, where: str) -> tuple[str, list | None]:
             if isinstance(v, (dict, list)):
                 stack.append((v, f"{path}/{k}" if isinstance(cur, dict) else f"{path}[]"))
     return best[1], best[2]
+
+
+class ResultCache:
+    """The last few results of an expensive call, by key, so that paging through one answer does not redo
+    the work (a port per page would also write a new copy of the tree per page)."""
+
+    def __init__(self, size: int = 4) -> None:
+        from collections import OrderedDict
+
+        self.size = size
+        self._items: OrderedDict = OrderedDict()
+
+    def get(self, key: Any) -> Any:
+        """The value stored under ``key`` (now the most recent), or None."""
+        if key not in self._items:
+            return None
+        self._items.move_to_end(key)
+        return self._items[key]
+
+    def put(self, key: Any, value: Any) -> None:
+        """Store ``value`` under ``key``, dropping the least recently used beyond ``size``."""
+        self._items[key] = value
+        self._items.move_to_end(key)
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+
+
+def tree_state(path: str) -> str:
+    """A digest of what a tree holds now: each file's relative path, size and modification time.
+
+    Two calls that see the same digest see the same files (as far as a stat can tell), so a result
+    computed from the first still holds; any edit, new or removed file changes it."""
+    import hashlib
+    import os
+
+    digest = hashlib.sha256()
+    if os.path.isfile(path):
+        st = os.stat(path)
+        digest.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}".encode("utf-8", "surrogateescape"))
+        return digest.hexdigest()
+    for top, dirs, files in os.walk(path):
+        dirs.sort()
+        for name in sorted(files):
+            full = os.path.join(top, name)
+            try:
+                st = os.lstat(full)
+            except OSError:
+                continue
+            rel = os.path.relpath(full, path)
+            digest.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()

@@ -39,7 +39,7 @@ INSTRUCTIONS = """\
 vado audits CUDA code for AMD ROCm/HIP (and Intel oneAPI/SYCL, SCALE, ZLUDA) and ports it.
 Paths are relative to the server's root; paths outside it are refused.
 Typical flow: audit the tree, explain the codes you do not know, port into a new directory,
-edit what remains by hand, then verify the files (hipcc for gfx90a by default) until they compile.
+edit what remains by hand, then verify the files (hipcc for the target's architectures, gfx942 and gfx950 for rocm-7.2) until they compile.
 Answers fit about 8,000 tokens: audit and port give totals for the whole tree and one page of
 findings or files; call again with offset=next_offset for the next page, or narrow the path.
 """
@@ -182,7 +182,7 @@ def build_server(root: Root, *, allow_exec: bool = False):
     @server.tool(annotations=verify_hints, description=verify_doc)
     def verify(
         path: PathArg,
-        archs: Annotated[list[str] | None, Field(description="AMD offload architectures to compile for; default ['gfx90a'].")] = None,
+        archs: Annotated[list[str] | None, Field(description="AMD offload architectures to compile for; default: the target's (gfx942 and gfx950 for rocm-7.2), as `vado verify`.")] = None,
         target: TargetName = "rocm-7.2",
         original: Annotated[str | None, Field(description="The CUDA tree (inside the root) the port at path came from; with run_args, the port is built and run against it where an NVIDIA GPU exists (needs a server started with --allow-exec).")] = None,
         run_args: Annotated[str | None, Field(description="The program's command-line arguments for the differential run (split like a shell, never run by one; needs --allow-exec).")] = None,

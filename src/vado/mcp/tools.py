@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from vado.errors import McpError, UsageError
+from vado.mcp.paging import ResultCache
 from vado.mcp.root import Root
 
 #: Findings per page of ``audit`` (and files per page of ``port``) unless the caller asks for another size;
@@ -22,6 +23,9 @@ from vado.mcp.root import Root
 DEFAULT_PAGE = 100
 #: Characters of diff returned per file by ``port``; the rest is summarised.
 MAX_DIFF_CHARS = 20_000
+
+#: Recent ports by (source, options, output): later pages of one answer are read from it (see ``port``).
+_PORTS = ResultCache()
 
 
 def _targets(names: list[str] | None):
@@ -224,7 +228,7 @@ def port(root: Root, path: str, output: str | None = None, target: str = "rocm-7
     default) those of the page when they fit the budget; ``diff_paths`` names
     files whose diffs are wanted whatever the page.
     """
-    from vado.mcp.paging import DEFAULT_MAX_TOKENS, estimate_tokens, fit_list
+    from vado.mcp.paging import DEFAULT_MAX_TOKENS, estimate_tokens, fit_list, tree_state
     from vado.model import to_json
     from vado.port.file import PortOptions
     from vado.port.tree import port_tree
@@ -237,16 +241,25 @@ def port(root: Root, path: str, output: str | None = None, target: str = "rocm-7
     options = PortOptions(launch=launch, unsafe=unsafe)
     scope = {"include_vendored": include_vendored, "include_backends": include_backends,
              "include_hip_path": include_hip_path}
-    if output is None:
+    out = None if output is None else root.resolve(output, must_exist=False)
+    # The next page of the same port (same source tree, unchanged; same options, scope and output) is read
+    # from the port already made: a dry run is not ported into a new temporary tree per page, and a port
+    # written to `output` is not refused as "exists" when the assistant asks for its second page.
+    key = (str(real), target, launch, unsafe, tuple(sorted(scope.items())), None if out is None else str(out))
+    state = tree_state(str(real))
+    cached = _PORTS.get(key)
+    if cached is not None and cached[0] == state and (out is None or out.is_dir()):
+        result = cached[1]
+    elif out is None:
         with tempfile.TemporaryDirectory(prefix="vado-mcp-port-") as tmp:
             result = port_tree(real, Path(tmp) / "out", tgt, options=options, **scope)
-        written = None
+        _PORTS.put(key, (state, result))
     else:
-        out = root.resolve(output, must_exist=False)
         if out.exists() and (not out.is_dir() or any(out.iterdir())):
             raise McpError(f"output {output!r} exists and is not empty", "a port never writes over files", "name a new directory")
         result = port_tree(real, out, tgt, options=options, **scope)
-        written = root.relative(out)
+        _PORTS.put(key, (state, result))
+    written = None if out is None else root.relative(out)
     rel = root.relative(real) if real.is_dir() else root.relative(real.parent)
     wanted = {p.strip("/") for p in diff_paths or ()}
     statuses: dict[str, int] = {}
@@ -350,7 +363,8 @@ def verify(root: Root, path: str, archs: list[str] | None = None, target: str = 
 
     real = root.resolve(path)
     tgt = _port_target(target)
-    archs = archs or ["gfx90a"]
+    # The target's own architectures, as `vado verify` compiles for (rocm-7.2: gfx942 and gfx950).
+    archs = archs or list(tgt.default_arch)
     if real.is_dir():
         sources = sorted(p for p in real.rglob("*") if p.suffix in (".cu", ".hip") and p.is_file())
         sources = [p for p in sources if root.contains(Path(os.path.realpath(p)))]

@@ -181,6 +181,8 @@ class ServeBenchResult:
     levels: tuple[LevelResult, ...]
     label: str = ""
     environment: Environment | None = None
+    #: Why the run ended early (the server stopped answering), or ``""`` when every level ran.
+    stopped: str = ""
     schema_version: str = BENCH_SCHEMA_VERSION
     kind: str = "serve"
 

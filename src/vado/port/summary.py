@@ -91,3 +91,74 @@ def _fix_note(finding) -> str:
     if finding.fix is None:
         return ""
     return "unsafe" if finding.fix.applicability is Applicability.UNSAFE else "hint"
+
+
+#: The report a port writes into its output tree (``vado port -o OUT``), beside the ported files.
+REPORT_NAME = "vado-port-report.md"
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def render_port_markdown(result: PortResult, *, archs: tuple[str, ...] = ()) -> str:
+    """The port as a Markdown report for the output tree: what was done, what to check next (verify, the
+    unsafe fixes with the diffs of their files), and what remains for a person."""
+    applied: Counter[str] = Counter()
+    for f in result.files:
+        applied.update(f.applied)
+    translated = [f for f in result.files if f.status == "translated"]
+    failed = [f for f in result.files if f.status == "failed"]
+    reviewed = [(f, d) for f in result.files for d in f.unsafe_applied]
+    lines = [f"# vado port: `{result.root}` → `{result.out}`", "",
+             f"Target `{result.target}`; {len(result.files)} files, {len(translated)} translated, "
+             f"{len(failed)} failed, {len(result.skips)} skipped; vado {result.tool_version}.", "",
+             "## Next steps", ""]
+    step = 1
+    where = f" for {', '.join(archs)}" if archs else ""
+    lines.append(f"{step}. Compile the port: `vado verify {result.out}` builds every translation unit with the "
+                 f"target's hipcc{where} and maps errors back to the original lines. Nothing here was compiled yet.")
+    step += 1
+    if reviewed:
+        lines.append(f"{step}. Review the {len(reviewed)} unsafe fix{'es' if len(reviewed) != 1 else ''} applied "
+                     f"(below, with the diff of each file they changed): usually right, but they may change behaviour.")
+        step += 1
+    if result.remaining:
+        lines.append(f"{step}. {len(result.remaining)} finding{'s' if len(result.remaining) != 1 else ''} remain for a "
+                     f"person (below); `vado agent` can propose edits that verify accepts.")
+        step += 1
+    if failed:
+        lines.append(f"{step}. {len(failed)} file{'s' if len(failed) != 1 else ''} could not be ported (below).")
+    lines.append("")
+    if applied:
+        lines += ["## Applied fixes", "", "| kind | count |", "| --- | ---: |"]
+        lines += [f"| {tag} | {n} |" for tag, n in sorted(applied.items(), key=lambda kv: (-kv[1], kv[0]))]
+        lines.append("")
+    if result.amd_support:
+        lines += ["## Existing AMD support", "",
+                  "These build files already build for AMD GPUs, so their build fixes were left out "
+                  "(`--build-fixes` applies them):", ""]
+        lines += [f"- `{line}`" for line in result.amd_support]
+        lines.append("")
+    if reviewed:
+        lines += [f"## Unsafe fixes applied ({len(reviewed)})", "", "| file | fix |", "| --- | --- |"]
+        lines += [f"| `{f.path}` | {_md_cell(d)} |" for f, d in reviewed]
+        lines += ["", "### Their diffs", ""]
+        seen: set[str] = set()
+        for f, _ in reviewed:
+            if f.path in seen or not f.diff:
+                continue
+            seen.add(f.path)
+            fence = "````" if "```" in f.diff else "```"
+            lines += [f"`{f.path}`:", "", f"{fence}diff", f.diff.rstrip("\n"), fence, ""]
+    if result.remaining:
+        lines += ["## What remains for a person", "", "| location | code | why |", "| --- | --- | --- |"]
+        lines += [f"| `{f.span.location()}` | {f.code} | {_md_cell(f.message)} |" for f in result.remaining]
+        lines.append("")
+    else:
+        lines += ["Nothing remains: every finding for this target was fixed.", ""]
+    if failed:
+        lines += ["## Files not ported", ""]
+        lines += [f"- `{f.path}`: {_md_cell(f.error)}" for f in failed]
+        lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"

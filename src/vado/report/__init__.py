@@ -2,9 +2,11 @@
 
 Formats (``FORMATS``): ``text`` (rich terminal output), ``concise`` (a line per
 finding, ``path:line:col: CODE …``, plain text), ``json`` (versioned,
-read back by :func:`load_audit_json`), ``sarif`` (SARIF 2.1.0), ``markdown``
-and ``html`` (one self-contained page). :func:`render` picks one by name; the
-format modules are imported on first use so importing this package is cheap.
+read back by :func:`load_audit_json`), ``sarif`` (SARIF 2.1.0), ``markdown``,
+``html`` (one self-contained page), and for CI services ``github`` (workflow
+annotations), ``gitlab`` (Code Quality JSON) and ``junit`` (JUnit XML).
+:func:`render` picks one by name; the format modules are imported on first use
+so importing this package is cheap.
 """
 
 from __future__ import annotations
@@ -25,12 +27,19 @@ _RENDERERS: dict[str, tuple[str, str]] = {
     "sarif": ("vado.report.sarif", "render_sarif"),
     "markdown": ("vado.report.markdown", "render_markdown"),
     "html": ("vado.report.html", "render_html"),
+    "github": ("vado.report.github", "render_github"),
+    "gitlab": ("vado.report.gitlab", "render_gitlab"),
+    "junit": ("vado.report.junit", "render_junit"),
 }
+
+#: Formats that take the tree's context (``repo_root``, ``reader``: :func:`vado.report.sarif.disk_context`).
+CONTEXT_FORMATS: frozenset[str] = frozenset({"sarif", "github", "gitlab", "junit"})
 
 FORMATS: tuple[str, ...] = tuple(_RENDERERS)
 
 #: File suffix conventionally used for each format.
-SUFFIXES: dict[str, str] = {"text": ".txt", "concise": ".concise.txt", "json": ".json", "sarif": ".sarif", "markdown": ".md", "html": ".html"}
+SUFFIXES: dict[str, str] = {"text": ".txt", "concise": ".concise.txt", "json": ".json", "sarif": ".sarif", "markdown": ".md",
+                            "html": ".html", "github": ".github.txt", "gitlab": ".codequality.json", "junit": ".junit.xml"}
 
 _EXPORTS = {
     "render_terminal": "vado.report.terminal",
@@ -41,16 +50,20 @@ _EXPORTS = {
     "render_sarif": "vado.report.sarif",
     "render_markdown": "vado.report.markdown",
     "render_html": "vado.report.html",
+    "render_github": "vado.report.github",
+    "render_gitlab": "vado.report.gitlab",
+    "render_junit": "vado.report.junit",
+    "render_statistics": "vado.report.statistics",
 }
 
-__all__ = ["FORMATS", "SUFFIXES", "render", *_EXPORTS]
+__all__ = ["CONTEXT_FORMATS", "FORMATS", "SUFFIXES", "render", *_EXPORTS]
 
 
-def render(result: "AuditResult", fmt: str, *, width: int | None = None, color: bool = False, **sarif: Any) -> str:
+def render(result: "AuditResult", fmt: str, *, width: int | None = None, color: bool = False, **context: Any) -> str:
     """``result`` rendered in format ``fmt`` (one of :data:`FORMATS`, case-insensitive).
 
     ``width`` and ``color`` apply to ``text`` only; further keywords (``repo_root``,
-    ``reader``: :func:`vado.report.sarif.disk_context`) to ``sarif`` only. An unknown format raises
+    ``reader``: :func:`vado.report.sarif.disk_context`) to :data:`CONTEXT_FORMATS` only. An unknown format raises
     :class:`~vado.errors.UsageError` naming the choices.
     """
     name = fmt.strip().lower()
@@ -64,8 +77,8 @@ def render(result: "AuditResult", fmt: str, *, width: int | None = None, color: 
     renderer = getattr(importlib.import_module(module), func)
     if name == "text":
         return renderer(result, width=width, color=color)
-    if name == "sarif":
-        return renderer(result, **sarif)
+    if name in CONTEXT_FORMATS:
+        return renderer(result, **context)
     return renderer(result)
 
 
