@@ -17,8 +17,8 @@ For each repository (a directory; its commit is recorded from ``--commit NAME=SH
   HIP path is hashed (SHA-256) in the repository and in OUT; a file missing or different is
   listed.
 * where the project has its own ROCm build (``ProjectScope.own_rocm_build()``): a sample of
-  ``--sample`` of its HIP-path translation units (sorted by path, first N; ``.cu``/``.hip``
-  files) is compiled with ``hipcc -x hip --offload-arch=ARCH -c`` plus the macros the scope
+  ``--sample`` of its HIP-path translation units (``.cu``/``.hip`` files, sorted by path,
+  N evenly spaced) is compiled with ``hipcc -x hip --offload-arch=ARCH -c`` plus the macros the scope
   derives (``HipBuild.defines``) and include directories (every ``include/`` directory of
   the repository and every directory holding a header a sampled unit's directory chain
   reaches: the unit's own directory and its ancestors), once from the repository and once
@@ -124,7 +124,8 @@ def run_json(cmd: list[str], timeout: float) -> tuple[int, dict | None, str, flo
 
 
 def summarize_audit(data: dict) -> dict:
-    """Repository verdicts per target, active/inactive ROCm findings, skips by reason."""
+    """Repository verdicts per target, active/inactive ROCm findings, the active findings that
+    need manual work or block on ROCm (by code), skips by reason."""
     verdicts = {v["target"]: v["verdict"] for v in data.get("verdicts", [])}
     reasons = {v["target"]: v["reason"] for v in data.get("verdicts", [])}
     active = inactive = 0
@@ -134,11 +135,11 @@ def summarize_audit(data: dict) -> dict:
             inactive += 1
         else:
             active += 1
-            if f.get("verdicts", {}).get(TARGET) not in (None, "moves-as-is"):
+            if f.get("verdicts", {}).get(TARGET) in ("needs-manual-work", "blocked"):
                 deciding_rocm[f["code"]] += 1
     skips = Counter(s["reason"] for s in data.get("skips", []))
     return {"verdicts": verdicts, "rocm_reason": reasons.get(TARGET, ""), "findings_active": active,
-            "findings_inactive": inactive, "rocm_blocking_codes": dict(deciding_rocm.most_common()),
+            "findings_inactive": inactive, "rocm_manual_codes": dict(deciding_rocm.most_common()),
             "skips": dict(skips), "files_scanned": data.get("stats", {}).get("files_scanned")}
 
 
@@ -186,13 +187,20 @@ def compile_unit(hipcc: str, tree: Path, tu: str, defines: list[str], incs: list
     return {"ok": ok, "s": round(time.monotonic() - t0, 1), "error": first.replace(str(tree) + "/", "")[:300]}
 
 
+def sample_units(units: list[str], n: int) -> list[str]:
+    """``n`` of ``units`` evenly spaced over their sorted order (all when there are no more),
+    so a sample is not only the first directory's."""
+    every = sorted(units)
+    return [every[i * len(every) // n] for i in range(n)] if len(every) > n > 0 else every
+
+
 def own_build_sample(root: Path, out: Path, ps, n: int, hipcc: str, arch: str, timeout: float, scratch: Path) -> dict:
     """Compile the first ``n`` HIP-path units from the repository and from OUT."""
     from vado.scan.scope import Scope
 
     if not ps.own_rocm_build():
         return {"how": "", "sample": []}
-    tus = sorted(p for p, fs in ps.files.items() if fs.scope is Scope.HIP_PATH and p.endswith(_TU_EXT))[:n]
+    tus = sample_units([p for p, fs in ps.files.items() if fs.scope is Scope.HIP_PATH and p.endswith(_TU_EXT)], n)
     defines = list(ps.hip.defines)
     incs = include_dirs(root, tus)
     rows = []

@@ -70,7 +70,7 @@ def test_summaries_of_audit_and_port_json():
     s = pp.summarize_audit(audit)
     assert s["verdicts"] == {"rocm-7.2": "needs-manual-work"}
     assert (s["findings_active"], s["findings_inactive"]) == (2, 1)
-    assert s["rocm_blocking_codes"] == {"ARCH007": 1}  # the inactive one decides nothing
+    assert s["rocm_manual_codes"] == {"ARCH007": 1}  # the inactive one decides nothing
     assert s["skips"] == {"vendored": 2, "other-backend": 1}
     port = {"files": [{"status": "ported"}, {"status": "unchanged"}, {"status": "ported"}],
             "remaining": [{"code": "ARCH007"}], "errors": [], "own_rocm_build": ""}
@@ -91,3 +91,10 @@ def test_measure_end_to_end_through_the_cli_without_a_compiler(tmp_path):
     assert res["own_build"]["how"] and res["own_build"]["sample"] == []
     assert res["verify"] == {"ran": False}
     assert "own-hip" in pp.table([res])
+
+
+def test_sample_units_spreads_over_the_sorted_units():
+    units = [f"d{i // 10}/u{i % 10}.cu" for i in range(30)]
+    got = pp.sample_units(list(reversed(units)), 3)
+    assert got == ["d0/u0.cu", "d1/u0.cu", "d2/u0.cu"]
+    assert pp.sample_units(["b.cu", "a.cu"], 6) == ["a.cu", "b.cu"]
