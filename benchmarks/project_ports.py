@@ -216,12 +216,20 @@ def own_build_sample(root: Path, out: Path, ps, n: int, hipcc: str, arch: str, t
 
 
 def summarize_verify(data: dict | None) -> dict:
-    """Counts of verify's unit results by status (whatever shape the current verify prints)."""
+    """``vado verify -f json``: compiles passed/failed (its ``evidence`` of kind ``compile``), the
+    build reader it used, its error groups, and ``disagreements`` where the verify prints them
+    (the build-model verify); keys it does not print are left out, not invented."""
     if not data:
         return {"ran": False}
-    units = data.get("units") or data.get("results") or []
-    status = Counter(str(u.get("status", u.get("ok"))) for u in units if isinstance(u, dict))
-    return {"ran": True, "units": dict(status), "disagreements": data.get("disagreements")}
+    compiles = [e for e in data.get("evidence", []) if isinstance(e, dict) and e.get("kind") == "compile"]
+    out = {"ran": True, "passed": data.get("passed"),
+           "compiled": sum(bool(e.get("passed")) for e in compiles),
+           "failed": sum(not e.get("passed") for e in compiles),
+           "reader": (data.get("build") or {}).get("reader", ""),
+           "error_groups": len(data.get("error_groups") or [])}
+    if "disagreements" in data:
+        out["disagreements"] = data["disagreements"]
+    return out
 
 
 def commit_of(root: Path, given: dict[str, str]) -> str:
@@ -279,7 +287,9 @@ def table(rows: list[dict]) -> str:
         same = sum(x["objects_identical"] for x in ob.get("sample", []))
         objs = (f"{ob['built_before']}/{ob['built_after']} of {len(ob['sample'])} ({same} same bytes)"
                 if ob.get("sample") else "-")
-        ver = "not run" if not r["verify"].get("ran") else json.dumps(r["verify"].get("units"))
+        v = r["verify"]
+        ver = ("not run" if not v.get("ran") else f"{v['compiled']} ok/{v['failed']} fail"
+               + (f", {v['disagreements']} disagree" if "disagreements" in v else ""))
         lines.append(" | ".join([r["repo"], r["commit"][:10], a.get("verdicts", {}).get(TARGET, "?"),
                                  f"{a.get('findings_active', '?')}/{a.get('findings_inactive', '?')}", skips, files,
                                  ident, "yes" if ob.get("how") else "no", objs, ver]))

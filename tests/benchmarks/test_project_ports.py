@@ -98,3 +98,13 @@ def test_sample_units_spreads_over_the_sorted_units():
     got = pp.sample_units(list(reversed(units)), 3)
     assert got == ["d0/u0.cu", "d1/u0.cu", "d2/u0.cu"]
     assert pp.sample_units(["b.cu", "a.cu"], 6) == ["a.cu", "b.cu"]
+
+
+def test_summarize_verify_reads_compile_evidence():
+    data = {"passed": False, "build": {"reader": "guess"}, "error_groups": [{"k": 1}],
+            "evidence": [{"kind": "compile", "passed": True}, {"kind": "compile", "passed": False},
+                         {"kind": "run", "passed": True}]}
+    assert pp.summarize_verify(data) == {"ran": True, "passed": False, "compiled": 1, "failed": 1,
+                                         "reader": "guess", "error_groups": 1}
+    assert pp.summarize_verify({**data, "disagreements": 0})["disagreements"] == 0
+    assert pp.summarize_verify(None) == {"ran": False}
