@@ -162,10 +162,15 @@ def nvcc_argv(prog: dict, variant: str, work: Path, nvcc: str = "nvcc", arch: st
            *(["-rdc=true"] if rdc else [])]
     if variant != "orig":
         cmd += [f"-I{(work / 'inc64').resolve()}", f"-D{EXIT_GUARD}="]
-    cmd += [*flags, *[u["source"] for u in prog["units"]]]
+    # Directories several programs share (cuda-samples' Common/), each variant its own copy under
+    # shared/VARIANT: searched for headers, and the sources named from them built with the program.
+    shared = work / "shared" / variant
+    cmd += [f"-I{(shared / d).resolve()}" for d in prog.get("shared", [])]
+    cmd += [*flags, *[u["source"] for u in prog["units"]],
+            *[str((shared / s).resolve()) for s in prog.get("shared_sources", [])]]
     if compile_only:
         return [*cmd, "-c"]
-    return [*cmd, "-o", "vado-main"]
+    return [*cmd, "-o", "vado-main", *prog.get("libs", [])]
 
 
 def prepare(args) -> None:
@@ -212,8 +217,9 @@ def prepare(args) -> None:
     print(f"prepared {work} ({size / 1e6:.1f} MB)")
 
 
-def check(chosen: list[dict], work: Path, jobs: int) -> None:
-    """``nvcc -c`` of both ports here (no GPU): a header problem shows before GPU time is spent."""
+def check(chosen: list[dict], work: Path, jobs: int, variants: tuple[str, ...] = ("vado", "hipify")) -> dict:
+    """``nvcc -c`` of ``variants`` here (no GPU): a header problem shows before GPU time is spent. Records
+    each result in the program's ``cpu_compile`` and returns how many compiled per variant."""
     def one(item):
         prog, variant = item
         d = program_dir(work, prog["name"], variant)
@@ -223,12 +229,17 @@ def check(chosen: list[dict], work: Path, jobs: int) -> None:
             o.unlink()
         return prog["name"], variant, proc.returncode, _first_error(proc.stderr)
 
-    items = [(p, v) for p in chosen for v in ("vado", "hipify")]
+    items = [(p, v) for p in chosen for v in variants if not p.get("stopped", {}).get(v)]
+    ok = {v: 0 for v in variants}
     with cf.ThreadPoolExecutor(jobs) as ex:
         for name, variant, rc, err in ex.map(one, items):
             prog = next(p for p in chosen if p["name"] == name)
             prog.setdefault("cpu_compile", {})[variant] = "ok" if rc == 0 else err
+            ok[variant] += rc == 0
             print(f"  {name} {variant}: {'ok' if rc == 0 else 'FAIL ' + err}", flush=True)
+    print("compiled here (nvcc -c): " + ", ".join(f"{v} {ok[v]}/{sum(1 for p, x in items if x == v)}" for v in variants),
+          flush=True)
+    return ok
 
 
 def _first_error(stderr: str) -> str:
@@ -304,7 +315,7 @@ def run(args) -> None:
             prog["makefile_args"], prog["args"] = prog["args"], overrides[prog["name"]]
     builds: dict = {}
     build_pool = cf.ThreadPoolExecutor(args.jobs)
-    doc = {"seed": manifest["seed"], "info": info, "rtol": args.rtol, "atol": args.atol, "timeout_s": args.timeout,
+    doc = {"seed": manifest.get("seed"), "set": manifest.get("set"), "info": info, "rtol": args.rtol, "atol": args.atol, "timeout_s": args.timeout,
            "results": []}
 
     def one(prog):
@@ -312,16 +323,25 @@ def run(args) -> None:
         # compile holds up only its own program.
         name = prog["name"]
         b = builds[name] = {}
-        for _, variant, ok, err, secs in build_pool.map(_build, [(prog, v, work, nvcc) for v in VARIANTS]):
+        # A port stopped by a finding (prepare recorded it) is neither built nor run: the finding says why.
+        stopped = prog.get("stopped", {})
+        todo = [v for v in VARIANTS if not stopped.get(v)]
+        for _, variant, ok, err, secs in build_pool.map(_build, [(prog, v, work, nvcc) for v in todo]):
             b[variant] = {"ok": ok, "error": err, "seconds": round(secs, 1)}
-        res = {"name": name, "args": prog["args"], "builds": b, "kernels": prog.get("kernels", {})}
+        res = {"name": name, "args": prog["args"], "builds": b, "kernels": prog.get("kernels", {}),
+               **{k: prog[k] for k in ("source", "tags", "cpu_compile") if k in prog}}
         if "makefile_args" in prog:
             res["makefile_args"] = prog["makefile_args"]
+        def early(status: str, why: str) -> dict:
+            # A port stopped by a finding stays stopped whatever became of the original.
+            return {v: {"status": "stopped", "why": stopped[v]} if stopped.get(v) else {"status": status, "why": why}
+                    for v in ("vado", "hipify")}
+
         if time.time() - started > args.deadline:
-            res["status"] = {v: {"status": "not-run", "why": "the run's deadline passed"} for v in ("vado", "hipify")}
+            res["status"] = early("not-run", "the run's deadline passed")
             return res
         if not b["orig"]["ok"]:
-            res["status"] = {v: {"status": "original-build-failed", "why": b["orig"]["error"]} for v in ("vado", "hipify")}
+            res["status"] = early("original-build-failed", b["orig"]["error"])
             return res
         o1 = _run(program_dir(work, name, "orig"), prog["args"], args.timeout)
         o2 = _run(program_dir(work, name, "orig"), prog["args"], args.timeout)
@@ -331,6 +351,9 @@ def run(args) -> None:
         # shared memory, a barrier is two): the port gets 50x the original's time.
         port_timeout = min(args.timeout * 3, max(30.0, 50 * max(o1["seconds"], o2["seconds"])))
         for v in ("vado", "hipify"):
+            if stopped.get(v):
+                res["status"][v] = {"status": "stopped", "why": stopped[v]}
+                continue
             if not b[v]["ok"]:
                 res["status"][v] = {"status": "build-failed", "why": b[v]["error"]}
                 continue
@@ -368,11 +391,24 @@ def merge_results(docs: list[dict]) -> dict:
     return {**docs[0], "results": sorted(merged.values(), key=lambda r: r["name"])}
 
 
+def _original_cell(r: dict) -> str:
+    """What became of the original: build-failed, not-run, timed-out, exit-N or ran (exit 0)."""
+    b = r.get("builds", {}).get("orig")
+    if b is not None and not b["ok"]:
+        return "build-failed"
+    o = r.get("original")
+    if o is None:
+        return "not-run"
+    return "timed-out" if o["timed_out"] else ("ran" if o["rc"] == 0 else f"exit-{o['rc']}")
+
+
 def summary(doc: dict) -> str:
-    lines = [f"seed {doc['seed']}; tolerance rtol={doc['rtol']} atol={doc['atol']}; timing lines ignored"]
+    chosen = f"set {doc['set']}" if doc.get("set") else f"seed {doc['seed']}"
+    lines = [f"{chosen}; tolerance rtol={doc['rtol']} atol={doc['atol']}; timing lines ignored; "
+             "pass = output equal to the original's, fail = differs, stopped = stopped before the run by a finding"]
     counts = {v: {} for v in ("vado", "hipify")}
     for r in doc["results"]:
-        cells = []
+        cells = [f"orig={_original_cell(r)}"]
         for v in ("vado", "hipify"):
             st = r["status"][v]["status"]
             counts[v][st] = counts[v].get(st, 0) + 1

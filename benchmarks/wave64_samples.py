@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""Wave64 fidelity beyond HeCBench: the programs of a list file (``benchmarks/wave64_programs.json``).
+
+A program there is a directory of sources in a public repository (NVIDIA/cuda-samples,
+NVIDIA/CUDALibrarySamples …), the shared directories it includes headers from (cuda-samples'
+``Common/``), sources of those it is built with, libraries to link and run arguments, with the reason
+it was chosen. Each source repository is fetched and extracted beforehand (the list names repository,
+commit and where it is extracted; ``--root NAME=PATH`` overrides); no fetched code is committed.
+
+``prepare`` writes the same work directory :mod:`wave64_differential` runs (its ``run`` and ``report``
+steps are this benchmark's too): per program the original, vado's default port
+(:func:`vado.port.tree.port_tree`, target rocm-7.2) and hipify-perl's translation, each variant's shared
+directories copied, ported or translated the same way under ``shared/VARIANT``; the ports' kernels marked
+as ``vado verify --wave 64`` marks them. A port that leaves a finding whose verdict for the target is
+``blocked`` is stopped before the run: the manifest records the finding (code, file:line, message) and
+``run`` reports the program's port as ``stopped`` with it instead of building it. ``--check`` compiles
+all three variants here with ``nvcc -c`` (no GPU) so that a header problem shows before GPU time::
+
+    python benchmarks/wave64_samples.py prepare --work .gpu-samples --hipify /path/to/HIPIFY/bin/hipify-perl --check
+    bash benchmarks/wave64_device.sh --work .gpu-samples          # on the GPU, with .gpu-samples carried
+    python benchmarks/wave64_differential.py report OUT/wave64_results.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from wave64_differential import SOURCE_EXTS, VARIANTS, _sources, check, hipify_tree, program_dir  # noqa: E402
+
+LIST = ROOT / "benchmarks" / "wave64_programs.json"
+#: Largest file copied from a program's directory (sources only: its data sets stay behind).
+MAX_FILE = 1 << 20
+
+
+def load_list(path: str | Path = LIST, roots: dict[str, str] | None = None) -> dict:
+    """The list file, each source's ``path`` replaced by ``roots[name]`` where given.
+
+    Raises ValueError for a program naming an unknown source or shared directory, or a duplicate name."""
+    doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    for name, root in (roots or {}).items():
+        if name not in doc["sources"]:
+            raise ValueError(f"--root names an unknown source {name!r}")
+        doc["sources"][name]["path"] = root
+    seen = set()
+    for p in doc["programs"]:
+        if p["name"] in seen:
+            raise ValueError(f"program {p['name']!r} is listed twice")
+        seen.add(p["name"])
+        src = doc["sources"].get(p["source"])
+        if src is None:
+            raise ValueError(f"program {p['name']!r} names an unknown source {p['source']!r}")
+        for s in p.get("shared", []):
+            if s not in src.get("shared", {}):
+                raise ValueError(f"program {p['name']!r} names an unknown shared directory {s!r}")
+    return doc
+
+
+def _copy_sources(src: Path, dst: Path, glob: str = "**/*") -> None:
+    """Copy the source files (:data:`SOURCE_EXTS`, at most :data:`MAX_FILE` bytes) of ``src`` matching
+    ``glob`` to ``dst``, keeping their relative paths; links are not followed."""
+    dst.mkdir(parents=True, exist_ok=True)
+    for p in sorted(src.glob(glob)):
+        if p.is_symlink() or not p.is_file() or p.suffix not in SOURCE_EXTS or p.stat().st_size > MAX_FILE:
+            continue
+        out = dst / p.relative_to(src)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(p, out)
+
+
+def blocking_findings(result, target) -> list[str]:
+    """The findings a port left whose verdict for ``target`` (by its name, else its family: rules give
+    verdicts per family, ``rocm``) is blocked, as ``CODE file:line: message``."""
+    from vado.model.verdict import Verdict
+
+    out = []
+    for f in result.remaining:
+        if f.verdicts.get(target.name, f.verdicts.get(target.family)) == Verdict.BLOCKED:
+            out.append(f"{f.code} {Path(f.span.path).name}:{f.span.line}: {f.message}"[:400])
+    return out
+
+
+def _port_three(at: dict[str, Path], target, hipify: Path) -> tuple[list[str], dict, list[str]]:
+    """Port ``at['orig']`` (the copied sources) with vado and hipify-perl; returns the blocking
+    findings of vado's port, the counts of its remaining findings by code, and the files hipify-perl left
+    untranslated."""
+    from vado.port.tree import port_tree
+
+    result = port_tree(at["orig"], at["vado"], target)
+    remaining: dict[str, int] = {}
+    for f in result.remaining:
+        remaining[f.code] = remaining.get(f.code, 0) + 1
+    failed = [f"port failed on {Path(f.path).name}: {f.error}" for f in result.files if f.status == "failed"]
+    return failed + blocking_findings(result, target), remaining, hipify_tree(at["orig"], at["hipify"], hipify)
+
+
+#: Include guards ROCm 7.2.4's headers define, by the HIP header that defines them. vado's port turns a test of
+#: a CUDA header's guard into a test of these (vado.rules.arch.CUDA_HEADER_GUARDS: cuda-samples' helper_cuda.h
+#: tests ``__CUDA_RUNTIME_H__`` around findCudaDevice), but vado.verify.hip_on_cuda's wrappers do not define
+#: them; the work directory's copies do, as the ROCm headers they stand for.
+ROCM_GUARDS = {
+    "hip/hip_runtime.h": ("HIP_INCLUDE_HIP_HIP_RUNTIME_H", "HIP_INCLUDE_HIP_HIP_RUNTIME_API_H",
+                          "HIP_INCLUDE_HIP_DRIVER_TYPES_H"),
+    "hip/hip_runtime_api.h": ("HIP_INCLUDE_HIP_HIP_RUNTIME_API_H", "HIP_INCLUDE_HIP_DRIVER_TYPES_H"),
+    "hip/driver_types.h": ("HIP_INCLUDE_HIP_DRIVER_TYPES_H",),
+    "hip/hip_fp16.h": ("HIP_INCLUDE_HIP_HIP_FP16_H",),
+    "hipblas/hipblas.h": ("HIPBLAS_H",),
+}
+
+
+def define_rocm_guards(inc: Path) -> list[str]:
+    """Append ROCm's include guards (:data:`ROCM_GUARDS`) to the wrappers of the include directory ``inc``
+    (each ``#ifndef``-protected, so a layer that defines them already is unchanged); returns the files changed."""
+    changed = []
+    for rel, guards in ROCM_GUARDS.items():
+        f = inc / rel
+        if not f.is_file():
+            continue
+        extra = "".join(f"#ifndef {g}\n#define {g}\n#endif\n" for g in guards)
+        f.write_text(f.read_text(encoding="utf-8") + "// ROCm's own include guards (benchmarks/wave64_samples.py)\n"
+                     + extra, encoding="utf-8")
+        changed.append(rel)
+    return changed
+
+
+def prepare(args) -> dict:
+    """Write the work directory for the list's programs (see the module docstring); returns the manifest."""
+    from vado.knowledge.targets import get_target
+    from vado.verify.hip_on_cuda import cross_lane_kernels, mark_file_exits, write_include_dir
+
+    roots = dict(r.split("=", 1) for r in args.root)
+    doc = load_list(args.list, roots)
+    only = set(args.programs.split(",")) if args.programs else None
+    work = Path(args.work)
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    for w in (32, 64):
+        define_rocm_guards(write_include_dir(work / f"inc{w}", w))
+    target = get_target("rocm-7.2")
+    hipify = Path(args.hipify)
+    programs = [p for p in doc["programs"] if only is None or p["name"] in only]
+    # Shared directories: ported once per variant; a blocking finding in one stops every program using it.
+    shared_stops: dict[str, list[str]] = {}
+    for sname in sorted({p["source"] for p in programs}):
+        src = doc["sources"][sname]
+        for dname, spec in src.get("shared", {}).items():
+            at = {v: work / "shared" / v / sname / dname for v in VARIANTS}
+            _copy_sources(Path(src["path"]) / spec["from"], at["orig"], spec.get("glob", "**/*"))
+            stops, _, _ = _port_three(at, target, hipify)
+            shared_stops[f"{sname}/{dname}"] = stops
+            print(f"shared {sname}/{dname}: {len(_sources(at['orig']))} files"
+                  + (f"; vado port stopped: {stops[0]}" if stops else ""), flush=True)
+    chosen = []
+    for spec in programs:
+        src = doc["sources"][spec["source"]]
+        name = spec["name"]
+        d = Path(src["path"]) / spec["dir"]
+        if not d.is_dir():
+            print(f"  {name}: {d} is absent (fetch {src['repo']} at {src['commit']} and extract it there)", flush=True)
+            continue
+        at = {v: program_dir(work, name, v) for v in VARIANTS}
+        _copy_sources(d, at["orig"])
+        stops, remaining, untranslated = _port_three(at, target, hipify)
+        shared = [f"{spec['source']}/{s}" for s in spec.get("shared", [])]
+        stops += [s for sh in shared for s in shared_stops.get(sh, [])]
+        flags = [*src.get("flags", []), *[f"-I{i}" for i in spec.get("include", [])]]
+        prog = {"name": name, "source": spec["source"], "dir": spec["dir"], "tags": spec.get("tags", []),
+                "why": spec.get("why", ""), "args": spec.get("args", ""), "shared": shared,
+                "shared_sources": [f"{spec['source']}/{s}" for s in spec.get("shared_sources", [])],
+                "libs": spec.get("libs", []), "siblings": [], "data": [], "remaining": remaining,
+                "hipify_failed": untranslated,
+                "units": [{"source": str(f.relative_to(at["orig"])), "flags": [x for x in flags if x != "-rdc=true"],
+                           "rdc": "-rdc=true" in flags}
+                          for f in _sources(at["orig"]) if f.suffix in (".cu", ".cpp", ".cc", ".c")]}
+        if stops:
+            prog["stopped"] = {"vado": stops[0] + (f" (and {len(stops) - 1} more)" if len(stops) > 1 else "")}
+        prog["kernels"] = {v: cross_lane_kernels(at[v]) for v in ("vado", "hipify")}
+        for v in ("vado", "hipify"):  # as vado verify --wave 64 builds a port: its kernels count lanes that leave
+            for f in _sources(at[v]):
+                mark_file_exits(f)
+        chosen.append(prog)
+    for v in ("vado", "hipify"):
+        for f in _sources(work / "shared" / v):
+            mark_file_exits(f)
+    print(f"{len(chosen)} programs prepared of {len(programs)} listed", flush=True)
+    manifest = {"seed": None, "set": Path(args.list).name,
+                "sources": {k: {"repo": v["repo"], "commit": v["commit"]} for k, v in doc["sources"].items()},
+                "eligible": [p["name"] for p in chosen], "programs": chosen}
+    (work / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    size = sum(p.stat().st_size for p in work.rglob("*") if p.is_file())
+    print(f"prepared {work} ({size / 1e6:.1f} MB)")
+    if args.check:
+        check_here(work, args.jobs)
+    return manifest
+
+
+def check_here(work: Path, jobs: int) -> dict:
+    """``nvcc -c`` of the three variants of every program of a prepared work directory (no GPU), each result
+    written into its manifest; returns how many compiled per variant."""
+    manifest = json.loads((work / "manifest.json").read_text())
+    ok = check(manifest["programs"], work, jobs, variants=VARIANTS)
+    manifest["cpu_compile"] = ok
+    (work / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    return ok
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("prepare")
+    p.add_argument("--list", default=str(LIST))
+    p.add_argument("--root", action="append", default=[], metavar="SOURCE=PATH",
+                   help="where a source of the list is extracted (default: its 'path')")
+    p.add_argument("--hipify", default="/work/repos/HIPIFY/bin/hipify-perl")
+    p.add_argument("--work", default=str(ROOT / ".gpu-samples"))
+    p.add_argument("--programs", default="", help="comma-separated names (default: every program of the list)")
+    p.add_argument("--check", action="store_true", help="nvcc -c all three variants here")
+    p.add_argument("--jobs", type=int, default=2)
+    c = sub.add_parser("check", help="nvcc -c the three variants of a prepared work directory here")
+    c.add_argument("--work", default=str(ROOT / ".gpu-samples"))
+    c.add_argument("--jobs", type=int, default=2)
+    a = ap.parse_args()
+    if a.cmd == "prepare":
+        prepare(a)
+    else:
+        check_here(Path(a.work), a.jobs)
+
+
+if __name__ == "__main__":
+    main()
