@@ -1,0 +1,195 @@
+"""benchmarks/wave64_samples.py's preparation (no GPU, no nvcc): the list file, the copies, the work directory."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import sys
+from argparse import Namespace
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load(name: str):
+    """benchmarks/NAME.py as a module (one instance: wave64_samples imports wave64_differential by name)."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+    return sys.modules[name]
+
+
+def _samples():
+    _load("wave64_differential")
+    return _load("wave64_samples")
+
+
+def test_the_committed_list_names_60_programs_of_every_category_asked():
+    w = _samples()
+    doc = w.load_list()
+    progs = doc["programs"]
+    assert len(progs) >= 60
+    tags = [t for p in progs for t in p["tags"]]
+    for category in ("cooperative-groups", "warpsize-arithmetic", "cublas", "cublaslt"):
+        assert tags.count(category) >= 3, category
+    assert all(p["why"] for p in progs)
+    for s in doc["sources"].values():  # each source pinned to a commit, none of its code committed here
+        assert len(s["commit"]) == 40 and s["repo"].count("/") == 1
+    assert not any(p["name"] == "HeCBench" or "hecbench" in p["dir"].lower() for p in progs)
+
+
+def _list(tmp_path: Path, programs: list[dict], shared: dict | None = None) -> Path:
+    doc = {"sources": {"s": {"repo": "o/r", "commit": "0" * 40, "path": str(tmp_path / "repo"), "flags": ["-rdc=true"],
+                             "shared": shared if shared is not None else {"Common": {"from": "Common", "glob": "*.h"}}}},
+           "programs": programs}
+    p = tmp_path / "list.json"
+    p.write_text(json.dumps(doc))
+    return p
+
+
+def test_a_list_naming_an_unknown_source_shared_dir_or_a_name_twice_is_refused(tmp_path):
+    w = _samples()
+    base = {"name": "a", "source": "s", "dir": "a", "shared": ["Common"]}
+    with pytest.raises(ValueError, match="unknown source"):
+        w.load_list(_list(tmp_path, [{**base, "source": "t"}]))
+    with pytest.raises(ValueError, match="unknown shared directory"):
+        w.load_list(_list(tmp_path, [{**base, "shared": ["Other"]}]))
+    with pytest.raises(ValueError, match="listed twice"):
+        w.load_list(_list(tmp_path, [base, base]))
+    with pytest.raises(ValueError, match="unknown source"):
+        w.load_list(_list(tmp_path, [base]), {"nope": "/x"})
+    assert w.load_list(_list(tmp_path, [base]), {"s": "/elsewhere"})["sources"]["s"]["path"] == "/elsewhere"
+
+
+def test_only_sources_are_copied_no_data_no_links_no_large_files(tmp_path):
+    w = _samples()
+    src = tmp_path / "p"
+    (src / "inc").mkdir(parents=True)
+    (src / "main.cu").write_text("int main() {}\n")
+    (src / "inc" / "k.cuh").write_text("// k\n")
+    (src / "data.bin").write_bytes(b"\0" * 10)
+    (src / "README.md").write_text("x")
+    (src / "big.h").write_text("x" * (w.MAX_FILE + 1))
+    (src / "link.h").symlink_to(src / "main.cu")
+    w._copy_sources(src, tmp_path / "out")
+    got = sorted(str(p.relative_to(tmp_path / "out")) for p in (tmp_path / "out").rglob("*") if p.is_file())
+    assert got == ["inc/k.cuh", "main.cu"]
+
+
+def test_rocm_guards_are_added_once_each_and_leave_other_wrappers(tmp_path):
+    w = _samples()
+    (tmp_path / "hip").mkdir()
+    (tmp_path / "hip" / "hip_runtime.h").write_text("#pragma once\n")
+    (tmp_path / "hip" / "hip_complex.h").write_text("#pragma once\n")
+    assert w.define_rocm_guards(tmp_path) == ["hip/hip_runtime.h"]
+    text = (tmp_path / "hip" / "hip_runtime.h").read_text()
+    for g in ("HIP_INCLUDE_HIP_HIP_RUNTIME_H", "HIP_INCLUDE_HIP_DRIVER_TYPES_H"):
+        assert f"#ifndef {g}\n#define {g}\n#endif\n" in text
+    assert (tmp_path / "hip" / "hip_complex.h").read_text() == "#pragma once\n"
+
+
+def test_blocking_findings_are_those_blocked_for_the_target_or_its_family():
+    w = _samples()
+    from vado.knowledge.targets import get_target
+    from vado.model.verdict import Verdict
+
+    def finding(code, verdicts):
+        return SimpleNamespace(code=code, verdicts=verdicts, message=f"{code} says why",
+                               span=SimpleNamespace(path="/x/k.cu", line=7))
+
+    result = SimpleNamespace(remaining=[finding("ARCH1", {"rocm": Verdict.BLOCKED}),
+                                        finding("ARCH2", {"rocm": Verdict.MANUAL, "zluda": Verdict.BLOCKED}),
+                                        finding("ARCH3", {"rocm-7.2": Verdict.BLOCKED})])
+    assert w.blocking_findings(result, get_target("rocm-7.2")) == ["ARCH1 k.cu:7: ARCH1 says why",
+                                                                   "ARCH3 k.cu:7: ARCH3 says why"]
+
+
+def test_nvcc_command_of_each_variant_uses_its_own_shared_copy_and_links_libraries_last(tmp_path):
+    d = _load("wave64_differential")
+    prog = {"units": [{"source": "src/a.cu", "flags": ["-Iinc"], "rdc": True}], "shared": ["s/Common"],
+            "shared_sources": ["s/Common/helpers.cpp"], "libs": ["-lcublas"]}
+    orig = d.nvcc_argv(prog, "orig", tmp_path)
+    vado = d.nvcc_argv(prog, "vado", tmp_path)
+    assert f"-I{(tmp_path / 'shared' / 'orig' / 's' / 'Common').resolve()}" in orig
+    assert not any("inc64" in a for a in orig)
+    assert f"-I{(tmp_path / 'inc64').resolve()}" in vado and "-rdc=true" in vado
+    assert str((tmp_path / "shared" / "vado" / "s" / "Common" / "helpers.cpp").resolve()) in vado
+    assert vado[-3:] == ["-o", "vado-main", "-lcublas"]
+    assert "-lcublas" not in d.nvcc_argv(prog, "vado", tmp_path, compile_only=True)
+
+
+def _perl_hipify(tmp_path: Path) -> Path:
+    """A stand-in for hipify-perl (a real perl run): cudaMalloc -> hipMalloc, cuda_runtime.h -> hip runtime."""
+    script = tmp_path / "fake-hipify.pl"
+    script.write_text("use strict; my @files = grep { !/^-/ } @ARGV;\n"
+                      "for my $f (@files) { local $/; open(my $i, '<', $f) or die; my $t = <$i>; close $i;\n"
+                      "  $t =~ s/cudaMalloc/hipMalloc/g; $t =~ s/cuda_runtime\\.h/hip\\/hip_runtime.h/g;\n"
+                      "  open(my $o, '>', $f) or die; print $o $t; close $o; }\n")
+    return script
+
+
+@pytest.mark.skipif(shutil.which("perl") is None, reason="perl is absent")
+def test_prepare_writes_three_variants_shared_copies_and_stops_a_blocked_port(tmp_path):
+    w = _samples()
+    repo = tmp_path / "repo"
+    (repo / "Common").mkdir(parents=True)
+    (repo / "Common" / "helper.h").write_text("#include <cuda_runtime.h>\ninline int helper() { return 1; }\n")
+    (repo / "Common" / "notes.txt").write_text("not a header")
+    (repo / "plain").mkdir()
+    (repo / "plain" / "main.cu").write_text(
+        '#include "helper.h"\n#include <cstdio>\n__global__ void k(int *x) { x[threadIdx.x] = threadIdx.x; }\n'
+        "int main() { int *d; cudaMalloc(&d, 256); k<<<1, 64>>>(d); printf(\"%d\\n\", helper()); }\n")
+    (repo / "plain" / "input.dat").write_bytes(b"\1\2")
+    (repo / "cluster").mkdir()
+    (repo / "cluster" / "main.cu").write_text(
+        "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+        "__global__ void __cluster_dims__(2, 1, 1) k(int *x) { cg::cluster_group c = cg::this_cluster(); "
+        "x[c.block_rank()] = 1; }\nint main() { return 0; }\n")
+    programs = [{"name": n, "source": "s", "dir": n, "shared": ["Common"], "libs": ["-lm"], "args": "3",
+                 "tags": [], "why": "test"} for n in ("plain", "cluster")]
+    args = Namespace(list=str(_list(tmp_path, programs)), root=[], hipify=str(_perl_hipify(tmp_path)),
+                     work=str(tmp_path / "work"), programs="", check=False, jobs=1)
+    manifest = w.prepare(args)
+    work = tmp_path / "work"
+    assert json.loads((work / "manifest.json").read_text()) == manifest
+    by = {p["name"]: p for p in manifest["programs"]}
+    assert set(by) == {"plain", "cluster"}
+    plain = by["plain"]
+    assert plain["units"] == [{"source": "main.cu", "flags": [], "rdc": True}]
+    assert plain["shared"] == ["s/Common"] and plain["libs"] == ["-lm"] and plain["args"] == "3"
+    assert "stopped" not in plain
+    for v in ("orig", "vado", "hipify"):
+        prog = work / "src" / "plain" / v / "prog"
+        assert sorted(p.name for p in prog.iterdir()) == ["main.cu"]  # the data file stays behind
+        assert sorted(p.name for p in (work / "shared" / v / "s" / "Common").iterdir()) == ["helper.h"]
+    assert "cudaMalloc" in (work / "src" / "plain" / "orig" / "prog" / "main.cu").read_text()
+    assert "hipMalloc" in (work / "src" / "plain" / "vado" / "prog" / "main.cu").read_text()
+    assert "hipMalloc" in (work / "src" / "plain" / "hipify" / "prog" / "main.cu").read_text()
+    assert "hip/hip_runtime.h" in (work / "shared" / "vado" / "s" / "Common" / "helper.h").read_text()
+    # The layer's copy defines ROCm's include guards, which the port's helper tests.
+    assert "HIP_INCLUDE_HIP_HIP_RUNTIME_H" in (work / "inc64" / "hip" / "hip_runtime.h").read_text()
+    # Thread-block clusters have no ROCm counterpart: vado's port is stopped, with the finding that says why.
+    stop = by["cluster"]["stopped"]
+    assert set(stop) == {"vado"} and "cluster" in stop["vado"].lower()
+
+
+def test_the_report_shows_the_original_and_a_stopped_port():
+    d = _load("wave64_differential")
+    doc = {"seed": None, "set": "wave64_programs.json", "rtol": 1e-3, "atol": 1e-5, "results": [
+        {"name": "blocked", "builds": {"orig": {"ok": True}}, "original": {"rc": 0, "timed_out": False},
+         "status": {"vado": {"status": "stopped", "why": "ARCH010 k.cu:3: thread-block clusters"},
+                    "hipify": {"status": "pass"}}},
+        {"name": "nobuild", "builds": {"orig": {"ok": False}},
+         "status": {"vado": {"status": "original-build-failed", "why": "e"}, "hipify": {"status": "original-build-failed", "why": "e"}}}]}
+    text = d.summary(doc)
+    assert text.startswith("set wave64_programs.json;")
+    assert "orig=ran  vado=stopped  hipify=pass" in text
+    assert "vado: ARCH010 k.cu:3: thread-block clusters" in text
+    assert "orig=build-failed" in text
+    assert text.splitlines()[-2] == "vado: original-build-failed 1, stopped 1 (of 2)"
