@@ -113,18 +113,26 @@ ROCM_GUARDS = {
     "hip/hip_fp16.h": ("HIP_INCLUDE_HIP_HIP_FP16_H",),
     "hipblas/hipblas.h": ("HIPBLAS_H",),
 }
+#: CUDA headers declaring what ROCm 7.2.4's HIP header declares and vado.verify.hip_on_cuda's wrapper does not
+#: bring in: ROCm's hip_runtime_api.h declares hipProfilerStart/Stop, CUDA has them in cuda_profiler_api.h.
+ROCM_DECLARES = {
+    "hip/hip_runtime.h": ("cuda_profiler_api.h",),
+    "hip/hip_runtime_api.h": ("cuda_profiler_api.h",),
+}
 
 
-def define_rocm_guards(inc: Path) -> list[str]:
-    """Append ROCm's include guards (:data:`ROCM_GUARDS`) to the wrappers of the include directory ``inc``
-    (each ``#ifndef``-protected, so a layer that defines them already is unchanged); returns the files changed."""
+def complete_layer(inc: Path) -> list[str]:
+    """Append ROCm's include guards (:data:`ROCM_GUARDS`, each ``#ifndef``-protected, so a layer defining them
+    already is unchanged) and the CUDA headers of :data:`ROCM_DECLARES` to the wrappers of the include
+    directory ``inc``; returns the files changed."""
     changed = []
-    for rel, guards in ROCM_GUARDS.items():
+    for rel in sorted(set(ROCM_GUARDS) | set(ROCM_DECLARES)):
         f = inc / rel
         if not f.is_file():
             continue
-        extra = "".join(f"#ifndef {g}\n#define {g}\n#endif\n" for g in guards)
-        f.write_text(f.read_text(encoding="utf-8") + "// ROCm's own include guards (benchmarks/wave64_samples.py)\n"
+        extra = "".join(f"#ifndef {g}\n#define {g}\n#endif\n" for g in ROCM_GUARDS.get(rel, ()))
+        extra += "".join(f"#include <{h}>\n" for h in ROCM_DECLARES.get(rel, ()))
+        f.write_text(f.read_text(encoding="utf-8") + "// as ROCm 7.2.4's header (benchmarks/wave64_samples.py)\n"
                      + extra, encoding="utf-8")
         changed.append(rel)
     return changed
@@ -143,7 +151,7 @@ def prepare(args) -> dict:
         shutil.rmtree(work)
     work.mkdir(parents=True)
     for w in (32, 64):
-        define_rocm_guards(write_include_dir(work / f"inc{w}", w))
+        complete_layer(write_include_dir(work / f"inc{w}", w))
     target = get_target("rocm-7.2")
     hipify = Path(args.hipify)
     programs = [p for p in doc["programs"] if only is None or p["name"] in only]
@@ -202,11 +210,11 @@ def prepare(args) -> dict:
     return manifest
 
 
-def check_here(work: Path, jobs: int) -> dict:
-    """``nvcc -c`` of the three variants of every program of a prepared work directory (no GPU), each result
+def check_here(work: Path, jobs: int, variants: tuple[str, ...] = VARIANTS) -> dict:
+    """``nvcc -c`` of ``variants`` of every program of a prepared work directory (no GPU), each result
     written into its manifest; returns how many compiled per variant."""
     manifest = json.loads((work / "manifest.json").read_text())
-    ok = check(manifest["programs"], work, jobs, variants=VARIANTS)
+    ok = check(manifest["programs"], work, jobs, variants=variants)
     manifest["cpu_compile"] = ok
     (work / "manifest.json").write_text(json.dumps(manifest, indent=1))
     return ok
@@ -227,11 +235,12 @@ def main() -> None:
     c = sub.add_parser("check", help="nvcc -c the three variants of a prepared work directory here")
     c.add_argument("--work", default=str(ROOT / ".gpu-samples"))
     c.add_argument("--jobs", type=int, default=2)
+    c.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated, of orig,vado,hipify")
     a = ap.parse_args()
     if a.cmd == "prepare":
         prepare(a)
     else:
-        check_here(Path(a.work), a.jobs)
+        check_here(Path(a.work), a.jobs, tuple(v for v in a.variants.split(",") if v in VARIANTS))
 
 
 if __name__ == "__main__":

@@ -82,15 +82,16 @@ def test_only_sources_are_copied_no_data_no_links_no_large_files(tmp_path):
     assert got == ["inc/k.cuh", "main.cu"]
 
 
-def test_rocm_guards_are_added_once_each_and_leave_other_wrappers(tmp_path):
+def test_the_layer_copy_gets_rocm_guards_and_declarations_and_other_wrappers_stay(tmp_path):
     w = _samples()
     (tmp_path / "hip").mkdir()
     (tmp_path / "hip" / "hip_runtime.h").write_text("#pragma once\n")
     (tmp_path / "hip" / "hip_complex.h").write_text("#pragma once\n")
-    assert w.define_rocm_guards(tmp_path) == ["hip/hip_runtime.h"]
+    assert w.complete_layer(tmp_path) == ["hip/hip_runtime.h"]
     text = (tmp_path / "hip" / "hip_runtime.h").read_text()
     for g in ("HIP_INCLUDE_HIP_HIP_RUNTIME_H", "HIP_INCLUDE_HIP_DRIVER_TYPES_H"):
         assert f"#ifndef {g}\n#define {g}\n#endif\n" in text
+    assert "#include <cuda_profiler_api.h>" in text
     assert (tmp_path / "hip" / "hip_complex.h").read_text() == "#pragma once\n"
 
 
