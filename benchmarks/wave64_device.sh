@@ -7,6 +7,8 @@
 #   - the differential run (original vs vado's port vs hipify-perl's, --wave 64) of the programs named
 #     in "$@" (wave64_differential.py run arguments, e.g. --programs a,b,c).
 # Results land in $OUT: wave64_results.json, checks.txt, pytest.txt.
+# The programs of benchmarks/wave64_programs.json (cuda-samples, CUDALibrarySamples; work directory made by
+# `wave64_samples.py prepare --work .gpu-samples`): bash benchmarks/wave64_device.sh --work .gpu-samples
 set -u
 export PATH=$PATH:/usr/local/cuda/bin
 OUT=${OUT:-/tmp/wave64-out}
