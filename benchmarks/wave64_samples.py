@@ -210,11 +210,14 @@ def prepare(args) -> dict:
     return manifest
 
 
-def check_here(work: Path, jobs: int, variants: tuple[str, ...] = VARIANTS) -> dict:
-    """``nvcc -c`` of ``variants`` of every program of a prepared work directory (no GPU), each result
-    written into its manifest; returns how many compiled per variant."""
+def check_here(work: Path, jobs: int, variants: tuple[str, ...] = VARIANTS, names: list[str] | None = None) -> dict:
+    """``nvcc -c`` of ``variants`` of the programs ``names`` (in that order; default every program) of a
+    prepared work directory (no GPU), each result written into its manifest; returns how many compiled per
+    variant."""
     manifest = json.loads((work / "manifest.json").read_text())
-    ok = check(manifest["programs"], work, jobs, variants=variants)
+    by_name = {p["name"]: p for p in manifest["programs"]}
+    progs = [by_name[n] for n in names if n in by_name] if names else manifest["programs"]
+    ok = check(progs, work, jobs, variants=variants)
     manifest["cpu_compile"] = ok
     (work / "manifest.json").write_text(json.dumps(manifest, indent=1))
     return ok
@@ -236,11 +239,13 @@ def main() -> None:
     c.add_argument("--work", default=str(ROOT / ".gpu-samples"))
     c.add_argument("--jobs", type=int, default=2)
     c.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated, of orig,vado,hipify")
+    c.add_argument("--programs", default="", help="comma-separated names, checked in this order (default: all)")
     a = ap.parse_args()
     if a.cmd == "prepare":
         prepare(a)
     else:
-        check_here(Path(a.work), a.jobs, tuple(v for v in a.variants.split(",") if v in VARIANTS))
+        check_here(Path(a.work), a.jobs, tuple(v for v in a.variants.split(",") if v in VARIANTS),
+                   [n for n in a.programs.split(",") if n])
 
 
 if __name__ == "__main__":

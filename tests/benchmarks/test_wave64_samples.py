@@ -194,3 +194,35 @@ def test_the_report_shows_the_original_and_a_stopped_port():
     assert "vado: ARCH010 k.cu:3: thread-block clusters" in text
     assert "orig=build-failed" in text
     assert text.splitlines()[-2] == "vado: original-build-failed 1, stopped 1 (of 2)"
+
+
+def test_check_records_each_variants_compile_in_the_manifest(tmp_path, monkeypatch):
+    w = _samples()
+    work = tmp_path / "work"
+    progs = []
+    for name, broken in (("good", ()), ("bad", ("vado",))):
+        for v in ("orig", "vado", "hipify"):
+            d = work / "src" / name / v / "prog"
+            d.mkdir(parents=True)
+            (d / "main.cu").write_text("BROKEN\n" if v in broken else "int main() {}\n")
+        progs.append({"name": name, "units": [{"source": "main.cu", "flags": [], "rdc": False}]})
+    (work / "src" / "stopped" / "hipify" / "prog").mkdir(parents=True)
+    (work / "src" / "stopped" / "hipify" / "prog" / "main.cu").write_text("int main() {}\n")
+    progs.append({"name": "stopped", "units": [{"source": "main.cu", "flags": [], "rdc": False}],
+                  "stopped": {"vado": "ARCH004 k.cu:1: device launch"}})
+    (work / "manifest.json").write_text(json.dumps({"programs": progs}))
+    # A stand-in for nvcc -c (no CUDA needed): fails on a source that says BROKEN, as nvcc reports an error.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "nvcc").write_text("#!/bin/sh\nfor a in \"$@\"; do case $a in *.cu) if grep -q BROKEN \"$a\"; then "
+                                  "echo \"$a(1): error: broken\" >&2; exit 1; fi;; esac; done\nexit 0\n")
+    (bin_dir / "nvcc").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{__import__('os').environ['PATH']}")
+    ok = w.check_here(work, 1, ("vado", "hipify"), ["bad", "good", "stopped"])
+    assert ok == {"vado": 1, "hipify": 3}
+    manifest = json.loads((work / "manifest.json").read_text())
+    by = {p["name"]: p for p in manifest["programs"]}
+    assert by["good"]["cpu_compile"] == {"vado": "ok", "hipify": "ok"}
+    assert by["bad"]["cpu_compile"] == {"vado": "main.cu(1): error: broken", "hipify": "ok"}
+    assert by["stopped"]["cpu_compile"] == {"hipify": "ok"}  # a stopped port is not compiled
+    assert manifest["cpu_compile"] == ok
