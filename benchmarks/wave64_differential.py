@@ -158,7 +158,10 @@ def nvcc_argv(prog: dict, variant: str, work: Path, nvcc: str = "nvcc", arch: st
         flags.append("-lgomp")
     rdc = any(u["rdc"] for u in prog["units"])
     # nvcc-only options HeCBench Makefiles pass and keep_flags drops (they change what compiles, not results).
-    cmd = [nvcc, "-O3", f"-arch={arch}", "-x", "cu", "--expt-relaxed-constexpr", "--extended-lambda",
+    # Every source as CUDA (HeCBench's Makefiles; hipcc compiles a port's .cpp as HIP), except an original
+    # whose build compiles its .cpp files with the host compiler (``host_cpp``: cuda-samples' CMake does).
+    as_cuda = [] if variant == "orig" and prog.get("host_cpp") else ["-x", "cu"]
+    cmd = [nvcc, "-O3", f"-arch={arch}", *as_cuda, "--expt-relaxed-constexpr", "--extended-lambda",
            *(["-rdc=true"] if rdc else [])]
     if variant != "orig":
         cmd += [f"-I{(work / 'inc64').resolve()}", f"-D{EXIT_GUARD}="]

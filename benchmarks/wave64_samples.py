@@ -183,7 +183,7 @@ def prepare(args) -> dict:
         prog = {"name": name, "source": spec["source"], "dir": spec["dir"], "tags": spec.get("tags", []),
                 "why": spec.get("why", ""), "args": spec.get("args", ""), "shared": shared,
                 "shared_sources": [f"{spec['source']}/{s}" for s in spec.get("shared_sources", [])],
-                "libs": spec.get("libs", []), "siblings": [], "data": [], "remaining": remaining,
+                "libs": spec.get("libs", []), "siblings": [], "data": [], "remaining": remaining, "host_cpp": True,
                 "hipify_failed": untranslated,
                 "units": [{"source": str(f.relative_to(at["orig"])), "flags": [x for x in flags if x != "-rdc=true"],
                            "rdc": "-rdc=true" in flags}

@@ -123,6 +123,9 @@ def test_nvcc_command_of_each_variant_uses_its_own_shared_copy_and_links_librari
     assert str((tmp_path / "shared" / "vado" / "s" / "Common" / "helpers.cpp").resolve()) in vado
     assert vado[-3:] == ["-o", "vado-main", "-lcublas"]
     assert "-lcublas" not in d.nvcc_argv(prog, "vado", tmp_path, compile_only=True)
+    # The original's .cpp files go to the host compiler as its CMake build does; a port's are CUDA (hipcc: HIP).
+    assert "-x" in orig and "-x" not in d.nvcc_argv({**prog, "host_cpp": True}, "orig", tmp_path)
+    assert d.nvcc_argv({**prog, "host_cpp": True}, "vado", tmp_path)[3:5] == ["-x", "cu"]
 
 
 def _perl_hipify(tmp_path: Path) -> Path:
@@ -164,7 +167,7 @@ def test_prepare_writes_three_variants_shared_copies_and_stops_a_blocked_port(tm
     plain = by["plain"]
     assert plain["units"] == [{"source": "main.cu", "flags": [], "rdc": True}]
     assert plain["shared"] == ["s/Common"] and plain["libs"] == ["-lm"] and plain["args"] == "3"
-    assert "stopped" not in plain
+    assert "stopped" not in plain and plain["host_cpp"] is True
     for v in ("orig", "vado", "hipify"):
         prog = work / "src" / "plain" / v / "prog"
         assert sorted(p.name for p in prog.iterdir()) == ["main.cu"]  # the data file stays behind
