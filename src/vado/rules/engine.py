@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
 from typing import Any, Iterable, Sequence
@@ -104,7 +105,11 @@ def mark_inactive(ctx: FileContext, findings: list[Finding]) -> list[Finding]:
         return findings
     from vado.scan.preprocessor import amd_configuration, file_conditionals
 
-    regions = file_conditionals(ctx, amd_configuration(ctx.options))
+    config = amd_configuration(ctx.options)
+    regions = file_conditionals(ctx, config)
+    edits = _port_condition_edits(ctx, findings, config, regions)
+    if edits:
+        regions = _conditionals_as_ported(ctx, edits, config)
     if not regions:
         return findings
     covers = regions.covers
@@ -117,6 +122,73 @@ def mark_inactive(ctx: FileContext, findings: list[Finding]) -> list[Finding]:
                                         inactive={**f.inactive, **moved})
         out.append(f)
     return out
+
+
+#: The rules whose safe fixes rewrite a preprocessor condition to what hipcc will see
+#: (``__CUDA_ARCH__ >= 900`` → ``0``, ``CUDART_VERSION < 11000`` → ``0``).
+_CONDITION_RULES = frozenset({"ARCH007", "ARCH008"})
+
+
+def _port_condition_edits(ctx: FileContext, findings: list[Finding], config, regions) -> list:
+    """The edits of the safe ARCH007/ARCH008 fixes among ``findings`` that lie inside directive lines
+    and that ``vado port`` applies: the port skips a fix touching a body it leaves as it is (see
+    :func:`vado.port.file.untouched_regions`), and overlapping fixes are taken first come.
+
+    Unsafe fixes (applied only with ``--unsafe-fixes``) are not assumed.
+    """
+    from vado.model import Applicability
+
+    candidates = [f.fix for f in findings
+                  if f.code in _CONDITION_RULES and f.fix is not None and f.fix.applicability is Applicability.SAFE]
+    if not candidates:
+        return []
+    from vado.scan.preprocessor import (Conditionals, _directives, cuda_configuration, file_conditionals,
+                                        kept_renamed_spans)
+
+    view = device_view(ctx)
+    toks = view.tokens
+    lines = sorted((toks[d][1], toks[eod][2] if eod < len(toks) else len(ctx.text))
+                   for d, eod, _ in _directives(toks, view.directive_marks))
+    starts = [s for s, _ in lines]
+    kept = regions.union(file_conditionals(ctx, cuda_configuration(ctx.options))).union(
+        Conditionals(kept_renamed_spans(toks, view.directive_marks, view.spelling_index, config)))
+
+    def in_directive(e) -> bool:
+        i = bisect.bisect_right(starts, e.start) - 1
+        return i >= 0 and e.end <= lines[i][1] and e.path == ctx.path
+
+    edits: list = []
+    for fix in candidates:
+        if not all(in_directive(e) and not kept.overlaps(e.start, e.end) for e in fix.edits):
+            continue
+        if any(e.overlaps(o) for e in fix.edits for o in edits):
+            continue
+        edits.extend(fix.edits)
+    return sorted(edits, key=lambda e: (e.start, e.end))
+
+
+def _conditionals_as_ported(ctx: FileContext, edits: list, config):
+    """The AMD build's inactive bodies of ``ctx``'s text once ``edits`` (sorted, disjoint, all inside
+    directive lines) are applied, in the original text's offsets. Bodies lie between directive
+    lines, so no body's end falls inside an edit and the map back is a shift."""
+    from vado.scan.preprocessor import file_conditionals
+
+    text = ctx.text
+    parts, pos = [], 0
+    for e in edits:
+        parts.append(text[pos:e.start])
+        parts.append(e.content)
+        pos = e.end
+    parts.append(text[pos:])
+    ported = file_context(ctx.path, "".join(parts), ctx.targets, kind=ctx.kind, options=ctx.options)
+    found = file_conditionals(ported, config)
+    # The inverse edits, in the ported text's offsets: each replaced its content by the original span.
+    back, delta = [], 0
+    for e in edits:
+        start = e.start + delta
+        back.append((start, start + len(e.content), e.end - e.start))
+        delta += e.delta
+    return found.shifted(back)
 
 
 def check_bytes(path: str, data: bytes, targets: Sequence[Target], **kwargs) -> list[Finding]:
