@@ -97,3 +97,14 @@ def test_audit_and_port_agree_on_what_blocks(name, src):
     assert blocked(audit) == blocked(port.remaining), (
         [f.code for f in audit if f.verdicts.get(ROCM.name) is Verdict.BLOCKED],
         [f.code for f in port.remaining if f.verdicts.get(ROCM.name) is Verdict.BLOCKED])
+
+
+def test_a_compiler_version_test_and_a_nested_arch_test_are_evaluated_as_ported():
+    # `__CUDACC_VER_MAJOR__ < 11` → `0` (ARCH008): its body, and the arch test nested in it, are
+    # never compiled; the nested test's own rewrite lies in that body and changes nothing.
+    src = ("__global__ void k(float* p) {\n#if __CUDACC_VER_MAJOR__ < 11\n#if __CUDA_ARCH__ >= 900\n  " + PTX
+           + "\n#endif\n  " + PTX + "\n#else\n  p[0] = 1;\n#endif\n}\n")
+    fs = check_text("k.cu", src, [ROCM])
+    assert [f.fix.applicability.value for f in codes(fs, "ARCH008")] == ["safe"]
+    assert [bool(f.inactive) for f in codes(fs, "PTX003")] == [True, True]
+    assert not blocked(fs)
