@@ -24,6 +24,12 @@ def port(
         "warp32", "--wave",
         help="Warps on 64-lane wavefronts: warp32 (keep CUDA's 32-lane warps, safe) or native (rewrite for 64, unsafe fixes).",
     ),
+    torch_extension: Literal["auto", "on", "off"] = typer.Option(
+        "auto", "--torch-extension",
+        help="PyTorch extension mode: keep the CUDA spelling (hipified at build time) and write only the "
+        "changes hipify does not make, inside #if defined(USE_ROCM); auto: when setup.py/pyproject uses "
+        "CUDAExtension or CMake finds Torch.",
+    ),
     build_fixes: Optional[bool] = typer.Option(
         None, "--build-fixes/--no-build-fixes",
         help="Apply build-file fixes marked unsafe (CMake, Make, setup.py, requirements, Dockerfile); "
@@ -95,7 +101,8 @@ def port(
                 tgt,
                 in_place=in_place,
                 backup=backup,
-                options=PortOptions(launch=launch, roc=roc, unsafe=unsafe_fixes, wave=wave),
+                options=PortOptions(launch=launch, roc=roc, unsafe=unsafe_fixes, wave=wave,
+                                    torch_extension=torch_extension),
                 jobs=jobs,
                 rename_sources=rename_sources,
                 build_fixes=build_fixes,

@@ -13,6 +13,8 @@ from typing import Any, Sequence
 
 from vado.model import Applicability, Finding, Fix, Severity, Target, Verdict
 from vado.model.text import decode_source, encode_source
+from vado.model.span import Span
+from vado.port import torch_ext
 from vado.port.apply import fixpoint
 from vado.port.passes import PassInput, run_passes
 from vado.rules.base import FileContext
@@ -47,6 +49,11 @@ class PortOptions:
     #: be linked on ROCm though CUDA needs no link for it (NVTX 3 → ROCTx): the Makefiles above that
     #: folder link it (:func:`vado.port.build.makefile_link_fixes`).
     source_links: tuple[tuple[str, str], ...] = ()
+    #: ``auto`` (a tree port asks :func:`vado.port.torch_ext.is_torch_extension`), ``on`` or ``off``:
+    #: with ``on`` the CUDA spelling of C-family sources stays (PyTorch hipifies at build time) and
+    #: every other change is written inside ``#if defined(USE_ROCM)`` (:mod:`vado.port.torch_ext`).
+    #: A single file is ported as ``off`` unless ``on`` is given.
+    torch_extension: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -68,7 +75,8 @@ class FilePort:
 
 
 def _rule_options(options: PortOptions) -> dict[str, Any]:
-    return dict(options.rule_options, roc=options.roc, wave=options.wave)
+    return dict(options.rule_options, roc=options.roc, wave=options.wave,
+                torch_extension=options.torch_extension == "on")
 
 
 def _check(path: str, kind: FileKind, text: str, target: Target, options: PortOptions) -> list[Finding]:
@@ -139,6 +147,20 @@ def untouched_regions(ctx: FileContext, target: Target) -> Conditionals | None:
     return both or None
 
 
+def _unguarded_finding(path: str, text: str, u: "torch_ext.Unguarded", target: Target) -> Finding:
+    """A change the torch-extension port could not write inside ``#if defined(USE_ROCM)``: open work."""
+    lines = text.splitlines(keepends=True)
+    start = sum(len(x) for x in lines[: u.first - 1])
+    end = start + sum(len(x) for x in lines[u.first - 1: u.last])
+    return Finding(
+        torch_ext.UNGUARDED, "torch-extension-unguarded", Severity.MEDIUM,
+        Span(path, start, end, u.first, 1, u.last, 1),
+        f"lines {u.first}-{u.last}: the ROCm change here was not written ({u.why}); "
+        f"add a #if defined(USE_ROCM) branch by hand (vado port --torch-extension off shows the change)",
+        {target.name: Verdict.MANUAL},
+    )
+
+
 def is_open_work(finding: Finding, target: Target) -> bool:
     """Whether a finding in the *ported* text is work left for humans.
 
@@ -158,6 +180,7 @@ def port_bytes(path: str, kind: FileKind, data: bytes, target: Target, options: 
     """Port one file's bytes for ``target``; ``path`` is its name in findings and edits."""
     options = options or PortOptions()
     text = decode_source(data)
+    torch = options.torch_extension == "on" and kind.is_c_family
     # Each round runs only the rules that can fix (their findings are all a round uses);
     # the fixpoint's last round finds nothing to apply, and its findings plus those of
     # the rules that never fix, run once on the final text, are what remains. One
@@ -187,6 +210,9 @@ def port_bytes(path: str, kind: FileKind, data: bytes, target: Target, options: 
     def fixes_of(t: str) -> list[Fix]:
         fixes = produce_fixes(path, kind, t, target, options, findings_of(t),
                               tokens=context_of(t).tokens if kind.is_c_family else None)
+        if torch:
+            # PyTorch's build-time hipify does these: the CUDA spelling stays.
+            fixes = [f for f in fixes if not torch_ext.HIPIFY_TAGS.intersection(f.tags)]
         around = regions.get(t)
         return fixes if not around else [f for f in fixes if not any(around.overlaps(e.start, e.end) for e in f.edits)]
 
@@ -207,4 +233,13 @@ def port_bytes(path: str, kind: FileKind, data: bytes, target: Target, options: 
     final = sorted([*findings_of(result.text), *check_context(context_of(result.text), reporting_rules())],
                    key=Finding.sort_key)
     remaining = tuple(f for f in final if is_open_work(f, target))
+    if torch and result.text != text:
+        guarded, left = torch_ext.guard_lines(text, result.text)
+        after = encode_source(guarded)
+        # What remains is read on the AMD side (the unguarded port, as hipify sees it); what hipify
+        # does itself is no work left. Line numbers are those of that AMD-side text.
+        remaining = tuple(f for f in remaining if f.fix is None or not torch_ext.HIPIFY_TAGS.intersection(f.fix.tags))
+        remaining += tuple(_unguarded_finding(path, text, u, target) for u in left)
+    elif torch:
+        remaining = tuple(f for f in remaining if f.fix is None or not torch_ext.HIPIFY_TAGS.intersection(f.fix.tags))
     return FilePort(data, after, applied, remaining, tuple(unsafe_applied))

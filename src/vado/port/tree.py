@@ -663,6 +663,11 @@ def port_tree(
     started = time.perf_counter()
     options = options or PortOptions()
     root_path = Path(root)
+    if options.torch_extension == "auto":
+        # A PyTorch extension keeps its CUDA spelling; AMD-only changes go in USE_ROCM branches.
+        from vado.port.torch_ext import resolve_mode
+
+        options = dataclasses.replace(options, torch_extension=resolve_mode("auto", root_path))
     if root_path.is_dir() and "source_root" not in options.rule_options:
         # The tree's own headers decide which branches the AMD build compiles (vado.scan.preprocessor).
         options = dataclasses.replace(options, rule_options={**options.rule_options, "source_root": str(root_path)})

@@ -283,6 +283,9 @@ class CudaArchitectureList(Rule):
     ROCm targets' architectures (or ``--offload-arch`` given to vado), which
     may not be the GPUs you deploy on. Values that are CMake variables are
     kept. User variables get no fix: their meaning is the project's own.
+    ``TORCH_CUDA_ARCH_LIST`` is never renamed: the extension's CUDA build
+    reads it, and a ROCm build of PyTorch reads ``PYTORCH_ROCM_ARCH`` instead
+    (an info finding names the value to build with).
 
     References
     ----------
@@ -324,6 +327,20 @@ class CudaArchitectureList(Rule):
                     per_family(ctx, rocm=_MANUAL, oneapi=_MANUAL, scale=_AS_IS, zluda=zluda),
                     effort=Effort(lines=1, constructs=1, hours=0.5),
                     data={"variable": var, "sm": f.data.get("sm", []), "offload_arch": list(archs)},
+                )
+                continue
+            if var == "TORCH_CUDA_ARCH_LIST":
+                # PyTorch's own variable: a CUDA build of the extension still reads it, and a ROCm
+                # build of PyTorch reads PYTORCH_ROCM_ARCH instead. Renaming it breaks the CUDA build.
+                yield self.finding(
+                    ctx, f.start, f.end,
+                    f"TORCH_CUDA_ARCH_LIST lists NVIDIA compute capabilities ({sm}) for the CUDA build; "
+                    f"leave it: a ROCm build of PyTorch reads PYTORCH_ROCM_ARCH instead "
+                    f"(build with PYTORCH_ROCM_ARCH={';'.join(archs)})",
+                    per_family(ctx, rocm=_AS_IS, oneapi=_MANUAL, scale=_AS_IS, zluda=zluda),
+                    severity=Severity.INFO,
+                    effort=Effort(lines=0, constructs=0, hours=0.0),
+                    data={"variable": var, "replacement": new, "sm": f.data.get("sm", []), "offload_arch": list(archs)},
                 )
                 continue
             edits = [ctx.edit(f.start, f.end, new)]

@@ -34,6 +34,8 @@ by a wildcard pattern: ``"cudnn_utils.h"`` is a user header.
 from __future__ import annotations
 
 import functools
+import os
+import posixpath
 import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable, Iterator
@@ -253,6 +255,28 @@ class LibraryUse:
             self.first = (start, end)
 
 
+def _own_header(ctx: FileContext, name: str) -> bool:
+    """Whether ``name`` (``cuda/scatter_cuda.h``) is a file of the audited tree (rule option
+    ``source_root``) in the including file's folder or a folder above it, inside the tree: the
+    ``-I`` roots a project's own ``<cuda/…>`` headers are found from. A link out of the tree, or no
+    known root, counts as no."""
+    root = (ctx.options or {}).get("source_root")
+    if not root or name.startswith("/") or ".." in name.split("/"):
+        return False
+    real_root = os.path.realpath(root)
+    folder = posixpath.dirname(ctx.path.replace(os.sep, "/"))
+    while True:
+        candidate = os.path.join(root, folder, name)
+        try:
+            if os.path.isfile(candidate) and os.path.realpath(candidate).startswith(real_root + os.sep):
+                return True
+        except OSError:
+            return False
+        if not folder or folder in (".", "/"):
+            return False
+        folder = posixpath.dirname(folder)
+
+
 def library_uses(ctx: FileContext) -> dict[str, LibraryUse]:
     """Evidence per library id for ``ctx``'s file (computed once per file, kept on the context)."""
     cached = getattr(ctx, "_vado_library_uses", None)
@@ -277,6 +301,8 @@ def library_uses(ctx: FileContext) -> dict[str, LibraryUse]:
             continue
         if not inc.system and not _names_header(lib, inc.path):
             continue  # a quoted include matched only by a wildcard is a user header
+        if lib.id == "libcudacxx" and _own_header(ctx, inc.path):
+            continue  # torch_scatter's <cuda/scatter_cuda.h>: the project's csrc/cuda/, not libcu++
         use = note(lib, inc.start, inc.end)
         if inc.path not in use.headers:
             use.headers.append(inc.path)

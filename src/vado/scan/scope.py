@@ -437,8 +437,10 @@ def _make_hip(path: str, text: str) -> HipBuild | None:
 def _setup_hip(path: str, text: str) -> HipBuild | None:
     if "IS_HIP_EXTENSION" in text or "torch.version.hip" in text:
         # torch.utils.cpp_extension hipifies the CUDA sources and adds -DUSE_ROCM=1 for a ROCm PyTorch.
-        return HipBuild("pip install . (with a ROCm build of PyTorch)", "IS_HIP_EXTENSION", ("USE_ROCM=1",),
-                        evidence=(f"{path}: IS_HIP_EXTENSION",))
+        # Either spelling is the extension's HIP switch (torch_scatter tests torch.version.hip).
+        switch = "IS_HIP_EXTENSION" if "IS_HIP_EXTENSION" in text else "torch.version.hip"
+        return HipBuild("pip install . (with a ROCm build of PyTorch)", switch, ("USE_ROCM=1",),
+                        evidence=(f"{path}: {switch}",))
     m = re.search(r"""environ(?:\.get)?\s*[\[(]\s*["'](USE_ROCM|\w*_HIP|\w*_ROCM)["']""", text)
     if m:
         return HipBuild(f"{m.group(1)}=1 pip install .", m.group(1), evidence=(f"{path}: reads {m.group(1)}",))

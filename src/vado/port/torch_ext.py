@@ -1,0 +1,179 @@
+"""The port of a PyTorch extension: CUDA spelling kept, AMD-only changes in ``USE_ROCM`` branches.
+
+On a ROCm build of PyTorch, ``torch.utils.cpp_extension`` hipifies a ``CUDAExtension``'s sources at
+build time (API names, includes) and defines ``USE_ROCM``. Maintained extensions therefore keep one
+CUDA-spelled source and put what hipify gets wrong in ``#if defined(USE_ROCM)`` branches. In this
+mode the port (:func:`vado.port.file.port_bytes`):
+
+1. drops the fixes that only do what the build-time hipify does (:data:`HIPIFY_TAGS`: renames,
+   ``hip/hip_runtime.h`` includes) and runs the other fixes to a fixpoint as usual;
+2. turns the difference between the original and that result into guarded alternatives per line
+   range (:func:`guard_lines`): ``#if defined(USE_ROCM)`` <ported lines> ``#else`` <original lines>
+   ``#endif``, so the CUDA build compiles the original lines byte for byte. A changed ``#if``/``#elif``
+   condition becomes ``(defined(USE_ROCM) && (new)) || (!defined(USE_ROCM) && (old))``; one that
+   tests ``USE_ROCM`` (or a HIP platform macro) already is left as the project wrote it.
+
+A change that cannot be guarded by line (inside a multi-line macro, on another directive line) is not
+written: it stays a finding (:data:`UNGUARDED`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Fix tags of the changes PyTorch's build-time hipify makes itself (or that hipcc makes needless):
+#: API and type renames, include renames, ``#include <hip/hip_runtime.h>``.
+HIPIFY_TAGS = frozenset({"rename", "header", "include"})
+
+#: The macro ``torch.utils.cpp_extension`` defines for a ROCm build (``-DUSE_ROCM=1``).
+GUARD = "USE_ROCM"
+
+#: Rule code of the finding for a change that could not be written as a guarded branch.
+UNGUARDED = "PORT-TORCH"
+
+_HIP_MACROS = re.compile(r"\b(USE_ROCM|__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|IS_HIP_EXTENSION)\b")
+_DIRECTIVE = re.compile(r"^\s*#\s*(\w+)")
+_CONDITION = re.compile(r"^(\s*#\s*(?:if|elif))(\s+)(.*?)(\s*(?://.*)?)$", re.S)
+_TORCH_SETUP = re.compile(r"\bCUDAExtension\b|torch\.utils\.cpp_extension|\bcpp_extension\b")
+_TORCH_CMAKE = re.compile(r"find_package\s*\(\s*Torch\b", re.I)
+_MODES = ("auto", "on", "off")
+
+
+def is_torch_extension(root: str | os.PathLike) -> bool:
+    """Whether the tree at ``root`` builds a PyTorch extension: a ``setup.py``/``pyproject.toml`` at its
+    top that uses ``CUDAExtension``/``torch.utils.cpp_extension``, or a top ``CMakeLists.txt`` with
+    ``find_package(Torch)``. Unreadable files count as no sign."""
+    top = Path(root)
+    if not top.is_dir():
+        return False
+    for name, sign in (("setup.py", _TORCH_SETUP), ("pyproject.toml", _TORCH_SETUP), ("CMakeLists.txt", _TORCH_CMAKE)):
+        path = top / name
+        try:
+            if path.is_file() and not path.is_symlink() and path.stat().st_size < 4_000_000:
+                if sign.search(path.read_bytes().decode("latin-1")):
+                    return True
+        except OSError:
+            continue
+    return False
+
+
+def resolve_mode(mode: str, root: str | os.PathLike) -> str:
+    """``on`` or ``off`` for the ``--torch-extension`` value ``mode`` (``auto`` asks :func:`is_torch_extension`)."""
+    if mode not in _MODES:
+        raise ValueError(f"torch_extension must be one of {_MODES}, not {mode!r}")
+    if mode == "auto":
+        return "on" if is_torch_extension(root) else "off"
+    return mode
+
+
+@dataclass(frozen=True)
+class Unguarded:
+    """A change the port could not write as a guarded branch: original lines ``first``..``last`` (1-based)."""
+
+    first: int
+    last: int
+    why: str
+
+
+def _is_directive(line: str) -> str | None:
+    m = _DIRECTIVE.match(line)
+    return m.group(1) if m else None
+
+
+def _balanced(lines: list[str]) -> bool:
+    """Whether the conditional directives of ``lines`` nest completely (a block an ``#if`` may hold)."""
+    depth = 0
+    for line in lines:
+        d = _is_directive(line)
+        if d in ("if", "ifdef", "ifndef"):
+            depth += 1
+        elif d == "endif":
+            depth -= 1
+            if depth < 0:
+                return False
+        elif d in ("else", "elif", "elifdef", "elifndef") and depth == 0:
+            return False
+    return depth == 0
+
+
+def _continued(line: str) -> bool:
+    return line.rstrip("\r\n").endswith("\\")
+
+
+def _condition(line: str) -> tuple[str, str, str] | None:
+    body = line.rstrip("\r\n")
+    m = _CONDITION.match(body)
+    if not m:
+        return None
+    return m.group(1), m.group(3), m.group(4)
+
+
+def _eol(lines: list[str]) -> str:
+    for line in lines:
+        if line.endswith("\r\n"):
+            return "\r\n"
+    return "\n"
+
+
+def guard_lines(original: str, ported: str) -> tuple[str, list[Unguarded]]:
+    """``original`` with each line range that ``ported`` changes written as a ``USE_ROCM`` branch.
+
+    Returns the guarded text and the changes left out (:class:`Unguarded`). Lines the two texts
+    share stay as they are; the CUDA build (``USE_ROCM`` undefined) compiles the original lines.
+    """
+    old = original.splitlines(keepends=True)
+    new = ported.splitlines(keepends=True)
+    nl = _eol(old)
+    # Both sides end with a newline so that the guard lines start lines of their own.
+    if old and not old[-1].endswith("\n"):
+        old[-1] += nl
+    if new and not new[-1].endswith("\n"):
+        new[-1] += nl
+    out: list[str] = []
+    left: list[Unguarded] = []
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            out.extend(old[i1:i2])
+            continue
+        before, after = old[i1:i2], new[j1:j2]
+        first, last = i1 + 1, max(i1 + 1, i2)
+        directives = [d for d in map(_is_directive, before + after) if d]
+        inside_macro = (i1 > 0 and _continued(old[i1 - 1])) or any(_continued(x) for x in before + after)
+        if directives and len(before) == len(after) and all(_is_directive(x) in ("if", "elif") for x in before + after):
+            lines = []
+            for b, a in zip(before, after):
+                cb, ca = _condition(b), _condition(a)
+                if cb is None or ca is None or inside_macro:
+                    lines = None
+                    break
+                if _HIP_MACROS.search(cb[1]):
+                    lines.append(b)  # the project tells the builds apart here already
+                    continue
+                end = "\r\n" if b.endswith("\r\n") else "\n"
+                lines.append(f"{cb[0]} (defined({GUARD}) && ({ca[1]})) || (!defined({GUARD}) && ({cb[1]})){cb[2]}{end}")
+            if lines is not None:
+                out.extend(lines)
+                continue
+        if inside_macro:
+            left.append(Unguarded(first, last, "the change lies in a multi-line macro, where no #if can stand"))
+            out.extend(before)
+            continue
+        if not (_balanced(before) and _balanced(after)):
+            left.append(Unguarded(first, last, "the change touches a conditional directive"))
+            out.extend(before)
+            continue
+        out.append(f"#if defined({GUARD}){nl}")
+        out.extend(after)
+        if before:
+            out.append(f"#else{nl}")
+            out.extend(before)
+        out.append(f"#endif{nl}")
+    text = "".join(out)
+    if original and not original.endswith(("\n", "\r")) and text.endswith(nl) and out and out[-1] is old[-1]:
+        text = text[: -len(nl)]  # the original's last line had no newline and stays the last line
+    return text, left
