@@ -119,6 +119,37 @@ def _eol(lines: list[str]) -> str:
     return "\n"
 
 
+def _hunks(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
+    """The changed line ranges ``(i1, i2, j1, j2)`` of ``old`` → ``new``, each widened to whole
+    multi-line macro definitions (a ``#define`` continued with backslashes is one unit: a change
+    in its body is guarded as the whole definition), overlapping ranges merged."""
+    def start_of(i: int) -> int:
+        while i > 0 and _continued(old[i - 1]):
+            i -= 1
+        return i
+
+    def end_of(i: int) -> int:  # exclusive: past the line that ends the continued block holding line i-1
+        while 0 < i < len(old) and _continued(old[i - 1]):
+            i += 1
+        return i
+
+    merged: list[list[int]] = []
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        s = start_of(i1)
+        e = max(end_of(i2), i2)
+        # Lines outside [i1, i2) are equal lines, the same on both sides.
+        h = [s, e, j1 - (i1 - s), j2 + (e - i2)]
+        if merged and h[0] <= merged[-1][1]:
+            last = merged[-1]
+            last[1], last[3] = max(last[1], h[1]), max(last[3], h[3])
+        else:
+            merged.append(h)
+    return [tuple(h) for h in merged]  # type: ignore[misc]
+
+
 def guard_lines(original: str, ported: str) -> tuple[str, list[Unguarded]]:
     """``original`` with each line range that ``ported`` changes written as a ``USE_ROCM`` branch.
 
@@ -135,15 +166,15 @@ def guard_lines(original: str, ported: str) -> tuple[str, list[Unguarded]]:
         new[-1] += nl
     out: list[str] = []
     left: list[Unguarded] = []
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op == "equal":
-            out.extend(old[i1:i2])
-            continue
+    at = 0  # the next original line not yet written
+    for i1, i2, j1, j2 in _hunks(old, new):
+        out.extend(old[at:i1])
+        at = i2
         before, after = old[i1:i2], new[j1:j2]
         first, last = i1 + 1, max(i1 + 1, i2)
         directives = [d for d in map(_is_directive, before + after) if d]
-        inside_macro = (i1 > 0 and _continued(old[i1 - 1])) or any(_continued(x) for x in before + after)
+        inside_macro = ((i1 > 0 and _continued(old[i1 - 1])) or (before and _continued(before[-1]))
+                        or (after and _continued(after[-1])))
         if directives and len(before) == len(after) and all(_is_directive(x) in ("if", "elif") for x in before + after):
             lines = []
             for b, a in zip(before, after):
@@ -173,6 +204,7 @@ def guard_lines(original: str, ported: str) -> tuple[str, list[Unguarded]]:
             out.append(f"#else{nl}")
             out.extend(before)
         out.append(f"#endif{nl}")
+    out.extend(old[at:])
     text = "".join(out)
     if original and not original.endswith(("\n", "\r")) and text.endswith(nl) and out and out[-1] is old[-1]:
         text = text[: -len(nl)]  # the original's last line had no newline and stays the last line

@@ -719,6 +719,11 @@ def port_tree(
     elif not single_file:
         ported, scope_skips, own_build, left_out, defines = _in_scope(root_path, plan, ported, target,
                                                                       include_backends, include_hip_path)
+    if options.torch_extension == "on" and "amd_defines" not in options.rule_options:
+        # cpp_extension defines USE_ROCM=1 on ROCm: its branches (the project's and the port's own)
+        # are what the AMD build compiles, their #else what only CUDA compiles; neither is edited.
+        options = dataclasses.replace(options, rule_options={
+            **options.rule_options, "amd_defines": tuple(dict.fromkeys((*defines, "USE_ROCM=1")))})
     if defines and not include_hip_path and "amd_defines" not in options.rule_options:
         # The project's own ROCm build is the configuration AMD compiles: the branches its option
         # switches off are not edited (vado.scan.preprocessor).
