@@ -38,6 +38,7 @@ UNGUARDED = "PORT-TORCH"
 _HIP_MACROS = re.compile(r"\b(USE_ROCM|__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|IS_HIP_EXTENSION)\b")
 _DIRECTIVE = re.compile(r"^\s*#\s*(\w+)")
 _CONDITION = re.compile(r"^(\s*#\s*(?:if|elif))(\s+)(.*?)(\s*(?://.*)?)$", re.S)
+_IFDEF = re.compile(r"^(\s*#\s*)(ifdef|ifndef)\s+(\w+)(\s*(?://.*)?)$")
 _TORCH_SETUP = re.compile(r"\bCUDAExtension\b|torch\.utils\.cpp_extension|\bcpp_extension\b")
 _TORCH_CMAKE = re.compile(r"find_package\s*\(\s*Torch\b", re.I)
 _MODES = ("auto", "on", "off")
@@ -105,7 +106,13 @@ def _continued(line: str) -> bool:
 
 
 def _condition(line: str) -> tuple[str, str, str] | None:
+    """``(directive, condition, trailing comment)`` of an ``#if``/``#elif`` line; ``#ifdef N`` and
+    ``#ifndef N`` read as ``#if defined(N)`` and ``#if !defined(N)``."""
     body = line.rstrip("\r\n")
+    m = _IFDEF.match(body)
+    if m:
+        neg = "!" if m.group(2) == "ifndef" else ""
+        return f"{m.group(1)}if", f"{neg}defined({m.group(3)})", m.group(4)
     m = _CONDITION.match(body)
     if not m:
         return None
@@ -175,7 +182,7 @@ def guard_lines(original: str, ported: str) -> tuple[str, list[Unguarded]]:
         directives = [d for d in map(_is_directive, before + after) if d]
         inside_macro = ((i1 > 0 and _continued(old[i1 - 1])) or (before and _continued(before[-1]))
                         or (after and _continued(after[-1])))
-        if directives and len(before) == len(after) and all(_is_directive(x) in ("if", "elif") for x in before + after):
+        if directives and len(before) == len(after) and all(_is_directive(x) in ("if", "elif", "ifdef", "ifndef") for x in before + after):
             lines = []
             for b, a in zip(before, after):
                 cb, ca = _condition(b), _condition(a)
