@@ -120,3 +120,30 @@ def test_nvcc_diagnostic_numbers_are_nvcc_only():
     assert _nvcc_list(after, "7.2.4") == ["-O3"]
     assert _nvcc_list(after, None) == ["-O3", "-diag-suppress", "20012,186"]
     assert fix_all("Makefile", "NVCCFLAGS = -O3 -diag-suppress 177 --diag_suppress=550\n") == "NVCCFLAGS = -O3\n"
+
+
+def test_torch_cuda_arch_list_stays_in_a_torch_extension():
+    """A CUDAExtension's setup.py (or a CMake file that finds Torch) keeps TORCH_CUDA_ARCH_LIST: its CUDA
+    build reads it; the finding is a note that names PYTORCH_ROCM_ARCH, with no fix."""
+    from vado.model import Severity, Verdict
+    from vado.rules.engine import check_text
+    from vado.knowledge.targets import get_target
+    from vado.scan.classify import FileKind
+
+    rocm = get_target("rocm-7.2")
+    setup = ('import os\nfrom torch.utils.cpp_extension import CUDAExtension\n'
+             'os.environ["TORCH_CUDA_ARCH_LIST"] = "8.0;9.0"\n')
+    cmake = 'find_package(Torch REQUIRED)\nset(TORCH_CUDA_ARCH_LIST "8.0 9.0")\n'
+    for path, kind, text in (("setup.py", FileKind.SETUP_PY, setup), ("CMakeLists.txt", FileKind.CMAKE, cmake)):
+        got = [f for f in check_text(path, text, [rocm], kind=kind) if f.code == "BLD002"]
+        assert len(got) == 1, path
+        f = got[0]
+        assert f.fix is None and f.severity is Severity.INFO and f.verdicts[rocm.name] is Verdict.MOVES_AS_IS
+        assert "PYTORCH_ROCM_ARCH=gfx942" in f.message and "leave it" in f.message
+    # Told by the port (rule option), a CMake file without find_package(Torch) keeps it too.
+    plain = 'set(TORCH_CUDA_ARCH_LIST "8.0")\n'
+    told = [f for f in check_text("CMakeLists.txt", plain, [rocm], kind=FileKind.CMAKE, options={"torch_extension": True})
+            if f.code == "BLD002"]
+    assert told and told[0].fix is None
+    untold = [f for f in check_text("CMakeLists.txt", plain, [rocm], kind=FileKind.CMAKE) if f.code == "BLD002"]
+    assert untold and untold[0].fix is not None

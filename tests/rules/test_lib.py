@@ -160,3 +160,28 @@ def test_every_lib_rule_names_known_libraries():
     known = set(library_ids())
     for rule in (r for r in vars(lib_rules).values() if isinstance(r, type) and issubclass(r, lib_rules._LibraryRule)):
         assert set(rule.library_ids) <= known, rule.code
+
+
+def test_libcudacxx_is_not_a_project_header_of_the_same_name(tmp_path):
+    """torch_scatter's shape: csrc/scatter.cpp includes <cuda/scatter_cuda.h>, the project's own
+    csrc/cuda/scatter_cuda.h (found from an -I root at or above the including folder); a
+    <cuda/std/...> header the tree does not hold is still libcu++."""
+    from vado.knowledge.targets import get_target
+    from vado.rules.engine import check_text
+    from vado.scan.classify import FileKind
+
+    (tmp_path / "csrc" / "cuda").mkdir(parents=True)
+    (tmp_path / "csrc" / "cuda" / "scatter_cuda.h").write_text("#pragma once\nvoid scatter_cuda();\n")
+    rocm = get_target("rocm-7.2")
+    own = '#include <cuda/scatter_cuda.h>\nvoid f() { scatter_cuda(); }\n'
+    real = '#include <cuda/scatter_cuda.h>\n#include <cuda/std/atomic>\n'
+    options = {"source_root": str(tmp_path)}
+
+    def lib010(text, opts):
+        return [f for f in check_text("csrc/scatter.cpp", text, [rocm], kind=FileKind.CUDA_SOURCE, options=opts)
+                if f.code == "LIB010" and f.data.get("library") == "libcudacxx"]
+
+    assert lib010(own, options) == []
+    assert [f.data["headers"] for f in lib010(real, options)] == [["cuda/std/atomic"]]
+    # Without a known tree root the header cannot be told apart: reported as before.
+    assert [f.data["headers"] for f in lib010(own, {})] == [["cuda/scatter_cuda.h"]]

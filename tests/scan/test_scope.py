@@ -201,3 +201,15 @@ def test_submodules_of_a_work_tree_above_the_root(tmp_path: Path):
     plan = walk(tmp_path / "src")
     assert [f.path for f in plan.files] == ["k.cu"]
     assert [(s.path, s.reason) for s in plan.skips] == [("ext/cutlass", SkipReason.VENDORED)]
+
+
+def test_setup_py_torch_version_hip_is_the_switch(tmp_path: Path):
+    """torch_scatter's setup.py tests torch.version.hip (no IS_HIP_EXTENSION): the same HIP build."""
+    _vendor_project(tmp_path)
+    (tmp_path / "setup.py").write_text(
+        "import torch\nfrom torch.utils.cpp_extension import CUDAExtension\nimport setuptools\n"
+        "flags = [] if torch.version.hip else ['--expt-relaxed-constexpr']\n"
+        "setuptools.setup(ext_modules=[CUDAExtension('k', ['k.cu'], extra_compile_args={'nvcc': flags})])\n")
+    scope = project_scope(tmp_path)
+    assert scope.hip is not None and scope.hip.complete and scope.hip.switch == "torch.version.hip"
+    assert scope.hip.defines == ("USE_ROCM=1",) and scope.hip.evidence == ("setup.py: torch.version.hip",)

@@ -245,6 +245,22 @@ class CMakeCudaLanguage(Rule):
                     )
 
 
+_TORCH_SIGNS = {
+    FileKind.SETUP_PY: re.compile(r"\bCUDAExtension\b|torch\.utils\.cpp_extension"),
+    FileKind.CMAKE: re.compile(r"find_package\s*\(\s*Torch\b", re.I),
+}
+
+
+def _torch_extension(ctx: FileContext) -> bool:
+    """Whether ``ctx``'s file belongs to a PyTorch extension: the port says so (rule option
+    ``torch_extension``, :mod:`vado.port.torch_ext`), or the file itself builds one
+    (``CUDAExtension``/``torch.utils.cpp_extension`` in setup.py, ``find_package(Torch)`` in CMake)."""
+    if (ctx.options or {}).get("torch_extension"):
+        return True
+    sign = _TORCH_SIGNS.get(ctx.kind)
+    return bool(sign and sign.search(ctx.text))
+
+
 class CudaArchitectureList(Rule):
     """CMake names NVIDIA compute capabilities (CUDA_ARCHITECTURES, TORCH_CUDA_ARCH_LIST …).
 
@@ -283,7 +299,7 @@ class CudaArchitectureList(Rule):
     ROCm targets' architectures (or ``--offload-arch`` given to vado), which
     may not be the GPUs you deploy on. Values that are CMake variables are
     kept. User variables get no fix: their meaning is the project's own.
-    ``TORCH_CUDA_ARCH_LIST`` is never renamed: the extension's CUDA build
+    In a PyTorch extension ``TORCH_CUDA_ARCH_LIST`` is not renamed: the extension's CUDA build
     reads it, and a ROCm build of PyTorch reads ``PYTORCH_ROCM_ARCH`` instead
     (an info finding names the value to build with).
 
@@ -329,7 +345,7 @@ class CudaArchitectureList(Rule):
                     data={"variable": var, "sm": f.data.get("sm", []), "offload_arch": list(archs)},
                 )
                 continue
-            if var == "TORCH_CUDA_ARCH_LIST":
+            if var == "TORCH_CUDA_ARCH_LIST" and _torch_extension(ctx):
                 # PyTorch's own variable: a CUDA build of the extension still reads it, and a ROCm
                 # build of PyTorch reads PYTORCH_ROCM_ARCH instead. Renaming it breaks the CUDA build.
                 yield self.finding(
