@@ -147,6 +147,10 @@ def test_a_change_that_cannot_be_guarded_stays_a_finding():
     text, left = guard_lines(old, "#if A\ny;\n#else\nz;\n#endif\n")
     assert text == old and [(u.first, u.last) for u in left] == [(2, 2)]
     assert "conditional directive" in left[0].why
+    # A change on the line that ends a block comment: an #if there would be comment text.
+    old = "/* note\n   end */ x = f(a);\n"
+    text, left = guard_lines(old, "/* note\n   end */ x = g(a);\n")
+    assert text == old and "comment" in left[0].why
 
 
 def test_changed_conditions_get_both_builds_halves():

@@ -126,6 +126,28 @@ def _eol(lines: list[str]) -> str:
     return "\n"
 
 
+def _open_lines(text: str, lines: list[str]) -> set[int]:
+    """Indices of the lines of ``text`` that begin inside a comment or string token spanning lines."""
+    from vado.scan.lexer import Kind, lex
+
+    starts, pos = [], 0
+    for line in lines:
+        starts.append(pos)
+        pos += len(line)
+    spans = [(t[1], t[2]) for t in lex(text) if t[0] in (Kind.COMMENT, Kind.STRING) and "\n" in t[3]]
+    if not spans:
+        return set()
+    import bisect
+
+    found = set()
+    for a, b in spans:
+        k = bisect.bisect_right(starts, a)
+        while k < len(starts) and starts[k] < b:
+            found.add(k)
+            k += 1
+    return found
+
+
 def _hunks(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
     """The changed line ranges ``(i1, i2, j1, j2)`` of ``old`` → ``new``, each widened to whole
     multi-line macro definitions (a ``#define`` continued with backslashes is one unit: a change
@@ -173,12 +195,18 @@ def guard_lines(original: str, ported: str) -> tuple[str, list[Unguarded]]:
         new[-1] += nl
     out: list[str] = []
     left: list[Unguarded] = []
+    old_open, new_open = _open_lines(original, old), _open_lines(ported, new)
     at = 0  # the next original line not yet written
     for i1, i2, j1, j2 in _hunks(old, new):
         out.extend(old[at:i1])
         at = i2
         before, after = old[i1:i2], new[j1:j2]
         first, last = i1 + 1, max(i1 + 1, i2)
+        if {i1, i2} & old_open or {j1, j2} & new_open:
+            left.append(Unguarded(first, last, "the change starts or ends inside a comment or string "
+                                               "that spans lines, where an #if is not a directive"))
+            out.extend(before)
+            continue
         directives = [d for d in map(_is_directive, before + after) if d]
         inside_macro = ((i1 > 0 and _continued(old[i1 - 1])) or (before and _continued(before[-1]))
                         or (after and _continued(after[-1])))
