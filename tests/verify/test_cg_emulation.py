@@ -167,3 +167,18 @@ def test_kernels_with_cooperative_groups_count_as_cross_lane(tmp_path):
         "__global__ void co(int* p) { if (p[1]) p[0] = cg::coalesced_threads().size(); }\n"
         "__global__ void block_only(int* p) { cg::this_thread_block().sync(); p[0] = 1; }\n")
     assert hip_on_cuda.cross_lane_kernels(tmp_path) == ["k.hip:co", "k.hip:tile"]
+
+
+
+@requires_nvcc
+def test_a_tile_shuffle_of_a_vector_type_is_rejected_as_hipcc_does(tmp_path):
+    # HIP 7.2.4's thread_block_tile::shfl_xor(T) calls __shfl_xor(var, ...), whose overloads are int, unsigned,
+    # float, double, long, unsigned long, long long, unsigned long long (and half/bf16): hipcc --offload-arch=gfx942
+    # answers "no matching function for call to '__shfl_xor'" for a uint4 (cuda-samples shfl_scan's port). The
+    # emulation must not build what hipcc rejects; the scalar sizes HIP has keep building.
+    proc = _small(tmp_path, "uint4 u = make_uint4(1, 2, 3, 4); auto t = cg::tiled_partition<32>(block);\n"
+                            "  u = t.shfl_xor(u, 1); out[0] = (int)u.w;")
+    assert proc.returncode != 0 and "cross-lane values are 1, 2, 4 or 8 bytes" in proc.stderr, proc.stderr[-3000:]
+    proc = _small(tmp_path, "auto t = cg::tiled_partition<32>(block); double d = t.shfl_xor(1.0, 1);\n"
+                            "  long long l = __shfl(7ll, 40); out[0] = (int)d + (int)l + t.shfl_xor(out[1], 3);")
+    assert proc.returncode == 0, proc.stderr[-3000:]
