@@ -4,7 +4,8 @@ HIP's cooperative groups (ROCm 7.2.4, ``hip/amd_detail/amd_hip_cooperative_group
 are CUDA's minus what a 64-lane wavefront or HIP's implementation leaves out:
 tiles are at most one wavefront (64 threads), and ``labeled_partition``, the
 scans of ``cooperative_groups/scan.h``, the asynchronous reductions and
-``invoke_one`` are not declared. ``vado port`` writes a local
+``invoke_one`` are not declared, nor ``wait_prior`` (HIP ships no
+``cooperative_groups/memcpy_async.h``; a ``memcpy_async`` call is ARCH002's). ``vado port`` writes a local
 ``cooperative_groups::reduce`` (:data:`vado.port.compat.CG_REDUCE`) for the
 groups HIP has; what this rule reports stays open work, so a port that cannot
 compile never says "nothing remains".
@@ -32,13 +33,16 @@ MISSING = {
     "invoke_one": "cooperative_groups::invoke_one",
     "invoke_one_broadcast": "cooperative_groups::invoke_one_broadcast",
     "block_tile_memory": "cooperative_groups::block_tile_memory (tiles of more than 32 threads in CUDA)",
+    "wait_prior": "cooperative_groups::wait_prior (cooperative_groups/memcpy_async.h)",
 }
 #: Names older HIP releases lack: name → (the first HIP release taken to have it, what it is). HIP 5.2 has no
 #: binary_partition (measured: Debian's libamdhip64-dev 5.2.3); ROCm 7.2.4 has it; releases between are not
 #: measured, and 6.0 is where vado draws the line (no target of vado's lies between 5.2 and 6.4).
 MISSING_BEFORE = {"binary_partition": ("6.0", "cooperative_groups::binary_partition")}
-#: Headers of CUDA's cooperative groups that HIP does not ship.
-MISSING_HEADERS = {"cooperative_groups/scan.h": "cooperative_groups::inclusive_scan / exclusive_scan"}
+#: Headers of CUDA's cooperative groups that HIP does not ship. (A ``memcpy_async`` call is ARCH002's: asynchronous
+#: copies have no AMD equivalent on any target; the include here, which breaks the build on its own.)
+MISSING_HEADERS = {"cooperative_groups/scan.h": "cooperative_groups::inclusive_scan / exclusive_scan",
+                   "cooperative_groups/memcpy_async.h": "cooperative_groups::memcpy_async / wait / wait_prior"}
 _TILES = frozenset({"tiled_partition", "thread_block_tile"})
 _NAMESPACE = "cooperative_groups"
 
@@ -93,8 +97,9 @@ class CooperativeGroupsTheTargetLacks(Rule):
     ``cg``, or the names after ``using namespace cooperative_groups``) that HIP
     does not declare: ``labeled_partition``, ``inclusive_scan``,
     ``exclusive_scan``, ``reduce_update_async``, ``reduce_store_async``,
-    ``invoke_one``, ``invoke_one_broadcast``, ``block_tile_memory``; the include
-    of ``cooperative_groups/scan.h``; ``binary_partition`` on a HIP before 6.0
+    ``invoke_one``, ``invoke_one_broadcast``, ``block_tile_memory``,
+    ``wait_prior``; the includes of ``cooperative_groups/scan.h``
+    and ``cooperative_groups/memcpy_async.h``; ``binary_partition`` on a HIP before 6.0
     (HIP 5.2 has none); and ``tiled_partition<N>``,
     ``thread_block_tile<N>`` and ``tiled_partition(group, N)`` with a literal
     ``N`` above 64.
@@ -134,7 +139,8 @@ class CooperativeGroupsTheTargetLacks(Rule):
     References
     ----------
     - ROCm 7.2.4 ``hip/amd_detail/amd_hip_cooperative_groups.h`` and ``hip_cooperative_groups_helper.h``
-      (``is_valid_tile_size``: power of 2 and at most 64; no labeled_partition, no scan, no invoke_one)
+      (``is_valid_tile_size``: power of 2 and at most 64; no labeled_partition, no scan, no invoke_one, no
+      memcpy_async: ``grep -r memcpy_async /opt/rocm-7.2.4/include/hip`` finds nothing)
     - CUDA Programming Guide, cooperative groups (``labeled_partition``, ``cg::reduce``, ``inclusive_scan``,
       tiles up to 1024 threads): https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#cooperative-groups
     """
