@@ -182,3 +182,41 @@ def test_a_tile_shuffle_of_a_vector_type_is_rejected_as_hipcc_does(tmp_path):
     proc = _small(tmp_path, "auto t = cg::tiled_partition<32>(block); double d = t.shfl_xor(1.0, 1);\n"
                             "  long long l = __shfl(7ll, 40); out[0] = (int)d + (int)l + t.shfl_xor(out[1], 3);")
     assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+ASYNC = r"""
+#include <hip/hip_runtime.h>
+#include <hip/hip_cooperative_groups.h>
+#include <cooperative_groups/memcpy_async.h>
+#include <cuda/pipeline>
+#include <cuda/barrier>
+namespace cg = cooperative_groups;
+__global__ void k(double* o, const double* in) {
+  __shared__ double s[64];
+  cg::thread_block block = cg::this_thread_block();
+  cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
+  pipe.producer_acquire();
+  cuda::memcpy_async(&s[threadIdx.x % 64], &in[threadIdx.x % 64], sizeof(double), pipe);
+  pipe.producer_commit();
+  cuda::pipeline_consumer_wait_prior<0>(pipe);
+  block.sync();
+  auto t = cg::tiled_partition<64>(block);
+  BODY
+}
+"""
+
+
+@requires_nvcc
+def test_cudas_cg_detail_headers_included_after_hips_cooperative_groups_compile(tmp_path):
+    # cuda-samples dmmaTensorCoreGemm's port includes <cooperative_groups/memcpy_async.h> and cuda/pipeline after
+    # hip/hip_cooperative_groups.h: CUDA's details/async.h must not read the renamed namespace (it did:
+    # "vado_w64_cg::__v1::details has no member remove_qual"), and the port's groups stay HIP's 64-lane ones.
+    src = tmp_path / "async.hip"
+    src.write_text(ASYNC.replace("BODY", "static_assert(sizeof(t.ballot(1)) == 8, \"HIP's 64-bit ballot\");\n"
+                                         "  o[block.thread_rank()] = s[t.thread_rank()] + t.shfl(1.0, 3);"))
+    proc = _compile(tmp_path, src, 64, "async.o")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    # HIP 7.2.4 has no cooperative_groups::memcpy_async: a port's call does not compile here either
+    src.write_text(ASYNC.replace("BODY", "cg::memcpy_async(t, s, in, sizeof(double) * 64); o[0] = s[1];"))
+    proc = _compile(tmp_path, src, 64, "async.o")
+    assert proc.returncode != 0 and "memcpy_async" in proc.stderr, proc.stderr[-3000:]

@@ -31,11 +31,20 @@
 // coalesced group or tile whose other half never reaches the call hangs, as any divergent wave-wide call does):
 //   - a group within one warp runs there alone; one that spans both warps exchanges through the layer, so
 //     two groups of one warp that span the wave differently must not call at the same time from divergent code;
-//   - a CUDA C++ header vado has no HIP wrapper for (cuda/barrier, cuda/pipeline), included after this one,
-//     reads `cooperative_groups` as vado_w64_cg.
+//   - a CUDA C++ header vado has no HIP wrapper for, included after this one, reads `cooperative_groups` as
+//     vado_w64_cg (cooperative_groups/memcpy_async.h, which cuda/pipeline programs and CUB include, is
+//     included first, below).
 #pragma once
 
 typedef unsigned long long lane_mask;  // HIP declares it at global scope (hip_cooperative_groups_helper.h)
+
+// CUDA's cooperative-groups detail headers that a port may reach after this one (its own
+// #include <cooperative_groups/memcpy_async.h> next to cuda/pipeline, as cuda-samples dmmaTensorCoreGemm does;
+// CUB's transform includes it): included here, while the name is still CUDA's, so that their include guards keep
+// them whole when they are reached again after the rename (otherwise details/async.h reads
+// vado_w64_cg::details). HIP has no memcpy_async: a port's cg::memcpy_async finds no such name in vado_w64_cg
+// and does not compile, as on AMD (vado reports the include, API009, and the call, ARCH002).
+#include <cooperative_groups/memcpy_async.h>
 
 namespace vado_w64_cuda_cg = ::cooperative_groups;  // CUDA's, for the grid-wide barrier
 
