@@ -64,6 +64,15 @@ TIMING = (r"(?i)\b(time|times|timing|elapsed|duration|throughput|bandwidth|laten
           r"ms|msec|usec|us|ns|sec|secs|seconds)\b")
 
 
+def ignored_lines(prog: dict) -> str:
+    """The regular expression of the output lines compare() leaves out for ``prog``: timing lines
+    (:data:`TIMING`), and the lines its list entry marks as output the harness cannot compare
+    (``ignore_lines``: ``{"pattern": ..., "why": ...}``: timings printed without a unit word, numbers that
+    depend on how far the GPU got while the host went on)."""
+    extra = (prog.get("ignore_lines") or {}).get("pattern")
+    return TIMING if not extra else f"(?i)(?:{TIMING[4:]})|(?:{extra})"
+
+
 def _sources(d: Path) -> list[Path]:
     return [p for p in sorted(d.rglob("*")) if p.is_file() and p.suffix in SOURCE_EXTS]
 
@@ -274,8 +283,9 @@ def _run(d: Path, args: str, timeout: float) -> dict:
             "dir": str(d)}
 
 
-def compare(o1: dict, o2: dict, port: dict, rtol: float, atol: float) -> dict:
-    """The verdict for one port: pass, fail (with the first difference), inconclusive, or original-failed."""
+def compare(o1: dict, o2: dict, port: dict, rtol: float, atol: float, ignore: str = TIMING) -> dict:
+    """The verdict for one port: pass, fail (with the first difference), inconclusive, or original-failed;
+    output lines matching ``ignore`` (see :func:`ignored_lines`) are left out."""
     from vado.verify.compare import Tolerance, compare_text
     from vado.verify.differential import mask_unstable, normalise
 
@@ -289,7 +299,7 @@ def compare(o1: dict, o2: dict, port: dict, rtol: float, atol: float) -> dict:
         tail = (port["stdout"].strip().splitlines()[-1:] or [""])[0] + " " + (port["stderr"].strip().splitlines()[-1:] or [""])[0]
         return {"status": "fail", "why": f"the port exits {port['rc']}: {tail.strip()[:300]}"}
     texts = [normalise(r["stdout"], r["bin"], Path(r["dir"]), Path(r["dir"])) for r in (o1, o2, port)]
-    (ta, tb), unstable = mask_unstable(texts[0], texts[1], texts[2], ignore_lines=TIMING)
+    (ta, tb), unstable = mask_unstable(texts[0], texts[1], texts[2], ignore_lines=ignore)
     c = compare_text(ta, tb, Tolerance(rtol, atol), "stdout")
     out = {"status": "pass" if c.passed else "fail", "unstable_tokens": unstable, "summary": c.summary()}
     if not c.passed:
@@ -335,6 +345,8 @@ def run(args) -> None:
                **{k: prog[k] for k in ("source", "tags", "cpu_compile") if k in prog}}
         if "makefile_args" in prog:
             res["makefile_args"] = prog["makefile_args"]
+        if prog.get("ignore_lines"):
+            res["ignore_lines"] = prog["ignore_lines"]
         def early(status: str, why: str) -> dict:
             # A port stopped by a finding stays stopped whatever became of the original.
             return {v: {"status": "stopped", "why": stopped[v]} if stopped.get(v) else {"status": status, "why": why}
@@ -361,7 +373,7 @@ def run(args) -> None:
                 res["status"][v] = {"status": "build-failed", "why": b[v]["error"]}
                 continue
             pr = _run(program_dir(work, name, v), prog["args"], port_timeout)
-            verdict = compare(o1, o2, pr, args.rtol, args.atol)
+            verdict = compare(o1, o2, pr, args.rtol, args.atol, ignored_lines(prog))
             verdict["seconds"] = pr["seconds"]
             if verdict["status"] in ("fail", "inconclusive"):
                 verdict["kernels"] = prog.get("kernels", {}).get(v, [])
@@ -417,6 +429,8 @@ def summary(doc: dict) -> str:
             counts[v][st] = counts[v].get(st, 0) + 1
             cells.append(f"{v}={st}")
         lines.append(f"  {r['name']:<28} " + "  ".join(cells))
+        if r.get("ignore_lines"):  # said, not hidden: output the harness does not compare, and why
+            lines.append(f"      not compared: lines matching {r['ignore_lines']['pattern']!r}: {r['ignore_lines']['why']}")
         for v in ("vado", "hipify"):
             s = r["status"][v]
             if isinstance(s, dict) and s["status"] != "pass":

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -60,6 +61,14 @@ def load_list(path: str | Path = LIST, roots: dict[str, str] | None = None) -> d
         for s in p.get("shared", []):
             if s not in src.get("shared", {}):
                 raise ValueError(f"program {p['name']!r} names an unknown shared directory {s!r}")
+        ig = p.get("ignore_lines")
+        if ig is not None:
+            if not (isinstance(ig, dict) and ig.get("pattern") and ig.get("why")):
+                raise ValueError(f"program {p['name']!r}: ignore_lines needs a pattern and a why")
+            try:
+                re.compile(ig["pattern"])
+            except re.error as e:
+                raise ValueError(f"program {p['name']!r}: ignore_lines pattern: {e}") from None
     return doc
 
 
@@ -75,19 +84,23 @@ def _copy_sources(src: Path, dst: Path, glob: str = "**/*") -> None:
         shutil.copy2(p, out)
 
 
-def blocking_findings(result, target) -> list[str]:
-    """The findings a port left whose verdict for ``target`` (by its name, else its family: rules give
-    verdicts per family, ``rocm``) is blocked, as ``CODE file:line: message``."""
+def blocking_findings(result, target, manual: bool = True) -> list[str]:
+    """The findings a port left that stop it before a run: vado's own open work (those whose verdict for
+    ``target``, by its name, else its family: rules give verdicts per family, ``rocm``, is needs-manual-work or
+    blocked; a port with one is unfinished by vado's own account, or fails to build by design, as API009's
+    cooperative-groups APIs HIP lacks do), as ``CODE file:line: message``, the blocked ones first (the deciding
+    finding is the first). ``manual=False``: the blocked ones only (a shared directory's: see :func:`prepare`)."""
     from vado.model.verdict import Verdict
 
-    out = []
+    out: dict[Verdict, list[str]] = {Verdict.BLOCKED: [], Verdict.MANUAL: []} if manual else {Verdict.BLOCKED: []}
     for f in result.remaining:
-        if f.verdicts.get(target.name, f.verdicts.get(target.family)) == Verdict.BLOCKED:
-            out.append(f"{f.code} {Path(f.span.path).name}:{f.span.line}: {f.message}"[:400])
-    return out
+        verdict = f.verdicts.get(target.name, f.verdicts.get(target.family))
+        if verdict in out:
+            out[verdict].append(f"{f.code} {Path(f.span.path).name}:{f.span.line}: {f.message}"[:400])
+    return out[Verdict.BLOCKED] + out.get(Verdict.MANUAL, [])
 
 
-def _port_three(at: dict[str, Path], target, hipify: Path) -> tuple[list[str], dict, list[str]]:
+def _port_three(at: dict[str, Path], target, hipify: Path, manual: bool = True) -> tuple[list[str], dict, list[str]]:
     """Port ``at['orig']`` (the copied sources) with vado and hipify-perl; returns the blocking
     findings of vado's port, the counts of its remaining findings by code, and the files hipify-perl left
     untranslated."""
@@ -98,7 +111,7 @@ def _port_three(at: dict[str, Path], target, hipify: Path) -> tuple[list[str], d
     for f in result.remaining:
         remaining[f.code] = remaining.get(f.code, 0) + 1
     failed = [f"port failed on {Path(f.path).name}: {f.error}" for f in result.files if f.status == "failed"]
-    return failed + blocking_findings(result, target), remaining, hipify_tree(at["orig"], at["hipify"], hipify)
+    return failed + blocking_findings(result, target, manual), remaining, hipify_tree(at["orig"], at["hipify"], hipify)
 
 
 #: Include guards ROCm 7.2.4's headers define, by the HIP header that defines them. vado's port turns a test of
@@ -155,14 +168,17 @@ def prepare(args) -> dict:
     target = get_target("rocm-7.2")
     hipify = Path(args.hipify)
     programs = [p for p in doc["programs"] if only is None or p["name"] in only]
-    # Shared directories: ported once per variant; a blocking finding in one stops every program using it.
+    # Shared directories: ported once per variant; a blocked finding in one stops every program using it. Their
+    # needs-manual-work findings do not: a shared helper directory (cuda-samples' Common) is a library of which a
+    # program uses a part (helper_cuda.h's cuBLAS error strings, ARCH009, concern only the cuBLAS samples), and
+    # the directory alone does not say which part.
     shared_stops: dict[str, list[str]] = {}
     for sname in sorted({p["source"] for p in programs}):
         src = doc["sources"][sname]
         for dname, spec in src.get("shared", {}).items():
             at = {v: work / "shared" / v / sname / dname for v in VARIANTS}
             _copy_sources(Path(src["path"]) / spec["from"], at["orig"], spec.get("glob", "**/*"))
-            stops, _, _ = _port_three(at, target, hipify)
+            stops, _, _ = _port_three(at, target, hipify, manual=False)
             shared_stops[f"{sname}/{dname}"] = stops
             print(f"shared {sname}/{dname}: {len(_sources(at['orig']))} files"
                   + (f"; vado port stopped: {stops[0]}" if stops else ""), flush=True)
@@ -183,7 +199,7 @@ def prepare(args) -> dict:
         prog = {"name": name, "source": spec["source"], "dir": spec["dir"], "tags": spec.get("tags", []),
                 "why": spec.get("why", ""), "args": spec.get("args", ""), "shared": shared,
                 "shared_sources": [f"{spec['source']}/{s}" for s in spec.get("shared_sources", [])],
-                "libs": spec.get("libs", []), "siblings": [], "data": [], "remaining": remaining, "host_cpp": True,
+                "libs": spec.get("libs", []), "ignore_lines": spec.get("ignore_lines"), "siblings": [], "data": [], "remaining": remaining, "host_cpp": True,
                 "hipify_failed": untranslated,
                 "units": [{"source": str(f.relative_to(at["orig"])), "flags": [x for x in flags if x != "-rdc=true"],
                            "rdc": "-rdc=true" in flags}

@@ -95,7 +95,7 @@ def test_the_layer_copy_gets_rocm_guards_and_declarations_and_other_wrappers_sta
     assert (tmp_path / "hip" / "hip_complex.h").read_text() == "#pragma once\n"
 
 
-def test_blocking_findings_are_those_blocked_for_the_target_or_its_family():
+def test_blocking_findings_are_vados_open_work_blocked_first_for_the_target_or_its_family():
     w = _samples()
     from vado.knowledge.targets import get_target
     from vado.model.verdict import Verdict
@@ -104,11 +104,17 @@ def test_blocking_findings_are_those_blocked_for_the_target_or_its_family():
         return SimpleNamespace(code=code, verdicts=verdicts, message=f"{code} says why",
                                span=SimpleNamespace(path="/x/k.cu", line=7))
 
-    result = SimpleNamespace(remaining=[finding("ARCH1", {"rocm": Verdict.BLOCKED}),
-                                        finding("ARCH2", {"rocm": Verdict.MANUAL, "zluda": Verdict.BLOCKED}),
+    result = SimpleNamespace(remaining=[finding("API009", {"rocm": Verdict.MANUAL, "zluda": Verdict.BLOCKED}),
+                                        finding("ARCH1", {"rocm": Verdict.BLOCKED}),
+                                        finding("LIB010", {"rocm": Verdict.AUTOMATIC}),
+                                        finding("WARP1", {"rocm": Verdict.MOVES_AS_IS}),
                                         finding("ARCH3", {"rocm-7.2": Verdict.BLOCKED})])
+    # Blocked first (the first is the deciding finding), then needs-manual-work; the rest does not stop a port.
     assert w.blocking_findings(result, get_target("rocm-7.2")) == ["ARCH1 k.cu:7: ARCH1 says why",
-                                                                   "ARCH3 k.cu:7: ARCH3 says why"]
+                                                                   "ARCH3 k.cu:7: ARCH3 says why",
+                                                                   "API009 k.cu:7: API009 says why"]
+    assert w.blocking_findings(SimpleNamespace(remaining=[finding("LIB010", {"rocm": Verdict.AUTOMATIC})]),
+                               get_target("rocm-7.2")) == []
 
 
 def test_nvcc_command_of_each_variant_uses_its_own_shared_copy_and_links_libraries_last(tmp_path):
@@ -229,3 +235,44 @@ def test_check_records_each_variants_compile_in_the_manifest(tmp_path, monkeypat
     assert by["bad"]["cpu_compile"] == {"vado": "main.cu(1): error: broken", "hipify": "ok"}
     assert by["stopped"]["cpu_compile"] == {"hipify": "ok"}  # a stopped port is not compiled
     assert manifest["cpu_compile"] == ok
+
+
+def _run_of(stdout: str) -> dict:
+    return {"rc": 0, "timed_out": False, "stdout": stdout, "stderr": "", "bin": "/x/vado-main", "dir": "/x"}
+
+
+def test_a_programs_uncomparable_lines_are_left_out_of_the_comparison_and_said_in_the_report():
+    d = _load("wave64_differential")
+    w = _samples()
+    by = {p["name"]: p for p in w.load_list()["programs"]}
+    streams = by["simpleStreams"]
+    orig = "Starting Test\nmemcopy:\t2.56\nkernel:\t\t2.60\nnon-streamed:\t2.70\n4 streams:\t1.97\nTest passed\n"
+    port = "Starting Test\nmemcopy:\t2.48\nkernel:\t\t8.48\nnon-streamed:\t8.70\n4 streams:\t7.97\nTest passed\n"
+    # Timings without a unit word: the general recogniser misses them, the program's entry names them.
+    assert d.compare(_run_of(orig), _run_of(orig), _run_of(port), 1e-3, 1e-5)["status"] == "fail"
+    assert d.compare(_run_of(orig), _run_of(orig), _run_of(port), 1e-3, 1e-5, d.ignored_lines(streams))["status"] == "pass"
+    # ... and only them: a result line that differs still fails, as does a timing-free program's line.
+    bad = port.replace("Test passed", "Test failed")
+    assert d.compare(_run_of(orig), _run_of(orig), _run_of(bad), 1e-3, 1e-5, d.ignored_lines(streams))["status"] == "fail"
+    assert d.ignored_lines({"name": "plain"}) == d.TIMING
+    foot = d.ignored_lines(by["graphMemoryFootprint"])
+    o = "Initial footprint:\n    FOOTPRINT: 0 bytes\n05:     FOOTPRINT: 335544320 bytes\n"
+    p = "Initial footprint:\n    FOOTPRINT: 0 bytes\n05:     FOOTPRINT: 402653184 bytes\n"
+    assert d.compare(_run_of(o), _run_of(o), _run_of(p), 1e-3, 1e-5, foot)["status"] == "pass"
+    assert d.compare(_run_of(o), _run_of(o), _run_of(p.replace(": 0 bytes", ": 64 bytes")), 1e-3, 1e-5, foot)["status"] == "fail"
+    doc = {"seed": None, "set": "wave64_programs.json", "rtol": 1e-3, "atol": 1e-5, "results": [
+        {"name": "graphMemoryFootprint", "builds": {"orig": {"ok": True}}, "original": {"rc": 0, "timed_out": False},
+         "ignore_lines": by["graphMemoryFootprint"]["ignore_lines"],
+         "status": {"vado": {"status": "pass"}, "hipify": {"status": "pass"}}}]}
+    assert "      not compared: lines matching '^\\\\d\\\\d: +FOOTPRINT" in d.summary(doc)
+
+
+def test_an_ignore_lines_entry_needs_a_valid_pattern_and_a_reason(tmp_path):
+    w = _samples()
+    doc = json.loads((ROOT / "benchmarks" / "wave64_programs.json").read_text())
+    doc["programs"] = doc["programs"][:1]
+    for bad, says in (({"pattern": "x"}, "needs a pattern and a why"), ({"pattern": "(", "why": "w"}, "pattern")):
+        doc["programs"][0]["ignore_lines"] = bad
+        (tmp_path / "l.json").write_text(json.dumps(doc))
+        with pytest.raises(ValueError, match=says):
+            w.load_list(tmp_path / "l.json")

@@ -64,10 +64,11 @@ LIBRARIES = {
     "cublas": "cublas_v2.h",
     "cublaslt": "cublasLt.h",
     "cufft": "cufft.h",
+    "cusparse": "cusparse.h",
 }
 #: Link flags a library's HIP header brings (the port links what the original linked; these cover HIP-only names).
 LINK_FLAGS = {"curand": "-lcurand", "cublas": "-lcublas", "cublaslt": "-lcublasLt", "cufft": "-lcufft",
-              "driver": "-lcuda"}
+              "cusparse": "-lcusparse", "driver": "-lcuda"}
 #: The generated header's name.
 HEADER = "vado_hip_on_cuda.h"
 _LAYER_FILES = {32: "hip_on_cuda_warp32.cuh", 64: "hip_on_cuda_wave64.cuh"}
@@ -82,7 +83,10 @@ _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _LAYER_MACROS = re.compile(r"^#define (\w+)[ (]", re.M)
 #: The CUDA header a HIP library header stands for where several map to it (otherwise the shortest path wins).
 _MAIN_HEADERS = {"hipcub/hipcub.hpp": "cub/cub.cuh", "hipblas/hipblas.h": "cublas_v2.h",
-                 "hiprand/hiprand_kernel.h": "curand_kernel.h", "hipsolver/hipsolver.h": "cusolverDn.h"}
+                 "hiprand/hiprand_kernel.h": "curand_kernel.h", "hipsolver/hipsolver.h": "cusolverDn.h",
+                 # hipSPARSE → cuSPARSE (cusparse_v2.h is a legacy alias of cusparse.h). ROCm 7.2.4 ships only
+                 # hipsparse/hipsparse.h (no top-level hipsparse.h), so the layer has no other path either.
+                 "hipsparse/hipsparse.h": "cusparse.h"}
 #: HIP headers the tables have no header row for, and the CUDA header each stands for (ROCm's names).
 _EXTRA_HEADERS = {"hip/hip_bf16.h": "cuda_bf16.h", "hip/hip_fp8.h": "cuda_fp8.h", "hip/hip_runtime.h": "cuda_runtime.h",
                   "hip/hip_runtime_api.h": "cuda_runtime_api.h", "hip/hip_cooperative_groups.h": "cooperative_groups.h",
@@ -389,7 +393,8 @@ def link_flags(sources: Sequence[str | os.PathLike]) -> list[str]:
             continue
     out = []
     for marker, flag in (("hiprand", "-lcurand"), ("hipblas", "-lcublas"), ("hipblasLt", "-lcublasLt"),
-                         ("hipblaslt", "-lcublasLt"), ("hipfft", "-lcufft"), ("hipModule", "-lcuda")):
+                         ("hipblaslt", "-lcublasLt"), ("hipfft", "-lcufft"), ("hipsparse", "-lcusparse"),
+                         ("hipModule", "-lcuda")):
         if marker in text and flag not in out:
             out.append(flag)
     return out
