@@ -211,7 +211,7 @@ def test_verify_defaults_to_the_targets_architectures(tmp_path: Path, monkeypatc
 
     seen = []
 
-    def fake_compile(src, *, arch, include_dirs, target):
+    def fake_compile(src, *, arch, include_dirs, target, **_):
         seen.append((arch, target.name))
         from vado.model import Evidence
 
