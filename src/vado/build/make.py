@@ -21,7 +21,7 @@ import shutil
 import stat
 import tempfile
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Mapping
 
 from vado.build.cmdline import compiler_family, parse_command, split_command
 from vado.build.model import BuildConfig, TranslationUnit
