@@ -429,10 +429,10 @@ def test_fuzz_cmake_tokens_equal_their_regular_expression():
 def _check_dependency_scanners(text: str) -> None:
     from vado.scan import pydeps
 
-    m = pydeps._COMMENT.search(text)
-    assert pydeps._comment_start(text) == (m.start() if m else len(text))
-    m = pydeps._ARCHIVE.search(text)
-    assert pydeps._archive_name(text) == ((m.group(1), m.group(2)) if m else None)
+    m = pydeps.requirements_txt._COMMENT.search(text)
+    assert pydeps.requirements_txt._comment_start(text) == (m.start() if m else len(text))
+    m = pydeps.requirement._ARCHIVE.search(text)
+    assert pydeps.requirement._archive_name(text) == ((m.group(1), m.group(2)) if m else None)
 
 
 def test_fuzz_dependency_scanners_equal_their_regular_expressions():
