@@ -181,3 +181,28 @@ def test_project_hip_option_decides_the_amd_configuration_of_audit_and_port(tmp_
     port_tree(root, tmp_path / "out", ROCM)
     ported = (tmp_path / "out" / "tools" / "tool.cu").read_text()
     assert 'asm volatile("red.global.add.u32 [%0], %1;"' in ported  # the NVIDIA-only branch is left as written
+
+
+def test_backend_directories_port_leaves_both_backends_and_ports_the_rest(tmp_path: Path):
+    """The Ginkgo layout: the HIP backend, the shared code and the CUDA backend the ROCm build never
+    compiles stay byte-identical; CUDA every configuration builds (tools/bench.cu) is ported."""
+    src = PROJECTS / "backend-dirs"
+    result = port_tree(src, tmp_path / "out", ROCM)
+    before, after = _hashes(src), _hashes(tmp_path / "out")
+    kept = {p for p in before if p.startswith(("cuda/", "hip/", "common/", "tools/probe.cu"))}
+    assert kept and all(after.get(p) == before[p] for p in kept)
+    assert {f.path for f in result.translated} == {"tools/bench.cu"}
+    reasons = {s.path: (s.reason, s.detail) for s in result.skips}
+    reason, detail = reasons["cuda/device.cu"]
+    assert reason is SkipReason.OWN_HIP_PATH and "not compiled by the project's own ROCm build" in detail
+
+
+def test_backend_directories_audit_names_the_own_build():
+    from vado.audit.pipeline import audit
+
+    report = audit(PROJECTS / "backend-dirs", [ROCM])
+    cuda = next(fr for fr in report.files if fr.path == "cuda/device.cu")
+    assert all(tv.verdict is Verdict.MOVES_AS_IS for tv in cuda.verdicts)
+    assert "not compiled by the project's own ROCm build" in cuda.verdicts[0].reason
+    repo = report.verdicts[0]
+    assert "cmake -DKD_BUILD_HIP=ON" in repo.reason

@@ -213,3 +213,80 @@ def test_setup_py_torch_version_hip_is_the_switch(tmp_path: Path):
     scope = project_scope(tmp_path)
     assert scope.hip is not None and scope.hip.complete and scope.hip.switch == "torch.version.hip"
     assert scope.hip.defines == ("USE_ROCM=1",) and scope.hip.evidence == ("setup.py: torch.version.hip",)
+
+
+BACKEND_DIRS = PROJECTS / "backend-dirs"
+
+
+def test_backend_directories_hip_by_includes_and_cuda_only_parts():
+    """One directory per GPU backend (the Ginkgo layout): hip/ and the shared common/cuda_hip/ are the
+    project's own HIP path (they include HIP's headers and a CMake switch turns HIP on); cuda/ and a
+    tool CMake builds only under the CUDA option are not compiled by the ROCm build at all."""
+    scope = project_scope(BACKEND_DIRS)
+    hip = scope.hip
+    assert hip is not None and hip.complete
+    assert hip.how == "cmake -DKD_BUILD_HIP=ON -DCMAKE_HIP_ARCHITECTURES=gfx942"
+    assert hip.defines == ("KD_COMPILING_HIP",)
+    assert set(hip.hip_sources) == {"common/cuda_hip/runtime.hpp", "hip/device.hip.cpp"}
+    on_path = {p for p, fs in scope.files.items() if fs.scope is Scope.HIP_PATH and fs.why.startswith("on the")}
+    assert {"common/cuda_hip/runtime.hpp", "common/cuda_hip/reduce.hpp", "common/cuda_hip/scale_kernels.cpp",
+            "hip/device.hip.cpp"} == on_path
+    cuda = scope.of("cuda/device.cu")
+    assert cuda.scope is Scope.HIP_PATH
+    assert cuda.why == ("not compiled by the project's own ROCm build (cmake -DKD_BUILD_HIP=ON "
+                        "-DCMAKE_HIP_ARCHITECTURES=gfx942): CMakeLists.txt adds cuda/ only if KD_BUILD_CUDA, "
+                        "off in the ROCm build")
+    probe = scope.of("tools/probe.cu")
+    assert probe.scope is Scope.HIP_PATH and "add_executable(kd_probe) builds tools/probe.cu only if KD_BUILD_CUDA" in probe.why
+    # CUDA that every configuration builds, and host code, stay the project's.
+    assert scope.of("tools/bench.cu").scope is Scope.PROJECT
+    assert scope.of("core/solver.cpp").scope is Scope.PROJECT
+
+
+def test_hip_includes_without_a_switch_are_not_an_own_build(tmp_path: Path):
+    """A tree that includes HIP's headers but builds only for HIP (what a port writes) has no HIP
+    configuration beside another one: nothing there is taken for the project's own HIP path."""
+    (tmp_path / "CMakeLists.txt").write_text("project(p LANGUAGES CXX HIP)\nadd_executable(k k.hip.cpp)\n"
+                                             "set_source_files_properties(k.hip.cpp PROPERTIES LANGUAGE HIP)\n")
+    (tmp_path / "k.hip.cpp").write_text("#include <hip/hip_runtime.h>\n__global__ void k(float* x) { x[0] = 1; }\n")
+    (tmp_path / "w.cu").write_text("#include <cuda_runtime.h>\n__global__ void w(float* x) { x[0] = 2; }\n")
+    scope = project_scope(tmp_path)
+    assert scope.own_rocm_build() == ""
+    assert {fs.scope for fs in scope.files.values()} == {Scope.PROJECT}
+
+
+def test_cpu_code_including_a_platform_header_stays_the_projects(tmp_path: Path):
+    """ggml-common.h picks <hip/hip_fp16.h> for its HIP users; ggml-quants.c includes it too and is CPU
+    code every build compiles: the way up from a header on the HIP path by its includes goes through
+    GPU code only."""
+    (tmp_path / "CMakeLists.txt").write_text(
+        "project(p LANGUAGES C CXX)\noption(P_HIP \"hip\" OFF)\nif(P_HIP)\n  enable_language(HIP)\n"
+        "  add_compile_definitions(P_USE_HIP)\nendif()\nadd_library(p quants.c k.cu)\n")
+    (tmp_path / "common.h").write_text("#pragma once\n#if defined(P_USE_HIP)\n#include <hip/hip_fp16.h>\n"
+                                       "#else\n#include <cuda_fp16.h>\n#endif\n")
+    (tmp_path / "quants.c").write_text('#include "common.h"\nint q(int x) { return x + 1; }\n')
+    (tmp_path / "k.cu").write_text('#include "common.h"\n__global__ void k(__half* x) { x[0] = x[1]; }\n')
+    scope = project_scope(tmp_path)
+    assert scope.own_rocm_build().startswith("cmake -DP_HIP=ON")
+    assert scope.of("common.h").scope is Scope.HIP_PATH and scope.of("k.cu").scope is Scope.HIP_PATH
+    assert scope.of("quants.c").scope is Scope.PROJECT
+
+
+def test_a_cuda_directory_another_build_file_reaches_into_is_kept(tmp_path: Path):
+    """ggml's HIP build globs ../ggml-cuda/*.cu: a directory a CMake file outside it names a path into
+    is compiled by that build, whatever guards its add_subdirectory."""
+    (tmp_path / "CMakeLists.txt").write_text(
+        "project(p LANGUAGES CXX)\noption(P_CUDA \"\" OFF)\noption(P_HIP \"\" OFF)\n"
+        "if(P_CUDA)\n  add_subdirectory(p-cuda)\nendif()\nif(P_HIP)\n  add_subdirectory(p-hip)\nendif()\n")
+    (tmp_path / "p-cuda").mkdir()
+    (tmp_path / "p-cuda" / "CMakeLists.txt").write_text("add_library(pc k.cu)\n")
+    (tmp_path / "p-cuda" / "k.cu").write_text('#include "vendors.h"\n__global__ void k(float* x) { x[0] = 1; }\n')
+    (tmp_path / "p-cuda" / "vendors.h").write_text(
+        "#pragma once\n#if defined(P_USE_HIP)\n#include <hip/hip_runtime.h>\n#else\n#include <cuda_runtime.h>\n#endif\n")
+    (tmp_path / "p-hip").mkdir()
+    (tmp_path / "p-hip" / "CMakeLists.txt").write_text(
+        "enable_language(HIP)\nfile(GLOB SRC \"../p-cuda/*.cu\")\nadd_library(ph ${SRC})\n"
+        "add_compile_definitions(P_USE_HIP)\n")
+    scope = project_scope(tmp_path)
+    k = scope.of("p-cuda/k.cu")
+    assert k.scope is Scope.HIP_PATH and k.why.startswith("on the project's own HIP path")

@@ -148,6 +148,10 @@ _CUDA_SHFL = re.compile(rb"\b__shfl_\w*sync\b")
 _CUDA_NAME = re.compile(rb"(?:cuda|cu[A-Z]|CU[A-Z_]|CUDA|cublas|CUBLAS|cufft|CUFFT|curand|CURAND|cusparse|CUSPARSE"
                         rb"|cusolver|CUSOLVER|cudnn|CUDNN|nccl|NCCL)")
 _HIP_NAME = re.compile(rb"(?:hip|HIP|roc|ROC|rccl|RCCL)")
+#: Included names that mean HIP: the runtime and ROCm's libraries (the project writes HIP itself).
+_HIP_INCLUDE = re.compile(r"(?:hip/|hip_runtime|(?:hipblas|hipblaslt|hipsparse|hipsparselt|hipfft|hiprand|hipsolver"
+                          r"|hipcub|hiptensor|rocprim|rocblas|rocrand|rocsparse|rocsolver|rocfft|rocthrust|rocwmma"
+                          r"|rccl|miopen)[/._])")
 _MUSA_NAME = re.compile(rb"(?:musa|MUSA|mu[A-Z]|mublas|MUBLAS|mccl|MCCL)")
 #: Mapping lines a header needs to be a vendor header (``#define cudaX hipX`` …).
 _VENDOR_MIN = 8
@@ -160,6 +164,7 @@ class _CFile:
     includes: list[tuple[str, bool, bool]]  # (name, quoted, at the top level)
     cuda: bool
     maps_to: str  # "hip", "musa" or ""
+    hip: bool = False  # includes a HIP header (<hip/hip_runtime.h>, <hipblas/hipblas.h>, <rocprim/...>)
 
 
 def _read_c(path: str, abs_path: str, kind: FileKind, limit: int) -> _CFile | Skip:
@@ -201,7 +206,8 @@ def _read_c(path: str, abs_path: str, kind: FileKind, limit: int) -> _CFile | Sk
     best = max(to, key=lambda k: to[k])
     if to[best] >= _VENDOR_MIN and to[best] >= 2 * min(to.values()):
         maps_to = best
-    return _CFile(path, kind, includes, kind in _CUDA_KINDS or _uses_cuda(data, includes), maps_to)
+    hip = any(_HIP_INCLUDE.match(name) for name, _, _ in includes)
+    return _CFile(path, kind, includes, kind in _CUDA_KINDS or _uses_cuda(data, includes), maps_to, hip)
 
 
 def _uses_cuda(data: bytes, includes: list[tuple[str, bool, bool]]) -> bool:
@@ -501,6 +507,7 @@ def project_scope(root: str | os.PathLike, plan=None, *, arches: Iterable[str] =
             cf.cuda = True
 
     scopes: dict[str, FileScope] = {}
+    by_include: list[str] = []
     vendor_headers: list[str] = []
     hip_sources: list[str] = []
     for path in kinds:
@@ -557,6 +564,15 @@ def project_scope(root: str | os.PathLike, plan=None, *, arches: Iterable[str] =
                 queue.append(src)
 
     hip = _hip_build(build_texts, scopes, tuple(arches))
+    if hip is not None and hip.switch and hip.how.split(" ", 1)[0] in ("cmake", "make"):
+        # A CMake/Make switch turns HIP on and the project includes HIP's headers itself: that code is
+        # its own HIP path (Ginkgo's hip/*.hip.cpp, a header choosing <hip/hip_runtime.h> or
+        # <cuda_runtime.h>). Without a switch HIP is not one configuration among others (a tree vado
+        # ported includes HIP headers too) and nothing is taken for the project's own. A torch
+        # extension's USE_ROCM branches are not either: PyTorch's build-time hipify rewrites the
+        # rest of the file, which is what the torch-extension port is for (vado.port.torch_ext).
+        by_include = [p for p, cf in cfiles.items() if cf.hip and p not in scopes]
+        hip_sources.extend(by_include)
     if hip is not None and (vendor_headers or hip_sources):
         hip = HipBuild(hip.how, hip.switch, hip.defines, hip.undecided, tuple(sorted(vendor_headers)),
                        tuple(sorted(hip_sources)), hip.evidence)
@@ -564,7 +580,8 @@ def project_scope(root: str | os.PathLike, plan=None, *, arches: Iterable[str] =
         hip = HipBuild("", vendor_headers=tuple(sorted(vendor_headers)), hip_sources=tuple(sorted(hip_sources)),
                        evidence=("no build switch for HIP found",))
     if hip is not None and hip.complete:
-        _mark_hip_path(hip, scopes, cfiles, edges, kinds)
+        _mark_not_built(hip, scopes, kinds, build_texts)
+        _mark_hip_path(hip, scopes, cfiles, edges, kinds, frozenset(by_include))
     files = {p: scopes.get(p) or FileScope(p, Scope.PROJECT) for p in sorted(kinds, key=lambda p: p.split("/"))}
     vendored = tuple(s for s in plan.skips if s.reason is SkipReason.VENDORED)
     return ProjectScope(str(root), files, vendored, hip, tuple(skips))
@@ -593,23 +610,52 @@ def _hip_build(build_texts: Mapping[str, str], scopes: Mapping[str, FileScope], 
     return None
 
 
+def _mark_not_built(hip: HipBuild, scopes: dict[str, FileScope], kinds: Mapping[str, FileKind],
+                    build_texts: Mapping[str, str]) -> None:
+    """Mark the project's files its own ROCm build never compiles (a ``cuda/`` directory or a source
+    CMake adds only under a CUDA option): the ROCm build takes care of the project without them."""
+    from vado.scan.amd_build import not_built_for_amd
+
+    cmake = {p: t for p, t in build_texts.items()
+             if scopes.get(p) is None and p.lower().endswith(("cmakelists.txt", ".cmake"))}
+    left = not_built_for_amd(cmake, hip.switch) if cmake else {}
+    if not left:
+        return
+    for p in kinds:
+        key = next((d for d in left if p == d or p.startswith(d + "/")), None)
+        if key is not None and (scopes.get(p) is None or scopes[p].scope is Scope.PROJECT):
+            scopes[p] = FileScope(p, Scope.HIP_PATH, f"not compiled by the project's own ROCm build ({hip.how}): "
+                                                     f"{left[key]}", mixed=scopes[p].mixed if p in scopes else "")
+
+
 def _mark_hip_path(hip: HipBuild, scopes: dict[str, FileScope], cfiles: Mapping[str, _CFile],
-                   edges: Mapping[str, list[tuple[str, bool]]], kinds: Mapping[str, FileKind]) -> None:
+                   edges: Mapping[str, list[tuple[str, bool]]], kinds: Mapping[str, FileKind],
+                   by_include: frozenset[str] = frozenset()) -> None:
     """Mark the files the project's own HIP build compiles: those that reach a vendor header
-    through their includes, what they include, and the project's build files."""
+    through their includes, what they include, and the project's build files.
+
+    From a file that is on the HIP path only because it includes HIP's headers (``by_include``:
+    ``ggml-common.h`` picks ``<hip/hip_fp16.h>`` for its GPU users), the way up goes through
+    GPU code only: the CPU files that include it are compiled by every build, not by HIP's."""
     why = f"on the project's own HIP path (its ROCm build: {hip.how})"
     includers: dict[str, list[str]] = {}
     for src, outs in edges.items():
         for t, _ in outs:
             includers.setdefault(t, []).append(src)
     reached: set[str] = set(hip.vendor_headers) | set(hip.hip_sources)
+    gpu_only = set(by_include) - set(hip.vendor_headers) - {p for p in hip.hip_sources if p not in by_include}
     queue = deque(reached)
     while queue:  # upwards: every file that includes a vendor header, directly or not
         p = queue.popleft()
         for src in includers.get(p, ()):
-            if src not in reached and (scopes.get(src) is None or scopes[src].scope is Scope.PROJECT):
-                reached.add(src)
-                queue.append(src)
+            if src in reached or not (scopes.get(src) is None or scopes[src].scope is Scope.PROJECT):
+                continue
+            if p in gpu_only:
+                if src not in cfiles or not cfiles[src].cuda:
+                    continue
+                gpu_only.add(src)
+            reached.add(src)
+            queue.append(src)
     queue = deque(reached)
     while queue:  # downwards: what those include
         p = queue.popleft()

@@ -1,0 +1,176 @@
+"""What a CMake project's own AMD build leaves out: directories and sources it adds only for NVIDIA.
+
+A project with one directory per GPU backend (``cuda/`` beside ``hip/``, the Ginkgo layout)
+adds its NVIDIA backend only when a CUDA option is on::
+
+    if(KD_BUILD_CUDA)
+        add_subdirectory(cuda)
+    endif()
+
+Its ROCm build (the HIP switch on, on a machine without CUDA, so every CUDA option off)
+never compiles ``cuda/``: that code is neither to judge for ROCm nor to port, and editing it
+only makes a second, dead HIP backend. :func:`not_built_for_amd` reads the CMake files
+(never runs them) and returns what the AMD configuration leaves out, with the command and
+the condition that say so.
+
+Sound, not complete: an ``add_subdirectory`` or a target's literal source is left out only
+when every ``if()`` around it is decided and one of them is false in the AMD configuration,
+the same directory or source is not added anywhere else under a condition that may hold,
+and no CMake file outside a left-out directory names a path into it (ggml's HIP build globs
+``../ggml-cuda/*.cu``). Anything built through variables or functions stays the project's.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import Mapping
+
+__all__ = ["is_cuda_switch", "not_built_for_amd"]
+
+_TRUE = frozenset({"ON", "YES", "TRUE", "Y", "1"})
+_FALSE = frozenset({"OFF", "NO", "FALSE", "N", "0", "", "IGNORE", "NOTFOUND"})
+_CUDA_LAST = frozenset({"CUDA", "NVIDIA", "CUBLAS", "CUDNN", "NVCC", "CUTLASS"})
+_TARGET_COMMANDS = frozenset({"add_executable", "add_library", "cuda_add_executable", "cuda_add_library",
+                              "target_sources"})
+_TARGET_KEYWORDS = frozenset({"STATIC", "SHARED", "MODULE", "OBJECT", "INTERFACE", "EXCLUDE_FROM_ALL",
+                              "PRIVATE", "PUBLIC", "IMPORTED", "ALIAS", "GLOBAL", "WIN32", "MACOSX_BUNDLE"})
+#: What CMake sets when it finds CUDA (never on a machine without it).
+_CUDA_FOUND = ("CMAKE_CUDA_COMPILER", "CUDAToolkit_FOUND", "CUDA_FOUND", "CUDA_TOOLKIT_FOUND")
+_SOURCE = re.compile(r"\.(?:cu|cuh|c|cc|cpp|cxx|c\+\+|h|hh|hpp|hxx|inc)$", re.IGNORECASE)
+#: Variables that name a fixed directory: the CMake file's own, or the project's root.
+_HERE = ("${CMAKE_CURRENT_SOURCE_DIR}/", "${CMAKE_CURRENT_LIST_DIR}/")
+_ROOT = ("${PROJECT_SOURCE_DIR}/", "${CMAKE_SOURCE_DIR}/")
+
+
+def is_cuda_switch(name: str) -> bool:
+    """A CMake option that turns on NVIDIA code (``KD_BUILD_CUDA``, ``USE_CUDA``, ``WITH_CUDNN``)."""
+    parts = name.upper().split("_")
+    return parts[-1] in _CUDA_LAST or (len(parts) >= 2 and parts[0] in ("USE", "WITH", "ENABLE", "BUILD")
+                                       and parts[1] in _CUDA_LAST)
+
+
+def _options(parsed: Mapping[str, list]) -> dict[str, bool]:
+    """Options with a literal default (a default read from a variable is not known here)."""
+    out: dict[str, bool] = {}
+    for cmds in parsed.values():
+        for c in cmds:
+            if c.lname in ("option", "cmake_dependent_option") and c.args:
+                default = c.args[2].text.upper() if len(c.args) > 2 else "OFF"
+                if default in _TRUE or default in _FALSE:
+                    out[c.args[0].text] = default in _TRUE
+    return out
+
+
+def _path(cmake_path: str, arg: str) -> str | None:
+    """The project path an argument names, relative to the root, or None (another variable, outside)."""
+    base = posixpath.dirname(cmake_path)
+    for prefix in _HERE:
+        if arg.startswith(prefix):
+            arg = arg[len(prefix):]
+            break
+    else:
+        for prefix in _ROOT:
+            if arg.startswith(prefix):
+                arg, base = arg[len(prefix):], ""
+                break
+    if "$" in arg or arg.startswith("/") or not arg:
+        return None
+    p = posixpath.normpath(posixpath.join(base, arg))
+    return None if p.startswith("..") or p == "." else p
+
+
+def not_built_for_amd(cmake_texts: Mapping[str, str], switch: str) -> dict[str, str]:
+    """Directories and sources (root-relative paths) the AMD configuration of these CMake files leaves
+    out, each with why: the HIP option ``switch`` on, every CUDA option off, other options at their
+    literal defaults. A directory key covers everything under it."""
+    from vado.scan.buildfiles import cmake_commands
+
+    parsed = {p: cmake_commands(t)[0] for p, t in cmake_texts.items()}
+    values = _options(parsed)
+    # No CUDA on the machine a ROCm build runs on: every CUDA option and what finding CUDA sets is off.
+    values.update(dict.fromkeys(_CUDA_FOUND, False))
+    for cmds in parsed.values():
+        for c in cmds:
+            if c.lname in ("option", "cmake_dependent_option", "if", "elseif"):
+                names = [a.text[2:-1] if a.text.startswith("${") and a.text.endswith("}") else a.text
+                         for a in (c.args[:1] if c.lname != "if" and c.lname != "elseif" else c.args)]
+                values.update({n: False for n in names if is_cuda_switch(n)})
+    if switch:
+        values[switch] = True
+    # Directories first; then sources, read only from the CMake files the AMD build reads.
+    dirs_off, dirs_on = _walk(parsed, values, ("add_subdirectory",), skip=())
+    out = {d: why for d, why in dirs_off.items()
+           if d not in dirs_on and not _named_from_outside(d, cmake_texts)}
+    files_off, files_on = _walk(parsed, values, _TARGET_COMMANDS, skip=tuple(out))
+    for f, why in files_off.items():
+        if f in files_on or _under(f, tuple(out)):
+            continue
+        name = posixpath.basename(f)
+        mentions = sum(len(re.findall(r"(?<![\w.-])" + re.escape(name) + r"(?![\w.-])", t))
+                       for p, t in cmake_texts.items() if not _under(p, tuple(out)))
+        if mentions == 1:  # named once, in that command: no variable or other target carries it
+            out[f] = why
+    return out
+
+
+def _under(path: str, dirs: tuple[str, ...]) -> bool:
+    return any(path == d or path.startswith(d + "/") for d in dirs)
+
+
+def _walk(parsed: Mapping[str, list], values: Mapping[str, bool], commands, skip: tuple[str, ...]):
+    """(path → why, for those named only under a false condition; paths named under a condition that
+    may hold) of ``commands`` in the CMake files not under ``skip``."""
+    from vado.scan.scope import _cond
+
+    off: dict[str, str] = {}
+    on: set[str] = set()
+    for path in sorted(parsed):
+        if _under(path, skip):
+            continue
+        # Frames: [this branch's value, some branch held, the condition's text]
+        stack: list[list] = []
+        for c in parsed[path]:
+            args = [a.text for a in c.args]
+            if c.lname == "if":
+                v = _cond(args, values)
+                stack.append([v, v is True, " ".join(args)])
+            elif c.lname == "elseif" and stack:
+                v = _cond(args, values)
+                frame = stack[-1]
+                frame[0] = False if frame[1] else v
+                frame[1] = frame[1] or v is True
+                frame[2] = " ".join(args)
+            elif c.lname == "else" and stack:
+                frame = stack[-1]
+                frame[0] = False if frame[1] else (None if frame[0] is None else not frame[0])
+                frame[2] = f"NOT ({frame[2]})"
+            elif c.lname == "endif" and stack:
+                stack.pop()
+            elif c.lname in commands:
+                if c.lname == "add_subdirectory":
+                    named = [_path(path, args[0])] if args else []
+                    what, suffix = "adds", "/"
+                else:
+                    named = [_path(path, a) for a in args[1:] if a not in _TARGET_KEYWORDS and _SOURCE.search(a)]
+                    what, suffix = f"{c.lname}({args[0] if args else ''}) builds", ""
+                named = [p for p in named if p]
+                false = next((f for f in stack if f[0] is False), None)
+                if false is None:
+                    on.update(named)
+                    continue
+                for p in named:
+                    off.setdefault(p, f"{path} {what} {p}{suffix} only if {false[2]}, off in the ROCm build")
+    return off, on
+
+
+def _named_from_outside(directory: str, cmake_texts: Mapping[str, str]) -> bool:
+    """Whether a CMake file outside ``directory`` names a path into it (``../cuda/x.cu``)."""
+    base = posixpath.basename(directory)
+    into = re.compile(r"(?:^|[\s\"'(/])(?:\.\./)+" + re.escape(base) + r"/|/" + re.escape(directory) + r"/")
+    for path, text in cmake_texts.items():
+        if path.startswith(directory + "/"):
+            continue
+        if into.search(text):
+            return True
+    return False
