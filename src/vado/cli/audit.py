@@ -13,6 +13,10 @@ from vado.cli.params import Argument, CommandExit, Option
 
 Format = Literal["text", "concise", "json", "sarif", "markdown", "html", "github", "gitlab", "junit"]
 FORMATS = get_args(Format)
+#: ``--color``: auto (a terminal, unless NO_COLOR; FORCE_COLOR forces), always, never.
+Color = Literal["auto", "always", "never"]
+COLOR_HELP = ("Colour the text report: auto (on a terminal, unless NO_COLOR is set; FORCE_COLOR forces it), "
+              "always, never.")
 _SEVERITIES_AND_VERDICTS = "SEVERITY|VERDICT|TARGET:VERDICT"
 
 
@@ -53,6 +57,7 @@ def audit(
     include_vendored: bool = Option(False, "--include-vendored", help="Scan third_party/, vendor/ and similar."),
     include_backends: bool = Option(False, "--include-backends", help="Judge other backends' code too (SYCL, MUSA, Vulkan, Metal, CPU instruction sets)."),
     include_hip_path: bool = Option(False, "--include-hip-path", help="Judge the project's own HIP path for ROCm as CUDA code, as if it had no ROCm build."),
+    color: Color = Option("auto", "--color", help=COLOR_HELP),
     quiet: bool = Option(False, "--quiet", "-q", help="No summary or progress on stderr."),
 ) -> None:
     """Audit a tree: every CUDA dependency, its verdict per target, the reason and the effort.
@@ -160,7 +165,7 @@ def audit(
 
                 kwargs = disk_context(result)
             elif format == "text" and not output:
-                kwargs = term.report_style()  # colour and width on a terminal, plain when piped
+                kwargs = term.report_style(color)  # colour and width on a terminal, plain when piped
             text = render(result, format, **kwargs) if kwargs else render(result, format)
     except VadoError as exc:
         raise fail(exc)

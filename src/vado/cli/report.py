@@ -15,6 +15,8 @@ from typing import List, Literal, Optional, get_args
 
 import typer
 
+from vado.cli.audit import COLOR_HELP, Color
+
 Format = Literal["text", "markdown", "html", "json", "concise", "sarif", "github", "gitlab", "junit"]
 #: Formats of audit results only (bench results are text, markdown, html or json).
 AUDIT_ONLY = ("concise", "sarif", "github", "gitlab", "junit")
@@ -29,6 +31,7 @@ def report(
         help="Output format; an audit result also as concise, sarif, github, gitlab or junit (e.g. a CI job's second view of one audit).",
     ),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
+    color: Color = typer.Option("auto", "--color", help=COLOR_HELP),
 ) -> None:
     """Render vado JSON results; several bench results are compared side by side (ratios vs the first).
 
@@ -38,8 +41,10 @@ def report(
     from vado.errors import ReportError, VadoError
 
     term = get_terminal()
+    # An audit's text report is coloured as `vado audit` colours it: on a terminal, by the same rules.
+    style = term.report_style(color) if format == "text" and not output else None
     try:
-        text = render_files(files, format)
+        text = render_files(files, format, style=style)
     except VadoError as exc:
         term.error(exc.what + (f": {exc.why}" if exc.why else ""), exc.tip)
         # A file that is no vado result is the caller's mistake, not a failure of the tool.
@@ -72,8 +77,13 @@ def _load(path: Path):
                       "pass a file vado wrote with --format json")
 
 
-def render_files(files: List[Path], format: str) -> str:
-    """The report of ``files`` in ``format`` (see the module docstring)."""
+def render_files(files: List[Path], format: str, *, style: Optional[dict] = None) -> str:
+    """The report of ``files`` in ``format`` (see the module docstring).
+
+    ``style`` (``width``, ``color``; :meth:`vado.cli.terminal.Terminal.report_style`) applies to
+    audit results in text: the terminal's width and colour. Without it the text is plain and 100
+    columns wide, as a file or a pipe gets it.
+    """
     from vado.bench import render as R
     from vado.bench.results import dumps
     from vado.errors import UsageError
@@ -95,7 +105,9 @@ def render_files(files: List[Path], format: str) -> str:
 
             ((_, obj),) = loaded
             return render(obj, format, **disk_context(obj))
-        return "\n".join(render(obj, format) if k == "audit" else R.render(obj, format) for k, obj in loaded)
+        audit_style = style if format == "text" and style else {}
+        return "\n".join(render(obj, format, **audit_style) if k == "audit" else R.render(obj, format)
+                         for k, obj in loaded)
     objs = [o for _, o in loaded]
     if len(objs) == 1:
         return dumps(objs[0]) if format == "json" else R.render(objs[0], format)

@@ -1,7 +1,8 @@
 """The one terminal facade: every command prints through this, never through print().
 
 Data goes to stdout (or a file), summaries and errors to stderr. Colour follows
-NO_COLOR / FORCE_COLOR and whether the stream is a terminal; the width follows
+NO_COLOR / FORCE_COLOR and whether the stream is a terminal (``--color`` of the
+commands that write a text report decides over them); the width follows
 COLUMNS, so tests can fix both and compare exact output.
 """
 
@@ -64,16 +65,22 @@ class Terminal:
             sys.stdout.write("\n")
         sys.stdout.flush()
 
-    def report_style(self) -> dict:
+    def report_style(self, color: str = "auto") -> dict:
         """``width`` and ``color`` for a text report written to stdout.
 
-        On a terminal: its width, and colour unless ``NO_COLOR`` is set (or ``TERM=dumb``).
-        Piped or redirected: the report's fixed default width and no colour, so files and
-        pipes get the same plain text whatever terminal ran the command.
+        ``color`` is the ``--color`` option. ``auto``: colour on a terminal unless ``NO_COLOR`` is set
+        (or ``TERM=dumb``); ``FORCE_COLOR`` counts a pipe as a terminal (rich's rule). ``always`` and
+        ``never`` decide whatever the environment says. On a terminal the report takes its width;
+        piped or redirected, the report's fixed default width, so files and pipes get the same text
+        whatever terminal ran the command.
         """
-        if not self.out.is_terminal:
-            return {"width": None, "color": False}
-        return {"width": self.out.width, "color": not self.out.no_color and not self.out.is_dumb_terminal}
+        terminal = self.out.is_terminal
+        width = self.out.width if terminal else None
+        if color == "always":
+            return {"width": width, "color": True}
+        if color == "never" or not terminal:
+            return {"width": width, "color": False}
+        return {"width": width, "color": not self.out.no_color and not self.out.is_dumb_terminal}
 
     def show(self, renderable) -> None:
         """Render something rich to stdout."""
