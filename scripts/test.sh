@@ -5,9 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian 12's HIP 5.2 (the hip-5.2 target's compiler), a C compiler and Python headers for vado's extension,
-# cmake for llama-cpp-python, and venv for Debian's own python3 (PEP 668).
+# cmake for llama-cpp-python, venv for Debian's own python3 (PEP 668), git for the pre-commit hook's tests and
+# shellcheck for the GitHub action's shell steps.
 APT_PACKAGES=(hipcc libamdhip64-dev rocm-device-libs librocprim-dev libhiprand-dev librocrand-dev
-              libhipsparse-dev librocsparse-dev gcc g++ make cmake python3-dev python3-venv)
+              libhipsparse-dev librocsparse-dev gcc g++ make cmake python3-dev python3-venv git shellcheck)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

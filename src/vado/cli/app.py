@@ -34,6 +34,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("tune", "tune", "tune"),
     ("report", "report", "report"),
     ("skill", "skill", "skill"),
+    ("ci", "ci", "ci"),
 )
 
 
