@@ -46,6 +46,50 @@ def smollm2_gguf() -> Path:
 @contextlib.contextmanager
 def llama_server(log_dir: Path, *, alias: str = "smollm2", n_ctx: int = 1024, start_timeout_s: float = 180.0):
     """Yield ``http://127.0.0.1:PORT`` of a running llama.cpp server; stop it afterwards."""
+    with llama_server_process(log_dir, alias=alias, n_ctx=n_ctx, start_timeout_s=start_timeout_s) as server:
+        yield server.url
+
+
+class LlamaServer:
+    """A running llama.cpp server: its ``url``, process (``proc``) and log file (``log_path``)."""
+
+    def __init__(self, url: str, proc: subprocess.Popen, log_path: Path) -> None:
+        self.url, self.proc, self.log_path = url, proc, log_path
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def answered(self, path: str = "/v1/") -> int:
+        """How many POST requests under ``path`` the server has answered (uvicorn's access lines)."""
+        return sum(1 for line in self.log().splitlines() if f'"POST {path}' in line)
+
+    def connections(self) -> int:
+        """Established TCP connections to the server's port now (a request being read or answered)."""
+        port = int(self.url.rsplit(":", 1)[1])
+        n = 0
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            try:
+                rows = Path(table).read_text().splitlines()[1:]
+            except OSError:
+                continue
+            for row in rows:
+                fields = row.split()
+                local, state = fields[1], fields[3]
+                if state == "01" and int(local.rsplit(":", 1)[1], 16) == port:  # 01: ESTABLISHED, server side
+                    n += 1
+        return n
+
+
+def _no_core_files() -> None:
+    # A test that crashes the server on purpose (SIGSEGV) leaves no core file behind.
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+@contextlib.contextmanager
+def llama_server_process(log_dir: Path, *, alias: str = "smollm2", n_ctx: int = 1024, start_timeout_s: float = 180.0):
+    """Yield a :class:`LlamaServer` running SmolLM2 at a free port; stop it afterwards (if it still runs)."""
     port = free_port()
     log_path = log_dir / "llama-server.log"
     # llama.cpp logs a lot: a pipe nobody reads would fill up and stall the server, so it goes to a file.
@@ -53,7 +97,7 @@ def llama_server(log_dir: Path, *, alias: str = "smollm2", n_ctx: int = 1024, st
         proc = subprocess.Popen(
             [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_gguf()), "--model_alias", alias,
              "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx), "--seed", "0"],
-            stdout=log, stderr=subprocess.STDOUT,
+            stdout=log, stderr=subprocess.STDOUT, cwd=log_dir, preexec_fn=_no_core_files,
         )
         url = f"http://127.0.0.1:{port}"
         try:
@@ -70,9 +114,10 @@ def llama_server(log_dir: Path, *, alias: str = "smollm2", n_ctx: int = 1024, st
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"llama_cpp.server did not start within {start_timeout_s:g} s")
                 time.sleep(0.3)
-            yield url
+            yield LlamaServer(url, proc, log_path)
         finally:
-            proc.terminate()
+            if proc.poll() is None:
+                proc.terminate()
             try:
                 proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
