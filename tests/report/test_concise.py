@@ -40,6 +40,9 @@ def test_paths_are_the_files_as_given():
     here = os.getcwd()
     assert display_path(here, "a/k.cu") == os.path.join("a", "k.cu")  # several files: relative to the root
     assert display_path("/elsewhere/x", "k.cu") == "/elsewhere/x/k.cu"
+    # `vado audit .` (outside a git repository, where CI formats fall back to these paths): no `./` before them.
+    assert display_path(".", "k.cu") == "k.cu" and display_path("./src", "a/k.cu") == os.path.join("src", "a", "k.cu")
+    assert display_path("..", "k.cu") == os.path.join("..", "k.cu")
 
 
 def test_the_concise_audit_does_not_import_rich(tmp_path: Path):

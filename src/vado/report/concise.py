@@ -30,7 +30,8 @@ def display_path(root: str, path: str) -> str:
     if os.path.isabs(full):
         rel = os.path.relpath(full)
         return full if rel.startswith("..") else rel
-    return full
+    # `vado audit .` names its files `k.cu`, not `./k.cu` (a CI service matches the path as written).
+    return os.path.normpath(full)
 
 
 def render_concise(result: AuditResult) -> str:
