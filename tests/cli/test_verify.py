@@ -95,6 +95,9 @@ def test_verify_real_port_and_broken_port(noenv, tmp_path):
     res = run(bad, "--arch", "gfx90a", "--original", FIXTURES / "broken_api", "--target", "hip-5.2")
     assert res.exit_code == 1
     assert "k.cu:10:5 [gfx90a] (original k.cu:10) API003: use of undeclared identifier 'cudaGraphExecNodeSetParams'" in res.stdout
+    # What to do next, after the grouped errors: the findings, the agent, and verify again.
+    assert "next: each error above names the finding at its line" in " ".join(res.stderr.split())
+    assert f"vadoverify{bad}`again" in "".join(res.stderr.split())  # the terminal may fold the path
 
 
 @requires_cc

@@ -149,4 +149,8 @@ def verify(
         if note.startswith("WARNING: "):
             term.warn(note[len("WARNING: "):])
     term.info(f"{n} evidence records; verification {'passed' if result.passed else 'failed'}")
+    if not result.passed:
+        term.info(f"next: each error above names the finding at its line (`vado explain CODE` says what to do); "
+                  f"fix those lines in {out}, or let `vado agent` propose edits that only verify's pass keeps; then "
+                  f"`vado verify {out}` again (units whose files did not change come from the cache)")
     raise typer.Exit(0 if result.passed else 1)
