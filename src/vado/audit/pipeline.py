@@ -10,8 +10,8 @@ import contextlib
 import gc
 import os
 import time
+from collections import Counter
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Callable, Sequence
 
 from vado import __version__
@@ -36,7 +36,7 @@ class _Job:
     size: int
 
 
-_Outcome = tuple  # (path, findings or Skip, FileReport or None)
+_Outcome = tuple  # (path, findings or Skip, FileReport or None, ((code, count), ...) the filters left out)
 
 #: The findings of one file an audit lists (its verdicts and counts cover them all).
 MAX_FINDINGS_PER_FILE = 1000
@@ -78,17 +78,21 @@ def _check_jobs(jobs: Sequence[_Job], targets: Sequence[Target], options: dict, 
         try:
             data = read_regular(job.abs_path)
         except OSError as exc:
-            out.append((job.path, Skip(job.path, SkipReason.UNREADABLE, exc.strerror or str(exc)), None))
+            out.append((job.path, Skip(job.path, SkipReason.UNREADABLE, exc.strerror or str(exc)), None, ()))
             continue
         found = check_bytes(job.path, data, targets, kind=job.kind, options=options)
+        left_out: tuple = ()
         if filters is not None:  # vado.audit.filters.FindingFilter: selection, suppressions, baseline
-            found = filters.apply(job.path, data, found)
+            kept = filters.apply(job.path, data, found)
+            if len(kept) != len(found):
+                left_out = tuple((Counter(f.code for f in found) - Counter(f.code for f in kept)).items())
+            found = kept
         report = file_report(job.path, job.kind, job.size, found, target_names)
         if max_findings and len(found) > max_findings:
             # The verdicts and counts above cover every finding; the list is cut so that one
             # generated or pathological file cannot make a report of gigabytes.
             found = found[:max_findings]
-        out.append((job.path, found, report))
+        out.append((job.path, found, report, left_out))
     return out
 
 
@@ -214,8 +218,10 @@ def audit(
     file_reports = []
     findings: list[Finding] = []
     scanned_bytes = 0
+    filtered: Counter = Counter()
     for job in job_list:
-        _, res, report = results[job.path]
+        _, res, report, left_out = results[job.path]
+        filtered.update(dict(left_out))
         if isinstance(res, Skip):
             skips.append(res)
             continue
@@ -250,6 +256,7 @@ def audit(
             bytes_scanned=scanned_bytes,
             duration_s=round(time.perf_counter() - started, 3),
             jobs=jobs,
+            filtered=dict(sorted(filtered.items())),
         ),
         errors=tuple(limits),
         tool_version=__version__,

@@ -57,6 +57,9 @@ class AuditStats:
     bytes_scanned: int = 0
     duration_s: float = 0.0
     jobs: int = 1
+    #: Findings the audit's filters left out (inline suppressions, the baseline, per-file ignores, the
+    #: rule selection), code → count: they are in no verdict, though the code still holds them.
+    filtered: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -276,6 +276,22 @@ def fmt_bytes(n: int) -> str:
     raise AssertionError("unreachable")
 
 
+def filtered_note(result: AuditResult) -> str:
+    """What the audit's filters left out of every verdict (suppressions, baseline, selection), or "".
+
+    A suppressed finding is in no verdict (the ruff model: CI passes on what a person accepted), so a
+    verdict over a filtered audit says less than it seems to: this line says how much less."""
+    left = getattr(result.stats, "filtered", None) or {}
+    if not left:
+        return ""
+    n = sum(left.values())
+    codes = ", ".join(f"{c}×{k}" for c, k in sorted(left.items(), key=lambda kv: (-kv[1], kv[0]))[:6])
+    more = "" if len(left) <= 6 else f" and {len(left) - 6} more codes"
+    return (f"{plural(n, 'finding')} left out by suppressions, the baseline or the rule selection "
+            f"({codes}{more}) count in no verdict above; the code still holds them "
+            f"(--no-suppressions, and no --baseline, count them)")
+
+
 def plural(n: int, word: str) -> str:
     """``1 finding``, ``2 findings``."""
     return f"{n} {word}" if n == 1 else f"{n} {word}s"

@@ -306,6 +306,9 @@ def render_html(result: AuditResult) -> str:
         )
     else:
         body.append("<p>No targets were audited.</p>")
+    note = S.filtered_note(result)
+    if note:
+        body.append(f'<p class="note"><strong>Note:</strong> {e(note)}.</p>')
 
     body.append("<h2>Findings by family</h2>")
     fams = S.family_summaries(result)

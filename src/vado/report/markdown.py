@@ -156,6 +156,9 @@ def _render(result: AuditResult, finding_rows: int | None, skip_rows: int | None
     else:
         out.append("No targets were audited.")
     out.append("")
+    note = S.filtered_note(result)
+    if note:
+        out += [f"**Note:** {esc(note)}.", ""]
 
     out += ["## Findings", ""]
     findings = S.findings_worst_first(result)

@@ -216,6 +216,9 @@ def render_terminal(result: AuditResult, *, width: int | None = None, color: boo
             if ts.reason:
                 line.append(f" ({ts.reason})", style="dim")
             console.print(Padding(line, (0, 0, 0, 2)))
+        note = S.filtered_note(result)
+        if note:
+            console.print(Text(f"note: {note}", style="yellow"))
     else:
         console.print(Text("  no targets were audited"))
 
