@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from wave64_differential import SOURCE_EXTS, VARIANTS, _sources, check, hipify_tree, program_dir  # noqa: E402
+from wave64_differential import SOURCE_EXTS, VARIANTS, _sources, check, clock_seeds, hipify_tree, program_dir  # noqa: E402
 
 LIST = ROOT / "benchmarks" / "wave64_programs.json"
 #: Largest file copied from a program's directory (sources only: its data sets stay behind).
@@ -154,7 +154,7 @@ def complete_layer(inc: Path) -> list[str]:
 def prepare(args) -> dict:
     """Write the work directory for the list's programs (see the module docstring); returns the manifest."""
     from vado.knowledge.targets import get_target
-    from vado.verify.hip_on_cuda import cross_lane_kernels, mark_file_exits, write_include_dir
+    from vado.verify.hip_on_cuda import cross_lane_kernels, device_printf_formats, mark_file_exits, write_include_dir
 
     roots = dict(r.split("=", 1) for r in args.root)
     doc = load_list(args.list, roots)
@@ -207,6 +207,8 @@ def prepare(args) -> dict:
         if stops:
             prog["stopped"] = {"vado": stops[0] + (f" (and {len(stops) - 1} more)" if len(stops) > 1 else "")}
         prog["kernels"] = {v: cross_lane_kernels(at[v]) for v in ("vado", "hipify")}
+        prog["device_printf"] = device_printf_formats(at["orig"])
+        prog["clock_seeds"] = clock_seeds(at["orig"])
         for v in ("vado", "hipify"):  # as vado verify --wave 64 builds a port: its kernels count lanes that leave
             for f in _sources(at[v]):
                 mark_file_exits(f)
