@@ -195,9 +195,10 @@ def prepare(args) -> dict:
         stops, remaining, untranslated = _port_three(at, target, hipify)
         shared = [f"{spec['source']}/{s}" for s in spec.get("shared", [])]
         stops += [s for sh in shared for s in shared_stops.get(sh, [])]
-        flags = [*src.get("flags", []), *[f"-I{i}" for i in spec.get("include", [])]]
+        flags = [*src.get("flags", []), *spec.get("flags", []), *[f"-I{i}" for i in spec.get("include", [])]]
         prog = {"name": name, "source": spec["source"], "dir": spec["dir"], "tags": spec.get("tags", []),
                 "why": spec.get("why", ""), "args": spec.get("args", ""), "shared": shared,
+                **({"makefile_args": spec["makefile_args"]} if "makefile_args" in spec else {}),
                 "shared_sources": [f"{spec['source']}/{s}" for s in spec.get("shared_sources", [])],
                 "libs": spec.get("libs", []), "ignore_lines": spec.get("ignore_lines"), "siblings": [], "data": [], "remaining": remaining, "host_cpp": True,
                 "hipify_failed": untranslated,
