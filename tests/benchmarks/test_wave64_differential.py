@@ -111,3 +111,26 @@ def test_throughput_lines_are_timing_lines():
     assert re.search(d.TIMING, "Texture fetch rate (Mpix/s) for pitch linear: 1.88e+03; for array: 1.93e+03")
     assert re.search(d.TIMING, "Throughput = 12.5 GFlop/s")
     assert not re.search(d.TIMING, "Result native operators : 641277.000000")
+
+
+def test_the_time_shim_pins_time_for_a_run_and_only_for_it(tmp_path):
+    import shutil
+    import subprocess
+
+    import pytest
+
+    d = _module()
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler here")
+    lib = d._fixed_time_shim(tmp_path)
+    assert lib is not None and lib.is_file()
+    prog = tmp_path / "p"
+    prog.mkdir()
+    (tmp_path / "seed.c").write_text('#include <stdio.h>\n#include <stdlib.h>\n#include <time.h>\n'
+                                     'int main(void) { time_t t = time(NULL); srand((unsigned)t); '
+                                     'printf("%ld %d\\n", (long)t, rand()); return 0; }\n')
+    subprocess.run([cc, "-O1", "-o", str(prog / "vado-main"), str(tmp_path / "seed.c")], check=True)
+    pinned = [d._run(prog, "", 30, lib)["stdout"] for _ in range(2)]
+    assert pinned[0] == pinned[1] and pinned[0].startswith("1700000000 ")
+    assert not d._run(prog, "", 30)["stdout"].startswith("1700000000 ")
