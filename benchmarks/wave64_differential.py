@@ -60,7 +60,7 @@ SOURCE_EXTS = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".cc", ".c", ".inl")
 VARIANTS = ("orig", "vado", "hipify")
 #: Seconds one nvcc build may take on the GPU machine.
 BUILD_TIMEOUT = 360
-TIMING = (r"(?i)\b(time|times|timing|elapsed|duration|throughput|bandwidth|latency|g?flops|[gmk]i?b/s|"
+TIMING = (r"(?i)\b(time|times|timing|runtime|elapsed|duration|throughput|bandwidth|latency|g?flops|[gmk]i?b/s|"
           r"ms|msec|usec|us|ns|sec|secs|seconds|\w+/s|\w+/sec)\b")
 
 
