@@ -286,3 +286,32 @@ def test_an_ignore_lines_entry_needs_a_valid_pattern_and_a_reason(tmp_path):
         (tmp_path / "l.json").write_text(json.dumps(doc))
         with pytest.raises(ValueError, match=says):
             w.load_list(tmp_path / "l.json")
+
+
+def test_rocm_compiles_vados_ports_unit_by_unit_and_records_each_result(tmp_path):
+    w = _samples()
+    work = tmp_path / "work"
+    progs = []
+    for name, text in (("good", "int main() {}\n"), ("bad", "BROKEN\n")):
+        d = work / "src" / name / "vado" / "prog"
+        d.mkdir(parents=True)
+        (d / "main.cu").write_text(text)
+        progs.append({"name": name, "shared": ["s/Common"],
+                      "units": [{"source": "main.cu", "flags": ["-std=c++17", "-fopenmp"], "rdc": False}]})
+    progs.append({"name": "stopped", "units": [{"source": "main.cu", "flags": [], "rdc": False}],
+                  "stopped": {"vado": "API009 k.cu:1: a tile shuffle of a uint4"}})
+    (work / "manifest.json").write_text(json.dumps({"programs": progs}))
+    # A stand-in for ROCm's hipcc: records its arguments, fails on a source that says BROKEN.
+    hipcc = tmp_path / "hipcc"
+    hipcc.write_text("#!/bin/sh\necho \"$@\" >> \"$(dirname \"$0\")/args.txt\"\nfor a in \"$@\"; do case $a in *.cu) "
+                     "if grep -q BROKEN \"$a\"; then echo \"$a:1:1: error: broken\" >&2; exit 1; fi;; esac; done\nexit 0\n")
+    hipcc.chmod(0o755)
+    assert w.rocm_here(work, str(hipcc), "gfx950") == {"ok": 1, "failed": 1}
+    by = {p["name"]: p for p in json.loads((work / "manifest.json").read_text())["programs"]}
+    assert by["good"]["rocm_compile"] == {"arch": "gfx950", "result": "ok"}
+    assert by["bad"]["rocm_compile"]["result"] == "main.cu: main.cu:1:1: error: broken"
+    assert "rocm_compile" not in by["stopped"]
+    args = (tmp_path / "args.txt").read_text().splitlines()
+    assert len(args) == 2 and all(a.startswith("-x hip --offload-arch=gfx950 -O1 -std=c++17 -fopenmp "
+                                               "-DVADO_W64_EXIT_GUARD= -I") for a in args)
+    assert all(f"{work.resolve()}/shared/vado/s/Common" in a for a in args)
