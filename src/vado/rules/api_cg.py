@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from vado.model import Effort, Finding, Severity, Target, Verdict
+from vado.model import Applicability, Edit, Effort, Finding, Fix, Severity, Target, Verdict
 from vado.rules import cuda_syntax as cs
 from vado.rules.base import FileContext, Rule
 from vado.scan.lexer import Kind
@@ -141,14 +141,19 @@ class CooperativeGroupsTheTargetLacks(Rule):
         // a block-level reduction through shared memory for 128 threads; for labels,
         // a loop of binary_partition or __match_any_sync with a masked reduction
         auto tile = cg::tiled_partition<64>(block);
-        uint4 q = make_uint4(warp.shfl_xor(v4.x, 1), warp.shfl_xor(v4.y, 1),
-                             warp.shfl_xor(v4.z, 1), warp.shfl_xor(v4.w, 1));
+        uint4 q = vado_cg_shfl_xor(warp, v4, 1);  // what vado port writes: 32 bits at a time
 
     Fix safety
     ----------
-    No fix: each needs a choice of algorithm (a shared-memory stage for a tile
-    wider than a wavefront, a split by label). The finding stays after the port
-    so that it is not reported as done.
+    A group shuffle of a vector type or a struct on a group named by a plain name
+    (``tile.shfl_xor(v4, 1)``) becomes ``vado_cg_shfl_xor(tile, v4, 1)``, a helper the
+    port writes into the file (:mod:`vado.port.compat.cg_shuffle`) that moves the value
+    32 bits at a time through the group's own shuffle of an ``unsigned int``, as CUDA's
+    group shuffle does: safe, the same lanes and the same bits. Another group expression
+    (``holder.tile.shfl_xor(…)``) is reported without a fix. The rest has no fix: each
+    needs a choice of algorithm (a shared-memory stage for a tile wider than a
+    wavefront, a split by label). The finding stays after the port so that it is not
+    reported as done.
 
     References
     ----------
@@ -162,6 +167,7 @@ class CooperativeGroupsTheTargetLacks(Rule):
     code = "API009"
     name = "cooperative-groups-the-target-lacks"
     severity = Severity.HIGH
+    can_fix = True
     file_kinds = cs.CUDA_CXX_KINDS
 
     def check(self, ctx: FileContext) -> Iterable[Finding]:
@@ -210,11 +216,27 @@ class CooperativeGroupsTheTargetLacks(Rule):
                 continue
             end = next((k for k in range(i + 2, close) if toks[k][3] == ","), close)
             kind = _value_type(view, i + 2, end)
-            if kind is not None:
+            if kind is None:
+                continue
+            name = toks[i][3]
+            group = toks[i - 2] if i >= 2 and toks[i - 1][3] == "." and toks[i - 2][0] is Kind.IDENT else None
+            if group is None or (i >= 3 and toks[i - 3][3] in (".", "->", "::")):
                 yield self._finding(
                     ctx, toks[i][1], toks[i][2],
-                    f"{toks[i][3]} of a {kind}: HIP's group shuffles take the scalar types __shfl has "
+                    f"{name} of a {kind}: HIP's group shuffles take the scalar types __shfl has "
                     f"(shuffle each scalar member instead)", targets)
+                continue
+            # g.shfl_xor(v, m) → vado_cg_shfl_xor(g, v, m): the value moved 32 bits at a time through g's own
+            # shuffle of an unsigned int, as CUDA's group shuffle moves it (vado.port.compat.cg_shuffle).
+            helper = f"vado_cg_{name}"
+            fix = Fix((Edit(ctx.path, group[1], toks[i + 1][2], f"{helper}({group[3]}, "),), Applicability.SAFE,
+                      f"{group[3]}.{name}(…) of a {kind} → {helper}({group[3]}, …): 32 bits at a time, as CUDA does",
+                      ("cg", "cg-shuffle"))
+            yield self.finding(ctx, toks[i][1], toks[i][2],
+                               f"{name} of a {kind}: HIP's group shuffles take the scalar types __shfl has; "
+                               f"the port moves it 32 bits at a time through {helper}",
+                               {t.name: Verdict.AUTOMATIC for t in targets}, fix=fix,
+                               effort=Effort(lines=1, constructs=1, hours=0.0))
 
     def _finding(self, ctx: FileContext, start: int, end: int, message: str, targets) -> Finding:
         return self.finding(ctx, start, end, message, {t.name: Verdict.MANUAL for t in targets},
