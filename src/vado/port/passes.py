@@ -195,8 +195,8 @@ _SOURCE_KINDS = frozenset({FileKind.CUDA_SOURCE, FileKind.CUDA_HEADER})
 
 #: The passes before the overloads, whose renames of a call yield to an overload's rewrite of it.
 _BEFORE_OVERLOADS = (RULES, "include_rename", "include", "identifier", "sync_downgrade", "local_helper", "half_cast",
-                     "dependent_template", "warp32_helper", "cg_reduce", "solve_buffer", "braced_zero", "scale_type",
-                     "fast_accum", "device_error_string")
+                     "dependent_template", "warp32_helper", "cg_reduce", "cg_shuffle_helper", "solve_buffer", "braced_zero",
+                     "scale_type", "fast_accum", "device_error_string")
 
 
 def _text_toks_target(fn: Callable[..., list[Fix]]) -> Callable[[PassInput], list[Fix]]:
