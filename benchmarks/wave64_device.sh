@@ -2,7 +2,7 @@
 # The GPU half of benchmarks/wave64_differential.py, in one device call (the work directory made by
 # `wave64_differential.py prepare --work .gpu-work` travels with the tree):
 #   - the emulation's own checks (tests/fixtures/verify/wave64_checks.hip: AMD wave64 semantics, expected
-#     outputs written out by hand), tests/verify/test_hip_on_cuda.py, tests/port/test_half_math.py and
+#     outputs written out by hand), tests/verify/test_hip_on_cuda.py, test_cg_emulation.py (HIP's cooperative groups on the emulated wave, on the GPU), tests/port/test_half_math.py and
 #     test_half_casts.py (vado's half and bfloat16 helpers against CUDA's own, bit for bit), in the background;
 #   - the differential run (original vs vado's port vs hipify-perl's, --wave 64) of the programs named
 #     in "$@" (wave64_differential.py run arguments, e.g. --programs a,b,c).
@@ -21,7 +21,7 @@ mkdir -p "$OUT"
     timeout 60 /tmp/vado-w64-checks big; echo "big rc=$?"
     timeout 15 /tmp/vado-w64-checks diverge; echo "diverge rc=$? (124 = timed out, as expected)"; } > "$OUT/checks.txt" 2>&1
   if python3 -m pytest --version > /dev/null 2>&1; then
-    PYTHONPATH=src timeout 300 python3 -m pytest -q -p no:cacheprovider tests/verify/test_hip_on_cuda.py tests/port/test_half_math.py tests/port/test_half_casts.py > "$OUT/pytest.txt" 2>&1
+    PYTHONPATH=src timeout 300 python3 -m pytest -q -p no:cacheprovider tests/verify/test_hip_on_cuda.py tests/verify/test_cg_emulation.py tests/port/test_half_math.py tests/port/test_half_casts.py > "$OUT/pytest.txt" 2>&1
   else
     echo "pytest is not installed here" > "$OUT/pytest.txt"
   fi

@@ -60,8 +60,8 @@ SOURCE_EXTS = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".cc", ".c", ".inl")
 VARIANTS = ("orig", "vado", "hipify")
 #: Seconds one nvcc build may take on the GPU machine.
 BUILD_TIMEOUT = 360
-TIMING = (r"(?i)\b(time|times|timing|elapsed|duration|throughput|bandwidth|latency|g?flops|[gmk]i?b/s|"
-          r"ms|msec|usec|us|ns|sec|secs|seconds)\b")
+TIMING = (r"(?i)\b(time|times|timing|runtime|elapsed|duration|throughput|bandwidth|latency|g?flops|[gmk]i?b/s|"
+          r"ms|msec|usec|us|ns|sec|secs|seconds|\w+/s|\w+/sec)\b")
 
 
 def ignored_lines(prog: dict) -> str:
@@ -71,6 +71,70 @@ def ignored_lines(prog: dict) -> str:
     depend on how far the GPU got while the host went on)."""
     extra = (prog.get("ignore_lines") or {}).get("pattern")
     return TIMING if not extra else f"(?i)(?:{TIMING[4:]})|(?:{extra})"
+
+
+#: A printf conversion (``%-8.3lf``) and what it prints, as a regular expression.
+_CONVERSION = re.compile(r"%([-+ #0]*)(\d+|\*)?(?:\.(\d+|\*))?(?:hh|h|ll|l|j|z|t|L)?([diouxXeEfFgGaAcsp%])")
+_PRINTS = {"d": r"[-+]?\d+", "i": r"[-+]?\d+", "u": r"\d+", "o": r"[0-7]+", "x": r"(?:0x)?[0-9a-f]+",
+           "X": r"(?:0X)?[0-9A-F]+", "c": r".", "s": r".*?", "p": r"\S+", "%": "%"}
+
+
+def device_line_patterns(formats: list[str]) -> list[re.Pattern]:
+    """One pattern per line a device ``printf`` of ``formats`` prints whole (each ``\\n``-ended part of a format;
+    a part without literal text, such as ``"%d\\n"``, still matches only a line of that shape). See
+    :func:`vado.verify.hip_on_cuda.device_printf_formats`."""
+    out = []
+    for fmt in formats:
+        for part in fmt.split("\n")[:-1]:  # the text after the last newline does not end a line
+            rx, last = [], 0
+            for m in _CONVERSION.finditer(part):
+                rx.append(re.escape(part[last:m.start()]))
+                conv = m.group(4)
+                rx.append(r"\s*" + _PRINTS.get(conv, r"[-+]?(?:\S+)") if conv != "%" else "%")
+                last = m.end()
+            rx.append(re.escape(part[last:]))
+            if part.strip():
+                out.append(re.compile("".join(rx) + r"\s*"))
+    return out
+
+
+def order_device_lines(text: str, patterns: list[re.Pattern]) -> str:
+    """``text`` with each run of consecutive lines that a device printf printed (a pattern of
+    :func:`device_line_patterns` matches the whole line) sorted: CUDA leaves the order of different threads'
+    printf lines unspecified, and a host line between two runs (the host prints after a synchronisation)
+    keeps them apart, so the lines are compared as a multiset between host lines and everything else in order."""
+    if not patterns:
+        return text
+    lines, out, run = text.split("\n"), [], []
+    for line in lines:
+        if any(p.fullmatch(line) for p in patterns):
+            run.append(line)
+            continue
+        out += sorted(run) + [line]
+        run = []
+    return "\n".join(out + sorted(run))
+
+
+#: A random seed taken from the wall clock: ``srand(time(NULL))``, ``std::mt19937 gen(time(0))``, ``seed = time(…)``.
+CLOCK_SEED = re.compile(r"\b(?:srand\w*|\w*seed\w*|mt19937\w*\s+\w+|default_random_engine\s+\w+)\s*[(=][^;{}]*?"
+                        r"\btime\s*\(\s*(?:NULL|0|nullptr)?\s*\)", re.I)
+#: The C of the shim that pins ``time()`` (LD_PRELOAD) for the runs of a program that seeds from the clock.
+FIXED_TIME_C = """#include <time.h>
+/* vado wave64 harness: time() pinned, so that input a program seeds from the clock is the same in every run. */
+time_t time(time_t *t) { time_t v = (time_t)1700000000; if (t) *t = v; return v; }
+"""
+
+
+def clock_seeds(root: Path) -> list[str]:
+    """Where the sources under ``root`` seed a random generator from the wall clock (``file:line: text``): such a
+    program's input differs from one second to the next, so its runs (the original's two and each port's) get
+    the same ``time()`` (:data:`FIXED_TIME_C`, preloaded); the rest of the clock is left alone."""
+    out = []
+    for f in _sources(root):
+        text = f.read_text(encoding="latin-1")
+        for m in CLOCK_SEED.finditer(text):
+            out.append(f"{f.relative_to(root)}:{text.count(chr(10), 0, m.start()) + 1}: {' '.join(m.group().split())[:120]}")
+    return out
 
 
 def _sources(d: Path) -> list[Path]:
@@ -188,7 +252,7 @@ def nvcc_argv(prog: dict, variant: str, work: Path, nvcc: str = "nvcc", arch: st
 def prepare(args) -> None:
     from vado.knowledge.targets import get_target
     from vado.port.tree import port_tree
-    from vado.verify.hip_on_cuda import cross_lane_kernels, mark_file_exits, write_include_dir
+    from vado.verify.hip_on_cuda import cross_lane_kernels, device_printf_formats, mark_file_exits, write_include_dir
 
     work = Path(args.work)
     if work.exists():
@@ -218,6 +282,8 @@ def prepare(args) -> None:
                 (base / v / rel).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(hecbench / rel, base / v / rel)
         prog["kernels"] = {v: cross_lane_kernels(program_dir(work, name, v)) for v in ("vado", "hipify")}
+        prog["device_printf"] = device_printf_formats(base / "orig")
+        prog["clock_seeds"] = clock_seeds(base / "orig")
         for v in ("vado", "hipify"):  # as vado verify --wave 64 builds a port: its kernels count lanes that leave
             for f in _sources(base / v):
                 mark_file_exits(f)
@@ -273,19 +339,35 @@ def _build(item):
     return prog["name"], variant, proc.returncode == 0, _first_error(proc.stderr) if proc.returncode else "", time.time() - t
 
 
-def _run(d: Path, args: str, timeout: float) -> dict:
+def _run(d: Path, args: str, timeout: float, preload: Path | None = None) -> dict:
     from vado.verify.sandbox import Limits, run_limited
 
-    outcome = run_limited([str(d / "vado-main"), *args.split()], cwd=d,
+    env = {**os.environ, "LD_PRELOAD": str(preload)} if preload else None
+    outcome = run_limited([str(d / "vado-main"), *args.split()], cwd=d, env=env,
                           limits=Limits(timeout_s=timeout, cpu_s=None, memory_mb=None, file_mb=4096))
     return {"rc": outcome.returncode, "timed_out": outcome.timed_out, "stdout": outcome.stdout[-200000:],
             "stderr": outcome.stderr[-4000:], "seconds": round(outcome.duration_s, 2), "bin": str(d / "vado-main"),
             "dir": str(d)}
 
 
-def compare(o1: dict, o2: dict, port: dict, rtol: float, atol: float, ignore: str = TIMING) -> dict:
+def _fixed_time_shim(work: Path) -> Path | None:
+    """Build the ``time()`` shim (:data:`FIXED_TIME_C`) into ``work``; None where the host compiler fails."""
+    src, lib = work / "vado-fixed-time.c", work / "vado-fixed-time.so"
+    src.write_text(FIXED_TIME_C)
+    cc = shutil.which("cc") or shutil.which("gcc") or "cc"
+    try:
+        proc = subprocess.run([cc, "-shared", "-fPIC", "-O2", "-o", str(lib), str(src)], capture_output=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return lib if proc.returncode == 0 else None
+
+
+def compare(o1: dict, o2: dict, port: dict, rtol: float, atol: float, ignore: str = TIMING,
+            device_printf: list[str] | None = None) -> dict:
     """The verdict for one port: pass, fail (with the first difference), inconclusive, or original-failed;
-    output lines matching ``ignore`` (see :func:`ignored_lines`) are left out."""
+    output lines matching ``ignore`` (see :func:`ignored_lines`) are left out, and the lines the device
+    printf formats ``device_printf`` print are compared as a multiset between host lines
+    (:func:`order_device_lines`)."""
     from vado.verify.compare import Tolerance, compare_text
     from vado.verify.differential import mask_unstable, normalise
 
@@ -298,7 +380,9 @@ def compare(o1: dict, o2: dict, port: dict, rtol: float, atol: float, ignore: st
     if port["rc"] != 0:
         tail = (port["stdout"].strip().splitlines()[-1:] or [""])[0] + " " + (port["stderr"].strip().splitlines()[-1:] or [""])[0]
         return {"status": "fail", "why": f"the port exits {port['rc']}: {tail.strip()[:300]}"}
-    texts = [normalise(r["stdout"], r["bin"], Path(r["dir"]), Path(r["dir"])) for r in (o1, o2, port)]
+    patterns = device_line_patterns(device_printf or [])
+    texts = [order_device_lines(normalise(r["stdout"], r["bin"], Path(r["dir"]), Path(r["dir"])), patterns)
+             for r in (o1, o2, port)]
     (ta, tb), unstable = mask_unstable(texts[0], texts[1], texts[2], ignore_lines=ignore)
     c = compare_text(ta, tb, Tolerance(rtol, atol), "stdout")
     out = {"status": "pass" if c.passed else "fail", "unstable_tokens": unstable, "summary": c.summary()}
@@ -327,6 +411,7 @@ def run(args) -> None:
         if prog["name"] in overrides:
             prog["makefile_args"], prog["args"] = prog["args"], overrides[prog["name"]]
     builds: dict = {}
+    fixed_time = _fixed_time_shim(work) if any(p.get("clock_seeds") for p in progs) else None
     build_pool = cf.ThreadPoolExecutor(args.jobs)
     doc = {"seed": manifest.get("seed"), "set": manifest.get("set"), "info": info, "rtol": args.rtol, "atol": args.atol, "timeout_s": args.timeout,
            "results": []}
@@ -358,8 +443,15 @@ def run(args) -> None:
         if not b["orig"]["ok"]:
             res["status"] = early("original-build-failed", b["orig"]["error"])
             return res
-        o1 = _run(program_dir(work, name, "orig"), prog["args"], args.timeout)
-        o2 = _run(program_dir(work, name, "orig"), prog["args"], args.timeout)
+        # A program seeding its input from the clock: every run gets the same time() (clock_seeds).
+        pin = fixed_time if prog.get("clock_seeds") else None
+        if pin is None and prog.get("clock_seeds"):
+            res["status"] = early("not-run", "time() could not be pinned for a program seeding from the clock")
+            return res
+        if pin is not None:
+            res["time_pinned"] = prog["clock_seeds"]
+        o1 = _run(program_dir(work, name, "orig"), prog["args"], args.timeout, pin)
+        o2 = _run(program_dir(work, name, "orig"), prog["args"], args.timeout, pin)
         res["original"] = {k: o1[k] for k in ("rc", "timed_out", "seconds")}
         res["status"] = {}
         # The emulation is slower than the hardware it stands for (a wave-wide call is a handshake through
@@ -372,8 +464,8 @@ def run(args) -> None:
             if not b[v]["ok"]:
                 res["status"][v] = {"status": "build-failed", "why": b[v]["error"]}
                 continue
-            pr = _run(program_dir(work, name, v), prog["args"], port_timeout)
-            verdict = compare(o1, o2, pr, args.rtol, args.atol, ignored_lines(prog))
+            pr = _run(program_dir(work, name, v), prog["args"], port_timeout, pin)
+            verdict = compare(o1, o2, pr, args.rtol, args.atol, ignored_lines(prog), prog.get("device_printf"))
             verdict["seconds"] = pr["seconds"]
             if verdict["status"] in ("fail", "inconclusive"):
                 verdict["kernels"] = prog.get("kernels", {}).get(v, [])
@@ -429,6 +521,8 @@ def summary(doc: dict) -> str:
             counts[v][st] = counts[v].get(st, 0) + 1
             cells.append(f"{v}={st}")
         lines.append(f"  {r['name']:<28} " + "  ".join(cells))
+        if r.get("time_pinned"):  # said, not hidden: every run of it got the same time()
+            lines.append(f"      time() pinned in every run (its input is seeded from the clock: {r['time_pinned'][0]})")
         if r.get("ignore_lines"):  # said, not hidden: output the harness does not compare, and why
             lines.append(f"      not compared: lines matching {r['ignore_lines']['pattern']!r}: {r['ignore_lines']['why']}")
         for v in ("vado", "hipify"):

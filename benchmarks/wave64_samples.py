@@ -27,6 +27,7 @@ import argparse
 import json
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -34,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from wave64_differential import SOURCE_EXTS, VARIANTS, _sources, check, hipify_tree, program_dir  # noqa: E402
+from wave64_differential import SOURCE_EXTS, VARIANTS, _first_error, _sources, check, clock_seeds, hipify_tree, program_dir  # noqa: E402
 
 LIST = ROOT / "benchmarks" / "wave64_programs.json"
 #: Largest file copied from a program's directory (sources only: its data sets stay behind).
@@ -154,7 +155,7 @@ def complete_layer(inc: Path) -> list[str]:
 def prepare(args) -> dict:
     """Write the work directory for the list's programs (see the module docstring); returns the manifest."""
     from vado.knowledge.targets import get_target
-    from vado.verify.hip_on_cuda import cross_lane_kernels, mark_file_exits, write_include_dir
+    from vado.verify.hip_on_cuda import cross_lane_kernels, device_printf_formats, mark_file_exits, write_include_dir
 
     roots = dict(r.split("=", 1) for r in args.root)
     doc = load_list(args.list, roots)
@@ -195,9 +196,10 @@ def prepare(args) -> dict:
         stops, remaining, untranslated = _port_three(at, target, hipify)
         shared = [f"{spec['source']}/{s}" for s in spec.get("shared", [])]
         stops += [s for sh in shared for s in shared_stops.get(sh, [])]
-        flags = [*src.get("flags", []), *[f"-I{i}" for i in spec.get("include", [])]]
+        flags = [*src.get("flags", []), *spec.get("flags", []), *[f"-I{i}" for i in spec.get("include", [])]]
         prog = {"name": name, "source": spec["source"], "dir": spec["dir"], "tags": spec.get("tags", []),
                 "why": spec.get("why", ""), "args": spec.get("args", ""), "shared": shared,
+                **({"makefile_args": spec["makefile_args"]} if "makefile_args" in spec else {}),
                 "shared_sources": [f"{spec['source']}/{s}" for s in spec.get("shared_sources", [])],
                 "libs": spec.get("libs", []), "ignore_lines": spec.get("ignore_lines"), "siblings": [], "data": [], "remaining": remaining, "host_cpp": True,
                 "hipify_failed": untranslated,
@@ -207,6 +209,8 @@ def prepare(args) -> dict:
         if stops:
             prog["stopped"] = {"vado": stops[0] + (f" (and {len(stops) - 1} more)" if len(stops) > 1 else "")}
         prog["kernels"] = {v: cross_lane_kernels(at[v]) for v in ("vado", "hipify")}
+        prog["device_printf"] = device_printf_formats(at["orig"])
+        prog["clock_seeds"] = clock_seeds(at["orig"])
         for v in ("vado", "hipify"):  # as vado verify --wave 64 builds a port: its kernels count lanes that leave
             for f in _sources(at[v]):
                 mark_file_exits(f)
@@ -239,6 +243,53 @@ def check_here(work: Path, jobs: int, variants: tuple[str, ...] = VARIANTS, name
     return ok
 
 
+ROCM_HIPCC = "/var/cache/vado/rocm-7.2.4/bin/hipcc"
+
+
+def rocm_argv(prog: dict, unit: dict, work: Path, hipcc: str, arch: str) -> list[str]:
+    """``hipcc -c`` of one unit of vado's port of ``prog`` for ``arch`` (the AMD build vado's port is for): the
+    unit's flags (``-fopenmp`` kept), the port's shared directories, and the kernels' exit marks defined away."""
+    from vado.verify.hip_on_cuda import EXIT_GUARD
+
+    shared = work / "shared" / "vado"
+    return [hipcc, "-x", "hip", f"--offload-arch={arch}", "-O1", *unit["flags"], f"-D{EXIT_GUARD}=",
+            *[f"-I{(shared / d).resolve()}" for d in prog.get("shared", [])], "-c", unit["source"],
+            "-o", f"{Path(unit['source']).name}.rocm.o"]
+
+
+def rocm_here(work: Path, hipcc: str = ROCM_HIPCC, arch: str = "gfx942", names: list[str] | None = None) -> dict:
+    """Compile vado's port of the programs ``names`` (default: every one not stopped) of a prepared work directory
+    with ROCm's ``hipcc -c`` (one unit at a time: a ROCm compile is heavy), each result written into the manifest
+    (``rocm_compile``: ``ok`` or the first error); returns ``{"ok": n, "failed": n}``. No GPU is needed."""
+    manifest = json.loads((work / "manifest.json").read_text())
+    by_name = {p["name"]: p for p in manifest["programs"]}
+    progs = [by_name[n] for n in names if n in by_name] if names else manifest["programs"]
+    counts = {"ok": 0, "failed": 0}
+    for prog in progs:
+        if prog.get("stopped", {}).get("vado"):
+            continue
+        d = program_dir(work, prog["name"], "vado")
+        result = "ok"
+        for unit in prog["units"]:
+            try:
+                proc = subprocess.run(rocm_argv(prog, unit, work, hipcc, arch), cwd=d, capture_output=True, text=True,
+                                      timeout=900)
+                err = "" if proc.returncode == 0 else _first_error(proc.stderr)
+            except (OSError, subprocess.SubprocessError) as e:
+                err = f"hipcc did not run: {e}"
+            for o in d.glob("*.rocm.o"):
+                o.unlink()
+            if err:
+                result = f"{unit['source']}: {err}"
+                break
+        prog["rocm_compile"] = {"arch": arch, "result": result}
+        counts["ok" if result == "ok" else "failed"] += 1
+        print(f"  {prog['name']} vado, hipcc {arch}: {result}", flush=True)
+    manifest["rocm_compile"] = counts
+    (work / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    return counts
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -256,9 +307,16 @@ def main() -> None:
     c.add_argument("--jobs", type=int, default=2)
     c.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated, of orig,vado,hipify")
     c.add_argument("--programs", default="", help="comma-separated names, checked in this order (default: all)")
+    r = sub.add_parser("rocm", help="hipcc -c of vado's ports of a prepared work directory here (ROCm, no GPU)")
+    r.add_argument("--work", default=str(ROOT / ".gpu-samples"))
+    r.add_argument("--hipcc", default=ROCM_HIPCC)
+    r.add_argument("--arch", default="gfx942")
+    r.add_argument("--programs", default="", help="comma-separated names (default: every program not stopped)")
     a = ap.parse_args()
     if a.cmd == "prepare":
         prepare(a)
+    elif a.cmd == "rocm":
+        print(rocm_here(Path(a.work), a.hipcc, a.arch, [n for n in a.programs.split(",") if n]))
     else:
         check_here(Path(a.work), a.jobs, tuple(v for v in a.variants.split(",") if v in VARIANTS),
                    [n for n in a.programs.split(",") if n])

@@ -272,3 +272,15 @@ def test_wave_wide_calls_in_blocks_of_1024_threads(checks_binary):
 def test_a_divergent_wave_wide_call_times_out(checks_binary):
     with pytest.raises(subprocess.TimeoutExpired):
         subprocess.run([str(checks_binary), "diverge"], capture_output=True, text=True, timeout=15)
+
+
+def test_device_printf_formats_are_the_kernels_and_device_functions_only(tmp_path):
+    from vado.verify.hip_on_cuda import device_printf_formats
+
+    (tmp_path / "k.cu").write_text(
+        '#include <cstdio>\n'
+        '__device__ void show(int v) { printf("v=%d\\n", v); }\n'
+        '__global__ void k(int* x) {\n  // printf("commented out\\n");\n'
+        '  printf("[%d, %d]:\\t\\tValue is:%d\\n" /* two literals */ " tail %s\\n", blockIdx.x, threadIdx.x, x[0], "s");\n}\n'
+        'int main() { printf("host %d\\n", 1); return 0; }\n')
+    assert device_printf_formats(tmp_path) == ["[%d, %d]:\t\tValue is:%d\n tail %s\n", "v=%d\n"]

@@ -37,6 +37,7 @@ from vado.port.build import (
 )
 from vado.port.compat import (
     cg_reduce_fixes,
+    cg_shuffle_helper_fixes,
     device_error_string_fixes,
     fast_accum_fixes,
     local_helper_fixes,
@@ -194,8 +195,8 @@ _SOURCE_KINDS = frozenset({FileKind.CUDA_SOURCE, FileKind.CUDA_HEADER})
 
 #: The passes before the overloads, whose renames of a call yield to an overload's rewrite of it.
 _BEFORE_OVERLOADS = (RULES, "include_rename", "include", "identifier", "sync_downgrade", "local_helper", "half_cast",
-                     "dependent_template", "warp32_helper", "cg_reduce", "solve_buffer", "braced_zero", "scale_type",
-                     "fast_accum", "device_error_string")
+                     "dependent_template", "warp32_helper", "cg_reduce", "cg_shuffle_helper", "solve_buffer", "braced_zero",
+                     "scale_type", "fast_accum", "device_error_string")
 
 
 def _text_toks_target(fn: Callable[..., list[Fix]]) -> Callable[[PassInput], list[Fix]]:
@@ -229,6 +230,7 @@ for _p in (
     FixPass("warp32_helper", lambda i: warp32_helper_fixes(i.path, i.text, i.toks, i.target, i.options.wave),
             _C_FAMILY, 170, needs=("wave",)),
     FixPass("cg_reduce", _text_toks_target(cg_reduce_fixes), _C_FAMILY, 180),
+    FixPass("cg_shuffle_helper", _text_toks_target(cg_shuffle_helper_fixes), _C_FAMILY, 185),
     FixPass("solve_buffer", _text_toks_target(solve_buffer_fixes), _C_FAMILY, 190),
     FixPass("braced_zero", lambda i: braced_zero_fixes(i.path, i.toks, i.target), _C_FAMILY, 200),
     FixPass("scale_type", _text_toks_target(scale_type_fixes), _C_FAMILY, 210),

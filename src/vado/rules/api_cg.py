@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from vado.model import Effort, Finding, Severity, Target, Verdict
+from vado.model import Applicability, Edit, Effort, Finding, Fix, Severity, Target, Verdict
 from vado.rules import cuda_syntax as cs
 from vado.rules.base import FileContext, Rule
 from vado.scan.lexer import Kind
@@ -45,6 +45,14 @@ MISSING_HEADERS = {"cooperative_groups/scan.h": "cooperative_groups::inclusive_s
                    "cooperative_groups/memcpy_async.h": "cooperative_groups::memcpy_async / wait / wait_prior"}
 _TILES = frozenset({"tiled_partition", "thread_block_tile"})
 _NAMESPACE = "cooperative_groups"
+#: A group's shuffle members. CUDA's take any trivially copyable value (moved 32 bits at a time); HIP's (ROCm 7.2.4:
+#: ``thread_block_tile::shfl_xor(T var, ...)`` is ``__shfl_xor(var, ...)``) take the types ``__shfl`` has
+#: overloads for: the integer and floating scalars, ``__half``, ``__half2``, ``__hip_bfloat16``.
+_SHUFFLES = ("shfl", "shfl_up", "shfl_down", "shfl_xor")
+#: CUDA's vector types (``uint4``, ``float2``, ``dim3`` …): no ``__shfl`` overload takes one.
+_VECTOR_TYPE = re.compile(r"(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]|dim3")
+#: Tokens that may stand between a declaration's type and its name.
+_DECL_SKIP = frozenset({"const", "volatile", "&", "__restrict__", "__restrict", "register"})
 
 
 def _rocm_targets(ctx: FileContext) -> tuple[Target, ...]:
@@ -112,7 +120,10 @@ class CooperativeGroupsTheTargetLacks(Rule):
     the names above are not declared, so the port does not compile. A
     ``cooperative_groups::reduce`` over such a group cannot be rewritten either:
     vado's local reduce covers the groups HIP has (tiles of up to 64 threads and
-    coalesced groups: ``coalesced_threads``, ``binary_partition``).
+    coalesced groups: ``coalesced_threads``, ``binary_partition``). CUDA's group
+    shuffles move any trivially copyable value; HIP's pass the value to ``__shfl_xor``
+    and friends, which have no overload for a ``uint4`` or a struct ("no matching
+    function for call to '__shfl_xor'", measured with ROCm 7.2.4's hipcc).
 
     Example
     -------
@@ -121,6 +132,7 @@ class CooperativeGroupsTheTargetLacks(Rule):
         auto tile = cg::tiled_partition<128>(block);
         auto same = cg::labeled_partition(warp, key);
         int sum = cg::reduce(same, v, cg::plus<int>());
+        uint4 q = warp.shfl_xor(v4, 1);
 
     Use instead
     -----------
@@ -129,12 +141,19 @@ class CooperativeGroupsTheTargetLacks(Rule):
         // a block-level reduction through shared memory for 128 threads; for labels,
         // a loop of binary_partition or __match_any_sync with a masked reduction
         auto tile = cg::tiled_partition<64>(block);
+        uint4 q = vado_cg_shfl_xor(warp, v4, 1);  // what vado port writes: 32 bits at a time
 
     Fix safety
     ----------
-    No fix: each needs a choice of algorithm (a shared-memory stage for a tile
-    wider than a wavefront, a split by label). The finding stays after the port
-    so that it is not reported as done.
+    A group shuffle of a vector type or a struct on a group named by a plain name
+    (``tile.shfl_xor(v4, 1)``) becomes ``vado_cg_shfl_xor(tile, v4, 1)``, a helper the
+    port writes into the file (:mod:`vado.port.compat.cg_shuffle`) that moves the value
+    32 bits at a time through the group's own shuffle of an ``unsigned int``, as CUDA's
+    group shuffle does: safe, the same lanes and the same bits. Another group expression
+    (``holder.tile.shfl_xor(…)``) is reported without a fix. The rest has no fix: each
+    needs a choice of algorithm (a shared-memory stage for a tile wider than a
+    wavefront, a split by label). The finding stays after the port so that it is not
+    reported as done.
 
     References
     ----------
@@ -148,6 +167,7 @@ class CooperativeGroupsTheTargetLacks(Rule):
     code = "API009"
     name = "cooperative-groups-the-target-lacks"
     severity = Severity.HIGH
+    can_fix = True
     file_kinds = cs.CUDA_CXX_KINDS
 
     def check(self, ctx: FileContext) -> Iterable[Finding]:
@@ -182,7 +202,94 @@ class CooperativeGroupsTheTargetLacks(Rule):
                     ctx, toks[i][1], toks[i][2],
                     f"{name} of {size} threads: HIP's tiles are at most one wavefront ({HIP_MAX_TILE} threads)",
                     targets)
+        if view.ident_indices((_NAMESPACE, *_TILES, "coalesced_threads", "coalesced_group")):  # groups in use
+            yield from self._shuffles(ctx, view, targets)
+
+    def _shuffles(self, ctx: FileContext, view, targets) -> Iterable[Finding]:
+        """A group's shuffle of a value whose declared type is a vector type or a struct (see the class)."""
+        toks, pairs = view.tokens, view.pairs
+        for i in view.ident_indices(_SHUFFLES):
+            if not (0 < i < len(toks) - 2 and toks[i - 1][3] in (".", "->") and toks[i + 1][3] == "("):
+                continue
+            close = pairs.get(i + 1)
+            if close is None:
+                continue
+            end = next((k for k in range(i + 2, close) if toks[k][3] == ","), close)
+            kind = _value_type(view, i + 2, end)
+            if kind is None:
+                continue
+            name = toks[i][3]
+            group = toks[i - 2] if i >= 2 and toks[i - 1][3] == "." and toks[i - 2][0] is Kind.IDENT else None
+            if group is None or (i >= 3 and toks[i - 3][3] in (".", "->", "::")):
+                yield self._finding(
+                    ctx, toks[i][1], toks[i][2],
+                    f"{name} of a {kind}: HIP's group shuffles take the scalar types __shfl has "
+                    f"(shuffle each scalar member instead)", targets)
+                continue
+            # g.shfl_xor(v, m) → vado_cg_shfl_xor(g, v, m): the value moved 32 bits at a time through g's own
+            # shuffle of an unsigned int, as CUDA's group shuffle moves it (vado.port.compat.cg_shuffle).
+            helper = f"vado_cg_{name}"
+            fix = Fix((Edit(ctx.path, group[1], toks[i + 1][2], f"{helper}({group[3]}, "),), Applicability.SAFE,
+                      f"{group[3]}.{name}(…) of a {kind} → {helper}({group[3]}, …): 32 bits at a time, as CUDA does",
+                      ("cg", "cg-shuffle"))
+            yield self.finding(ctx, toks[i][1], toks[i][2],
+                               f"{name} of a {kind}: HIP's group shuffles take the scalar types __shfl has; "
+                               f"the port moves it 32 bits at a time through {helper}",
+                               {t.name: Verdict.AUTOMATIC for t in targets}, fix=fix,
+                               effort=Effort(lines=1, constructs=1, hours=0.0))
 
     def _finding(self, ctx: FileContext, start: int, end: int, message: str, targets) -> Finding:
         return self.finding(ctx, start, end, message, {t.name: Verdict.MANUAL for t in targets},
                             effort=Effort(lines=1, constructs=1, hours=1.0))
+
+
+def _structs(view) -> dict[str, tuple[int, int]]:
+    """``struct``/``class`` definitions of the file: name → the token range of the body."""
+    toks, out = view.tokens, {}
+    for i in view.ident_indices(("struct", "class")):
+        if i + 2 < len(toks) and toks[i + 1][0] is Kind.IDENT:
+            k = i + 2
+            if toks[k][3] == ":":  # struct S : Base {
+                while k < len(toks) and toks[k][3] not in ("{", ";"):
+                    k += 1
+            if k < len(toks) and toks[k][3] == "{" and k in view.pairs:
+                out.setdefault(toks[i + 1][3], (k, view.pairs[k]))
+    return out
+
+
+def _declared_type(view, name: str, lo: int, hi: int) -> str | None:
+    """The type name of the last declaration of ``name`` among tokens ``lo``..``hi`` (``uint4 v``, ``const
+    S &s``, ``uint4 x, y``); None where none is found or it declares a pointer."""
+    toks = view.tokens
+    for j in reversed([j for j in view.ident_indices((name,)) if lo <= j < hi]):
+        k = j - 1
+        while k - 1 > lo and toks[k][3] == "," and toks[k - 1][0] is Kind.IDENT:  # uint4 x, y: y's type is x's
+            k -= 2
+        while k > lo and toks[k][3] in _DECL_SKIP:
+            k -= 1
+        if k <= lo or toks[k][0] is not Kind.IDENT or toks[k][3] in ("return", "case", "else", "do"):
+            continue
+        if toks[k - 1][3] in (".", "->"):
+            continue
+        return toks[k][3]
+    return None
+
+
+def _value_type(view, a: int, b: int) -> str | None:
+    """What a shuffle's value (tokens ``a``..``b``) is when it is one HIP's shuffles do not take: ``uint4``
+    (a vector type) or ``struct S``; None for anything else or where its declaration is not found."""
+    toks = view.tokens
+    shape = [t[3] for t in toks[a:b]]
+    if len(shape) == 1 and toks[a][0] is Kind.IDENT:
+        kind = _declared_type(view, shape[0], 0, a)
+    elif len(shape) == 3 and shape[1] in (".", "->") and toks[a][0] is Kind.IDENT and toks[a + 2][0] is Kind.IDENT:
+        base = _declared_type(view, shape[0], 0, a)
+        body = _structs(view).get(base or "")
+        kind = _declared_type(view, shape[2], body[0], body[1]) if body else None
+    else:
+        return None
+    if kind is None:
+        return None
+    if _VECTOR_TYPE.fullmatch(kind):
+        return kind
+    return f"struct {kind}" if kind in _structs(view) else None

@@ -551,6 +551,39 @@ def cross_lane_kernels(root: str | os.PathLike) -> list[str]:
     return sorted({f"{rel}:{name}" for rel, qual, name, _ in funcs if qual == "__global__" and name in lane})
 
 
+#: ``printf("…" "…", …)``: the format's string literals (adjacent ones concatenate).
+_PRINTF = re.compile(r'\bprintf\s*\(\s*((?:"(?:[^"\\\n]|\\.)*"\s*)+)')
+_C_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "?": "?", "0": "\0", "a": "\a",
+              "b": "\b", "f": "\f", "v": "\v"}
+
+
+def _c_string(literals: str) -> str:
+    """The text of adjacent C string literals (``"a\\n" "b"`` → ``a``, newline, ``b``); an unknown escape stays."""
+    parts = re.findall(r'"((?:[^"\\\n]|\\.)*)"', literals)
+    return "".join(re.sub(r"\\(.)", lambda m: _C_ESCAPES.get(m.group(1), m.group(0)), part) for part in parts)
+
+
+def device_printf_formats(root: str | os.PathLike) -> list[str]:
+    """The format strings of the ``printf`` calls in the ``__global__``/``__device__`` functions of the tree at
+    ``root``, escapes decoded, sorted and without repeats.
+
+    A differential uses them to tell the lines a kernel printed from the host's: CUDA does not specify the order in
+    which the device's printf lines of different threads reach the output, so those are compared as a multiset
+    between two host lines, and the rest in order.
+    """
+    out: set[str] = set()
+    for p in sorted(Path(root).rglob("*")):
+        if not p.is_file() or p.suffix not in (".cu", ".cuh", ".hip", ".h", ".hpp", ".cpp", ".cc", ".inl"):
+            continue
+        try:
+            text = _blank_comments(p.read_text(encoding="latin-1"))
+        except OSError:
+            continue
+        for _, _, body in _bodies(text):
+            out.update(_c_string(m.group(1)) for m in _PRINTF.finditer(body))
+    return sorted(out)
+
+
 def _moved_flag(flag: str, root: Path, copy: Path) -> str:
     """An ``-I`` flag into ``root`` as the same directory of ``copy``; other flags as they are."""
     if flag.startswith("-I"):

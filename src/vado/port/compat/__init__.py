@@ -54,6 +54,7 @@ from __future__ import annotations
 
 from vado.port.compat.atomic_add import ATOMIC_ADD_TYPES, atomic_add_overloads
 from vado.port.compat.cg_reduce import CG_REDUCE, CG_REDUCE_SOURCES, cg_reduce_fixes
+from vado.port.compat.cg_shuffle import CG_SHUFFLE, CG_SHUFFLE_HELPERS, cg_shuffle_helper_fixes
 from vado.port.compat.cublaslt import FAST_ACCUM_ATTRIBUTE, SCALE_TYPE_ATTRIBUTE, fast_accum_fixes, scale_type_fixes
 from vado.port.compat.device_errors import HIP_ERROR_NAMES, device_error_string_fixes
 from vado.port.compat.helper_fixes import local_helper_fixes
@@ -78,9 +79,10 @@ from vado.port.compat.solve_buffers import SOLVE_BUFFER, SOLVE_WITHOUT_BUFFER_SI
 
 __all__ = [
     "ATOMIC_ADD_TYPES", "BF16_INTEGERS", "BF16_PAIRS", "BF16_ROUNDING", "CG_REDUCE", "CG_REDUCE_SOURCES",
+    "CG_SHUFFLE", "CG_SHUFFLE_HELPERS",
     "DOT_PRODUCTS", "FAST_ACCUM_ATTRIBUTE", "FIND_FIRST_SET", "FIND_FIRST_SET_EXACT", "HIPSPARSE_STATUS_TEXT",
     "HIP_ERROR_NAMES", "NVTX_NAMES", "SCALE_TYPE_ATTRIBUTE", "SIMD_MINMAX", "SOLVE_BUFFER",
     "SOLVE_WITHOUT_BUFFER_SINCE", "LocalHelper", "_api_status", "_bf16_names", "atomic_add_overloads",
-    "cg_reduce_fixes", "device_error_string_fixes", "fast_accum_fixes", "guarded_block", "insertion_offsets",
+    "cg_reduce_fixes", "cg_shuffle_helper_fixes", "device_error_string_fixes", "fast_accum_fixes", "guarded_block", "insertion_offsets",
     "line_start_insert", "local_helper_fixes", "local_helpers", "scale_type_fixes", "solve_buffer_fixes",
 ]
