@@ -34,6 +34,8 @@ class _Job:
     abs_path: str
     kind: FileKind
     size: int
+    #: Rule options of this file alone: what the build judged decides for it (vado.build.judged).
+    build: tuple = ()
 
 
 _Outcome = tuple  # (path, findings or Skip, FileReport or None, ((code, count), ...) the filters left out)
@@ -80,7 +82,8 @@ def _check_jobs(jobs: Sequence[_Job], targets: Sequence[Target], options: dict, 
         except OSError as exc:
             out.append((job.path, Skip(job.path, SkipReason.UNREADABLE, exc.strerror or str(exc)), None, ()))
             continue
-        found = check_bytes(job.path, data, targets, kind=job.kind, options=options)
+        found = check_bytes(job.path, data, targets, kind=job.kind,
+                            options={**options, **dict(job.build)} if job.build else options)
         left_out: tuple = ()
         if filters is not None:  # vado.audit.filters.FindingFilter: selection, suppressions, baseline
             kept = filters.apply(job.path, data, found)
@@ -137,6 +140,7 @@ def audit(
     filters=None,
     plan=None,
     max_findings_per_file: int = MAX_FINDINGS_PER_FILE,
+    build="compile-db",
 ) -> AuditResult:
     """Audit the tree at ``root`` (a directory or one file) for ``targets``.
 
@@ -149,6 +153,12 @@ def audit(
     not judged unless ``include_backends``, and the project's own HIP path moves as is for
     ROCm targets unless ``include_hip_path`` (:mod:`vado.audit.scope`). Raises :class:`vado.errors.ScanError` when the
     root cannot be scanned at all; single unreadable files become skips.
+
+    ``build`` says how the tree's build is read for the configuration judged (a mode of
+    :data:`vado.build.read.MODES` or a :class:`vado.build.BuildOptions`; None reads none): the
+    default, ``compile-db``, reads what the tree holds and executes nothing. Each file's
+    ``#if`` branches are then evaluated with the macros that build decides for it
+    (:mod:`vado.build.judged`); the result's ``build`` says which configuration and from where.
     """
     from vado.knowledge.targets import default_audit_targets
     from vado.scan.discover import walk
@@ -159,12 +169,22 @@ def audit(
     walk_kwargs = {"respect_gitignore": respect_gitignore, "include_vendored": include_vendored}
     if max_file_size is not None:
         walk_kwargs["max_file_size"] = max_file_size
+    walked = plan is None
     if plan is None:
         plan = walk(root, **walk_kwargs)
     from vado.audit.scope import audit_scope, judge_own_hip_path, with_own_rocm_build
 
     scope = audit_scope(root, plan, targets, include_backends=include_backends, include_hip_path=include_hip_path)
-    job_list = [_Job(f.path, str(f.abs_path), f.kind, f.size) for f in plan.files if f.path not in scope.left]
+    judged = None
+    if build is not None and Path(root).is_dir():
+        from vado.build.judged import judged_build
+
+        # A plan of a few named files is not the tree: the build is judged over the whole tree
+        # (a file left out of the plan may still #define a switch).
+        judged = judged_build(root, plan if walked else None, build)
+    job_list = [_Job(f.path, str(f.abs_path), f.kind, f.size,
+                     tuple(judged.rule_options(f.path).items()) if judged is not None else ())
+                for f in plan.files if f.path not in scope.left]
     max_findings = max(0, max_findings_per_file)
     options = dict(options or {})
     if scope.amd_defines and not include_hip_path and "amd_defines" not in options:
@@ -259,6 +279,7 @@ def audit(
             filtered=dict(sorted(filtered.items())),
         ),
         errors=tuple(limits),
+        build=judged.summary if judged is not None else None,
         tool_version=__version__,
     )
 

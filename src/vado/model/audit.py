@@ -63,6 +63,30 @@ class AuditStats:
 
 
 @dataclass(frozen=True)
+class BuildSummary:
+    """The build configuration a run judged, and where it came from.
+
+    ``reader`` is how it was read (``compile-db``, ``cmake-file-api``, ``make``, ``setup.py``, or
+    ``guess`` when no build could be read); ``source`` says it in words (``compile_commands.json``,
+    ``CMake File API reply in build, configuration Release``, ``make -n in .``, ``setup.py (read, not
+    run)``, ``guessed: no build could be read (…)``). ``configuration`` is its name; ``units`` the
+    translation units it compiles; ``ran`` the build logic vado executed to read it; ``notes`` what
+    was skipped. ``not_built`` lists sources of the tree the configuration neither compiles nor
+    includes anywhere: their findings are kept, and they are named here. With ``guessed``, every
+    branch counts as it did without a build model (only the platform's macros are known).
+    """
+
+    reader: str
+    source: str
+    configuration: str = "default"
+    guessed: bool = False
+    units: int = 0
+    ran: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    not_built: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class AuditResult:
     """Everything an audit found, in deterministic order.
 
@@ -80,5 +104,7 @@ class AuditResult:
     rules: tuple[RuleInfo, ...] = ()
     stats: AuditStats = field(default_factory=AuditStats)
     errors: tuple[dict, ...] = ()
+    #: The build configuration judged (:mod:`vado.build.judged`); None when none was looked for.
+    build: BuildSummary | None = None
     tool_version: str = ""
     schema_version: str = SCHEMA_VERSION

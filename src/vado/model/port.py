@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from vado.model.audit import BuildSummary
 from vado.model.finding import Finding
 from vado.model.skip import Skip
 
@@ -55,6 +56,9 @@ class PortResult:
     #: What the port left as it is, and why, one line per group (other backends, the own HIP path,
     #: vendored code), for the summary.
     left_out: tuple[str, ...] = ()
+    #: The build configuration the port judged (which branches it edits): where it came from, or
+    #: that it is a guess (:mod:`vado.build.judged`). None when none was looked for.
+    build: BuildSummary | None = None
 
     @property
     def translated(self) -> tuple[PortedFile, ...]:

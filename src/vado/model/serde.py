@@ -15,7 +15,7 @@ import typing
 from enum import Enum
 from typing import Any, TypeVar
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 
 T = TypeVar("T")
 

@@ -72,12 +72,16 @@ class _Job:
     #: An in-place rename an interrupted run began (its journal names it): ``dst`` may hold that
     #: run's port already, which this one replaces.
     resume: bool = False
+    #: Rule options of this file alone: what the build judged decides for it (vado.build.judged).
+    build: tuple = ()
 
 
 def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, backup: bool) -> tuple[PortedFile, list[Finding]]:
     try:
         if job.build_fixes and not options.unsafe:
             options = dataclasses.replace(options, unsafe=True)
+        if job.build:
+            options = dataclasses.replace(options, rule_options={**options.rule_options, **dict(job.build)})
         src_stat, data = _read_file(job.src)
         src_mode = src_stat.st_mode
         result = port_bytes(job.path, job.kind, data, target, options)
@@ -620,6 +624,7 @@ def port_tree(
     build_fixes: bool | None = None,
     progress: Callable[[int, int], None] | None = None,
     force: bool = False,
+    build="compile-db",
 ) -> PortResult:
     """Port the tree at ``root`` for ``target`` into ``out`` (or in place).
 
@@ -656,6 +661,11 @@ def port_tree(
     the temp files and staging directories killed runs left are removed. Raises
     :class:`~vado.errors.UsageError` for a bad ``out`` and
     :class:`~vado.errors.ScanError` for an unreadable root.
+
+    ``build`` says how the tree's build is read (a mode of :data:`vado.build.read.MODES` or a
+    :class:`vado.build.BuildOptions`; None reads none; the default, ``compile-db``, executes
+    nothing): edits land only in the branches the configuration read compiles, as far as its
+    macros decide them (:mod:`vado.build.judged`); :attr:`PortResult.build` says which.
     """
     from vado.port import inplace
     from vado.scan.discover import walk
@@ -704,6 +714,11 @@ def port_tree(
 
     plan = walk(root_path, respect_gitignore=respect_gitignore, include_vendored=include_vendored)
     single_file = root_path.is_file()
+    judged = None
+    if build is not None and not single_file:
+        from vado.build.judged import judged_build
+
+        judged = judged_build(root_path, plan, build)
     # Backups of an earlier in-place port (Dockerfile.vado-bak looks like a Dockerfile) are never ported.
     ported = [f for f in plan.files if f.kind in PORTED_KINDS and BACKUP_SUFFIX not in posixpath.basename(f.path)]
     scope_skips, own_build, left_out = [], "", ()
@@ -791,17 +806,20 @@ def port_tree(
         links = _source_links(ported)
         if links:
             options = dataclasses.replace(options, source_links=links)
+    def macros_of(rel: str) -> tuple:
+        return tuple(judged.rule_options(rel).items()) if judged is not None else ()
+
     job_list = []
     for f in ported:
         src = str(f.abs_path)
         if f.path in rename_set:
             new_dst = dst_of(renamed_name(f.path))
             job_list.append(_Job(f.path, src, new_dst, f.kind, "" if in_place else dst_of(f.path),
-                                 resume=f.path in pending))
+                                 resume=f.path in pending, build=macros_of(f.path)))
         else:
             job_list.append(_Job(f.path, src, src if in_place else dst_of(f.path), f.kind,
                                  copied=os.path.join(root_str, f.path) in copied or src in copied,
-                                 build_fixes=build_fixes and f.kind in BUILD_KINDS))
+                                 build_fixes=build_fixes and f.kind in BUILD_KINDS, build=macros_of(f.path)))
     if in_place and not single_file:
         inplace.write_journal(root_path, {rel: renamed_name(rel) for rel in rename_set}, [f.path for f in ported],
                               options.rule_options.get("amd_defines", ()))
@@ -836,6 +854,7 @@ def port_tree(
         amd_support=tuple(amd_support),
         own_rocm_build=own_build,
         left_out=left_out,
+        build=judged.summary if judged is not None else None,
     )
 
 

@@ -91,35 +91,53 @@ def check_context(ctx: FileContext, rules: Iterable[type[Rule]] | None = None) -
 
 
 def mark_inactive(ctx: FileContext, findings: list[Finding]) -> list[Finding]:
-    """``findings`` with those whose span lies in a conditional branch the AMD build does not take
-    moved out of the ROCm targets' verdicts into ``inactive`` (:attr:`Finding.inactive`).
+    """``findings`` with those whose span lies in a conditional branch a target's build does not
+    take moved out of that target's verdicts into ``inactive`` (:attr:`Finding.inactive`).
 
-    The AMD build is :func:`vado.scan.preprocessor.amd_configuration` of the rule options
-    (``amd_defines``, ``amd_undefined``): a branch whose condition may hold there (an unknown
+    ROCm targets are judged on the AMD build: :func:`vado.scan.preprocessor.amd_configuration` of
+    the rule options (``amd_defines``, ``amd_undefined``, and the file's ``build_defines`` and
+    ``build_undefined`` where a build was read, :mod:`vado.build.judged`). The other targets
+    compile the CUDA source as the read build does: where the file's build macros are known, a
+    finding in a branch those macros switch off (``#ifdef USE_FAST_PATH`` in a build without
+    ``-DUSE_FAST_PATH``) is inactive for them too. A branch whose condition may hold (an unknown
     macro) is compiled as far as vado knows, and its findings count.
     """
     if not findings or not ctx.kind.is_c_family:
         return findings
     rocm = [t.name for t in ctx.targets if t.family == "rocm"]
-    if not rocm:
-        return findings
-    from vado.scan.preprocessor import amd_configuration, file_conditionals
+    from vado.scan.preprocessor import amd_configuration, cuda_configuration, file_conditionals, has_build_macros
 
-    config = amd_configuration(ctx.options)
-    regions = file_conditionals(ctx, config)
-    edits = _port_condition_edits(ctx, findings, config, regions)
-    if edits:
-        regions = _conditionals_as_ported(ctx, edits, config)
-    if not regions:
+    others = [t.name for t in ctx.targets if t.family != "rocm"] if has_build_macros(ctx.options) else []
+    if not rocm and not others:
         return findings
-    covers = regions.covers
+    regions = None
+    if rocm:
+        config = amd_configuration(ctx.options)
+        regions = file_conditionals(ctx, config)
+        edits = _port_condition_edits(ctx, findings, config, regions)
+        if edits:
+            regions = _conditionals_as_ported(ctx, edits, config)
+    built = plain = None
+    if others:
+        # Only what the build's macros decide: the platform's own branches (#ifdef __HIP_PLATFORM_AMD__)
+        # count for these targets as they do without a build model.
+        built = file_conditionals(ctx, cuda_configuration(ctx.options))
+        plain = file_conditionals(ctx, cuda_configuration(ctx.options, with_build=False))
+        if not built:
+            others = []
+    if not regions and not others:
+        return findings
     out = []
     for f in findings:
-        if covers(f.span.start, f.span.end):
-            moved = {n: f.verdicts[n] for n in rocm if n in f.verdicts}
-            if moved:
-                f = dataclasses.replace(f, verdicts={k: v for k, v in f.verdicts.items() if k not in moved},
-                                        inactive={**f.inactive, **moved})
+        off = []
+        if regions and regions.covers(f.span.start, f.span.end):
+            off += rocm
+        if others and built.covers(f.span.start, f.span.end) and not plain.covers(f.span.start, f.span.end):
+            off += others
+        moved = {n: f.verdicts[n] for n in off if n in f.verdicts}
+        if moved:
+            f = dataclasses.replace(f, verdicts={k: v for k, v in f.verdicts.items() if k not in moved},
+                                    inactive={**f.inactive, **moved})
         out.append(f)
     return out
 

@@ -41,8 +41,8 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from vado.scan.lexer import Kind
 
-__all__ = ["Configuration", "Conditionals", "amd_configuration", "configuration", "cuda_configuration", "evaluate",
-           "file_conditionals", "parse_defines"]
+__all__ = ["Configuration", "Conditionals", "amd_configuration", "build_macros", "configuration", "cuda_configuration",
+           "evaluate", "file_conditionals", "has_build_macros", "parse_defines"]
 
 #: The conditional directives, by name without ``#`` and blanks.
 _OPENERS = frozenset({"if", "ifdef", "ifndef"})
@@ -97,18 +97,28 @@ def parse_defines(defines: Iterable[str]) -> dict[str, str]:
     return out
 
 
-@functools.lru_cache(maxsize=64)
-def configuration(name: str, extra_defines: tuple[str, ...] = (), extra_undefined: tuple[str, ...] = ()) -> Configuration:
+@functools.lru_cache(maxsize=256)
+def configuration(name: str, extra_defines: tuple[str, ...] = (), extra_undefined: tuple[str, ...] = (),
+                  build_defines: tuple[str, ...] = (), build_undefined: tuple[str, ...] = ()) -> Configuration:
     """The ``cuda`` or ``amd`` configuration of ``preprocessor.yaml``, plus ``extra_defines``
-    (``NAME`` or ``NAME=VALUE``: a project's own HIP option, a build's ``-D`` flags), which
-    are defined and also count as HIP markers for ``amd``, and ``extra_undefined`` (names
-    known not to be defined there: other backends' options the build leaves off)."""
+    (``NAME`` or ``NAME=VALUE``: a project's own HIP option), which are defined and also count
+    as HIP markers for ``amd``, and ``extra_undefined`` (names known not to be defined there:
+    other backends' options the build leaves off).
+
+    ``build_defines`` and ``build_undefined`` are what the project's build decides for one file
+    (:mod:`vado.build.judged`: a unit's ``-D``/``-U``, the switches it leaves off): known, but no
+    HIP marker; the compiler's own macros (the YAML's) and the ``extra_`` ones win over them."""
     data = _data()
     conf = data["configurations"][name]
     extra = parse_defines(extra_defines)
     off = frozenset(parse_defines(extra_undefined)) - set(extra)
-    defined = {**{str(k): str(v) for k, v in (conf.get("defined") or {}).items() if k not in off}, **extra}
-    undefined = (frozenset(str(n) for n in conf.get("undefined") or ()) | off) - set(extra)
+    platform = {str(k) for k in (conf.get("defined") or {})} | {str(n) for n in conf.get("undefined") or ()}
+    built = {k: v for k, v in parse_defines(build_defines).items() if k not in platform}
+    built_off = frozenset(parse_defines(build_undefined)) - platform - set(built)
+    defined = {**built, **{str(k): str(v) for k, v in (conf.get("defined") or {}).items() if k not in off}, **extra}
+    for n in off:
+        defined.pop(n, None)
+    undefined = (frozenset(str(n) for n in conf.get("undefined") or ()) | off | (built_off - set(extra))) - set(extra)
     renamed = frozenset(str(n) for n in (conf.get("port_renamed") or {})) - set(extra) - off
     markers = frozenset(str(n) for n in data.get("hip_markers") or ())
     if name == "amd":
@@ -702,28 +712,64 @@ def _option_names(value) -> tuple[str, ...]:
     return tuple(sorted(str(v).strip() for v in value if str(v).strip()))
 
 
+#: A build macro named for one GPU platform (``USE_CUDA``, ``GGML_USE_CUBLAS``, ``WITH_HIP``): the CUDA
+#: build's value of it says nothing of what the AMD build sets, so the AMD configuration leaves it unknown.
+_PLATFORM_SWITCH = re.compile(
+    r"(?:^|_)(?:CUDA|CUDART|CUBLAS|CUBLASLT|CUDNN|CUFFT|CURAND|CUSPARSE|CUSOLVER|CUTLASS|NVCC|NVIDIA|NV|NVTX|TENSORRT"
+    r"|HIP|HIPBLAS|HIPBLASLT|ROCM|ROCBLAS|MIOPEN|AMD|CK)(?:_|$|BLAS)", re.IGNORECASE)
+
+
+def build_macros(options: Mapping | None, *, amd: bool = False) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The rule options' ``build_defines`` and ``build_undefined`` (what the project's build decides
+    for the file, :mod:`vado.build.judged`), for the ``amd`` configuration without the macros named
+    for one GPU platform (:data:`_PLATFORM_SWITCH`)."""
+    options = options or {}
+    defines, undefined = options.get("build_defines") or (), options.get("build_undefined") or ()
+    if isinstance(defines, str):
+        defines = (defines,)
+    if isinstance(undefined, str):
+        undefined = (undefined,)
+    defines = tuple(sorted(str(d) for d in defines))
+    undefined = tuple(sorted(str(u) for u in undefined))
+    if amd:
+        defines = tuple(d for d in defines if not _PLATFORM_SWITCH.search(d.partition("=")[0]))
+        undefined = tuple(u for u in undefined if not _PLATFORM_SWITCH.search(u))
+    return defines, undefined
+
+
+def has_build_macros(options: Mapping | None) -> bool:
+    """Whether the rule options carry what a read build decides for the file (:mod:`vado.build.judged`)."""
+    return bool(options) and ("build_defines" in options or "build_undefined" in options)
+
+
 def amd_configuration(options: Mapping | None = None) -> Configuration:
     """The ``amd`` configuration for rule options: ``amd_defines`` (``NAME`` or ``NAME=VALUE``
-    strings: the project's own HIP option, the AMD build's ``-D`` flags) and ``amd_undefined``
-    (names the AMD build leaves undefined: other backends' options)."""
+    strings: the project's own HIP option, the AMD build's ``-D`` flags), ``amd_undefined``
+    (names the AMD build leaves undefined: other backends' options), and the build's own
+    ``build_defines``/``build_undefined`` for the file (:func:`build_macros`)."""
     options = options or {}
     defines, undefined = options.get("amd_defines"), options.get("amd_undefined")
-    if not defines and not undefined:
+    bdef, bundef = build_macros(options, amd=True)
+    if not defines and not undefined and not bdef and not bundef:
         return configuration("amd")
-    return configuration("amd", _option_names(defines), _option_names(undefined))
+    return configuration("amd", _option_names(defines), _option_names(undefined), bdef, bundef)
 
 
 #: A name that says HIP or ROCm as a word of it (``GGML_USE_HIP``, ``USE_ROCM``, ``LLAMA_HIPBLAS``).
 _HIP_OPTION = re.compile(r"(?:^|_)(?:HIP|ROCM)(?:_|$|BLAS)", re.IGNORECASE)
 
 
-def cuda_configuration(options: Mapping | None = None) -> Configuration:
+def cuda_configuration(options: Mapping | None = None, *, with_build: bool = True) -> Configuration:
     """The ``cuda`` configuration for rule options: the names of ``amd_defines`` that say HIP or
     ROCm (the project's own HIP switch, ``GGML_USE_HIP``) are undefined there, since the CUDA build
-    does not switch the HIP path on; the AMD build's other defines (``NDEBUG``) stay unknown."""
+    does not switch the HIP path on; the AMD build's other defines (``NDEBUG``) stay unknown. With
+    ``with_build``, the build's ``build_defines``/``build_undefined`` for the file count too (the
+    CUDA build is the one vado read)."""
     options = options or {}
     names = tuple(n for n in parse_defines(_option_names(options.get("amd_defines"))) if _HIP_OPTION.search(n))
-    return configuration("cuda", (), names)
+    bdef, bundef = build_macros(options) if with_build else ((), ())
+    names = tuple(n for n in names if n not in parse_defines(bdef))
+    return configuration("cuda", (), names, bdef, bundef)
 
 
 def hip_aware_directives(tokens: Sequence, marks: Sequence[int], config: Configuration) -> frozenset[int]:

@@ -1,0 +1,230 @@
+"""The build model flows into audit and port: each file's #if branches are judged with the macros its build
+decides (vado.build.judged), soundly: a branch is inactive only when the configuration provably leaves it out."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from vado.audit import audit
+from vado.build import BuildOptions
+from vado.build.judged import judged_build
+from vado.knowledge.targets import get_target
+from vado.model import Verdict
+from vado.scan.preprocessor import amd_configuration, configuration, cuda_configuration
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "buildmodel"
+ALL_TARGETS = {"rocm-7.2", "oneapi", "scale", "zluda"}
+
+
+def _copy(name: str, tmp_path: Path) -> Path:
+    root = tmp_path / name
+    shutil.copytree(FIXTURES / name, root)
+    return root
+
+
+def _compdb(root: Path, entries: dict[str, list[str]]) -> None:
+    """A compile_commands.json compiling each source with nvcc and the given flags."""
+    db = [{"directory": str(root), "file": src, "arguments": ["nvcc", *flags, "-c", src, "-o", src + ".o"]}
+          for src, flags in entries.items()]
+    (root / "compile_commands.json").write_text(json.dumps(db))
+
+
+def _at(result, path: str, line: int, code: str = "PTX001"):
+    found = [f for f in result.findings if f.span.path == path and f.span.line == line and f.code == code]
+    assert len(found) == 1, [(f.code, f.span.path, f.span.line) for f in result.findings]
+    return found[0]
+
+
+# --- the fast path: a compile database with and without -DUSE_FAST_PATH ---------------------------------
+
+def test_a_branch_the_build_switches_off_is_inactive_for_every_target(tmp_path):
+    root = _copy("fastpath", tmp_path)
+    _compdb(root, {"kernel.cu": ["-O2"]})  # USE_FAST_PATH off (CMakeLists.txt can pass it: a build switch)
+    result = audit(root)
+    ptx = _at(result, "kernel.cu", 6)
+    assert ptx.verdicts == {} and set(ptx.inactive) == ALL_TARGETS
+    assert result.build.reader == "compile-db" and result.build.source == "compile_commands.json"
+    assert not result.build.guessed and result.build.units == 1
+
+
+def test_the_same_branch_counts_when_the_build_defines_it(tmp_path):
+    root = _copy("fastpath", tmp_path)
+    _compdb(root, {"kernel.cu": ["-O2", "-DUSE_FAST_PATH"]})
+    ptx = _at(audit(root), "kernel.cu", 6)
+    assert set(ptx.verdicts) == ALL_TARGETS and ptx.inactive == {}
+
+
+def test_a_later_minus_u_wins(tmp_path):
+    root = _copy("fastpath", tmp_path)
+    _compdb(root, {"kernel.cu": ["-DUSE_FAST_PATH", "-UUSE_FAST_PATH"]})
+    assert _at(audit(root), "kernel.cu", 6).verdicts == {}
+
+
+def test_a_name_the_build_never_mentions_stays_unknown(tmp_path):
+    """Without CMakeLists.txt nothing says USE_FAST_PATH is the build's to set: a header outside the tree
+    might define it, so the branch is not provably left out."""
+    root = _copy("fastpath", tmp_path)
+    (root / "CMakeLists.txt").unlink()
+    _compdb(root, {"kernel.cu": ["-O2"]})
+    ptx = _at(audit(root), "kernel.cu", 6)
+    assert set(ptx.verdicts) == ALL_TARGETS
+
+
+def test_a_switch_another_file_defines_stays_unknown(tmp_path):
+    root = _copy("fastpath", tmp_path)
+    (root / "config.h").write_text("#define USE_FAST_PATH 1\n")
+    _compdb(root, {"kernel.cu": ["-O2"]})
+    assert set(_at(audit(root), "kernel.cu", 6).verdicts) == ALL_TARGETS
+
+
+def test_no_build_is_a_guess_and_judges_as_before(tmp_path):
+    root = _copy("fastpath", tmp_path)  # CMakeLists.txt only: compile-db mode configures nothing
+    result = audit(root)
+    assert result.build.guessed and result.build.reader == "guess"
+    assert result.build.source.startswith("guessed: no build could be read (")
+    ptx = _at(result, "kernel.cu", 6)
+    assert set(ptx.verdicts) == ALL_TARGETS
+    before = audit(root, build=None)
+    assert before.build is None
+    assert [(f.code, f.span.start, f.verdicts, f.inactive) for f in result.findings] == \
+           [(f.code, f.span.start, f.verdicts, f.inactive) for f in before.findings]
+
+
+def test_sources_the_build_does_not_compile_are_named_and_keep_their_findings(tmp_path):
+    root = _copy("fastpath", tmp_path)
+    _compdb(root, {"kernel.cu": ["-O2"]})
+    result = audit(root)
+    assert result.build.not_built == ("unused.cu",)
+    assert set(_at(result, "unused.cu", 4).verdicts) == ALL_TARGETS
+
+
+def test_a_source_another_file_includes_is_built(tmp_path):
+    root = _copy("fastpath", tmp_path)
+    (root / "main.cu").write_text('#include "unused.cu"\n')
+    _compdb(root, {"kernel.cu": ["-O2"], "main.cu": []})
+    assert audit(root).build.not_built == ()
+
+
+# --- a header two units include with different flags -----------------------------------------------------
+
+def test_a_header_keeps_only_what_every_unit_agrees_on(tmp_path):
+    root = _copy("shared_header", tmp_path)
+    _compdb(root, {"a.cu": ["-DMODE_A", "-DCOMMON"], "b.cu": ["-DCOMMON"]})
+    result = audit(root)
+    assert set(_at(result, "common.cuh", 6).verdicts) == ALL_TARGETS  # MODE_A: defined in a.cu only
+    assert set(_at(result, "common.cuh", 9).inactive) == ALL_TARGETS  # COMMON: defined in both
+    assert set(_at(result, "b.cu", 4).inactive) == ALL_TARGETS  # b.cu leaves the switch MODE_A off
+    judged = judged_build(root)
+    assert judged.macros_for("common.cuh").defines == ("COMMON=1",)
+    assert judged.macros_for("a.cu").defines == ("COMMON=1", "MODE_A=1")
+    assert judged.macros_for("b.cu").undefined == ("MODE_A",)
+
+
+def test_a_source_compiled_twice_keeps_what_both_units_agree_on(tmp_path):
+    root = _copy("shared_header", tmp_path)
+    db = [{"directory": str(root), "file": "b.cu", "arguments": ["nvcc", *flags, "-c", "b.cu"]}
+          for flags in (["-DMODE_A"], [])]
+    (root / "compile_commands.json").write_text(json.dumps(db))
+    assert set(_at(audit(root), "b.cu", 4).verdicts) == ALL_TARGETS
+
+
+# --- a Make build read by a dry run (only where asked: it executes the Makefile's logic) -----------------
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make not installed")
+def test_make_dry_run_judges_the_branch_the_makefile_takes(tmp_path):
+    root = _copy("precision", tmp_path)
+    result = audit(root, build="make")
+    assert result.build.reader == "make" and result.build.source == "make -n in ."
+    assert result.build.ran and not result.build.guessed
+    assert set(_at(result, "main.cu", 6).inactive) == ALL_TARGETS  # ENABLE_FP16: not this configuration
+    assert set(_at(result, "main.cu", 9).verdicts) == ALL_TARGETS  # ENABLE_BF16: -DENABLE_BF16
+    fp16 = audit(root, build=BuildOptions(mode="make", make_vars={"PRECISION": "FP16"}))
+    assert set(_at(fp16, "main.cu", 6).verdicts) == ALL_TARGETS
+    assert set(_at(fp16, "main.cu", 9).inactive) == ALL_TARGETS
+
+
+def test_the_default_executes_nothing(tmp_path):
+    """A Makefile alone: the default (compile-db) reads no build and runs no make."""
+    root = _copy("precision", tmp_path)
+    result = audit(root)
+    assert result.build.guessed and result.build.ran == ()
+    assert set(_at(result, "main.cu", 6).verdicts) == ALL_TARGETS
+
+
+# --- the configurations ------------------------------------------------------------------------------------
+
+def test_build_macros_are_known_but_no_hip_marker():
+    cfg = configuration("amd", (), (), ("USE_FAST_PATH=1",), ("ENABLE_FP16",))
+    assert cfg.defined["USE_FAST_PATH"] == "1" and "ENABLE_FP16" in cfg.undefined
+    assert "USE_FAST_PATH" not in cfg.hip_markers
+    # The compiler's own macros win over a build's word on them.
+    assert configuration("cuda", (), (), ("__HIP_PLATFORM_AMD__",), ("__CUDACC__",)).defined["__CUDACC__"] == "1"
+
+
+def test_the_amd_configuration_leaves_platform_switches_unknown():
+    options = {"build_defines": ("USE_CUDA=1", "NDEBUG=1"), "build_undefined": ("USE_HIP", "ENABLE_FP16")}
+    amd = amd_configuration(options)
+    assert "USE_CUDA" not in amd.defined and "USE_HIP" not in amd.undefined
+    assert amd.defined["NDEBUG"] == "1" and "ENABLE_FP16" in amd.undefined
+    cuda = cuda_configuration(options)
+    assert cuda.defined["USE_CUDA"] == "1" and "USE_HIP" in cuda.undefined
+
+
+def test_a_project_hip_option_wins_over_the_cuda_build():
+    amd = amd_configuration({"amd_defines": ("GGML_USE_HIP",), "build_undefined": ("GGML_USE_HIP", "X")})
+    assert "GGML_USE_HIP" in amd.defined and "X" in amd.undefined
+
+
+# --- the port ----------------------------------------------------------------------------------------------
+
+def test_port_leaves_a_branch_the_build_switches_off_as_it_is(tmp_path):
+    from vado.port.tree import port_tree
+
+    root = _copy("fastpath", tmp_path)
+    _compdb(root, {"kernel.cu": ["-O2"]})
+    result = port_tree(root, tmp_path / "out", get_target("rocm-7.2"))
+    text = (tmp_path / "out" / "kernel.cu").read_text()
+    assert 'asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));' in text
+    assert result.build.source == "compile_commands.json"
+    assert not [f for f in result.remaining if f.span.path == "kernel.cu" and f.code == "PTX001"]
+
+
+def test_port_edits_the_branch_when_the_build_compiles_it(tmp_path):
+    from vado.port.tree import port_tree
+
+    root = _copy("fastpath", tmp_path)
+    _compdb(root, {"kernel.cu": ["-O2", "-DUSE_FAST_PATH"]})
+    port_tree(root, tmp_path / "out", get_target("rocm-7.2"))
+    text = (tmp_path / "out" / "kernel.cu").read_text()
+    assert "%%laneid" not in text
+
+
+def test_a_tree_is_read_once_per_command(tmp_path, monkeypatch):
+    import vado.build.judged as J
+
+    root = _copy("fastpath", tmp_path)
+    _compdb(root, {"kernel.cu": []})
+    calls = []
+    real = J.read_build
+    monkeypatch.setattr(J, "read_build", lambda *a, **k: calls.append(a) or real(*a, **k))
+    first = judged_build(root)
+    assert judged_build(root) is first and len(calls) == 1
+    _compdb(root, {"kernel.cu": ["-DUSE_FAST_PATH"]})  # a new database is read again
+    assert judged_build(root) is not first and len(calls) == 2
+
+
+def test_unknown_mode_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="unknown build mode"):
+        judged_build(tmp_path, options="ninja")
+
+
+def test_no_verdict_is_lost(tmp_path):
+    """Moving a verdict to inactive keeps it: the finding says what it would imply there."""
+    root = _copy("fastpath", tmp_path)
+    _compdb(root, {"kernel.cu": []})
+    ptx = _at(audit(root), "kernel.cu", 6)
+    assert ptx.inactive["oneapi"] is Verdict.MANUAL
