@@ -209,8 +209,8 @@ def test_a_tree_is_read_once_per_command(tmp_path, monkeypatch):
     root = _copy("fastpath", tmp_path)
     _compdb(root, {"kernel.cu": []})
     calls = []
-    real = J.read_build
-    monkeypatch.setattr(J, "read_build", lambda *a, **k: calls.append(a) or real(*a, **k))
+    real = J._read
+    monkeypatch.setattr(J, "_read", lambda *a, **k: calls.append(a) or real(*a, **k))
     first = judged_build(root)
     assert judged_build(root) is first and len(calls) == 1
     _compdb(root, {"kernel.cu": ["-DUSE_FAST_PATH"]})  # a new database is read again
@@ -228,3 +228,14 @@ def test_no_verdict_is_lost(tmp_path):
     _compdb(root, {"kernel.cu": []})
     ptx = _at(audit(root), "kernel.cu", 6)
     assert ptx.inactive["oneapi"] is Verdict.MANUAL
+
+
+def test_a_database_of_another_tree_is_not_this_trees_build(tmp_path):
+    """A port's copy of compile_commands.json still names the original's files: no build of the copy."""
+    root = _copy("fastpath", tmp_path)
+    other = _copy("shared_header", tmp_path)
+    _compdb(other, {"a.cu": ["-DMODE_A"]})
+    shutil.copy(other / "compile_commands.json", root / "compile_commands.json")
+    result = audit(root)
+    assert result.build.guessed and "compiles no file of this tree" in result.build.source
+    assert result.build.not_built == ()

@@ -21,7 +21,7 @@ from vado.model import (
     TargetVerdict,
     Verdict,
 )
-from vado.model.audit import AuditResult, AuditStats, FileReport, RuleInfo, WorkloadReport
+from vado.model.audit import AuditResult, AuditStats, BuildSummary, FileReport, RuleInfo, WorkloadReport
 
 SPAN = Span("src/k.cu", 10, 24, 2, 3, 2, 17)
 EDIT = Edit("src/k.cu", 10, 24, "hipMalloc\xff")
@@ -72,6 +72,8 @@ FILE_REPORT = FileReport("src/k.cu", "cuda", 120, (TARGET_VERDICT,), EFFORT, 1)
 WORKLOAD = WorkloadReport("k", "src", ("src/k.cu",), (TARGET_VERDICT,), EFFORT)
 RULE_INFO = RuleInfo("API001", "cuda-runtime-call", "API", "high", "CUDA runtime call", "See docs.")
 STATS = AuditStats(files_scanned=3, files_skipped=1, bytes_scanned=4096, duration_s=0.125, jobs=2)
+BUILD = BuildSummary("compile-db", "compile_commands.json", "default", False, 2, (), ("1 entries skipped",),
+                     ("tools/unused.cu",))
 AUDIT = AuditResult(
     root="/repo",
     targets=("rocm-7.2",),
@@ -83,6 +85,7 @@ AUDIT = AuditResult(
     rules=(RULE_INFO,),
     stats=STATS,
     errors=({"type": "ScanError", "what": "cannot read x", "why": "EACCES", "tip": "check permissions"},),
+    build=BUILD,
     tool_version="0.1.0",
 )
 
@@ -100,5 +103,6 @@ ALL = {
     "WorkloadReport": WORKLOAD,
     "RuleInfo": RULE_INFO,
     "AuditStats": STATS,
+    "BuildSummary": BUILD,
     "AuditResult": AUDIT,
 }

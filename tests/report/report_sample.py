@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 
 from vado.model import Applicability, Edit, Effort, Finding, Fix, Severity, Skip, SkipReason, Span, Verdict
-from vado.model.audit import AuditResult, AuditStats, FileReport, RuleInfo, WorkloadReport
+from vado.model.audit import AuditResult, AuditStats, BuildSummary, FileReport, RuleInfo, WorkloadReport
 from vado.model.text import LineIndex
 from vado.model.verdict import TargetVerdict
 
@@ -224,6 +224,8 @@ def build_sample() -> AuditResult:
         stats=AuditStats(files_scanned=len(SOURCES), files_skipped=len(skips),
                          bytes_scanned=sum(fr.size for fr in files), duration_s=0.42, jobs=2),
         errors=errors,
+        build=BuildSummary("compile-db", "build/compile_commands.json", "default", units=len(SOURCES) - 1,
+                           not_built=("tools/unused.cu",)),
         tool_version="0.1.0",
     )
 

@@ -30,7 +30,7 @@ def validator():
 def test_sample_validates(sample, validator):
     doc = json.loads(render_json(sample))
     validator.validate(doc)
-    assert doc["schema_version"] == SCHEMA_VERSION == "1.0"
+    assert doc["schema_version"] == SCHEMA_VERSION == "1.1"
     assert doc["tool"] == {"name": "vado", "version": "0.1.0"}
     assert "tool_version" not in doc
     assert len(doc["findings"]) == len(sample.findings) == 10

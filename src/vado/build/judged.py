@@ -227,6 +227,11 @@ def judge(config: BuildConfig, root: str | os.PathLike, files: Sequence[tuple[st
                            notes=tuple(config.notes))
     if config.guessed or not config.units:
         return JudgedBuild(summary)
+    if not any(_relpath(u.source, root_s) is not None for u in config.units):
+        # A database of another tree (a copy that still names the original's files) says nothing of this one.
+        why = f"the {config.reader} build compiles no file of this tree"
+        return JudgedBuild(BuildSummary(reader="guess", source=f"guessed: no build could be read ({why})",
+                                        guessed=True, notes=(why, *config.notes)))
     complete = config.reader in _COMPLETE_READERS
     partial = _partial(config)
     states: dict[str, list[dict[str, str | None]]] = {}
@@ -281,6 +286,27 @@ def judge(config: BuildConfig, root: str | os.PathLike, files: Sequence[tuple[st
 def posix_basename(rel: str) -> str:
     """The last component of a ``/``-separated path."""
     return rel.rsplit("/", 1)[-1]
+
+
+def _read(root: Path, options: BuildOptions) -> BuildConfig:
+    """The build read with ``options``; where nothing can be read in ``compile-db`` or ``none`` mode,
+    a guess without units (a judged build uses none of a guess's flags, and guessing them reads
+    every build file once per source)."""
+    if options.mode in ("compile-db", "none") and root.is_dir():
+        from vado.build.read import _existing
+
+        if options.mode == "none":
+            why, notes = "--build none", []
+        else:
+            found, notes = _existing(root)
+            if found is not None and found.units:
+                from dataclasses import replace
+
+                return replace(found, notes=(*notes, *found.notes))
+            why = "no compile_commands.json, CMake File API reply or setup.py extension in the tree"
+        return BuildConfig(str(root), (), "guess", guessed=True,
+                           notes=(f"no build read ({why}): units and flags are guessed from the files", *notes))
+    return read_build(root, options)
 
 
 _CACHE: dict[tuple, JudgedBuild] = {}
@@ -343,7 +369,7 @@ def judged_build(root: str | os.PathLike, plan=None, options: BuildOptions | str
             from vado.build.cmake import cuda_args
 
             options = replace(options, cmake_args=(*cuda_args(nvcc), *options.cmake_args))
-    config = read_build(root_p, options)
+    config = _read(root_p, options)
     build_files = [f.path for f in plan.files if f.kind.value in ("cmake", "makefile")]
     result = judge(config, root_p, [(f.path, f.kind) for f in plan.files], build_files)
     if len(_CACHE) >= _CACHE_SIZE:

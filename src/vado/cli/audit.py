@@ -17,6 +17,7 @@ FORMATS = get_args(Format)
 Color = Literal["auto", "always", "never"]
 COLOR_HELP = ("Colour the text report: auto (on a terminal, unless NO_COLOR is set; FORCE_COLOR forces it), "
               "always, never.")
+BuildMode = Literal["compile-db", "none", "make", "cmake", "auto"]
 _SEVERITIES_AND_VERDICTS = "SEVERITY|VERDICT|TARGET:VERDICT"
 
 
@@ -58,6 +59,14 @@ def audit(
     include_backends: bool = Option(False, "--include-backends", help="Judge other backends' code too (SYCL, MUSA, Vulkan, Metal, CPU instruction sets)."),
     include_hip_path: bool = Option(False, "--include-hip-path", help="Judge the project's own HIP path for ROCm as CUDA code, as if it had no ROCm build."),
     color: Color = Option("auto", "--color", help=COLOR_HELP),
+    build: BuildMode = Option(
+        "compile-db", "--build",
+        help="How the project's build is read for the configuration judged (which #if branches count): compile-db "
+             "(default: a compile_commands.json, CMake File API reply or setup.py already in the tree; runs nothing), "
+             "none (read no build: branches as the platform's macros decide them), make (dry-run the Makefiles), "
+             "cmake (configure in vado's build directory), auto (compile-db, else cmake or make): the last three "
+             "execute the project's build logic in vado's sandbox, and the summary says what ran.",
+    ),
     quiet: bool = Option(False, "--quiet", "-q", help="No summary or progress on stderr."),
 ) -> None:
     """Audit a tree: every CUDA dependency, its verdict per target, the reason and the effort.
@@ -128,9 +137,11 @@ def audit(
                 progress=progress,
                 filters=filters,
                 plan=plan,
+                build=build,
             )
     except VadoError as exc:
         raise fail(exc)
+    say_build(term, result.build)
 
     from vado.cli import suppress as S
 
@@ -183,6 +194,19 @@ def audit(
     for reason in reasons:
         term.info(f"fail-on: {reason}" + (" (--exit-zero: exit 0)" if exit_zero else ""))
     raise CommandExit(1 if reasons and not exit_zero else 0)
+
+
+def say_build(term, summary) -> None:
+    """The configuration judged, on stderr: where it came from and what vado ran to read it."""
+    if summary is None:
+        return
+    for ran in summary.ran:
+        term.info(f"ran the project's build logic to read its build: {ran}")
+    if summary.guessed:
+        term.info(f"build: {summary.source}; #if branches are judged on the platform's macros only")
+    else:
+        term.info(f"build: {summary.source} ({summary.units} units, configuration {summary.configuration})"
+                  + (f"; {len(summary.not_built)} sources not built by it" if summary.not_built else ""))
 
 
 def _write(term, path: Path, text: str) -> None:

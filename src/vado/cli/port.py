@@ -54,6 +54,14 @@ def port(
     jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Worker processes (default 0: one per CPU, as audit; a small tree is ported in one process anyway)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary on stderr."),
     force: bool = typer.Option(False, "--force", help="With --in-place --no-backup: rewrite files git does not hold as they are."),
+    build: Literal["compile-db", "none", "make", "cmake", "auto"] = typer.Option(
+        "compile-db", "--build",
+        help="How the project's build is read for the configuration judged (edits land only in the branches it compiles): compile-db "
+             "(default: a compile_commands.json, CMake File API reply or setup.py already in the tree; runs nothing), "
+             "none (read no build: branches as the platform's macros decide them), make (dry-run the Makefiles), "
+             "cmake (configure in vado's build directory), auto (compile-db, else cmake or make): the last three "
+             "execute the project's build logic in vado's sandbox, and the summary says what ran.",
+    ),
 ) -> None:
     """Port a CUDA tree to HIP: sources, headers, build files, requirements and Dockerfiles.
 
@@ -111,10 +119,14 @@ def port(
                 include_hip_path=include_hip_path,
                 progress=progress,
                 force=force,
+                build=build,
             )
     except VadoError as exc:
         term.error(exc.what + (f": {exc.why}" if exc.why else ""), exc.tip)
         raise typer.Exit(exc.exit_code)
+    from vado.cli.audit import say_build
+
+    say_build(term, result.build)
 
     from vado.port.summary import render_port_json, render_port_text
 

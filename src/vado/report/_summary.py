@@ -297,6 +297,25 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
+def build_lines(result) -> list[str]:
+    """What the report says of the configuration judged (:attr:`AuditResult.build`): where it came
+    from, and the sources it does not build; none when no build was looked for."""
+    b = getattr(result, "build", None)
+    if b is None:
+        return []
+    if b.guessed:
+        lines = [f"Build judged: {b.source}; #if branches are judged on the platform's macros only."]
+    else:
+        lines = [f"Build judged: {b.source} ({plural(b.units, 'unit')}, configuration {b.configuration}); "
+                 "findings in branches it does not compile are marked inactive."]
+    if b.ran:
+        lines.append("To read it vado ran: " + "; ".join(b.ran) + ".")
+    if b.not_built:
+        shown = ", ".join(b.not_built[:10]) + (f" and {len(b.not_built) - 10} more" if len(b.not_built) > 10 else "")
+        lines.append(f"Not built by this configuration (compiled by no unit, included by no file; findings kept): {shown}.")
+    return lines
+
+
 @dataclass(frozen=True)
 class TargetOverview:
     """What a reader who does not read code needs about one target: the verdict, the files, the work.

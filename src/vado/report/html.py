@@ -282,6 +282,9 @@ def render_html(result: AuditResult) -> str:
         f"Effort: {effort.lines} lines, {effort.constructs} constructs, {e(S.fmt_hours(effort.hours))} h. "
         f"vado {e(_version(result))}, schema {e(result.schema_version)}.</p>"
     )
+    build = S.build_lines(result)
+    if build:
+        body.append(f'<p class="muted build">{"<br>".join(e(line) for line in build)}</p>')
     body.append(summary_section(result))
 
     body.append("<h2>Verdicts</h2>")

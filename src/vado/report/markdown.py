@@ -136,6 +136,9 @@ def _render(result: AuditResult, finding_rows: int | None, skip_rows: int | None
         f"Effort: {effort.lines} lines, {effort.constructs} constructs, {S.fmt_hours(effort.hours)} h."
     )
     out.append("")
+    build = S.build_lines(result)
+    if build:
+        out += [esc(" ".join(build)), ""]
     out += _summary(result)
 
     out += ["## Verdicts", ""]

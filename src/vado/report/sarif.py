@@ -115,6 +115,9 @@ def sarif_log(result: AuditResult, *, repo_root: str | None = None, reader: Read
         "stats": to_json(result.stats),
         "schemaVersion": result.schema_version,
     }
+    if getattr(result, "build", None) is not None:
+        # The configuration judged: which #if branches counted (findings in the others carry "inactive").
+        run["properties"]["build"] = to_json(result.build)
     return {"$schema": SARIF_SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
 
 

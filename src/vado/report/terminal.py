@@ -190,6 +190,8 @@ def render_terminal(result: AuditResult, *, width: int | None = None, color: boo
             style="dim",
         )
     )
+    for line in S.build_lines(result):
+        console.print(Text(line, style="dim"))
 
     _heading(console, "Verdicts")
     summaries = S.target_summaries(result)
