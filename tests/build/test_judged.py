@@ -239,3 +239,48 @@ def test_a_database_of_another_tree_is_not_this_trees_build(tmp_path):
     result = audit(root)
     assert result.build.guessed and "compiles no file of this tree" in result.build.source
     assert result.build.not_built == ()
+
+
+# --- the CLI -----------------------------------------------------------------------------------------------
+
+def _cli(*argv: str):
+    from typer.testing import CliRunner
+
+    from vado.cli.app import app
+
+    return CliRunner().invoke(app, list(argv))
+
+
+def test_cli_audit_reads_the_compile_database_and_says_so(tmp_path):
+    root = _copy("fastpath", tmp_path)
+    _compdb(root, {"kernel.cu": []})
+    res = _cli("audit", str(root), "-f", "json", "-o", str(tmp_path / "a.json"))
+    assert res.exit_code in (0, 1), res.output
+    doc = json.loads((tmp_path / "a.json").read_text())
+    assert doc["schema_version"] == "1.1" and doc["build"]["source"] == "compile_commands.json"
+    assert doc["build"]["not_built"] == ["unused.cu"]
+    assert "build: compile_commands.json (1 unit, configuration default)" in res.output
+    text = _cli("audit", str(root)).output
+    assert "Build judged: compile_commands.json (1 unit, configuration default)" in text
+    assert "inactive for rocm-7.2, oneapi, scale, zluda" in " ".join(text.split())
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make not installed")
+def test_cli_runs_make_only_when_asked_and_says_what_ran(tmp_path):
+    root = _copy("precision", tmp_path)
+    (root / "Makefile").write_text((root / "Makefile").read_text().replace("all: prog", "$(shell touch ran)\nall: prog"))
+    res = _cli("audit", str(root), "-f", "concise")
+    assert "ran the project's build logic" not in res.output and not (root / "ran").exists()
+    res = _cli("audit", str(root), "-f", "concise", "--build", "make")
+    assert "ran the project's build logic to read its build: make -n" in res.output
+    assert not (root / "ran").exists()  # the dry run ran in a scratch copy of the tree
+    assert "main.cu:6:3: PTX001" in res.output and "[rocm-7.2: inactive; oneapi: inactive" in res.output
+
+
+def test_cli_port_build_none_edits_every_branch(tmp_path):
+    root = _copy("fastpath", tmp_path)
+    _compdb(root, {"kernel.cu": []})
+    res = _cli("port", str(root), "-o", str(tmp_path / "out"), "--build", "none")
+    assert res.exit_code in (0, 1), res.output
+    assert "%%laneid" not in (tmp_path / "out" / "kernel.cu").read_text()
+    assert "guessed" in res.output

@@ -205,7 +205,8 @@ def say_build(term, summary) -> None:
     if summary.guessed:
         term.info(f"build: {summary.source}; #if branches are judged on the platform's macros only")
     else:
-        term.info(f"build: {summary.source} ({summary.units} units, configuration {summary.configuration})"
+        term.info(f"build: {summary.source} ({summary.units} unit{'s' if summary.units != 1 else ''}, "
+                  f"configuration {summary.configuration})"
                   + (f"; {len(summary.not_built)} sources not built by it" if summary.not_built else ""))
 
 

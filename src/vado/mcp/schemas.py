@@ -67,6 +67,7 @@ class AuditOut(TypedDict):
     skip_count: int
     skips: list[dict[str, Any]]
     errors: list[dict[str, Any]]
+    build: NotRequired[Optional[dict[str, Any]]]
     hint: NotRequired[str]
 
 
@@ -135,6 +136,7 @@ class PortOut(TypedDict):
     skips: list[dict[str, Any]]
     left_out: list[str]
     own_rocm_build: str
+    build: NotRequired[Optional[dict[str, Any]]]
     hint: NotRequired[str]
 
 

@@ -81,6 +81,19 @@ Limit = Annotated[int, Field(ge=1, le=5000, description="Items per page at most;
 MaxTokens = Annotated[int, Field(ge=1000, le=25000, description="Token budget of the answer (estimated); default 8000.")]
 
 
+BuildArg = Annotated[Literal["compile-db", "none", "make", "cmake", "auto"], Field(description="How the tree's build is read for the configuration judged (which #if branches count; each file gets its translation units' -D/-U): compile-db (default: only a compile_commands.json, CMake File API reply or setup.py already in the tree; runs nothing), none (read no build), make/cmake/auto (execute the project's Makefile or CMake logic in vado's sandbox; need --allow-exec, and only when the user asked). The answer's build says which configuration was judged and where it came from.")]
+
+
+def _refuse_exec(build: str, allow_exec: bool, tool: str) -> None:
+    """Refuse a build mode that executes the project's build logic on a server without --allow-exec."""
+    if build in ("make", "cmake", "auto") and not allow_exec:
+        from mcp.server.mcpserver.exceptions import ToolError
+
+        raise ToolError(f"McpError: build={build!r} runs the project's own Makefile or CMake logic; this server "
+                        f"was started without --allow-exec. Call {tool} with build='compile-db' (reads only what "
+                        "the tree holds), or ask the user to restart `vado mcp --allow-exec`.")
+
+
 def build_server(root: Root, *, allow_exec: bool = False):
     """An ``MCPServer`` whose tools are vado's functions, confined to ``root``; ``allow_exec``
     offers what builds and runs the project's code (see the module docstring)."""
@@ -98,9 +111,11 @@ def build_server(root: Root, *, allow_exec: bool = False):
         limit: Limit = tools.DEFAULT_PAGE,
         detail: Annotated[Literal["compact", "full"], Field(description="compact: code, place, message, fix applicability; full: also every target's verdict, the rule's data and the fix's description.")] = "compact",
         max_tokens: MaxTokens = 8000,
+        build: BuildArg = "compile-db",
     ) -> AuditOut:
         """Audit CUDA code: the verdict per target (moves-as-is, moves-with-automatic-edits, needs-manual-work, blocked) with the codes that decide it, counts per finding code and per file, and one page of findings (location, message, whether vado's port fixes it). Page with offset/next_offset; narrow with path, codes or min_severity."""
-        return _call(tools.audit, root, path, targets, min_severity, codes, offset, limit, detail, max_tokens,
+        _refuse_exec(build, allow_exec, "audit")
+        return _call(tools.audit, root, path, targets, min_severity, codes, offset, limit, detail, max_tokens, build,
                      max_tokens=max_tokens)
 
     @server.tool(annotations=_hints(read_only=True, title="Explain a finding code"))
@@ -142,10 +157,12 @@ def build_server(root: Root, *, allow_exec: bool = False):
         include_vendored: Annotated[bool, Field(description="Also port vendored code (third_party/, dependencies/, submodules, copies of known libraries).")] = False,
         include_backends: Annotated[bool, Field(description="Also port code for other backends (SYCL, MUSA, Vulkan, Metal, CPU instruction sets).")] = False,
         include_hip_path: Annotated[bool, Field(description="Also port the project's own HIP path (its CUDA-to-HIP vendor header and the sources its own ROCm build compiles).")] = False,
+        build: BuildArg = "compile-db",
     ) -> PortOut:
         """Port a CUDA file or tree to HIP (sources, headers, build files, requirements, Dockerfiles). Returns totals for the whole port (files per status, fixes applied and findings left per code), one page of files (files with errors or findings left first), the findings left in them, and diffs on request. Page with offset/next_offset."""
+        _refuse_exec(build, allow_exec, "port")
         return _call(tools.port, root, path, output, target, launch, unsafe, include_diffs, diff_paths, offset, limit,
-                     max_tokens, include_vendored, include_backends, include_hip_path, max_tokens=max_tokens)
+                     max_tokens, include_vendored, include_backends, include_hip_path, build, max_tokens=max_tokens)
 
     from vado.bench.environment import has_gpu
 

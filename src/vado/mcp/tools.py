@@ -98,12 +98,14 @@ def _verdicts_json(verdicts) -> list[dict[str, Any]]:
 
 def audit(root: Root, path: str = ".", targets: list[str] | None = None, min_severity: str = "info",
           codes: list[str] | None = None, offset: int = 0, limit: int = DEFAULT_PAGE, detail: str = "compact",
-          max_tokens: int | None = None) -> dict[str, Any]:
+          max_tokens: int | None = None, build: str = "compile-db") -> dict[str, Any]:
     """Audit ``path`` (inside the root): verdict per target, counts per code and per file, one page of findings.
 
     Findings are filtered by ``min_severity`` and ``codes`` (codes or prefixes),
     then paged: ``offset``/``limit``, cut further so the answer fits ``max_tokens``;
     ``next_offset`` says where the next page starts (None: this was the last).
+    ``build`` is how the tree's build is read for the configuration judged
+    (:mod:`vado.build.judged`; the server refuses the executing modes without ``allow_exec``).
     """
     from vado.audit import audit as run_audit
     from vado.mcp.paging import DEFAULT_MAX_TOKENS, fit_list
@@ -115,7 +117,7 @@ def audit(root: Root, path: str = ".", targets: list[str] | None = None, min_sev
         floor = Severity.parse(min_severity)
     except ValueError as exc:
         raise UsageError("bad min_severity", str(exc)) from None
-    result = run_audit(real, _targets(targets))
+    result = run_audit(real, _targets(targets), build=_build_mode(build))
     rel = root.relative(real) if real.is_dir() else root.relative(real.parent)
     kept = [f for f in result.findings if f.severity.rank >= floor.rank and _matches_codes(f.code, codes)]
     counts: dict[str, int] = {}
@@ -145,6 +147,7 @@ def audit(root: Root, path: str = ".", targets: list[str] | None = None, min_sev
         "skip_count": len(result.skips),
         "skips": to_json(result.skips[:10]),
         "errors": list(result.errors),
+        "build": _build_json(result.build, root, real),
     }
     fit_list(answer, "findings", offset, max_tokens)
     answer["truncated"] = answer["next_offset"] is not None
@@ -152,6 +155,26 @@ def audit(root: Root, path: str = ".", targets: list[str] | None = None, min_sev
         answer["hint"] = (f"{len(kept) - answer['next_offset']} more findings: call again with offset="
                           f"{answer['next_offset']}, or narrow with path, codes or min_severity")
     return answer
+
+
+def _build_mode(build: str) -> str:
+    from vado.build.read import MODES
+
+    if build not in MODES:
+        raise UsageError(f"unknown build mode {build!r}", "", f"use one of {', '.join(MODES)}")
+    return build
+
+
+def _build_json(summary, root: Root, real: Path) -> dict[str, Any] | None:
+    """The configuration judged, with ``not_built`` relative to the root as the other paths are."""
+    if summary is None:
+        return None
+    from vado.model import to_json
+
+    doc = to_json(summary)
+    rel = root.relative(real) if real.is_dir() else root.relative(real.parent)
+    doc["not_built"] = [p if rel == "." else f"{rel}/{p}" for p in summary.not_built[:50]]
+    return doc
 
 
 def explain(code: str) -> dict[str, Any]:
@@ -213,7 +236,7 @@ def _port_target(name: str):
 def port(root: Root, path: str, output: str | None = None, target: str = "rocm-7.2", launch: str = "chevron",
          unsafe: bool = False, include_diffs: bool | None = None, diff_paths: list[str] | None = None,
          offset: int = 0, limit: int = DEFAULT_PAGE, max_tokens: int | None = None, include_vendored: bool = False,
-         include_backends: bool = False, include_hip_path: bool = False) -> dict[str, Any]:
+         include_backends: bool = False, include_hip_path: bool = False, build: str = "compile-db") -> dict[str, Any]:
     """Port ``path`` to HIP. With ``output`` (a new directory inside the root) write the port there;
     without it, port into a temporary directory, return the diffs and write nothing.
 
@@ -240,7 +263,7 @@ def port(root: Root, path: str, output: str | None = None, target: str = "rocm-7
     tgt = _port_target(target)
     options = PortOptions(launch=launch, unsafe=unsafe)
     scope = {"include_vendored": include_vendored, "include_backends": include_backends,
-             "include_hip_path": include_hip_path}
+             "include_hip_path": include_hip_path, "build": _build_mode(build)}
     out = None if output is None else root.resolve(output, must_exist=False)
     # The next page of the same port (same source tree, unchanged; same options, scope and output) is read
     # from the port already made: a dry run is not ported into a new temporary tree per page, and a port
@@ -309,6 +332,7 @@ def port(root: Root, path: str, output: str | None = None, target: str = "rocm-7
         "skips": to_json(result.skips[:10]),
         "left_out": list(result.left_out),
         "own_rocm_build": result.own_rocm_build,
+        "build": _build_json(result.build, root, real),
     }
     if include_diffs is None and estimate_tokens(answer) > max_tokens:
         answer["files"] = [item(f, False) for f in page_files]

@@ -155,6 +155,7 @@ def cached_audit(
     respect_gitignore: bool = True,
     include_vendored: bool = False,
     options: dict | None = None,
+    build="compile-db",
 ) -> CachedAudit:
     """Audit ``root`` like :func:`vado.audit.audit`, reusing cached findings of unchanged files.
 
@@ -176,7 +177,14 @@ def cached_audit(
 
     # Other backends are not judged; the project's own HIP path moves as is for ROCm (vado.audit.scope).
     scope = audit_scope(root, plan, targets)
-    env = environment_key(targets, {**options, "gitignore": respect_gitignore, "vendored": include_vendored})
+    judged = None
+    if build is not None and Path(root).is_dir():
+        from vado.build.judged import judged_build
+
+        # The configuration judged (vado.build.judged): its macros decide each file's branches, so they key the cache.
+        judged = judged_build(root, plan, build)
+    env = environment_key(targets, {**options, "gitignore": respect_gitignore, "vendored": include_vendored,
+                                    **({"build": judged.digest()} if judged is not None else {})})
 
     keys: dict[str, str] = {}
     read_skips: list[Skip] = []
@@ -210,7 +218,8 @@ def cached_audit(
             except OSError as exc:
                 skips.append(Skip(f.path, SkipReason.UNREADABLE, exc.strerror or str(exc)))
                 continue
-            found = check_bytes(f.path, data, targets, kind=f.kind, options=options)
+            extra = judged.rule_options(f.path) if judged is not None else {}
+            found = check_bytes(f.path, data, targets, kind=f.kind, options={**options, **extra} if extra else options)
             cache.put_findings(key, found)
             rescanned += 1
         scanned += f.size
@@ -243,6 +252,7 @@ def cached_audit(
             duration_s=round(time.perf_counter() - started, 3),
             jobs=1,
         ),
+        build=judged.summary if judged is not None else None,
         tool_version=__version__,
     )
     cache.put_audit(digest, result)
