@@ -284,3 +284,19 @@ def test_cli_port_build_none_edits_every_branch(tmp_path):
     assert res.exit_code in (0, 1), res.output
     assert "%%laneid" not in (tmp_path / "out" / "kernel.cu").read_text()
     assert "guessed" in res.output
+
+
+def test_a_vendored_header_that_defines_the_switch_keeps_it_unknown(tmp_path):
+    root = _copy("fastpath", tmp_path)
+    (root / "third_party" / "lib").mkdir(parents=True)
+    (root / "third_party" / "lib" / "config.h").write_text("#define USE_FAST_PATH\n")
+    _compdb(root, {"kernel.cu": []})
+    assert set(_at(audit(root), "kernel.cu", 6).verdicts) == ALL_TARGETS
+
+
+def test_a_unit_source_another_unit_includes_gets_only_the_common_macros(tmp_path):
+    """kernel.cu is compiled on its own without USE_FAST_PATH, and inside main.cu with it: the branch is built."""
+    root = _copy("fastpath", tmp_path)
+    (root / "main.cu").write_text('#include "kernel.cu"\n')
+    _compdb(root, {"kernel.cu": [], "main.cu": ["-DUSE_FAST_PATH"]})
+    assert set(_at(audit(root), "kernel.cu", 6).verdicts) == ALL_TARGETS

@@ -155,6 +155,27 @@ def build_file_switches(root: str | os.PathLike, build_files: Iterable[str]) -> 
     return names
 
 
+#: Files read for ``#define``/``#undef``/``#include`` beyond the audited ones (vendored, ignored by git).
+_MAX_SCANNED_FILES = 200_000
+_MAX_SCANNED_BYTES = 8 * 2**20
+
+
+def _tree_c_files(root: Path) -> list[str]:
+    """Every C-family file under ``root`` (vendored and git-ignored ones too, not under ``.git``, no
+    symlinked directories): a switch a vendored header defines must keep the switch unknown."""
+    from vado.scan.classify import classify
+
+    out: list[str] = []
+    for cur, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if d != ".git" and not os.path.islink(os.path.join(cur, d))]
+        for n in names:
+            if classify(n).is_c_family:
+                out.append(os.path.relpath(os.path.join(cur, n), root).replace(os.sep, "/"))
+                if len(out) >= _MAX_SCANNED_FILES:
+                    return out
+    return out
+
+
 def _scan_tree(root: Path, files: Sequence[str], wanted: set[str]) -> tuple[dict[str, set[str]], set[str]]:
     """For the tree's C-family ``files``: the files whose ``#define``/``#undef`` set each name of
     ``wanted``, and the file names (last component) that some ``#include`` names."""
@@ -162,7 +183,10 @@ def _scan_tree(root: Path, files: Sequence[str], wanted: set[str]) -> tuple[dict
     included: set[str] = set()
     for rel in files:
         try:
-            data = (root / rel).read_bytes()
+            p = root / rel
+            if p.is_symlink() or p.stat().st_size > _MAX_SCANNED_BYTES:
+                continue
+            data = p.read_bytes()
         except OSError:
             continue
         if b"#" not in data:
@@ -247,7 +271,7 @@ def judge(config: BuildConfig, root: str | os.PathLike, files: Sequence[tuple[st
     absent = {n for n in switches if _switch_by_absence(n)}
     kinds = dict(files)
     c_files = [rel for rel, kind in files if getattr(kind, "is_c_family", False)]
-    touched, included = _scan_tree(Path(root_s), c_files, switches)
+    touched, included = _scan_tree(Path(root_s), sorted(set(c_files) | set(_tree_c_files(Path(root_s)))), switches)
     for u, st in unit_states:
         full = dict(st)
         tree_forced = all(_relpath(f, root_s) is not None for f in u.forced_includes)
@@ -264,9 +288,11 @@ def judge(config: BuildConfig, root: str | os.PathLike, files: Sequence[tuple[st
     not_built: list[str] = []
     sources = {FileKind.CUDA_SOURCE, FileKind.CXX_SOURCE, FileKind.HIP_SOURCE}
     for rel in c_files:
-        if rel in states:
+        if rel in states and posix_basename(rel) not in included:
             agreed = _agreed(states[rel])
         elif posix_basename(rel) in included:
+            # A header, or a unit source another unit may #include too (#include "kernel.cu"): compiled
+            # with whichever unit's flags, so only what every unit agrees on.
             agreed = common
         else:
             if not partial and kinds.get(rel) in sources:
