@@ -300,3 +300,20 @@ def test_a_unit_source_another_unit_includes_gets_only_the_common_macros(tmp_pat
     (root / "main.cu").write_text('#include "kernel.cu"\n')
     _compdb(root, {"kernel.cu": [], "main.cu": ["-DUSE_FAST_PATH"]})
     assert set(_at(audit(root), "kernel.cu", 6).verdicts) == ALL_TARGETS
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None or shutil.which("nvcc") is None, reason="cmake or nvcc missing")
+def test_cmake_configure_when_asked_and_a_file_api_reply_in_the_tree_by_default(tmp_path):
+    root = _copy("fastpath", tmp_path)
+    off = audit(root, build="cmake")
+    assert off.build.reader == "cmake-file-api" and off.build.ran and "target lanes" in off.build.source
+    assert set(_at(off, "kernel.cu", 6).inactive) == ALL_TARGETS and off.build.not_built == ("unused.cu",)
+    on = audit(root, build=BuildOptions(mode="cmake", cmake_args=("-DUSE_FAST_PATH=ON",)))
+    assert set(_at(on, "kernel.cu", 6).verdicts) == ALL_TARGETS
+    # The reply the configure left, copied into the tree: read as it is, nothing runs.
+    bdir = Path(on.build.ran[0].split(" -B ", 1)[1].split(" ", 1)[0])
+    shutil.copytree(bdir / ".cmake", root / "build" / ".cmake")
+    read = audit(root)
+    assert read.build.reader == "cmake-file-api" and read.build.ran == ()
+    assert read.build.source == "the CMake File API reply in the tree, configuration default, target lanes"
+    assert set(_at(read, "kernel.cu", 6).verdicts) == ALL_TARGETS
