@@ -40,6 +40,12 @@ def render_port_text(result: PortResult, *, width: int | None = None, color: boo
     console.print(f"{len(translated)} files translated, {len(unchanged)} unchanged, {len(failed)} failed, {len(result.skips)} skipped")
     for line in result.left_out:
         console.print(line, markup=False)
+    from vado.report._summary import build_lines
+
+    for line in build_lines(result):
+        # Which configuration decided the branches the port edits (vado.build.judged).
+        console.print(line.replace("findings in branches it does not compile are marked inactive",
+                                   "branches it does not compile are left as they are"), markup=False)
     if applied:
         table = Table(title="applied fixes", show_edge=False, box=None)
         table.add_column("kind")
