@@ -317,3 +317,12 @@ def test_cmake_configure_when_asked_and_a_file_api_reply_in_the_tree_by_default(
     assert read.build.reader == "cmake-file-api" and read.build.ran == ()
     assert read.build.source == "the CMake File API reply in the tree, configuration default, target lanes"
     assert set(_at(read, "kernel.cu", 6).verdicts) == ALL_TARGETS
+
+
+@pytest.mark.parametrize("extra", [["@flags.rsp"], ["-optf", "more.opts"], ["-imacros", "/opt/sdk/config.h"],
+                                   ["-include", "/opt/sdk/prelude.h"]])
+def test_a_unit_whose_flags_vado_cannot_read_decides_nothing(tmp_path, extra):
+    root = _copy("fastpath", tmp_path)
+    _compdb(root, {"kernel.cu": ["-O2", *extra]})
+    assert set(_at(audit(root), "kernel.cu", 6).verdicts) == ALL_TARGETS
+    assert judged_build(root).macros_for("kernel.cu") is None

@@ -110,6 +110,19 @@ def _unit_state(unit: TranslationUnit) -> dict[str, str | None]:
     return state
 
 
+#: Words of a command whose content vado does not read: a response file, an nvcc options file, ``-imacros``.
+_OPAQUE_OPTIONS = ("-optf", "--options-file", "-imacros")
+
+
+def _opaque(unit: TranslationUnit, root: str) -> bool:
+    """Whether the unit's macros may come from somewhere vado did not read (``@file``, ``-optf``,
+    ``-imacros``, a forced include outside the tree): then it decides nothing."""
+    for w in unit.dropped:
+        if w.startswith("@") or w.split("=", 1)[0] in _OPAQUE_OPTIONS:
+            return True
+    return any(_relpath(f, root) is None for f in unit.forced_includes)
+
+
 def _agreed(states: Sequence[Mapping[str, str | None]]) -> dict[str, str | None]:
     """The names every state gives the same value (or undefines alike)."""
     if not states:
@@ -265,7 +278,7 @@ def judge(config: BuildConfig, root: str | os.PathLike, files: Sequence[tuple[st
     for u in config.units:
         st = _unit_state(u)
         switches.update(st)
-        unit_states.append((u, st))
+        unit_states.append((u, None if _opaque(u, root_s) else st))
     if complete:
         switches |= build_file_switches(root_s, build_files)
     absent = {n for n in switches if _switch_by_absence(n)}
@@ -273,9 +286,9 @@ def judge(config: BuildConfig, root: str | os.PathLike, files: Sequence[tuple[st
     c_files = [rel for rel, kind in files if getattr(kind, "is_c_family", False)]
     touched, included = _scan_tree(Path(root_s), sorted(set(c_files) | set(_tree_c_files(Path(root_s)))), switches)
     for u, st in unit_states:
-        full = dict(st)
-        tree_forced = all(_relpath(f, root_s) is not None for f in u.forced_includes)
-        if complete and tree_forced:
+        # An opaque unit (a response file …) decides nothing, for its source and for the headers it includes.
+        full = dict(st) if st is not None else {}
+        if complete and st is not None:
             for n in absent:
                 full.setdefault(n, None)
         every.append(full)
