@@ -259,9 +259,10 @@ def judge(config: BuildConfig, root: str | os.PathLike, files: Sequence[tuple[st
     from vado.scan.classify import FileKind
 
     root_s = str(Path(root).resolve())
+    # A guess's units are every source with guessed flags: none of them is judged, so none is counted.
     summary = BuildSummary(reader=config.reader, source=_source_words(config, root_s), configuration=config.name,
-                           guessed=config.guessed, units=len(config.units), ran=tuple(config.ran),
-                           notes=tuple(config.notes))
+                           guessed=config.guessed, units=0 if config.guessed else len(config.units),
+                           ran=tuple(config.ran), notes=tuple(config.notes))
     if config.guessed or not config.units:
         return JudgedBuild(summary)
     if not any(_relpath(u.source, root_s) is not None for u in config.units):
