@@ -326,3 +326,19 @@ def test_a_unit_whose_flags_vado_cannot_read_decides_nothing(tmp_path, extra):
     _compdb(root, {"kernel.cu": ["-O2", *extra]})
     assert set(_at(audit(root), "kernel.cu", 6).verdicts) == ALL_TARGETS
     assert judged_build(root).macros_for("kernel.cu") is None
+
+
+def test_other_targets_move_only_what_the_build_decides(tmp_path):
+    """For SCALE, ZLUDA and oneAPI a read build moves only the branches its macros switch off: a branch the
+    platform's macros decide (#ifdef __HIP_PLATFORM_AMD__) counts for them as it does without a build."""
+    root = _copy("fastpath", tmp_path)
+    text = (root / "kernel.cu").read_text()
+    (root / "kernel.cu").write_text(text + (
+        "#ifdef __HIP_PLATFORM_AMD__\n"
+        "__global__ void amd_only(unsigned* o) { unsigned v; asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(v)); }\n"
+        "#endif\n"))
+    _compdb(root, {"kernel.cu": []})
+    with_build = _at(audit(root), "kernel.cu", 13)
+    without = _at(audit(root, build=None), "kernel.cu", 13)
+    assert {"scale", "zluda", "oneapi"} <= set(with_build.verdicts)
+    assert (with_build.verdicts, with_build.inactive) == (without.verdicts, without.inactive)
