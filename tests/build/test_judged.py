@@ -342,3 +342,22 @@ def test_other_targets_move_only_what_the_build_decides(tmp_path):
     without = _at(audit(root, build=None), "kernel.cu", 13)
     assert {"scale", "zluda", "oneapi"} <= set(with_build.verdicts)
     assert (with_build.verdicts, with_build.inactive) == (without.verdicts, without.inactive)
+
+
+def test_plan_judges_the_build_and_says_which(tmp_path):
+    from vado.plan import plan_fleet
+    from vado.plan.fleet import FleetSpec, specs_from_args
+
+    root = _copy("fastpath", tmp_path)
+    _compdb(root, {"kernel.cu": []})
+    plan = plan_fleet(FleetSpec(specs_from_args([str(root)])), targets=["rocm-7.2", "scale"],
+                      cache_dir=str(tmp_path / "cache"))
+    (repo,) = plan.repos
+    assert "build judged: compile_commands.json (1 unit, configuration default)" in repo.notes
+    again = plan_fleet(FleetSpec(specs_from_args([str(root)])), targets=["rocm-7.2", "scale"],
+                       cache_dir=str(tmp_path / "cache"))
+    assert again.repos[0].notes == repo.notes and again.repos[0].cached
+    _compdb(root, {"kernel.cu": ["-DUSE_FAST_PATH"]})  # a new configuration is not served from the cache
+    third = plan_fleet(FleetSpec(specs_from_args([str(root)])), targets=["rocm-7.2", "scale"],
+                       cache_dir=str(tmp_path / "cache"))
+    assert third.repos[0].findings == repo.findings and not third.repos[0].cached

@@ -111,6 +111,12 @@ def plan_fleet(
             f"`manifests: [{{path: {o.path}, workload: NAME}}]` in the fleet manifest"
             for o in unmatched
         ]
+        build = result.build
+        if build is not None:
+            # Which configuration decided the repository's #if branches (vado.build.judged).
+            notes.append(f"build judged: {build.source}" + ("" if build.guessed else
+                                                            f" ({build.units} unit{'s' if build.units != 1 else ''}, "
+                                                            f"configuration {build.configuration})"))
         images = dict(outcome.dockerfile_images)
         placed = [replace(w, placement=place(w, pools, matches.get(w.path, ()), outcome.spec, images)) for w in plans]
         all_workloads.extend(placed)
