@@ -124,10 +124,6 @@ def port(
     except VadoError as exc:
         term.error(exc.what + (f": {exc.why}" if exc.why else ""), exc.tip)
         raise typer.Exit(exc.exit_code)
-    from vado.cli.audit import say_build
-
-    say_build(term, result.build)
-
     from vado.port.summary import render_port_json, render_port_text
 
     if format == "text":
@@ -158,6 +154,9 @@ def port(
             term.warn(f"the port report was not written: {exc.message}")
     for line in what_next(result, report_file, tgt.default_arch, in_place=in_place):
         term.info(line)
+    from vado.cli.audit import say_build
+
+    say_build(term, result.build)
     raise typer.Exit(1 if result.remaining or result.errors else 0)
 
 
