@@ -176,7 +176,7 @@ def audit(
 
     scope = audit_scope(root, plan, targets, include_backends=include_backends, include_hip_path=include_hip_path)
     judged = None
-    if build is not None and Path(root).is_dir():
+    if build is not None and os.path.isdir(root):
         from vado.build.judged import judged_build
 
         # A plan of a few named files is not the tree: the build is judged over the whole tree
