@@ -34,9 +34,9 @@ For each repository (a directory; its commit is recorded from ``--commit NAME=SH
   per unit, the build compiled it (its ``-o`` exists) = verify passed it.
 * ``--verify``: ``vado verify OUT --original REPO -f json`` through the CLI, its per-unit
   results summarised (the verify-agreement column; "not run" without the flag).
-* ``--agree``: for a ported tree built by Make (a Makefile at its root): OUT copied, ``make -k -jJOBS``
-  in every directory verify's ``make -n`` reads (the chroot hipcc first on ``PATH``, ``--make-var``
-  values), then ``vado verify COPY --build make -a ARCH -f json``; per unit, the build's result (its
+* ``--agree``: for a ported tree built by Make (a Makefile at its root): OUT copied, the chroot's
+  ``make -C DIR -k -jJOBS`` from the copy's root for every directory verify's ``make -n`` reads
+  (``--make-var`` values), then ``vado verify COPY --build make -a ARCH -f json``; per unit, the build's result (its
   ``-o`` exists; a failure whose command compiles alone with ``-c`` is link-only) against verify's, the
   disagreements listed, and every verify error line with the finding at it (or none).
 
@@ -340,8 +340,13 @@ def make_agreement(out: Path, work: Path, args) -> dict:
     env = dict(os.environ, PATH=f"{tools}{os.pathsep}{os.environ.get('PATH', '')}")
     dirs = sorted({Path(u.directory) for u in cfg.units}, key=lambda p: len(p.parts))
     t0 = time.monotonic()
+    # The chroot's make, run from the tree's root: the wrapper shows the compiler its working directory (and
+    # the directories its arguments name), so a sub-make's unit finds "../other/x.h" as a real install does.
+    chroot_make = Path(args.rocm_bin) / "make"
     for d in dirs:
-        _run(["make", "-k", f"-j{args.jobs}", *[f"{k}={v}" for k, v in make_vars.items()]], d, args.timeout * 6, env)
+        rel = os.path.relpath(d, copy)
+        cmd = ([str(chroot_make), "-C", rel] if chroot_make.exists() else ["make", "-C", str(d)])
+        _run([*cmd, "-k", f"-j{args.jobs}", *[f"{k}={v}" for k, v in make_vars.items()]], copy, args.timeout * 6, env)
     build_s = round(time.monotonic() - t0, 1)
     build_ok: dict[str, bool] = {}
     for u in cfg.units:
