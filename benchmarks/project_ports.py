@@ -489,6 +489,8 @@ def main(argv: list[str] | None = None) -> int:
     for root in args.repos:
         rows.append(measure(root.resolve(), args.work, args, commits))
         print(f"done {root.name}", file=sys.stderr)
+        if args.json:  # after each repository, so that a long run's finished rows are kept
+            args.json.write_text(json.dumps(rows, indent=1))
     print(table(rows))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
