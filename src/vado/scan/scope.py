@@ -19,7 +19,13 @@ A multi-directory project holds more than the CUDA code to judge and port:
   (:class:`HipBuild`: CMake ``option(X_HIP …)``, ``enable_language(HIP)``,
   ``find_package(hip)``, a Makefile's HIP conditional, setup.py's ``IS_HIP_EXTENSION``), every
   file that reaches such a header through its includes and every project file those include,
-  and the project's build files: the project's own ROCm build compiles them as they are.
+  and the project's build files: the project's own ROCm build compiles them as they are. A CMake
+  HIP build that compiles CUDA sources as HIP (``set_source_files_properties(… LANGUAGE HIP)``,
+  bitsandbytes' one source for both builds) puts those sources and what they include on that
+  path; the CUDA sources its CMake files name besides them (a CUDA-only branch's tensor-core
+  kernels) and the headers only they include are left as they are too: its ROCm build does not
+  compile them. A string switch (``if(COMPUTE_BACKEND STREQUAL "hip")``) names the build as
+  ``cmake -DCOMPUTE_BACKEND=hip``.
 
 Nothing here runs project code: files are read (C-family files whole, up to the walk's size
 limit), never built; a file that cannot be read is a typed :class:`~vado.model.Skip` and counts
