@@ -25,7 +25,9 @@ For each repository (a directory; its commit is recorded from ``--commit NAME=SH
   from OUT. The numbers of objects built before/after must agree. This is not the project's
   build (CMake is not run): the flags are what the scope knows, so a unit that fails in
   both trees is reported with its first error, not counted as a port regression.
-* ``--own-build``: where the own ROCm build is CMake's, the build itself instead of the sample:
+* ``--own-build NAME`` (repeatable): for that repository, where its own ROCm build is CMake's, the
+  build itself instead of the sample (a whole ggml HIP build is hundreds of heavy units: name only
+  what the machine can build):
   the repository, then OUT, is copied to the same path (``WORK/.own-NAME/src``, so that objects
   compare byte for byte), configured with the ROCm 7.2.4 chroot's ``cmake`` (``--rocm-bin``) and the
   options of ``HipBuild.how`` plus ``-DCMAKE_EXPORT_COMPILE_COMMANDS=ON``, and built with
@@ -412,7 +414,7 @@ def measure(root: Path, work: Path, args, commits: dict[str, str]) -> dict:
     res["left_out"] = compare_left_out(root, out, paths) if out.exists() else {"error": "no OUT"}
     scratch = work / f".obj-{root.name}"
     scratch.mkdir(parents=True, exist_ok=True)
-    own_build = getattr(args, "own_build", False)
+    own_build = root.name in (getattr(args, "own_build", None) or ())
     if own_build and ps.own_rocm_build().startswith("cmake") and (Path(args.rocm_bin) / "cmake").exists():
         res["own_build"] = cmake_own_build(root, out, ps.own_rocm_build(), args.work, args)
     elif args.sample and Path(args.hipcc).exists():
@@ -477,7 +479,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--verify", action="store_true")
-    ap.add_argument("--own-build", action="store_true", help="build a CMake own ROCm build whole (before/after)")
+    ap.add_argument("--own-build", action="append", default=[], metavar="NAME",
+                    help="build this repository's CMake own ROCm build whole (before/after); the others get the sample")
     ap.add_argument("--agree", action="store_true", help="a Make port's build against vado verify, unit by unit")
     ap.add_argument("--rocm-bin", default=os.environ.get("VADO_ROCM_BIN", ROCM_BIN))
     ap.add_argument("--make-var", action="append", default=[], help="NAME=VALUE for the Make build and verify")
