@@ -228,8 +228,10 @@ class MinMaxOfMixedSignedness(Rule):
     Fix safety
     ----------
     Safe when both types are read from declarations in the function: the cast is the conversion
-    CUDA's overload makes, so the result (type and value) is CUDA's. Where a type cannot be read
-    (a member, a call, a macro) there is no finding: the compile shows the ambiguity.
+    CUDA's overload makes, so the result (type and value) is CUDA's. Where one argument is an ``int``
+    and the other's type cannot be read but it adds or multiplies an ``unsigned int`` operand
+    (``i + off * blockDim.x``, ``off`` a member or a macro), the finding names the cast and has no fix
+    (needs manual work): the other operand decides. Other unread types give no finding.
 
     References
     ----------
@@ -266,7 +268,13 @@ class MinMaxOfMixedSignedness(Rule):
                 continue
             names = _declared_types(toks, f.name_index, i)
             kinds = [_expr_type(toks, a, b, names, pairs) for a, b in args]
-            if None in kinds or kinds[0] == kinds[1]:
+            if None in kinds:
+                if "int" in kinds:
+                    found = self._probable(ctx, toks, i, close, args, kinds, names, pairs, targets)
+                    if found is not None:
+                        yield found
+                continue
+            if kinds[0] == kinds[1]:
                 continue
             a, b = args[kinds.index("int")]
             arg = ctx.text[toks[a][1]:toks[b - 1][2]]
@@ -280,6 +288,53 @@ class MinMaxOfMixedSignedness(Rule):
                 f"HIP has no such overload and calls {toks[i][3]}(double, double). Cast: {cast}",
                 {t.name: Verdict.AUTOMATIC for t in targets}, fix=fix, effort=Effort(lines=1, constructs=1, hours=0.0),
                 data={"function": toks[i][3], "int_argument": arg})
+
+
+    def _probable(self, ctx: FileContext, toks, i: int, close: int, args, kinds, names, pairs, targets):
+        """One argument an ``int``, the other an expression whose type is not read but that adds, multiplies
+        … an ``unsigned int`` operand (``i + offset * blockDim.x``, ``offset`` unknown): most likely
+        ``unsigned int``, so HIP's ``double`` overload; a finding with no fix that names the cast."""
+        other = args[1 - kinds.index("int")]
+        unsigned = _unsigned_operand(toks, other[0], other[1], names, pairs)
+        if unsigned is None:
+            return None
+        a, b = args[kinds.index("int")]
+        arg = ctx.text[toks[a][1]:toks[b - 1][2]]
+        return self.finding(
+            ctx, toks[i][1], toks[close][2],
+            f"{toks[i][3]}() of an int ({arg}) and an expression with an unsigned int operand ({unsigned}) whose "
+            f"type vado does not read: if it is unsigned int, HIP calls {toks[i][3]}(double, double) where CUDA "
+            f"converts the int; cast: (unsigned int)({arg})",
+            {t.name: Verdict.MANUAL for t in targets}, effort=Effort(lines=1, constructs=1, hours=0.1),
+            severity=Severity.MEDIUM, data={"function": toks[i][3], "int_argument": arg})
+
+
+def _unsigned_operand(toks, first: int, end: int, names, pairs) -> str | None:
+    """The first ``unsigned int`` operand (a declared name or ``blockDim.x`` …) at the top level of an
+    arithmetic expression (not inside a call's or a subscript's brackets, no cast, no ``?:``), or None."""
+    j = first
+    while j < end:
+        t = toks[j]
+        text = t[3]
+        if text in ("?", ":", "<", ">", "<=", ">=", "==", "!=", "&&", "||", "=", "sizeof"):
+            return None
+        if text in ("(", "["):
+            close = pairs.get(j)
+            if close is None or close >= end:
+                return None
+            if text == "(" and j + 1 < close and toks[j + 1][3] in ("int", "unsigned", "float", "double", "long",
+                                                                   "short", "char", "size_t", "bool", "const"):
+                return None  # a cast decides the type
+            j = close + 1
+            continue
+        if t[0] is Kind.IDENT and text in _BUILTIN_DIM and j + 2 < end and toks[j + 1][3] == "." \
+                and toks[j + 2][3] in ("x", "y", "z"):
+            return f"{text}.{toks[j + 2][3]}"
+        if t[0] is Kind.IDENT and names.get(text, (0, None))[1] == "unsigned" and (j == first or toks[j - 1][3] not in (".", "->")) \
+                and (j + 1 >= end or toks[j + 1][3] not in ("(", "[", ".", "->")):
+            return text
+        j += 1
+    return None
 
 
 # --------------------------------------------------------------------------- API012
