@@ -368,6 +368,34 @@ def _header_includes_string_h(ctx: FileContext, view: cs.DeviceView) -> bool:
     return False
 
 
+_DIRECTIVE_LINE = re.compile(r"^[ \t]*#[ \t]*(\w+)[ \t]*([^\r\n]*)", re.M)
+
+
+def _unconditional_include_point(text: str) -> int:
+    """Where an ``#include`` every configuration reads goes: before the first ``#include`` outside any
+    conditional (an include guard's ``#ifndef``/``#define`` pair does not count), else after the guard's
+    ``#define`` or a ``#pragma once``, else at the top of the file."""
+    depth = guard_depth = 0
+    guard = ""
+    after = 0
+    for n, m in enumerate(_DIRECTIVE_LINE.finditer(text)):
+        word, rest = m.group(1), m.group(2).strip()
+        if word in ("if", "ifdef", "ifndef"):
+            if n == 0 and word == "ifndef":
+                guard = rest.split()[0] if rest else ""
+            depth += 1
+        elif word == "endif":
+            depth = max(0, depth - 1)
+        elif word == "define" and n == 1 and guard and rest.split()[:1] == [guard]:
+            guard_depth = 1
+            after = m.end() + 1 if m.end() < len(text) else m.end()
+        elif word == "pragma" and rest == "once" and depth == 0:
+            after = m.end() + 1 if m.end() < len(text) else m.end()
+        elif word == "include" and depth <= guard_depth:
+            return m.start()
+    return min(after, len(text))
+
+
 class StringFunctionsWithoutStringH(Rule):
     """C string functions (``strcmp``, ``memcpy`` …) in a CUDA file that never includes ``<string.h>``.
 
@@ -434,16 +462,11 @@ class StringFunctionsWithoutStringH(Rule):
             return
         first = min(calls)
         names = sorted({toks[i][3] for i in calls})
-        m = _INCLUDE.search(view.text)
-        if m is not None:
-            at = m.start()
-        else:
-            once = re.search(r"^[ \t]*#[ \t]*pragma[ \t]+once[^\n]*\n", view.text, re.M)
-            at = once.end() if once else 0
+        at = _unconditional_include_point(view.text)
         fix = Fix((ctx.edit(at, at, "#include <string.h>\n"),), Applicability.SAFE,
                   "include <string.h> (what CUDA's runtime headers include)", ("api",))
         yield self.finding(ctx, toks[first][1], toks[first][2],
-                           f"{', '.join(names)} without <string.h>: CUDA's runtime headers declare them for a .cu "
-                           "file, HIP's do not; include <string.h>",
+                           f"{', '.join(names)} without <string.h>: CUDA's runtime headers declare "
+                           f"{'it' if len(names) == 1 else 'them'} for a .cu file, HIP's do not; include <string.h>",
                            {t.name: Verdict.AUTOMATIC for t in targets}, fix=fix,
                            effort=Effort(lines=1, constructs=1, hours=0.0), data={"functions": names})
