@@ -25,6 +25,9 @@ For each repository (a directory; its commit is recorded from ``--commit NAME=SH
   from OUT. The numbers of objects built before/after must agree. This is not the project's
   build (CMake is not run): the flags are what the scope knows, so a unit that fails in
   both trees is reported with its first error, not counted as a port regression.
+* ``--inputs-all``: beside the sample, every HIP-path unit is preprocessed (``hipcc -M -MG``, the
+  sample's flags) in OUT and every file it reads inside the tree is hashed in both trees: a unit whose
+  inputs are all byte-identical compiles to the same object, at the cost of a preprocessing.
 * ``--own-build NAME`` (repeatable): for that repository, where its own ROCm build is CMake's, the
   build itself instead of the sample (a whole ggml HIP build is hundreds of heavy units: name only
   what the machine can build):
@@ -369,6 +372,47 @@ def make_agreement(out: Path, work: Path, args) -> dict:
     return res
 
 
+def unit_inputs(root: Path, out: Path, ps, hipcc: str, arch: str, timeout: float) -> dict:
+    """For every HIP-path unit (not a sample): the files its preprocessing reads inside the tree
+    (``hipcc -M -MG`` from OUT, the flags of :func:`own_build_sample`), hashed in the repository and in OUT.
+    A unit whose every input is byte-identical compiles to the same object (the sample shows the
+    compile deterministic); this costs a preprocessing, not a compile, per unit."""
+    from vado.scan.scope import Scope
+
+    tus = sorted(p for p, fs in ps.files.items() if fs.scope is Scope.HIP_PATH and p.endswith(_TU_EXT))
+    incs = include_dirs(out, tus)
+    defines = list(ps.hip.defines) if ps.hip is not None else []
+    same = 0
+    differ: list[dict] = []
+    failed: list[str] = []
+    inputs = 0
+    t0 = time.monotonic()
+    for tu in tus:
+        cmd = ["nice", "-n", "10", hipcc, "-x", "hip", f"--offload-arch={arch}", "-std=c++17", "-M", "-MG",
+               str(out / tu), *[f"-D{d}" for d in defines], *[f"-I{out / i}" for i in incs]]
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=out,
+                               env={**os.environ, "HIP_PLATFORM": "amd"})
+        except subprocess.TimeoutExpired:
+            failed.append(tu)
+            continue
+        if p.returncode != 0:
+            failed.append(tu)
+            continue
+        words = p.stdout.replace("\\\n", " ").split()
+        deps = {os.path.relpath(os.path.normpath(os.path.join(str(out), w)), out) for w in words
+                if not w.endswith(":") and w != "\\"}
+        deps = {d for d in deps if not d.startswith("..")}
+        inputs += len(deps)
+        bad = [d for d in sorted(deps) if sha256(out / d) != sha256(root / d)]
+        if bad:
+            differ.append({"tu": tu, "inputs_differ": bad[:10]})
+        else:
+            same += 1
+    return {"units": len(tus), "inputs_identical": same, "differ": differ, "failed": failed,
+            "inputs_read": inputs, "s": round(time.monotonic() - t0, 1)}
+
+
 def summarize_verify(data: dict | None) -> dict:
     """``vado verify -f json``: compiles passed/failed (its ``evidence`` of kind ``compile``), the
     build reader it used, its error groups, and ``disagreements`` where the verify prints them
@@ -419,6 +463,8 @@ def measure(root: Path, work: Path, args, commits: dict[str, str]) -> dict:
         res["own_build"] = cmake_own_build(root, out, ps.own_rocm_build(), args.work, args)
     elif args.sample and Path(args.hipcc).exists():
         res["own_build"] = own_build_sample(root, out, ps, args.sample, args.hipcc, args.arch, args.timeout, scratch)
+        if getattr(args, "inputs_all", False) and ps.own_rocm_build():
+            res["own_build"]["all_units_inputs"] = unit_inputs(root, out, ps, args.hipcc, args.arch, args.timeout)
     else:
         res["own_build"] = {"how": ps.own_rocm_build(), "sample": [], "not_run": f"no hipcc at {args.hipcc}"}
     if args.verify:
@@ -454,6 +500,10 @@ def table(rows: list[dict]) -> str:
             same = sum(x["objects_identical"] for x in ob.get("sample", []))
             objs = (f"{ob['built_before']}/{ob['built_after']} of {len(ob['sample'])} ({same} same bytes)"
                     if ob.get("sample") else "-")
+            ui = ob.get("all_units_inputs")
+            if ui:
+                objs += f"; all {ui['units']} units: inputs identical {ui['inputs_identical']}"
+                objs += f" ({len(ui['failed'])} not preprocessed)" if ui["failed"] else ""
         ag = r.get("agreement", {"ran": False})
         agree = ("not run" if not ag.get("ran") else
                  f"{ag['units'] - len(ag['disagreements'])}/{ag['units']} agree "
@@ -481,6 +531,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--verify", action="store_true")
     ap.add_argument("--own-build", action="append", default=[], metavar="NAME",
                     help="build this repository's CMake own ROCm build whole (before/after); the others get the sample")
+    ap.add_argument("--inputs-all", action="store_true",
+                    help="beside the sample: every HIP-path unit's preprocessed inputs hashed before/after")
     ap.add_argument("--agree", action="store_true", help="a Make port's build against vado verify, unit by unit")
     ap.add_argument("--rocm-bin", default=os.environ.get("VADO_ROCM_BIN", ROCM_BIN))
     ap.add_argument("--make-var", action="append", default=[], help="NAME=VALUE for the Make build and verify")
