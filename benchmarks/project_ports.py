@@ -25,8 +25,25 @@ For each repository (a directory; its commit is recorded from ``--commit NAME=SH
   from OUT. The numbers of objects built before/after must agree. This is not the project's
   build (CMake is not run): the flags are what the scope knows, so a unit that fails in
   both trees is reported with its first error, not counted as a port regression.
+* ``--inputs-all``: beside the sample, every HIP-path unit is preprocessed (``hipcc -M -MG``, the
+  sample's flags) in OUT and every file it reads inside the tree is hashed in both trees: a unit whose
+  inputs are all byte-identical compiles to the same object, at the cost of a preprocessing.
+* ``--own-build NAME`` (repeatable): for that repository, where its own ROCm build is CMake's, the
+  build itself instead of the sample (a whole ggml HIP build is hundreds of heavy units: name only
+  what the machine can build):
+  the repository, then OUT, is copied to the same path (``WORK/.own-NAME/src``, so that objects
+  compare byte for byte), configured with the ROCm 7.2.4 chroot's ``cmake`` (``--rocm-bin``) and the
+  options of ``HipBuild.how`` plus ``-DCMAKE_EXPORT_COMPILE_COMMANDS=ON``, and built with
+  ``cmake --build -j JOBS -- -k`` under ``nice``; every object is hashed. Then ``vado verify SRC
+  --build compile-db`` (the build's own compile database) on the port's copy gives the agreement:
+  per unit, the build compiled it (its ``-o`` exists) = verify passed it.
 * ``--verify``: ``vado verify OUT --original REPO -f json`` through the CLI, its per-unit
   results summarised (the verify-agreement column; "not run" without the flag).
+* ``--agree``: for a ported tree built by Make (a Makefile at its root): OUT copied, the chroot's
+  ``make -C DIR -k -jJOBS`` from the copy's root for every directory verify's ``make -n`` reads
+  (``--make-var`` values), then ``vado verify COPY --build make -a ARCH -f json``; per unit, the build's result (its
+  ``-o`` exists; a failure whose command compiles alone with ``-c`` is link-only) against verify's, the
+  disagreements listed, and every verify error line with the finding at it (or none).
 
 The table is printed; ``--json`` writes every number. Nothing here runs the project's own
 build logic. Keep ``--jobs 1`` on a shared machine.
@@ -35,9 +52,11 @@ build logic. Keep ``--jobs 1`` on a shared machine.
 from __future__ import annotations
 
 import argparse
+import glob
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -46,6 +65,7 @@ from collections import Counter
 from pathlib import Path
 
 ROCM_HIPCC = "/var/cache/vado/rocm-7.2.4/bin/hipcc"
+ROCM_BIN = "/var/cache/vado/rocm-7.2.4/bin"
 TARGET = "rocm-7.2"
 _TU_EXT = (".cu", ".hip")
 _HEADER_EXT = (".h", ".hpp", ".cuh", ".hh", ".inl")
@@ -215,6 +235,184 @@ def own_build_sample(root: Path, out: Path, ps, n: int, hipcc: str, arch: str, t
         "built_after": sum(r["after"]["ok"] for r in rows)}
 
 
+def _run(cmd: list[str], cwd: Path, timeout: float, env: dict | None = None) -> tuple[int, str]:
+    """Run ``cmd`` under ``nice -n 10``; (return code, output tail)."""
+    try:
+        p = subprocess.run(["nice", "-n", "10", *cmd], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                           env=env)
+    except subprocess.TimeoutExpired:
+        return 124, f"timed out after {timeout}s"
+    return p.returncode, (p.stdout + p.stderr)[-6000:]
+
+
+def _objects(build: Path) -> dict[str, str]:
+    """Every object file under ``build``, relative path → SHA-256."""
+    return {os.path.relpath(f, build): sha256(Path(f))
+            for f in sorted(glob.glob(str(build / "**" / "*.o"), recursive=True))}
+
+
+def _db_outputs(db: Path) -> dict[str, str]:
+    """Source (absolute) → the object its compile database entry writes (absolute)."""
+    try:
+        entries = json.loads(db.read_text())
+    except (OSError, ValueError):
+        return {}
+    out = {}
+    for e in entries:
+        words = e.get("arguments") or shlex.split(e.get("command", ""))
+        o = e.get("output") or next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "-o"), "")
+        src = os.path.normpath(os.path.join(e["directory"], e["file"]))
+        out[src] = os.path.normpath(os.path.join(e["directory"], o)) if o else ""
+    return out
+
+
+def verify_agreement(tree: Path, build_ok: dict[str, bool], verify_cmd: list[str], timeout: float,
+                     link_only: set[str] = frozenset()) -> dict:
+    """Run ``verify_cmd`` (a ``vado verify … -f json``) and compare its per-unit result with ``build_ok``
+    (absolute source → the build compiled it); every verify error line with the finding at it."""
+    rc, data, err, dt = run_json(verify_cmd, timeout)
+    if not data:
+        return {"ran": False, "error": err[-500:]}
+    passed: dict[str, bool] = {}
+    for e in data.get("evidence", []):
+        if e.get("kind") == "compile":
+            src = os.path.normpath(os.path.join(str(tree), e["subject"]))
+            passed[src] = passed.get(src, True) and bool(e["passed"])
+    disagree = []
+    for src, ok in sorted(build_ok.items()):
+        v = passed.get(src)
+        if v is None:
+            disagree.append({"tu": os.path.relpath(src, tree), "build": ok, "verify": "not compiled"})
+        elif v != ok and not (v and src in link_only):
+            disagree.append({"tu": os.path.relpath(src, tree), "build": ok, "verify": v})
+    errors = [{"at": f"{g['file']}:{g['line']}", "original": g.get("original", ""), "message": g["message"][:160],
+               "finding": g.get("code", ""), "units": len(g.get("units", ()))} for g in data.get("error_groups", [])]
+    return {"ran": True, "s": round(dt, 1), "units": len(build_ok), "build_pass": sum(build_ok.values()),
+            "verify_pass": sum(1 for s in build_ok if passed.get(s)), "link_only": sorted(
+                os.path.relpath(s, tree) for s in link_only), "disagreements": disagree, "errors": errors,
+            "errors_without_finding": sum(1 for e in errors if not e["finding"])}
+
+
+def cmake_own_build(root: Path, out: Path, how: str, work: Path, args) -> dict:
+    """The project's own CMake ROCm build, from the repository and from OUT at one path; objects hashed;
+    the port's build compared with ``vado verify --build compile-db`` on its compile database."""
+    defs = [w for w in shlex.split(how)[1:] if w.startswith("-D")]
+    cmake = str(Path(args.rocm_bin) / "cmake")
+    here = work / f".own-{root.name}"
+    res: dict = {"how": how, "mode": "cmake build"}
+    for label, tree in (("before", root), ("after", out)):
+        shutil.rmtree(here, ignore_errors=True)
+        shutil.copytree(tree, here / "src", symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        t0 = time.monotonic()
+        # cwd: the chroot's cmake shows its working directory and the directories its arguments name.
+        rc, log = _run([cmake, "-S", "src", "-B", "src/build", *defs, "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"], here,
+                       args.timeout)
+        if rc == 0:
+            rc, log = _run([cmake, "--build", "src/build", "-j", str(args.jobs), "--", "-k"], here,
+                           args.timeout * 6)
+        db = _db_outputs(here / "src" / "build" / "compile_commands.json")
+        objs = _objects(here / "src" / "build")
+        res[label] = {"rc": rc, "s": round(time.monotonic() - t0, 1), "units": len(db),
+                      "objects": objs, "log_tail": log[-1500:] if rc else ""}
+        if label == "after" and db:
+            build_ok = {src: bool(o) and os.path.exists(o) for src, o in db.items()}
+            verify = [sys.executable, "-m", "vado", "verify", str(here / "src"), "--build", "compile-db", "-a",
+                      args.arch, "-f", "json", "-j", str(args.jobs), "--no-triton"]
+            res["agreement"] = verify_agreement(here / "src", build_ok, verify, args.timeout * 6)
+    b, a = res["before"]["objects"], res["after"]["objects"]
+    res["built_before"], res["built_after"] = len(b), len(a)
+    res["objects_identical"] = sum(1 for k, h in b.items() if a.get(k) == h)
+    res["objects_differ"] = sorted(k for k in set(b) | set(a) if b.get(k) != a.get(k))
+    return res
+
+
+def make_agreement(out: Path, work: Path, args) -> dict:
+    """The ported tree's own Make build against ``vado verify --build make``, unit by unit."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+    from verify_speed import _compiles_alone, _output_of, _raw_commands
+
+    from vado.build.read import BuildOptions, read_build
+
+    copy = work / f".agree-{out.name}" / out.name
+    shutil.rmtree(copy.parent, ignore_errors=True)
+    shutil.copytree(out, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+    make_vars = dict(v.split("=", 1) for v in args.make_var)
+    cfg = read_build(copy, BuildOptions(mode="make", make_vars=make_vars, tools={"hipcc": args.hipcc}))
+    tools = copy.parent / "tools"
+    tools.mkdir()
+    os.symlink(args.hipcc, tools / "hipcc")
+    env = dict(os.environ, PATH=f"{tools}{os.pathsep}{os.environ.get('PATH', '')}")
+    dirs = sorted({Path(u.directory) for u in cfg.units}, key=lambda p: len(p.parts))
+    t0 = time.monotonic()
+    # The chroot's make, run from the tree's root: the wrapper shows the compiler its working directory (and
+    # the directories its arguments name), so a sub-make's unit finds "../other/x.h" as a real install does.
+    chroot_make = Path(args.rocm_bin) / "make"
+    for d in dirs:
+        rel = os.path.relpath(d, copy)
+        cmd = ([str(chroot_make), "-C", rel] if chroot_make.exists() else ["make", "-C", str(d)])
+        _run([*cmd, "-k", f"-j{args.jobs}", *[f"{k}={v}" for k, v in make_vars.items()]], copy, args.timeout * 6, env)
+    build_s = round(time.monotonic() - t0, 1)
+    build_ok: dict[str, bool] = {}
+    for u in cfg.units:
+        o = _output_of(u)
+        path = Path(o if os.path.isabs(o) else os.path.join(u.directory, o))
+        build_ok[os.path.normpath(u.source)] = bool(o) and path.exists()
+    link_only: set[str] = set()
+    failed = [s for s, ok in build_ok.items() if not ok]
+    if failed:
+        raw = _raw_commands(dirs, env, make_vars)
+        link_only = {s for s in failed if s in raw and _compiles_alone(raw[s][0], raw[s][1], env, copy.parent)}
+    verify = [sys.executable, "-m", "vado", "verify", str(copy), "--build", "make", "--hipcc", args.hipcc,
+              "-a", args.arch, "-f", "json", "-j", str(args.jobs), "--no-triton"]
+    for k, v in make_vars.items():
+        verify += ["--make-var", f"{k}={v}"]
+    res = verify_agreement(copy, build_ok, verify, args.timeout * 6, link_only)
+    res.update({"mode": "make", "build_s": build_s, "ran": cfg.ran, "notes": list(cfg.notes)})
+    return res
+
+
+def unit_inputs(root: Path, out: Path, ps, hipcc: str, arch: str, timeout: float) -> dict:
+    """For every HIP-path unit (not a sample): the files its preprocessing reads inside the tree
+    (``hipcc -M -MG`` from OUT, the flags of :func:`own_build_sample`), hashed in the repository and in OUT.
+    A unit whose every input is byte-identical compiles to the same object (the sample shows the
+    compile deterministic); this costs a preprocessing, not a compile, per unit."""
+    from vado.scan.scope import Scope
+
+    tus = sorted(p for p, fs in ps.files.items() if fs.scope is Scope.HIP_PATH and p.endswith(_TU_EXT))
+    incs = include_dirs(out, tus)
+    defines = list(ps.hip.defines) if ps.hip is not None else []
+    same = 0
+    differ: list[dict] = []
+    failed: list[str] = []
+    inputs = 0
+    t0 = time.monotonic()
+    for tu in tus:
+        cmd = ["nice", "-n", "10", hipcc, "-x", "hip", f"--offload-arch={arch}", "-std=c++17", "-M", "-MG",
+               str(out / tu), *[f"-D{d}" for d in defines], *[f"-I{out / i}" for i in incs]]
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=out,
+                               env={**os.environ, "HIP_PLATFORM": "amd"})
+        except subprocess.TimeoutExpired:
+            failed.append(tu)
+            continue
+        if p.returncode != 0:
+            failed.append(tu)
+            continue
+        words = p.stdout.replace("\\\n", " ").split()
+        deps = {os.path.relpath(os.path.normpath(os.path.join(str(out), w)), out) for w in words
+                if not w.endswith(":") and w != "\\"}
+        deps = {d for d in deps if not d.startswith("..")}
+        inputs += len(deps)
+        bad = [d for d in sorted(deps) if sha256(out / d) != sha256(root / d)]
+        if bad:
+            differ.append({"tu": tu, "inputs_differ": bad[:10]})
+        else:
+            same += 1
+    return {"units": len(tus), "inputs_identical": same, "differ": differ, "failed": failed,
+            "inputs_read": inputs, "s": round(time.monotonic() - t0, 1)}
+
+
 def summarize_verify(data: dict | None) -> dict:
     """``vado verify -f json``: compiles passed/failed (its ``evidence`` of kind ``compile``), the
     build reader it used, its error groups, and ``disagreements`` where the verify prints them
@@ -260,8 +458,13 @@ def measure(root: Path, work: Path, args, commits: dict[str, str]) -> dict:
     res["left_out"] = compare_left_out(root, out, paths) if out.exists() else {"error": "no OUT"}
     scratch = work / f".obj-{root.name}"
     scratch.mkdir(parents=True, exist_ok=True)
-    if args.sample and Path(args.hipcc).exists():
+    own_build = root.name in (getattr(args, "own_build", None) or ())
+    if own_build and ps.own_rocm_build().startswith("cmake") and (Path(args.rocm_bin) / "cmake").exists():
+        res["own_build"] = cmake_own_build(root, out, ps.own_rocm_build(), args.work, args)
+    elif args.sample and Path(args.hipcc).exists():
         res["own_build"] = own_build_sample(root, out, ps, args.sample, args.hipcc, args.arch, args.timeout, scratch)
+        if getattr(args, "inputs_all", False) and ps.own_rocm_build():
+            res["own_build"]["all_units_inputs"] = unit_inputs(root, out, ps, args.hipcc, args.arch, args.timeout)
     else:
         res["own_build"] = {"how": ps.own_rocm_build(), "sample": [], "not_run": f"no hipcc at {args.hipcc}"}
     if args.verify:
@@ -270,13 +473,19 @@ def measure(root: Path, work: Path, args, commits: dict[str, str]) -> dict:
         res["verify"] = {"rc": rc, "s": round(dt, 1), **summarize_verify(data)}
     else:
         res["verify"] = {"ran": False}
+    if getattr(args, "agree", False) and (out / "Makefile").exists() and Path(args.hipcc).exists():
+        res["agreement"] = make_agreement(out, args.work, args)
+    elif "agreement" in res["own_build"]:
+        res["agreement"] = res["own_build"]["agreement"]
+    else:
+        res["agreement"] = {"ran": False}
     return res
 
 
 def table(rows: list[dict]) -> str:
     """A plain-text table of the headline numbers."""
     head = ["repo", "commit", "rocm verdict", "act/inact", "skips", "port files", "left-out identical",
-            "own ROCm build", "objs before/after", "verify"]
+            "own ROCm build", "objs before/after", "verify", "verify vs build"]
     lines = [" | ".join(head), " | ".join("---" for _ in head)]
     for r in rows:
         a, p, lo, ob = r["audit"], r["port"], r["left_out"], r["own_build"]
@@ -284,15 +493,28 @@ def table(rows: list[dict]) -> str:
         files = ",".join(f"{k}:{v}" for k, v in sorted(p.get("files", {}).items()))
         ident = (f"yes ({sum(lo['files_checked'].values())} files)" if lo.get("identical")
                  else f"NO ({len(lo.get('differ', []))} differ)" if "differ" in lo else lo.get("error", "?"))
-        same = sum(x["objects_identical"] for x in ob.get("sample", []))
-        objs = (f"{ob['built_before']}/{ob['built_after']} of {len(ob['sample'])} ({same} same bytes)"
-                if ob.get("sample") else "-")
+        if ob.get("mode") == "cmake build":
+            objs = (f"{ob['built_before']}/{ob['built_after']} objects of {ob['before']['units']} units, "
+                    f"{ob['objects_identical']} same bytes (whole build)")
+        else:
+            same = sum(x["objects_identical"] for x in ob.get("sample", []))
+            objs = (f"{ob['built_before']}/{ob['built_after']} of {len(ob['sample'])} ({same} same bytes)"
+                    if ob.get("sample") else "-")
+            ui = ob.get("all_units_inputs")
+            if ui:
+                objs += f"; all {ui['units']} units: inputs identical {ui['inputs_identical']}"
+                objs += f" ({len(ui['failed'])} not preprocessed)" if ui["failed"] else ""
+        ag = r.get("agreement", {"ran": False})
+        agree = ("not run" if not ag.get("ran") else
+                 f"{ag['units'] - len(ag['disagreements'])}/{ag['units']} agree "
+                 f"(build {ag['build_pass']} pass, verify {ag['verify_pass']}); "
+                 f"{len(ag['errors'])} error lines, {ag['errors_without_finding']} without a finding")
         v = r["verify"]
         ver = ("not run" if not v.get("ran") else f"{v['compiled']} ok/{v['failed']} fail"
                + (f", {v['disagreements']} disagree" if "disagreements" in v else ""))
         lines.append(" | ".join([r["repo"], r["commit"][:10], a.get("verdicts", {}).get(TARGET, "?"),
                                  f"{a.get('findings_active', '?')}/{a.get('findings_inactive', '?')}", skips, files,
-                                 ident, "yes" if ob.get("how") else "no", objs, ver]))
+                                 ident, "yes" if ob.get("how") else "no", objs, ver, agree]))
     return "\n".join(lines)
 
 
@@ -307,6 +529,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--verify", action="store_true")
+    ap.add_argument("--own-build", action="append", default=[], metavar="NAME",
+                    help="build this repository's CMake own ROCm build whole (before/after); the others get the sample")
+    ap.add_argument("--inputs-all", action="store_true",
+                    help="beside the sample: every HIP-path unit's preprocessed inputs hashed before/after")
+    ap.add_argument("--agree", action="store_true", help="a Make port's build against vado verify, unit by unit")
+    ap.add_argument("--rocm-bin", default=os.environ.get("VADO_ROCM_BIN", ROCM_BIN))
+    ap.add_argument("--make-var", action="append", default=[], help="NAME=VALUE for the Make build and verify")
     ap.add_argument("--commit", action="append", default=[], help="NAME=SHA for a repository without .git")
     args = ap.parse_args(argv)
     commits = dict(c.split("=", 1) for c in args.commit)
@@ -315,6 +544,8 @@ def main(argv: list[str] | None = None) -> int:
     for root in args.repos:
         rows.append(measure(root.resolve(), args.work, args, commits))
         print(f"done {root.name}", file=sys.stderr)
+        if args.json:  # after each repository, so that a long run's finished rows are kept
+            args.json.write_text(json.dumps(rows, indent=1))
     print(table(rows))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))

@@ -108,3 +108,34 @@ def test_summarize_verify_reads_compile_evidence():
                                          "reader": "guess", "error_groups": 1}
     assert pp.summarize_verify({**data, "disagreements": 0})["disagreements"] == 0
     assert pp.summarize_verify(None) == {"ran": False}
+
+
+def test_verify_agreement_compares_each_unit_and_names_findings(tmp_path):
+    import json
+    import sys
+
+    tree = tmp_path / "t"
+    report = {"evidence": [{"kind": "compile", "subject": "a.cu", "passed": True},
+                           {"kind": "compile", "subject": "b.cu", "passed": False},
+                           {"kind": "compile", "subject": "c.cu", "passed": True}],
+              "error_groups": [{"file": "b.cu", "line": 3, "message": "m", "code": "API011", "units": ["b.cu"]},
+                               {"file": "b.cu", "line": 9, "message": "n", "code": "", "units": ["b.cu"]}]}
+    cmd = [sys.executable, "-c", f"print({json.dumps(json.dumps(report))})"]
+    build = {str(tree / "a.cu"): True, str(tree / "b.cu"): False, str(tree / "c.cu"): False, str(tree / "d.cu"): True}
+    got = pp.verify_agreement(tree, build, cmd, 60, link_only={str(tree / "c.cu")})
+    assert got["ran"] and got["units"] == 4 and got["build_pass"] == 2 and got["verify_pass"] == 2
+    # c.cu fails the build only at its link step: verify's pass agrees; d.cu was never compiled by verify.
+    assert got["disagreements"] == [{"tu": "d.cu", "build": True, "verify": "not compiled"}]
+    assert got["errors_without_finding"] == 1 and got["errors"][0]["finding"] == "API011"
+
+
+def test_db_outputs_reads_each_units_object(tmp_path):
+    import json
+
+    db = tmp_path / "compile_commands.json"
+    db.write_text(json.dumps([
+        {"directory": str(tmp_path / "b"), "file": "../s/k.cu", "command": "hipcc -c ../s/k.cu -o CMakeFiles/k.o"},
+        {"directory": str(tmp_path / "b"), "file": str(tmp_path / "s/h.cpp"), "arguments": ["c++", "-c", "x"],
+         "output": "h.o"}]))
+    assert pp._db_outputs(db) == {str(tmp_path / "s/k.cu"): str(tmp_path / "b/CMakeFiles/k.o"),
+                                  str(tmp_path / "s/h.cpp"): str(tmp_path / "b/h.o")}

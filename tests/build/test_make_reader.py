@@ -128,3 +128,16 @@ def test_files_that_cannot_be_copied_are_a_note(project, monkeypatch):
     cfg = dry_run(project, variables={"NVCC": "nvcc"})
     assert "1 files could not be copied for the dry run (unreadable)" in cfg.notes
     assert {u.relpath(cfg.root) for u in cfg.units} == {"k.cu", "main.c"}
+
+
+def test_absolute_output_paths_of_the_scratch_copy_are_mapped_back(tmp_path):
+    """make -n runs in a scratch copy; an output path the Makefile makes absolute ($(abspath ../build))
+    names the user's tree in the unit, like its source (nccl-tests' BUILDDIR)."""
+    root = tmp_path / "r"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "Makefile").write_text("B := $(abspath ../build)\nall:\n\tcc -c k.c -o $(B)/k.o\n")
+    (root / "src" / "k.c").write_text("int k;\n")
+    (root / "Makefile").write_text("all:\n\t+$(MAKE) -C src\n")
+    (u,) = dry_run(root).units
+    assert u.source == str(root / "src" / "k.c")
+    assert str(root / "build" / "k.o") in u.dropped, u.dropped

@@ -206,3 +206,60 @@ def test_backend_directories_audit_names_the_own_build():
     assert "not compiled by the project's own ROCm build" in cuda.verdicts[0].reason
     repo = report.verdicts[0]
     assert "cmake -DKD_BUILD_HIP=ON" in repo.reason
+
+
+SINGLE_SOURCE = PROJECTS / "single-source-hip"
+
+
+def test_single_source_project_is_its_own_hip_path():
+    """One CUDA source for both GPU builds (bitsandbytes' pattern): the HIP branch compiles the .cu
+    files as HIP (LANGUAGE HIP) and names a CUDA-only tensor-core source apart; audit says it moves
+    as is with the project's own build, switched by a string cache variable (-DBACKEND=hip)."""
+    from vado.audit.pipeline import audit
+    from vado.scan.scope import Scope, project_scope
+
+    scope = project_scope(SINGLE_SOURCE, arches=("gfx942",))
+    assert scope.own_rocm_build() == "cmake -DBACKEND=hip -DCMAKE_HIP_ARCHITECTURES=gfx942"
+    assert scope.hip.hip_language == ("src/ops.cu", "src/kernels.cu")
+    assert scope.hip.cuda_only == ("src/mma_sm80.cu",)
+    assert scope.hip.defines == ("BUILD_HIP",)
+    got = {p: fs.scope for p, fs in scope.files.items()}
+    assert got == {"CMakeLists.txt": Scope.HIP_PATH, "src/compat.cuh": Scope.HIP_PATH, "src/host.cpp": Scope.PROJECT,
+                   "src/kernels.cu": Scope.HIP_PATH, "src/kernels.cuh": Scope.HIP_PATH, "src/mma.cuh": Scope.HIP_PATH,
+                   "src/mma_sm80.cu": Scope.HIP_PATH, "src/ops.cu": Scope.HIP_PATH}
+    assert scope.of("src/mma_sm80.cu").why.startswith("compiled only by the project's CUDA build")
+    assert scope.of("src/mma.cuh").why.startswith("compiled only by the project's CUDA build")
+    rocm = next(v for v in audit(SINGLE_SOURCE, [ROCM]).verdicts if v.target == ROCM.name)
+    assert rocm.verdict is Verdict.MOVES_AS_IS
+    assert rocm.reason.startswith("moves as is with its own ROCm build: cmake -DBACKEND=hip")
+
+
+def test_single_source_projects_own_rocm_build_builds_the_same_objects_after_the_port(tmp_path: Path):
+    """The project's own CMake HIP configuration, built with the ROCm 7.2.4 chroot's cmake, gives the same
+    object files, byte for byte, from the tree and from its default port (built at the same path)."""
+    import os
+    import subprocess
+
+    cmake = Path(os.environ.get("VADO_ROCM_HOME", "/var/cache/vado/rocm-7.2.4")) / "bin" / "cmake"
+    if not cmake.exists():
+        import pytest
+
+        if os.environ.get("VADO_REQUIRE_ROCM") == "1":
+            pytest.fail(f"no ROCm 7.2.4 cmake at {cmake}")
+        pytest.skip(f"no ROCm 7.2.4 cmake at {cmake}")
+    result = port_tree(SINGLE_SOURCE, tmp_path / "out", ROCM)
+    assert not [f.path for f in result.files if f.status == "translated"]
+    objects = []
+    for tree in (SINGLE_SOURCE, tmp_path / "out"):
+        work = tmp_path / "w"
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.copytree(tree, work / "src")
+        for step in (["-S", str(work / "src"), "-B", str(work / "build"), "-DBACKEND=hip",
+                      "-DCMAKE_HIP_ARCHITECTURES=gfx942"], ["--build", str(work / "build")]):
+            # cwd: the chroot wrapper shows the working directory and the directories its arguments name
+            proc = subprocess.run([str(cmake), *step], capture_output=True, text=True, timeout=900, cwd=work)
+            assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        objects.append(_hashes(work / "build" / "CMakeFiles" / "sso.dir"))
+    assert {p for p in objects[0] if p.endswith(".o")} == {"src/host.cpp.o", "src/kernels.cu.o", "src/ops.cu.o"}
+    assert {p: h for p, h in objects[0].items() if p.endswith(".o")} == \
+        {p: h for p, h in objects[1].items() if p.endswith(".o")}

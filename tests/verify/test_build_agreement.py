@@ -56,3 +56,25 @@ def test_the_guess_no_longer_shadows_unistd(project, monkeypatch, tmp_path):
     rep = verify_compile(project, tc, ["gfx942"], target=get_target("rocm-7.2"), build=cfg)
     tool = [e for e in rep.evidence if e.subject == "dev/tool.c"]
     assert tool and tool[0].passed and tool[0].detail["guessed"]
+
+
+def test_a_sub_make_unit_finds_a_sibling_directory_through_the_chroot_wrapper(tmp_path, monkeypatch):
+    """nccl-tests' pattern: src/Makefile compiles src/common.cu, which includes "../verifiable/verifiable.h".
+    The build finds it; so does verify, although the chroot wrapper shows only its working directory and
+    the directories its arguments name (verify compiles such a unit from the tree's root)."""
+    monkeypatch.setenv("VADO_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "p"
+    (root / "src").mkdir(parents=True)
+    (root / "verifiable").mkdir()
+    (root / "verifiable" / "verifiable.h").write_text("#pragma once\ninline int verifiable() { return 3; }\n")
+    (root / "src" / "common.cu").write_text('#include <hip/hip_runtime.h>\n#include "../verifiable/verifiable.h"\n'
+                                            "__global__ void k(int* p) { p[threadIdx.x] = 1; }\n"
+                                            "int main() { return verifiable() - 3; }\n")
+    (root / "src" / "Makefile").write_text("all: common.o\ncommon.o: common.cu\n\t$(HIPCC) -O1 -c common.cu -o common.o\n")
+    (root / "Makefile").write_text("all:\n\t$(MAKE) -C src\n")
+    hipcc = WRAPPERS[0]
+    cfg = read_build(root, BuildOptions(mode="make", make_vars={"HIPCC": hipcc}))
+    assert [os.path.relpath(u.source, root) for u in cfg.units] == ["src/common.cu"]
+    assert cfg.units[0].directory == str(root / "src")
+    rep = verify_compile(root, hip_toolchain(hipcc), ["gfx942"], target=get_target("rocm-7.2"), build=cfg)
+    assert [(e.subject, e.passed) for e in rep.evidence] == [("src/common.cu", True)], rep.evidence[0].stderr[-2000:]

@@ -193,7 +193,8 @@ def remap_config(cfg: BuildConfig, old: str, new: str) -> BuildConfig:
         replace(u, source=_swap(u.source, old, new), directory=_swap(u.directory, old, new),
                 includes=tuple(IncludePath(_swap(i.path, old, new), i.kind) for i in u.includes),
                 forced_includes=tuple(_swap(f, old, new) for f in u.forced_includes),
-                options=tuple(_swap(o, old, new) for o in u.options))
+                options=tuple(_swap(o, old, new) for o in u.options),
+                dropped=tuple(_swap(d, old, new) for d in u.dropped))
         for u in cfg.units
     )
     return replace(cfg, root=_swap(cfg.root, old, new), units=units,

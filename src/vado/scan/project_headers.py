@@ -27,6 +27,7 @@ _MAX_HEADER = 4 << 20
 #: in a comment or string counts too: this only decides whether to read the header properly).
 _DEFINE_RE = re.compile(rb"^[ \t]*#[ \t]*(?:define|undef)[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
 _INCLUDE_RE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\r\n]+)"', re.MULTILINE)
+_SYSTEM_INCLUDE_RE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*<([^>\r\n]+)>", re.MULTILINE)
 
 
 class ProjectHeaders:
@@ -45,6 +46,7 @@ class ProjectHeaders:
         self.root = os.path.realpath(root)
         self._cache: dict[tuple, dict | None] = {}
         self._names: dict[tuple, frozenset[str]] = {}
+        self._system: dict[tuple, frozenset[str]] = {}
         self._real: dict[str, str | None] = {}  # path → its real path inside the root (None: outside)
         self._visiting: set[str] = set()
 
@@ -110,6 +112,31 @@ class ProjectHeaders:
                 if not (target == ".." or target.startswith("../") or posixpath.isabs(target)):
                     own |= self.defined_names(target, _seen | {full})
             names = self._names[key] = frozenset(own)
+        return names
+
+    def system_includes(self, path: str, _seen: frozenset[str] = frozenset()) -> frozenset[str]:
+        """The ``<…>`` headers the header at ``path`` and the project headers it includes (quoted, found
+        as :meth:`defined_names` finds them) name in an ``#include``, wherever it stands."""
+        found = self._file(path)
+        if found is None or found[0] in _seen or len(_seen) >= _MAX_INCLUDE_DEPTH:
+            return frozenset()
+        full, st = found
+        key = (full, st.st_size, st.st_mtime_ns)
+        names = self._system.get(key)
+        if names is None:
+            from vado.scan.discover import read_regular
+
+            try:
+                data = read_regular(full, _MAX_HEADER + 1)
+            except OSError:
+                data = b""
+            own = set(m.decode("latin-1").strip() for m in _SYSTEM_INCLUDE_RE.findall(data))
+            base = posixpath.dirname(path)
+            for inc in _INCLUDE_RE.findall(data):
+                target = posixpath.normpath(posixpath.join(base, inc.decode("latin-1")))
+                if not (target == ".." or target.startswith("../") or posixpath.isabs(target)):
+                    own |= self.system_includes(target, _seen | {full})
+            names = self._system[key] = frozenset(own)
         return names
 
     def headers_defining(self, path: str, includes: Iterable[str], names: set[str]) -> Iterator[tuple[str, str]]:

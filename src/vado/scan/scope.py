@@ -19,7 +19,13 @@ A multi-directory project holds more than the CUDA code to judge and port:
   (:class:`HipBuild`: CMake ``option(X_HIP …)``, ``enable_language(HIP)``,
   ``find_package(hip)``, a Makefile's HIP conditional, setup.py's ``IS_HIP_EXTENSION``), every
   file that reaches such a header through its includes and every project file those include,
-  and the project's build files: the project's own ROCm build compiles them as they are.
+  and the project's build files: the project's own ROCm build compiles them as they are. A CMake
+  HIP build that compiles CUDA sources as HIP (``set_source_files_properties(… LANGUAGE HIP)``,
+  bitsandbytes' one source for both builds) puts those sources and what they include on that
+  path; the CUDA sources its CMake files name besides them (a CUDA-only branch's tensor-core
+  kernels) and the headers only they include are left as they are too: its ROCm build does not
+  compile them. A string switch (``if(COMPUTE_BACKEND STREQUAL "hip")``) names the build as
+  ``cmake -DCOMPUTE_BACKEND=hip``.
 
 Nothing here runs project code: files are read (C-family files whole, up to the walk's size
 limit), never built; a file that cannot be read is a typed :class:`~vado.model.Skip` and counts
@@ -28,6 +34,7 @@ as the project's. The cost is linear in the bytes read plus the include edges.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import posixpath
 import re
@@ -74,7 +81,10 @@ class HipBuild:
     from the build files' definitions whose conditions hold with the options' defaults and the
     switch on; ``undecided`` the definitions whose conditions vado could not evaluate.
     ``vendor_headers`` are the project's headers that map CUDA names to HIP, ``hip_sources``
-    its ``.hip`` files; ``evidence`` says where each fact was read.
+    its ``.hip`` files, ``hip_language`` the CUDA sources its CMake build compiles as HIP
+    (``set_source_files_properties(… PROPERTIES LANGUAGE HIP)``: one source for both builds),
+    ``cuda_only`` the CUDA sources the same CMake files name that the HIP build does not compile
+    (a CUDA-only branch's sources); ``evidence`` says where each fact was read.
     """
 
     how: str
@@ -84,11 +94,14 @@ class HipBuild:
     vendor_headers: tuple[str, ...] = ()
     hip_sources: tuple[str, ...] = ()
     evidence: tuple[str, ...] = ()
+    hip_language: tuple[str, ...] = ()
+    cuda_only: tuple[str, ...] = ()
 
     @property
     def complete(self) -> bool:
-        """A build switch and a HIP path it compiles (a vendor header or ``.hip`` sources)."""
-        return bool(self.how) and bool(self.vendor_headers or self.hip_sources)
+        """A build switch and a HIP path it compiles (a vendor header, ``.hip`` sources, or CUDA
+        sources it compiles as HIP where a switch makes HIP one configuration among others)."""
+        return bool(self.how) and bool(self.vendor_headers or self.hip_sources or (self.hip_language and self.switch))
 
 
 @dataclass(frozen=True)
@@ -323,6 +336,20 @@ def _cond(args: list[str], values: Mapping[str, bool]) -> bool | None:
     return value
 
 
+def _hip_string_test(args: list[str]) -> tuple[str, str] | None:
+    """``(VAR, value)`` for an ``if()`` that compares a variable with a HIP/ROCm value (``${COMPUTE_BACKEND}
+    STREQUAL "hip"``), else None."""
+    if len(args) != 3 or args[1].upper() != "STREQUAL":
+        return None
+    name, value = args[0], args[2]
+    if value.startswith("${"):
+        name, value = value, name
+    name = name[2:-1] if name.startswith("${") and name.endswith("}") else name
+    if not re.fullmatch(r"\w+", name) or value.lower() not in ("hip", "rocm", "amd"):
+        return None
+    return name, value
+
+
 def _definitions(cmd) -> list[str]:
     """The macros a CMake command defines (``add_compile_definitions``, ``add_definitions(-DX)``,
     ``target_compile_definitions(t PUBLIC X)``)."""
@@ -337,8 +364,114 @@ def _definitions(cmd) -> list[str]:
     return []
 
 
-def _cmake_hip(texts: Mapping[str, str], hip_dirs: set[str], arches: str) -> HipBuild | None:
-    """The HIP build of a project's CMake files (path → text), or None."""
+_CMAKE_VAR = re.compile(r"\$\{(\w+)\}")
+#: Variables that stand for the directory of the CMake file that reads them, or for the project's root.
+_CMAKE_HERE = ("${CMAKE_CURRENT_SOURCE_DIR}/", "${CMAKE_CURRENT_LIST_DIR}/")
+_CMAKE_TOP = ("${CMAKE_SOURCE_DIR}/", "${PROJECT_SOURCE_DIR}/")
+_CUDA_SOURCE_EXT = (".cu",)
+
+
+def _cmake_sources(path: str, cmds, files: frozenset[str],
+                   values_on: Mapping[str, bool] | None = None) -> tuple[list[str], list[str], list[str]]:
+    """The planned files one CMake file gives ``LANGUAGE HIP`` (``set_source_files_properties``), every
+    planned ``.cu`` file it names, and those it names only where an enclosing ``if()`` is false in the
+    AMD configuration (``values_on``: the options and switch values that configuration sets), each in
+    the order read.
+
+    Variables are followed in the file's order, ignoring its conditionals: ``set(V …)`` replaces,
+    ``list(APPEND|PREPEND V …)`` adds, ``file(GLOB V pattern …)`` matches the planned files of one
+    directory; a name is relative to the file's directory (``${CMAKE_CURRENT_SOURCE_DIR}/``) or the
+    root (``${CMAKE_SOURCE_DIR}/``, ``${PROJECT_SOURCE_DIR}/``). Anything else (a generator expression,
+    an unknown variable) names nothing."""
+    import fnmatch
+
+    base = posixpath.dirname(path)
+    values: dict[str, list[str]] = {}
+
+    def expand(args: list[str]) -> list[str]:
+        out: list[str] = []
+        for a in args:
+            m = _CMAKE_VAR.fullmatch(a)
+            if m:
+                out.extend(values.get(m.group(1), ()))
+            else:
+                out.extend(x for x in a.split(";") if x)
+        return out
+
+    def resolve(name: str) -> str | None:
+        for pre in _CMAKE_HERE:
+            if name.startswith(pre):
+                name = name[len(pre):]
+                break
+        else:
+            for pre in _CMAKE_TOP:
+                if name.startswith(pre):
+                    got = posixpath.normpath(name[len(pre):])
+                    return got if got in files else None
+        if "$" in name or name.startswith("/"):
+            return None
+        got = posixpath.normpath(posixpath.join(base, name))
+        return got if got in files else None
+
+    hip: list[str] = []
+    named: list[str] = []
+    off: list[str] = []
+    truth = dict(values_on or {})
+    stack: list[list] = []  # (this branch holds, some branch of this if() held)
+    for c in cmds:
+        args = [a.text for a in c.args]
+        if c.lname == "if":
+            v = _cond(args, truth)
+            stack.append([v, v is True])
+        elif c.lname == "elseif" and stack:
+            v = _cond(args, truth)
+            stack[-1][0] = False if stack[-1][1] else v
+            stack[-1][1] = stack[-1][1] or v is True
+        elif c.lname == "else" and stack:
+            stack[-1][0] = False if stack[-1][1] else (None if stack[-1][0] is None else not stack[-1][0])
+        elif c.lname == "endif" and stack:
+            stack.pop()
+        dead = any(f[0] is False for f in stack)
+        if dead and c.lname in ("set", "list", "file"):
+            # What a branch the AMD configuration does not take would assign does not happen there.
+            for a in expand(args):
+                r = resolve(a) if a.endswith(_CUDA_SOURCE_EXT) else None
+                if r is not None:
+                    off.append(r)
+            continue
+        if c.lname == "set" and args:
+            values[args[0]] = [a for a in expand(args[1:]) if a not in ("CACHE", "PARENT_SCOPE")]
+        elif c.lname == "list" and len(args) >= 2 and args[0].upper() in ("APPEND", "PREPEND"):
+            values.setdefault(args[1], []).extend(expand(args[2:]))
+        elif c.lname == "file" and len(args) >= 2 and args[0].upper() == "GLOB" and "RELATIVE" not in args:
+            found = []
+            for pat in expand(args[2:]):
+                if pat in ("CONFIGURE_DEPENDS", "LIST_DIRECTORIES") or pat.upper() in _TRUE | _FALSE:
+                    continue
+                for pre in _CMAKE_HERE:
+                    pat = pat[len(pre):] if pat.startswith(pre) else pat
+                if "$" in pat:
+                    continue
+                pat = posixpath.normpath(posixpath.join(base, pat))
+                home = posixpath.dirname(pat)
+                found.extend(sorted(f for f in files if posixpath.dirname(f) == home and fnmatch.fnmatchcase(f, pat)))
+            values[args[1]] = found
+        elif c.lname == "set_source_files_properties" and "PROPERTIES" in args:
+            k = args.index("PROPERTIES")
+            props = args[k + 1:]
+            if any(props[j].upper() == "LANGUAGE" and props[j + 1].upper() == "HIP" for j in range(len(props) - 1)):
+                hip.extend(r for r in map(resolve, expand(args[:k])) if r is not None)
+        for a in expand(args):
+            r = resolve(a) if a.endswith(_CUDA_SOURCE_EXT) else None
+            if r is not None:
+                (off if dead else named).append(r)
+    return hip, named, off
+
+
+def _cmake_hip(texts: Mapping[str, str], hip_dirs: set[str], arches: str,
+               files: frozenset[str] = frozenset()) -> HipBuild | None:
+    """The HIP build of a project's CMake files (path → text), or None; ``files``: the planned paths, for
+    the sources the HIP build compiles."""
     from vado.scan.buildfiles import cmake_commands
 
     options: dict[str, bool] = {}
@@ -354,13 +487,42 @@ def _cmake_hip(texts: Mapping[str, str], hip_dirs: set[str], arches: str) -> Hip
     hip_files = [p for p, t in texts.items() if _HIP_CMAKE_SIGN.search(t) or posixpath.dirname(p) in hip_dirs]
     if not hip_files:
         return None
+    # A value switch: a cache string compared with "hip" (COMPUTE_BACKEND=hip), read directly or through a
+    # variable set ON in its branch (bitsandbytes: if(COMPUTE_BACKEND STREQUAL "hip") set(BUILD_HIP ON)).
+    chosen: dict[str, tuple[str, str]] = {}  # variable set ON in such a branch -> (string variable, value)
+    set_off: dict[tuple[str, str], set[str]] = {}  # (string variable, value) -> variables its branch sets OFF
+    for path in hip_files:
+        stack: list[tuple[str, str] | None] = []
+        for c in parsed[path]:
+            args = [a.text for a in c.args]
+            if c.lname in ("if", "elseif"):
+                got = _hip_string_test(args)
+                if c.lname == "if":
+                    stack.append(got)
+                elif stack:
+                    stack[-1] = got
+            elif c.lname == "else" and stack:
+                stack[-1] = None
+            elif c.lname == "endif" and stack:
+                stack.pop()
+            elif c.lname == "set" and len(args) >= 2 and stack and stack[-1]:
+                if args[1].upper() in _TRUE:
+                    chosen[args[0]] = stack[-1]
+                elif args[1].upper() in _FALSE:
+                    set_off.setdefault(stack[-1], set()).add(args[0])
+            elif c.lname in ("enable_language", "find_package") and stack and stack[-1] and args \
+                    and args[0].lower() == "hip":
+                chosen[""] = stack[-1]
     # The switch: the if() around a HIP sign, else an option named for HIP (GGML_HIP, USE_ROCM).
     switch = ""
+    string_switch: tuple[str, str] | None = chosen.get("")
     for path in hip_files:
         stack: list[str] = []
         for c in parsed[path]:
             if c.lname == "if":
                 stack.append(" ".join(a.text for a in c.args))
+            elif c.lname == "elseif" and stack:
+                stack[-1] = " ".join(a.text for a in c.args)
             elif c.lname == "endif" and stack:
                 stack.pop()
             elif c.lname in ("enable_language", "find_package") and c.args and c.args[0].text.lower() == "hip":
@@ -369,17 +531,30 @@ def _cmake_hip(texts: Mapping[str, str], hip_dirs: set[str], arches: str) -> Hip
                     if name in options and _is_switch(name) and not cond.startswith("NOT "):
                         switch = name
                         break
+                    if name in chosen and not cond.startswith("NOT ") and string_switch is None:
+                        string_switch = chosen[name]
+                        break
         if switch:
             break
-    if not switch:
+    if not switch and string_switch is None:
         named = sorted((n for n in options if _is_switch(n)), key=lambda n: (options[n], len(n), n))
         switch = named[0] if named else ""
     if switch:
         evidence.append(f"option {switch} (default {'ON' if options.get(switch) else 'OFF'})")
+    elif string_switch is not None:
+        evidence.append(f"{string_switch[0]}={string_switch[1]} builds with HIP")
     evidence.extend(f"{p}: builds with HIP" for p in sorted(hip_files)[:4])
     values = dict(options)
     if switch:
         values[switch] = True
+    elif string_switch is not None:
+        switch = string_switch[0]
+        # The variables its HIP branch sets ON or OFF hold; nothing else is assumed of the string.
+        for name, test in chosen.items():
+            if name and test == string_switch:
+                values[name] = True
+        for name in set_off.get(string_switch, ()):
+            values.setdefault(name, False)
     defines: list[str] = []
     undecided: list[str] = []
     for path in sorted(texts):
@@ -412,10 +587,26 @@ def _cmake_hip(texts: Mapping[str, str], hip_dirs: set[str], arches: str) -> Hip
                     defines.extend(found)
                 elif False not in holds:
                     undecided.extend(found)
-    archvar = next((v for v in _ARCH_VARS if any(v in t for t in texts.values())), "CMAKE_HIP_ARCHITECTURES")
-    how = "cmake" + (f" -D{switch}=ON" if switch else "") + f" -D{archvar}={arches}"
+    archvar = next((v for v in _ARCH_VARS if any(re.search(rf"\b{v}\b", t) for t in texts.values())),
+                   "CMAKE_HIP_ARCHITECTURES")
+    on = f"={string_switch[1]}" if string_switch is not None else "=ON"
+    how = "cmake" + (f" -D{switch}{on}" if switch else "") + f" -D{archvar}={arches}"
+    hip_language: list[str] = []
+    named: list[str] = []
+    off: list[str] = []
+    for path in sorted(texts):
+        got, names, dead = _cmake_sources(path, parsed[path], files, values)
+        if got:
+            evidence.append(f"{path}: compiles {len(set(got))} CUDA sources as HIP (LANGUAGE HIP)")
+        hip_language.extend(got)
+        named.extend(names)
+        off.extend(dead)
+    # With the HIP build's sources named, a CUDA source the CMake files name only under a condition false in
+    # the AMD configuration is one only the CUDA build compiles (bitsandbytes' sm75/sm80 MMA kernels, in the
+    # if(BUILD_CUDA) branch alone).
+    cuda_only = sorted(set(off) - set(named) - set(hip_language)) if hip_language else []
     return HipBuild(how, switch, _unique(defines), tuple(sorted(set(undecided) - set(defines))),
-                    evidence=tuple(evidence))
+                    evidence=tuple(evidence), hip_language=_unique(hip_language), cuda_only=tuple(cuda_only))
 
 
 _MAKE_COND = re.compile(r"^\s*(?:ifdef|ifndef|ifeq|ifneq)\b[ \t(]*\$?\(?(\w+)", re.MULTILINE)
@@ -563,7 +754,7 @@ def project_scope(root: str | os.PathLike, plan=None, *, arches: Iterable[str] =
                 scopes[src] = FileScope(src, Scope.BACKEND, f"{b.backend} code (includes {header})", b.backend)
                 queue.append(src)
 
-    hip = _hip_build(build_texts, scopes, tuple(arches))
+    hip = _hip_build(build_texts, scopes, tuple(arches), frozenset(kinds))
     if hip is not None and hip.switch and hip.how.split(" ", 1)[0] in ("cmake", "make"):
         # A CMake/Make switch turns HIP on and the project includes HIP's headers itself: that code is
         # its own HIP path (Ginkgo's hip/*.hip.cpp, a header choosing <hip/hip_runtime.h> or
@@ -574,8 +765,8 @@ def project_scope(root: str | os.PathLike, plan=None, *, arches: Iterable[str] =
         by_include = [p for p, cf in cfiles.items() if cf.hip and p not in scopes]
         hip_sources.extend(by_include)
     if hip is not None and (vendor_headers or hip_sources):
-        hip = HipBuild(hip.how, hip.switch, hip.defines, hip.undecided, tuple(sorted(vendor_headers)),
-                       tuple(sorted(hip_sources)), hip.evidence)
+        hip = dataclasses.replace(hip, vendor_headers=tuple(sorted(vendor_headers)),
+                                  hip_sources=tuple(sorted(hip_sources)))
     elif hip is None and (vendor_headers or hip_sources):
         hip = HipBuild("", vendor_headers=tuple(sorted(vendor_headers)), hip_sources=tuple(sorted(hip_sources)),
                        evidence=("no build switch for HIP found",))
@@ -587,7 +778,8 @@ def project_scope(root: str | os.PathLike, plan=None, *, arches: Iterable[str] =
     return ProjectScope(str(root), files, vendored, hip, tuple(skips))
 
 
-def _hip_build(build_texts: Mapping[str, str], scopes: Mapping[str, FileScope], arches: tuple[str, ...]) -> HipBuild | None:
+def _hip_build(build_texts: Mapping[str, str], scopes: Mapping[str, FileScope], arches: tuple[str, ...],
+               files: frozenset[str] = frozenset()) -> HipBuild | None:
     arch_list = ";".join(arches) or "gfx942"
     if ";" in arch_list:
         arch_list = f'"{arch_list}"'
@@ -595,7 +787,7 @@ def _hip_build(build_texts: Mapping[str, str], scopes: Mapping[str, FileScope], 
     cmake = {p: t for p, t in own.items() if p.lower().endswith(("cmakelists.txt", ".cmake"))}
     hip_dirs = {posixpath.dirname(p) for p in cmake
                 if any(w in ("hip", "rocm") for w in _DIR_WORD.split(posixpath.basename(posixpath.dirname(p)).lower()))}
-    found = _cmake_hip(cmake, hip_dirs, arch_list) if cmake else None
+    found = _cmake_hip(cmake, hip_dirs, arch_list, files) if cmake else None
     if found is not None:
         return found
     for path, text in sorted(own.items()):
@@ -642,7 +834,9 @@ def _mark_hip_path(hip: HipBuild, scopes: dict[str, FileScope], cfiles: Mapping[
     for src, outs in edges.items():
         for t, _ in outs:
             includers.setdefault(t, []).append(src)
-    reached: set[str] = set(hip.vendor_headers) | set(hip.hip_sources)
+    # First what only the CUDA build compiles, so that the way up from a HIP-including header does not take it.
+    _mark_cuda_only(hip, scopes, edges, includers)
+    reached: set[str] = set(hip.vendor_headers) | set(hip.hip_sources) | set(hip.hip_language)
     gpu_only = set(by_include) - set(hip.vendor_headers) - {p for p in hip.hip_sources if p not in by_include}
     queue = deque(reached)
     while queue:  # upwards: every file that includes a vendor header, directly or not
@@ -669,6 +863,27 @@ def _mark_hip_path(hip: HipBuild, scopes: dict[str, FileScope], cfiles: Mapping[
     for p, kind in kinds.items():
         if kind in _BUILD_KINDS and p not in scopes:
             scopes[p] = FileScope(p, Scope.HIP_PATH, f"build file of a project that builds for AMD ({hip.how})")
+
+
+def _mark_cuda_only(hip: HipBuild, scopes: dict[str, FileScope], edges: Mapping[str, list[tuple[str, bool]]],
+                    includers: Mapping[str, list[str]]) -> None:
+    """Leave as they are the CUDA sources only the project's CUDA build compiles (:attr:`HipBuild.cuda_only`)
+    and the project headers only they include: the project's ROCm build compiles none of them, so a port
+    has nothing to change there and their findings do not stand between the project and ROCm."""
+    why = f"compiled only by the project's CUDA build; its ROCm build ({hip.how}) does not compile it"
+    only: set[str] = set()
+    queue = deque(p for p in hip.cuda_only if scopes.get(p) is None or scopes[p].scope is Scope.PROJECT)
+    while queue:
+        p = queue.popleft()
+        if p in only:
+            continue
+        only.add(p)
+        scopes[p] = FileScope(p, Scope.HIP_PATH, why)
+        for t, _ in edges.get(p, ()):
+            if t in only or not (scopes.get(t) is None or scopes[t].scope is Scope.PROJECT):
+                continue
+            if all(src in only or src == p for src in includers.get(t, ())):
+                queue.append(t)
 
 
 def amd_defines(root: str | os.PathLike | ProjectScope) -> tuple[str, ...]:

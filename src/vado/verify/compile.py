@@ -29,6 +29,7 @@ diagnostic (what failed: a compiler that could not start, a signal, the time lim
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import tempfile
@@ -223,6 +224,27 @@ def _resolve_deps(deps: Sequence[str], cwd: str, tu: TranslationUnit,
     return found, absent
 
 
+def _compile_dir(compiler: str, base: Path, tu: TranslationUnit) -> str:
+    """The directory ``tu`` is compiled in: the build's (``tu.directory``), except with vado's ROCm chroot
+    wrapper, which shows the compiler only its working directory and the directories its arguments name.
+    There a unit of a directory inside the tree compiles from the tree's root, so that an
+    ``#include "../other/x.h"`` finds what the build's own make (run from the root) finds; the build
+    model's paths are absolute (sources, ``-I``, ``-include``), so the directory changes nothing else."""
+    here = tu.directory if os.path.isdir(tu.directory) else str(base)
+    if _chroot_wrapper(compiler):
+        root = os.path.normpath(str(base))
+        if here == root or here.startswith(root + os.sep):
+            return root
+    return here
+
+
+@functools.lru_cache(maxsize=8)
+def _chroot_wrapper(compiler: str) -> bool:
+    from vado.verify.toolchains import chroot_of
+
+    return bool(chroot_of(compiler))
+
+
 def _visible(base: Path, tu: TranslationUnit, cwd: str) -> list[str]:
     """What a confined compile of ``tu`` may read besides the toolchain: the tree, and what the build
     itself points the compiler at (its directory, the unit, its include directories and forced
@@ -322,7 +344,7 @@ def verify_compile(
             dep = scratch_path / tag / (stem + ".d")
             obj.parent.mkdir(parents=True, exist_ok=True)
             cmd = compile_command(tc, unit, arch, tu, obj, extra_flags, dep)
-            cwd = tu.directory if os.path.isdir(tu.directory) else str(base)
+            cwd = _compile_dir(tc.path, base, tu)
             keyed = [("<obj>" if w == str(obj) else "<dep>" if w == str(dep) else w) for w in cmd]
             key = cache.key(identity, [cwd, *keyed], tu.source)
             hit = cache.get(key)
@@ -362,7 +384,7 @@ def verify_compile(
                             "cached": cached, "language": tu.language.value, "confinement": out.confinement}
             if together:
                 detail["compiled_with"] = list(together)
-            cwd = tu.directory if os.path.isdir(tu.directory) else str(base)
+            cwd = _compile_dir(tc.path, base, tu)
             if not out.ok:
                 diags = [mapper.map(d, Path(cwd)) for d in parse_diagnostics(out.stderr)]
                 detail["diagnostics"] = [d.to_json() for d in diags]
