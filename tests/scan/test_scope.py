@@ -229,8 +229,9 @@ def test_backend_directories_hip_by_includes_and_cuda_only_parts():
     assert hip.defines == ("KD_COMPILING_HIP",)
     assert set(hip.hip_sources) == {"common/cuda_hip/runtime.hpp", "hip/device.hip.cpp"}
     on_path = {p for p, fs in scope.files.items() if fs.scope is Scope.HIP_PATH and fs.why.startswith("on the")}
+    # dispatch.cpp launches nothing itself: C++ that includes the platform header is on the path all the same.
     assert {"common/cuda_hip/runtime.hpp", "common/cuda_hip/reduce.hpp", "common/cuda_hip/scale_kernels.cpp",
-            "hip/device.hip.cpp"} == on_path
+            "common/cuda_hip/dispatch.cpp", "hip/device.hip.cpp"} == on_path
     cuda = scope.of("cuda/device.cu")
     assert cuda.scope is Scope.HIP_PATH
     assert cuda.why == ("not compiled by the project's own ROCm build (cmake -DKD_BUILD_HIP=ON "
@@ -256,9 +257,9 @@ def test_hip_includes_without_a_switch_are_not_an_own_build(tmp_path: Path):
 
 
 def test_cpu_code_including_a_platform_header_stays_the_projects(tmp_path: Path):
-    """ggml-common.h picks <hip/hip_fp16.h> for its HIP users; ggml-quants.c includes it too and is CPU
-    code every build compiles: the way up from a header on the HIP path by its includes goes through
-    GPU code only."""
+    """ggml-common.h picks <hip/hip_fp16.h> for its HIP users; ggml-quants.c includes it too and is C,
+    compiled by the C compiler in every build: the way up from a header on the HIP path by its includes
+    stops at C sources."""
     (tmp_path / "CMakeLists.txt").write_text(
         "project(p LANGUAGES C CXX)\noption(P_HIP \"hip\" OFF)\nif(P_HIP)\n  enable_language(HIP)\n"
         "  add_compile_definitions(P_USE_HIP)\nendif()\nadd_library(p quants.c k.cu)\n")

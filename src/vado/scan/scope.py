@@ -827,8 +827,8 @@ def _mark_hip_path(hip: HipBuild, scopes: dict[str, FileScope], cfiles: Mapping[
     through their includes, what they include, and the project's build files.
 
     From a file that is on the HIP path only because it includes HIP's headers (``by_include``:
-    ``ggml-common.h`` picks ``<hip/hip_fp16.h>`` for its GPU users), the way up goes through
-    GPU code only: the CPU files that include it are compiled by every build, not by HIP's."""
+    ``ggml-common.h`` picks ``<hip/hip_fp16.h>`` for its GPU users), the way up stops at C sources:
+    ``ggml-quants.c`` includes it too and is compiled by the C compiler in every build, never as HIP."""
     why = f"on the project's own HIP path (its ROCm build: {hip.how})"
     includers: dict[str, list[str]] = {}
     for src, outs in edges.items():
@@ -845,8 +845,8 @@ def _mark_hip_path(hip: HipBuild, scopes: dict[str, FileScope], cfiles: Mapping[
             if src in reached or not (scopes.get(src) is None or scopes[src].scope is Scope.PROJECT):
                 continue
             if p in gpu_only:
-                if src not in cfiles or not cfiles[src].cuda:
-                    continue
+                if posixpath.splitext(src)[1] == ".c":
+                    continue  # C: compiled by the C compiler in every build, never as HIP
                 gpu_only.add(src)
             reached.add(src)
             queue.append(src)
