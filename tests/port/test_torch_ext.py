@@ -203,3 +203,27 @@ def test_ported_fixture_compiles_for_gfx942_as_cpp_extension_builds_it(tmp_path:
     out, _ = _ported(tmp_path)
     after = compile_extension(out, ["csrc/warp_sum.cu"], headers, hipcc, arch="gfx942", name="warp_sum")
     assert after[0].ok, after[0].first_error()
+
+
+def test_torch_extension_port_keeps_cmake_cuda_flags(tmp_path: Path):
+    # torch_scatter 2.1.2: setup.py builds for ROCm (torch.version.hip), so the port keeps the build files;
+    # BLD003 still dropped --expt-relaxed-constexpr from CMAKE_CUDA_FLAGS, which stayed the CUDA build's.
+    src = tmp_path / "ext"
+    (src / "csrc").mkdir(parents=True)
+    cm = ('project(ops)\nif(WITH_CUDA)\n  enable_language(CUDA)\n'
+          '  set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} --expt-relaxed-constexpr")\nendif()\n'
+          'find_package(Torch REQUIRED)\nadd_library(ops SHARED csrc/k.cu)\n')
+    (src / "CMakeLists.txt").write_text(cm)
+    (src / "setup.py").write_text(
+        "import torch\nfrom torch.utils.cpp_extension import CUDAExtension\nnvcc = ['-O3']\n"
+        "if torch.version.hip:\n    nvcc += ['-DUSE_ROCM']\nelse:\n    nvcc += ['--expt-relaxed-constexpr']\n"
+        "ext = CUDAExtension('ops', ['csrc/k.cu'], extra_compile_args={'nvcc': nvcc})\n")
+    (src / "csrc" / "k.cu").write_text("__global__ void k(float* x) { x[threadIdx.x] = 1.f; }\n")
+    for mode in ("on", "off"):
+        port_tree(src, tmp_path / mode, ROCM, options=PortOptions(torch_extension=mode))
+        assert (tmp_path / mode / "CMakeLists.txt").read_text() == cm, mode
+    # Without the project's own ROCm build the CMake build moves to HIP: variable and flag together.
+    (src / "setup.py").unlink()
+    port_tree(src, tmp_path / "plain", ROCM)
+    got = (tmp_path / "plain" / "CMakeLists.txt").read_text()
+    assert 'set(CMAKE_HIP_FLAGS "${CMAKE_HIP_FLAGS}")' in got and "enable_language(HIP)" in got

@@ -5,7 +5,7 @@ from __future__ import annotations
 from vado.model import Applicability, Verdict
 from vado.rules.bld import offload_archs
 
-from _fixroundtrip import findings, fix_all
+from _fixroundtrip import findings, fix_all, targets
 
 CMAKE = """\
 cmake_minimum_required(VERSION 3.21)
@@ -187,3 +187,36 @@ def test_list_subcommands_keep_their_arguments():
     assert fixed("list(INSERT CMAKE_CUDA_ARCHITECTURES 0 75)\n").startswith("list(INSERT CMAKE_HIP_ARCHITECTURES 0 gfx")
     # The list as another list()'s output or argument is not a value list of its own.
     assert fixed("list(JOIN CMAKE_CUDA_ARCHITECTURES \",\" OUT)\n") == "list(JOIN CMAKE_HIP_ARCHITECTURES \",\" OUT)\n"
+
+
+TORCH_CMAKE = """\
+cmake_minimum_required(VERSION 3.10)
+project(torchops)
+if(WITH_CUDA)
+  enable_language(CUDA)
+  set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} --expt-relaxed-constexpr")
+  string(APPEND CMAKE_CUDA_FLAGS_RELEASE " -Xptxas -v")
+endif()
+find_package(Torch REQUIRED)
+target_compile_options(torchops PRIVATE --expt-extended-lambda)
+"""
+
+
+def _bld003(text: str):
+    return {f.data["option"]: f for f in findings("CMakeLists.txt", text, ("BLD003",))}
+
+
+def test_nvcc_flag_of_a_cuda_only_variable_goes_with_the_variables_rename():
+    # torch_scatter/torch_cluster/torch_spline_conv: CMAKE_CUDA_FLAGS for nvcc. Only nvcc reads it until
+    # BLD001 renames it (unsafe): a safe drop alone took --expt-relaxed-constexpr from the CUDA build of
+    # a project that keeps its CUDA build files (its own ROCm build, in-place ports without --unsafe).
+    got = _bld003(TORCH_CMAKE)
+    for flag, var in (("--expt-relaxed-constexpr", "CMAKE_CUDA_FLAGS"), ("-Xptxas", "CMAKE_CUDA_FLAGS_RELEASE")):
+        f = got[flag]
+        assert f.fix is not None and f.fix.applicability is Applicability.UNSAFE, flag
+        assert f"with {var}'s rename" in f.message
+    # A flag outside the CUDA-only variables is hipcc's too: it goes, safely.
+    assert got["--expt-extended-lambda"].fix.applicability is Applicability.SAFE
+    fixed = fix_all("CMakeLists.txt", TORCH_CMAKE)  # all fixes: the variable and its flags move together
+    assert 'set(CMAKE_HIP_FLAGS "${CMAKE_HIP_FLAGS}")' in fixed and "--expt" not in fixed
+    assert fix_all("CMakeLists.txt", fixed) == fixed

@@ -519,6 +519,13 @@ class NvccCommandOrFlag(Rule):
                 content, safety = "", Applicability.UNSAFE
                 msg = f"{f.text} is nvcc-only; hipcc is clang and links the HIP runtime itself"
             fix = None
+            cuda_var = _cuda_only_variable(ctx, f.start) if ctx.kind is FileKind.CMAKE else ""
+            if cuda_var and content is not None:
+                # Only nvcc reads this variable until BLD001 renames it (an unsafe fix): a safe drop alone
+                # would take the flag from the CUDA build of a project that keeps its CUDA build files
+                # (its own ROCm build, a torch extension: torch_scatter's --expt-relaxed-constexpr).
+                safety = Applicability.UNSAFE
+                msg += f"; with {cuda_var}'s rename (only nvcc reads {cuda_var})"
             if content is not None:
                 fix = _fix(ctx, f, content, safety, f"replace {f.text!r} with {content!r}" if content else f"drop {f.text!r}")
                 if content and kind in ("arch", "gencode") and ctx.kind is FileKind.MAKEFILE:
@@ -608,6 +615,17 @@ def _arch_guard(ctx: FileContext, f: BuildFact, arch_facts: list[BuildFact]) -> 
 
 def _names(text: str, var: str) -> bool:
     return f"$({var})" in text or "${" + var + "}" in text
+
+
+_CUDA_ONLY_VARIABLE = re.compile(r"(?:set|string|list)\s*\(\s*(?:APPEND\s+)?(CMAKE_CUDA_FLAGS(?:_\w+)?|CUDA_NVCC_FLAGS(?:_\w+)?)\b",
+                                 re.I)
+
+
+def _cuda_only_variable(ctx: FileContext, at: int) -> str:
+    """The CUDA-only variable (``CMAKE_CUDA_FLAGS[_<CONFIG>]``, ``CUDA_NVCC_FLAGS``) the CMake
+    statement holding ``at`` sets or appends to, else ``""``."""
+    m = _CUDA_ONLY_VARIABLE.match(ctx.text, _statement_start(ctx, at))
+    return m.group(1) if m else ""
 
 
 def _statement_start(ctx: FileContext, at: int) -> int:
