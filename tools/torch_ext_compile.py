@@ -36,6 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--arch", default="gfx942")
     ap.add_argument("--torch-version", default="2.13.0")
     ap.add_argument("--hipcc", default=DEFAULT_HIPCC)
+    ap.add_argument("--timeout", type=float, default=600.0, help="seconds one TU may take")
     ap.add_argument("--json", type=Path, help="write per-TU results here")
     args = ap.parse_args(argv)
     headers = find_assembled(args.torch_version)
@@ -45,17 +46,18 @@ def main(argv: list[str] | None = None) -> int:
         return 3
     try:
         results = compile_extension(args.project, args.source, headers, args.hipcc, arch=args.arch, name=args.name,
-                                    include_dirs=args.include_dir, defines=args.define, extra=args.flag)
+                                    include_dirs=args.include_dir, defines=args.define, extra=args.flag,
+                                    timeout=args.timeout)
     except VadoError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return 3
     for r in results:
-        print(f"{'ok  ' if r.ok else 'FAIL'} {r.source} -> {r.compiled}" + ("" if r.ok else f"\n     {r.first_error()}"))
+        print(f"{'ok  ' if r.ok else 'FAIL'} {r.source} -> {r.compiled} ({r.seconds:.0f} s)" + ("" if r.ok else f"\n     {r.first_error()}"))
     ok = sum(r.ok for r in results)
     print(f"{ok}/{len(results)} TUs compiled for {args.arch}")
     if args.json:
         args.json.write_text(json.dumps([{"source": r.source, "compiled": r.compiled, "ok": r.ok,
-                                          "command": r.command, "log": r.log[-8000:]} for r in results], indent=1))
+                                          "seconds": r.seconds, "command": r.command, "log": r.log[-8000:]} for r in results], indent=1))
     return 0 if ok == len(results) else 1
 
 

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -49,6 +50,7 @@ class TUResult:
     ok: bool
     command: tuple[str, ...]
     log: str
+    seconds: float = 0.0
 
     def first_error(self) -> str:
         """The first ``error:`` line of the log ('' when none)."""
@@ -118,6 +120,7 @@ def compile_extension(project: Path, sources: Sequence[str], headers: TorchHeade
             obj = Path(tmp) / f"tu{i}.o"
             cmd = tu_command(hipcc, hip, obj, headers, arch=arch, name=name, include_dirs=incs,
                              defines=defines, extra=extra)
+            start = time.monotonic()
             try:
                 proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout,
                                       cwd=hip.parent)
@@ -126,5 +129,6 @@ def compile_extension(project: Path, sources: Sequence[str], headers: TorchHeade
                 ok, log = False, f"timed out after {timeout:.0f} s"
             except OSError as exc:
                 ok, log = False, f"cannot run {hipcc}: {exc}"
-            results.append(TUResult(src, mapping[src], ok, tuple(cmd), log.replace(str(work) + "/", "")))
+            results.append(TUResult(src, mapping[src], ok, tuple(cmd), log.replace(str(work) + "/", ""),
+                                    round(time.monotonic() - start, 1)))
     return results

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Compile every TU of the PyTorch extensions of benchmarks/torch_ext/packages.json for gfx942.
+
+    nice -n 10 python3 benchmarks/torch_ext_gfx942.py --root /work/repos/pypi-port --out gfx942.json \\
+        [--packages torch_scatter,causal_conv1d] [--phase device|host|all] [--timeout 1800]
+
+``--root`` holds the packages' trees (the sdists unpacked, or vado's ports of them: ``vado port
+SDIST_DIR -o ROOT/SDIST_DIR --torch-extension auto``). Each extension is hipified and compiled as
+``torch.utils.cpp_extension`` does on a ROCm build (:func:`vado.verify.torch_ext.compile_extension`),
+with the defines and flags its setup.py gives on ROCm, one TU at a time, against the ROCm headers
+tools/torch_rocm_headers.py assembled. ``--phase device`` compiles the ``.cu`` TUs only, ``host``
+the ``.cpp`` ones. Results (per TU: ok, seconds, first error, log tail) are appended to ``--out``
+after each extension, so a long run can be read while it goes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from vado.verify.torch_ext import compile_extension
+from vado.verify.torch_headers import find_assembled
+
+HERE = Path(__file__).resolve().parent
+HIPCC = "/var/cache/vado/rocm-7.2.4/bin/hipcc"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--root", type=Path, required=True)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--packages", default="", help="comma-separated names (default: all)")
+    ap.add_argument("--phase", choices=("device", "host", "all"), default="all")
+    ap.add_argument("--timeout", type=float, default=1800.0, help="seconds one TU may take")
+    ap.add_argument("--torch-version", default="2.13.0")
+    ap.add_argument("--hipcc", default=HIPCC)
+    args = ap.parse_args(argv)
+    cfg = json.loads((HERE / "torch_ext" / "packages.json").read_text())["packages"]
+    names = [n for n in args.packages.split(",") if n] or list(cfg)
+    headers = find_assembled(args.torch_version)
+    if headers is None:
+        print("no assembled ROCm torch headers: run tools/torch_rocm_headers.py", file=sys.stderr)
+        return 3
+    done = json.loads(args.out.read_text()) if args.out.is_file() else []
+    for name in names:
+        pkg = cfg[name]
+        for ext in pkg["extensions"]:
+            srcs = [s for s in ext["sources"]
+                    if args.phase == "all" or (s.endswith(".cu") == (args.phase == "device"))]
+            if not srcs:
+                continue
+            start = time.monotonic()
+            res = compile_extension(args.root / pkg["dir"], srcs, headers, args.hipcc, name=ext["name"],
+                                    include_dirs=pkg["include_dirs"],
+                                    defines=pkg["defines"] + pkg["rocm"]["defines"], extra=pkg["rocm"]["flags"],
+                                    timeout=args.timeout)
+            for r in res:
+                print(f"{'ok  ' if r.ok else 'FAIL'} {name} {r.source} {r.seconds:.0f} s"
+                      + ("" if r.ok else f"  {r.first_error()}"), flush=True)
+                done.append({"package": name, "extension": ext["name"], "source": r.source, "ok": r.ok,
+                             "seconds": r.seconds, "error": r.first_error(), "log": r.log[-4000:],
+                             "command": list(r.command)})
+            args.out.write_text(json.dumps(done, indent=1))
+            print(f"   {name}:{ext['name']} {len(res)} TUs in {time.monotonic() - start:.0f} s", flush=True)
+    ok = sum(d["ok"] for d in done)
+    print(f"{ok}/{len(done)} TUs compiled for gfx942")
+    return 0 if ok == len(done) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
