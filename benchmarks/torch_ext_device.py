@@ -54,10 +54,18 @@ def prepare(args) -> int:
     cfg = _config()
     names = [n for n in args.packages.split(",") if n] or list(cfg)
     work = Path(args.work)
-    for sub in ("orig", "port"):
+    for sub in ("orig", "port", "w64", "inc64", "prelude", "build"):  # the GPU machine makes the last four
         shutil.rmtree(work / sub, ignore_errors=True)
     for name in names:
         pkg = cfg[name]
+        port = Path(args.ports) / pkg["dir"]
+        if not port.is_dir():  # vado's port of the unpacked sdist, made here once
+            proc = subprocess.run([sys.executable, "-m", "vado", "port", str(Path(args.pypi) / pkg["dir"]), "-o",
+                                   str(port), "--torch-extension", "auto"], capture_output=True, text=True,
+                                  env=dict(os.environ, PYTHONPATH=str(HERE.parent / "src")))
+            if not port.is_dir():
+                print(f"vado port of {name} failed (rc {proc.returncode}): {proc.stderr[-500:]}", file=sys.stderr)
+                return 2
         for sub, root in (("orig", args.pypi), ("port", args.ports)):
             src = Path(root) / pkg["dir"]
             if not src.is_dir():
@@ -215,6 +223,10 @@ def run(args) -> int:
                 jobs.append(job)
     todo = sorted([j for j in jobs if j["first"]], key=lambda j: (not j["source"].endswith(".cu"), -j["size"]))
     print(f"{len(todo)} TUs to compile ({len(jobs)} in the builds)", flush=True)
+    if args.dry_run:
+        for j in todo:
+            print(" ".join(j["cmd"]))
+        return 0
     compiled: dict[str, dict] = {}
     with cf.ThreadPoolExecutor(args.jobs) as pool:
         futs = {pool.submit(_compile, j, args.tu_timeout): j for j in todo}
@@ -321,6 +333,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--arch", default="sm_90")
     r.add_argument("--tu-timeout", type=float, default=480.0)
     r.add_argument("--call-timeout", type=float, default=120.0)
+    r.add_argument("--dry-run", action="store_true", help="print the compile commands, run nothing")
     r.add_argument("--compile-only", action="store_true", help="compile the TUs, no link and no calls")
     r.add_argument("--torch-include", action="append", default=[],
                    help="with --compile-only: PyTorch include dirs instead of the installed torch's (repeat)")
