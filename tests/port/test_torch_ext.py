@@ -227,3 +227,32 @@ def test_torch_extension_port_keeps_cmake_cuda_flags(tmp_path: Path):
     port_tree(src, tmp_path / "plain", ROCM)
     got = (tmp_path / "plain" / "CMakeLists.txt").read_text()
     assert 'set(CMAKE_HIP_FLAGS "${CMAKE_HIP_FLAGS}")' in got and "enable_language(HIP)" in got
+
+
+def test_hip_has_it_guard_pair_stands_as_it_is():
+    # torch-points-kernels 0.7.0 cuda_utils.h: the pre-sm_60 atomicAdd(double) fallback. The port puts it under
+    # `#if !defined(__HIP_PLATFORM_AMD__)` (HIP has it): true in every CUDA build, so the pair is written as it is.
+    old = ("#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 600\n#else\n"
+           "__device__ double atomicAdd(double* a, double v) {\n  return v;\n}\n#endif\nint after;\n")
+    new = ("#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 600\n#else\n// vado: HIP has it\n"
+           "#if !defined(__HIP_PLATFORM_AMD__)\n"
+           "__device__ double atomicAdd(double* a, double v) {\n  return v;\n}\n#endif\n#endif\nint after;\n")
+    text, left = guard_lines(old, new)
+    assert left == [] and text == new
+    data = ("#include <cuda_runtime.h>\n" + old).encode()
+    res = port_bytes("u.h", FileKind.CUDA_HEADER, data, ROCM, PortOptions(torch_extension="on"))
+    assert not [f for f in res.remaining if f.code == UNGUARDED]
+    assert "#if !defined(__HIP_PLATFORM_AMD__)" in res.after.decode()
+
+
+def test_a_lone_or_cuda_visible_guard_insertion_is_still_a_finding():
+    old = "a;\nb;\nc;\n"
+    # `#if defined(__HIP_PLATFORM_AMD__)` would hide b from the CUDA build: not neutral.
+    text, left = guard_lines(old, "a;\n#if defined(__HIP_PLATFORM_AMD__)\nb;\n#endif\nc;\n")
+    assert text == old and len(left) == 2
+    # An opening without its #endif (or around unbalanced lines) is not written either.
+    text, left = guard_lines(old, "a;\n#ifndef __HIP_PLATFORM_AMD__\nb;\nc;\n")
+    assert text == old and len(left) == 1
+    old2 = "#if X\na;\n#else\nb;\n#endif\n"
+    text, left = guard_lines(old2, "#if X\na;\n#ifndef __HIP_PLATFORM_AMD__\n#else\nb;\n#endif\n#endif\n")
+    assert text == old2 and left

@@ -179,6 +179,49 @@ def _hunks(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
     return [tuple(h) for h in merged]  # type: ignore[misc]
 
 
+#: ``#if !defined(M)`` / ``#ifndef M`` for a HIP platform macro ``M``: true in every CUDA build.
+_NOT_HIP = re.compile(r"^\s*#\s*(?:ifndef\s+(?P<a>\w+)|if\s+!\s*defined\s*\(?\s*(?P<b>\w+)\s*\)?)\s*(?://.*)?$")
+_HIP_PLATFORM = frozenset({"__HIP_PLATFORM_AMD__", "__HIP_PLATFORM_HCC__", "__HIPCC__", "__HIP__", "USE_ROCM",
+                           "__HIP_DEVICE_COMPILE__"})
+
+
+def _lone_directive(lines: list[str]) -> str:
+    """The one directive line of ``lines`` when the rest are blank or ``//`` comments, else ``""``."""
+    found = ""
+    for line in lines:
+        body = line.strip()
+        if not body or body.startswith("//"):
+            continue
+        if found or not body.startswith("#"):
+            return ""
+        found = body
+    return found
+
+
+def _cuda_neutral_pairs(old: list[str], new: list[str], hunks: list[tuple[int, int, int, int]]) -> set[int]:
+    """Indices of the pure insertions that may stand as they are: an ``#if !defined(<HIP macro>)`` with its
+    ``#endif`` (the port's "HIP has this already" guard). A CUDA build defines no HIP macro, so it reads the
+    original lines between them; the pair is accepted together or not at all, around balanced lines."""
+    opened: list[int] = []
+    accepted: set[int] = set()
+    for k, (i1, i2, j1, j2) in enumerate(hunks):
+        if i1 != i2:
+            continue
+        line = _lone_directive(new[j1:j2])
+        m = _NOT_HIP.match(line)
+        if m and (m.group("a") or m.group("b")) in _HIP_PLATFORM:
+            opened.append(k)
+        elif _is_directive(line) == "endif" and opened:
+            start, end = opened.pop(), i1
+            # `#endif` inserted after an `#endif` reads as inserted before it: the same text.
+            while not _balanced(old[hunks[start][1]:end]) and end > hunks[start][1] and \
+                    _is_directive(old[end - 1]) == "endif" and old[end - 1].strip() == line:
+                end -= 1
+            if _balanced(old[hunks[start][1]:end]):
+                accepted |= {start, k}
+    return accepted
+
+
 def guard_lines(original: str, ported: str) -> tuple[str, list[Unguarded]]:
     """``original`` with each line range that ``ported`` changes written as a ``USE_ROCM`` branch.
 
@@ -197,10 +240,15 @@ def guard_lines(original: str, ported: str) -> tuple[str, list[Unguarded]]:
     left: list[Unguarded] = []
     old_open, new_open = _open_lines(original, old), _open_lines(ported, new)
     at = 0  # the next original line not yet written
-    for i1, i2, j1, j2 in _hunks(old, new):
+    hunks = _hunks(old, new)
+    neutral = _cuda_neutral_pairs(old, new, hunks)
+    for k, (i1, i2, j1, j2) in enumerate(hunks):
         out.extend(old[at:i1])
         at = i2
         before, after = old[i1:i2], new[j1:j2]
+        if k in neutral:
+            out.extend(after)  # true in the CUDA build: it reads the original lines inside
+            continue
         first, last = i1 + 1, max(i1 + 1, i2)
         if {i1, i2} & old_open or {j1, j2} & new_open:
             left.append(Unguarded(first, last, "the change starts or ends inside a comment or string "
