@@ -147,3 +147,29 @@ def test_torch_cuda_arch_list_stays_in_a_torch_extension():
     assert told and told[0].fix is None
     untold = [f for f in check_text("CMakeLists.txt", plain, [rocm], kind=FileKind.CMAKE) if f.code == "BLD002"]
     assert untold and untold[0].fix is not None
+
+
+def test_cuda_home_gate_builds_the_extension_on_rocm_too():
+    # torch-points-kernels 0.7.0: on a ROCm build of PyTorch CUDA_HOME is None (no nvcc), so the
+    # CUDA extension was silently left out; torch_scatter's setup.py already tests torch.version.hip.
+    text = ("import torch\nfrom torch.utils.cpp_extension import CUDAExtension, CUDA_HOME\n"
+            "WITH_CUDA = torch.cuda.is_available() and CUDA_HOME is not None\n"
+            "def exts():\n    if CUDA_HOME is not None:\n        return [CUDAExtension('a', ['a.cu'])]\n"
+            "    return []\n"
+            "def check():\n    if CUDA_HOME is not None:\n        return\n    print('no nvcc')\n")
+    got = [f for f in findings("setup.py", text, ("BLD005",)) if f.data.get("gate")]
+    assert [text.count("\n", 0, f.span.start) + 1 for f in got] == [3, 5]  # not check()'s warning
+    fixed = fix_all("setup.py", text)
+    assert "WITH_CUDA = torch.cuda.is_available() and (CUDA_HOME is not None or torch.version.hip)\n" in fixed
+    assert "    if (CUDA_HOME is not None or torch.version.hip):\n" in fixed
+    assert "def check():\n    if CUDA_HOME is not None:\n" in fixed
+    assert [f for f in findings("setup.py", fixed, ("BLD005",)) if f.data.get("gate")] == []
+    # Already ROCm-aware (torch_scatter, torch_cluster, torch_spline_conv), or no CUDAExtension: nothing.
+    pyg = text.replace("and CUDA_HOME is not None\n", "and (CUDA_HOME is not None or torch.version.hip)\n")
+    assert [pyg.count("\n", 0, f.span.start) + 1 for f in findings("setup.py", pyg, ("BLD005",)) if f.data.get("gate")] == [5]
+    plain = "from torch.utils.cpp_extension import CUDA_HOME\nWITH_CUDA = CUDA_HOME is not None\n"
+    assert [f for f in findings("setup.py", plain, ("BLD005",)) if f.data.get("gate")] == []
+    # Without `import torch` or IS_HIP_EXTENSION to test, the finding has no fix.
+    bare = text.replace("import torch\n", "").replace("torch.cuda.is_available() and ", "")
+    got = [f for f in findings("setup.py", bare, ("BLD005",)) if f.data.get("gate")]
+    assert got and all(f.fix is None for f in got)

@@ -898,6 +898,8 @@ class TorchCudaExtension(Rule):
         facts = build_facts(ctx)
         test: str | None = None
         shape: _SetupShape | None = None
+        if facts.of(FactKind.CUDA_EXTENSION):
+            yield from self._cuda_home_tests(ctx)
         for f in facts.of(FactKind.CUDA_EXTENSION, FactKind.NVCC_FLAG):
             if f.kind is FactKind.CUDA_EXTENSION:
                 if f.context == "BuildExtension":
@@ -935,6 +937,69 @@ class TorchCudaExtension(Rule):
                 severity=Severity.MEDIUM if breaks else Severity.LOW,
                 data={"flag": kind, "option": f.data.get("option", ""), "breaks_hipcc": breaks},
             )
+
+
+    def _cuda_home_tests(self, ctx: FileContext) -> Iterator[Finding]:
+        """``CUDA_HOME is not None`` deciding whether the CUDA extension is built (an assignment such as
+        ``WITH_CUDA = torch.cuda.is_available() and CUDA_HOME is not None``, or the test of an ``if``
+        whose branch makes a ``CUDAExtension``): a ROCm build of PyTorch has no nvcc, so ``CUDA_HOME``
+        is None and the extension is silently left out. torch_scatter's idiom tests
+        ``CUDA_HOME is not None or torch.version.hip``."""
+        test = _hip_test(ctx.text)
+        for start, end in _cuda_home_gates(ctx.text):
+            fix = None
+            if test is not None:
+                new = f"(CUDA_HOME is not None or {test})"
+                fix = Fix((ctx.edit(start, end, new),), Applicability.UNSAFE,
+                          f"build the extension on ROCm builds of PyTorch too ({test})", ("build",))
+            yield self.finding(
+                ctx, start, end,
+                "CUDA_HOME is not None decides whether the CUDA extension is built; a ROCm build of PyTorch "
+                "has no nvcc (CUDA_HOME is None), so the extension is left out there: test "
+                f"`CUDA_HOME is not None or {test or 'torch.version.hip'}`",
+                per_family(ctx, rocm=_AUTO if fix else _MANUAL, oneapi=_MANUAL, scale=_AS_IS, zluda=_AS_IS),
+                effort=Effort(lines=1, constructs=1, hours=0.0 if fix else 0.1),
+                fix=fix,
+                severity=Severity.MEDIUM,
+                data={"gate": "CUDA_HOME"},
+            )
+
+
+def _cuda_home_gates(text: str) -> list[tuple[int, int]]:
+    """Spans of ``CUDA_HOME is not None`` comparisons that gate the CUDA extension: in the value of an
+    assignment, or the test of an ``if`` whose body makes a ``CUDAExtension``, where the same
+    expression does not test a ROCm build already (``torch.version.hip``, ``IS_HIP_EXTENSION``,
+    ``ROCM_HOME``)."""
+    try:
+        tree = ast.parse(text.encode("latin-1"))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def off(line: int, col: int) -> int:
+        return starts[line - 1] + col
+
+    def src(node: ast.AST) -> str:
+        return text[off(node.lineno, node.col_offset):off(node.end_lineno, node.end_col_offset)]
+
+    gates: list[tuple[int, int]] = []
+
+    def collect(expr: ast.AST) -> None:
+        if _HIP_TEST.search(src(expr)) or "ROCM_HOME" in src(expr):
+            return
+        for node in ast.walk(expr):
+            if (isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and node.left.id == "CUDA_HOME"
+                    and len(node.ops) == 1 and isinstance(node.ops[0], ast.IsNot)
+                    and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None
+                    and node.lineno == node.end_lineno):
+                gates.append((off(node.lineno, node.col_offset), off(node.end_lineno, node.end_col_offset)))
+
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            collect(node.value)
+        elif isinstance(node, ast.If) and re.search(r"\bCUDAExtension\b", "".join(src(b) for b in node.body)):
+            collect(node.test)
+    return sorted(set(gates))
 
 
 #: What a flag of a torch extension's nvcc list becomes for hipcc ("" drops it; absent: no fix).
