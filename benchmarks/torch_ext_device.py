@@ -221,7 +221,8 @@ def run(args) -> int:
                 job["first"] = job["key"] not in seen
                 seen.add(job["key"])
                 jobs.append(job)
-    todo = sorted([j for j in jobs if j["first"]], key=lambda j: (not j["source"].endswith(".cu"), -j["size"]))
+    todo = sorted([j for j in jobs if j["first"] and (not args.only or any(o in j["key"] for o in args.only))],
+                  key=lambda j: (not j["source"].endswith(".cu"), -j["size"]))
     print(f"{len(todo)} TUs to compile ({len(jobs)} in the builds)", flush=True)
     if args.dry_run:
         for j in todo:
@@ -334,6 +335,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--tu-timeout", type=float, default=480.0)
     r.add_argument("--call-timeout", type=float, default=120.0)
     r.add_argument("--dry-run", action="store_true", help="print the compile commands, run nothing")
+    r.add_argument("--only", action="append", default=[],
+                   help="with --compile-only/--dry-run: the TUs whose key (package/variant/source) holds this (repeat)")
     r.add_argument("--compile-only", action="store_true", help="compile the TUs, no link and no calls")
     r.add_argument("--torch-include", action="append", default=[],
                    help="with --compile-only: PyTorch include dirs instead of the installed torch's (repeat)")
