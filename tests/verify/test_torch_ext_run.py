@@ -49,6 +49,8 @@ def test_prelude_includes_torch_and_cuda_headers_before_use_rocm(tmp_path: Path)
     assert text.index("#include <c10/util/Half.h>") < text.index("#define USE_ROCM 1") < \
         text.index("#include <hip/hip_runtime.h>") < text.index("#define C10_WARP_SIZE 64")
     assert "C10_WARP_SIZE" not in prelude_text(heads, 32)
+    # torch_scatter's ROCm branch defines __ldg(const at::Half*), which CUDA PyTorch declares too: one template.
+    assert text.index("#include <hip/hip_runtime.h>") < text.index("#define __ldg vado_ldg")
 
 
 def test_cub_alias_is_blanked_in_place():

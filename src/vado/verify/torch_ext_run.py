@@ -9,7 +9,8 @@ PyTorch (``torch.utils.cpp_extension`` with nvcc) compile those ROCm branches in
   PyTorch, CUDA and library headers the package's sources include (so they are read as the
   CUDA build of PyTorch wrote them), then defines ``USE_ROCM`` and includes vado's HIP-on-CUDA
   layer (:mod:`vado.verify.hip_on_cuda`; wave64: AMD's 64-lane waves emulated, ``warpSize`` 64,
-  64-bit masks). The project's ``USE_ROCM`` branches and the port's own then compile with HIP's
+  64-bit masks), and makes ``__ldg`` one template as HIP's is (CUDA PyTorch's ``__ldg(const
+  c10::Half*)`` and a ROCm branch's own would otherwise be ambiguous: torch_scatter). The project's ``USE_ROCM`` branches and the port's own then compile with HIP's
   names and AMD's wave semantics, the CUDA-spelled rest with the emulated wave too;
 - the sources are a copy whose kernels are marked for the emulation (``mark_kernel_exits``), and
   where a ROCm branch aliases CUB (``namespace cub = hipcub;``: hipcub is CUB itself here) the
@@ -68,7 +69,11 @@ def prelude_text(headers: Iterable[str], wave: int = 64) -> str:
     lines += [f"#include <{h}>" for h in headers]
     lines += ["// Then the port's ROCm branches, on vado's HIP-on-CUDA layer:",
               "#ifndef USE_ROCM", "#define USE_ROCM 1", "#endif",
-              "#include <hip/hip_runtime.h>"]
+              "#include <hip/hip_runtime.h>",
+              "// HIP's __ldg takes any T; CUDA PyTorch declares __ldg(const c10::Half*) too, which a ROCm branch's",
+              "// own __ldg(const at::Half*) (ROCm PyTorch lacks it) would make ambiguous: one template, as in HIP.",
+              "template <class VadoT> __device__ __forceinline__ VadoT vado_ldg(const VadoT* p) { return __ldg(p); }",
+              "#define __ldg vado_ldg"]
     if wave == 64:
         lines += ["// c10's warp size on an AMD wave64 GPU (ROCm's C10_WARP_SIZE).",
                   "#undef C10_WARP_SIZE", "#define C10_WARP_SIZE 64"]
