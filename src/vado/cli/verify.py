@@ -54,6 +54,10 @@ def verify(
     require_gpu: bool = typer.Option(False, "--require-gpu", help="Fail (exit 1) when the run step is skipped for want of a GPU."),
     timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds per subprocess (default 300 compile, 120 run)."),
     jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Parallel compiles (0: one per CPU)."),
+    codegen: Literal["auto", "all", "none"] = typer.Option(
+        "auto", "--codegen", help="Code generation: auto (the front end for host and each arch on every unit, "
+        "the build's full compile where only code generation can tell: inline asm, target builtins, -Werror), "
+        "all (the build's full compile for every unit), none (the front end only). The report says which ran."),
     build: Literal["auto", "cmake", "make", "compile-db", "none"] = typer.Option(
         "auto", "--build", help="How the port's build is read: auto (a compile database or CMake File API reply in "
         "the tree, else configure CMake or dry-run make, which executes the project's build logic; said in the "
@@ -129,7 +133,7 @@ def verify(
                 out, archs=archs, target=tgt, original=original, hipcc=hipcc, nvcc=nvcc, python=python,
                 do_compile=compile_units, do_triton=triton, run=spec, extra_flags=tuple(flag or ()),
                 timeout_s=timeout, jobs=jobs, use_cache=not no_cache, allow_old_toolchain=allow_old_toolchain,
-                progress=progress,
+                progress=progress, codegen=codegen,
                 build=BuildOptions(mode=build, make_vars=make_vars, cmake_args=tuple(cmake_arg or ())),
             )
     except VadoError as exc:

@@ -29,6 +29,7 @@ diagnostic (what failed: a compiler that could not start, a signal, the time lim
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import re
@@ -43,8 +44,10 @@ from vado.errors import ToolchainError, UsageError
 from vado.model import Evidence, Target
 from vado.model.text import decode_source
 from vado.scan.classify import FileKind
+from vado.verify.codegen import CODE_GENERATION, FRONT_END, MODES, UNCHECKED, TextScan, flag_reasons, project_files
 from vado.verify.compile_cache import CachedResult, CompileCache, compiler_identity, parse_depfile
 from vado.verify.mapping import DiagnosticMapper, parse_diagnostics
+from vado.verify.pch import Prefixes, prefix_of
 from vado.verify.sandbox import COMPILE_LIMITS, Limits, Outcome, compiler_confinement, run_limited
 from vado.verify.toolchains import ArchProbe, HipToolchain, hip_env, probe_archs
 
@@ -149,10 +152,11 @@ def _bare_tu(root: Path, unit: Unit) -> TranslationUnit:
 
 
 def compile_command(tc: HipToolchain, unit: Unit, arch: str | Sequence[str], tu: TranslationUnit, obj: Path,
-                    extra: Sequence[str] = (), depfile: Path | None = None) -> list[str]:
+                    extra: Sequence[str] = (), depfile: Path | None = None, *, front_end: bool = False) -> list[str]:
     """The hipcc command for one unit and arch, or several archs at once (``host`` for a C or C++
     unit): the unit's own flags in the build's order, then ``extra``; the dependency file
-    (``-MD -MF``) when asked."""
+    (``-MD -MF``) when asked. ``front_end``: ``-fsyntax-only`` (the host's and each arch's front end,
+    no code generation, no object) in place of ``-c … -o OBJ``."""
     cmd = [tc.path]
     if tu.language.device:
         cmd += [f"--offload-arch={a}" for a in ([arch] if isinstance(arch, str) else arch)] + ["-x", "hip"]
@@ -162,8 +166,14 @@ def compile_command(tc: HipToolchain, unit: Unit, arch: str | Sequence[str], tu:
     cmd += list(extra)
     if depfile is not None:
         cmd += ["-MD", "-MF", str(depfile)]
-    cmd += ["-c", tu.source, "-o", str(obj)]
+    cmd += ["-fsyntax-only", tu.source] if front_end else ["-c", tu.source, "-o", str(obj)]
     return cmd
+
+
+#: The driver's note that ``-fsyntax-only`` made hipcc's own ``--hip-link`` unused: vado's flag, not the
+#: build's, so it is left out of the record.
+_FRONT_END_NOISE = re.compile(r"^\S*clang\S*: warning: argument unused during compilation: '--hip-link' "
+                              r"\[-Wunused-command-line-argument\]\n?", re.M)
 
 
 #: Lines of compiler output that say why a compile ended without a located diagnostic.
@@ -278,6 +288,7 @@ def verify_compile(
     progress: Callable[[Evidence], None] | None = None,
     build: BuildConfig | None = None,
     cache: CompileCache | None = None,
+    codegen: str = "auto",
 ) -> CompileReport:
     """Compile every unit of the port at ``root`` for every arch in ``archs``.
 
@@ -286,7 +297,11 @@ def verify_compile(
     mode: nothing of the project runs). ``original`` is the CUDA tree the port came from (for
     mapping errors back to its lines). ``probes`` may carry arch probes already made. ``jobs``: 0
     is one compile per CPU. ``use_cache`` reads and keeps results (``cache`` to pass one).
-    Raises :class:`UsageError` when ``root`` does not exist or no arch is asked for.
+    ``codegen`` (:mod:`vado.verify.codegen`): ``auto`` runs the front end for every unit (host and each
+    arch) and the build's full compile where only code generation can tell (inline assembly, target
+    builtins, ``-Werror``); ``all`` the full compile for every unit; ``none`` the front end only.
+    Raises :class:`UsageError` when ``root`` does not exist, no arch is asked for, or ``codegen`` is
+    none of those.
     """
     root_path = Path(root)
     if not root_path.exists():
@@ -294,6 +309,10 @@ def verify_compile(
     archs = list(dict.fromkeys(a.strip() for a in archs if a.strip()))
     if not archs:
         raise UsageError("no offload target", "--arch was empty", "pass --arch gfx90a,gfx942")
+    if codegen not in MODES:
+        raise UsageError(f"unknown codegen mode {codegen!r}", "verify's code generation is auto, all or none",
+                         "pass --codegen auto, all or none")
+    text_scan = TextScan()
     base = (root_path if root_path.is_dir() else root_path.parent).resolve()
     skipped: list[tuple[str, str]] = []
     if units is not None:
@@ -336,31 +355,55 @@ def verify_compile(
     with tempfile.TemporaryDirectory(prefix="vado-verify-") as scratch:
         scratch_path = Path(scratch)
         counter = iter(range(1 << 30))
+        prefixes = Prefixes(scratch_path)
 
-        def run_one(tu: TranslationUnit, unit: Unit, arch: str | tuple[str, ...]) -> tuple[Outcome, bool]:
+        def run_one(tu: TranslationUnit, unit: Unit, arch: str | tuple[str, ...],
+                    front_end: bool = False) -> tuple[Outcome, bool, tuple[str, ...]]:
+            """One compiler run (a cached result when its files are unchanged), and the files it read."""
             tag = arch if isinstance(arch, str) else "+".join(arch)
             stem = f"{next(counter)}-" + os.path.basename(unit.abs_path)
             obj = scratch_path / tag / (stem + ".o")
             dep = scratch_path / tag / (stem + ".d")
             obj.parent.mkdir(parents=True, exist_ok=True)
-            cmd = compile_command(tc, unit, arch, tu, obj, extra_flags, dep)
+            cmd = compile_command(tc, unit, arch, tu, obj, extra_flags, dep, front_end=front_end)
             cwd = _compile_dir(tc.path, base, tu)
             keyed = [("<obj>" if w == str(obj) else "<dep>" if w == str(dep) else w) for w in cmd]
-            key = cache.key(identity, [cwd, *keyed], tu.source)
+            stage = FRONT_END if front_end else CODE_GENERATION
+            key = cache.key(identity, [cwd, stage, *keyed], tu.source)
             hit = cache.get(key)
             if hit is not None:
                 return Outcome(tuple(cmd), hit.returncode, hit.stdout, hit.stderr, hit.duration_s,
-                               confinement=hit.confinement), True
+                               confinement=hit.confinement), True, hit.deps
             # The compiler sees the toolchain, a scratch directory and what the build reads (read-only): a
             # source that names another file outside (#include, #embed) finds nothing (vado.verify.sandbox).
             view = compiler_confinement(tc.path, read_only=_visible(base, tu, cwd), writable=[scratch],
                                         flags=extra_flags)
+            pre = prefix_for(tu, unit, arch, cwd) if front_end else None
+            out = None
+            if pre is not None:
+                # The same front end with the unit's opening headers precompiled (vado.verify.pch); only a
+                # pass is taken from it.
+                fast = [*cmd[:-2], "-include", pre[0], *cmd[-2:]]
+                try:
+                    out = run_limited(fast, cwd=cwd, env=hip_env(), limits=limits, confine=view)
+                except ToolchainError:
+                    out = None
+                if out is not None and not out.ok:
+                    out = None
             try:
-                out = run_limited(cmd, cwd=cwd, env=hip_env(), limits=limits, confine=view)
+                if out is None:
+                    pre = None
+                    out = run_limited(cmd, cwd=cwd, env=hip_env(), limits=limits, confine=view)
             except ToolchainError as exc:
-                return Outcome(tuple(cmd), 127, "", f"{exc.what}: {exc.why}", 0.0), False
+                return Outcome(tuple(cmd), 127, "", f"{exc.what}: {exc.why}", 0.0), False, ()
+            if front_end:
+                out = dataclasses.replace(out, stderr=_FRONT_END_NOISE.sub("", out.stderr))
+            found: list[str] = []
             if not out.timed_out and out.returncode >= 0 and out.returncode != 127:
                 deps = _read_deps(dep)
+                if pre is not None:
+                    # The precompiled header's files in place of the header itself (a scratch file).
+                    deps = [d for d in deps if not d.startswith(scratch)] + list(pre[1])
                 if not deps and not out.ok:
                     # A failed HIP compile writes no dependency file: ask the preprocessor (-MG lists
                     # the headers it did not find instead of stopping at the first).
@@ -374,14 +417,65 @@ def verify_compile(
                 if found:
                     cache.put(key, CachedResult(out.returncode, out.stdout, out.stderr, out.duration_s,
                                                 out.confinement), found, absent)
-            return out, False
+            return out, False, tuple(found)
+
+        def build_prefix(header: Path, flags: Sequence[str], cwd: str, sides: tuple[str, ...],
+                         visible: Sequence[str]) -> tuple[bool, list[str]]:
+            """Precompile ``header`` for the host and each arch in ``sides`` into ``header.gch/``, confined
+            like a compile; (ok, the files it read). A prefix that reads a file of the project is refused."""
+            gch = Path(str(header) + ".gch")
+            read: list[str] = []
+            offload = [f"--offload-arch={a}" for a in sides]
+            runs = [("host", [*offload, "--offload-host-only"])] + [(a, [f"--offload-arch={a}", "--offload-device-only"])
+                                                                      for a in sides]
+            view = compiler_confinement(tc.path, read_only=[str(base)], writable=[scratch], flags=extra_flags)
+            for side, how in runs:
+                dep = gch / f"{side}.d"
+                cmd = [tc.path, *how, "-x", "hip", *flags, "-MD", "-MF", str(dep), "-fsyntax-only",
+                       "-Xclang", "-emit-pch", "-Xclang", "-o", "-Xclang", str(gch / f"{side}.pch"), str(header)]
+                try:
+                    if not run_limited(cmd, cwd=cwd, env=hip_env(), limits=limits, confine=view).ok:
+                        return False, []
+                except ToolchainError:
+                    return False, []
+                found, absent = _resolve_deps(_read_deps(dep), cwd, unit_tu_stub, cache.digests.real)
+                if absent:
+                    return False, []
+                read += [d for d in found if not d.startswith(scratch)]
+            roots = [os.path.join(os.path.normpath(d), "") for d in visible]
+            if any(os.path.normpath(d).startswith(r) for d in read for r in roots):
+                return False, []
+            return True, list(dict.fromkeys(read))
+
+        unit_tu_stub = TranslationUnit(source=str(base / "prefix.h"), directory=str(base), language=Language.HIP)
+
+        def prefix_for(tu: TranslationUnit, unit: Unit, arch: str | tuple[str, ...],
+                       cwd: str) -> tuple[str, tuple[str, ...]] | None:
+            """The precompiled prefix a device unit's front end may use (vado.verify.pch), or None."""
+            flags = [*tu.flag_args(), *extra_flags]
+            if not tu.language.device or tu.forced_includes or any(
+                    w.startswith(("-include", "-imacros", "--include")) for w in flags):
+                return None
+            try:
+                text = decode_source(unit.abs_path.read_bytes())
+            except OSError:
+                return None
+            sides = (arch,) if isinstance(arch, str) else tuple(arch)
+            visible = [str(base), *(i.path for i in tu.includes)]
+            return prefixes.use(prefix_of(text), flags, sides, cwd,
+                                lambda header: build_prefix(header, flags, cwd, sides, visible))
 
         def record(unit: Unit, tu: TranslationUnit, arch: str, out: Outcome, cached: bool,
-                   together: tuple[str, ...] = ()) -> Evidence:
+                   together: tuple[str, ...] = (), *, checked: str, why: str) -> Evidence:
             status = "timeout" if out.timed_out else ("pass" if out.ok else "fail")
             origin = tu.origin[len("guess: "):] if tu.origin.startswith("guess: ") else tu.origin
             detail: dict = {"status": status, "flags_source": origin, "guessed": tu.origin.startswith("guess"),
-                            "cached": cached, "language": tu.language.value, "confinement": out.confinement}
+                            "cached": cached, "language": tu.language.value, "confinement": out.confinement,
+                            "checked": checked, "codegen_mode": codegen, "codegen_reason": why}
+            if checked == FRONT_END:
+                detail["unchecked"] = UNCHECKED
+                # Whether the unit's opening headers came precompiled (vado.verify.pch): same result.
+                detail["precompiled_prefix"] = any(w.startswith(str(scratch_path / "pch")) for w in out.command)
             if together:
                 detail["compiled_with"] = list(together)
             cwd = _compile_dir(tc.path, base, tu)
@@ -399,19 +493,41 @@ def verify_compile(
                 toolchain="hipcc", toolchain_version=version, detail=detail,
             )
 
+        def stage(unit: Unit, tu: TranslationUnit, todo: tuple[str, ...], front_end: bool,
+                  why: str) -> tuple[list[Evidence], tuple[str, ...]]:
+            """One stage for every arch of a unit: all archs in one hipcc run (they share the host side; a
+            pass is a pass for each), a failure again per arch, so that each error is told with its arch."""
+            checked = FRONT_END if front_end else CODE_GENERATION
+            if len(todo) > 1:
+                out, cached, deps = run_one(tu, unit, todo, front_end)
+                if out.ok or out.timed_out:
+                    return [record(unit, tu, a, out, cached, todo, checked=checked, why=why) for a in todo], deps
+            evs = []
+            deps = ()
+            for a in todo:
+                out, cached, deps = run_one(tu, unit, a, front_end)
+                evs.append(record(unit, tu, a, out, cached, checked=checked, why=why))
+            return evs, deps
+
         def one(item: tuple[Unit, tuple[str, ...]]) -> list[Evidence]:
             unit, todo = item
             tu = unit.tu
             assert tu is not None
-            if len(todo) > 1:
-                # All archs in one hipcc run share the host compile; a pass is a pass for each of them.
-                # A failure is compiled again per arch, so that each error is told with its arch.
-                out, cached = run_one(tu, unit, todo)
-                if out.ok:
-                    return [record(unit, tu, a, out, cached, todo) for a in todo]
-                if out.timed_out:
-                    return [record(unit, tu, a, out, cached, todo) for a in todo]
-            return [record(unit, tu, a, *run_one(tu, unit, a)) for a in todo]
+            if codegen == "all":
+                return stage(unit, tu, todo, False, "--codegen all")[0]
+            flagged = flag_reasons([*tu.flag_args(), *extra_flags]) if codegen == "auto" else []
+            if flagged:
+                return stage(unit, tu, todo, False, "; ".join(flagged))[0]
+            evs, deps = stage(unit, tu, todo, True, "")
+            if codegen == "none" or not all(e.passed for e in evs):
+                why = "--codegen none" if codegen == "none" else "the front end failed"
+                return [dataclasses.replace(e, detail={**e.detail, "codegen_reason": why}) for e in evs]
+            cwd = tu.directory if os.path.isdir(tu.directory) else str(base)
+            reasons = text_scan.reasons(project_files(deps, tu.source, _visible(base, tu, cwd)))
+            if reasons:
+                return stage(unit, tu, todo, False, "; ".join(reasons))[0]
+            why = "not needed: no inline assembly, target builtins or -Werror in the unit's own files"
+            return [dataclasses.replace(e, detail={**e.detail, "codegen_reason": why}) for e in evs]
 
         workers = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
         # Threads suffice: each job waits on a child process.

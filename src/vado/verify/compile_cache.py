@@ -113,6 +113,8 @@ class CachedResult:
     stderr: str
     duration_s: float
     confinement: str = ""
+    #: The files the compile read (as the compiler saw them), when known.
+    deps: tuple[str, ...] = ()
 
 
 def cache_dir() -> Path:
@@ -172,7 +174,7 @@ class CompileCache:
         self._count(hit=True)
         return CachedResult(int(entry.get("returncode", 1)), str(entry.get("stdout", "")),
                             str(entry.get("stderr", "")), float(entry.get("duration_s", 0.0)),
-                            str(entry.get("confinement", "")))
+                            str(entry.get("confinement", "")), tuple(str(d[0]) for d in deps if d[1]))
 
     def put(self, key: str, result: CachedResult, deps: Sequence[str], absent: Sequence[str] = ()) -> None:
         """Keep ``result`` with the digests of ``deps`` (the files the compile read) and the paths in

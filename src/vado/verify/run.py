@@ -24,6 +24,7 @@ from vado.build.read import BuildOptions
 from vado.errors import ToolchainError, UsageError
 from vado.model import Evidence, Target
 from vado.verify.compare import Tolerance
+from vado.verify.codegen import CODE_GENERATION, FRONT_END, UNCHECKED
 from vado.verify.compile import CompileReport, verify_compile
 from vado.verify.differential import DEFAULT_SHAPES, DifferentialReport, differential
 from vado.verify.grouping import group_errors, render_groups
@@ -136,6 +137,7 @@ def verify(
     allow_old_toolchain: bool = False,
     progress: Callable[[int, int], None] | None = None,
     build: BuildOptions = BuildOptions(),
+    codegen: str = "auto",
 ) -> VerifyResult:
     """Verify the port at ``out`` (see the module docstring).
 
@@ -154,7 +156,9 @@ def verify(
     default reads only a compile database the tree holds, and runs nothing of the project); what the
     build reader ran is in ``result.build.ran`` and a guess is marked ``result.build.guessed``.
     ``jobs`` compiles run at once (0: one per CPU); ``use_cache`` also keeps and reuses compile
-    results (:mod:`vado.verify.compile_cache`).
+    results (:mod:`vado.verify.compile_cache`). ``codegen`` (:mod:`vado.verify.codegen`): ``auto``
+    runs the front end (host and each arch) for every unit and the build's full compile where only
+    code generation can tell; ``all`` the full compile for every unit; ``none`` the front end only.
 
     Raises :class:`ToolchainError` when hipcc is needed (units to compile, or a
     port to build for AMD) and cannot be found or run, or is older than the
@@ -192,7 +196,7 @@ def verify(
                 notes.append("WARNING: " + choice.warning(target.name))
             comp = verify_compile(out_path, tc, archs, target=target, original=original, extra_flags=extra_flags,
                                   limits=climits, jobs=jobs, use_cache=use_cache, build=config,
-                                  progress=lambda _ev: steps.advance())
+                                  progress=lambda _ev: steps.advance(), codegen=codegen)
             loose = sorted({str(e.detail.get("confinement", "")) for e in comp.evidence} - {"", "namespaces"})
             if any("file not found" in str(d.get("message", "")) for e in comp.evidence
                    if e.detail.get("confinement") == "namespaces" for d in e.detail.get("diagnostics", [])):
@@ -356,6 +360,50 @@ _CELL = {"pass": "pass", "fail": "FAIL", "timeout": "TIMEOUT", "unsupported-arch
          "inconclusive": "INCONCLUSIVE"}
 
 
+def checked_by_unit(evidence: Sequence[Evidence]) -> dict[str, str]:
+    """What was checked of each unit: ``codegen`` (the build's full compile, on some arch) or ``front end``."""
+    out: dict[str, str] = {}
+    for e in evidence:
+        what = e.detail.get("checked")
+        if what == CODE_GENERATION:
+            out[e.subject] = "codegen"
+        elif what == FRONT_END:
+            out.setdefault(e.subject, "front end")
+    return out
+
+
+def describe_checks(evidence: Sequence[Evidence]) -> list[str]:
+    """Lines that say exactly what the compile records checked: the front end (host and which archs)
+    or code generation, on how many units, and why code generation ran where it did."""
+    fe: dict[str, set[str]] = {}
+    cg: dict[str, str] = {}
+    for e in evidence:
+        what = e.detail.get("checked")
+        if what == FRONT_END:
+            fe.setdefault(e.subject, set()).add(e.arch)
+        elif what == CODE_GENERATION:
+            cg.setdefault(e.subject, str(e.detail.get("codegen_reason", "")))
+    why: dict[str, int] = {}
+    for reason in cg.values():
+        # "inline assembly (read by …): file.cu; -Werror in …" -> "inline assembly", "-Werror in the build's flags"
+        for part in filter(None, (p.split(" (")[0].split(":")[0].strip() for p in reason.split("; "))):
+            why[part] = why.get(part, 0) + 1
+    fe_only = {u: a for u, a in fe.items() if u not in cg}
+    lines: list[str] = []
+    if fe_only:
+        arch_sets = sorted({", ".join(sorted(a - {"host"})) for a in fe_only.values()} - {""})
+        sides = "host" + (f" and {' / '.join(arch_sets)}" if arch_sets else "")
+        lines.append(f"checked: front end only ({sides}: syntax, semantics, templates, host/device rules; "
+                     f"no code generation) on {len(fe_only)} units; not checked there: {UNCHECKED}")
+    if cg:
+        because = ", ".join(f"{k}: {v}" for k, v in sorted(why.items(), key=lambda kv: -kv[1]))
+        lines.append(f"checked: code generation (the build's full compile, per arch) on {len(cg)} units"
+                     + (f" ({because})" if because else ""))
+    if fe_only:
+        lines.append("  (--codegen all runs the build's full compile on every unit)")
+    return lines
+
+
 def render_text(result: VerifyResult) -> str:
     """The terminal report: a unit × arch grid, errors with their original line and code, runs."""
     lines = [f"vado verify {result.out} (target {result.target}" + (f"; {result.toolchain}" if result.toolchain else "") + ")"]
@@ -364,17 +412,19 @@ def render_text(result: VerifyResult) -> str:
     if comp and comp.evidence:
         archs = [a for a in ["host", *comp.archs] if any(e.arch == a for e in comp.evidence)]
         width = max([4] + [len(u.path) for u in comp.units])
+        checked = checked_by_unit(comp.evidence)
         lines.append("")
-        lines.append("  " + "unit".ljust(width) + "".join(f"  {a:<11}" for a in archs))
+        lines.append("  " + "unit".ljust(width) + "  checked   " + "".join(f"  {a:<11}" for a in archs))
         for u in comp.units:
-            cells = []
+            cells = [f"  {checked.get(u.path, '-'):<10}"]
             for a in archs:
                 ev = next((e for e in comp.evidence if e.subject == u.path and e.arch == a), None)
                 cells.append(f"  {(_CELL.get(_status(ev), _status(ev)) if ev else '-'):<11}")
             lines.append(("  " + u.path.ljust(width) + "".join(cells)).rstrip())
         ran = sum(1 for e in comp.evidence if e.detail.get("status") != "unsupported-arch")
         lines.append("")
-        lines.append(f"compiles: {ran - comp.cache_hits} run, {comp.cache_hits} from the result cache")
+        lines += describe_checks(comp.evidence)
+        lines.append(f"records: {ran - comp.cache_hits} from compiler runs, {comp.cache_hits} from the result cache")
         not_built = [s_ for s_, why in comp.skipped if why.startswith("not compiled by the build")]
         if not_built:
             shown = ", ".join(not_built[:8]) + (f", … {len(not_built) - 8} more" if len(not_built) > 8 else "")
@@ -507,6 +557,7 @@ def render_json(result: VerifyResult) -> str:
         "build": _build_json(result.build),
         "error_groups": [g.to_json() for g in group_errors(result.compile.evidence)] if result.compile else [],
         "cache_hits": result.compile.cache_hits if result.compile else 0,
+        "checked": describe_checks(result.compile.evidence) if result.compile else [],
         "evidence": [to_json(e) for e in result.evidence],
     }
     return json.dumps(doc, indent=2, sort_keys=False) + "\n"

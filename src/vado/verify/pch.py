@@ -1,0 +1,117 @@
+"""Precompiled headers for verify's front-end runs: the same headers, parsed once per flag set.
+
+Every HIP unit starts with the header clang includes before its first line
+(``__clang_hip_runtime_wrapper.h``, with ``<cmath>``, ``<cstdlib>`` and HIP's device functions): about
+0.3 CPU-s of each side's front end (host and each arch), most of a small unit's. Many units then open
+with the same system headers (``<stdio.h>``, ``<chrono>``, ``<hip/hip_runtime.h>``). Those are parsed
+once per flag set into a precompiled header for each side, kept in one directory (clang picks, for each
+side, the file in a ``.gch`` directory that matches that side's target and options), and handed to the
+unit's front end with ``-include``.
+
+The result is the same as the plain compile's:
+
+- the prefix is exactly how the unit begins: the angle-bracket includes that open the source, with
+  only comments and blank lines before and between them, up to ``<hip/hip_runtime.h>`` (or none:
+  the implicit header alone); the unit's own lines include them again, a no-op behind their guards;
+- the header is built with the unit's own flags, compiler and working directory where a flag names a
+  relative path; clang refuses a precompiled header whose options differ from the compile's;
+- a prefix that reads a file of the project (a ``-I`` directory that shadows a system header) is not
+  used; the precompiled header's own dependencies join the unit's, for the result cache;
+- only passes are taken from a run with a precompiled header: a unit whose front end fails with
+  one is run again without it, and that run is the record.
+
+A prefix is built once two units that miss the result cache share it (a one-file re-verify builds
+none). The command in a record shows the ``-include`` it ran with; the result cache keys the plain
+command, since the results are the same.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+from typing import Callable, Sequence
+
+#: The header a prefix ends with: what most HIP units include before their own code.
+ANCHOR = "hip/hip_runtime.h"
+
+_LEADING = re.compile(r"[ \t\r\n\f\v]*(?://[^\n]*\n|/\*.*?\*/|#[ \t]*include[ \t]*<([^>\n]+)>[ \t]*(?://[^\n]*)?\n)",
+                      re.S)
+_PATH_OPTS = ("-I", "-isystem", "-iquote", "-idirafter", "-include", "-imacros", "-isysroot", "--sysroot")
+
+
+def leading_includes(text: str) -> tuple[str, ...]:
+    """The angle-bracket includes a source opens with (comments and blank lines before and between)."""
+    out: list[str] = []
+    i = 0
+    while True:
+        m = _LEADING.match(text, i)
+        if not m or m.end() == i:
+            return tuple(out)
+        if m.group(1):
+            out.append(m.group(1).strip())
+        i = m.end()
+
+
+def prefix_of(text: str) -> tuple[str, ...]:
+    """The headers a unit's precompiled prefix holds: its opening includes up to :data:`ANCHOR`, or
+    none (the implicit header alone)."""
+    block = leading_includes(text)
+    return block[:block.index(ANCHOR) + 1] if ANCHOR in block else ()
+
+
+def names_relative_path(flags: Sequence[str]) -> bool:
+    """Whether a flag names a relative path (then the header is built in the unit's directory)."""
+    for i, w in enumerate(flags):
+        if w in _PATH_OPTS:
+            if i + 1 < len(flags) and not flags[i + 1].startswith("/"):
+                return True
+            continue
+        for opt in _PATH_OPTS:
+            if w.startswith(opt) and len(w) > len(opt):
+                if not w[len(opt):].lstrip("=").startswith("/"):
+                    return True
+                break
+    return False
+
+
+class Prefixes:
+    """Precompiled prefixes of one verify run, in ``scratch/pch`` (thread-safe)."""
+
+    def __init__(self, scratch: Path) -> None:
+        self.scratch = scratch
+        self._lock = threading.Lock()
+        self._misses: dict[tuple, int] = {}
+        self._made: dict[tuple, tuple[str, tuple[str, ...]] | None] = {}
+        self._key_locks: dict[tuple, threading.Lock] = {}
+
+    def use(self, headers: tuple[str, ...], flags: Sequence[str], sides: tuple[str, ...], cwd: str,
+            build: Callable[[Path], tuple[bool, list[str]]]) -> tuple[str, tuple[str, ...]] | None:
+        """The header to ``-include`` and the files its precompiled form read, for a unit with this
+        prefix, flags and sides that missed the result cache; None the first time (one unit does not
+        pay for a header) or when it cannot be made. ``build(header)`` precompiles ``header`` into
+        ``header.gch/`` for every side and returns (ok, the files it read)."""
+        key = (headers, tuple(flags), sides, cwd if names_relative_path(flags) else "")
+        with self._lock:
+            self._misses[key] = self._misses.get(key, 0) + 1
+            if self._misses[key] < 2:
+                return None
+            lock = self._key_locks.setdefault(key, threading.Lock())
+            number = len(self._key_locks)
+        with lock:
+            if key in self._made:
+                return self._made[key]
+            d = self.scratch / "pch" / str(number)
+            d.mkdir(parents=True, exist_ok=True)
+            header = d / "prefix.h"
+            header.write_text("".join(f"#include <{h}>\n" for h in headers), encoding="utf-8")
+            (d / "prefix.h.gch").mkdir(exist_ok=True)
+            ok, deps = build(header)
+            self._made[key] = (str(header), tuple(deps)) if ok else None
+            return self._made[key]
+
+    @property
+    def built(self) -> int:
+        """How many prefixes were precompiled."""
+        with self._lock:
+            return sum(1 for v in self._made.values() if v is not None)
