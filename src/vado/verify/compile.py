@@ -47,7 +47,7 @@ from vado.scan.classify import FileKind
 from vado.verify.codegen import CODE_GENERATION, FRONT_END, MODES, UNCHECKED, TextScan, flag_reasons, project_files
 from vado.verify.compile_cache import CachedResult, CompileCache, compiler_identity, parse_depfile
 from vado.verify.mapping import DiagnosticMapper, parse_diagnostics
-from vado.verify.pch import Prefixes, prefix_of
+from vado.verify.pch import Prefixes, leading_includes
 from vado.verify.sandbox import COMPILE_LIMITS, Limits, Outcome, compiler_confinement, run_limited
 from vado.verify.toolchains import ArchProbe, HipToolchain, hip_env, probe_archs
 
@@ -357,9 +357,10 @@ def verify_compile(
         counter = iter(range(1 << 30))
         prefixes = Prefixes(scratch_path)
 
-        def run_one(tu: TranslationUnit, unit: Unit, arch: str | tuple[str, ...],
-                    front_end: bool = False) -> tuple[Outcome, bool, tuple[str, ...]]:
-            """One compiler run (a cached result when its files are unchanged), and the files it read."""
+        def run_one(tu: TranslationUnit, unit: Unit, arch: str | tuple[str, ...], front_end: bool = False,
+                    precompiled: bool = False) -> tuple[Outcome, bool, tuple[str, ...]]:
+            """One compiler run (a cached result when its files are unchanged), and the files it read;
+            ``precompiled``: a front end may use a precompiled prefix."""
             tag = arch if isinstance(arch, str) else "+".join(arch)
             stem = f"{next(counter)}-" + os.path.basename(unit.abs_path)
             obj = scratch_path / tag / (stem + ".o")
@@ -378,7 +379,7 @@ def verify_compile(
             # source that names another file outside (#include, #embed) finds nothing (vado.verify.sandbox).
             view = compiler_confinement(tc.path, read_only=_visible(base, tu, cwd), writable=[scratch],
                                         flags=extra_flags)
-            pre = prefix_for(tu, unit, arch, cwd) if front_end else None
+            pre = prefix_for(tu, unit, arch, cwd) if front_end and precompiled else None
             out = None
             if pre is not None:
                 # The same front end with the unit's opening headers precompiled (vado.verify.pch); only a
@@ -456,14 +457,22 @@ def verify_compile(
             if not tu.language.device or tu.forced_includes or any(
                     w.startswith(("-include", "-imacros", "--include")) for w in flags):
                 return None
-            try:
-                text = decode_source(unit.abs_path.read_bytes())
-            except OSError:
-                return None
             sides = (arch,) if isinstance(arch, str) else tuple(arch)
             visible = [str(base), *(i.path for i in tu.includes)]
-            return prefixes.use(prefix_of(text), flags, sides, cwd,
+            headers = prefixes.prefix(opening(unit), flags, sides, cwd)
+            return prefixes.use(headers, flags, sides, cwd,
                                 lambda header: build_prefix(header, flags, cwd, sides, visible))
+
+        def opening(unit: Unit) -> tuple[str, ...]:
+            try:
+                return leading_includes(decode_source(unit.abs_path.read_bytes()))
+            except OSError:
+                return ()
+
+        for unit, todo in jobs_list:
+            if unit.tu is not None and unit.tu.language.device:
+                prefixes.plan(opening(unit), [*unit.tu.flag_args(), *extra_flags], todo,
+                              unit.tu.directory if os.path.isdir(unit.tu.directory) else str(base))
 
         def record(unit: Unit, tu: TranslationUnit, arch: str, out: Outcome, cached: bool,
                    together: tuple[str, ...] = (), *, checked: str, why: str) -> Evidence:
@@ -499,13 +508,14 @@ def verify_compile(
             pass is a pass for each), a failure again per arch, so that each error is told with its arch."""
             checked = FRONT_END if front_end else CODE_GENERATION
             if len(todo) > 1:
-                out, cached, deps = run_one(tu, unit, todo, front_end)
+                out, cached, deps = run_one(tu, unit, todo, front_end, True)
                 if out.ok or out.timed_out:
                     return [record(unit, tu, a, out, cached, todo, checked=checked, why=why) for a in todo], deps
             evs = []
             deps = ()
             for a in todo:
-                out, cached, deps = run_one(tu, unit, a, front_end)
+                # One arch asked for: it may use a prefix; a failure's per-arch runs do not (vado.verify.pch).
+                out, cached, deps = run_one(tu, unit, a, front_end, len(todo) == 1)
                 evs.append(record(unit, tu, a, out, cached, checked=checked, why=why))
             return evs, deps
 

@@ -3,7 +3,8 @@
 Every HIP unit starts with the header clang includes before its first line
 (``__clang_hip_runtime_wrapper.h``, with ``<cmath>``, ``<cstdlib>`` and HIP's device functions): about
 0.3 CPU-s of each side's front end (host and each arch), most of a small unit's. Many units then open
-with the same system headers (``<stdio.h>``, ``<chrono>``, ``<hip/hip_runtime.h>``). Those are parsed
+with the same system headers (``<stdio.h>``, ``<chrono>``, ``<hip/hip_runtime.h>``: 0.2 CPU-s more
+a side). Those are parsed
 once per flag set into a precompiled header for each side, kept in one directory (clang picks, for each
 side, the file in a ``.gch`` directory that matches that side's target and options), and handed to the
 unit's front end with ``-include``.
@@ -32,9 +33,6 @@ import threading
 from pathlib import Path
 from typing import Callable, Sequence
 
-#: The header a prefix ends with: what most HIP units include before their own code.
-ANCHOR = "hip/hip_runtime.h"
-
 _LEADING = re.compile(r"[ \t\r\n\f\v]*(?://[^\n]*\n|/\*.*?\*/|#[ \t]*include[ \t]*<([^>\n]+)>[ \t]*(?://[^\n]*)?\n)",
                       re.S)
 _PATH_OPTS = ("-I", "-isystem", "-iquote", "-idirafter", "-include", "-imacros", "-isysroot", "--sysroot")
@@ -53,11 +51,6 @@ def leading_includes(text: str) -> tuple[str, ...]:
         i = m.end()
 
 
-def prefix_of(text: str) -> tuple[str, ...]:
-    """The headers a unit's precompiled prefix holds: its opening includes up to :data:`ANCHOR`, or
-    none (the implicit header alone)."""
-    block = leading_includes(text)
-    return block[:block.index(ANCHOR) + 1] if ANCHOR in block else ()
 
 
 def names_relative_path(flags: Sequence[str]) -> bool:
@@ -76,7 +69,10 @@ def names_relative_path(flags: Sequence[str]) -> bool:
 
 
 class Prefixes:
-    """Precompiled prefixes of one verify run, in ``scratch/pch`` (thread-safe)."""
+    """Precompiled prefixes of one verify run, in ``scratch/pch`` (thread-safe).
+
+    :meth:`plan` is told every unit's opening includes first; a unit then gets the longest prefix of
+    them that another unit with the same flags and sides shares (the implicit header alone when none)."""
 
     def __init__(self, scratch: Path) -> None:
         self.scratch = scratch
@@ -84,6 +80,28 @@ class Prefixes:
         self._misses: dict[tuple, int] = {}
         self._made: dict[tuple, tuple[str, tuple[str, ...]] | None] = {}
         self._key_locks: dict[tuple, threading.Lock] = {}
+        self._planned: dict[tuple, int] = {}
+
+    @staticmethod
+    def _base(flags: Sequence[str], sides: tuple[str, ...], cwd: str) -> tuple:
+        return (tuple(flags), sides, cwd if names_relative_path(flags) else "")
+
+    def plan(self, block: tuple[str, ...], flags: Sequence[str], sides: tuple[str, ...], cwd: str) -> None:
+        """Count one unit's opening includes (every prefix of them) before any :meth:`use`."""
+        base = self._base(flags, sides, cwd)
+        with self._lock:
+            for k in range(len(block) + 1):
+                key = (*base, block[:k])
+                self._planned[key] = self._planned.get(key, 0) + 1
+
+    def prefix(self, block: tuple[str, ...], flags: Sequence[str], sides: tuple[str, ...], cwd: str) -> tuple[str, ...]:
+        """The longest prefix of ``block`` that two planned units with these flags and sides share."""
+        base = self._base(flags, sides, cwd)
+        with self._lock:
+            for k in range(len(block), 0, -1):
+                if self._planned.get((*base, block[:k]), 0) >= 2:
+                    return block[:k]
+        return ()
 
     def use(self, headers: tuple[str, ...], flags: Sequence[str], sides: tuple[str, ...], cwd: str,
             build: Callable[[Path], tuple[bool, list[str]]]) -> tuple[str, tuple[str, ...]] | None:
@@ -91,7 +109,7 @@ class Prefixes:
         prefix, flags and sides that missed the result cache; None the first time (one unit does not
         pay for a header) or when it cannot be made. ``build(header)`` precompiles ``header`` into
         ``header.gch/`` for every side and returns (ok, the files it read)."""
-        key = (headers, tuple(flags), sides, cwd if names_relative_path(flags) else "")
+        key = (*self._base(flags, sides, cwd), headers)
         with self._lock:
             self._misses[key] = self._misses.get(key, 0) + 1
             if self._misses[key] < 2:
