@@ -15,11 +15,13 @@ FAKE = r"""
 if [ "$1" = "--version" ]; then echo "HIP version: 7.2.53211-9999"; echo "clang version 22.1.8"; exit 0; fi
 src=""; obj=""; dep=""
 while [ $# -gt 0 ]; do
-  case "$1" in -c) src="$2"; shift ;; -o) obj="$2"; shift ;; -MF) dep="$2"; shift ;; esac
+  case "$1" in -c) src="$2"; shift ;; -o) obj="$2"; shift ;; -MF) dep="$2"; shift ;; -include|-Xclang) shift ;;
+    -*) ;; *) src="$1" ;; esac
   shift
 done
 [ -n "$dep" ] && printf '%s: %s\n' "$obj" "$src" > "$dep"
-: > "$obj"
+# The front end (-fsyntax-only) writes no object.
+[ -z "$obj" ] || : > "$obj"
 """
 
 

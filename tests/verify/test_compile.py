@@ -33,10 +33,15 @@ def _port(name, tmp_path):
 def test_saxpy_port_compiles_for_gfx90a_and_gfx940(tc, probes, tmp_path):
     out = _port("saxpy", tmp_path)
     before = sorted(p.name for p in out.rglob("*"))
-    rep = verify_compile(out, tc, ["gfx90a", "gfx940"], target=HIP52, original=FIXTURES / "saxpy", probes=probes)
+    rep = verify_compile(out, tc, ["gfx90a", "gfx940"], target=HIP52, original=FIXTURES / "saxpy", probes=probes,
+                         codegen="all")
     assert [(e.subject, e.arch, e.passed) for e in rep.evidence] == [("main.cu", "gfx90a", True), ("main.cu", "gfx940", True)]
     ev = rep.evidence[0]
+    # --codegen all: the build's full compile (the default runs the front end here, checked below).
     assert "--offload-arch=gfx90a" in ev.command and "-c" in ev.command and "-fsyntax-only" not in ev.command
+    assert ev.detail["checked"] == "code generation"
+    fe = verify_compile(out, tc, ["gfx90a", "gfx940"], target=HIP52, probes=probes).evidence[0]
+    assert fe.passed and "-fsyntax-only" in fe.command and "-c" not in fe.command and fe.detail["checked"] == "front end"
     assert "-DSAXPY_N=4096" in ev.command and ev.detail["flags_source"] == "Makefile"
     assert ev.toolchain == "hipcc" and ev.toolchain_version.startswith("HIP ") and ev.duration_s > 0
     assert sorted(p.name for p in out.rglob("*")) == before  # nothing written into the tree
@@ -47,6 +52,8 @@ def test_inline_ptx_left_fails_with_ptx_findings(tc, probes, tmp_path):
     rep = verify_compile(out, tc, ["gfx90a"], target=HIP52, original=FIXTURES / "broken_ptx", probes=probes)
     (ev,) = rep.evidence
     assert not ev.passed and ev.returncode != 0 and "invalid instruction" in ev.stderr
+    # The front end passes inline PTX; the default runs code generation for a unit with inline asm.
+    assert ev.detail["checked"] == "code generation" and ev.detail["codegen_reason"].startswith("inline assembly")
     diags = ev.detail["diagnostics"]
     by_line = {d["line"]: d for d in diags}
     assert by_line[6]["code"] == "PTX002" and by_line[6]["original_line"] == 6

@@ -63,7 +63,7 @@ def test_render_text_says_how_the_build_was_read():
     text = render_text(VerifyResult("/p", "rocm-7.2", "", comp, build=cfg))
     assert "build: ran `make -n -B -k in .`: executes the project's Makefile logic" in text
     assert "build note: make -n in dev/test: exit code 2: oops" in text
-    assert "compiles: 1 run, 1 from the result cache" in text
+    assert "records: 1 from compiler runs, 1 from the result cache" in text
     assert "not compiled (1 sources the build does not compile): dev/x.cu" in text
     assert "errors (1 distinct, 1 in all" in text
     guess = BuildConfig("/p", (), "guess", guessed=True, notes=("no build read (x): units and flags are guessed from the files",))
