@@ -4,6 +4,7 @@ Usage::
 
     python benchmarks/verify_speed.py PORT [--hipcc PATH] [--jobs N] [--arch gfx942,gfx950]
                                       [--make-var NAME=VALUE ...] [--edit REL] [--skip-build]
+                                      [--codegen-all] [--json FILE]
 
 ``PORT`` is a ported tree with Makefiles (``vado port SRC -o PORT``). It is copied into a scratch
 directory first; everything runs in the copy, nothing is written into ``PORT``.
@@ -14,17 +15,21 @@ What is timed (wall clock, ``time.perf_counter``; CPU seconds of the children be
    dry run read (one job server for all of them), with the target's hipcc first on ``PATH`` (``$(shell which hipcc)`` finds it) and
    ``--make-var`` values (``NVCC=…`` for a Makefile that names its compiler so). This is the port's
    real build, compiling and linking.
-2. **verify, cold**: ``vado verify COPY --build make -j N`` with an empty result cache
-   (``VADO_CACHE_DIR`` a fresh directory; the arch probe cache is kept warm first so that it is not
-   counted), every unit for every ``--arch``.
+2. **verify, cold**: ``vado verify COPY --build make -j N`` (the default ``--codegen auto``: the front
+   end for the host and every ``--arch`` on each unit, the build's full compile where only code
+   generation can tell) with an empty result cache (``VADO_CACHE_DIR`` a fresh directory; the arch
+   probe cache is kept warm first so that it is not counted). What it checked is printed with it.
 3. **re-verify, nothing changed**: the same command again.
 4. **re-verify after a one-file edit**: a comment line appended to ``--edit`` (default: the smallest
    unit), the same command again.
+5. with ``--codegen-all``: ``--codegen all`` (the build's full compile of every unit, no linking) once,
+   cold, with its own empty cache.
 
 Agreement: for each unit the build compiles, the build's result is whether the output of its command
 (``-o``) exists after ``make -k``; verify's is whether the unit passed for every arch. A build
 failure whose log shows only link errors for that output is reported apart (verify compiles, it does
-not link). Disagreements are listed.
+not link). Disagreements are listed, each with what verify checked of that unit (front end or code
+generation); with ``--codegen-all``, units where the two verify modes disagree are listed too.
 
 The numbers depend on the machine: the CPU count and load average are printed with them (a machine
 shared with other jobs gives slower, noisier numbers; compare CPU seconds).
@@ -122,6 +127,7 @@ def main() -> int:
     ap.add_argument("--make-var", action="append", default=[])
     ap.add_argument("--edit", default="")
     ap.add_argument("--skip-build", action="store_true")
+    ap.add_argument("--codegen-all", action="store_true", help="also time --codegen all once (cold)")
     ap.add_argument("--json", default="", help="also write the numbers here")
     args = ap.parse_args()
     make_vars = dict(v.split("=", 1) for v in args.make_var)
@@ -154,7 +160,7 @@ def main() -> int:
             f"{n}:\n\t+$(MAKE) -k -C '{d}' {' '.join(f'{k}={v}' for k, v in make_vars.items())}\n"
             for n, d in zip(names, dirs)))
         wall, cpu, _out = _timed(["make", "-k", f"-j{args.jobs}", "-f", str(driver)], scratch, env)
-        print(f"build:      make -k -j{args.jobs} over {len(dirs)} dirs: {wall:7.1f} s wall, {cpu:7.1f} CPU-s")
+        print(f"build:         make -k -j{args.jobs} over {len(dirs)} dirs: {wall:7.1f} s wall, {cpu:7.1f} CPU-s")
         results["build_wall_s"], results["build_cpu_s"] = wall, cpu
         for u in cfg.units:
             o = _output_of(u)
@@ -174,6 +180,9 @@ def main() -> int:
     for k, v in make_vars.items():
         vado += ["--make-var", f"{k}={v}"]
     venv = dict(os.environ, VADO_CACHE_DIR=str(cache))
+    # vado from this checkout, whatever is installed.
+    venv["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[1] / "src"),
+                                                       venv.get("PYTHONPATH", "")]))
     # Warm the arch probe (not what is measured): one tiny verify run with its own tree.
     probe_tree = scratch / "probe"
     probe_tree.mkdir()
@@ -182,21 +191,31 @@ def main() -> int:
                  "--arch", args.arch, "--no-triton"], env=venv, limits=LIMIT)
     shutil.rmtree(cache / "verify", ignore_errors=True)
 
-    def verify_once(label: str) -> dict:
-        w, c, out = _timed(vado, None, venv)
+    def verify_once(label: str, extra: tuple[str, ...] = (), env=None) -> dict:
+        load = os.getloadavg()[0]
+        w, c, out = _timed([*vado, *extra], None, env or venv)
         try:
             doc = json.loads((scratch / "report.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             print(out.stderr[-2000:])
             raise SystemExit(3)
         hits = doc.get("cache_hits", 0)
-        n = len([e for e in doc["evidence"] if e["kind"] == "compile"])
-        print(f"{label:<11} {w:7.1f} s wall, {c:7.1f} CPU-s ({n} compile records, {hits} from the cache)")
-        results[label.strip(":").replace(" ", "_") + "_wall_s"] = w
-        results[label.strip(":").replace(" ", "_") + "_cpu_s"] = c
+        recs = [e for e in doc["evidence"] if e["kind"] == "compile"]
+        fe = len({e["subject"] for e in recs if e["detail"].get("checked") == "front end"})
+        cg = len({e["subject"] for e in recs if e["detail"].get("checked") == "code generation"})
+        pch = len({e["subject"] for e in recs if e["detail"].get("precompiled_prefix") and not e["detail"].get("cached")})
+        print(f"{label:<13} {w:7.1f} s wall, {c:7.1f} CPU-s (load {load:.1f} at start; {len(recs)} records, {hits} from "
+              f"the cache; units checked: {fe} front end only, {cg} with code generation; {pch} front ends ran with a "
+              f"precompiled prefix)")
+        key = label.strip(":").replace(" ", "_").replace("-", "_")
+        results[key + "_wall_s"] = w
+        results[key + "_cpu_s"] = c
+        results[key + "_load"] = load
         return doc
 
     cold = verify_once("verify:")
+    for line in cold.get("checked", []):
+        print(f"  {line}")
     verify_once("re-verify:")
     edit = args.edit or min((u.source for u in cfg.units), key=lambda s: os.path.getsize(s))
     edit_path = Path(edit if os.path.isabs(edit) else copy / edit)
@@ -204,12 +223,30 @@ def main() -> int:
         f.write("\n// edited by benchmarks/verify_speed.py\n")
     print(f"edited: {os.path.relpath(edit_path, copy)}")
     verify_once("after edit:")
+    full = None
+    if args.codegen_all:
+        full = verify_once("codegen all:", ("--codegen", "all"), dict(venv, VADO_CACHE_DIR=str(scratch / "cache-all")))
 
-    passed: dict[str, bool] = {}
-    for e in cold["evidence"]:
-        if e["kind"] == "compile":
-            src = os.path.normpath(os.path.join(str(copy), e["subject"]))
-            passed[src] = passed.get(src, True) and bool(e["passed"])
+    def unit_results(doc) -> tuple[dict[str, bool], dict[str, str]]:
+        ok: dict[str, bool] = {}
+        what: dict[str, str] = {}
+        for e in doc["evidence"]:
+            if e["kind"] == "compile":
+                src = os.path.normpath(os.path.join(str(copy), e["subject"]))
+                ok[src] = ok.get(src, True) and bool(e["passed"])
+                if what.get(src) != "code generation":
+                    what[src] = str(e["detail"].get("checked", ""))
+        return ok, what
+
+    passed, checked = unit_results(cold)
+    if full is not None:
+        full_passed, _ = unit_results(full)
+        differ = sorted(s for s in passed if s in full_passed and passed[s] != full_passed[s])
+        print(f"codegen auto vs all: {len(passed) - len(differ)}/{len(passed)} units agree")
+        for src in differ:
+            print(f"  DIFFER {os.path.relpath(src, copy)}: auto {'pass' if passed[src] else 'fail'} "
+                  f"({checked.get(src)}), all {'pass' if full_passed[src] else 'fail'}")
+        results["auto_vs_all_differ"] = len(differ)
     if build_ok:
         disagree = []
         for src, ok in build_ok.items():
@@ -223,10 +260,12 @@ def main() -> int:
               f"{len(link_only)} build failures are link-only (verify compiles, does not link): "
               + ", ".join(sorted(os.path.relpath(s, copy) for s in link_only)))
         for rel, ok, v in disagree:
-            print(f"  DISAGREE {rel}: build {'pass' if ok else 'fail'}, verify {'pass' if v else 'fail'}")
+            print(f"  DISAGREE {rel}: build {'pass' if ok else 'fail'}, verify {'pass' if v else 'fail'} "
+                  f"(verify checked: {checked.get(os.path.join(str(copy), rel))})")
         results["disagreements"] = len(disagree)
         results["build_pass"] = sum(build_ok.values())
         results["verify_pass"] = sum(1 for s in build_ok if passed.get(s))
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
     shutil.rmtree(scratch, ignore_errors=True)
