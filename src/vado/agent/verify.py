@@ -119,10 +119,13 @@ def compile_hip(
     timeout_s: float = 300.0,
     target: Target | None = None,
     tu: "TranslationUnit | None" = None,
+    codegen: str = "auto",
 ) -> Evidence:
-    """Compile ``source`` as HIP for ``arch`` (object only) through ``vado.verify`` and return the evidence.
+    """Check ``source`` as HIP for ``arch`` through ``vado.verify`` and return the evidence.
 
-    The compile is :func:`vado.verify.compile.verify_compile` on this one unit:
+    The compile is :func:`vado.verify.compile.verify_compile` on this one unit, with ``codegen`` as
+    ``vado verify --codegen`` (:mod:`vado.verify.codegen`; ``auto``: the front end, and the full compile
+    to an object where only code generation can tell; ``detail["checked"]`` says which ran):
     the same command and arch probe as ``vado verify``; the flags are ``tu``'s (the
     build model's unit for this source, :mod:`vado.build`) when given, else guessed
     from the build files (marked ``guessed`` in the evidence). Raises :class:`ToolchainError` when no hipcc is
@@ -146,7 +149,7 @@ def compile_hip(
     report = verify_compile(
         source, _toolchain(exe), [arch], target=target or get_target("rocm-7.2"),
         extra_flags=extra, limits=Limits(timeout_s=timeout_s, cpu_s=int(timeout_s) * 2, memory_mb=16384),
-        units=[Unit(source.name, source, tu.language.device if tu is not None else True, tu)],
+        units=[Unit(source.name, source, tu.language.device if tu is not None else True, tu)], codegen=codegen,
     )
     (ev,) = report.evidence
     detail = dict(ev.detail)

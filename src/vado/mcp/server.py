@@ -204,6 +204,7 @@ def build_server(root: Root, *, allow_exec: bool = False):
         original: Annotated[str | None, Field(description="The CUDA tree (inside the root) the port at path came from; with run_args, the port is built and run against it where an NVIDIA GPU exists (needs a server started with --allow-exec).")] = None,
         run_args: Annotated[str | None, Field(description="The program's command-line arguments for the differential run (split like a shell, never run by one; needs --allow-exec).")] = None,
         build: Annotated[Literal["compile-db", "none", "make", "cmake", "auto"], Field(description="How the root's build is read for each file's flags: compile-db (default: only a compile_commands.json, CMake File API reply or setup.py already in the root; runs nothing), none (guess), make/cmake/auto (execute the project's Makefile or CMake logic in vado's sandbox; needs --allow-exec, and only when the user asked).")] = "compile-db",
+        codegen: Annotated[Literal["auto", "all", "none"], Field(description="Code generation, as `vado verify --codegen`: auto (default: the front end for host and arch, the full compile where only code generation can tell: inline asm, target builtins, -Werror), all (the full compile), none (the front end only). Each evidence record's detail.checked says which ran.")] = "auto",
     ) -> VerifyOut:
         if ((original is not None or run_args is not None) or build in ("make", "cmake", "auto")) and not allow_exec:
             from mcp.server.mcpserver.exceptions import ToolError
@@ -212,7 +213,7 @@ def build_server(root: Root, *, allow_exec: bool = False):
                             "code; this server was started without --allow-exec. Call verify without original and "
                             "run_args and with build='compile-db' to compile only, or ask the user to restart "
                             "`vado mcp --allow-exec`.")
-        return _call(tools.verify, root, path, archs, target, original, run_args, build)
+        return _call(tools.verify, root, path, archs, target, original, run_args, build, codegen)
 
     return server
 

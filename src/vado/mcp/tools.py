@@ -361,8 +361,14 @@ def _diff_text(diff: str) -> str:
 
 
 def verify(root: Root, path: str, archs: list[str] | None = None, target: str = "rocm-7.2",
-           original: str | None = None, run_args: str | None = None, build: str = "compile-db") -> dict[str, Any]:
+           original: str | None = None, run_args: str | None = None, build: str = "compile-db",
+           codegen: str = "auto") -> dict[str, Any]:
     """Compile one HIP/CUDA file (or every .cu/.hip file under a directory) for AMD offload targets.
+
+    ``codegen`` is ``vado verify --codegen`` (:mod:`vado.verify.codegen`): ``auto`` runs the front end
+    (host and the arch) and the full compile where only code generation can tell (inline asm, target
+    builtins, ``-Werror``), ``all`` the full compile, ``none`` the front end only; each evidence
+    record's ``detail["checked"]`` says which ran.
 
     Each file is compiled with the flags the root's build gives it (:func:`vado.build.read_build`
     with ``build``): by default only a compile database, CMake File API reply or ``setup.py`` the
@@ -410,7 +416,7 @@ def verify(root: Root, path: str, archs: list[str] | None = None, target: str = 
         tus = () if config.guessed else config.for_source(str(src))
         # Compiler output quotes the files it reads: none outside the root reaches the client.
         evidence = [redact_evidence(compile_hip(src, arch=a, include_dirs=[root.path], target=tgt,
-                                                tu=tus[0] if tus else None), [root.path],
+                                                tu=tus[0] if tus else None, codegen=codegen), [root.path],
                                     cwd=src.parent) for a in archs]
         text = decode_source(src.read_bytes())
         results.append({
