@@ -45,7 +45,7 @@ def tc():
 def test_bad_inline_asm_passes_the_front_end_and_fails_code_generation(tc, tmp_path):
     (tmp_path / "asm.cu").write_text(BAD_ASM)
     cfg = _cfg(tmp_path, ["asm.cu"])
-    cache = CompileCache(tmp_path / "cache")
+    cache = CompileCache(tmp_path / "cache", chroot=tc.chroot)
     fe = verify_compile(tmp_path, tc, ["gfx942"], target=TARGET, build=cfg, cache=cache, codegen="none")
     (ev,) = fe.evidence
     assert ev.passed and ev.detail["checked"] == "front end" and "-fsyntax-only" in ev.command
@@ -62,7 +62,7 @@ def test_units_sharing_their_opening_headers_use_a_precompiled_prefix(tc, tmp_pa
     (tmp_path / "bad.cu").write_text(TYPE_ERROR)
     cfg = _cfg(tmp_path, names)
     rep = verify_compile(tmp_path, tc, ["gfx942", "gfx950"], target=TARGET, build=cfg,
-                         cache=CompileCache(tmp_path / "cache"), jobs=1)
+                         cache=CompileCache(tmp_path / "cache", chroot=tc.chroot), jobs=1)
     by = {}
     for e in rep.evidence:
         by.setdefault(e.subject, []).append(e)
