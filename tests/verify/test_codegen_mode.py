@@ -187,6 +187,21 @@ def test_project_files_leave_the_toolchain_out(tmp_path):
     assert project_files(deps, src, [str(tmp_path / "p")]) == [src, str(tmp_path / "p" / "inc" / "k.h")]
 
 
+def test_project_files_follow_includes_a_device_side_alone_reads(tmp_path):
+    p = tmp_path / "p"
+    (p / "inc").mkdir(parents=True)
+    (p / "a.cu").write_text('#include <hip/hip_runtime.h>\n#ifdef __HIP_DEVICE_COMPILE__\n#include "dev.h"\n#endif\n'
+                            '#include <lib.h>\n')
+    (p / "dev.h").write_text('#include "asm_impl.h"\n')
+    (p / "asm_impl.h").write_text('__device__ void f() { asm volatile("s_nop 0"); }\n')
+    (p / "inc" / "lib.h").write_text("int lib;\n")
+    src = str(p / "a.cu")
+    # -MD (the host side) listed only the source: the includes are followed through the project's files.
+    got = project_files([src], src, [str(p)], [str(p / "inc")])
+    assert sorted(got) == sorted([src, str(p / "dev.h"), str(p / "inc" / "lib.h"), str(p / "asm_impl.h")])
+    assert TextScan().reasons(got)[0].startswith("inline assembly") and "asm_impl.h" in TextScan().reasons(got)[0]
+
+
 def test_report_says_what_was_checked(project, tc, tmp_path):
     root, cfg = project
     rep = _verify(root, cfg, tc, tmp_path / "c")

@@ -17,9 +17,10 @@ known places:
   too large) are errors then.
 
 ``auto`` (the default) runs the front end for every unit (host and each arch) and the build's full
-compile, unchanged, for a unit whose own files (the source and the headers of the project it read,
-from the front end's dependency list; the toolchain's headers are the toolchain's) show one of these,
-or whose flags hold ``-Werror``. ``all`` runs the build's full compile for every unit; ``none`` runs
+compile, unchanged, for a unit whose own files (the source and the headers of the project it reads:
+the front end's dependency list, which is the host side's, and every project file their ``#include``
+lines name, followed through, so that a header only a device side includes is read too; the
+toolchain's headers are the toolchain's) show one of these, or whose flags hold ``-Werror``. ``all`` runs the build's full compile for every unit; ``none`` runs
 the front end only. Each record says which it was (``detail["checked"]``): ``front end`` or
 ``code generation`` (the whole compile, front end included), and for ``auto`` why.
 
@@ -102,13 +103,43 @@ class TextScan:
         return [f"{why}: {os.path.basename(f)}" for why, f in out.items()]
 
 
-def project_files(deps: Sequence[str], source: str, dirs: Sequence[str]) -> list[str]:
-    """The files of the project among a unit's dependencies: the source and what lies under ``dirs``
-    (the tree, the unit's directory, its include directories); the toolchain's headers are not."""
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)', re.M)
+
+
+def project_files(deps: Sequence[str], source: str, dirs: Sequence[str],
+                  search: Sequence[str] = ()) -> list[str]:
+    """The files of the project a unit may read: the source and its dependencies under ``dirs`` (the
+    tree, the unit's directory, its include directories; the toolchain's headers are not), and what
+    their ``#include`` lines name under ``dirs``, found beside the including file or in ``search``,
+    followed through: clang's ``-MD`` lists the host side's headers only, and a header included under
+    ``#if __HIP_DEVICE_COMPILE__`` (or an arch) is read by a device side alone."""
     roots = [os.path.join(os.path.normpath(d), "") for d in dirs if d]
+
+    def inside(p: str) -> bool:
+        return any(p.startswith(r) for r in roots)
+
     out = [source]
     for d in deps:
         p = os.path.normpath(d)
-        if p != source and any(p.startswith(r) for r in roots):
+        if p != source and inside(p):
             out.append(p)
-    return list(dict.fromkeys(out))
+    seen = set(out)
+    todo = list(out)
+    while todo and len(seen) < 2000:
+        f = todo.pop()
+        try:
+            with open(f, "rb") as fh:
+                text = fh.read(1 << 22).decode("latin-1")
+        except OSError:
+            continue
+        for m in _INCLUDE.finditer(text):
+            name = m.group(1) or m.group(2)
+            where = ([os.path.dirname(f)] if m.group(1) else []) + list(search)
+            for d in where:
+                p = os.path.normpath(os.path.join(d, name))
+                if p not in seen and inside(p) and os.path.isfile(p):
+                    seen.add(p)
+                    out.append(p)
+                    todo.append(p)
+                    break
+    return out

@@ -533,7 +533,8 @@ def verify_compile(
                 why = "--codegen none" if codegen == "none" else "the front end failed"
                 return [dataclasses.replace(e, detail={**e.detail, "codegen_reason": why}) for e in evs]
             cwd = tu.directory if os.path.isdir(tu.directory) else str(base)
-            reasons = text_scan.reasons(project_files(deps, tu.source, _visible(base, tu, cwd)))
+            search = [cwd, *(i.path for i in tu.includes)]
+            reasons = text_scan.reasons(project_files(deps, tu.source, _visible(base, tu, cwd), search))
             if reasons:
                 return stage(unit, tu, todo, False, "; ".join(reasons))[0]
             why = "not needed: no inline assembly, target builtins or -Werror in the unit's own files"
