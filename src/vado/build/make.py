@@ -20,6 +20,7 @@ import shlex
 import shutil
 import stat
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Mapping
 
@@ -202,7 +203,7 @@ def remap_config(cfg: BuildConfig, old: str, new: str) -> BuildConfig:
 
 
 def _dry_run_in(root: Path, scratch: Path, variables, make, tools, timeout_s, max_makefiles,
-                notes: list[str]) -> BuildConfig:
+                notes: list[str], jobs: int = 0) -> BuildConfig:
     from vado.verify.sandbox import Limits, compiler_confinement, run_limited, toolchain_dirs
 
     units: list[TranslationUnit] = []
@@ -218,29 +219,42 @@ def _dry_run_in(root: Path, scratch: Path, variables, make, tools, timeout_s, ma
         env["PATH"] = str(shim) + os.pathsep + env.get("PATH", "")
     env["MAKEFLAGS"] = ""
     env["LC_ALL"] = "C"
-    for d in makefile_dirs(root, max_makefiles):
-        if d in covered:
-            continue
-        cmd = [make, "-n", "-B", "-k", "-w", *args]
+    view = compiler_confinement(make, writable=(scratch,),
+                                read_only=[d for exe in (tools or {}).values() for d in toolchain_dirs(exe)])
+    cmd = [make, "-n", "-B", "-k", "-w", *args]
+    limits = Limits(timeout_s=timeout_s, cpu_s=int(timeout_s) * 2, memory_mb=4096, file_mb=64)
+
+    def dry(d: Path):
         # The Makefile's own logic runs ($(shell …), `+` recipes run even under -n): confined to the scratch
         # copy and the toolchains, with no network and no other host file (vado.verify.sandbox).
-        view = compiler_confinement(make, writable=(scratch,),
-                                    read_only=[d for exe in (tools or {}).values() for d in toolchain_dirs(exe)])
-        out = run_limited(cmd, cwd=d, env=env, confine=view,
-                          limits=Limits(timeout_s=timeout_s, cpu_s=int(timeout_s) * 2, memory_mb=4096, file_mb=64))
-        rel = os.path.relpath(d, root)
-        ran.append(f"make -n -B -k{(' ' + ' '.join(args)) if args else ''} in {rel}")
-        got = parse_dry_run(out.stdout, str(d), origin=f"make -n in {rel}")
-        if not out.ok:
-            tail = (out.stderr.strip().splitlines() or [out.why()])[-1][:300]
-            notes.append(f"make -n in {rel}: {out.why()}: {tail}")
-        units += got
-        covered.add(d)
-        for line in out.stdout.splitlines():
-            m = _ENTER.match(line)
-            if m:
-                covered.add(Path(m.group(1)))
-        covered.update(Path(u.source).parent for u in got)
+        return run_limited(cmd, cwd=d, env=env, confine=view, limits=limits)
+
+    order = makefile_dirs(root, max_makefiles)
+    listed = set(order)
+    workers = max(1, min(jobs or (os.cpu_count() or 1), 16))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        # The directories with no Makefile above them run at once (separate subtrees, as HeCBench's
+        # programs are); the others when their turn comes, once the Makefiles above them have run.
+        # Results are taken in the same order as one directory after another, and a directory that an
+        # earlier result entered or compiled in is dropped: the same units and notes.
+        early = {d: pool.submit(dry, d) for d in order if not any(a in listed for a in d.parents)}
+        for d in order:
+            if d in covered:
+                continue
+            out = early[d].result() if d in early else dry(d)
+            rel = os.path.relpath(d, root)
+            ran.append(f"make -n -B -k{(' ' + ' '.join(args)) if args else ''} in {rel}")
+            got = parse_dry_run(out.stdout, str(d), origin=f"make -n in {rel}")
+            if not out.ok:
+                tail = (out.stderr.strip().splitlines() or [out.why()])[-1][:300]
+                notes.append(f"make -n in {rel}: {out.why()}: {tail}")
+            units += got
+            covered.add(d)
+            for line in out.stdout.splitlines():
+                m = _ENTER.match(line)
+                if m:
+                    covered.add(Path(m.group(1)))
+            covered.update(Path(u.source).parent for u in got)
     seen: set[tuple[str, str, str]] = set()
     unique = []
     for u in units:
