@@ -71,11 +71,12 @@ def project(tmp_path):
     root = tmp_path / "p"
     root.mkdir()
     (root / "asm.h").write_text('__device__ void f() { asm volatile("v_bogus v0"); }  // BROKEN_CG\n')
+    (root / "plain.h").write_text("int h;\n")
     cfg = _project(root, {
         "plain.cu": ("int plain;\n", "-O3"),
         "asm.cu": ('#include "asm.h"\nint a;\n', "-O3"),
         "werror.cu": ("int w;\n", "-O3 -Werror"),
-        "fe_bad.cu": ('#include "asm.h"\n// BROKEN_FE\n', "-O3"),
+        "fe_bad.cu": ('#include "plain.h"\n// BROKEN_FE\n', "-O3"),
     })
     return root, cfg
 

@@ -2,16 +2,22 @@
 
 The units and their flags come from the build model (:mod:`vado.build`): a compile database, CMake's
 File API, a Make dry run, a ``setup.py`` read statically, or, when none can be read, a guess that
-says it is one (``detail["guessed"]``). Each unit is compiled on its own (``-c``), device code
-included (never ``-fsyntax-only``), in its build directory, with the build's include paths in the
+says it is one (``detail["guessed"]``). Each unit is checked on its own, in its build directory, with the build's include paths in the
 build's order and nothing put before them (a project's ``dev/unistd.h`` does not shadow the system
 header unless the build says so), and with objects and dependency files in a scratch directory:
 nothing lands in the user's tree. The compiler runs confined (:func:`vado.verify.sandbox.compiler_confinement`):
 it reads the tree, the toolchain and what the build points it at (the unit's include directories and
 forced includes, read-only), and writes only its scratch directory.
 
-- CUDA and HIP units are compiled as HIP (``-x hip``) once per arch with ``--offload-arch=ARCH``;
+- CUDA and HIP units are compiled as HIP (``-x hip``) with ``--offload-arch=ARCH`` for each arch (all
+  archs in one run; a failure again per arch);
 - C units as C (``-x c``) and C++ units as C++ (``-x c++``) once (arch ``host``), by the same hipcc.
+
+What runs of each compile is ``codegen``'s choice (:mod:`vado.verify.codegen`): by default the front
+end (``-fsyntax-only``: host and every arch) for every unit, and the build's full compile (``-c``,
+code generation included, the object in the scratch directory) for a unit with inline assembly, target
+builtins or ``-Werror``; ``detail["checked"]`` says which (``front end`` or ``code generation``). A
+front end may read the unit's opening system headers precompiled (:mod:`vado.verify.pch`).
 
 An arch that the toolchain cannot build at all (its probe kernel fails, see
 :func:`vado.verify.toolchains.probe_archs`) is not compiled: every unit gets an evidence record with
@@ -525,16 +531,22 @@ def verify_compile(
             assert tu is not None
             if codegen == "all":
                 return stage(unit, tu, todo, False, "--codegen all")[0]
-            flagged = flag_reasons([*tu.flag_args(), *extra_flags]) if codegen == "auto" else []
-            if flagged:
-                return stage(unit, tu, todo, False, "; ".join(flagged))[0]
+            cwd = tu.directory if os.path.isdir(tu.directory) else str(base)
+            search = [cwd, *(i.path for i in tu.includes)]
+            visible = _visible(base, tu, cwd)
+            if codegen == "auto":
+                # What the unit's own files show decides before any run (their includes followed
+                # through); a -Werror unit or one with inline asm goes to the full compile alone.
+                flagged = flag_reasons([*tu.flag_args(), *extra_flags])
+                flagged = flagged or text_scan.reasons(project_files((), tu.source, visible, search))
+                if flagged:
+                    return stage(unit, tu, todo, False, "; ".join(flagged))[0]
             evs, deps = stage(unit, tu, todo, True, "")
             if codegen == "none" or not all(e.passed for e in evs):
                 why = "--codegen none" if codegen == "none" else "the front end failed"
                 return [dataclasses.replace(e, detail={**e.detail, "codegen_reason": why}) for e in evs]
-            cwd = tu.directory if os.path.isdir(tu.directory) else str(base)
-            search = [cwd, *(i.path for i in tu.includes)]
-            reasons = text_scan.reasons(project_files(deps, tu.source, _visible(base, tu, cwd), search))
+            # The headers the front end read (a path the include lines alone did not resolve).
+            reasons = text_scan.reasons(project_files(deps, tu.source, visible, search))
             if reasons:
                 return stage(unit, tu, todo, False, "; ".join(reasons))[0]
             why = "not needed: no inline assembly, target builtins or -Werror in the unit's own files"
