@@ -250,6 +250,9 @@ def test_prefixes_share_the_longest_common_opening(tmp_path):
     assert got is not None and got[0].endswith("prefix.h") and got[1] == ("/usr/include/stdio.h",)
     assert p.use(("stdio.h",), flags, sides, "/d3", build) == got
     assert built == ["#include <stdio.h>\n"] and p.built == 1
+    # One clang refused (a run with it failed where the plain run passed): not used again.
+    p.refuse(got[0])
+    assert p.use(("stdio.h",), flags, sides, "/d4", build) is None and p.built == 0
     # A prefix that cannot be made is not used.
     assert p.use((), ["-O1"], sides, "/x", lambda h: (False, [])) is None
     assert p.use((), ["-O1"], sides, "/x", lambda h: (False, [])) is None

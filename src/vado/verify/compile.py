@@ -399,8 +399,10 @@ def verify_compile(
                     out = None
             try:
                 if out is None:
-                    pre = None
                     out = run_limited(cmd, cwd=cwd, env=hip_env(), limits=limits, confine=view)
+                    if pre is not None and out.ok:
+                        prefixes.refuse(pre[0])
+                    pre = None
             except ToolchainError as exc:
                 return Outcome(tuple(cmd), 127, "", f"{exc.what}: {exc.why}", 0.0), False, ()
             if front_end:

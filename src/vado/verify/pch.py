@@ -128,6 +128,14 @@ class Prefixes:
             self._made[key] = (str(header), tuple(deps)) if ok else None
             return self._made[key]
 
+    def refuse(self, header: str) -> None:
+        """A run with ``header`` failed where the plain run passed: clang did not take it (an option it
+        checks differs), so the units of its prefix run plain from now on."""
+        with self._lock:
+            for key, made in self._made.items():
+                if made is not None and made[0] == header:
+                    self._made[key] = None
+
     @property
     def built(self) -> int:
         """How many prefixes were precompiled."""
