@@ -21,7 +21,7 @@ What is timed (wall clock, ``time.perf_counter``; CPU seconds of the children be
    probe cache is kept warm first so that it is not counted). What it checked is printed with it.
 3. **re-verify, nothing changed**: the same command again.
 4. **re-verify after a one-file edit**: a comment line appended to ``--edit`` (default: the smallest
-   unit), the same command again.
+   device unit that passed), the same command again.
 5. with ``--codegen-all``: ``--codegen all`` (the build's full compile of every unit, no linking) once,
    cold, with its own empty cache.
 
@@ -207,6 +207,10 @@ def main() -> int:
         print(f"{label:<13} {w:7.1f} s wall, {c:7.1f} CPU-s (load {load:.1f} at start; {len(recs)} records, {hits} from "
               f"the cache; units checked: {fe} front end only, {cg} with code generation; {pch} front ends ran with a "
               f"precompiled prefix)")
+        if hits:
+            ran = sorted({e["subject"] for e in recs if not e["detail"].get("cached")})
+            print(f"{'':<13} ran again: " + (", ".join(ran[:8]) + (f", … {len(ran) - 8} more" if len(ran) > 8 else "")
+                                              if ran else "nothing"))
         key = label.strip(":").replace(" ", "_").replace("-", "_")
         results[key + "_wall_s"] = w
         results[key + "_cpu_s"] = c
@@ -217,7 +221,12 @@ def main() -> int:
     for line in cold.get("checked", []):
         print(f"  {line}")
     verify_once("re-verify:")
-    edit = args.edit or min((u.source for u in cfg.units), key=lambda s: os.path.getsize(s))
+    # The smallest device unit that passed (a unit that fails before reading anything is never cached,
+    # and would time nothing).
+    passed_dev = {os.path.normpath(os.path.join(str(copy), e["subject"])) for e in cold["evidence"]
+                  if e["kind"] == "compile" and e["passed"] and e["arch"] != "host"}
+    edit = args.edit or min((u.source for u in cfg.units if os.path.normpath(u.source) in passed_dev)
+                            or (u.source for u in cfg.units), key=lambda s: os.path.getsize(s))
     edit_path = Path(edit if os.path.isabs(edit) else copy / edit)
     with open(edit_path, "a", encoding="utf-8") as f:
         f.write("\n// edited by benchmarks/verify_speed.py\n")

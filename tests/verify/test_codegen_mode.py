@@ -228,16 +228,20 @@ def test_leading_includes_and_relative_paths():
     assert not names_relative_path(["-I/abs", "-isystem", "/abs2", "-O3", "-DX=a/b"])
 
 
-def test_prefixes_share_the_longest_common_opening(tmp_path):
+def test_prefixes_are_shared_where_enough_units_open_alike(tmp_path):
     p = Prefixes(tmp_path)
     flags, sides = ["-O3"], ("gfx942",)
-    p.plan(("stdio.h", "hip/hip_runtime.h", "vector"), flags, sides, "/d1")
-    p.plan(("stdio.h", "hip/hip_runtime.h", "map"), flags, sides, "/d2")
-    p.plan(("chrono",), flags, sides, "/d3")
-    p.plan(("chrono",), ["-O2"], sides, "/d3")
-    assert p.prefix(("stdio.h", "hip/hip_runtime.h", "vector"), flags, sides, "/d1") == ("stdio.h", "hip/hip_runtime.h")
-    assert p.prefix(("chrono",), flags, sides, "/d3") == ()
-    assert p.prefix(("chrono",), ["-O2"], sides, "/d3") == ()
+    rt = ("stdio.h", "hip/hip_runtime.h")
+    for i in range(4):
+        p.plan((*rt, f"extra{i}"), flags, sides, f"/d{i}")
+    p.plan(("chrono",), flags, sides, "/d9")
+    for i in range(3):
+        p.plan(("chrono",), ["-O2"], sides, f"/e{i}")
+    # Four units open with <stdio.h> <hip/hip_runtime.h>: that prefix; the fifth -O3 unit the implicit
+    # header alone (five share the flags); three -O2 units are too few for a header of their own.
+    assert p.prefix((*rt, "vector"), flags, sides, "/d1") == rt
+    assert p.prefix(("chrono",), flags, sides, "/d9") == ()
+    assert p.prefix(("chrono",), ["-O2"], sides, "/e0") is None
     built = []
 
     def build(header):

@@ -468,6 +468,8 @@ def verify_compile(
             sides = (arch,) if isinstance(arch, str) else tuple(arch)
             visible = [str(base), *(i.path for i in tu.includes)]
             headers = prefixes.prefix(opening(unit), flags, sides, cwd)
+            if headers is None:
+                return None
             return prefixes.use(headers, flags, sides, cwd,
                                 lambda header: build_prefix(header, flags, cwd, sides, visible))
 

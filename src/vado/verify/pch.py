@@ -21,8 +21,9 @@ The result is the same as the plain compile's:
 - only passes are taken from a run with a precompiled header: a unit whose front end fails with
   one is run again without it, and that run is the record.
 
-A prefix is built once two units that miss the result cache share it (a one-file re-verify builds
-none). The command in a record shows the ``-include`` it ran with; the result cache keys the plain
+A prefix is used where at least :data:`MIN_SHARE` units share it (building one costs about a front
+end per side) and built once the second of them misses the result cache (a one-file re-verify
+builds none). The command in a record shows the ``-include`` it ran with; the result cache keys the plain
 command, since the results are the same.
 """
 
@@ -32,6 +33,14 @@ import re
 import threading
 from pathlib import Path
 from typing import Callable, Sequence
+
+#: The header a longer prefix ends with: what most HIP units include before their own code, and the
+#: costliest part of their opening (about 0.2 CPU-s a side beside the implicit header's 0.3).
+ANCHOR = "hip/hip_runtime.h"
+
+#: Units that must share a prefix before it is built: building one costs about a front end per side,
+#: and each unit that uses it saves 0.9 (the implicit header) to 1.5 CPU-s (with ``ANCHOR``).
+MIN_SHARE = 4
 
 _LEADING = re.compile(r"[ \t\r\n\f\v]*(?://[^\n]*\n|/\*.*?\*/|#[ \t]*include[ \t]*<([^>\n]+)>[ \t]*(?://[^\n]*)?\n)",
                       re.S)
@@ -53,6 +62,11 @@ def leading_includes(text: str) -> tuple[str, ...]:
 
 
 
+def _anchored(block: tuple[str, ...]) -> tuple[str, ...]:
+    """``block`` up to and including :data:`ANCHOR` (empty without it)."""
+    return block[:block.index(ANCHOR) + 1] if ANCHOR in block else ()
+
+
 def names_relative_path(flags: Sequence[str]) -> bool:
     """Whether a flag names a relative path (then the header is built in the unit's directory)."""
     for i, w in enumerate(flags):
@@ -71,8 +85,7 @@ def names_relative_path(flags: Sequence[str]) -> bool:
 class Prefixes:
     """Precompiled prefixes of one verify run, in ``scratch/pch`` (thread-safe).
 
-    :meth:`plan` is told every unit's opening includes first; a unit then gets the longest prefix of
-    them that another unit with the same flags and sides shares (the implicit header alone when none)."""
+    :meth:`plan` is told every unit's opening includes first; :meth:`prefix` then picks each unit's."""
 
     def __init__(self, scratch: Path) -> None:
         self.scratch = scratch
@@ -87,21 +100,25 @@ class Prefixes:
         return (tuple(flags), sides, cwd if names_relative_path(flags) else "")
 
     def plan(self, block: tuple[str, ...], flags: Sequence[str], sides: tuple[str, ...], cwd: str) -> None:
-        """Count one unit's opening includes (every prefix of them) before any :meth:`use`."""
+        """Count one unit's candidate prefixes (the implicit header alone; its opening includes up to
+        :data:`ANCHOR`) before any :meth:`use`."""
         base = self._base(flags, sides, cwd)
         with self._lock:
-            for k in range(len(block) + 1):
-                key = (*base, block[:k])
+            for headers in {(), _anchored(block)}:
+                key = (*base, headers)
                 self._planned[key] = self._planned.get(key, 0) + 1
 
-    def prefix(self, block: tuple[str, ...], flags: Sequence[str], sides: tuple[str, ...], cwd: str) -> tuple[str, ...]:
-        """The longest prefix of ``block`` that two planned units with these flags and sides share."""
+    def prefix(self, block: tuple[str, ...], flags: Sequence[str], sides: tuple[str, ...],
+               cwd: str) -> tuple[str, ...] | None:
+        """The prefix a unit with these opening includes, flags and sides uses: its opening includes up to
+        :data:`ANCHOR` when :data:`MIN_SHARE` planned units share them, else the implicit header alone
+        when that many share the flags, else none (a header costs about three front ends to build)."""
         base = self._base(flags, sides, cwd)
         with self._lock:
-            for k in range(len(block), 0, -1):
-                if self._planned.get((*base, block[:k]), 0) >= 2:
-                    return block[:k]
-        return ()
+            for headers in (_anchored(block), ()):
+                if self._planned.get((*base, headers), 0) >= MIN_SHARE:
+                    return headers
+        return None
 
     def use(self, headers: tuple[str, ...], flags: Sequence[str], sides: tuple[str, ...], cwd: str,
             build: Callable[[Path], tuple[bool, list[str]]]) -> tuple[str, tuple[str, ...]] | None:
