@@ -225,8 +225,8 @@ def main() -> int:
     # and would time nothing).
     passed_dev = {os.path.normpath(os.path.join(str(copy), e["subject"])) for e in cold["evidence"]
                   if e["kind"] == "compile" and e["passed"] and e["arch"] != "host"}
-    edit = args.edit or min((u.source for u in cfg.units if os.path.normpath(u.source) in passed_dev)
-                            or (u.source for u in cfg.units), key=lambda s: os.path.getsize(s))
+    candidates = [u.source for u in cfg.units if os.path.normpath(u.source) in passed_dev] or [u.source for u in cfg.units]
+    edit = args.edit or min(candidates, key=lambda s: os.path.getsize(s))
     edit_path = Path(edit if os.path.isabs(edit) else copy / edit)
     with open(edit_path, "a", encoding="utf-8") as f:
         f.write("\n// edited by benchmarks/verify_speed.py\n")
