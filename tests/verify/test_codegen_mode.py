@@ -164,7 +164,7 @@ def test_flag_reasons():
 @pytest.mark.parametrize("text", [
     'asm("s_nop 0");', '__asm__ __volatile__ ("v_mov_b32 %0, 0" : "=v"(x));', "asm volatile (\"\");",
     "int y = __builtin_amdgcn_ds_swizzle(x, 0);", "#include <immintrin.h>\n", "# include \"x86intrin.h\"\n",
-    "__attribute__((target(\"avx2\"))) void f();",
+    "__attribute__((target(\"avx2\"))) void f();", "const char d[] = {\n#embed \"data.bin\"\n};",
 ])
 def test_text_triggers(tmp_path, text):
     f = tmp_path / "a.cu"

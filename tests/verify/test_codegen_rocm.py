@@ -75,3 +75,4 @@ def test_units_sharing_their_opening_headers_use_a_precompiled_prefix(tc, tmp_pa
     for e in by["bad.cu"]:
         assert not e.passed and not e.detail["precompiled_prefix"] and "-include" not in e.command
         assert "undeclared_name" in e.stderr
+

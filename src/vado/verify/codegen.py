@@ -14,7 +14,9 @@ known places:
   ``__attribute__((target(...)))``: whether the arch has the feature a builtin needs is checked in
   clang's code generation, not in the front end;
 - ``-Werror`` in the build's flags: the back end's own warnings (a loop not unrolled, a stack frame
-  too large) are errors then.
+  too large) are errors then;
+- ``#embed``: clang 22 takes a missing ``#embed`` file as empty on the side that writes the ``-MD``
+  dependency file (the host); the full compile's device sides, run first, report it as not found.
 
 ``auto`` (the default) runs the front end for every unit (host and each arch) and the build's full
 compile, unchanged, for a unit whose own files (the source and the headers of the project it reads:
@@ -56,6 +58,10 @@ _TEXT_TRIGGERS: tuple[tuple[str, re.Pattern[str]], ...] = (
      re.compile(r"#\s*include\s*[<\"]\w*intrin\.h[>\"]")),
     ("a function target attribute (checked in code generation)",
      re.compile(r"\b__attribute__\s*\(\(\s*(?:__)?target(?:_clones)?(?:__)?\s*\(")),
+    # clang 22 takes a missing #embed file as empty on the side that writes the -MD dependency file (the
+    # host); the front-end run does the host first and stops at its first error, the full compile runs
+    # the device sides first, and they report the file not found.
+    ("#embed (clang's host side with -MD takes a missing file as empty)", re.compile(r"#\s*embed\b|__has_embed")),
 )
 
 
