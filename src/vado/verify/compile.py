@@ -482,7 +482,7 @@ def verify_compile(
         for unit, todo in jobs_list:
             if unit.tu is not None and unit.tu.language.device:
                 prefixes.plan(opening(unit), [*unit.tu.flag_args(), *extra_flags], todo,
-                              unit.tu.directory if os.path.isdir(unit.tu.directory) else str(base))
+                              _compile_dir(tc.path, base, unit.tu))
 
         def record(unit: Unit, tu: TranslationUnit, arch: str, out: Outcome, cached: bool,
                    together: tuple[str, ...] = (), *, checked: str, why: str) -> Evidence:
