@@ -260,3 +260,19 @@ def test_prefixes_are_shared_where_enough_units_open_alike(tmp_path):
     # A prefix that cannot be made is not used.
     assert p.use((), ["-O1"], sides, "/x", lambda h: (False, [])) is None
     assert p.use((), ["-O1"], sides, "/x", lambda h: (False, [])) is None
+
+
+def test_a_header_only_a_device_side_reads_invalidates_the_cached_result(tmp_path, tc):
+    """clang's -MD lists the host side's headers only (the fake lists only column-0 includes, as the
+    host would not read one under __HIP_DEVICE_COMPILE__): the cache also keeps the digests of the
+    project files the unit's includes name, so an edit there is never answered from the cache."""
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "dev.h").write_text("__device__ int d() { return 1; }\n")
+    cfg = _project(root, {"dev.cu": ('#if defined(__HIP_DEVICE_COMPILE__)\n  #include "dev.h"\n#endif\nint u;\n',
+                                     "-O3")})
+    cache = tmp_path / "c"
+    _verify(root, cfg, tc, cache, codegen="none")
+    assert all(e.detail["cached"] for e in _verify(root, cfg, tc, cache, codegen="none").evidence)
+    (root / "dev.h").write_text("__device__ int d() { return 2; }\n")
+    assert not any(e.detail["cached"] for e in _verify(root, cfg, tc, cache, codegen="none").evidence)

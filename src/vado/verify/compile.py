@@ -424,6 +424,14 @@ def verify_compile(
                         deps = []
                 found, absent = _resolve_deps(deps, cwd, tu, cache.digests.real)
                 if found:
+                    # -MD lists the host side's headers only: a header read by a device side alone
+                    # (under __HIP_DEVICE_COMPILE__ or an arch test) is kept by the project files the
+                    # unit's includes name, followed through, so that editing it is never a cache hit.
+                    home = tu.directory if os.path.isdir(tu.directory) else str(base)
+                    seen = set(found)
+                    found += [p for p in project_files(found, tu.source, _visible(base, tu, home),
+                                                       [home, *(i.path for i in tu.includes)])
+                              if p not in seen and not seen.add(p)]
                     cache.put(key, CachedResult(out.returncode, out.stdout, out.stderr, out.duration_s,
                                                 out.confinement), found, absent)
             return out, False, tuple(found)
