@@ -508,10 +508,7 @@ def _open_comment(comment: str) -> bool:
 #: provide them. Under hipcc a host call of ``memset`` then finds only HIP's ``__device__`` ``memset``, and
 #: ``isfinite`` only HIP's device overloads (HeCBench flame, permute).
 IMPLICIT_STD_HEADERS = {
-    "cstring": (frozenset({"memset", "memcpy", "memmove", "memcmp", "memchr", "strlen", "strcpy", "strncpy", "strcmp",
-                           "strncmp", "strcat", "strncat", "strchr", "strrchr", "strstr", "strtok", "strdup",
-                           "strerror", "strspn", "strcspn"}),
-                frozenset({"cstring", "string.h", "strings.h"})),
+    # <string.h>'s functions are API012's (vado.rules.api_host): a finding with its fix, one mechanism.
     # libstdc++'s <math.h>, not <cmath>: it also puts std::isfinite and friends in the global namespace,
     # as the <math.h> nvcc's runtime include pulls in does (an unqualified host call needs that).
     "math.h": (frozenset({"isfinite", "isnan", "isinf", "isnormal", "signbit", "fpclassify"}),
@@ -525,7 +522,7 @@ def implicit_std_include_fixes(path: str, text: str, toks: list, *, cuda_file: b
 
     For a CUDA source or header (``cuda_file``), or a C++ header holding device
     code, that calls a name of :data:`IMPLICIT_STD_HEADERS` without including a
-    header that declares it: ``#include <cstring>`` / ``#include <math.h>`` after
+    header that declares it: ``#include <math.h>`` (``<string.h>`` is API012's) after
     its ``hip/hip_runtime.h`` include (a later round, once that include is
     there). Safe: a standard header the file used through nvcc's implicit
     include, nothing else.

@@ -443,7 +443,7 @@ class StringFunctionsWithoutStringH(Rule):
     code = "API012"
     name = "string-functions-without-string-h"
     severity = Severity.MEDIUM
-    file_kinds = frozenset({FileKind.CUDA_SOURCE, FileKind.CUDA_HEADER, FileKind.CXX_HEADER})
+    file_kinds = frozenset({FileKind.CUDA_SOURCE, FileKind.CUDA_HEADER, FileKind.CXX_HEADER, FileKind.CXX_SOURCE})
     triggers = tuple(sorted(STRING_H))
     can_fix = True
 
@@ -453,6 +453,8 @@ class StringFunctionsWithoutStringH(Rule):
             return
         view = cs.device_view(ctx)
         toks = view.tokens
+        if ctx.kind is FileKind.CXX_SOURCE and not any(w in view.text for w in ("__global__", "__device__", "__host__")):
+            return  # a C++ source without device code is compiled by the host compiler, which needs the include anyway
         if any(m.group(1).strip() in _STRING_HEADERS for m in _INCLUDE.finditer(view.text)):
             return
         # Device code has HIP's device memcpy/memset; the host's are <string.h>'s.
