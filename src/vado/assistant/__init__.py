@@ -33,6 +33,28 @@ def _is_vado_entry(entry: object) -> bool:
             and Path(str(entry.get("command", ""))).name in ("vado", "vado.exe"))
 
 
+#: The assistants :func:`mcp_config` writes an entry for.
+CLIENTS = ("claude", "codex", "cursor")
+
+
+def mcp_config(client: str, command: str, root: str = ".") -> str:
+    """The configuration that registers ``vado mcp`` (started as ``command``, an absolute path) with
+    ``client``: a ``claude mcp add`` command line, a Codex ``config.toml`` table or a Cursor
+    ``.cursor/mcp.json``. ``root`` is what ``--root`` names (Codex starts servers outside the repository,
+    so it needs an absolute one). Raises :class:`UsageError` for another client."""
+    import shlex
+
+    if client == "claude":
+        return f"claude mcp add vado -- {shlex.quote(command)} mcp --root {shlex.quote(root)}\n"
+    if client == "codex":
+        return (f"[mcp_servers.vado]\ncommand = {json.dumps(command)}\n"
+                f"args = {json.dumps(['mcp', '--root', root])}\n")
+    if client == "cursor":
+        return json.dumps({"mcpServers": {"vado": {"command": command, "args": ["mcp", "--root", root]}}},
+                          indent=2) + "\n"
+    raise UsageError(f"unknown assistant {client!r}", "", f"choose one of {', '.join(CLIENTS)}")
+
+
 def skill_text() -> str:
     """The skill (``SKILL.md``) as shipped."""
     return package_files.files("vado.assistant").joinpath("SKILL.md").read_text(encoding="utf-8")

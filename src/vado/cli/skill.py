@@ -69,6 +69,28 @@ def install(
                   "it loads the skill and vado's MCP tools (approve the 'vado' server when asked)")
 
 
+@skill.command("mcp-config")
+def mcp_config(
+    client: str = typer.Argument(..., metavar="CLIENT", help="claude, codex or cursor."),
+    root: Optional[Path] = typer.Option(None, "--root", "-r", help="The repository the server may read and write "
+                                        "(default: . for Claude Code and Cursor, which start it there; the current "
+                                        "directory's absolute path for Codex)."),
+) -> None:
+    """Print what registers this vado's MCP server with an assistant, naming vado by its absolute path.
+
+    Exit codes: 0 printed, 2 an unknown assistant."""
+    from vado.assistant import mcp_config as render
+    from vado.cli.terminal import get_terminal
+    from vado.errors import VadoError
+
+    where = str(root.resolve()) if root is not None else (str(Path.cwd()) if client == "codex" else ".")
+    try:
+        text = render(client, vado_command(), where)
+    except VadoError as exc:
+        raise _fail(exc)
+    get_terminal().data(text)
+
+
 @skill.command("show")
 def show() -> None:
     """Print the skill (SKILL.md) to stdout."""
