@@ -26,10 +26,10 @@ import posixpath
 import re
 from typing import Mapping
 
+from vado.scan.scope import _CMAKE_HERE, _CMAKE_TOP, _FALSE, _TRUE, _branches
+
 __all__ = ["is_cuda_switch", "not_built_for_amd"]
 
-_TRUE = frozenset({"ON", "YES", "TRUE", "Y", "1"})
-_FALSE = frozenset({"OFF", "NO", "FALSE", "N", "0", "", "IGNORE", "NOTFOUND"})
 _CUDA_LAST = frozenset({"CUDA", "NVIDIA", "CUBLAS", "CUDNN", "NVCC", "CUTLASS"})
 _TARGET_COMMANDS = frozenset({"add_executable", "add_library", "cuda_add_executable", "cuda_add_library",
                               "target_sources"})
@@ -38,9 +38,6 @@ _TARGET_KEYWORDS = frozenset({"STATIC", "SHARED", "MODULE", "OBJECT", "INTERFACE
 #: What CMake sets when it finds CUDA (never on a machine without it).
 _CUDA_FOUND = ("CMAKE_CUDA_COMPILER", "CUDAToolkit_FOUND", "CUDA_FOUND", "CUDA_TOOLKIT_FOUND")
 _SOURCE = re.compile(r"\.(?:cu|cuh|c|cc|cpp|cxx|c\+\+|h|hh|hpp|hxx|inc)$", re.IGNORECASE)
-#: Variables that name a fixed directory: the CMake file's own, or the project's root.
-_HERE = ("${CMAKE_CURRENT_SOURCE_DIR}/", "${CMAKE_CURRENT_LIST_DIR}/")
-_ROOT = ("${PROJECT_SOURCE_DIR}/", "${CMAKE_SOURCE_DIR}/")
 
 
 def is_cuda_switch(name: str) -> bool:
@@ -65,12 +62,12 @@ def _options(parsed: Mapping[str, list]) -> dict[str, bool]:
 def _path(cmake_path: str, arg: str) -> str | None:
     """The project path an argument names, relative to the root, or None (another variable, outside)."""
     base = posixpath.dirname(cmake_path)
-    for prefix in _HERE:
+    for prefix in _CMAKE_HERE:
         if arg.startswith(prefix):
             arg = arg[len(prefix):]
             break
     else:
-        for prefix in _ROOT:
+        for prefix in _CMAKE_TOP:
             if arg.startswith(prefix):
                 arg, base = arg[len(prefix):], ""
                 break
@@ -121,46 +118,28 @@ def _under(path: str, dirs: tuple[str, ...]) -> bool:
 def _walk(parsed: Mapping[str, list], values: Mapping[str, bool], commands, skip: tuple[str, ...]):
     """(path → why, for those named only under a false condition; paths named under a condition that
     may hold) of ``commands`` in the CMake files not under ``skip``."""
-    from vado.scan.scope import _cond
-
     off: dict[str, str] = {}
     on: set[str] = set()
     for path in sorted(parsed):
         if _under(path, skip):
             continue
-        # Frames: [this branch's value, some branch held, the condition's text]
-        stack: list[list] = []
-        for c in parsed[path]:
+        for c, stack in _branches(parsed[path], values):
+            if c.lname not in commands:
+                continue
             args = [a.text for a in c.args]
-            if c.lname == "if":
-                v = _cond(args, values)
-                stack.append([v, v is True, " ".join(args)])
-            elif c.lname == "elseif" and stack:
-                v = _cond(args, values)
-                frame = stack[-1]
-                frame[0] = False if frame[1] else v
-                frame[1] = frame[1] or v is True
-                frame[2] = " ".join(args)
-            elif c.lname == "else" and stack:
-                frame = stack[-1]
-                frame[0] = False if frame[1] else (None if frame[0] is None else not frame[0])
-                frame[2] = f"NOT ({frame[2]})"
-            elif c.lname == "endif" and stack:
-                stack.pop()
-            elif c.lname in commands:
-                if c.lname == "add_subdirectory":
-                    named = [_path(path, args[0])] if args else []
-                    what, suffix = "adds", "/"
-                else:
-                    named = [_path(path, a) for a in args[1:] if a not in _TARGET_KEYWORDS and _SOURCE.search(a)]
-                    what, suffix = f"{c.lname}({args[0] if args else ''}) builds", ""
-                named = [p for p in named if p]
-                false = next((f for f in stack if f[0] is False), None)
-                if false is None:
-                    on.update(named)
-                    continue
-                for p in named:
-                    off.setdefault(p, f"{path} {what} {p}{suffix} only if {false[2]}, off in the ROCm build")
+            if c.lname == "add_subdirectory":
+                named = [_path(path, args[0])] if args else []
+                what, suffix = "adds", "/"
+            else:
+                named = [_path(path, a) for a in args[1:] if a not in _TARGET_KEYWORDS and _SOURCE.search(a)]
+                what, suffix = f"{c.lname}({args[0] if args else ''}) builds", ""
+            named = [p for p in named if p]
+            false = next((b for b in stack if b.holds is False), None)
+            if false is None:
+                on.update(named)
+                continue
+            for p in named:
+                off.setdefault(p, f"{path} {what} {p}{suffix} only if {false.text}, off in the ROCm build")
     return off, on
 
 

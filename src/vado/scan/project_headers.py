@@ -90,39 +90,25 @@ class ProjectHeaders:
             return None
         return (full, st) if st.st_size <= _MAX_HEADER else None
 
-    def defined_names(self, path: str, _seen: frozenset[str] = frozenset()) -> frozenset[str]:
+    def defined_names(self, path: str) -> frozenset[str]:
         """The names the header at ``path`` and the headers it includes spell a ``#define``/``#undef`` of."""
-        found = self._file(path)
-        if found is None or found[0] in _seen or len(_seen) >= _MAX_INCLUDE_DEPTH:
-            return frozenset()
-        full, st = found
-        key = (full, st.st_size, st.st_mtime_ns)
-        names = self._names.get(key)
-        if names is None:
-            from vado.scan.discover import read_regular
+        return self._gather(path, self._names, lambda data: {m.decode("latin-1") for m in _DEFINE_RE.findall(data)})
 
-            try:
-                data = read_regular(full, _MAX_HEADER + 1)
-            except OSError:
-                data = b""
-            own = set(m.decode("latin-1") for m in _DEFINE_RE.findall(data))
-            base = posixpath.dirname(path)
-            for inc in _INCLUDE_RE.findall(data):
-                target = posixpath.normpath(posixpath.join(base, inc.decode("latin-1")))
-                if not (target == ".." or target.startswith("../") or posixpath.isabs(target)):
-                    own |= self.defined_names(target, _seen | {full})
-            names = self._names[key] = frozenset(own)
-        return names
-
-    def system_includes(self, path: str, _seen: frozenset[str] = frozenset()) -> frozenset[str]:
+    def system_includes(self, path: str) -> frozenset[str]:
         """The ``<…>`` headers the header at ``path`` and the project headers it includes (quoted, found
         as :meth:`defined_names` finds them) name in an ``#include``, wherever it stands."""
+        return self._gather(path, self._system,
+                            lambda data: {m.decode("latin-1").strip() for m in _SYSTEM_INCLUDE_RE.findall(data)})
+
+    def _gather(self, path: str, memo: dict, own_of, _seen: frozenset[str] = frozenset()) -> frozenset[str]:
+        """What ``own_of(bytes)`` finds in the header at ``path`` and, through its quoted includes inside
+        the tree, in the headers it includes; memoised in ``memo`` by (file, size, mtime)."""
         found = self._file(path)
         if found is None or found[0] in _seen or len(_seen) >= _MAX_INCLUDE_DEPTH:
             return frozenset()
         full, st = found
         key = (full, st.st_size, st.st_mtime_ns)
-        names = self._system.get(key)
+        names = memo.get(key)
         if names is None:
             from vado.scan.discover import read_regular
 
@@ -130,13 +116,13 @@ class ProjectHeaders:
                 data = read_regular(full, _MAX_HEADER + 1)
             except OSError:
                 data = b""
-            own = set(m.decode("latin-1").strip() for m in _SYSTEM_INCLUDE_RE.findall(data))
+            own = set(own_of(data))
             base = posixpath.dirname(path)
             for inc in _INCLUDE_RE.findall(data):
                 target = posixpath.normpath(posixpath.join(base, inc.decode("latin-1")))
                 if not (target == ".." or target.startswith("../") or posixpath.isabs(target)):
-                    own |= self.system_includes(target, _seen | {full})
-            names = self._system[key] = frozenset(own)
+                    own |= self._gather(target, memo, own_of, _seen | {full})
+            names = memo[key] = frozenset(own)
         return names
 
     def headers_defining(self, path: str, includes: Iterable[str], names: set[str]) -> Iterator[tuple[str, str]]:

@@ -336,6 +336,51 @@ def _cond(args: list[str], values: Mapping[str, bool]) -> bool | None:
     return value
 
 
+@dataclass
+class _Branch:
+    """The open branch of one ``if()``: whether it holds in the configuration (None: undecided), whether an
+    earlier branch of the same ``if()`` held, and the command that opened it with its arguments."""
+
+    holds: bool | None
+    held: bool
+    opened_by: str  # "if", "elseif" or "else"
+    args: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        """The branch's condition as written (``NOT (…)`` of the last condition for an ``else()``)."""
+        cond = " ".join(self.args)
+        return f"NOT ({cond})" if self.opened_by == "else" else cond
+
+
+def _branches(cmds, values: Mapping[str, bool]):
+    """Each command of a CMake file with the branches open around it, ``(command, [_Branch, …])``, the
+    conditions evaluated with ``values`` (:func:`_cond`); an ``if()``/``elseif()``/``else()`` is given with
+    the branch it opens, an ``endif()`` after its ``if()`` is closed. The list is the same object throughout:
+    read it before the next step."""
+    stack: list[_Branch] = []
+    for c in cmds:
+        name = c.lname
+        if name == "if":
+            args = tuple(a.text for a in c.args)
+            v = _cond(list(args), values)
+            stack.append(_Branch(v, v is True, "if", args))
+        elif name == "elseif" and stack:
+            args = tuple(a.text for a in c.args)
+            v = _cond(list(args), values)
+            b = stack[-1]
+            b.holds = False if b.held else v
+            b.held = b.held or v is True
+            b.opened_by, b.args = "elseif", args
+        elif name == "else" and stack:
+            b = stack[-1]
+            b.holds = False if b.held else (None if b.holds is None else not b.holds)
+            b.opened_by = "else"
+        elif name == "endif" and stack:
+            stack.pop()
+        yield c, stack
+
+
 def _hip_string_test(args: list[str]) -> tuple[str, str] | None:
     """``(VAR, value)`` for an ``if()`` that compares a variable with a HIP/ROCm value (``${COMPUTE_BACKEND}
     STREQUAL "hip"``), else None."""
@@ -416,22 +461,9 @@ def _cmake_sources(path: str, cmds, files: frozenset[str],
     hip: list[str] = []
     named: list[str] = []
     off: list[str] = []
-    truth = dict(values_on or {})
-    stack: list[list] = []  # (this branch holds, some branch of this if() held)
-    for c in cmds:
+    for c, stack in _branches(cmds, dict(values_on or {})):
         args = [a.text for a in c.args]
-        if c.lname == "if":
-            v = _cond(args, truth)
-            stack.append([v, v is True])
-        elif c.lname == "elseif" and stack:
-            v = _cond(args, truth)
-            stack[-1][0] = False if stack[-1][1] else v
-            stack[-1][1] = stack[-1][1] or v is True
-        elif c.lname == "else" and stack:
-            stack[-1][0] = False if stack[-1][1] else (None if stack[-1][0] is None else not stack[-1][0])
-        elif c.lname == "endif" and stack:
-            stack.pop()
-        dead = any(f[0] is False for f in stack)
+        dead = any(b.holds is False for b in stack)
         if dead and c.lname in ("set", "list", "file"):
             # What a branch the AMD configuration does not take would assign does not happen there.
             for a in expand(args):
@@ -559,34 +591,17 @@ def _cmake_hip(texts: Mapping[str, str], hip_dirs: set[str], arches: str,
     undecided: list[str] = []
     for path in sorted(texts):
         hip_file = path in hip_files
-        # A frame: (this branch holds, some branch of this if() held, the branch is the switch's).
-        stack: list[list] = []
-        for c in parsed[path]:
-            args = [a.text for a in c.args]
-            if c.lname == "if":
-                v = _cond(args, values)
-                stack.append([v, v is True, switch != "" and args == [switch]])
-            elif c.lname == "elseif" and stack:
-                frame = stack[-1]
-                v = _cond(args, values)
-                frame[0] = False if frame[1] else v
-                frame[1] = frame[1] or v is True
-                frame[2] = False
-            elif c.lname == "else" and stack:
-                frame = stack[-1]
-                frame[0] = False if frame[1] else (None if frame[0] is None else not frame[0])
-                frame[2] = False
-            elif c.lname == "endif" and stack:
-                stack.pop()
-            else:
-                found = _definitions(c)
-                if not found or not (hip_file or any(f[2] for f in stack)):
-                    continue
-                holds = [f[0] for f in stack]
-                if all(h is True for h in holds):
-                    defines.extend(found)
-                elif False not in holds:
-                    undecided.extend(found)
+        for c, stack in _branches(parsed[path], values):
+            found = _definitions(c)
+            # In a HIP build file, or in the switch's own branch (its if(), not an elseif()/else()).
+            if not found or not (hip_file or any(b.opened_by == "if" and switch != "" and b.args == (switch,)
+                                                 for b in stack)):
+                continue
+            holds = [b.holds for b in stack]
+            if all(h is True for h in holds):
+                defines.extend(found)
+            elif False not in holds:
+                undecided.extend(found)
     archvar = next((v for v in _ARCH_VARS if any(re.search(rf"\b{v}\b", t) for t in texts.values())),
                    "CMAKE_HIP_ARCHITECTURES")
     on = f"={string_switch[1]}" if string_switch is not None else "=ON"
