@@ -362,6 +362,30 @@ def _fixed_time_shim(work: Path) -> Path | None:
     return lib if proc.returncode == 0 else None
 
 
+#: A program's own check failing (HeCBench prints "verify = FAIL", "FAILED"): an original that prints it is no
+#: baseline, and it may stop early on it (bscan breaks out of its repetitions at the first mismatch), so its run
+#: time says nothing about the port's.
+OWN_CHECK_FAILED = re.compile(r"\bFAIL(?:ED|URE)?\b")
+OWN_CHECK_PASSED = re.compile(r"\bPASS(?:ED)?\b")
+
+
+def own_check_failed(run_result: dict) -> str | None:
+    """The first output line of ``run_result`` in which the program says its own check failed, or None."""
+    for line in run_result["stdout"].splitlines():
+        if OWN_CHECK_FAILED.search(line):
+            return line.strip()[:200]
+    return None
+
+
+def own_check(run_result: dict) -> str:
+    """What a program's own check says: "failed", "passed" (a PASS line and no FAIL line), "timed out" or "none"."""
+    if run_result["timed_out"]:
+        return "timed out"
+    if own_check_failed(run_result):
+        return "failed"
+    return "passed" if OWN_CHECK_PASSED.search(run_result["stdout"]) else "none"
+
+
 def compare(o1: dict, o2: dict, port: dict, rtol: float, atol: float, ignore: str = TIMING,
             device_printf: list[str] | None = None) -> dict:
     """The verdict for one port: pass, fail (with the first difference), inconclusive, or original-failed;
@@ -375,6 +399,10 @@ def compare(o1: dict, o2: dict, port: dict, rtol: float, atol: float, ignore: st
         return {"status": "original-failed", "why": f"original exit {o1['rc']}" + (" (timeout)" if o1["timed_out"] else "")}
     if o2["rc"] != o1["rc"]:
         return {"status": "inconclusive", "why": "the original's two runs exit differently"}
+    failed = own_check_failed(o1)
+    if failed:  # matching a failing original proves nothing; the port's own check is reported
+        return {"status": "original-failed", "why": f"the original's own check fails: {failed}",
+                "port_own_check": own_check(port)}
     if port["timed_out"]:
         return {"status": "inconclusive", "why": "the port timed out (a divergent wave-wide cross-lane call)"}
     if port["rc"] != 0:
@@ -457,6 +485,8 @@ def run(args) -> None:
         # The emulation is slower than the hardware it stands for (a wave-wide call is a handshake through
         # shared memory, a barrier is two): the port gets 50x the original's time.
         port_timeout = min(args.timeout * 3, max(30.0, 50 * max(o1["seconds"], o2["seconds"])))
+        if own_check_failed(o1):  # it may have stopped at its first mismatch: its time is no measure
+            port_timeout = args.timeout * 3
         for v in ("vado", "hipify"):
             if stopped.get(v):
                 res["status"][v] = {"status": "stopped", "why": stopped[v]}
@@ -529,6 +559,8 @@ def summary(doc: dict) -> str:
             s = r["status"][v]
             if isinstance(s, dict) and s["status"] != "pass":
                 extra = s.get("why") or json.dumps(s.get("first_difference"))[:200]
+                if s.get("port_own_check"):
+                    extra += f"; the port's own check: {s['port_own_check']}"
                 kern = f" [kernels: {', '.join(s.get('kernels', [])[:4])}]" if s.get("kernels") else ""
                 lines.append(f"      {v}: {extra}{kern}")
     for v in ("vado", "hipify"):

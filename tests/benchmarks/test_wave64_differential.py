@@ -135,3 +135,21 @@ def test_the_time_shim_pins_time_for_a_run_and_only_for_it(tmp_path):
     pinned = [d._run(prog, "", 30, lib)["stdout"] for _ in range(2)]
     assert pinned[0] == pinned[1] and pinned[0].startswith("1700000000 ")
     assert not d._run(prog, "", 30)["stdout"].startswith("1700000000 ")
+
+
+def test_an_original_whose_own_check_fails_is_no_baseline():
+    # HeCBench bscan's original passes __ballot_sync a mask without the calling lane (lanemask_lt): on an H200 it
+    # prints "verify = FAIL" and breaks out of its repetitions, where vado's port passes every one. A port that
+    # printed the same FAIL would have "passed" the comparison; neither output is evidence, the port's own check is.
+    d = _module()
+    orig = "Block size = 64, ratio of valid elements = 0.49, verify = FAIL\n"
+    port = ("Block size = 64, ratio of valid elements = 0.49, verify = PASS\nAverage execution time: 3.1 (us)\n")
+    verdict = d.compare(_run_of(orig), _run_of(orig), _run_of(port), 1e-3, 1e-5)
+    assert verdict == {"status": "original-failed", "why": "the original's own check fails: " + orig.strip(),
+                       "port_own_check": "passed"}
+    assert d.compare(_run_of(orig), _run_of(orig), _run_of(orig), 1e-3, 1e-5)["port_own_check"] == "failed"
+    timed_out = {**_run_of(""), "timed_out": True}
+    assert d.compare(_run_of(orig), _run_of(orig), timed_out, 1e-3, 1e-5)["port_own_check"] == "timed out"
+    # words that only contain the letters, and a passing original, are compared as before
+    assert d.own_check_failed(_run_of("FAILSAFE mode off\nPASS\n")) is None
+    assert d.compare(_run_of(port), _run_of(port), _run_of(port), 1e-3, 1e-5)["status"] == "pass"

@@ -96,21 +96,72 @@ def test_the_checks_compile(tmp_path):
     assert proc.returncode == 0, proc.stderr[-4000:]
 
 
-@requires_nvcc
-@pytest.mark.parametrize("body,message", [
+#: What HIP 7.2.4 rejects at compile time, with the word nvcc's error names under the emulation: tiles over 64
+#: threads, labeled_partition, thread_block::dim_threads (and block_dim: HIP's name is group_dim), cooperative_groups::
+#: reduce (a port gets vado's local one), a tile's numThreads (private in HIP), match_any/match_all of a type other
+#: than a 4- or 8-byte integer or floating-point number (HIP's static_assert), a shuffle of a type HIP's __shfl
+#: has no overload for.
+HIP_REJECTS = [
     ("auto t = cg::tiled_partition<128>(block); out[0] = t.size();", "wavefront size"),
     ("cg::thread_block_tile<256> t = cg::tiled_partition<256>(block); out[0] = t.size();",
      "greater than the wavefront size"),
     ("auto w = cg::tiled_partition<32>(block); auto l = cg::labeled_partition(w, out[0]); out[1] = l.size();",
      "labeled_partition"),
     ("out[0] = block.dim_threads().x;", "dim_threads"),
+    ("out[0] = block.block_dim().x;", "block_dim"),
     ("auto w = cg::tiled_partition<32>(block); out[0] = cg::reduce(w, 1, cg::plus<int>());", "reduce"),
-])
+    ("out[0] = cg::thread_block_tile<64>::numThreads;", "numThreads"),
+    ("auto w = cg::tiled_partition<16>(block); out[0] = (int)w.match_any((short)out[1]);", "T can be int"),
+    ("auto c = cg::coalesced_threads(); int p; out[0] = (int)c.match_all((char)out[1], p);", "T can be int"),
+    # an 8-byte struct (it fitted the emulation's words until the shuffles took HIP's types only)
+    ("float2 f = make_float2(1, 2); auto t = cg::tiled_partition<64>(block); f = t.shfl(f, 1); out[0] = (int)f.y;",
+     '"vado_w64_shfl" matches the argument list'),
+    ("float2 f = make_float2(1, 2); auto c = cg::coalesced_threads(); f = c.shfl(f, 1); out[0] = (int)f.y;",
+     "no matching function for call to '__shfl'"),
+]
+
+
+@requires_nvcc
+@pytest.mark.parametrize("body,message", HIP_REJECTS)
 def test_what_hip_lacks_does_not_compile_here_either(tmp_path, body, message):
-    # HIP 7.2.4 has no tile over 64 threads, no labeled_partition, no thread_block::dim_threads and no
-    # cooperative_groups::reduce (a port gets vado's local one): the emulation rejects them as hipcc does.
+    # the emulation rejects them as hipcc does (test_rocm_hipcc_rejects_the_same_bodies shows hipcc's side)
     proc = _small(tmp_path, body)
     assert proc.returncode != 0 and message in proc.stderr, proc.stderr[-3000:]
+
+
+ROCM_HIPCC = Path(os.environ.get("VADO_ROCM72_HIPCC", "/var/cache/vado/rocm-7.2.4/bin/hipcc"))
+requires_rocm = pytest.mark.skipif(not (ROCM_HIPCC.is_file() and os.access(ROCM_HIPCC, os.X_OK))
+                                   and os.environ.get("VADO_REQUIRE_ROCM") != "1",
+                                   reason="ROCm 7.2.4 hipcc not installed (scripts/rocm-toolchain.sh)")
+
+
+def _hipcc(src: Path, arch: str = "gfx942") -> subprocess.CompletedProcess:
+    return subprocess.run([str(ROCM_HIPCC), f"--offload-arch={arch}", "-x", "hip", "-c", str(src), "-o",
+                           str(src.with_suffix(f".{arch}.o"))], capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.hipcc
+@requires_rocm
+@pytest.mark.parametrize("body,message", HIP_REJECTS)
+def test_rocm_hipcc_rejects_the_same_bodies(tmp_path, body, message):
+    src = tmp_path / "small.hip"
+    src.write_text(SMALL.replace("BODY", body))
+    proc = _hipcc(src)
+    assert proc.returncode != 0 and "error:" in proc.stderr, proc.stderr[-3000:]
+
+
+@pytest.mark.hipcc
+@requires_rocm
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+def test_the_checks_compile_with_rocm_hipcc(tmp_path, arch):
+    # The checks program (as vado ports it: the local reduce in place of <cooperative_groups/reduce.h>) is HIP
+    # code that ROCm 7.2.4 builds for a wave64 GPU: every group, member and return type it uses is HIP's
+    # (its static_asserts: 64-bit ballot and match masks). That it computes what the expectations say on AMD
+    # is shown only by running it there; here it runs on the emulation (test_hip_cooperative_groups_semantics_...).
+    src = tmp_path / CHECKS.name
+    src.write_text(_as_vado_ports_it(CHECKS.read_text()))
+    proc = _hipcc(src, arch)
+    assert proc.returncode == 0, proc.stderr[-4000:]
 
 
 @requires_nvcc
@@ -178,7 +229,16 @@ def test_a_tile_shuffle_of_a_vector_type_is_rejected_as_hipcc_does(tmp_path):
     # emulation must not build what hipcc rejects; the scalar sizes HIP has keep building.
     proc = _small(tmp_path, "uint4 u = make_uint4(1, 2, 3, 4); auto t = cg::tiled_partition<32>(block);\n"
                             "  u = t.shfl_xor(u, 1); out[0] = (int)u.w;")
-    assert proc.returncode != 0 and "cross-lane values are 1, 2, 4 or 8 bytes" in proc.stderr, proc.stderr[-3000:]
+    assert proc.returncode != 0 and '"vado_w64_shfl_xor" matches the argument list' in proc.stderr, proc.stderr[-3000:]
+    # an 8-byte struct too: HIP_REJECTS
+    # a program's own __shfl_xor for its type is found, as HIP's unqualified call finds it
+    src = tmp_path / "own.hip"
+    src.write_text(SMALL.replace("__global__", "struct Pair { int a, b; };\n__device__ Pair __shfl_xor(Pair p, int m, int w) {\n"
+                                 "  return {__shfl_xor(p.a, m, w), __shfl_xor(p.b, m, w)};\n}\n__global__")
+                   .replace("BODY", "auto t = cg::tiled_partition<32>(block); Pair p = {out[0], out[1]};\n"
+                                    "  p = t.shfl_xor(p, 1); out[0] = p.a + p.b;"))
+    proc = _compile(tmp_path, src, 64, "own.o")
+    assert proc.returncode == 0, proc.stderr[-3000:]
     proc = _small(tmp_path, "auto t = cg::tiled_partition<32>(block); double d = t.shfl_xor(1.0, 1);\n"
                             "  long long l = __shfl(7ll, 40); out[0] = (int)d + (int)l + t.shfl_xor(out[1], 3);")
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -12,6 +12,8 @@
 #include <hip/hip_cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include <stdio.h>
+#include <type_traits>
+#include <utility>
 #include <vector>
 namespace cg = cooperative_groups;
 
@@ -200,6 +202,95 @@ __global__ void k_reduce_coalesced(u64* out) {
   }
 }
 
+// ---- rows of the table in data/hip_on_cuda_wave64_cg.cuh not checked above
+// The return types HIP 7.2.4 declares (64-bit lane masks), checked at compile time here and by hipcc.
+static_assert(std::is_same<decltype(std::declval<cg::thread_block_tile<64>&>().ballot(1)), unsigned long long>::value,
+              "tile ballot: unsigned long long");
+static_assert(std::is_same<decltype(std::declval<cg::thread_block_tile<16>&>().match_any(1)), unsigned long long>::value,
+              "tile match_any: unsigned long long");
+static_assert(std::is_same<decltype(std::declval<cg::coalesced_group&>().ballot(1)), unsigned long long>::value,
+              "coalesced ballot: unsigned long long");
+static_assert(std::is_same<decltype(std::declval<cg::coalesced_group&>().match_all(1.0, std::declval<int&>())),
+                           unsigned long long>::value, "coalesced match_all: unsigned long long");
+static_assert(std::is_same<lane_mask, unsigned long long>::value, "lane_mask is 64 bits");
+
+__global__ void k_tile32_info(u64* out) {
+  cg::thread_block_tile<32> w = cg::tiled_partition<32>(cg::this_thread_block());
+  out[tid()] = w.size() * 10000ull + w.thread_rank() * 100ull + w.meta_group_rank() * 10ull + w.meta_group_size();
+}
+__global__ void k_tile_xor_upper(u64* out) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<32> w = cg::tiled_partition<32>(block);
+  cg::thread_block_tile<8> t8 = cg::tiled_partition<8>(block);
+  int t = (int)tid();
+  out[tid()] = (u64)w.shfl_xor(t, 32u) * 1000ull + (u64)t8.shfl_xor(t, 40u);
+}
+__global__ void k_tile_out_of_range(u64* out) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<64> w = cg::tiled_partition<64>(block);
+  cg::thread_block_tile<16> q = cg::tiled_partition<16>(block);
+  int t = (int)tid();
+  out[tid()] = (u64)q.shfl(t, 19) * 1000000000000ull + (u64)q.shfl(t, -1) * 1000000000ull +
+               (u64)q.shfl_down(t, 20u) * 1000000ull + (u64)q.shfl_up(t, 17u) * 1000ull + (u64)w.shfl(t, 69);
+}
+__global__ void k_match_values(u64* out) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<64> w = cg::tiled_partition<64>(block);
+  cg::thread_block_tile<16> q = cg::tiled_partition<16>(block);
+  float z = lane() % 2 ? -0.0f : 0.0f;
+  u64 any_zero = w.match_any(z);
+  int all_pred = 0;
+  u64 all_zero = w.match_all(z, all_pred);
+  double zero = (double)(lane() > 100);
+  double d = lane() == 5 ? zero / zero : 1.0;  // a NaN in lane 5
+  int nan_pred = 1;
+  u64 all_nan = w.match_all(d, nan_pred);
+  u64 sixteen = q.match_any((int)(q.thread_rank() / 4));
+  out[tid()] = (any_zero == ~0ull) + (all_zero == ~0ull) * 2ull + all_pred * 4ull + (all_nan == 0ull) * 8ull +
+               (nan_pred == 0) * 16ull + (sixteen << 5);
+}
+__global__ void k_coalesced_odd_values(u64* out) {
+  if (lane() % 2 == 1) {
+    cg::coalesced_group g = cg::coalesced_threads();
+    u64 same = g.match_any((int)(lane() / 8));
+    u64 b = g.ballot(lane() % 4 == 1);
+    out[tid()] = ((u64)(b == 0x55555555ull) << 63) | ((u64)g.shfl((int)tid(), 33) << 32) | same;
+  } else {
+    out[tid()] = 7;
+  }
+}
+__global__ void k_groups_as_thread_group(u64* out) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_group g32 = cg::tiled_partition(block, 32);
+  cg::thread_group sub = cg::tiled_partition(cg::tiled_partition(block, 64), 16);
+  cg::thread_group me = cg::this_thread();
+  cg::thread_group cs = cg::coalesced_threads();  // HIP sets only the coalesced size: thread_group::size() is 0
+  dim3 dims = block.group_dim();
+  out[tid()] = g32.size() * 1000000000000ull + g32.thread_rank() * 10000000000ull + sub.size() * 100000000ull +
+               sub.thread_rank() * 1000000ull + me.size() * 100000ull + me.thread_rank() * 10000ull + cs.size() * 100ull +
+               cs.thread_rank() + (dims.x == 96 && dims.y == 1 ? 0ull : 1ull << 60);
+}
+
+// reduce with an associative op that is not commutative (composition of x -> a*x + b, unsigned wrapping)
+struct Affine {
+  unsigned int a, b;
+};
+__device__ __host__ Affine compose(Affine f, Affine g) { return {f.a * g.a, f.b * g.a + g.b}; }  // g after f
+__device__ __host__ Affine affine_of(unsigned int t) { return {2u * t + 3u, t + 1u}; }
+__device__ __host__ u64 packed(Affine f) { return ((u64)f.a << 32) | f.b; }
+__global__ void k_reduce_order_tile(u64* out) {
+  cg::thread_block_tile<64> w = cg::tiled_partition<64>(cg::this_thread_block());
+  out[tid()] = packed(cg::reduce(w, affine_of(tid()), compose));
+}
+__global__ void k_reduce_order_coalesced(u64* out) {
+  if (lane() % 2 == 1 || lane() < 8) {
+    cg::coalesced_group g = cg::coalesced_threads();
+    out[tid()] = packed(cg::reduce(g, affine_of(tid()), compose));
+  } else {
+    out[tid()] = 7;
+  }
+}
+
 template <class Kernel>
 static std::vector<u64> run(Kernel k, int threads) {
   u64* d = nullptr;
@@ -319,6 +410,65 @@ int main() {
     want[t] = t % 2 ? (u64)(base + 63) * 1000000000ull + 32ull * 10000000ull + (u64)wide * 10ull + 4 : 7;
   }
   expect("reduce over coalesced_threads(), a struct, a double, tiled_partition(g, 4)", run(k_reduce_coalesced, n), want);
+
+  // ---- the rows added with the table
+  want.resize(96);
+  for (int t = 0; t < 96; ++t) want[t] = 32 * 10000ull + (t % 32) * 100ull + (t / 32) * 10ull + 3;
+  expect("tile<32> in a block of 96: meta_group_rank/size 3", run(k_tile32_info, 96), want);
+  want.resize(n);
+  for (int t = 0; t < n; ++t) {
+    int l = t % 64, base = t - l;
+    want[t] = (u64)(l < 32 ? t : t - 32) * 1000ull + (u64)(l < 32 ? t : base + ((l - 32) ^ 8));
+  }
+  expect("tile shfl_xor with lane mask bit 5: upper lanes read the lower half (HIP's index bound)",
+         run(k_tile_xor_upper, n), want);
+  for (int t = 0; t < n; ++t) {
+    int l = t % 64, base = t - l, q = t & ~15;
+    want[t] = (u64)(q + 3) * 1000000000000ull + (u64)(q + 15) * 1000000000ull + (u64)t * 1000000ull +
+              (u64)t * 1000ull + (u64)(base + 5);
+  }
+  expect("tile shuffles out of range: srcRank mod size, shfl_down/up past the tile keep the own value",
+         run(k_tile_out_of_range, n), want);
+  for (int t = 0; t < n; ++t) want[t] = 31ull + ((0xfull << (4 * ((t % 16) / 4))) << 5);
+  expect("match_any/match_all compare with ==: -0.0 matches 0.0, a NaN fails match_all; tile<16> masks packed",
+         run(k_match_values, n), want);
+  for (int t = 0; t < n; ++t) {
+    int l = t % 64, base = t - l;
+    want[t] = l % 2 ? (1ull << 63) | ((u64)(base + 3) << 32) | (0xfull << (4 * (l / 8))) : 7;
+  }
+  expect("coalesced match_any, ballot packed by rank, shfl(srcRank mod size)", run(k_coalesced_odd_values, n), want);
+  want.resize(96);
+  for (int t = 0; t < 96; ++t) {
+    int l = t % 64;
+    want[t] = 32 * 1000000000000ull + (t % 32) * 10000000000ull + 16 * 100000000ull + (t % 16) * 1000000ull +
+              1 * 100000ull + 0 * 10000ull + 0 * 100ull + l;
+  }
+  expect("groups as thread_group: dynamic tiles, a tile of a run-time tile, this_thread(), coalesced size 0",
+         run(k_groups_as_thread_group, 96), want);
+  want.resize(n);
+  for (int w0 = 0; w0 < n; w0 += 64) {
+    Affine acc[64], next[64];
+    for (int l = 0; l < 64; ++l) acc[l] = affine_of(w0 + l);
+    for (int o = 32; o > 0; o /= 2) {  // CUDA's and vado's tile reduce: a butterfly of shfl_xor
+      for (int l = 0; l < 64; ++l) next[l] = compose(acc[l], acc[l ^ o]);
+      for (int l = 0; l < 64; ++l) acc[l] = next[l];
+    }
+    for (int l = 0; l < 64; ++l) want[w0 + l] = packed(acc[l]);
+  }
+  expect("reduce over tile<64> with a non-commutative op: the butterfly's order per lane", run(k_reduce_order_tile, n),
+         want);
+  for (int w0 = 0; w0 < n; w0 += 64) {
+    bool first = true;
+    Affine acc = {1u, 0u};
+    for (int l = 0; l < 64; ++l) {
+      if (!(l % 2 == 1 || l < 8)) continue;
+      acc = first ? affine_of(w0 + l) : compose(acc, affine_of(w0 + l));
+      first = false;
+    }
+    for (int l = 0; l < 64; ++l) want[w0 + l] = (l % 2 == 1 || l < 8) ? packed(acc) : 7;
+  }
+  expect("reduce over a coalesced group with a non-commutative op: rank order, every member",
+         run(k_reduce_order_coalesced, n), want);
 
   printf("%d failures\n", failures);
   return failures ? 1 : 0;

@@ -35,6 +35,7 @@
 #pragma once
 #include <cuda_runtime.h>
 #include <stdio.h>
+#include <type_traits>
 
 #define VADO_WAVE_SIZE 64
 
@@ -289,12 +290,19 @@ __device__ __forceinline__ T shfl_down(T var, unsigned int delta, int width = 64
   index = (int)((self & (width - 1)) + delta) >= width ? self : index;
   return permute(var, index, width <= 32);
 }
+// HIP bounds the xor index above only (index >= the end of the caller's segment reads the caller's own lane):
+// with a mask that has bit 5 set (32..63), a lane of the upper half reads a lane of the lower half (lane 40,
+// width 8 or 32, mask 32 reads lane 8), and a negative mask reads lane index & 63. Such a mask goes over the
+// wave even for a width <= 32.
+__device__ __forceinline__ bool xor_stays_in_half(int lane_mask, int width) {
+  return width <= 32 && lane_mask >= 0 && ((lane_mask & 32) == 0 || lane_mask >= 64);
+}
 template <class T>
 __device__ __forceinline__ T shfl_xor(T var, int lane_mask, int width = 64) {
   int self = (int)lane();
   int index = self ^ lane_mask;
   index = index >= ((self + width) & ~(width - 1)) ? self : index;
-  return permute(var, index, width <= 32);
+  return permute(var, index, xor_stays_in_half(lane_mask, width));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -382,7 +390,25 @@ __device__ __forceinline__ void syncwarp(MaskT mask) {
   __syncwarp(__activemask());
 }
 
-// __match_any_sync / __match_all_sync over the lanes of `mask`.
+// HIP's __match_any/__match_all compare values with ==, not bits (amd_warp_sync_functions.h): for float and
+// double, -0.0 matches 0.0, and NaN matches nothing (__match_any then loops for ever: the emulation traps;
+// __match_all gives 0 and pred false). `canonical` makes == into equality of bits: every zero is +0.
+template <class T>
+__device__ __forceinline__ T canonical(T value) {
+  if (std::is_floating_point<T>::value && value == T(0)) return T(0);
+  return value;
+}
+template <class T>
+struct match_type {
+  static constexpr bool value = (std::is_integral<T>::value || std::is_floating_point<T>::value) && (sizeof(T) == 4 || sizeof(T) == 8);
+};
+#define VADO_W64_MATCH_TYPE_CHECK(T)                                                                \
+  static_assert(vado_w64::match_type<T>::value,                                                    \
+                "T can be int, unsigned int, long, unsigned long, long long, unsigned "            \
+                "long long, float or double (HIP's __match_any/__match_all, emulated by vado)")
+
+// __match_any_sync / __match_all_sync over the lanes of `mask` (bits of `value` compared: the callers make
+// floating-point values canonical first).
 template <class T>
 __device__ __forceinline__ unsigned long long match_any(unsigned long long mask, T value) {
   Words<T> in(value);
@@ -409,15 +435,20 @@ __device__ __forceinline__ unsigned long long match_any(unsigned long long mask,
 template <class MaskT, class T>
 __device__ __forceinline__ unsigned long long match_any_sync(MaskT mask, T value) {
   VADO_W64_MASK_CHECK(MaskT);
+  VADO_W64_MATCH_TYPE_CHECK(T);
   check_mask((unsigned long long)mask);
-  return match_any((unsigned long long)mask, value);
+  if (value != value) fail("__match_any_sync of a NaN (HIP's __match_any never finishes: NaN == NaN is false)");
+  return match_any((unsigned long long)mask, canonical(value));
 }
 template <class MaskT, class T>
 __device__ __forceinline__ unsigned long long match_all_sync(MaskT mask, T value, int* pred) {
   VADO_W64_MASK_CHECK(MaskT);
+  VADO_W64_MATCH_TYPE_CHECK(T);
   unsigned long long m = (unsigned long long)mask;
   check_mask(m);
-  unsigned long long same = match_any(m, value);
+  unsigned long long same = match_any(m, canonical(value));
+  // A NaN in the group: HIP's __all(first == value) is false.
+  if (std::is_floating_point<T>::value && ballot_sync(m, value != value) != 0ull) same = 0ull;
   *pred = same == m;
   return same == m ? m : 0ull;
 }
@@ -470,12 +501,25 @@ VADO_W64_REDUCE(xor, Xor)
 
 // The HIP names lead (through function-like macros, which win over CUDA's own 32-lane functions of the
 // same names and leave other uses of a name alone, e.g. a type called __any in a C++ library) to global
-// functions: an overload set a program may add to, as it may add to HIP's (its own __shfl_down for float4,
-// which the size condition below leaves to it).
+// functions: an overload set a program may add to, as it may add to HIP's (its own __shfl_down for float4 or
+// float2, which the type condition below leaves to it). The shuffles take what HIP's overloads take (arithmetic
+// types and unscoped enums, through promotion, and the half and bfloat16 types): HIP has no __shfl for a
+// float2 or a struct, so neither does the emulation (a cooperative group's shfl reaches these too).
+struct __half;
+struct __half2;
+struct __nv_bfloat16;
+struct __nv_bfloat162;
 template <bool B, class T> struct vado_w64_enable {};
 template <class T> struct vado_w64_enable<true, T> { typedef T type; };
-#define VADO_W64_IF_FITS(T) \
-  typename vado_w64_enable<sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8, T>::type
+template <class T>
+struct vado_w64_hip_shfl_type {
+  static constexpr bool value =
+      (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8) &&
+      (std::is_arithmetic<T>::value || (std::is_enum<T>::value && std::is_convertible<T, int>::value) ||
+       std::is_same<T, ::__half>::value || std::is_same<T, ::__half2>::value ||
+       std::is_same<T, ::__nv_bfloat16>::value || std::is_same<T, ::__nv_bfloat162>::value);
+};
+#define VADO_W64_IF_FITS(T) typename vado_w64_enable<vado_w64_hip_shfl_type<T>::value, T>::type
 __device__ __forceinline__ unsigned int vado_w64_lane_id() { return vado_w64::lane_id(); }
 __device__ __forceinline__ unsigned long long vado_w64_ballot(int p) { return vado_w64::ballot(p); }
 __device__ __forceinline__ unsigned long long vado_w64_activemask() { return vado_w64::activemask(); }

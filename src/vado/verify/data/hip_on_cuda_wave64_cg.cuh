@@ -6,27 +6,74 @@
 // `cooperative_groups` is a macro for vado_w64_cg below (pushed away around CUDA library headers, which keep
 // CUDA's own cooperative groups).
 //
-// What HIP does on a 64-lane wavefront (ROCm 7.2.4, hip/amd_detail/amd_hip_cooperative_groups.h and
-// hip_cooperative_groups_helper.h; the semantics are HIP's, the code is vado's):
-//   - thread_block_tile<N> and tiled_partition<N> take N a power of 2 up to 64 (the wavefront); a bigger N is a
-//     compile error, as in HIP. A tile's thread_rank() is the block rank mod N; shfl, shfl_up, shfl_down,
-//     shfl_xor are __shfl*(v, x, N); ballot, any, all, match_any, match_all use the tile's lanes of the wave
-//     as the mask (build_mask) and ballot/match_* return the bits packed from bit 0 (adjust_mask), so a
-//     64-lane tile's ballot is 64 bits. meta_group_rank() is the parent's rank / N, meta_group_size() the
-//     parent's size / N rounded up.
-//   - tiled_partition(group, n) (a size known at run time) returns a thread_group (thread_block, thread_group
-//     parents) or a tiled_group whose size() is n except for the last, partial tile of a block (the rest);
-//     n must be a power of 2 up to 64 (otherwise HIP asserts: here the kernel traps).
-//   - coalesced_threads() is the wave's active lanes (EXEC: both halves of the emulated wave), size() their
-//     count (up to 64), thread_rank() the count of active lanes below the caller; shfl(v, r) reads the r-th
-//     member, shfl_down/shfl_up the member delta ranks away (the caller's own value where there is none);
-//     tiled_partition(coalesced, n) and binary_partition(coalesced or tile, pred) give coalesced groups.
-//   - sync() of a tile or coalesced group: HIP only fences (the wave runs in lock step); the emulation makes
-//     the two warps of a wave meet there when the group spans both.
-//   - Not in HIP 7.2.4, so not here either (a port using them does not compile, as on AMD): labeled_partition,
-//     cooperative_groups::reduce and the function objects (vado port writes a local reduce, vado.port.compat),
-//     inclusive_scan/exclusive_scan, invoke_one, memcpy_async, block_tile_memory, this_cluster;
-//     multi_grid_group (CUDA 13 has none to run it on) is not emulated.
+// What HIP does on a 64-lane wavefront, call by call (ROCm 7.2.4: hip/amd_detail/amd_hip_cooperative_groups.h,
+// hip_cooperative_groups_helper.h, amd_warp_functions.h, amd_warp_sync_functions.h, amd_device_functions.h; the
+// semantics are HIP's, the code is vado's), audited line by line against those headers. [check] names the expect()
+// of tests/verify/cg_emulation/cg_wave64_checks.hip that asserts the row when it runs on an NVIDIA GPU
+// (benchmarks/wave64_device.sh; expectations worked out from HIP's code, not measured on AMD); [hipcc+nvcc] rows
+// are compile-time facts tested without a GPU by tests/verify/test_cg_emulation.py (HIP_REJECTS: rejected by the
+// emulation with nvcc and by ROCm 7.2.4's hipcc; the checks program itself compiles with hipcc for gfx942/gfx950).
+//
+// tiled_partition<N>(block or tile<M>), thread_block_tile<N>  (N a power of 2 <= 64; N > 64 or N > M: static_assert
+//     [hipcc+nvcc]; numThreads is private [hipcc+nvcc])
+//   size() N; thread_rank() = linear block rank & (N-1)                        [check tile<64>: size 64, rank ...]
+//   meta_group_rank() = parent.thread_rank() / N, meta_group_size() = ceil(parent.num_threads() / N); parent a
+//     tile<M>: (rank & (M-1)) / N and M / N; kept by the conversion to thread_block_tile<N> (void parent)
+//                                                    [check tile<64>: ..., tile<32> in a block of 96, tile<16> of tile<64>]
+//   shfl(v, r) = __shfl(v, r, N): lane (r & (N-1)) of the caller's N-lane segment (r >= N or r < 0 wrap)
+//   shfl_down(v, d): lane + d, the caller's own value when (lane & (N-1)) + d >= N
+//   shfl_up(v, d): lane - d, the caller's own value below the segment's first lane
+//                                                    [check tile<64>: shfl ..., tile shuffles out of range]
+//   shfl_xor(v, m): lane ^ m, the own value only when that is at or past the segment's end: a mask with bit 5
+//     lets an upper-half lane read the lower half (lane 40 of a tile<32> or tile<8>, m = 32 or 40, reads lane
+//     40 ^ m); m < 0 reads lane (lane ^ m) & 63          [check tile<64>: shfl_xor 33, tile shfl_xor with lane mask bit 5]
+//   value types: those __shfl has overloads for (arithmetic through promotion, __half, __half2, bfloat16) or a
+//     program's own __shfl* overload (found by the unqualified call); float2, uint4, structs do not compile [hipcc+nvcc]
+//   ballot(p) -> unsigned long long: the tile's lanes of the wave (build_mask: N bits at ((rank % 64) / N) * N)
+//     packed from bit 0 (adjust_mask); N = 64 gives all 64 bits        [check tile<64>: ballot is 64 bits, tile<32> ...]
+//   any(p) / all(p): __ballot_sync(build_mask, p) != 0 / == build_mask   [check tile any/all (64 and 8 lanes)]
+//   match_any(v) -> unsigned long long: lanes of the tile whose value == v, packed; match_all(v, pred): all ones
+//     packed (N bits) and pred 1 when every lane's value == the first's, else 0 and pred 0. == on the type:
+//     -0.0 matches 0.0, a NaN matches nothing (match_all 0; HIP's match_any never ends: the emulation traps);
+//     v a 4- or 8-byte integer or floating type only [hipcc+nvcc]
+//                                        [check tile<64>: match_any and match_all, match_any/match_all compare with ==]
+//   sync(): a fence (lock step); here the tile's warps meet                [check tile<64>.sync() orders shared ...]
+// tiled_partition(parent, n) (run time; n a power of 2 <= 64, else HIP's __hip_assert traps unless NDEBUG: the
+//     emulation always traps)
+//   of a thread_block: a thread_group (type tiled) whose size() is n, or the rest of the block for the last tile;
+//     thread_rank() = block rank & (n-1)            [check tiled_partition(block, 64) in a block of 96: ...]
+//   of a run-time tile (thread_group or tiled_group): the parent itself when n >= its tile size, else size n,
+//     rank = block rank & (n-1)                     [check groups as thread_group: ...]
+//   of a coalesced group: a coalesced group of the members with ranks [k*n, k*n + n), meta_group_rank k,
+//     meta_group_size ceil(size / n)                [check coalesced group of 16 lanes, tiled_partition(g, 4)]
+// coalesced_threads(): the active lanes of the wave (EXEC, both halves); size() their count (up to 64);
+//   thread_rank() = active lanes below the caller (mbcnt); meta_group_rank 0, meta_group_size 1
+//                                                    [check coalesced_threads() of the even lanes, of a full wave]
+//   shfl(v, r): the member of rank r % size (__fns64 from lane 0); a full wave (size 64) reads lane r % 64
+//   shfl_down/shfl_up(v, d): the member d ranks above/below (__fns64 from the caller's lane), the own value past
+//     the last/first member; a full wave: __shfl_down/__shfl_up over 64 lanes; no shfl_xor (does not compile)
+//                                                    [check coalesced shfl, shfl_down, shfl_up by group rank, ...]
+//   ballot, any, all, match_any, match_all: over the member mask, results packed by rank (adjust_mask)
+//                                                    [check coalesced any/all/match_all, coalesced match_any, ballot ...]
+//   as a thread_group (sliced): size() is 0 (HIP sets only the coalesced count), thread_rank() the rank
+//                                                    [check groups as thread_group: ...]
+// binary_partition(coalesced or tile, pred): coalesced_group of the group's lanes with the same pred: size = their
+//   count, thread_rank = rank among them            [check binary_partition of a tile<64>, of a coalesced group]
+// this_thread(): a thread_group of type coalesced, size() 1; HIP's thread_rank() reads a mask it never sets
+//   (uninitialised); the emulation gives 0         [check groups as thread_group: ...]
+// thread_block: group_index, thread_index, thread_rank, num_threads/size, sync, group_dim (HIP's; no
+//   dim_threads, block_dim [hipcc+nvcc]); this_grid(): grid_group (thread_rank, size, sync, group_dim)
+// labeled_partition, cooperative_groups::reduce and the function objects, inclusive/exclusive_scan, invoke_one,
+//   memcpy_async, block_tile_memory, this_cluster: not in HIP 7.2.4, so they do not compile here either
+//   [hipcc+nvcc]. vado port writes a local reduce (vado.port.compat.cg_reduce), checked on this emulation:
+//   over a tile, CUDA's butterfly of shfl_xor (with an associative op that is not commutative, lane 0 gets the
+//   rank order and other lanes the butterfly's order, as in CUDA); over a coalesced group, a shfl_down tree by
+//   rank: every member gets the rank-order result    [check reduce over ..., reduce ... with a non-commutative op]
+// Differences left (documented, not results a correct program sees): coalesced shfl(v, r) with r < 0 whose
+//   __fns64 gives -1 reads lane 63 on AMD; a group inside one half here reads that half's lane 31. HIP's __fns64
+//   with offset 0 computes 1 << base in 32 bits (only reached with base 0 by HIP's calls). A coalesced
+//   group's shfl of a program's own type with its own __shfl overload does not compile here (HIP's would).
+//   multi_grid_group / this_multi_grid (CUDA 13 has nothing to run it on) is not emulated.
 // Limits (besides those of the wave64 layer, which hold for a group that spans both warps of a wave: a
 // coalesced group or tile whose other half never reaches the call hangs, as any divergent wave-wide call does):
 //   - a group within one warp runs there alone; one that spans both warps exchanges through the layer, so
@@ -113,6 +160,9 @@ __device__ __forceinline__ int fns64(unsigned long long mask, unsigned int base,
 // every member is there (the other half need not take part), across the wave otherwise.
 template <class T>
 __device__ __forceinline__ T member_value(T var, int src, unsigned long long members) {
+  // HIP's coalesced_group::shfl* call __shfl(var, lane, warpSize): a type it has an overload for.
+  static_assert(vado_w64_hip_shfl_type<T>::value,
+                "no matching function for call to '__shfl' (HIP's coalesced_group shuffles, emulated by vado)");
   return vado_w64::permute(var, src & 63, vado_w64::own_half(members));
 }
 
@@ -214,7 +264,8 @@ class thread_block : public thread_group {
   static __device__ __forceinline__ unsigned int size() { return num_threads(); }
   static __device__ __forceinline__ bool is_valid() { return true; }
   static __device__ __forceinline__ void sync() { __syncthreads(); }
-  static __device__ __forceinline__ dim3 block_dim() { return dim3(blockDim.x, blockDim.y, blockDim.z); }
+  // HIP's name (not static there); CUDA's dim_threads() is not in HIP 7.2.4.
+  __device__ __forceinline__ dim3 group_dim() const { return dim3(blockDim.x, blockDim.y, blockDim.z); }
 };
 
 // ---------------------------------------------------------------------------------------------- tiled_group
@@ -314,14 +365,14 @@ class coalesced_group : public thread_group {
   }
   template <class T>
   __device__ __forceinline__ T shfl_down(T var, unsigned int lane_delta) const {
-    if (num_threads() == 64u) return vado_w64::shfl_down(var, lane_delta, 64);
+    if (num_threads() == 64u) return vado_w64_shfl_down(var, lane_delta, 64);
     int lane = internal::fns64(coalesced_info.member_mask, internal::lane(), (int)lane_delta + 1);
     if (lane == -1) lane = (int)internal::lane();
     return internal::member_value(var, lane, coalesced_info.member_mask);
   }
   template <class T>
   __device__ __forceinline__ T shfl_up(T var, unsigned int lane_delta) const {
-    if (num_threads() == 64u) return vado_w64::shfl_up(var, lane_delta, 64);
+    if (num_threads() == 64u) return vado_w64_shfl_up(var, lane_delta, 64);
     int lane = internal::fns64(coalesced_info.member_mask, internal::lane(), -((int)lane_delta + 1));
     if (lane == -1) lane = (int)internal::lane();
     return internal::member_value(var, lane, coalesced_info.member_mask);
@@ -384,8 +435,9 @@ class tile_base : public tiled_group {
     return mask << (((internal::block_rank() % 64u) / Size) * Size);
   }
 
+  static constexpr unsigned int numThreads = Size;  // private in HIP (thread_block_tile_type), as here
+
  public:
-  static constexpr unsigned int numThreads = Size;
   static __device__ __forceinline__ unsigned int thread_rank() { return internal::block_rank() & (Size - 1u); }
   static __device__ __forceinline__ unsigned int num_threads() { return Size; }
   static __device__ __forceinline__ unsigned int size() { return Size; }
@@ -394,18 +446,18 @@ class tile_base : public tiled_group {
   __device__ __forceinline__ unsigned int meta_group_size() const { return coalesced_info.tiled_info.meta_group_size; }
 
   template <class T>
-  __device__ __forceinline__ T shfl(T var, int srcRank) const { return vado_w64::shfl(var, srcRank, (int)Size); }
+  __device__ __forceinline__ T shfl(T var, int srcRank) const { return vado_w64_shfl(var, srcRank, (int)Size); }
   template <class T>
   __device__ __forceinline__ T shfl_down(T var, unsigned int lane_delta) const {
-    return vado_w64::shfl_down(var, lane_delta, (int)Size);
+    return vado_w64_shfl_down(var, lane_delta, (int)Size);
   }
   template <class T>
   __device__ __forceinline__ T shfl_up(T var, unsigned int lane_delta) const {
-    return vado_w64::shfl_up(var, lane_delta, (int)Size);
+    return vado_w64_shfl_up(var, lane_delta, (int)Size);
   }
   template <class T>
   __device__ __forceinline__ T shfl_xor(T var, unsigned int laneMask) const {
-    return vado_w64::shfl_xor(var, (int)laneMask, (int)Size);
+    return vado_w64_shfl_xor(var, (int)laneMask, (int)Size);
   }
   __device__ __forceinline__ unsigned long long ballot(int pred) const {
     const unsigned long long mask = build_mask();
@@ -449,6 +501,9 @@ struct access {
     return grid_group(blockDim.x * blockDim.y * blockDim.z * gridDim.x * gridDim.y * gridDim.z);
   }
   static __device__ __forceinline__ coalesced_group coalesced(lane_mask mask) { return coalesced_group(mask); }
+  // HIP's this_thread(): a coalesced-type thread_group of one thread. HIP leaves its member mask unset, so its
+  // thread_rank() reads an uninitialised mask; here the mask is 0 and thread_rank() is 0 (CUDA's answer).
+  static __device__ __forceinline__ thread_group single() { return thread_group(cg_coalesced_group, 1u, 1ull << lane()); }
   static __device__ __forceinline__ lane_mask members(const coalesced_group& g) { return g.coalesced_info.member_mask; }
   template <unsigned int Size, class Parent>
   static __device__ __forceinline__ lane_mask members(const thread_block_tile<Size, Parent>&) {
@@ -544,6 +599,7 @@ __device__ __forceinline__ void thread_group::sync() const {
 
 __device__ __forceinline__ thread_block this_thread_block() { return internal::access::block(); }
 __device__ __forceinline__ grid_group this_grid() { return internal::access::grid(); }
+__device__ __forceinline__ thread_group this_thread() { return internal::access::single(); }
 // EXEC: the active lanes of the whole wave (both warps of the emulated wave meet here).
 __device__ __forceinline__ coalesced_group coalesced_threads() {
   return internal::access::coalesced(vado_w64::activemask());
