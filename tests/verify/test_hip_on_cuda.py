@@ -7,6 +7,7 @@ and run where an NVIDIA GPU answers nvidia-smi.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -238,6 +239,21 @@ def test_the_emulation_checks_compile(tmp_path):
     cmd = hip_on_cuda.nvcc_port_command(NVCC, [str(_marked_checks(tmp_path))], str(tmp_path / "c.o"), inc,
                                         arch="sm_90", flags=["-std=c++17"], compile_only=True)
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+ROCM_HIPCC = Path(os.environ.get("VADO_ROCM72_HIPCC", "/var/cache/vado/rocm-7.2.4/bin/hipcc"))
+
+
+@pytest.mark.hipcc
+@pytest.mark.skipif(not (ROCM_HIPCC.is_file() and os.access(ROCM_HIPCC, os.X_OK)) and os.environ.get("VADO_REQUIRE_ROCM") != "1",
+                    reason="ROCm 7.2.4 hipcc not installed (scripts/rocm-toolchain.sh)")
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+def test_the_emulation_checks_are_hip_that_rocm_builds(tmp_path, arch):
+    # The checks are HIP code for a wave64 GPU (64-bit masks, HIP's signatures): ROCm 7.2.4 compiles them. That
+    # their expected outputs are what AMD computes is shown by running them there; here they run on the emulation.
+    proc = subprocess.run([str(ROCM_HIPCC), f"--offload-arch={arch}", "-x", "hip", "-c", str(CHECKS), "-o",
+                           str(tmp_path / "c.o")], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
 
 
