@@ -9,10 +9,25 @@
 # Results land in $OUT: wave64_results.json, checks.txt, pytest.txt.
 # The programs of benchmarks/wave64_programs.json (cuda-samples, CUDALibrarySamples; work directory made by
 # `wave64_samples.py prepare --work .gpu-samples`): bash benchmarks/wave64_device.sh --work .gpu-samples
+# A session with an H200 (30 device-minutes: calls of at most 10 minutes), prepared on the CPU machine first
+# (sizes on 2026-12-05: .gpu-work 16.0 MiB, .gpu-samples 11.8 MiB, the tracked tree 7.0 MiB; carry limit 64 MiB):
+#   python3 benchmarks/wave64_differential.py prepare --hecbench /work/repos/HeCBench/src \
+#       --hipify /work/repos/HIPIFY/bin/hipify-perl --work .gpu-work --seed 15 --count 38
+#   python3 benchmarks/wave64_samples.py prepare --work .gpu-samples
+#   call 1 (carry .gpu-work): W64_LIMIT=500 bash benchmarks/wave64_device.sh --args bscan=10
+#   call 2 (carry .gpu-work): W64_CHECKS=0 W64_LIMIT=500 bash benchmarks/wave64_device.sh --args bscan=10 \
+#       --programs NAMES-NOT-REACHED-IN-CALL-1
+#   call 3 (carry .gpu-samples): W64_CHECKS=0 W64_LIMIT=500 bash benchmarks/wave64_device.sh --work .gpu-samples
+#   then: python3 benchmarks/wave64_differential.py report RUN1.json RUN2.json RUN3.json
+# W64_CHECKS=0 leaves the checks and pytest out (a later call of the same session, which ran them already).
 set -u
 export PATH=$PATH:/usr/local/cuda/bin
 OUT=${OUT:-/tmp/wave64-out}
 mkdir -p "$OUT"
+if [ "${W64_CHECKS:-1}" = 0 ]; then
+  echo "checks left out (W64_CHECKS=0)" > "$OUT/checks.txt"
+  echo "pytest left out (W64_CHECKS=0)" > "$OUT/pytest.txt"
+else
 (
   # The checks' kernels marked as vado marks a port's (the emulation counts lanes that leave a kernel).
   PYTHONPATH=src python3 -c "from pathlib import Path; from vado.verify import hip_on_cuda as h; h.write_include_dir(Path('/tmp/vado-inc64'), 64); h.mark_file_exits('tests/fixtures/verify/wave64_checks.hip', '/tmp/vado-w64-checks.hip')"
@@ -26,6 +41,7 @@ mkdir -p "$OUT"
     echo "pytest is not installed here" > "$OUT/pytest.txt"
   fi
 ) &
+fi
 PYTHONPATH=src timeout "${W64_LIMIT:-530}" python3 benchmarks/wave64_differential.py run --work .gpu-work --out "$OUT" --jobs 14 \
   --parallel-runs 6 --timeout "${W64_TIMEOUT:-60}" --deadline "${W64_DEADLINE:-420}" "$@"
 wait
