@@ -1,0 +1,461 @@
+"""WARP008, WARP009: the CUDA warp functions themselves: a ``*_sync`` warp function or ``__activemask``
+on a HIP that predates them (HIP < 6.2), and a CUDA warp function or ``warpSize``, which acts on a 64-lane
+wavefront on AMD CDNA.
+"""
+
+from __future__ import annotations
+
+import bisect
+from typing import Iterable
+
+from vado.model import Applicability, Effort, Finding, Fix, Severity, Verdict
+from vado.rules import cuda_syntax as cs
+from vado.rules.base import FileContext, Rule
+from vado.rules.warp.common import _DECL_PREV, _callee, _in_directive, _in_scopes, _own_warp_size_scopes
+from vado.rules.warp.modes import (
+    WARP32_CALLS,
+    emulated,
+    port_target,
+    warp32_helper,
+    warp32_renames,
+    wave_mode,
+    wide_warps,
+)
+from vado.scan.lexer import Kind
+
+
+#: CUDA warp functions with a member mask and the mask-less HIP function a HIP
+#: without the ``*_sync`` builtins (before 6.2) has for each.
+SYNC_LOWERING = {
+    "__shfl_sync": "__shfl",
+    "__shfl_up_sync": "__shfl_up",
+    "__shfl_down_sync": "__shfl_down",
+    "__shfl_xor_sync": "__shfl_xor",
+    "__ballot_sync": "__ballot",
+    "__any_sync": "__any",
+    "__all_sync": "__all",
+}
+_SYNC_SHUFFLES = frozenset({"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync"})
+#: The names WARP008 lowers on a HIP without the ``*_sync`` builtins.
+LOWERED_SYNC_NAMES = frozenset(SYNC_LOWERING) | {"__activemask"}
+#: What HIP 6.2+ defines ``__activemask()`` as (``amd_warp_functions.h``): every active lane.
+ACTIVEMASK_LOWERED = "__ballot(1)"
+#: Mask names that conventionally mean "every lane" when their definition is not in the file.
+FULL_MASK_NAMES = frozenset({"FULL_MASK", "FINAL_MASK"})
+_ASSIGN_OPS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="})
+#: Calls a mask expression may contain without side effects.
+_PURE_MASK_CALLS = frozenset({"__activemask", "__ballot", "__ballot_sync", "static_cast", "unsigned", "int", "long"})
+
+
+def mask_side_effects(toks, a: int, b: int) -> bool:
+    """Whether the mask tokens ``[a, b)`` may have side effects: an assignment, ``++``/``--``, an unknown call."""
+    for k in range(a, b):
+        t = toks[k]
+        if t[0] is Kind.PUNCT and (t[3] in _ASSIGN_OPS or t[3] in ("++", "--")):
+            return True
+        if t[0] is Kind.IDENT and k + 1 < b and toks[k + 1][3] == "(" and t[3] not in _PURE_MASK_CALLS:
+            return True
+    return False
+
+
+#: Calls that only read a mask argument (the warp functions themselves).
+_MASK_READERS = frozenset(SYNC_LOWERING) | {"__match_any_sync", "__match_all_sync", "__syncwarp", "__popc", "__ffs",
+                                             "vado_match_any_sync"}  # vado.port.compat's stand-in
+
+
+def lacks_sync_builtins(target) -> bool:
+    """Whether ``target`` is a HIP without the ``*_sync`` cross-lane builtins (before 6.2)."""
+    return target.family == "rocm" and not target.features.get("warp_sync_builtins", True)
+
+
+def _full_literal(piece) -> bool:
+    """Whether tokens ``piece`` spell an all-lanes literal: ``0xffffffff`` (any suffix), the 64-bit one, ``~0``, ``-1``."""
+    texts = [t[3] for t in piece]
+    while len(texts) >= 2 and texts[0] == "(" and texts[-1] == ")":
+        texts = texts[1:-1]
+    if len(texts) == 1:
+        value = cs.int_value(texts[0])
+        return value in (0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF)
+    if len(texts) == 2 and texts[0] in ("~", "-"):
+        value = cs.int_value(texts[1])
+        return value == 0 if texts[0] == "~" else value == 1
+    return False
+
+
+class WarpSyncIntrinsicWithoutSyncBuiltins(Rule):
+    """A ``*_sync`` warp function or ``__activemask`` on a HIP that predates them (HIP < 6.2).
+
+    What it does
+    ------------
+    On targets whose HIP has no ``*_sync`` cross-lane builtins (``hip-5.2``),
+    finds ``__shfl_sync``, ``__shfl_up_sync``, ``__shfl_down_sync``,
+    ``__shfl_xor_sync``, ``__ballot_sync``, ``__any_sync``, ``__all_sync`` and
+    ``__activemask()`` calls, and lowers each to the HIP function that target
+    has: the same call without the mask (``__shfl_down(v, d)``, ``__any(p)``),
+    and ``__ballot(1)`` for ``__activemask()``.
+
+    Why is this bad?
+    ----------------
+    HIP added the ``*_sync`` functions (with 64-bit masks) and ``__activemask``
+    in 6.2; on an older HIP the names are undeclared and the file does not
+    compile. The mask-less functions have been in HIP from the start.
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        #define MASK 0xffffffff
+        v += __shfl_down_sync(mask, v, 1);
+        bool dup = __any_sync(MASK, p);
+        int others = __any_sync(group_mask, p);
+
+    Use instead
+    -----------
+    .. code-block:: cuda
+
+        v += __shfl_down(v, 1);
+        bool dup = __any(p);
+        int others = (__ballot(p) & group_mask) != 0;   // by hand: the mask names a subset
+
+    Fix safety
+    ----------
+    What HIP itself does is the yardstick. ROCm's own ``__shfl*_sync``
+    (clr ``hipamd/include/hip/amd_detail/amd_warp_sync_functions.h``, ROCm
+    6.2.0) runs ``__hip_check_mask``, a loop whose only effect is
+    ``__hip_assert`` checks (each lane's mask is non-zero and equals the set
+    of lanes calling with it; the asserts compile to nothing under
+    ``NDEBUG``), and then returns ``__shfl(var, srcLane, width)``: the mask
+    never changes the value. CUDA leaves the value undefined when the source
+    lane is not taking part in the call, and otherwise the mask-less shuffle
+    reads the same lane. So dropping a shuffle's mask, whatever it is, is as
+    safe as ROCm's own ``__shfl_sync`` (unsafe only when the mask expression
+    may have side effects, which the rewrite would drop). What the rewrite
+    loses is the debug-build trap on a mask that does not match the calling
+    lanes. ``__activemask()`` → ``__ballot(1)`` is safe: it is HIP 6.2's own
+    definition (``amd_warp_functions.h``).
+
+    The votes differ: ROCm computes ``__ballot_sync`` as ``__ballot(p) & mask``,
+    ``__any_sync`` and ``__all_sync`` from that, so the mask decides which lanes
+    are counted. Dropping it is safe only when the mask names every lane: a
+    literal ``0xffffffff``/``~0``/``-1`` (or the 64-bit one), ``__activemask()``,
+    a ``#define`` of the file whose body is one of those, or a variable of the
+    same function initialised to one and never written again (``FULL_MASK``
+    and ``FINAL_MASK`` count as full where their definition is not in the
+    file, by convention). Any other mask gives an unsafe fix and a finding that
+    stays: the mask-less vote counts every active lane, which differs when the
+    mask names fewer lanes than are active (one group of a partitioned warp).
+    ``(__ballot(p) & mask)`` is not offered: a 32-bit CUDA mask leaves lanes
+    32-63 of a 64-lane wavefront out, and ROCm rejects 32-bit masks.
+
+    Wave mode: this lowering is ``--wave native``'s. Under ``--wave warp32``
+    (the default) WARP009 points these calls at ``vado_*32`` helpers written
+    with the mask-less builtins, which keep CUDA's 32-lane warp (a lowered
+    ``__any`` would vote over 64 lanes), and this rule reports nothing.
+
+    References
+    ----------
+    - ROCm clr ``amd_warp_sync_functions.h`` (rocm-6.2.0): https://github.com/ROCm/clr/blob/34a5465f4dca206b122b628f52dd4f21bee2d8bd/hipamd/include/hip/amd_detail/amd_warp_sync_functions.h
+    - ROCm clr ``amd_warp_functions.h`` (``__activemask``): https://github.com/ROCm/clr/blob/34a5465f4dca206b122b628f52dd4f21bee2d8bd/hipamd/include/hip/amd_detail/amd_warp_functions.h
+    - CUDA warp shuffle functions (undefined result for a non-participating source lane): https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#warp-shuffle-functions
+    """
+
+    code = "WARP008"
+    triggers = LOWERED_SYNC_NAMES
+    can_fix = True
+    name = "warp-sync-intrinsic-without-sync-builtins"
+    severity = Severity.MEDIUM
+    file_kinds = cs.CUDA_CXX_KINDS
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        lacking = [t for t in ctx.targets if lacks_sync_builtins(t)]
+        if not lacking:
+            return
+        view = cs.device_view(ctx)
+        hits = view.ident_indices(LOWERED_SYNC_NAMES)
+        if not hits:
+            return
+        toks, pairs = view.tokens, view.pairs
+        n = len(toks)
+        hip = lacking[0].hip_version
+        for i in hits:
+            tok = toks[i]
+            if i + 1 >= n or toks[i + 1][3] != "(" or (i + 1) not in pairs:
+                continue
+            prev = toks[i - 1] if i > 0 else None
+            if prev is not None and (prev[3] in (".", "->", "::") or prev[0] is Kind.DIRECTIVE or (
+                    prev[0] is Kind.IDENT and prev[3] not in ("return", "else", "case", "throw"))):
+                continue  # a member, a macro being defined, or a declaration of a function with the same name
+            close = pairs[i + 1]
+            name = tok[3]
+            if emulated(ctx, name):
+                continue  # warp32 emulation points the call at its vado_*32 helper (WARP009)
+            if name == "__activemask":
+                if close != i + 2:
+                    continue
+                fix = Fix((ctx.edit(tok[1], toks[close][2], ACTIVEMASK_LOWERED),), Applicability.SAFE,
+                          f"__activemask() → {ACTIVEMASK_LOWERED} (HIP 6.2's own definition)", ("warp", "sync-lowering"))
+                yield self._finding(ctx, lacking, tok, toks[close][2], f"__activemask is not in HIP {hip} (added in 6.2); "
+                                    f"{ACTIVEMASK_LOWERED} is equivalent: it is HIP's own definition of it", fix, {"call": name})
+                continue
+            args = cs.split_args(toks, i + 1, close)
+            if len(args) < 2 or args[0][0] >= args[0][1]:
+                continue
+            (a, b), new = args[0], SYNC_LOWERING[name]
+            mask = cs.text_of(ctx.text, toks, a, b)
+            edits = (ctx.edit(tok[1], tok[2], new), ctx.edit(toks[a][1], toks[args[1][0]][1], ""))
+            effects = mask_side_effects(toks, a, b)
+            head = f"{name} is not in HIP {hip} (added in 6.2)"
+            if name in _SYNC_SHUFFLES:
+                safe = not effects
+                why = ("a shuffle's value does not depend on its mask; ROCm's own __shfl*_sync ignores it" if safe
+                       else f"mask `{mask}` may have side effects, which the rewrite would drop")
+            else:
+                full = None if effects else self._full_mask(ctx, view, a, b, tok[1])
+                safe = full is not None
+                why = (f"mask `{mask}` names every lane ({full})" if safe else
+                       f"{new} counts every active lane, and mask `{mask}` may name fewer")
+            fix = Fix(edits, Applicability.SAFE if safe else Applicability.UNSAFE,
+                      f"{name} → {new} without the mask ({why})", ("warp", "sync-lowering"))
+            message = f"{head}; {new} without the mask " + ("is equivalent: " if safe else "may differ: ") + why
+            yield self._finding(ctx, lacking, tok, toks[close][2], message, fix, {"call": name, "lowered": new, "mask": mask})
+
+    def _finding(self, ctx: FileContext, lacking: list, tok, end: int, message: str, fix: Fix, data: dict) -> Finding:
+        safe = fix.applicability is Applicability.SAFE
+        verdicts = {t.name: Verdict.AUTOMATIC if safe else Verdict.MANUAL for t in lacking}
+        return self.finding(ctx, tok[1], end, message, verdicts, fix=fix,
+                            effort=Effort(lines=1, constructs=1, hours=0.0 if safe else 0.25), data=data)
+
+    def _full_mask(self, ctx: FileContext, view: cs.DeviceView, a: int, b: int, at: int, depth: int = 0) -> str | None:
+        """How the mask tokens ``[a, b)`` are known to name every lane, or None."""
+        toks = view.tokens
+        piece = toks[a:b]
+        if _full_literal(piece):
+            return "a full-mask literal"
+        texts = "".join(t[3] for t in piece)
+        if texts == "__activemask()":
+            return "the active lanes"
+        if len(piece) != 1 or piece[0][0] is not Kind.IDENT:
+            return None
+        name = piece[0][3]
+        defs = [m for m in view.defines if m.name == name]
+        if defs:
+            # Every definition (one per #if branch, say) must be a full mask.
+            if all(_full_literal(m.body) or "".join(t[3] for t in m.body) == "__activemask()" for m in defs):
+                return f"#define {name} {defs[0].body_text}"
+            return None
+        if name in FULL_MASK_NAMES:
+            return f"{name}, by convention"
+        if depth == 0:
+            return self._full_local(ctx, view, name, at)
+        return None
+
+    def _full_local(self, ctx: FileContext, view: cs.DeviceView, name: str, at: int) -> str | None:
+        """``T name = <full mask>;`` declared once in the function around ``at`` and never written again."""
+        func = view.function_at(at)
+        if func is None:
+            return None
+        toks = view.tokens
+        lo = bisect.bisect_left(view.token_starts, func.body_start)
+        hi = bisect.bisect_left(view.token_starts, func.body_end)
+        decl = None
+        for k in view.ident_indices((name,)):
+            if not lo <= k < hi:
+                continue
+            prev = toks[k - 1]
+            nxt = toks[k + 1][3] if k + 1 < len(toks) else ""
+            if prev[3] in (".", "->", "::"):
+                continue
+            declares = prev[0] is Kind.IDENT and prev[3] not in ("return", "case", "else") and nxt == "="
+            if declares:
+                if decl is not None:
+                    return None  # declared twice in the function (nested scopes): not provable
+                decl = k
+                continue
+            if nxt in _ASSIGN_OPS or nxt in ("++", "--") or prev[3] in ("++", "--"):
+                return None
+            if prev[3] == "&" and k >= 2 and toks[k - 2][3] in ("(", ",", "=", "return", "{"):
+                return None  # address taken: it may be written through the pointer
+            if prev[3] in ("(", ",") and nxt in (")", ",") and _callee(toks, k, lo) not in _MASK_READERS:
+                return None  # an argument of a call that may take it by reference
+        if decl is None or toks[decl][1] >= at:
+            return None
+        end = decl + 2
+        while end < hi and toks[end][3] not in (";", ","):
+            end += 1
+        if self._full_mask(ctx, view, decl + 2, end, at, depth=1) is None:
+            return None
+        return f"{name} is initialised to {cs.text_of(ctx.text, toks, decl + 2, end)} and never written again"
+
+
+class WarpFunctionOnWavefront(Rule):
+    """A CUDA warp function or ``warpSize``, which acts on a 64-lane wavefront on AMD CDNA.
+
+    What it does
+    ------------
+    Under warp32 emulation (``vado port --wave warp32``, the default), finds
+    host reads of the device property ``prop.warpSize`` (64 on wave64 GPUs; 32, the
+    kernels' warp, in the port), and
+    the CUDA warp functions (``__shfl*_sync``, ``__ballot_sync``,
+    ``__any_sync``, ``__all_sync``, ``__activemask``, ``__match_*_sync``,
+    ``__reduce_*_sync``, ``__syncwarp(mask)``, the mask-less ``__shfl*``,
+    ``__ballot``, ``__any``, ``__all``) and ``warpSize`` in device code, and
+    points each at a ``vado_*32`` helper that keeps CUDA's 32-lane warp:
+    ``__any_sync`` → ``vado_any_sync32``, ``__shfl_down_sync`` →
+    ``vado_shfl_down_sync32``, ``warpSize`` → ``32``. The port writes the
+    helpers into the file (each under a ``VADO_<HELPER>`` guard). Device
+    ``warpSize`` is rewritten in every function, whether or not it calls a
+    warp function: host code that launches ``n / 32`` blocks assumes the
+    kernels' ``blockIdx.x * warpSize`` is 32 too. A ``warpSize`` the program
+    declares itself (a parameter or local: in that function; a macro or a
+    file-scope variable: in the file) is its own and is left as it is.
+
+    Code already written for AMD's 64-lane wavefronts is left as it is too,
+    with one "moves as is" note: a file that picks its warp width per
+    platform (``#ifdef __HIP_PLATFORM_AMD__`` / ``#define WARP_SIZE 64`` /
+    ``#else`` / ``#define WARP_SIZE 32``; ``USE_ROCM``, ``__HIPCC__`` and the
+    like count too; in the file or, in a tree audit or port, in a project
+    header it includes, as vLLM's ``csrc/cuda_compat.h``), instantiates a warp helper for 64 lanes
+    (``warp_reduce_any<64>(…)``) or shuffles with width 64. Its warp helpers
+    compute over 64-lane groups under HIP; the 32-lane helpers would leave
+    lanes 32-63 of each group out. The other WARP rules judge such a file as
+    under ``--wave native`` (:func:`wide_warps`).
+
+    Why is this bad?
+    ----------------
+    On gfx90a, gfx942 and gfx950 a wavefront has 64 lanes, while the CUDA
+    program was written for 32-lane warps. ``__any_sync(0xffffffff, p)``
+    becomes a vote over 64 lanes, ``__ballot_sync`` returns a 64-bit mask whose
+    upper half belongs to the next CUDA warp, shuffles use width 64 (lane 31
+    reads lane 32 in ``__shfl_down``), and ``warpSize`` is 64 beside code that
+    indexes with ``& 31``. ROCm 7 also rejects a 32-bit mask in every
+    ``*_sync`` function with a static assertion (``amd_warp_sync_functions.h``:
+    "The mask must be a 64-bit integer").
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        bool dup = __any_sync(0xffffffff, p);
+        unsigned m = __ballot_sync(0xffffffff, v > 0);
+        v += __shfl_down_sync(0xffffffff, v, 16);
+
+    Use instead
+    -----------
+    .. code-block:: cuda
+
+        bool dup = vado_any_sync32(0xffffffff, p);       // vote over the caller's 32 lanes
+        unsigned m = vado_ballot_sync32(0xffffffff, v > 0); // bit i = lane i of the caller's warp
+        v += vado_shfl_down_sync32(0xffffffff, v, 16);     // width 32
+
+    Fix safety
+    ----------
+    Safe. Each helper computes what the CUDA function computes for a 32-lane
+    warp made of lanes 0-31 or 32-63 of the wavefront: the 32-bit mask is
+    shifted by ``__lane_id() & 32`` to the 64-bit mask of the caller's half
+    (what ROCm's ``*_sync`` functions require, and what their mask check
+    accepts: the halves partition the active lanes), the ballot is shifted
+    back to bit 0, shuffles get CUDA's default width 32 unless the call
+    passes one. With every warp function and ``warpSize`` so rewritten, the
+    program's warps are 32 lanes as on NVIDIA: literal ``& 31``, ``/ 32``,
+    ``[32]`` arrays and shuffle loops from 16 stay right, so WARP001-WARP006
+    report them as moving as is on ROCm. A wavefront keeps running its two
+    warps in lockstep, which CUDA code may rely on less, never more. On a
+    HIP whose ``*_sync`` builtins are missing or off by default (hip-5.2,
+    rocm-6.4), the helpers use the mask-less builtins (the mask only selects
+    lanes of the vote, as in ROCm's own definitions), and ``__match_*_sync``,
+    ``__reduce_*_sync`` and ``__syncwarp(mask)`` are left to WARP008/ARCH006.
+    ``--wave native`` turns this rule off and the WARP001-WARP008 fixes on
+    instead: the program then runs 64-lane warps (``warpSize``-generic code,
+    full 64-bit masks), which is faster for reductions but only right once
+    every 32-lane assumption is gone (those fixes are unsafe).
+
+    References
+    ----------
+    - ROCm 7.2 ``amd_warp_sync_functions.h`` (64-bit mask static assertion, mask checks): https://github.com/ROCm/rocm-systems/blob/develop/projects/clr/hipamd/include/hip/amd_detail/amd_warp_sync_functions.h
+    - SCALE warp-size emulation on wave64 hardware: https://github.com/spectral-compute/scale-docs/blob/f20700f5f55e411fd0c0c1b03da5b896b5b6eae3/docs/manual/compiler/diagnostic-reference.md
+    - CUDA warp functions (32-bit masks, default width warpSize): https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#warp-shuffle-functions
+    """
+
+    code = "WARP009"
+    triggers = frozenset(WARP32_CALLS) | {"warpSize"}
+    can_fix = True
+    name = "warp-function-on-wavefront"
+    severity = Severity.HIGH
+    file_kinds = cs.CUDA_CXX_KINDS
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        target = port_target(ctx)
+        if wave_mode(ctx) != "warp32" or target is None:
+            return
+        view = cs.device_view(ctx)
+        hits = view.ident_indices(self.triggers)
+        if not hits:
+            return
+        wide = wide_warps(ctx)
+        if wide is not None:
+            as_is = {t.name: Verdict.MOVES_AS_IS for t in ctx.targets if t.family == "rocm"}
+            yield self.finding(ctx, wide.start, wide.end,
+                               f"this file's warp code is written for 64-lane wavefronts already ({wide.why}): warp32 "
+                               "emulation leaves its warp functions and warpSize as they are", as_is,
+                               severity=Severity.INFO, effort=Effort(lines=0, constructs=0, hours=0.0),
+                               data={"wide": wide.why})
+            return
+        toks = view.tokens
+        n = len(toks)
+        verdicts = {t.name: Verdict.AUTOMATIC for t in ctx.targets if t.family == "rocm"}
+        own = _own_warp_size_scopes(view, [k for k in hits if toks[k][3] == "warpSize"])
+        for i in hits:
+            tok = toks[i]
+            func = view.function_at(tok[1])
+            if func is not None and func.name.startswith("vado_"):
+                continue  # a helper of vado's own (vado.port.wave, vado.port.compat)
+            prev = toks[i - 1] if i > 0 else None
+            if prev is not None and prev[3] in (".", "->") and tok[3] == "warpSize" and i >= 2:
+                yield from self._host_property(ctx, view, toks, i, verdicts)
+                continue
+            if prev is not None and prev[3] in (".", "->", "::"):
+                continue  # a member (cg::tiled_partition's shfl)
+            name = tok[3]
+            if name == "warpSize":
+                if not (view.in_device_code(tok[1]) or _in_directive(toks, i)) or _in_scopes(own, tok[1]):
+                    continue  # host code, or the program's own warpSize (a macro, variable or parameter)
+                fix = Fix((ctx.edit(tok[1], tok[2], "32"),), Applicability.SAFE,
+                          "warpSize → 32: the CUDA program's warp under warp32 emulation", ("warp", "warp32"))
+                yield self.finding(ctx, tok[1], tok[2], "warpSize is 64 on wave64 GPUs (gfx90a, gfx942, gfx950); under warp32 "
+                                   "emulation the program's warp is 32 lanes", verdicts, fix=fix,
+                                   effort=Effort(lines=1, constructs=1, hours=0.0), data={"call": name, "helper": "32"})
+                continue
+            if i + 1 >= n or toks[i + 1][3] != "(" or (i + 1) not in view.pairs:
+                continue
+            if prev is not None and (prev[0] is Kind.DIRECTIVE or (prev[0] is Kind.IDENT and prev[3] not in _DECL_PREV)):
+                continue  # a macro being defined, or a declaration of a function with the same name
+            if name == "__syncwarp" and view.pairs[i + 1] == i + 2:
+                continue  # __syncwarp(): every lane of the wavefront, which holds both warps: right as it is
+            if not warp32_renames(name, target):
+                continue
+            helper = warp32_helper(name)
+            fix = Fix((ctx.edit(tok[1], tok[2], helper),), Applicability.SAFE,
+                      f"{name} → {helper} (CUDA's 32-lane warp on a 64-lane wavefront)", ("warp", "warp32"))
+            yield self.finding(ctx, tok[1], toks[view.pairs[i + 1]][2],
+                               f"{name} acts on the whole 64-lane wavefront on gfx90a/gfx942/gfx950"
+                               + (" (and ROCm 7 rejects 32-bit masks)" if name.endswith("_sync") else "")
+                               + f"; {helper} keeps CUDA's 32-lane warp", verdicts, fix=fix,
+                               effort=Effort(lines=1, constructs=1, hours=0.0), data={"call": name, "helper": helper})
+
+    def _host_property(self, ctx: FileContext, view, toks, i: int, verdicts) -> Iterable[Finding]:
+        """``prop.warpSize`` read in host code (``hipDeviceProp_t``): 64 on wave64 GPUs, where the port's kernels
+        keep 32-lane warps, so host arithmetic with it (``grid = rows * prop.warpSize / block``) sizes launches
+        for warps the kernels do not have. Rewritten to 32 for a plain ``NAME.warpSize`` read."""
+        obj = toks[i - 2]
+        if obj[0] is not Kind.IDENT or view.in_device_code(obj[1]):
+            return
+        if i >= 3 and toks[i - 3][3] in (".", "->", "::"):
+            return  # a longer access path: left alone
+        if i + 1 < len(toks) and toks[i + 1][3] in ("=", "+=", "-=", "*=", "/="):
+            return  # written, not read
+        fix = Fix((ctx.edit(obj[1], toks[i][2], "32"),), Applicability.SAFE,
+                  f"{ctx.text[obj[1]:toks[i][2]]} → 32: the kernels' warp under warp32 emulation", ("warp", "warp32"))
+        yield self.finding(ctx, obj[1], toks[i][2], "the device's warpSize property is 64 on wave64 GPUs (gfx90a, gfx942, "
+                           "gfx950), where the port's kernels keep CUDA's 32-lane warps (warp32 emulation): host code "
+                           "that sizes launches or loops with it must use 32", verdicts, fix=fix,
+                           effort=Effort(lines=1, constructs=1, hours=0.0), data={"call": "warpSize", "helper": "32"})

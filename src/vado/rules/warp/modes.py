@@ -1,0 +1,311 @@
+"""Wave modes (``--wave warp32``, the default, or ``native``) and wavefront-aware code: which CUDA warp
+functions warp32 emulation points at a ``vado_*32`` helper, and where a file shows its warp code is
+already written for 64-lane wavefronts (:func:`wide_warps`), which warp32 emulation then leaves alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+from vado.model import Verdict
+from vado.rules import cuda_syntax as cs
+from vado.rules.base import FileContext, verdicts_for
+from vado.rules.warp.common import _callee
+from vado.scan.lexer import Kind
+
+# --------------------------------------------------------------------------- wave modes
+#
+# ``vado port --wave warp32`` (the default) keeps the CUDA program's 32-lane warps on a
+# 64-lane wavefront: each wavefront runs two warps, lanes 0-31 and 32-63. Every CUDA warp
+# function is pointed at a ``vado_*32`` helper (vado.port.wave writes their definitions
+# into the port) that acts on the caller's 32-lane half: shuffles with width 32, ballots
+# restricted to the half and shifted to bit 0, masks widened to the 64-bit mask HIP
+# requires that names the caller's half, lane ids ``& 31``; device ``warpSize`` becomes
+# 32. Lane and warp arithmetic with 32 is then right as it stands, so the rules that
+# report it (WARP001-WARP006, WARP008) give ROCm targets the verdict "moves as is" and no
+# fix. ``--wave native`` rewrites the program for the hardware's wavefront instead
+# (``warpSize``-generic code, 64-bit masks): what those rules offer in that mode.
+
+WAVE_MODES = ("warp32", "native")
+
+#: CUDA warp functions warp32 emulation points at a helper, and what the target's HIP must
+#: have for it: "" any HIP (the helper is written with mask-less builtins where the *_sync
+#: ones are missing or off by default), "6.2"/"7.0" the *_sync builtin of that release, on
+#: by default.
+WARP32_CALLS = {
+    "__shfl_sync": "", "__shfl_up_sync": "", "__shfl_down_sync": "", "__shfl_xor_sync": "",
+    "__shfl": "", "__shfl_up": "", "__shfl_down": "", "__shfl_xor": "",
+    "__ballot_sync": "", "__any_sync": "", "__all_sync": "", "__activemask": "",
+    "__ballot": "", "__any": "", "__all": "",
+    "__match_any_sync": "6.2", "__match_all_sync": "6.2", "__syncwarp": "7.0",
+    "__reduce_add_sync": "7.0", "__reduce_min_sync": "7.0", "__reduce_max_sync": "7.0",
+    "__reduce_and_sync": "7.0", "__reduce_or_sync": "7.0", "__reduce_xor_sync": "7.0",
+}
+def wave_mode(ctx: FileContext) -> str:
+    """The wave mode of the run: ``warp32`` (the default) or ``native`` (``--wave``)."""
+    return ctx.options.get("wave") or "warp32"
+
+
+def warp32_helper(cuda_name: str) -> str:
+    """The helper a CUDA warp function becomes under warp32 emulation: ``__shfl_down_sync`` → ``vado_shfl_down_sync32``."""
+    return "vado_" + cuda_name[2:] + "32"
+
+
+def uses_sync_builtins(target) -> bool:
+    """Whether the warp32 helpers for ``target`` call HIP's ``*_sync`` builtins (on by default, HIP >= 7.0),
+    rather than the mask-less ones every HIP has."""
+    return target.family == "rocm" and bool(target.features.get("warp_sync_builtins_default"))
+
+
+def warp32_renames(cuda_name: str, target) -> bool:
+    """Whether warp32 emulation points ``cuda_name`` at its helper on ``target`` (a ROCm target)."""
+    need = WARP32_CALLS.get(cuda_name)
+    if need is None or target.family != "rocm":
+        return False
+    return need == "" or (uses_sync_builtins(target) and cs.hip_at_least(target, need))
+
+
+def port_target(ctx: FileContext):
+    """The ROCm target fixes are written for: the first one of the run (``vado port`` passes one), or None."""
+    return next((t for t in ctx.targets if t.family == "rocm"), None)
+
+
+def emulated(ctx: FileContext, cuda_name: str | None = None) -> bool:
+    """Whether warp32 emulation covers this file's warp code (for ``cuda_name``, when given) on ROCm.
+
+    Not in a file whose warp code is already written for 64-lane wavefronts (:func:`wide_warps`):
+    that code runs the hardware's wavefront, as ``--wave native`` would have it."""
+    if wave_mode(ctx) != "warp32" or wide_warps(ctx) is not None:
+        return False
+    if cuda_name is None:
+        return True
+    target = port_target(ctx)
+    return target is not None and warp32_renames(cuda_name, target)
+
+
+# --------------------------------------------------------------------------- wavefront-aware code
+#
+# Some CUDA code bases already run on AMD: they pick their warp width per platform
+# (``#ifdef __HIP_PLATFORM_AMD__ / #define WARP_SIZE 64 / #else / #define WARP_SIZE 32``)
+# and size their warp helpers with it (``warp_reduce_any<WARP_SIZE>``). Under HIP such
+# code computes over 64-lane groups; pointing its warp functions at vado's 32-lane
+# helpers would leave lanes 32-63 of each group out (issue 26: MoE routing entries never
+# written). Warp32 emulation leaves such a file's warp code as it is.
+
+#: Identifiers of a preprocessor condition that select the HIP (AMD) build.
+_HIP_CONDITION = re.compile(r"(?:^|_)(?:HIP|HIPCC|ROCM|AMD|AMDGCN|GFX\d*)(?:_|$)", re.I)
+#: Spellings of a 64-lane width: AMD's wavefront size macro, HIP's warpSize.
+_WIDE_WORDS = frozenset({"warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"})
+_WARP_NAME = re.compile(r"warp|wave", re.I)
+
+
+class WideWarps:
+    """Why a file's warp code is taken as written for 64-lane wavefronts: where (``start``, ``end``)
+    and what (``why``)."""
+
+    __slots__ = ("start", "end", "why", "name")
+
+    def __init__(self, start: int, end: int, why: str, name: str = ""):
+        #: the platform width's name (``WARP_SIZE``), when the sign is one
+        self.start, self.end, self.why, self.name = start, end, why, name
+
+
+def _is_wide(tok) -> bool:
+    return tok[3] in _WIDE_WORDS or (tok[0] is Kind.NUMBER and cs.int_value(tok[3]) == 64)
+
+
+def _hip_regions(view: cs.DeviceView) -> list[tuple[int, int, str]]:
+    """``(start, end, condition)`` of each ``#if`` group whose condition (of its ``#if`` or an ``#elif``)
+    names the HIP/AMD build (``__HIP_PLATFORM_AMD__``, ``USE_ROCM``, ``__HIPCC__`` …)."""
+    toks = view.tokens
+    stack: list[list] = []  # [start offset, hip condition text or ""]
+    out = []
+    for a, b in cs.directive_ranges(toks, view.directive_marks):
+        d = toks[a][3].replace(" ", "").replace("\t", "")
+        cond = [t for t in toks[a + 1:b] if t[0] is Kind.IDENT]
+        hip = next((t[3] for t in cond if _HIP_CONDITION.search(t[3])), "")
+        if d in ("#if", "#ifdef", "#ifndef"):
+            stack.append([toks[a][1], cs.text_of(view.text, toks, a + 1, b) if hip else ""])
+        elif d.startswith("#elif") and stack and hip and not stack[-1][1]:
+            stack[-1][1] = cs.text_of(view.text, toks, a + 1, b)
+        elif d == "#endif" and stack:
+            start, text = stack.pop()
+            if text:
+                out.append((start, toks[b][1] if b < len(toks) else len(view.text), text))
+    return out
+
+
+def _calls_warp_function(view: cs.DeviceView, name: str) -> bool:
+    """Whether a function of the file named ``name`` calls a CUDA warp function."""
+    calls = view.ident_indices(WARP32_CALLS)
+    if not calls:
+        return False
+    for f in view.functions:
+        if f.name == name and any(f.body_start <= view.tokens[k][1] < f.body_end for k in calls):
+            return True
+    return False
+
+
+def wide_warps(ctx: FileContext) -> WideWarps | None:
+    """Where the file shows its warp code is already written for 64-lane wavefronts, or None.
+
+    Three signs: a warp width chosen per platform (by the file, or by a project header it includes and
+    whose width it uses: :func:`_header_wide_warps`) (a ``#define`` or constant named like a warp or
+    wave size, set to 64, ``warpSize`` or ``__AMDGCN_WAVEFRONT_SIZE`` inside an ``#if`` group whose
+    condition names the HIP/AMD build), a warp helper instantiated for 64 lanes (``warp_reduce_any<64>(…)``:
+    a name with warp/wave in it, or a function of the file that calls a warp function), and a shuffle
+    whose width argument is 64 (CUDA's widths stop at 32)."""
+    view = cs.device_view(ctx)
+    cached = getattr(view, "_vado_wide_warps", False)
+    if cached is not False:
+        return cached
+    found = _find_wide_warps(view) or _header_wide_warps(ctx, view)
+    view._vado_wide_warps = found
+    return found
+
+
+def _find_wide_warps(view: cs.DeviceView) -> WideWarps | None:
+    toks = view.tokens
+    sixty_four = view.number_indices(64)
+    # A platform width is named like a warp or wave size: most files spell no such name and no 64.
+    warpish = view.spelling_index.spelling_mentions(Kind.IDENT, ("warp", "wave"))
+    if not sixty_four and not warpish:
+        return None
+    if warpish:
+        wide = _platform_width(view, sixty_four)
+        if wide is not None:
+            return wide
+    n = len(toks)
+    for k in sixty_four:
+        if k < 2 or k + 2 >= n:
+            continue
+        if toks[k - 1][3] == "<" and toks[k + 1][3] == ">" and toks[k + 2][3] == "(" and toks[k - 2][0] is Kind.IDENT:
+            name = toks[k - 2][3]
+            if _WARP_NAME.search(name) or _calls_warp_function(view, name):
+                return WideWarps(toks[k - 2][1], toks[k + 1][2], f"{name}<64> runs a warp helper over 64 lanes")
+        if toks[k - 1][3] == "," and toks[k + 1][3] == ")":
+            callee = _callee(toks, k, max(0, k - 64))
+            if callee.startswith("__shfl"):
+                return WideWarps(toks[k][1], toks[k][2], f"{callee} with width 64 shuffles across 64 lanes")
+    return None
+
+
+def _platform_width(view: cs.DeviceView, sixty_four: list[int], names: set[str] | None = None) -> WideWarps | None:
+    """A warp or wave width (``names``: one of those) the file defines per platform: a ``#define`` or
+    constant named like one, set to 64, ``warpSize`` or ``__AMDGCN_WAVEFRONT_SIZE`` inside an ``#if``
+    group whose condition names the HIP/AMD build; or None."""
+    toks = view.tokens
+    named = [m for m in view.defines if len(m.body) == 1 and _is_wide(m.body[0]) and _WARP_NAME.search(m.name)
+             and (names is None or m.name in names)]
+    consts = [k - 2 for k in sixty_four if k >= 2 and toks[k - 1][3] == "=" and toks[k - 2][0] is Kind.IDENT
+              and _WARP_NAME.search(toks[k - 2][3]) and (names is None or toks[k - 2][3] in names)]
+    if named or consts:
+        regions = _hip_regions(view)
+        for m in named:
+            cond = next((c for a, b, c in regions if a <= m.start < b), None)
+            if cond is not None:
+                return WideWarps(m.name_start, m.body[0][2], f"{m.name} is {m.body[0][3]} under `#if {cond}`", m.name)
+        for k in consts:
+            cond = next((c for a, b, c in regions if a <= toks[k][1] < b), None)
+            if cond is not None:
+                return WideWarps(toks[k][1], toks[k + 2][2], f"{toks[k][3]} is 64 under `#if {cond}`", toks[k][3])
+    return None
+
+
+#: Shuffles, whose last argument (when there are four, or three for the mask-less ones) is the width.
+_SHUFFLE_ARITY = {"__shfl_sync": 4, "__shfl_up_sync": 4, "__shfl_down_sync": 4, "__shfl_xor_sync": 4,
+                  "__shfl": 3, "__shfl_up": 3, "__shfl_down": 3, "__shfl_xor": 3}
+
+
+def _width_names(view: cs.DeviceView) -> set[str]:
+    """The names a platform width may have in this file: the warp- or wave-named identifiers it uses
+    (other than CUDA's own) and the identifiers it passes as a shuffle's width, less the macros and
+    constants the file defines itself (:func:`_platform_width` has judged those)."""
+    index, toks = view.spelling_index, view.tokens
+    names = {s for s in index.spellings(Kind.IDENT) if _WARP_NAME.search(s)} - _WIDE_WORDS - set(WARP32_CALLS)
+    pairs = None
+    for k in view.ident_indices(_SHUFFLE_ARITY):
+        if k + 1 >= len(toks) or toks[k + 1][3] != "(":
+            continue
+        pairs = pairs if pairs is not None else view.pairs
+        close = pairs.get(k + 1)
+        if close is None or toks[close - 1][0] is not Kind.IDENT or toks[close - 2][3] != ",":
+            continue
+        depth, commas = 0, 0
+        for t in toks[k + 2:close]:
+            depth += t[3] in "([{" and t[0] is Kind.PUNCT
+            depth -= t[3] in ")]}" and t[0] is Kind.PUNCT
+            commas += depth == 0 and t[3] == ","
+        if commas + 1 == _SHUFFLE_ARITY[toks[k][3]]:
+            names.add(toks[close - 1][3])
+    # A macro the file defines itself was judged by :func:`_platform_width` on the file, unless that
+    # definition is only a fallback (``#ifndef WARP_SIZE`` / ``#define WARP_SIZE 32``): the header's wins.
+    return names - ({m.name for m in view.defines} - _fallback_names(view))
+
+
+def _fallback_names(view: cs.DeviceView) -> set[str]:
+    """Names the file tests for being undefined: ``#ifndef NAME``, ``#if !defined(NAME)``."""
+    toks, out = view.tokens, set()
+    for a, b in cs.directive_ranges(toks, view.directive_marks):
+        d = toks[a][3].replace(" ", "").replace("\t", "")
+        if d == "#ifndef" and a + 1 < b:
+            out.add(toks[a + 1][3])
+        elif d in ("#if", "#elif"):
+            for j in range(a + 1, b - 1):
+                if toks[j][3] == "!" and toks[j + 1][3] == "defined":
+                    k = j + 2 + (j + 2 < b and toks[j + 2][3] == "(")
+                    if k < b and toks[k][0] is Kind.IDENT:
+                        out.add(toks[k][3])
+    return out
+
+
+def _quoted_includes(view: cs.DeviceView) -> list[str]:
+    """The operands of the file's ``#include "…"`` directives, in order."""
+    toks, out = view.tokens, []
+    for i in view.spelling_index.directives():
+        if toks[i][3].replace(" ", "").replace("\t", "") == "#include" and i + 1 < len(toks):
+            operand = toks[i + 1][3]
+            if len(operand) > 2 and operand[0] == '"' and operand[-1] == '"':
+                out.append(operand[1:-1])
+    return out
+
+
+def _header_wide_warps(ctx: FileContext, view: cs.DeviceView) -> WideWarps | None:
+    """A platform width (:func:`_platform_width`) the file uses but a project header it includes
+    defines (vLLM's ``cuda_compat.h``: ``#ifndef USE_ROCM / #define WARP_SIZE 32 / #else /
+    #define WARP_SIZE warpSize``), or None. Headers are read only within the audited tree
+    (``source_root``), and only those that define one of the names the file uses."""
+    root = (ctx.options or {}).get("source_root")
+    if not root:
+        return None
+    names = _width_names(view)
+    if not names:
+        return None
+    includes = _quoted_includes(view)
+    if not includes:
+        return None
+    from vado.scan.lexer import code_tokens, is_native_tokens, lex
+    from vado.scan.project_headers import project_headers
+
+    for header, text in project_headers(str(root)).headers_defining(ctx.path, includes, names):
+        toks = lex(text)
+        code = toks.code() if is_native_tokens(toks) else code_tokens(list(toks))
+        hview = cs.DeviceView(text, code)
+        wide = _platform_width(hview, hview.number_indices(64), names)
+        if wide is None:
+            continue
+        uses = view.spelling_index.indices_of([wide.name], Kind.IDENT)
+        if not uses:
+            continue
+        at = view.tokens[uses[0]]
+        return WideWarps(at[1], at[2], f"{wide.why} in {header}", wide.name)
+    return None
+
+
+def wave_verdicts(ctx: FileContext, *, fixable: bool, covered: bool | None = None, **kw) -> dict[str, Verdict]:
+    """:func:`cs.warp_verdict` per target, except "moves as is" on ROCm targets when warp32 emulation
+    covers the pattern (``covered``; by default whenever the mode is warp32)."""
+    if covered is None:
+        covered = emulated(ctx)
+    return verdicts_for(ctx, lambda t: Verdict.MOVES_AS_IS if covered and t.family == "rocm"
+                        else cs.warp_verdict(t, fixable=fixable, **kw))
