@@ -38,8 +38,8 @@
 //     v a 4- or 8-byte integer or floating type only [hipcc+nvcc]
 //                                        [check tile<64>: match_any and match_all, match_any/match_all compare with ==]
 //   sync(): a fence (lock step); here the tile's warps meet                [check tile<64>.sync() orders shared ...]
-// tiled_partition(parent, n) (run time; n a power of 2 <= 64, else HIP's __hip_assert traps unless NDEBUG: the
-//     emulation always traps)
+// tiled_partition(parent, n) (run time; n a power of 2 <= 64, else HIP's __hip_assert traps unless NDEBUG, and
+//     so does the emulation; with NDEBUG both go on with n)
 //   of a thread_block: a thread_group (type tiled) whose size() is n, or the rest of the block for the last tile;
 //     thread_rank() = block rank & (n-1)            [check tiled_partition(block, 64) in a block of 96: ...]
 //   of a run-time tile (thread_group or tiled_group): the parent itself when n >= its tile size, else size n,
@@ -177,7 +177,20 @@ __device__ __forceinline__ void wave_sync(unsigned long long members) {
   __threadfence_block();
 }
 
-__device__ __forceinline__ void invalid(const char* what) { vado_w64::fail(what); }
+// HIP's __hip_assert(false && what): a trap unless NDEBUG (a CMake Release build defines it), where HIP goes on.
+__device__ __forceinline__ void invalid(const char* what) {
+#ifndef NDEBUG
+  vado_w64::fail(what);
+#else
+  (void)what;
+#endif
+}
+
+// The lanes of the caller's run-time tile of `n` threads (n past 64 only where HIP's size check is off: the wave).
+__device__ __forceinline__ unsigned long long tile_lanes(unsigned int n) {
+  if (n == 0u || n >= 64u) return ~0ull;
+  return (~0ull >> (64u - n)) << ((lane() / n) * n);
+}
 
 struct access;
 
@@ -292,9 +305,7 @@ class tiled_group : public thread_group {
     return internal::block_rank() & (coalesced_info.tiled_info.num_threads - 1u);
   }
   __device__ __forceinline__ void sync() const {
-    unsigned int n = coalesced_info.tiled_info.num_threads;
-    unsigned long long mask = (~0ull >> (64u - n)) << ((internal::lane() / n) * n);
-    internal::wave_sync(mask);
+    internal::wave_sync(internal::tile_lanes(coalesced_info.tiled_info.num_threads));
   }
 };
 
@@ -583,8 +594,7 @@ __device__ __forceinline__ void thread_group::sync() const {
       thread_block::sync();
       break;
     case internal::cg_tiled_group: {
-      unsigned int n = internal::access::tiled_size(*this);
-      internal::wave_sync((~0ull >> (64u - n)) << ((internal::lane() / n) * n));
+      internal::wave_sync(internal::tile_lanes(internal::access::tiled_size(*this)));
       break;
     }
     case internal::cg_coalesced_group:
