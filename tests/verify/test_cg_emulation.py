@@ -280,3 +280,45 @@ def test_cudas_cg_detail_headers_included_after_hips_cooperative_groups_compile(
     src.write_text(ASYNC.replace("BODY", "cg::memcpy_async(t, s, in, sizeof(double) * 64); o[0] = s[1];"))
     proc = _compile(tmp_path, src, 64, "async.o")
     assert proc.returncode != 0 and "memcpy_async" in proc.stderr, proc.stderr[-3000:]
+
+
+SIM = Path(__file__).resolve().parent / "cg_emulation" / "hip_wave64_sim"
+ROCM_HIP = ROCM_HIPCC.parent.parent / "root" / "usr" / "include" / "hip" / "amd_detail"
+GXX = shutil.which("g++")
+
+
+def _fns64(amd_device_functions: str) -> str:
+    """HIP's own ``__fns64`` and ``__fns32`` (amd_device_functions.h), cut out of the installed header."""
+    out = []
+    for name in ("__fns64", "__fns32"):
+        m = re.search(rf"^__device__ static __hip_int32_t {name}\(.*?^}}\n", amd_device_functions, re.MULTILINE | re.DOTALL)
+        assert m, f"ROCm's amd_device_functions.h has no {name} of the expected shape"
+        out.append(m.group(0))
+    return "\n".join(out)
+
+
+@pytest.mark.skipif(GXX is None or not (ROCM_HIP / "amd_hip_cooperative_groups.h").is_file(),
+                    reason="needs g++ and ROCm 7.2.4's headers (scripts/rocm-toolchain.sh)")
+def test_the_checks_expectations_are_what_hips_own_cooperative_groups_compute(tmp_path):
+    # The expected outputs of the checks program were worked out from HIP's code by hand. Here HIP's own code
+    # computes them: ROCm 7.2.4's amd_hip_cooperative_groups.h, its helper and amd_warp_functions.h (the
+    # shuffles, ballot, lane id), built for the host and run on a CPU stand-in for a wave64 GPU whose
+    # cross-lane builtins (ds_bpermute, ballot, mbcnt, EXEC) follow the ISA (cg_emulation/hip_wave64_sim). Every
+    # expect() of the program must pass there too; vado's local reduce is the port's, as on the GPU. What this
+    # leaves to the GPU run: that the emulation on an NVIDIA GPU computes the same (test_hip_cooperative_groups_
+    # semantics_on_the_gpu), and that AMD hardware follows the ISA as the stand-in does.
+    (tmp_path / "fns64.h").write_text(_fns64((ROCM_HIP / "amd_device_functions.h").read_text()))
+    src = tmp_path / "checks.cpp"
+    src.write_text(_as_vado_ports_it(CHECKS.read_text()))
+    exe = tmp_path / "checks-sim"
+    defines = {"HIP_SIM_WARP_FUNCTIONS": ROCM_HIP / "amd_warp_functions.h", "HIP_SIM_FNS64": tmp_path / "fns64.h",
+               "HIP_SIM_CG_HELPER": ROCM_HIP / "hip_cooperative_groups_helper.h",
+               "HIP_SIM_CG": ROCM_HIP / "amd_hip_cooperative_groups.h"}
+    cmd = [GXX, "-std=c++17", "-O1", "-pthread", "-w", "-I", str(SIM), *(f'-D{k}="{v}"' for k, v in defines.items()),
+           "-x", "c++", str(src), "-o", str(exe)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and "FAIL" not in run.stdout, run.stdout[-3000:] + run.stderr[-1000:]
+    expected = len(re.findall(r"^\s*expect\(\"", CHECKS.read_text(), re.MULTILINE))
+    assert run.stdout.count("ok ") == expected and "0 failures" in run.stdout, run.stdout

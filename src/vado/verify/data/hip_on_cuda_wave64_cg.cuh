@@ -10,7 +10,10 @@
 // hip_cooperative_groups_helper.h, amd_warp_functions.h, amd_warp_sync_functions.h, amd_device_functions.h; the
 // semantics are HIP's, the code is vado's), audited line by line against those headers. [check] names the expect()
 // of tests/verify/cg_emulation/cg_wave64_checks.hip that asserts the row when it runs on an NVIDIA GPU
-// (benchmarks/wave64_device.sh; expectations worked out from HIP's code, not measured on AMD); [hipcc+nvcc] rows
+// (benchmarks/wave64_device.sh). Its expected outputs are also computed by HIP's own code without a GPU: ROCm
+// 7.2.4's cooperative-groups and warp-function headers built for the host and run on a CPU stand-in for a wave64
+// GPU (tests/verify/cg_emulation/hip_wave64_sim; test_the_checks_expectations_are_what_hips_own_cooperative_
+// groups_compute): every expect() passes there. Not measured on AMD hardware. [hipcc+nvcc] rows
 // are compile-time facts tested without a GPU by tests/verify/test_cg_emulation.py (HIP_REJECTS: rejected by the
 // emulation with nvcc and by ROCm 7.2.4's hipcc; the checks program itself compiles with hipcc for gfx942/gfx950).
 //
@@ -59,8 +62,8 @@
 //                                                    [check groups as thread_group: ...]
 // binary_partition(coalesced or tile, pred): coalesced_group of the group's lanes with the same pred: size = their
 //   count, thread_rank = rank among them            [check binary_partition of a tile<64>, of a coalesced group]
-// this_thread(): a thread_group of type coalesced, size() 1; HIP's thread_rank() reads a mask it never sets
-//   (uninitialised); the emulation gives 0         [check groups as thread_group: ...]
+// this_thread(): a thread_group of type coalesced, size() 1 [check groups as thread_group: ...]; HIP's thread_rank()
+//   reads a mask it never sets (uninitialised: no answer to check); the emulation gives 0
 // thread_block: group_index, thread_index, thread_rank, num_threads/size, sync, group_dim (HIP's; no
 //   dim_threads, block_dim [hipcc+nvcc]); this_grid(): grid_group (thread_rank, size, sync, group_dim)
 // labeled_partition, cooperative_groups::reduce and the function objects, inclusive/exclusive_scan, invoke_one,
