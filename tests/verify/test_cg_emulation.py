@@ -118,6 +118,9 @@ HIP_REJECTS = [
      '"vado_w64_shfl" matches the argument list'),
     ("float2 f = make_float2(1, 2); auto c = cg::coalesced_threads(); f = c.shfl(f, 1); out[0] = (int)f.y;",
      "no matching function for call to '__shfl'"),
+    # an enum goes through __shfl(int), whose int HIP cannot return as the enum
+    ("enum Color { red }; auto t = cg::tiled_partition<32>(block); Color c = t.shfl(red, 3); out[0] = (int)c;",
+     "an enum"),
 ]
 
 
@@ -297,7 +300,8 @@ def _fns64(amd_device_functions: str) -> str:
     return "\n".join(out)
 
 
-@pytest.mark.skipif(GXX is None or not (ROCM_HIP / "amd_hip_cooperative_groups.h").is_file(),
+@pytest.mark.skipif((GXX is None or not (ROCM_HIP / "amd_hip_cooperative_groups.h").is_file())
+                    and os.environ.get("VADO_REQUIRE_ROCM") != "1",
                     reason="needs g++ and ROCm 7.2.4's headers (scripts/rocm-toolchain.sh)")
 def test_the_checks_expectations_are_what_hips_own_cooperative_groups_compute(tmp_path):
     # The expected outputs of the checks program were worked out from HIP's code by hand. Here HIP's own code

@@ -164,7 +164,7 @@ __device__ __forceinline__ int fns64(unsigned long long mask, unsigned int base,
 template <class T>
 __device__ __forceinline__ T member_value(T var, int src, unsigned long long members) {
   // HIP's coalesced_group::shfl* call __shfl(var, lane, warpSize): a type it has an overload for.
-  static_assert(vado_w64_hip_shfl_type<T>::value,
+  static_assert(vado_w64_hip_shfl_type<T>::value && !std::is_enum<T>::value,
                 "no matching function for call to '__shfl' (HIP's coalesced_group shuffles, emulated by vado)");
   return vado_w64::permute(var, src & 63, vado_w64::own_half(members));
 }
@@ -281,7 +281,7 @@ class thread_block : public thread_group {
   static __device__ __forceinline__ bool is_valid() { return true; }
   static __device__ __forceinline__ void sync() { __syncthreads(); }
   // HIP's name (not static there); CUDA's dim_threads() is not in HIP 7.2.4.
-  __device__ __forceinline__ dim3 group_dim() const { return dim3(blockDim.x, blockDim.y, blockDim.z); }
+  __device__ __forceinline__ dim3 group_dim() { return dim3(blockDim.x, blockDim.y, blockDim.z); }
 };
 
 // ---------------------------------------------------------------------------------------------- tiled_group
@@ -459,18 +459,27 @@ class tile_base : public tiled_group {
   __device__ __forceinline__ unsigned int meta_group_rank() const { return coalesced_info.tiled_info.meta_group_rank; }
   __device__ __forceinline__ unsigned int meta_group_size() const { return coalesced_info.tiled_info.meta_group_size; }
 
+  // An enum reaches HIP's __shfl(int), whose int does not convert back to it: such a shuffle does not compile.
   template <class T>
-  __device__ __forceinline__ T shfl(T var, int srcRank) const { return vado_w64_shfl(var, srcRank, (int)Size); }
+  struct not_enum {
+    static_assert(!std::is_enum<T>::value, "cannot initialize return object of type T (an enum) with an rvalue of "
+                                           "type 'int' (HIP's tile shuffles, emulated by vado)");
+    typedef T type;
+  };
   template <class T>
-  __device__ __forceinline__ T shfl_down(T var, unsigned int lane_delta) const {
+  __device__ __forceinline__ typename not_enum<T>::type shfl(T var, int srcRank) const {
+    return vado_w64_shfl(var, srcRank, (int)Size);
+  }
+  template <class T>
+  __device__ __forceinline__ typename not_enum<T>::type shfl_down(T var, unsigned int lane_delta) const {
     return vado_w64_shfl_down(var, lane_delta, (int)Size);
   }
   template <class T>
-  __device__ __forceinline__ T shfl_up(T var, unsigned int lane_delta) const {
+  __device__ __forceinline__ typename not_enum<T>::type shfl_up(T var, unsigned int lane_delta) const {
     return vado_w64_shfl_up(var, lane_delta, (int)Size);
   }
   template <class T>
-  __device__ __forceinline__ T shfl_xor(T var, unsigned int laneMask) const {
+  __device__ __forceinline__ typename not_enum<T>::type shfl_xor(T var, unsigned int laneMask) const {
     return vado_w64_shfl_xor(var, (int)laneMask, (int)Size);
   }
   __device__ __forceinline__ unsigned long long ballot(int pred) const {
