@@ -45,6 +45,33 @@ MISSING_HEADERS = {"cooperative_groups/scan.h": "cooperative_groups::inclusive_s
                    "cooperative_groups/memcpy_async.h": "cooperative_groups::memcpy_async / wait / wait_prior"}
 _TILES = frozenset({"tiled_partition", "thread_block_tile"})
 _NAMESPACE = "cooperative_groups"
+#: The guard of the local ``labeled_partition``; a file that holds it has its definition.
+LABELED_GUARD = "VADO_CG_LABELED_PARTITION"
+#: ``cooperative_groups::labeled_partition`` for a HIP with ``binary_partition`` (the API009 fix). CUDA declares
+#: it for a ``coalesced_group`` and a ``thread_block_tile<32>`` with an ``int`` or ``unsigned int`` label; HIP's
+#: ``binary_partition`` takes a coalesced group and any ``thread_block_tile`` and returns a ``coalesced_group``.
+LABELED_PARTITION = f"""\
+// vado: HIP has no cooperative_groups::labeled_partition: the group's threads with the same label as a
+// coalesced_group, found by splitting the group on each bit of the label (one binary_partition, a ballot,
+// per bit): what is left holds exactly the threads whose labels are equal, ranked in lane order.
+#include <hip/hip_cooperative_groups.h>
+#include <type_traits>
+#ifndef {LABELED_GUARD}
+#define {LABELED_GUARD}
+namespace cooperative_groups {{
+template <class Group, class Label>
+__device__ coalesced_group labeled_partition(const Group& parent, Label label) {{
+  static_assert(std::is_integral<Label>::value, "labeled_partition takes an integer label");
+  typedef typename std::make_unsigned<Label>::type Bits;
+  const Bits bits = static_cast<Bits>(label);
+  coalesced_group group = binary_partition(parent, (bits & 1u) != 0);
+  for (unsigned int bit = 1; bit < 8 * sizeof(Bits); ++bit) group = binary_partition(group, ((bits >> bit) & 1u) != 0);
+  return group;
+}}
+}}  // namespace cooperative_groups
+#endif
+
+"""
 #: A group's shuffle members. CUDA's take any trivially copyable value (moved 32 bits at a time); HIP's (ROCm 7.2.4:
 #: ``thread_block_tile::shfl_xor(T var, ...)`` is ``__shfl_xor(var, ...)``) take the types ``__shfl`` has
 #: overloads for: the integer and floating scalars, ``__half``, ``__half2``, ``__hip_bfloat16``.
@@ -120,7 +147,8 @@ class CooperativeGroupsTheTargetLacks(Rule):
     the names above are not declared, so the port does not compile. A
     ``cooperative_groups::reduce`` over such a group cannot be rewritten either:
     vado's local reduce covers the groups HIP has (tiles of up to 64 threads and
-    coalesced groups: ``coalesced_threads``, ``binary_partition``). CUDA's group
+    coalesced groups: ``coalesced_threads``, ``binary_partition``, and the
+    ``labeled_partition`` the port writes). CUDA's group
     shuffles move any trivially copyable value; HIP's pass the value to ``__shfl_xor``
     and friends, which have no overload for a ``uint4`` or a struct ("no matching
     function for call to '__shfl_xor'", measured with ROCm 7.2.4's hipcc).
@@ -150,7 +178,13 @@ class CooperativeGroupsTheTargetLacks(Rule):
     port writes into the file (:mod:`vado.port.compat.cg_shuffle`) that moves the value
     32 bits at a time through the group's own shuffle of an ``unsigned int``, as CUDA's
     group shuffle does: safe, the same lanes and the same bits. Another group expression
-    (``holder.tile.shfl_xor(…)``) is reported without a fix. The rest has no fix: each
+    (``holder.tile.shfl_xor(…)``) is reported without a fix. On a HIP with
+    ``binary_partition`` (6.0 and later), ``labeled_partition(group, label)`` gets a
+    local ``cooperative_groups::labeled_partition`` (:data:`LABELED_PARTITION`, once per
+    file, before its first use): the group split on each bit of the integer label, one
+    ``binary_partition`` (a ballot) per bit, which leaves exactly the threads whose
+    labels are equal, ranked in lane order, as CUDA's coalesced group of them is: safe,
+    one ballot per label bit where CUDA uses one match. The rest has no fix: each
     needs a choice of algorithm (a shared-memory stage for a tile wider than a
     wavefront, a split by label). The finding stays after the port so that it is not
     reported as done.
@@ -181,11 +215,19 @@ class CooperativeGroupsTheTargetLacks(Rule):
                 for m in re.finditer(rf'^[ \t]*#[ \t]*include[ \t]*[<"]{re.escape(header)}[>"]', view.text, re.M):
                     yield self._finding(ctx, m.start(), m.end(), f"HIP ships no <{header}> ({what})", targets)
         names, using = _cg_names(toks, view.ident_indices((_NAMESPACE,)))
+        labeled_done = view.spelling_index.has_any((LABELED_GUARD,))
+        labeled_fix = True  # the first labeled_partition of the file carries the definition
         for i in view.ident_indices(tuple(MISSING) + tuple(_TILES) + tuple(MISSING_BEFORE)):
             q = _qualifier(toks, i)
             if q is None or not (q in names or (q == "" and using)):
                 continue
             name = toks[i][3]
+            if name == "labeled_partition":
+                if labeled_done:
+                    continue  # the port's local definition is in the file
+                yield from self._labeled(ctx, view, i, targets, labeled_fix)
+                labeled_fix = False
+                continue
             if name in MISSING:
                 yield self._finding(ctx, toks[i][1], toks[i][2], f"HIP has no {MISSING[name]}", targets)
                 continue
@@ -237,6 +279,30 @@ class CooperativeGroupsTheTargetLacks(Rule):
                                f"the port moves it 32 bits at a time through {helper}",
                                {t.name: Verdict.AUTOMATIC for t in targets}, fix=fix,
                                effort=Effort(lines=1, constructs=1, hours=0.0))
+
+    def _labeled(self, ctx: FileContext, view, i: int, targets, with_fix: bool) -> Iterable[Finding]:
+        """``labeled_partition`` at token ``i``: a local definition where the target's HIP has ``binary_partition``."""
+        toks = view.tokens
+        since = MISSING_BEFORE["binary_partition"][0]
+        new = tuple(t for t in targets if cs.hip_at_least(t, since))
+        old = tuple(t for t in targets if t not in new)
+        if old:
+            yield self._finding(ctx, toks[i][1], toks[i][2], f"HIP has no {MISSING['labeled_partition']}; before {since} "
+                                f"no binary_partition to write it with ({', '.join(t.name for t in old)})", old)
+        if not new:
+            return
+        fix = None
+        if with_fix:
+            from vado.port.compat.placement import insertion_offsets, line_start_insert
+
+            at = insertion_offsets(view.text, toks, [i])[0]
+            fix = Fix((line_start_insert(ctx.path, ctx.text, at, LABELED_PARTITION),), Applicability.SAFE,
+                      "a local cooperative_groups::labeled_partition (binary_partition on each bit of the label)",
+                      ("cg", "cg-labeled-partition"))
+        yield self.finding(ctx, toks[i][1], toks[i][2],
+                           f"HIP has no {MISSING['labeled_partition']}; the port writes one: the group split on each "
+                           f"bit of the label", {t.name: Verdict.AUTOMATIC for t in new}, fix=fix,
+                           effort=Effort(lines=1, constructs=1, hours=0.0))
 
     def _finding(self, ctx: FileContext, start: int, end: int, message: str, targets) -> Finding:
         return self.finding(ctx, start, end, message, {t.name: Verdict.MANUAL for t in targets},
