@@ -56,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
             res = compile_extension(args.root / pkg["dir"], srcs, headers, args.hipcc, name=ext["name"],
                                     include_dirs=pkg["include_dirs"],
                                     defines=pkg["defines"] + pkg["rocm"]["defines"], extra=pkg["rocm"]["flags"],
+                                    flag_include_dirs=pkg["rocm"].get("flag_include_dirs", ()),
                                     timeout=args.timeout)
             for r in res:
                 print(f"{'ok  ' if r.ok else 'FAIL'} {name} {r.source} {r.seconds:.0f} s"

@@ -256,3 +256,44 @@ def test_a_lone_or_cuda_visible_guard_insertion_is_still_a_finding():
     old2 = "#if X\na;\n#else\nb;\n#endif\n"
     text, left = guard_lines(old2, "#if X\na;\n#ifndef __HIP_PLATFORM_AMD__\n#else\nb;\n#endif\n#endif\n")
     assert text == old2 and left
+
+
+def test_cub_names_hipify_leaves_get_the_hipcub_alias_in_a_rocm_branch():
+    # gsplat 1.5.3 IntersectTile.cu: PyTorch's hipify turns the include into <hipcub/hipcub.hpp> and
+    # cub::DeviceRadixSort into hipcub::, but leaves cub::DoubleBuffer ("use of undeclared identifier 'cub'").
+    src = ("#include <cub/cub.cuh>\n#include \"Common.h\"\n\nvoid sort(long* k, long* s, int n) {\n"
+           "  cub::DoubleBuffer<long> keys(k, s);\n  (void)n;\n}\n")
+    out = port_bytes("sort.cu", FileKind.CUDA_SOURCE, src.encode(), ROCM, PortOptions(torch_extension="on"))
+    text = out.after.decode()
+    assert text.startswith("#include <cub/cub.cuh>\n#if defined(USE_ROCM)\nnamespace cub = hipcub;")
+    assert _cuda_side(text) == src  # the CUDA build reads the original lines
+    again = port_bytes("sort.cu", FileKind.CUDA_SOURCE, out.after, ROCM,
+                       PortOptions(torch_extension="on", rule_options={"amd_defines": ("USE_ROCM=1",)}))
+    assert again.after == out.after
+    # Not in a plain port (every cub:: becomes hipcub::), nor where the file aliases already or names no cub::.
+    plain = port_bytes("sort.cu", FileKind.CUDA_SOURCE, src.encode(), ROCM, PortOptions(torch_extension="off"))
+    assert "namespace cub = hipcub" not in plain.after.decode()
+    for other in ("#include <cub/cub.cuh>\nnamespace cub = hipcub;\nvoid f() { cub::DoubleBuffer<int> b; }\n",
+                  "#include <cub/cub.cuh>\nvoid f() { hipcub::DoubleBuffer<int> b; }\n",
+                  "#include <vector>\nvoid f() { cub::DoubleBuffer<int> b; }\n"):
+        got = port_bytes("k.cu", FileKind.CUDA_SOURCE, other.encode(), ROCM, PortOptions(torch_extension="on"))
+        assert b"namespace cub = hipcub;  // vado" not in got.after
+
+
+def test_a_rename_that_changes_arguments_keeps_its_argument_edits_when_hipify_renames():
+    # gsplat 1.5.3's rasterizers: hipify renames cudaFuncSetAttribute but HIP's takes `const void*`, which a
+    # kernel (a function) does not convert to: "no matching function for call to 'hipFuncSetAttribute'".
+    src = ("template <int N> __global__ void k(float* x) { x[0] = N; }\n"
+           "void setup(int bytes) {\n"
+           "  cudaFuncSetAttribute(k<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);\n}\n")
+    out = port_bytes("r.cu", FileKind.CUDA_SOURCE, src.encode(), ROCM, PortOptions(torch_extension="on"))
+    text = out.after.decode()
+    assert ("#if defined(USE_ROCM)\n  cudaFuncSetAttribute(reinterpret_cast<const void*>(k<1>), "
+            "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);\n#else\n") in text
+    assert _cuda_side(text) == src
+    # A tree port defines USE_ROCM=1 for the AMD build (port.tree): the ROCm branch is the port's own.
+    again = port_bytes("r.cu", FileKind.CUDA_SOURCE, out.after, ROCM,
+                       PortOptions(torch_extension="on", rule_options={"amd_defines": ("USE_ROCM=1",)}))
+    assert again.after == out.after
+    plain = port_bytes("r.cu", FileKind.CUDA_SOURCE, src.encode(), ROCM, PortOptions(torch_extension="off"))
+    assert "hipFuncSetAttribute(reinterpret_cast<const void*>(k<1>), hipFuncAttributeMaxDynamicSharedMemorySize" in plain.after.decode()

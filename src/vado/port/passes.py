@@ -52,6 +52,7 @@ from vado.port.launch import launch_fixes
 from vado.port.lt_descriptors import lt_descriptor_fixes
 from vado.port.namespaces import namespace_fixes
 from vado.port.overloads import dim3_assign_fixes, location_overload_fixes, yield_to
+from vado.port.torch_cub import cub_alias_fixes
 from vado.port.translate import (
     identifier_fixes,
     implicit_std_include_fixes,
@@ -249,6 +250,9 @@ for _p in (
             when=lambda o: o.launch == "ggl"),
     FixPass("runtime_include", lambda i: [f for f in (runtime_include_fix(i.path, i.text, i.toks),) if f is not None],
             _SOURCE_KINDS, 320),
+    # A torch extension's port: what PyTorch's build-time hipify gets wrong, written for USE_ROCM.
+    FixPass("torch_cub_alias", lambda i: cub_alias_fixes(i.path, i.text, i.toks), _C_FAMILY, 325,
+            families=frozenset({"rocm"}), needs=("torch_extension",), when=lambda o: o.torch_extension == "on"),
     FixPass("implicit_std_include",
             lambda i: implicit_std_include_fixes(i.path, i.text, i.toks, cuda_file=i.kind in _SOURCE_KINDS),
             _SOURCE_KINDS | {FileKind.CXX_HEADER}, 330),

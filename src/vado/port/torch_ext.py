@@ -71,6 +71,23 @@ def resolve_mode(mode: str, root: str | os.PathLike) -> str:
     return mode
 
 
+def without_hipify(fix):
+    """What of ``fix`` a torch extension's port writes: ``fix`` itself, or None where PyTorch's build-time hipify
+    does it all (:data:`HIPIFY_TAGS`). A rename that also changes the call's arguments (tag ``arguments``:
+    ``cudaFuncSetAttribute(kernel, …)`` needs ``reinterpret_cast<const void*>(kernel)`` for HIP's ``const void*``
+    parameter; ``cudaMallocHost`` a flag) keeps those edits: hipify renames the call and leaves its arguments
+    (gsplat 1.5.3's rasterizers: "no matching function for call to 'hipFuncSetAttribute'")."""
+    from vado.model import Fix
+    from vado.port.translate import ARGUMENTS
+
+    if not HIPIFY_TAGS.intersection(fix.tags):
+        return fix
+    if ARGUMENTS in fix.tags and len(fix.edits) > 1:
+        return Fix(fix.edits[1:], fix.applicability, fix.description + " (the arguments only: hipify renames)",
+                   tuple(t for t in fix.tags if t not in HIPIFY_TAGS))
+    return None
+
+
 @dataclass(frozen=True)
 class Unguarded:
     """A change the port could not write as a guarded branch: original lines ``first``..``last`` (1-based)."""

@@ -249,6 +249,10 @@ def _argument_edits(path: str, toks: list, i: int, name: str) -> tuple[list[Edit
     return [Edit(path, end, end, f", {extra}")], f"; {extra} added"
 
 
+#: Fix tag of a rename whose later edits change the call's arguments (:func:`identifier_fixes`).
+ARGUMENTS = "arguments"
+
+
 def identifier_fixes(path: str, toks: list, target: Target, *, roc: bool = False) -> list[Fix]:
     """One safe fix per identifier token that has a translation on ``target``.
 
@@ -288,7 +292,9 @@ def identifier_fixes(path: str, toks: list, target: Target, *, roc: bool = False
                 (Edit(path, tok[1], tok[2], new), *extra),
                 Applicability.SAFE,
                 f"{tok[3]} → {new}{note}",
-                ("rename", r.library),
+                # ARGUMENTS: the edits after the first (the rename) change the call's arguments, which a
+                # torch extension's port keeps when PyTorch's hipify does the rename (vado.port.torch_ext).
+                ("rename", r.library, ARGUMENTS) if extra else ("rename", r.library),
             )
         )
     return fixes

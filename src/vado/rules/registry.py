@@ -14,6 +14,7 @@ FAMILY_MODULES = (
     "vado.rules.api_decl",
     "vado.rules.api_cg",
     "vado.rules.api_host",
+    "vado.rules.api_std",
     "vado.rules.lib",
     "vado.rules.ptx",
     # the WARP family is a package by topic (vado.rules.warp re-exports every name): its modules with rules
@@ -26,6 +27,7 @@ FAMILY_MODULES = (
     "vado.rules.dep",
     "vado.rules.img",
     "vado.rules.bld",
+    "vado.rules.bld_torch",
 )
 
 #: The file kinds (``FileKind`` values) each family module's rules read: a file of another
@@ -37,6 +39,7 @@ FAMILY_KINDS: dict[str, frozenset[str]] = {
     "vado.rules.api_decl": _C_FAMILY_KINDS,
     "vado.rules.api_cg": _C_FAMILY_KINDS,
     "vado.rules.api_host": _C_FAMILY_KINDS,
+    "vado.rules.api_std": _C_FAMILY_KINDS,
     "vado.rules.lib": _C_FAMILY_KINDS,
     "vado.rules.ptx": _C_FAMILY_KINDS,
     "vado.rules.warp.width": _C_FAMILY_KINDS,
@@ -48,6 +51,7 @@ FAMILY_KINDS: dict[str, frozenset[str]] = {
     "vado.rules.dep": frozenset({"conda-env", "dockerfile", "pyproject", "python", "requirements", "setup-cfg", "setup-py"}),
     "vado.rules.img": frozenset({"dockerfile"}),
     "vado.rules.bld": frozenset({"cmake", "makefile", "setup-py"}),
+    "vado.rules.bld_torch": frozenset({"setup-py"}),
 }
 
 FAMILIES = {

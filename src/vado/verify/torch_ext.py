@@ -104,10 +104,13 @@ def tu_command(hipcc: str, source: Path, obj: Path, headers: TorchHeaders, *, ar
 def compile_extension(project: Path, sources: Sequence[str], headers: TorchHeaders, hipcc: str, *,
                       arch: str = "gfx942", name: str = "ext", include_dirs: Sequence[str] = (),
                       defines: Sequence[str] = (), extra: Sequence[str] = (),
-                      timeout: float = 600.0) -> list[TUResult]:
+                      flag_include_dirs: Sequence[str] = (), timeout: float = 600.0) -> list[TUResult]:
     """Hipify a copy of ``project`` as cpp_extension does on ROCm and compile each of ``sources`` to an object.
 
-    ``sources`` and ``include_dirs`` are relative to ``project`` (as in the extension's setup.py).
+    ``sources`` and ``include_dirs`` are relative to ``project`` (as in the extension's setup.py):
+    ``include_dirs`` are the ``CUDAExtension(include_dirs=…)``, which hipify searches (the headers it
+    finds there it rewrites too); ``flag_include_dirs`` are directories setup.py passes as ``-I`` flags
+    in ``extra_compile_args`` instead, which the compiler searches and hipify does not.
     """
     results: list[TUResult] = []
     with tempfile.TemporaryDirectory(prefix="vado-torchext-") as tmp:
@@ -115,6 +118,7 @@ def compile_extension(project: Path, sources: Sequence[str], headers: TorchHeade
         shutil.copytree(project, work, symlinks=True)
         mapping = hipify_sources(work, sources, headers, include_dirs, timeout)
         incs = [work / d for d in include_dirs]
+        extra = [*extra, *(f"-I{work / d}" for d in flag_include_dirs)]
         for i, src in enumerate(sources):
             hip = work / mapping[src]
             obj = Path(tmp) / f"tu{i}.o"
@@ -123,7 +127,7 @@ def compile_extension(project: Path, sources: Sequence[str], headers: TorchHeade
             start = time.monotonic()
             try:
                 proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout,
-                                      cwd=hip.parent)
+                                      cwd=work)
                 ok, log = proc.returncode == 0 and obj.is_file(), proc.stdout + proc.stderr
             except subprocess.TimeoutExpired:
                 ok, log = False, f"timed out after {timeout:.0f} s"

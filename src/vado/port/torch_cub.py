@@ -1,0 +1,53 @@
+"""``namespace cub = hipcub;`` for a torch extension's CUB code, which PyTorch's build-time hipify half-renames.
+
+On a ROCm build, ``torch.utils.cpp_extension`` hipifies ``#include <cub/cub.cuh>`` into
+``#include <hipcub/hipcub.hpp>`` and renames the ``cub::`` names its table lists
+(``cub::DeviceRadixSort`` → ``hipcub::DeviceRadixSort``), but leaves the others as written:
+``cub::DoubleBuffer``, ``cub::KeyValuePair``, ``cub::Sum`` … then name a namespace hipCUB does not
+declare (gsplat 1.5.3 ``IntersectTile.cu``: "use of undeclared identifier 'cub'"). A torch-extension
+port keeps CUDA's spelling and leaves the renames to hipify, so it adds the alias the maintained
+extensions write themselves in their ROCm branch: ``namespace cub = hipcub;`` after the file's last
+``<cub/…>`` include. The torch-extension port writes it inside ``#if defined(USE_ROCM)``; the CUDA
+build reads the original lines. With the alias, both hipify's ``hipcub::`` and the ``cub::`` it left
+name hipCUB.
+"""
+
+from __future__ import annotations
+
+import re
+
+from vado.model import Applicability, Edit, Fix
+from vado.scan.lexer import Kind
+
+_CUB_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*[<\"]cub/[^>\"\n]+[>\"]", re.M)
+_ALIAS = re.compile(r"\bnamespace[ \t]+cub[ \t]*=[ \t]*(?:::)?hipcub[ \t]*;")
+
+#: The line the pass writes.
+ALIAS_LINE = ("namespace cub = hipcub;  // vado: PyTorch's hipify renames only the cub:: names its table lists; "
+              "the others (cub::DoubleBuffer …) name hipCUB through this alias\n")
+
+
+def cub_alias_fixes(path: str, text: str, toks) -> list[Fix]:
+    """The alias after the last ``#include <cub/…>`` of a file that spells ``cub::`` (none where the file
+    has the alias already, includes no CUB header, or names nothing in ``cub::``)."""
+    if "cub" not in text or _ALIAS.search(text):
+        return []
+    includes = list(_CUB_INCLUDE.finditer(text))
+    if not includes or not _qualified_cub(toks):
+        return []
+    end = text.find("\n", includes[-1].end())
+    at = len(text) if end < 0 else end + 1
+    content = ALIAS_LINE if end >= 0 else "\n" + ALIAS_LINE
+    return [Fix((Edit(path, at, at, content),), Applicability.SAFE,
+                "namespace cub = hipcub; after the CUB include (the cub:: names PyTorch's hipify leaves)",
+                ("torch", "cub-alias"))]
+
+
+def _qualified_cub(toks) -> bool:
+    """Whether some code token ``cub`` is followed by ``::`` and not itself qualified (``hipcub``, ``x::cub``)."""
+    n = len(toks)
+    for i, tok in enumerate(toks):
+        if tok[0] is Kind.IDENT and tok[3] == "cub" and i + 1 < n and toks[i + 1][3] == "::":
+            if i == 0 or toks[i - 1][3] not in ("::", ".", "->"):
+                return True
+    return False
