@@ -24,9 +24,6 @@ dtype, everything else exactly). Results: ``$OUT/torch_ext_results.json`` and a 
 from __future__ import annotations
 
 import argparse
-import concurrent.futures as cf
-import hashlib
-import importlib.util
 import json
 import os
 import shutil
@@ -38,8 +35,6 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 CONFIG = HERE / "torch_ext" / "packages.json"
 CALLS = HERE / "torch_ext" / "calls"
-#: Tolerances by dtype name (the port and the original may sum in another order: atomics, wave-wide reductions).
-TOLERANCE = {"float16": (1e-2, 1e-2), "bfloat16": (2e-2, 2e-2), "float32": (1e-4, 1e-5), "float64": (1e-9, 1e-12)}
 
 
 def _config() -> dict:
@@ -47,7 +42,8 @@ def _config() -> dict:
 
 
 def _ignore(_dir, names):
-    return [n for n in names if n in (".git", "build", "dist") or n.endswith((".so", ".o", ".egg-info"))]
+    # Documentation (glm's doc/ is 20 MiB of the 64 a device call carries) is left behind with the build outputs.
+    return [n for n in names if n in (".git", "build", "dist", "doc", "docs") or n.endswith((".so", ".o", ".egg-info"))]
 
 
 def prepare(args) -> int:
@@ -79,116 +75,13 @@ def prepare(args) -> int:
 
 
 # --- the GPU machine ------------------------------------------------------------------------------
-
-def _torch_build_info():
-    import torch
-    from torch.utils import cpp_extension as ce
-
-    try:
-        incs = ce.include_paths(device_type="cuda")
-    except TypeError:  # torch < 2.6
-        incs = ce.include_paths(cuda=True)
-    try:
-        libs = ce.library_paths(device_type="cuda")
-    except TypeError:
-        libs = ce.library_paths(cuda=True)
-    import sysconfig
-
-    incs = [*incs, sysconfig.get_paths()["include"]]
-    abi = int(torch._C._GLIBCXX_USE_CXX11_ABI)
-    cuda_home = ce.CUDA_HOME or "/usr/local/cuda"
-    return torch.__version__, incs, libs, abi, cuda_home
-
-
-def _tu_commands(work: Path, name: str, pkg: dict, variant: str, info, arch: str, build: Path) -> list[dict]:
-    _, incs, _, abi, cuda_home = info
-    root = (work / ("w64" if variant == "port" else "orig") / pkg["dir"]).resolve()
-    host_root = (work / variant / pkg["dir"]).resolve()
-    common = [f"-I{root / d}" for d in pkg["include_dirs"]] + [f"-I{i}" for i in incs]
-    common += [f"-D{d}" for d in pkg["defines"]]
-    jobs = []
-    for ext in pkg["extensions"]:
-        ext_name = ext["name"]
-        defs = [f"-DTORCH_EXTENSION_NAME={ext_name}", "-DTORCH_API_INCLUDE_EXTENSION_H",
-                f"-D_GLIBCXX_USE_CXX11_ABI={abi}"]
-        for src in ext["sources"]:
-            if src.endswith("version.cpp"):
-                continue  # the CUDA/HIP version query only
-            if src.endswith(".cu"):
-                cmd = [f"{cuda_home}/bin/nvcc", "-c", str(root / src), "-Xcompiler", "-fPIC", "-std=c++17",
-                       f"-gencode=arch=compute_{arch[3:]},code={arch}", "-D__CUDA_NO_HALF_OPERATORS__",
-                       "-D__CUDA_NO_HALF_CONVERSIONS__", "-D__CUDA_NO_BFLOAT16_CONVERSIONS__",
-                       "-D__CUDA_NO_HALF2_OPERATORS__", "--expt-relaxed-constexpr", *common, *defs,
-                       *pkg["cuda"]["nvcc"]]
-                if variant == "port":
-                    cmd += ["-include", str((work / "prelude" / f"{name}.h").resolve()),
-                            f"-I{(work / 'inc64').resolve()}", "-DVADO_W64_EXIT_GUARD="]
-                key = f"{name}/{variant}/{src}"
-            else:
-                hsrc = host_root / src
-                cmd = ["c++", "-c", str(hsrc), "-fPIC", "-std=c++17", *[c.replace(str(root), str(host_root))
-                                                                       for c in common], *defs, *pkg["cuda"]["cxx"]]
-                other = (work / ("orig" if variant == "port" else "port") / pkg["dir"] / src)
-                same = other.is_file() and other.read_bytes() == hsrc.read_bytes()
-                digest = hashlib.sha1(hsrc.read_bytes()).hexdigest()[:12]
-                key = f"{name}/host/{src}@{digest}" if same else f"{name}/{variant}/{src}"
-            obj = build / (key.replace("/", "__").replace("@", "_") + ".o")
-            jobs.append({"key": key, "ext": ext_name, "variant": variant, "package": name, "source": src,
-                         "cmd": [*cmd, "-o", str(obj)], "obj": str(obj), "size": (root / src).stat().st_size})
-    return jobs
-
-
-def _compile(job: dict, timeout: float) -> dict:
-    start = time.monotonic()
-    try:
-        proc = subprocess.run(job["cmd"], capture_output=True, text=True, errors="replace", timeout=timeout)
-        ok, log = proc.returncode == 0, proc.stdout + proc.stderr
-    except subprocess.TimeoutExpired:
-        ok, log = False, f"timed out after {timeout:.0f} s"
-    return {"key": job["key"], "ok": ok, "seconds": round(time.monotonic() - start, 1),
-            "error": next((ln.strip() for ln in log.splitlines() if "error" in ln), "") if not ok else "",
-            "log": log[-3000:] if not ok else ""}
-
-
-_CALLER = r"""
-import importlib.util, json, sys, time, traceback
-import torch
-kind, lib, module, calls_file, out_file = sys.argv[1:6]
-if kind == "ops":
-    torch.ops.load_library(lib)
-    ext = getattr(torch.ops, module)
-else:
-    spec = importlib.util.spec_from_file_location(module, lib)
-    ext = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ext)
-spec = importlib.util.spec_from_file_location("calls", calls_file)
-calls = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(calls)
-def cpu(v):
-    if isinstance(v, torch.Tensor):
-        return v.detach().cpu()
-    if isinstance(v, dict):
-        return {k: cpu(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [cpu(x) for x in v]
-    return v
-results, times = {}, {}
-for name, fn in calls.cases(ext, torch, "cuda").items():
-    t = time.monotonic()
-    try:
-        results[name] = cpu(fn())
-        torch.cuda.synchronize()
-    except Exception as exc:
-        results[name] = {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]}
-    times[name] = round(time.monotonic() - t, 3)
-torch.save({"results": results, "times": times}, out_file)
-print(f"{len(results)} calls")
-"""
+# The pipeline is vado.verify.torch_ext_device's (what `vado verify --run torch:CALLS.py` runs for one
+# extension); here every TU of every package goes into one compile pool.
 
 
 def run(args) -> int:
     sys.path.insert(0, str(HERE.parent / "src"))
-    from vado.verify import hip_on_cuda, torch_ext_run
+    from vado.verify import hip_on_cuda, torch_ext_device as ted, torch_ext_run
 
     cfg = _config()
     work = Path(args.work).resolve()
@@ -203,7 +96,7 @@ def run(args) -> int:
         info = ("headers", [*args.torch_include, sysconfig.get_paths()["include"]], [], 1,
                 os.path.dirname(os.path.dirname(shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")))
     else:
-        info = _torch_build_info()
+        info = ted.torch_build_info()
     print(f"torch {info[0]}, CUDA at {info[4]}, {args.arch}, {args.jobs} jobs", flush=True)
     hip_on_cuda.write_include_dir(work / "inc64", 64)
     prep = {}
@@ -216,25 +109,22 @@ def run(args) -> int:
     build.mkdir()
     jobs, seen = [], set()
     for name in names:
+        pkg = cfg[name]
         for variant in ("orig", "port"):
-            for job in _tu_commands(work, name, cfg[name], variant, info, args.arch, build):
+            for job in ted.tu_jobs(work / "orig" / pkg["dir"], work / "w64" / pkg["dir"], work / "port" / pkg["dir"],
+                                   work / "prelude" / f"{name}.h", work / "inc64", name, pkg, variant, info,
+                                   args.arch, build):
                 job["first"] = job["key"] not in seen
                 seen.add(job["key"])
                 jobs.append(job)
-    todo = sorted([j for j in jobs if j["first"] and (not args.only or any(o in j["key"] for o in args.only))],
-                  key=lambda j: (not j["source"].endswith(".cu"), -j["size"]))
+    todo = [j for j in jobs if j["first"] and (not args.only or any(o in j["key"] for o in args.only))]
     print(f"{len(todo)} TUs to compile ({len(jobs)} in the builds)", flush=True)
     if args.dry_run:
-        for j in todo:
+        for j in sorted(todo, key=lambda j: (not j["source"].endswith(".cu"), -j["size"])):
             print(" ".join(j["cmd"]))
         return 0
-    compiled: dict[str, dict] = {}
-    with cf.ThreadPoolExecutor(args.jobs) as pool:
-        futs = {pool.submit(_compile, j, args.tu_timeout): j for j in todo}
-        for fut in cf.as_completed(futs):
-            r = fut.result()
-            compiled[r["key"]] = r
-            print(f"{'ok  ' if r['ok'] else 'FAIL'} {r['key']} {r['seconds']:.0f} s {r['error'][:160]}", flush=True)
+    compiled = ted.compile_all(todo, args.jobs, args.tu_timeout, lambda r: print(
+        f"{'ok  ' if r['ok'] else 'FAIL'} {r['key']} {r['seconds']:.0f} s {r['error'][:160]}", flush=True))
     t_compile = time.monotonic() - t0
     if args.compile_only:
         ok = sum(r["ok"] for r in compiled.values())
@@ -243,50 +133,17 @@ def run(args) -> int:
         return 0 if ok == len(compiled) else 1
     results = {"torch": info[0], "arch": args.arch, "compile_s": round(t_compile, 1), "prepared": prep,
                "tus": compiled, "packages": {}}
-    _, _, libs, _, cuda_home = info
     for name in names:
         pkg = cfg[name]
         entry = results["packages"][name] = {"dir": pkg["dir"]}
-        outputs = {}
         for variant in ("orig", "port"):
-            mine = [j for j in jobs if j["package"] == name and j["variant"] == variant]
-            bad = [j["key"] for j in mine if not compiled[j["key"]]["ok"]]
-            if bad:
-                entry[variant] = {"built": False, "failed_tus": bad}
-                continue
-            lib = build / f"{name}-{variant}.so"
-            link = ["c++", "-shared", *[j["obj"] for j in mine], "-o", str(lib),
-                    *[f"-L{p}" for p in libs], f"-L{cuda_home}/lib64", "-lc10", "-ltorch", "-ltorch_cpu",
-                    "-ltorch_python", "-lc10_cuda", "-ltorch_cuda", "-lcudart",
-                    *[f"-Wl,-rpath,{p}" for p in libs]]
-            proc = subprocess.run(link, capture_output=True, text=True, errors="replace")
-            if proc.returncode != 0:
-                entry[variant] = {"built": False, "link": (proc.stdout + proc.stderr)[-2000:]}
-                continue
-            res = out / f"{name}-{variant}.pt"
-            module = pkg["module"] if pkg["kind"] == "ops" else pkg["extensions"][0]["name"]
-            try:
-                proc = subprocess.run([sys.executable, "-c", _CALLER, pkg["kind"], str(lib), module,
-                                       str(CALLS / f"{name}.py"), str(res)], capture_output=True, text=True,
-                                      errors="replace", timeout=args.call_timeout)
-                ran = proc.returncode == 0 and res.is_file()
-                log = (proc.stdout + proc.stderr)[-2000:]
-            except subprocess.TimeoutExpired:
-                ran, log = False, f"calls timed out after {args.call_timeout:.0f} s"
-            entry[variant] = {"built": True, "ran": ran, "log": log if not ran else ""}
-            if ran:
-                import torch
-
-                outputs[variant] = torch.load(res)
-        if "orig" in outputs and "port" in outputs:
-            cmp = {}
-            for call, a in outputs["orig"]["results"].items():
-                b = outputs["port"]["results"].get(call)
-                dt = _dtype_of(a)
-                rtol, atol = TOLERANCE.get(dt, TOLERANCE["float32"])
-                cmp.update(torch_ext_run.compare_outputs({call: a}, {call: b}, rtol, atol))
+            entry[variant] = ted.link_and_call(name, pkg, variant, jobs, compiled, info, build, CALLS / f"{name}.py",
+                                               out, args.call_timeout)
+        o, p = entry["orig"].pop("outputs", None), entry["port"].pop("outputs", None)
+        if o is not None and p is not None:
+            cmp = ted.compare_builds(o, p)
             entry["calls"] = cmp
-            entry["times"] = {v: outputs[v]["times"] for v in outputs}
+            entry["times"] = {"orig": o["times"], "port": p["times"]}
             counts: dict[str, int] = {}
             for c in cmp.values():
                 counts[c["status"]] = counts.get(c["status"], 0) + 1
@@ -302,20 +159,6 @@ def run(args) -> int:
             if c["status"] != "match":
                 print(f"    {call}: {c['status']} {c['detail']}")
     return 0
-
-
-def _dtype_of(value) -> str:
-    if hasattr(value, "dtype"):
-        return str(value.dtype).split(".")[-1]
-    if isinstance(value, dict):
-        for v in value.values():
-            d = _dtype_of(v)
-            if d in TOLERANCE and d != "float32":
-                return d
-        return next((d for d in map(_dtype_of, value.values()) if d in TOLERANCE), "")
-    if isinstance(value, (list, tuple)):
-        return _dtype_of(dict(enumerate(value)))
-    return ""
 
 
 def main(argv: list[str] | None = None) -> int:

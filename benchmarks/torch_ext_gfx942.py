@@ -54,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             start = time.monotonic()
             res = compile_extension(args.root / pkg["dir"], srcs, headers, args.hipcc, name=ext["name"],
-                                    include_dirs=pkg["include_dirs"],
+                                    include_dirs=[d for d in pkg["include_dirs"]
+                                                  if d not in pkg["rocm"].get("flag_include_dirs", ())],
                                     defines=pkg["defines"] + pkg["rocm"]["defines"], extra=pkg["rocm"]["flags"],
                                     flag_include_dirs=pkg["rocm"].get("flag_include_dirs", ()),
                                     timeout=args.timeout)

@@ -34,7 +34,8 @@ def verify(
     compile_units: bool = typer.Option(True, "--compile/--no-compile", help="Compile the port's translation units."),
     triton: bool = typer.Option(True, "--triton/--no-triton", help="Compile the Triton kernels found in Python files."),
     flag: Optional[list[str]] = typer.Option(None, "--flag", help="Extra compiler flag (repeatable)."),
-    run: Optional[str] = typer.Option(None, "--run", help="Differential run command, e.g. '{bin} {n}' ({bin}, {n}, {out})."),
+    run: Optional[str] = typer.Option(None, "--run", help="Differential run command, e.g. '{bin} {n}' ({bin}, {n}, {out}); for a PyTorch extension 'torch:CALLS.py' (with --torch-config): both builds' ops called and compared."),
+    torch_config: Optional[Path] = typer.Option(None, "--torch-config", help="With --run torch:CALLS.py: the extension's sources, include dirs and flags (JSON; see vado.verify.torch_ext_device)."),
     compare: Literal["stdout", "files", "numpy"] = typer.Option("stdout", "--compare", help="What is compared: stdout, output files, or .npy arrays."),
     rtol: float = typer.Option(0.0, "--rtol", help="Relative tolerance."),
     atol: float = typer.Option(0.0, "--atol", help="Absolute tolerance."),
@@ -118,7 +119,12 @@ def verify(
         if not archs:
             archs = list(tgt.default_arch)
         spec = None
-        if run:
+        if run and run.startswith("torch:"):
+            # A PyTorch extension: both builds loaded by torch, their ops called by CALLS.py's cases().
+            spec = RunSpec(template="torch", torch_calls=run[len("torch:"):], nvcc_arch=nvcc_arch,
+                           torch_config=str(torch_config) if torch_config else None, require_gpu=require_gpu,
+                           wave=wave, shapes=(None,))
+        elif run:
             spec = RunSpec(
                 template=run, mode=compare, tolerance=Tolerance(rtol, atol, ulp, not nan_differs), shapes=shape_list,
                 original_bin=str(original_bin) if original_bin else None, port_bin=str(port_bin) if port_bin else None,

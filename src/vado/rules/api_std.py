@@ -154,7 +154,7 @@ class StdArrayAtInDeviceCode(Rule):
                       ".at(i) → [i] in device code (no host-only throw path)", ("std", "array-at"))
             yield self.finding(
                 ctx, toks[i - 1][1], toks[close][2],
-                f"`.at()` in device code: std::array::at's out-of-range path calls libstdc++'s "
+                "`.at()` in device code: std::array::at's out-of-range path calls libstdc++'s "
                 "host-only __throw_out_of_range_fmt, which hipcc rejects in device code (nvcc's relaxed constexpr "
                 "lets it pass)" + ("" if known else "; the value's type is not declared in this file"),
                 {t.name: Verdict.AUTOMATIC for t in rocm}, fix=fix, effort=Effort(lines=1, constructs=1, hours=0.0))

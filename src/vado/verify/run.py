@@ -64,6 +64,10 @@ class RunSpec:
     wave: int | None = None
     #: Runs of the original per round (2: tokens that differ between them are masked, see differential).
     original_runs: int = 2
+    #: A torch extension's run (``--run torch:CALLS.py``): the calls file and the extension's description
+    #: (:mod:`vado.verify.torch_ext_device`); the template is then ``torch``.
+    torch_calls: str | None = None
+    torch_config: str | None = None
 
 
 @dataclass(frozen=True)
@@ -214,7 +218,9 @@ def verify(
     builds: list[Evidence] = []
     diff = None
     skipped = ""
-    if run is not None:
+    if run is not None and run.torch_calls:
+        skipped, builds = _torch_run(out_path, original, run, nvcc, python, climits, steps)
+    elif run is not None:
         diff, skipped, builds = _differential(out_path, original, run, hipcc, nvcc, climits, rlimits, archs, steps)
     steps.finish()
     return VerifyResult(str(out_path), target.name, label, comp, tri, tuple(builds), diff, skipped,
@@ -276,8 +282,54 @@ def _compile_steps(units, archs: Sequence[str]) -> int:
 
 def _run_steps(run: RunSpec) -> int:
     """Builds (those vado makes) and rounds of the differential run."""
+    if run.torch_calls:
+        return 3  # the two builds and the calls
     builds = 0 if (run.original_bin and run.port_bin) else (0 if run.original_bin else 1) + (0 if run.port_bin else 1)
     return builds + max(1, len(run.shapes))
+
+
+def _torch_run(out_path: Path, original, run: RunSpec, nvcc, python, climits, steps: _Steps) -> tuple[str, list[Evidence]]:
+    """A torch extension's original and port built and called on an NVIDIA GPU (:mod:`vado.verify.torch_ext_device`):
+    ``(why the run was skipped or "", evidence)``: a build record per variant and a compare record per call."""
+    from vado.verify import torch_ext_device as ted
+
+    if original is None:
+        raise UsageError("--run torch:CALLS.py needs the original tree to build it", "", "pass --original SRC")
+    if not run.torch_config:
+        raise UsageError("--run torch:CALLS.py needs --torch-config EXT.json",
+                         "the extension's sources, include dirs and flags as its setup.py builds them",
+                         "write one entry of benchmarks/torch_ext/packages.json's schema for the extension")
+    try:
+        pkg = ted.load_config(run.torch_config)
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot read --torch-config {run.torch_config}", str(exc), "see vado.verify.torch_ext_device")
+    calls = Path(run.torch_calls)
+    if not calls.is_file():
+        raise UsageError(f"no calls file {calls}", "", "pass --run torch:CALLS.py with a file that defines cases()")
+    vendor, why = _gpu_vendor()
+    if vendor != "nvidia":
+        return ("run step skipped: a torch extension's run needs an NVIDIA GPU, nvcc and a CUDA build of torch "
+                f"({why or 'the GPU here is ' + vendor + ', not NVIDIA'})"), []
+    missing = ted.prerequisites(python, nvcc) or (ted.prerequisites(None, nvcc) if python else "")
+    if missing:
+        return f"run step skipped: a torch extension's run needs {missing.split(' (')[0]}: {missing}", []
+    arch = run.nvcc_arch if run.nvcc_arch.startswith("sm_") else "sm_90"
+    with tempfile.TemporaryDirectory(prefix="vado-torch-run-") as scratch:
+        res = ted.run_extension(Path(original), out_path, pkg, calls, Path(scratch), arch=arch,
+                                tu_timeout=climits.timeout_s if climits and climits.timeout_s else 480.0, wave=run.wave or 64, python=python)
+    evidence: list[Evidence] = []
+    for variant, subject in (("orig", "original"), ("port", "port")):
+        b = res[variant]
+        failed = b.get("failed_tus", [])
+        errors = [res["tus"][k]["error"] for k in failed if k in res["tus"]]
+        evidence.append(Evidence("build", subject, bool(b.get("built") and b.get("ran")), toolchain="nvcc", arch=arch,
+                                 stderr=(b.get("log") or b.get("link") or "\n".join(errors))[-4000:],
+                                 detail={"failed_tus": failed, "errors": len(failed)}))
+        steps.advance()
+    for call, c in sorted(res.get("calls", {}).items()):
+        evidence.append(Evidence("compare", call, c["status"] == "match", detail=c))
+    steps.advance()
+    return "", evidence
 
 
 def _differential(out_path: Path, original, run: RunSpec, hipcc, nvcc, climits, rlimits, archs, steps: _Steps):
