@@ -9,7 +9,9 @@ SDIST_DIR -o ROOT/SDIST_DIR --torch-extension auto``). Each extension is hipifie
 ``torch.utils.cpp_extension`` does on a ROCm build (:func:`vado.verify.torch_ext.compile_extension`),
 with the defines and flags its setup.py gives on ROCm, one TU at a time, against the ROCm headers
 tools/torch_rocm_headers.py assembled. ``--phase device`` compiles the ``.cu`` TUs only, ``host``
-the ``.cpp`` ones. Results (per TU: ok, seconds, first error, log tail) are appended to ``--out``
+the ``.cpp`` ones. An extension's ``rocm.flag_include_dirs`` (packages.json) are include dirs the
+ported setup.py passes on ROCm as ``-I`` flags instead of ``include_dirs`` (BLD008: hipify leaves them
+alone). Results (per TU: ok, seconds, first error, log tail) are appended to ``--out``
 after each extension, so a long run can be read while it goes.
 """
 
