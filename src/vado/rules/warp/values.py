@@ -300,8 +300,8 @@ class ClassValueToHipShuffle(Rule):
                     if dispatch is None:
                         dispatch = _dispatches_half(view)
                     if dispatch:
-                        why = (f"`{var}` is of the template parameter {words[0]}, which this file's kernels "
-                               f"are instantiated with at::Half (AT_DISPATCH over Half)")
+                        why = (f"`{var}` is of the template parameter {words[0]}, which may be at::Half: this file "
+                               f"names Half (an AT_DISPATCH over it, or the type)")
             if why is not None:
                 found.append((i, toks[close][2], name, why))
         if not found:
