@@ -246,3 +246,47 @@ def test_a_user_without_privileges_is_confined_through_a_user_namespace(secret, 
     if ok == "False":
         pytest.skip("user namespaces are not allowed here: " + out.stdout)
     assert value not in out.stdout and "namespaces" in out.stdout and out.stdout.strip().endswith("inside")
+
+
+def _alive_with(word: str) -> list[int]:
+    """Processes whose command line holds ``word``."""
+    out = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                    if word.encode() in fh.read():
+                        out.append(int(pid))
+            except OSError:
+                pass
+    return out
+
+
+def test_what_a_confined_command_leaves_running_is_killed_when_it_ends(tmp_path):
+    """A confined command runs without the reaper: it is its PID namespace's first process, so a
+    descendant that escaped its process group (setsid, a background job) dies with it, and a timeout
+    kills the namespace at once."""
+    import time
+
+    mark = f"{secrets.randbelow(10**6) + 10**6}.5"
+    out = run_limited(["sh", "-c", f"setsid sleep {mark} & sleep {mark} & echo started"], confine=Confinement(),
+                      limits=Limits(60))
+    assert out.ok and out.stdout == "started\n" and out.confinement == "namespaces"
+    time.sleep(0.2)
+    assert _alive_with(f"sleep\0{mark}") == []
+    started = time.perf_counter()
+    out = run_limited(["sh", "-c", f"setsid sleep {mark}; sleep {mark}"], confine=Confinement(), limits=Limits(1.0))
+    assert out.timed_out and time.perf_counter() - started < 8
+    time.sleep(0.2)
+    assert _alive_with(f"sleep\0{mark}") == []
+
+
+def test_confine_script_refuses_a_malformed_command_line():
+    import subprocess
+    import sys
+
+    from vado.verify import sandbox
+
+    res = subprocess.run([sys.executable, "-I", "-S", sandbox._CONFINE, "--stage"], capture_output=True, text=True,
+                         timeout=60)
+    assert res.returncode == 125 and "usage: _confine.py" in res.stderr

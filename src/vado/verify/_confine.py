@@ -1,11 +1,13 @@
 """Run one command in a file system that shows only what it was given.
 
 :func:`vado.verify.sandbox.run_limited` starts a confined command as
-``unshare --mount --pid --net --ipc --uts --fork [--user --map-root-user] -- python -I -S _confine.py SPEC -- CMD...``:
+``unshare --mount --pid --net --ipc --uts --fork [--user --map-root-user] -- python -I -S _confine.py
+--stage DIR --cwd DIR [--privileged] [--ro PATH]... [--rw PATH]... -- CMD...``:
 in fresh mount, PID, network, IPC and UTS namespaces, this script builds a new
-root on a tmpfs mounted over ``SPEC["stage"]`` (an empty directory the caller
-made), switches to it with ``pivot_root`` and detaches the old one, then
-``exec``s the command. The new root holds:
+root on a tmpfs mounted over the stage (an empty directory the caller made),
+switches to it with ``pivot_root`` and detaches the old one, then ``exec``s the
+command, which is the namespace's PID 1: when it ends, the kernel kills whatever
+it left running there. The new root holds:
 
 - ``/usr`` read-only, and ``/bin``, ``/lib*``, ``/sbin`` as the host has them
   (links into ``/usr`` on a merged-/usr system);
@@ -15,24 +17,24 @@ made), switches to it with ``pivot_root`` and detaches the old one, then
 - ``/dev`` with ``null``, ``zero``, ``full``, ``random``, ``urandom``, a private
   ``/dev/shm``; ``/proc`` of the new PID namespace (so ``/proc/1/root`` is this
   root, not the host's); a private ``/tmp``; no ``/sys``, ``/home``, ``/root``;
-- each ``SPEC["ro"]`` path read-only and each ``SPEC["rw"]`` path writable, at
-  the same path as outside (a symlink to them is made again).
+- each ``--ro`` path read-only and each ``--rw`` path writable, at the same path
+  as outside (a symlink to them is made again).
 
-The command then runs in ``SPEC["cwd"]``. Unless ``SPEC["privileged"]``, the
+The command then runs in the ``--cwd`` directory. Unless ``--privileged``, the
 capability bounding set is emptied but for reading and owning files, and
 ``no_new_privs`` is set, so the command cannot mount, ``chroot`` or gain rights
 through a set-uid program; a toolchain that makes its own chroot (vado's ROCm
 wrapper) runs privileged, inside this view all the same.
 
-Standalone on purpose (``-S``, no vado import). Exit status: the command's;
-125 with a message on stderr when the confinement could not be built.
+Standalone on purpose (``-S``, no vado import) and quick to start: it runs once
+per compile, so it imports only ``ctypes`` (libc's functions are taken from the
+interpreter's own process, not looked up with ``ldconfig``) and reads its
+arguments without ``json``. Exit status: the command's; 125 with a message on
+stderr when the confinement could not be built.
 """
 
 import ctypes
-import ctypes.util
-import json
 import os
-import platform
 import sys
 
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
@@ -47,7 +49,18 @@ SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "
 ETC_KEEP = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "perl", "localtime")
 DEV_KEEP = ("null", "zero", "full", "random", "urandom")
 
-_libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+
+def _load_libc():
+    # The interpreter's own libc (dlopen(NULL)): no `ldconfig -p` run, as ctypes.util.find_library does.
+    libc = ctypes.CDLL(None, use_errno=True)
+    if all(hasattr(libc, name) for name in ("mount", "umount2", "syscall", "prctl")):
+        return libc
+    import ctypes.util as ctypes_util
+
+    return ctypes.CDLL(ctypes_util.find_library("c") or "libc.so.6", use_errno=True)
+
+
+_libc = _load_libc()
 
 
 class ConfineError(Exception):
@@ -172,7 +185,7 @@ def build(spec):
     for path, read_only in binds:
         _visible(new, path, read_only)
     os.chdir(new)
-    num = SYS_PIVOT_ROOT.get(platform.machine())
+    num = SYS_PIVOT_ROOT.get(os.uname().machine)
     if num is not None:
         _check(_libc.syscall(ctypes.c_long(num), b".", b"."), "pivot_root")
         _check(_libc.umount2(b".", ctypes.c_int(MNT_DETACH)), "detaching the old root")
@@ -190,12 +203,38 @@ def drop_privileges():
     _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
 
 
+def parse_args(argv):
+    """``--stage DIR --cwd DIR [--privileged] [--ro PATH]... [--rw PATH]... -- CMD...`` as (spec, cmd)."""
+    spec = {"stage": "", "cwd": "", "ro": [], "rw": [], "privileged": False}
+    i = 1
+    while i < len(argv) and argv[i] != "--":
+        opt = argv[i]
+        if opt == "--privileged":
+            spec["privileged"] = True
+            i += 1
+            continue
+        if opt not in ("--stage", "--cwd", "--ro", "--rw") or i + 1 >= len(argv):
+            raise ValueError("unknown or incomplete option %r" % opt)
+        value = argv[i + 1]
+        if opt in ("--ro", "--rw"):
+            spec[opt[2:]].append(value)
+        else:
+            spec[opt[2:]] = value
+        i += 2
+    cmd = argv[i + 1:]
+    if not spec["stage"] or not cmd:
+        raise ValueError("no --stage or no command")
+    return spec, cmd
+
+
 def main(argv):
-    if len(argv) < 4 or argv[2] != "--":
-        sys.stderr.write("usage: _confine.py SPEC.json -- CMD [ARGS...]\n")
+    try:
+        spec, cmd = parse_args(argv)
+    except ValueError as exc:
+        sys.stderr.write("usage: _confine.py --stage DIR --cwd DIR [--privileged] [--ro PATH]... [--rw PATH]... "
+                         "-- CMD [ARGS...] (%s)\n" % exc)
         return 125
     try:
-        spec = json.loads(argv[1])
         build(spec)
         if not spec.get("privileged"):
             drop_privileges()
@@ -203,7 +242,6 @@ def main(argv):
     except (ConfineError, OSError, ValueError) as exc:
         sys.stderr.write("vado: the confinement could not be built: %s\n" % exc)
         return 125
-    cmd = argv[3:]
     try:
         os.execvp(cmd[0], cmd)
     except OSError as exc:

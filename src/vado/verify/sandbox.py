@@ -6,7 +6,9 @@ a probe) goes through :func:`run_limited`. It:
 - starts the child in its own session, so a timeout kills the whole process
   group (compilers fork drivers, drivers fork back ends), and on Linux through
   ``_reaper.py``, a subreaper that also kills what escaped the group (``setsid``,
-  double forks) when the command ends or times out;
+  double forks) when the command ends or times out (a confined command needs no
+  reaper: it is the first process of its own PID namespace, and the kernel kills
+  everything in that namespace when it ends or its ``unshare`` is killed);
 - sets POSIX resource limits in the child before ``exec``: CPU seconds, the size
   of a file it may write, no core dumps, and optionally address space;
 - caps captured output while reading it (a runaway program cannot fill vado's
@@ -278,7 +280,6 @@ def compiler_confinement(executable: str, *, read_only: Sequence[str | os.PathLi
 
 
 def _unshare_argv(spec: dict, cmd: tuple[str, ...]) -> tuple[str, ...]:
-    import json as _json
     import shutil
     import sys
 
@@ -286,7 +287,10 @@ def _unshare_argv(spec: dict, cmd: tuple[str, ...]) -> tuple[str, ...]:
     flags = ["--mount", "--pid", "--net", "--ipc", "--uts", "--fork", "--kill-child", "--propagation", "private"]
     if os.geteuid() != 0:
         flags[:0] = ["--user", "--map-root-user"]
-    return (unshare, *flags, "--", sys.executable, "-I", "-S", _CONFINE, _json.dumps(spec), "--", *cmd)
+    opts = ["--stage", spec["stage"], "--cwd", spec["cwd"]]
+    opts += ["--privileged"] if spec["privileged"] else []
+    opts += [w for p in spec["ro"] for w in ("--ro", p)] + [w for p in spec["rw"] for w in ("--rw", p)]
+    return (unshare, *flags, "--", sys.executable, "-I", "-S", _CONFINE, *opts, "--", *cmd)
 
 
 _AVAILABLE: list[tuple[bool, str]] = []
@@ -392,7 +396,9 @@ def run_limited(
         else:
             confined = f"none: {why}"
     argv: tuple[str, ...] = inner
-    if sys.platform.startswith("linux") and os.path.exists(_REAPER) and sys.executable and cmd:
+    # A confined command is its PID namespace's first process: when it ends, the kernel kills what it left
+    # there, and killing `unshare` kills it (--kill-child), so nothing escapes and no reaper is needed.
+    if sys.platform.startswith("linux") and os.path.exists(_REAPER) and sys.executable and cmd and not stage:
         _startable(cmd, cwd, env)
         argv = (sys.executable, "-I", "-S", _REAPER, "--", *inner)
     try:
@@ -431,7 +437,7 @@ def _run(cmd, argv, cwd, env, limits, stdin, started, confined) -> Outcome:
         proc.wait(timeout=limits.timeout_s)
     except subprocess.TimeoutExpired:
         timed_out = True
-        if argv[0] != cmd[0]:
+        if argv[0] != cmd[0] and not confined.startswith("namespaces"):
             # The reaper kills the command and everything it started, escaped or not.
             proc.terminate()
             try:
