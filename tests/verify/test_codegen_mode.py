@@ -262,6 +262,38 @@ def test_prefixes_are_shared_where_enough_units_open_alike(tmp_path):
     assert p.use((), ["-O1"], sides, "/x", lambda h: (False, [])) is None
 
 
+def test_a_prefix_is_built_for_the_first_unit_that_runs_and_never_for_a_one_file_edit(tmp_path, tc):
+    """verify plans the precompiled prefixes with the units whose front end will run (cache misses): a
+    cold run builds a shared prefix for its first unit, so every unit uses it; a re-verify after a
+    one-file edit runs that unit plain and builds nothing."""
+    opening = "#include <stdio.h>\n#include <hip/hip_runtime.h>\n"
+    root = tmp_path / "p"
+    cfg = _project(root, {f"u{i}.cu": (f"{opening}int u{i};\n", "-O3") for i in range(5)})
+    cache = tmp_path / "c"
+    cold = _verify(root, cfg, tc, cache, codegen="none")
+    assert len(cold.evidence) == 10 and all(e.passed for e in cold.evidence)
+    assert all(e.detail["precompiled_prefix"] and "-include" in e.command for e in cold.evidence)
+    (root / "u3.cu").write_text(f"{opening}int u3_edited;\n")
+    again = _verify(root, cfg, tc, cache, codegen="none")
+    ran = [e for e in again.evidence if not e.detail["cached"]]
+    assert sorted({e.subject for e in ran}) == ["u3.cu"]
+    assert not any(e.detail["precompiled_prefix"] or "-include" in e.command for e in ran)
+
+
+def test_prefixes_wait_for_a_second_unit_unless_the_plan_counts_runs(tmp_path):
+    flags, sides = ["-O3"], ("gfx942",)
+    built = []
+
+    def build(header):
+        built.append(header)
+        return True, []
+
+    eager = Prefixes(tmp_path / "a", planned_runs=True)
+    for i in range(4):
+        eager.plan(("hip/hip_runtime.h",), flags, sides, f"/d{i}")
+    assert eager.use(("hip/hip_runtime.h",), flags, sides, "/d0", build) is not None and len(built) == 1
+
+
 def test_a_header_only_a_device_side_reads_invalidates_the_cached_result(tmp_path, tc):
     """clang's -MD lists the host side's headers only (the fake lists only column-0 includes, as the
     host would not read one under __HIP_DEVICE_COMPILE__): the cache also keeps the digests of the

@@ -361,7 +361,14 @@ def verify_compile(
     with tempfile.TemporaryDirectory(prefix="vado-verify-") as scratch:
         scratch_path = Path(scratch)
         counter = iter(range(1 << 30))
-        prefixes = Prefixes(scratch_path)
+        # The plan below counts only the units whose front end will run (a cache miss): a prefix that enough
+        # of them share is built for the first (vado.verify.pch).
+        prefixes = Prefixes(scratch_path, planned_runs=True)
+
+        def cache_key(tu: TranslationUnit, cmd: Sequence[str], obj: Path, dep: Path, front_end: bool) -> str:
+            cwd = _compile_dir(tc.path, base, tu)
+            keyed = [("<obj>" if w == str(obj) else "<dep>" if w == str(dep) else w) for w in cmd]
+            return cache.key(identity, [cwd, FRONT_END if front_end else CODE_GENERATION, *keyed], tu.source)
 
         def run_one(tu: TranslationUnit, unit: Unit, arch: str | tuple[str, ...], front_end: bool = False,
                     precompiled: bool = False) -> tuple[Outcome, bool, tuple[str, ...]]:
@@ -374,9 +381,7 @@ def verify_compile(
             obj.parent.mkdir(parents=True, exist_ok=True)
             cmd = compile_command(tc, unit, arch, tu, obj, extra_flags, dep, front_end=front_end)
             cwd = _compile_dir(tc.path, base, tu)
-            keyed = [("<obj>" if w == str(obj) else "<dep>" if w == str(dep) else w) for w in cmd]
-            stage = FRONT_END if front_end else CODE_GENERATION
-            key = cache.key(identity, [cwd, stage, *keyed], tu.source)
+            key = cache_key(tu, cmd, obj, dep, front_end)
             hit = cache.get(key)
             if hit is not None:
                 return Outcome(tuple(cmd), hit.returncode, hit.stdout, hit.stderr, hit.duration_s,
@@ -487,8 +492,25 @@ def verify_compile(
             except OSError:
                 return ()
 
+        def code_generation_reasons(tu: TranslationUnit) -> list[str]:
+            """Why ``auto`` sends a unit to the full compile before any run: -Werror, or what its own files
+            show (their includes followed through)."""
+            cwd = tu.directory if os.path.isdir(tu.directory) else str(base)
+            return flag_reasons([*tu.flag_args(), *extra_flags]) or text_scan.reasons(
+                project_files((), tu.source, _visible(base, tu, cwd), [cwd, *(i.path for i in tu.includes)]))
+
+        def front_end_runs(unit: Unit, tu: TranslationUnit, todo: tuple[str, ...]) -> bool:
+            """Whether the unit's front end (all its archs in one run) will run: it is not sent to the full
+            compile alone, and its result is not in the cache."""
+            if codegen == "all" or (codegen == "auto" and code_generation_reasons(tu)):
+                return False
+            arch = todo if len(todo) > 1 else todo[0]
+            obj, dep = scratch_path / "plan.o", scratch_path / "plan.d"
+            cmd = compile_command(tc, unit, arch, tu, obj, extra_flags, dep, front_end=True)
+            return cache.get(cache_key(tu, cmd, obj, dep, True), count=False) is None
+
         for unit, todo in jobs_list:
-            if unit.tu is not None and unit.tu.language.device:
+            if unit.tu is not None and unit.tu.language.device and front_end_runs(unit, unit.tu, todo):
                 prefixes.plan(opening(unit), [*unit.tu.flag_args(), *extra_flags], todo,
                               _compile_dir(tc.path, base, unit.tu))
 
@@ -549,8 +571,7 @@ def verify_compile(
             if codegen == "auto":
                 # What the unit's own files show decides before any run (their includes followed
                 # through); a -Werror unit or one with inline asm goes to the full compile alone.
-                flagged = flag_reasons([*tu.flag_args(), *extra_flags])
-                flagged = flagged or text_scan.reasons(project_files((), tu.source, visible, search))
+                flagged = code_generation_reasons(tu)
                 if flagged:
                     return stage(unit, tu, todo, False, "; ".join(flagged))[0]
             evs, deps = stage(unit, tu, todo, True, "")

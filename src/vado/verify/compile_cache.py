@@ -157,21 +157,25 @@ class CompileCache:
     def _file(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
 
-    def get(self, key: str) -> CachedResult | None:
-        """The kept result for ``key`` when every file it read is unchanged; None otherwise."""
+    def get(self, key: str, *, count: bool = True) -> CachedResult | None:
+        """The kept result for ``key`` when every file it read is unchanged; None otherwise. ``count``:
+        the look-up counts as a hit or miss (not for a look-ahead that plans the runs)."""
         if not self.enabled:
             return None
+        got = self._lookup(key)
+        if count:
+            self._count(hit=got is not None)
+        return got
+
+    def _lookup(self, key: str) -> CachedResult | None:
         try:
             entry = json.loads(self._file(key).read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            self._count(hit=False)
             return None
         deps = entry.get("deps") if isinstance(entry, dict) else None
         if not isinstance(deps, list) or any(
                 not isinstance(d, list) or len(d) != 2 or self.digests.of(str(d[0])) != d[1] for d in deps):
-            self._count(hit=False)
             return None
-        self._count(hit=True)
         return CachedResult(int(entry.get("returncode", 1)), str(entry.get("stdout", "")),
                             str(entry.get("stderr", "")), float(entry.get("duration_s", 0.0)),
                             str(entry.get("confinement", "")), tuple(str(d[0]) for d in deps if d[1]))

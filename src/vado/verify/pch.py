@@ -23,7 +23,9 @@ The result is the same as the plain compile's:
 
 A prefix is used where at least :data:`MIN_SHARE` units share it (building one costs about a front
 end per side) and built once the second of them misses the result cache (a one-file re-verify
-builds none). The command in a record shows the ``-include`` it ran with; the result cache keys the plain
+builds none); where the plan counts only the units that will run (verify looks each one up in the
+result cache first: ``planned_runs``), it is built for the first, which then uses it too. The command in a record shows the ``-include``
+it ran with; the result cache keys the plain
 command, since the results are the same.
 """
 
@@ -87,8 +89,10 @@ class Prefixes:
 
     :meth:`plan` is told every unit's opening includes first; :meth:`prefix` then picks each unit's."""
 
-    def __init__(self, scratch: Path) -> None:
+    def __init__(self, scratch: Path, *, planned_runs: bool = False) -> None:
         self.scratch = scratch
+        #: :meth:`plan` is told only the units that will run (cache misses): no need to wait for a second.
+        self.planned_runs = planned_runs
         self._lock = threading.Lock()
         self._misses: dict[tuple, int] = {}
         self._made: dict[tuple, tuple[str, tuple[str, ...]] | None] = {}
@@ -124,12 +128,12 @@ class Prefixes:
             build: Callable[[Path], tuple[bool, list[str]]]) -> tuple[str, tuple[str, ...]] | None:
         """The header to ``-include`` and the files its precompiled form read, for a unit with this
         prefix, flags and sides that missed the result cache; None the first time (one unit does not
-        pay for a header) or when it cannot be made. ``build(header)`` precompiles ``header`` into
+        pay for a header; with ``planned_runs`` the plan already counted only units that run) or when it cannot be made. ``build(header)`` precompiles ``header`` into
         ``header.gch/`` for every side and returns (ok, the files it read)."""
         key = (*self._base(flags, sides, cwd), headers)
         with self._lock:
             self._misses[key] = self._misses.get(key, 0) + 1
-            if self._misses[key] < 2:
+            if self._misses[key] < 2 and not self.planned_runs:
                 return None
             lock = self._key_locks.setdefault(key, threading.Lock())
             number = len(self._key_locks)
