@@ -52,6 +52,7 @@ from vado.model.text import decode_source
 from vado.scan.classify import FileKind
 from vado.verify.codegen import CODE_GENERATION, FRONT_END, MODES, UNCHECKED, TextScan, flag_reasons, project_files
 from vado.verify.compile_cache import CachedResult, CompileCache, compiler_identity, parse_depfile
+from vado.verify.hipcc_direct import direct_command
 from vado.verify.mapping import DiagnosticMapper, parse_diagnostics
 from vado.verify.pch import Prefixes, leading_includes
 from vado.verify.sandbox import COMPILE_LIMITS, Limits, Outcome, compiler_confinement, run_limited
@@ -365,6 +366,11 @@ def verify_compile(
         # of them share is built for the first (vado.verify.pch).
         prefixes = Prefixes(scratch_path, planned_runs=True)
 
+        def runnable(cmd: list[str]) -> list[str]:
+            """What runs for a hipcc command: with vado's ROCm chroot wrapper, the clang++ command hipcc
+            would run, where the toolchain has shown that it is the same (vado.verify.hipcc_direct)."""
+            return (direct_command(tc.path, tc.chroot, cmd) if tc.chroot else None) or cmd
+
         def cache_key(tu: TranslationUnit, cmd: Sequence[str], obj: Path, dep: Path, front_end: bool) -> str:
             cwd = _compile_dir(tc.path, base, tu)
             keyed = [("<obj>" if w == str(obj) else "<dep>" if w == str(dep) else w) for w in cmd]
@@ -397,14 +403,14 @@ def verify_compile(
                 # pass is taken from it.
                 fast = [*cmd[:-2], "-include", pre[0], *cmd[-2:]]
                 try:
-                    out = run_limited(fast, cwd=cwd, env=hip_env(), limits=limits, confine=view)
+                    out = run_limited(runnable(fast), cwd=cwd, env=hip_env(), limits=limits, confine=view)
                 except ToolchainError:
                     out = None
                 if out is not None and not out.ok:
                     out = None
             try:
                 if out is None:
-                    out = run_limited(cmd, cwd=cwd, env=hip_env(), limits=limits, confine=view)
+                    out = run_limited(runnable(cmd), cwd=cwd, env=hip_env(), limits=limits, confine=view)
                     if pre is not None and out.ok:
                         prefixes.refuse(pre[0])
                     pre = None
@@ -456,7 +462,7 @@ def verify_compile(
                 cmd = [tc.path, *how, "-x", "hip", *flags, "-MD", "-MF", str(dep), "-fsyntax-only",
                        "-Xclang", "-emit-pch", "-Xclang", "-o", "-Xclang", str(gch / f"{side}.pch"), str(header)]
                 try:
-                    if not run_limited(cmd, cwd=cwd, env=hip_env(), limits=limits, confine=view).ok:
+                    if not run_limited(runnable(cmd), cwd=cwd, env=hip_env(), limits=limits, confine=view).ok:
                         return False, []
                 except ToolchainError:
                     return False, []
