@@ -111,7 +111,8 @@ write_wrapper() {
 # Written by vado's scripts/rocm-toolchain.sh; run that script again to rebuild it.
 set -euo pipefail
 ROOT='@ROOT@'
-tool=$(basename "$0")
+# Few processes: verify runs this once per compile (bash built-ins in place of basename, id, dirname).
+tool=${0##*/}
 case "$tool" in
   clang|clang++) inner=(/usr/lib/llvm-22/bin/$tool) ;;
   cmake|ctest|make|hipconfig) inner=(/usr/bin/$tool) ;;
@@ -119,7 +120,7 @@ case "$tool" in
   *) inner=(/usr/bin/hipcc) ;;
 esac
 [ -x "$ROOT/usr/bin/hipcc" ] || { echo "$0: the ROCm chroot $ROOT is missing; run scripts/rocm-toolchain.sh" >&2; exit 127; }
-[ "$(id -u)" = 0 ] || { echo "$0: needs root (chroot and mount namespaces)" >&2; exit 126; }
+[ "$EUID" = 0 ] || { echo "$0: needs root (chroot and mount namespaces)" >&2; exit 126; }
 
 if [ -z "${VADO_ROCM_INSIDE_NS:-}" ]; then
   export VADO_ROCM_INSIDE_NS=1
@@ -128,7 +129,7 @@ fi
 
 # Directories to make visible: the working directory, and the deepest existing directory of every path an
 # argument names (plain, -I/-L/-o/-include prefixed, or option=value), relative ones taken from here.
-declare -a cands=("$PWD")
+declare -a cands=("$PWD") named=()
 [ -n "${TMPDIR:-}" ] && cands+=("$TMPDIR")
 for a in "$@"; do
   p=$a
@@ -140,10 +141,15 @@ for a in "$@"; do
   esac
   [ -n "$p" ] || continue
   case "$p" in /*) ;; *) p=$PWD/$p ;; esac
-  p=$(realpath -m -- "$p" 2>/dev/null) || continue
-  while [ ! -d "$p" ] && [ "$p" != / ]; do p=$(dirname -- "$p"); done
-  cands+=("$p")
+  named+=("$p")
 done
+# One realpath for them all (NUL-separated); a path it cannot resolve is left out.
+if [ "${#named[@]}" -gt 0 ]; then
+  while IFS= read -r -d '' p; do
+    while [ ! -d "$p" ] && [ "$p" != / ]; do p=${p%/*}; p=${p:-/}; done
+    cands+=("$p")
+  done < <(realpath -m -z -- "${named[@]}" 2>/dev/null || true)
+fi
 system_dir() {
   case "$1" in
     /|/usr|/usr/*|/bin|/bin/*|/sbin|/sbin/*|/lib|/lib/*|/lib32*|/lib64*|/libx32*|/etc|/etc/*|/proc|/proc/*|/sys|/sys/*|/dev|/dev/*|/run|/run/*|/boot|/boot/*|/var|/var/lib|/var/lib/*) return 0 ;;
@@ -152,16 +158,20 @@ system_dir() {
   return 1
 }
 mapfile -t sorted < <(printf '%s\n' "${cands[@]}" | sort -u)
-bound=()
+bound=() points=()
 for d in "${sorted[@]}"; do
   system_dir "$d" && continue
   skip=0
   for b in "${bound[@]+"${bound[@]}"}"; do case "$d/" in "$b"/*) skip=1; break ;; esac; done
   [ "$skip" = 1 ] && continue
-  mkdir -p -- "$ROOT$d"
-  mount --bind -- "$d" "$ROOT$d"
   bound+=("$d")
+  points+=("$ROOT$d")
 done
+# None of them lies inside another: every mount point is made first, in one mkdir.
+if [ "${#bound[@]}" -gt 0 ]; then
+  mkdir -p -- "${points[@]}"
+  for d in "${bound[@]}"; do mount --bind -- "$d" "$ROOT$d"; done
+fi
 mount -t proc proc "$ROOT/proc"
 exec chroot "$ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
   HIP_PLATFORM="${HIP_PLATFORM:-amd}" ${HIPCC_VERBOSE:+HIPCC_VERBOSE="$HIPCC_VERBOSE"} \
