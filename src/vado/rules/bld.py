@@ -446,7 +446,7 @@ class NvccCommandOrFlag(Rule):
     severity = Severity.MEDIUM
     file_kinds = frozenset({FileKind.MAKEFILE, FileKind.CMAKE})
 
-    SAFE_DROP = {"xptxas", "xnvlink", "expt", "threads", "deprecated-targets", "diag"}
+    SAFE_DROP = {"xptxas", "xnvlink", "xcudafe", "expt", "threads", "deprecated-targets", "diag"}
     UNSAFE_DROP = {"ccbin", "cudart"}
 
     def check(self, ctx: FileContext) -> Iterator[Finding]:
