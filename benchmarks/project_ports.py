@@ -39,6 +39,11 @@ For each repository (a directory; its commit is recorded from ``--commit NAME=SH
   per unit, the build compiled it (its ``-o`` exists) = verify passed it.
 * ``--verify``: ``vado verify OUT --original REPO -f json`` through the CLI, its per-unit
   results summarised (the verify-agreement column; "not run" without the flag).
+* ``--agree`` for a ported tree built by CMake (a CMakeLists.txt and no Makefile at its root): OUT copied
+  (with ``--add-dir REL=DIR`` copied in: a submodule the snapshot lacks), configured with the chroot's
+  ``cmake`` and ``--cmake-arg`` values, built with ``make -k -jJOBS``; per HIP-language unit of the build's
+  compile database (units the configure generated in the build directory left out), its object exists
+  against ``vado verify COPY --build cmake`` with the same ``--cmake-arg`` values.
 * ``--agree``: for a ported tree built by Make (a Makefile at its root): OUT copied, the chroot's
   ``make -C DIR -k -jJOBS`` from the copy's root for every directory verify's ``make -n`` reads
   (``--make-var`` values), then ``vado verify COPY --build make -a ARCH -f json``; per unit, the build's result (its
@@ -372,6 +377,74 @@ def make_agreement(out: Path, work: Path, args) -> dict:
     return res
 
 
+def _hip_units(db: Path) -> dict[str, str]:
+    """Source (absolute) → object (absolute) of the HIP-language entries (``-x hip``) of a compile database."""
+    try:
+        entries = json.loads(db.read_text())
+    except (OSError, ValueError):
+        return {}
+    out = {}
+    for e in entries:
+        words = e.get("arguments") or shlex.split(e.get("command", ""))
+        if not any(w == "-x" and words[i + 1] == "hip" for i, w in enumerate(words[:-1])):
+            continue
+        o = e.get("output") or next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "-o"), "")
+        src = os.path.normpath(os.path.join(e["directory"], e["file"]))
+        out[src] = os.path.normpath(os.path.join(e["directory"], o)) if o else ""
+    return out
+
+
+def cmake_agreement(out: Path, work: Path, args) -> dict:
+    """The ported tree's own CMake build against ``vado verify --build cmake``, unit by unit.
+
+    OUT is copied (plus each ``--add-dir REL=DIR``: a submodule the snapshot lacks, copied into the copy
+    only), configured with the chroot's ``cmake`` and the ``--cmake-arg`` values, and built with
+    ``make -k -jJOBS`` under ``nice``; per HIP-language unit of its compile database, the build compiled
+    it (its object exists). Then ``vado verify COPY --build cmake`` with the same ``--cmake-arg`` values
+    configures the copy in vado's own build directory; its per-unit results are compared."""
+    copy = work / f".agree-{out.name}" / out.name
+    shutil.rmtree(copy.parent, ignore_errors=True)
+    shutil.copytree(out, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+    for spec in args.add_dir:
+        rel, src = spec.split("=", 1)
+        shutil.rmtree(copy / rel, ignore_errors=True)
+        shutil.copytree(src, copy / rel, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+    cmake = str(Path(args.rocm_bin) / "cmake")
+    make = str(Path(args.rocm_bin) / "make")
+    t0 = time.monotonic()
+    # cwd: the chroot's tools see their working directory and the directories their arguments name.
+    rc, log = _run([cmake, "-S", out.name, "-B", f"{out.name}/build", *args.cmake_arg,
+                    "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"], copy.parent, args.timeout)
+    res: dict = {"mode": "cmake", "configure_rc": rc, "configure_log": log[-1500:] if rc else ""}
+    if rc != 0:
+        return {**res, "ran": False, "error": "the port's CMake configure failed"}
+    rc, log = _run([make, "-C", f"{out.name}/build", "-k", f"-j{args.jobs}"], copy.parent, args.timeout * 12)
+    build_s = round(time.monotonic() - t0, 1)
+    units = _hip_units(copy / "build" / "compile_commands.json")
+    build_ok = {src: bool(o) and os.path.exists(o) for src, o in units.items() if src.startswith(str(copy) + os.sep)}
+    generated = sorted(os.path.relpath(s, copy) for s in units if s.startswith(str(copy / "build") + os.sep))
+    for g in generated:  # made by the configure in the build directory: verify's configure makes its own
+        build_ok.pop(str(copy / g), None)
+    verify = [sys.executable, "-m", "vado", "verify", str(copy), "--build", "cmake", "-a", args.arch,
+              "-f", "json", "-j", str(args.jobs), "--no-triton"]
+    for a in args.cmake_arg:
+        verify += ["--cmake-arg", a]
+    res.update(verify_agreement(copy, build_ok, verify, args.timeout * 12))
+    res.update({"build_rc": rc, "build_s": build_s, "generated_units_left_out": generated,
+                "build_log_tail": log[-3000:] if rc else "",
+                "build_errors": _first_errors(log)})
+    return res
+
+
+def _first_errors(log: str) -> list[str]:
+    """The distinct ``error:`` lines of a build log (first 20)."""
+    seen: list[str] = []
+    for ln in log.splitlines():
+        if "error:" in ln and ln not in seen:
+            seen.append(ln.strip()[:300])
+    return seen[:20]
+
+
 def unit_inputs(root: Path, out: Path, ps, hipcc: str, arch: str, timeout: float) -> dict:
     """For every HIP-path unit (not a sample): the files its preprocessing reads inside the tree
     (``hipcc -M -MG`` from OUT, the flags of :func:`own_build_sample`), hashed in the repository and in OUT.
@@ -475,6 +548,8 @@ def measure(root: Path, work: Path, args, commits: dict[str, str]) -> dict:
         res["verify"] = {"ran": False}
     if getattr(args, "agree", False) and (out / "Makefile").exists() and Path(args.hipcc).exists():
         res["agreement"] = make_agreement(out, args.work, args)
+    elif getattr(args, "agree", False) and (out / "CMakeLists.txt").exists() and (Path(args.rocm_bin) / "cmake").exists():
+        res["agreement"] = cmake_agreement(out, args.work, args)
     elif "agreement" in res["own_build"]:
         res["agreement"] = res["own_build"]["agreement"]
     else:
@@ -536,6 +611,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--agree", action="store_true", help="a Make port's build against vado verify, unit by unit")
     ap.add_argument("--rocm-bin", default=os.environ.get("VADO_ROCM_BIN", ROCM_BIN))
     ap.add_argument("--make-var", action="append", default=[], help="NAME=VALUE for the Make build and verify")
+    ap.add_argument("--cmake-arg", action="append", default=[],
+                    help="argument for the CMake configure of --agree's build and verify (e.g. -DUSE_X=ON)")
+    ap.add_argument("--add-dir", action="append", default=[], metavar="REL=DIR",
+                    help="copy DIR to REL in --agree's copy of OUT (a submodule the snapshot lacks)")
     ap.add_argument("--commit", action="append", default=[], help="NAME=SHA for a repository without .git")
     args = ap.parse_args(argv)
     commits = dict(c.split("=", 1) for c in args.commit)
