@@ -363,7 +363,9 @@ class CudaArchitectureList(Rule):
             literal = values and not any("$" in v[0] for v in values)
             if f.data.get("command") in self._SETTERS and literal:
                 edits.append(ctx.edit(values[0][1], values[-1][2], ";".join(archs)))
-            fix = Fix(tuple(edits), Applicability.UNSAFE, f"rename {var} to {new} and build for {';'.join(archs)}", ("build",))
+            # "and build for …" only where the values are replaced: a rename alone keeps what the project sets.
+            does = f"rename {var} to {new}" + (f" and build for {';'.join(archs)}" if len(edits) > 1 else "")
+            fix = Fix(tuple(edits), Applicability.UNSAFE, does, ("build",))
             yield self.finding(
                 ctx, f.start, f.end,
                 f"{var} lists NVIDIA compute capabilities ({sm}); on ROCm use {new} with "
@@ -373,6 +375,61 @@ class CudaArchitectureList(Rule):
                 fix=fix,
                 data={"variable": var, "replacement": new, "sm": f.data.get("sm", []), "offload_arch": list(archs)},
             )
+        if ctx.kind is FileKind.CMAKE:
+            for start, end, var, how in _arch_number_uses(ctx.text):
+                yield self.finding(
+                    ctx, start, end,
+                    f"{var} holds one CUDA architecture (a compute capability such as 80), {how}; on ROCm the "
+                    f"architecture list holds AMD names ({';'.join(archs)}): a comparison with a number is false "
+                    f"and a macro becomes an undeclared identifier, so this logic needs rewriting by hand",
+                    per_family(ctx, rocm=_MANUAL, oneapi=_MANUAL, scale=_AS_IS, zluda=_AS_IS),
+                    effort=Effort(lines=1, constructs=1, hours=0.5),
+                    data={"variable": var, "use": how, "offload_arch": list(archs)},
+                )
+
+
+#: CMake ``if()`` operators that compare numbers (or versions): a gfx name compares as neither.
+_NUMERIC_OPS = frozenset({"LESS", "GREATER", "EQUAL", "LESS_EQUAL", "GREATER_EQUAL",
+                          "VERSION_LESS", "VERSION_GREATER", "VERSION_EQUAL", "VERSION_LESS_EQUAL",
+                          "VERSION_GREATER_EQUAL"})
+_ARCH_LISTS = frozenset({"CMAKE_CUDA_ARCHITECTURES", "CMAKE_HIP_ARCHITECTURES"})
+
+
+def _arch_number_uses(text: str) -> list[tuple[int, int, str, str]]:
+    """``(start, end, variable, how)`` for each use of a variable holding one element of the CUDA architecture
+    list as a number: ``foreach(CC IN LISTS CMAKE_CUDA_ARCHITECTURES)`` or ``list(GET CMAKE_CUDA_ARCHITECTURES 0
+    MIN)`` binds it; ``if(CC GREATER 70)`` compares it, ``-DMIN_ARCH=${MIN}`` hands it to the code
+    (tiny-cuda-nn's ``TCNN_MIN_GPU_ARCH``). Once the list is ``CMAKE_HIP_ARCHITECTURES`` its elements are
+    ``gfx942``: a comparison is false, a macro an undeclared identifier."""
+    from vado.scan.buildfiles import cmake_commands
+
+    cmds, problems = cmake_commands(text)
+    if problems:
+        return []
+    bound: set[str] = set()
+    for c in cmds:
+        words = [a.text for a in c.args]
+        if c.lname == "foreach" and len(words) >= 3 and words[1:3] == ["IN", "LISTS"] and _ARCH_LISTS & set(words[3:]):
+            bound.add(words[0])
+        elif c.lname == "list" and len(words) >= 4 and words[0] == "GET" and words[1] in _ARCH_LISTS:
+            bound.add(words[-1])
+    if not bound:
+        return []
+    uses = []
+    for c in cmds:
+        words = [a.text for a in c.args]
+        if c.lname in ("if", "elseif", "while"):
+            for k, a in enumerate(c.args):
+                var = a.text[2:-1] if a.text.startswith("${") and a.text.endswith("}") else a.text
+                near = {words[k - 1] if k else "", words[k + 1] if k + 1 < len(words) else ""}
+                if var in bound and near & _NUMERIC_OPS:
+                    uses.append((a.start, a.end, var, "compared as a number"))
+        else:
+            for a in c.args:
+                for var in bound:
+                    if f"${{{var}}}" in a.text and re.match(r"-D\w+=", a.text):
+                        uses.append((a.start, a.end, var, "defined as a macro for the code"))
+    return uses
 
 
 def _xcompiler(value: str) -> str:
