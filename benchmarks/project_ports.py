@@ -715,7 +715,11 @@ def table(rows: list[dict]) -> str:
         files = ",".join(f"{k}:{v}" for k, v in sorted(p.get("files", {}).items()))
         ident = (f"yes ({sum(lo['files_checked'].values())} files)" if lo.get("identical")
                  else f"NO ({len(lo.get('differ', []))} differ)" if "differ" in lo else lo.get("error", "?"))
-        if ob.get("mode") == "cmake build":
+        if ob.get("mode") == "cmake db sample":
+            inp = ob.get("inputs", {})
+            objs = (f"{ob.get('built', 0)}/{len(ob.get('sample', []))} sampled units built (of {ob.get('tree_hip_units', 0)}); "
+                    f"inputs identical {inp.get('inputs_identical', '?')}/{inp.get('units', '?')}")
+        elif ob.get("mode") == "cmake build":
             objs = (f"{ob['built_before']}/{ob['built_after']} objects of {ob['before']['units']} units, "
                     f"{ob['objects_identical']} same bytes (whole build)")
         else:
