@@ -359,6 +359,18 @@ class CudaArchitectureList(Rule):
                     data={"variable": var, "replacement": new, "sm": f.data.get("sm", []), "offload_arch": list(archs)},
                 )
                 continue
+            from_elsewhere = _values_from_elsewhere(f.data.get("command", ""), values, ctx.text, f.start)
+            if from_elsewhere and ctx.kind is FileKind.CMAKE:
+                # The rename keeps the values; they are NVIDIA's until a person makes them AMD names
+                # (tiny-cuda-nn: $ENV{TCNN_CUDA_ARCHITECTURES}, TCNN_AUTODETECT_CUDA_ARCHITECTURES() → "75;86").
+                yield self.finding(
+                    ctx, f.start, f.end,
+                    f"{var} gets its values from {from_elsewhere}; renaming it to {new} keeps them, and on ROCm "
+                    f"they must be AMD offload architectures ({';'.join(archs)}), not compute capabilities",
+                    per_family(ctx, rocm=_MANUAL, oneapi=_MANUAL, scale=_AS_IS, zluda=_AS_IS),
+                    effort=Effort(lines=1, constructs=1, hours=0.25),
+                    data={"variable": var, "values_from": from_elsewhere, "offload_arch": list(archs)},
+                )
             edits = [ctx.edit(f.start, f.end, new)]
             literal = values and not any("$" in v[0] for v in values)
             if f.data.get("command") in self._SETTERS and literal:
@@ -386,6 +398,31 @@ class CudaArchitectureList(Rule):
                     effort=Effort(lines=1, constructs=1, hours=0.5),
                     data={"variable": var, "use": how, "offload_arch": list(archs)},
                 )
+
+
+#: CMake commands that read an architecture variable or set it from literal values (BLD002's fix replaces those):
+#: any other command naming it (a project's function, ``TCNN_AUTODETECT_CUDA_ARCHITECTURES(CMAKE_CUDA_ARCHITECTURES)``)
+#: may set it.
+_ARCH_READERS = frozenset({"if", "elseif", "while", "foreach", "message", "string", "list", "set", "unset",
+                           "set_property", "set_target_properties", "get_property", "get_target_property",
+                           "option", "cmake_dependent_option", "math", "return", "endif", "else", "endforeach",
+                           "endwhile", "mark_as_advanced", "separate_arguments", "cmake_parse_arguments"})
+
+
+def _values_from_elsewhere(command: str, values, text: str, at: int) -> str:
+    """Where an architecture variable's values come from when the fix cannot replace them: ``${X}`` /
+    ``$ENV{X}`` in ``set()``/``list(APPEND …)``, or a project command that names the variable (an output
+    argument); ``""`` when they are literal or the command only reads it."""
+    if command in ("set", "list"):
+        refs = [v[0] for v in values if "$" in v[0]]
+        if command == "list":
+            stmt = text[text.rfind("(", 0, at) + 1:at].split()
+            if not stmt or stmt[-1] not in ("APPEND", "PREPEND", "INSERT"):
+                return ""
+        return ", ".join(refs[:2]) if refs else ""
+    if command and command not in _ARCH_READERS:
+        return f"{command}()"
+    return ""
 
 
 #: CMake ``if()`` operators that compare numbers (or versions): a gfx name compares as neither.
