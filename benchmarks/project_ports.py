@@ -269,7 +269,7 @@ def _db_outputs(db: Path) -> dict[str, str]:
     out = {}
     for e in entries:
         words = e.get("arguments") or shlex.split(e.get("command", ""))
-        o = e.get("output") or next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "-o"), "")
+        o = next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "-o"), "") or e.get("output", "")
         src = os.path.normpath(os.path.join(e["directory"], e["file"]))
         out[src] = os.path.normpath(os.path.join(e["directory"], o)) if o else ""
     return out
@@ -391,7 +391,9 @@ def _db_units(db: Path) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for e in entries:
         words = e.get("arguments") or shlex.split(e.get("command", ""))
-        o = e.get("output") or next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "-o"), "")
+        # -o first: it is relative to the entry's directory; CMake's "output" is relative to the top build
+        # directory (dependencies/fmt/CMakeFiles/… for an entry whose directory is build/dependencies/fmt).
+        o = next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "-o"), "") or e.get("output", "")
         src = os.path.normpath(os.path.join(e["directory"], e["file"]))
         out.setdefault(src, []).append(os.path.normpath(os.path.join(e["directory"], o)) if o else "")
     return out
