@@ -1,4 +1,4 @@
-"""API rules about what nvcc declares for a CUDA file and HIP's headers do not (API010–API012).
+"""API rules about what nvcc declares for a CUDA file and HIP's headers do not (API010–API013).
 
 nvcc compiles a ``.cu`` file with CUDA's runtime headers included first, and those declare more
 than HIP's ``hip/hip_runtime.h`` does: ``std::printf`` usable in device code, ``min``/``max``
@@ -472,3 +472,88 @@ class StringFunctionsWithoutStringH(Rule):
                            f"{'it' if len(names) == 1 else 'them'} for a .cu file, HIP's do not; include <string.h>",
                            {t.name: Verdict.AUTOMATIC for t in targets}, fix=fix,
                            effort=Effort(lines=1, constructs=1, hours=0.0), data={"functions": names})
+
+
+# --------------------------------------------------------------------------- API013
+
+#: Tokens that make an adjacent name an operand of pointer arithmetic.
+_ARITHMETIC = frozenset({"+", "-", "+=", "-=", "++", "--"})
+#: Tokens that may follow a declared name (``CUdeviceptr p;``, ``= 0``, a parameter, ``{}``).
+_DECL_END = frozenset({";", "=", ",", ")", "{", "["})
+
+
+class DevicePointerArithmetic(Rule):
+    """Arithmetic on a ``CUdeviceptr``, which HIP renames to the ``void*`` ``hipDeviceptr_t``.
+
+    What it does
+    ------------
+    Finds the names a file declares as ``CUdeviceptr`` (variables, members, parameters) and each place
+    one of them is an operand of ``+``, ``-``, ``+=``, ``-=``, ``++`` or ``--`` without a cast in between.
+
+    Why is this bad?
+    ----------------
+    The CUDA Driver API's ``CUdeviceptr`` is an unsigned integer (``unsigned long long``): adding a byte
+    offset to it is integer arithmetic. Its HIP counterpart ``hipDeviceptr_t`` is ``void*``, and C++ has
+    no arithmetic on ``void*``: after the rename, ROCm 7.2.4's hipcc stops with "arithmetic on a pointer
+    to void" (tiny-cuda-nn's ``gpu_memory.h``: ``m_base_address + m_size``).
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        CUdeviceptr base;
+        cuMemMap(base + offset, size, 0, handle, 0);
+
+    Use instead
+    -----------
+    .. code-block:: cpp
+
+        hipDeviceptr_t base;
+        hipMemMap(static_cast<char*>(base) + offset, size, 0, handle, 0);
+
+    Fix safety
+    ----------
+    No fix: whether the value is a byte address (``char*``) or a number to keep (``uintptr_t``) is the
+    code's meaning.
+
+    References
+    ----------
+    - ROCm 7.2.4 ``hip/hip_runtime_api.h`` (``typedef void* hipDeviceptr_t``)
+    - CUDA Driver API ``cuda.h`` (``typedef unsigned long long CUdeviceptr_v2; typedef CUdeviceptr_v2 CUdeviceptr``)
+    """
+
+    code = "API013"
+    name = "device-pointer-arithmetic"
+    severity = Severity.HIGH
+    file_kinds = frozenset({FileKind.CUDA_SOURCE, FileKind.CUDA_HEADER, FileKind.CXX_HEADER, FileKind.CXX_SOURCE})
+    triggers = ("CUdeviceptr", "CUdeviceptr_v2")
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        targets = _rocm_targets(ctx)
+        if not targets:
+            return
+        toks = [t for t in ctx.tokens if t[0] is not Kind.COMMENT]
+        names: set[str] = set()
+        for i, t in enumerate(toks[:-2]):
+            if t[3] in self.triggers and toks[i + 1][0] is Kind.IDENT and toks[i + 2][3] in _DECL_END:
+                names.add(toks[i + 1][3])
+        if not names:
+            return
+        for i, t in enumerate(toks):
+            if t[0] is not Kind.IDENT or t[3] not in names:
+                continue
+            before = toks[i - 1][3] if i else ""
+            after = toks[i + 1][3] if i + 1 < len(toks) else ""
+            if before in (".", "->", "::") or toks[i - 1][3] in self.triggers:
+                continue  # a member of something else, or the declaration itself
+            if after in _ARITHMETIC or (before in _ARITHMETIC and before not in ("+", "-")) or (
+                    before in ("+", "-") and i > 1 and (toks[i - 2][0] in (Kind.IDENT, Kind.NUMBER)
+                                                         or toks[i - 2][3] in (")", "]"))):
+                yield self.finding(
+                    ctx, t[1], t[2],
+                    f"{t[3]} is a CUdeviceptr, an integer in CUDA; HIP's hipDeviceptr_t is void*, and arithmetic "
+                    f"on it does not compile (\"arithmetic on a pointer to void\"): cast it (char* for a byte "
+                    f"address, uintptr_t for a number)",
+                    {**{x.name: Verdict.MANUAL for x in targets}},
+                    effort=Effort(lines=1, constructs=1, hours=0.25), data={"name": t[3]},
+                )
