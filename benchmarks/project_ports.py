@@ -37,8 +37,17 @@ For each repository (a directory; its commit is recorded from ``--commit NAME=SH
   ``cmake --build -j JOBS -- -k`` under ``nice``; every object is hashed. Then ``vado verify SRC
   --build compile-db`` (the build's own compile database) on the port's copy gives the agreement:
   per unit, the build compiled it (its ``-o`` exists) = verify passed it.
+* ``--own-build-sample N``: for a repository whose own ROCm build is CMake's and too heavy to build
+  whole (Ginkgo): its configure, N of its HIP units built with the build's own commands, ``vado verify
+  --build compile-db`` on the compile database cut to those units (the agreement), and every input of
+  those units hashed before/after the port (see :func:`cmake_db_sample`).
 * ``--verify``: ``vado verify OUT --original REPO -f json`` through the CLI, its per-unit
   results summarised (the verify-agreement column; "not run" without the flag).
+* ``--agree`` for a ported tree built by CMake (a CMakeLists.txt and no Makefile at its root): OUT copied
+  (with ``--add-dir REL=DIR`` copied in: a submodule the snapshot lacks), configured with the chroot's
+  ``cmake`` and ``--cmake-arg`` values, built with ``make -k -jJOBS``; per unit of the build's compile
+  database (HIP and C/C++; units generated in the build directory left out), its objects exist
+  against ``vado verify COPY --build cmake`` with the same ``--cmake-arg`` values.
 * ``--agree``: for a ported tree built by Make (a Makefile at its root): OUT copied, the chroot's
   ``make -C DIR -k -jJOBS`` from the copy's root for every directory verify's ``make -n`` reads
   (``--make-var`` values), then ``vado verify COPY --build make -a ARCH -f json``; per unit, the build's result (its
@@ -235,14 +244,14 @@ def own_build_sample(root: Path, out: Path, ps, n: int, hipcc: str, arch: str, t
         "built_after": sum(r["after"]["ok"] for r in rows)}
 
 
-def _run(cmd: list[str], cwd: Path, timeout: float, env: dict | None = None) -> tuple[int, str]:
-    """Run ``cmd`` under ``nice -n 10``; (return code, output tail)."""
+def _run(cmd: list[str], cwd: Path, timeout: float, env: dict | None = None, full: bool = False) -> tuple[int, str]:
+    """Run ``cmd`` under ``nice -n 10``; (return code, output tail, or all of it with ``full``)."""
     try:
         p = subprocess.run(["nice", "-n", "10", *cmd], cwd=cwd, capture_output=True, text=True, timeout=timeout,
                            env=env)
     except subprocess.TimeoutExpired:
         return 124, f"timed out after {timeout}s"
-    return p.returncode, (p.stdout + p.stderr)[-6000:]
+    return p.returncode, (p.stdout + p.stderr) if full else (p.stdout + p.stderr)[-6000:]
 
 
 def _objects(build: Path) -> dict[str, str]:
@@ -260,7 +269,7 @@ def _db_outputs(db: Path) -> dict[str, str]:
     out = {}
     for e in entries:
         words = e.get("arguments") or shlex.split(e.get("command", ""))
-        o = e.get("output") or next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "-o"), "")
+        o = next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "-o"), "") or e.get("output", "")
         src = os.path.normpath(os.path.join(e["directory"], e["file"]))
         out[src] = os.path.normpath(os.path.join(e["directory"], o)) if o else ""
     return out
@@ -372,6 +381,216 @@ def make_agreement(out: Path, work: Path, args) -> dict:
     return res
 
 
+def _db_units(db: Path) -> dict[str, list[str]]:
+    """Source (absolute) → the objects (absolute) its compile database entries write (one per target that
+    compiles it; "" where an entry names none)."""
+    try:
+        entries = json.loads(db.read_text())
+    except (OSError, ValueError):
+        return {}
+    out: dict[str, list[str]] = {}
+    for e in entries:
+        words = e.get("arguments") or shlex.split(e.get("command", ""))
+        # -o first: it is relative to the entry's directory; CMake's "output" is relative to the top build
+        # directory (dependencies/fmt/CMakeFiles/… for an entry whose directory is build/dependencies/fmt).
+        o = next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "-o"), "") or e.get("output", "")
+        src = os.path.normpath(os.path.join(e["directory"], e["file"]))
+        out.setdefault(src, []).append(os.path.normpath(os.path.join(e["directory"], o)) if o else "")
+    return out
+
+
+def cmake_agreement(out: Path, work: Path, args) -> dict:
+    """The ported tree's own CMake build against ``vado verify --build cmake``, unit by unit.
+
+    OUT is copied (plus each ``--add-dir REL=DIR``: a submodule the snapshot lacks, copied into the copy
+    only), configured with the chroot's ``cmake`` and the ``--cmake-arg`` values, and built with
+    ``make -k -jJOBS`` under ``nice``; per unit of its compile database (HIP and C/C++), the build compiled
+    it (its objects exist). Then ``vado verify COPY --build cmake`` with the same ``--cmake-arg`` values
+    configures the copy in vado's own build directory; its per-unit results are compared."""
+    copy = work / f".agree-{out.name}" / out.name
+    shutil.rmtree(copy.parent, ignore_errors=True)
+    shutil.copytree(out, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+    for spec in args.add_dir:
+        rel, src = spec.split("=", 1)
+        shutil.rmtree(copy / rel, ignore_errors=True)
+        shutil.copytree(src, copy / rel, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+    cmake = str(Path(args.rocm_bin) / "cmake")
+    make = str(Path(args.rocm_bin) / "make")
+    t0 = time.monotonic()
+    # cwd: the chroot's tools see their working directory and the directories their arguments name.
+    rc, log = _run([cmake, "-S", out.name, "-B", f"{out.name}/build", *args.cmake_arg,
+                    "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"], copy.parent, args.timeout)
+    res: dict = {"mode": "cmake", "configure_rc": rc, "configure_log": log[-1500:] if rc else ""}
+    if rc != 0:
+        return {**res, "ran": False, "error": "the port's CMake configure failed"}
+    rc, log = _run([make, "-C", f"{out.name}/build", "-k", f"-j{args.jobs}"], copy.parent, args.timeout * 12,
+                   full=True)
+    build_s = round(time.monotonic() - t0, 1)
+    units = _db_units(copy / "build" / "compile_commands.json")
+    # make -k builds no object of a target whose dependency failed (the samples after the library): such a
+    # unit is compiled with its own compile database command instead, as its object rule would.
+    alone: list[str] = []
+    run = str(Path(args.rocm_bin) / "rocm-run")
+    for e in _db_entries(copy / "build" / "compile_commands.json"):
+        words = _entry_words(e)
+        o = words[words.index("-o") + 1] if "-o" in words else ""
+        obj = os.path.normpath(os.path.join(e["directory"], o)) if o else ""
+        src = os.path.normpath(os.path.join(e["directory"], e["file"]))
+        if obj and not os.path.exists(obj) and src.startswith(str(copy) + os.sep):
+            if not _attempted(log, obj, copy / "build"):
+                _run([run, "bash", "-c", f"mkdir -p {shlex.quote(os.path.dirname(obj))} && cd "
+                      f"{shlex.quote(e['directory'])} && {shlex.join(words)}"], copy.parent, args.timeout)
+                alone.append(os.path.relpath(src, copy))
+    # Every unit of the tree (HIP and C/C++): compiled by the build = each of its entries wrote its object.
+    build_ok = {src: all(o and os.path.exists(o) for o in objs) for src, objs in units.items()
+                if src.startswith(str(copy) + os.sep)}
+    generated = sorted(os.path.relpath(s, copy) for s in units if s.startswith(str(copy / "build") + os.sep))
+    for g in generated:  # made by the configure in the build directory: verify's configure makes its own
+        build_ok.pop(str(copy / g), None)
+    verify = [sys.executable, "-m", "vado", "verify", str(copy), "--build", "cmake", "-a", args.arch,
+              "-f", "json", "-j", str(args.jobs), "--no-triton"]
+    for a in args.cmake_arg:
+        verify += ["--cmake-arg", a]
+    res.update(verify_agreement(copy, build_ok, verify, args.timeout * 12))
+    res.update({"build_rc": rc, "build_s": build_s, "generated_units_left_out": generated,
+                "compiled_alone": sorted(set(alone)),
+                "build_log_tail": log[-3000:] if rc else "",
+                "build_errors": _first_errors(log)})
+    return res
+
+
+def _db_entries(db: Path) -> list[dict]:
+    try:
+        return json.loads(db.read_text())
+    except (OSError, ValueError):
+        return []
+
+
+def _entry_words(e: dict) -> list[str]:
+    return e.get("arguments") or shlex.split(e.get("command", ""))
+
+
+def cmake_db_sample(root: Path, out: Path, how: str, work: Path, args) -> dict:
+    """A deterministic sample of the project's own CMake ROCm build, unit by unit, against ``vado verify``.
+
+    OUT is copied to ``WORK/.own-NAME/src`` and configured there with the chroot's ``cmake``, the
+    options of ``HipBuild.how`` and ``--cmake-arg`` values (tests, examples off: the caller's); of the
+    HIP-language units of its compile database that are files of the tree (not generated into the build
+    directory), ``--own-build-sample`` N evenly spaced over their sorted paths are built with the
+    build's own commands (``rocm-run``, under ``nice``, one at a time, timed); the compile database is
+    then cut to the sample and ``vado verify SRC --build compile-db`` compiles the same units with the
+    same commands: per unit, object written = verify passed. Last, every file inside the tree that
+    a sampled unit reads (the build's command with ``-M``, run on the original repository's
+    configured copy) is hashed in the repository and in OUT: all equal means the own build builds the
+    same objects before and after the port."""
+    here = work / f".own-{root.name}"
+    res: dict = {"how": how, "mode": "cmake db sample"}
+    defs = [w for w in shlex.split(how)[1:] if w.startswith("-D")]
+    cmake = str(Path(args.rocm_bin) / "cmake")
+    run = str(Path(args.rocm_bin) / "rocm-run")
+    shutil.rmtree(here, ignore_errors=True)
+    top = str(out)
+    # Not a build directory a configure left at OUT's root (ours is made fresh); a "build" folder deeper is source.
+    shutil.copytree(out, here / "src", symlinks=True,
+                    ignore=lambda d, names: [n for n in names if n == ".git" or (d == top and n == "build")])
+    t0 = time.monotonic()
+    rc, log = _run([cmake, "-S", "src", "-B", "src/build", *defs, *args.cmake_arg,
+                    "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"], here, args.timeout)
+    res["configure"] = {"rc": rc, "s": round(time.monotonic() - t0, 1), "log_tail": log[-1500:] if rc else ""}
+    db = here / "src" / "build" / "compile_commands.json"
+    entries = _db_entries(db)
+    if rc != 0 or not entries:
+        return res
+    src_root = str(here / "src") + os.sep
+    hip = [e for e in entries if any(w == "-x" and ws[i + 1] == "hip" for ws in (_entry_words(e),)
+                                     for i, w in enumerate(ws[:-1]))]
+    tree_units = sorted((e for e in hip if os.path.normpath(os.path.join(e["directory"], e["file"])).startswith(src_root)
+                         and not os.path.normpath(os.path.join(e["directory"], e["file"])).startswith(src_root + "build" + os.sep)),
+                        key=lambda e: os.path.relpath(os.path.join(e["directory"], e["file"]), here / "src"))
+    n = args.own_build_sample
+    picked = [tree_units[i * len(tree_units) // n] for i in range(n)] if len(tree_units) > n > 0 else tree_units
+    res.update({"hip_units": len(hip), "tree_hip_units": len(tree_units), "sample": []})
+    build_ok: dict[str, bool] = {}
+    for e in picked:
+        words = _entry_words(e)
+        src = os.path.normpath(os.path.join(e["directory"], e["file"]))
+        o = words[words.index("-o") + 1] if "-o" in words else ""
+        obj = os.path.normpath(os.path.join(e["directory"], o)) if o else ""
+        if obj and os.path.exists(obj):
+            os.unlink(obj)
+        t1 = time.monotonic()
+        # rocm-run from WORK/.own-NAME: the chroot sees that directory, the build's commands run in theirs.
+        rc, ulog = _run([run, "bash", "-c", f"cd {shlex.quote(e['directory'])} && {shlex.join(words)}"], here,
+                        args.timeout)
+        ok = rc == 0 and bool(obj) and os.path.exists(obj)
+        build_ok[src] = ok
+        res["sample"].append({"tu": os.path.relpath(src, here / "src"), "ok": ok, "s": round(time.monotonic() - t1, 1),
+                              "sha256": sha256(Path(obj)) if ok else "", "error": "" if ok else _first_errors(ulog)[:3]})
+    # The compile database cut to the sample: verify compiles those units with the build's commands.
+    shutil.copy(db, db.with_name("compile_commands.full.json"))
+    db.write_text(json.dumps(picked, indent=1))
+    verify = [sys.executable, "-m", "vado", "verify", str(here / "src"), "--build", "compile-db", "-a", args.arch,
+              "-f", "json", "-j", str(args.jobs), "--no-triton"]
+    res["agreement"] = verify_agreement(here / "src", build_ok, verify, args.timeout * 12)
+    res["built"] = sum(build_ok.values())
+    res["inputs"] = _sample_inputs(root, out, here, picked, args)
+    return res
+
+
+def _sample_inputs(root: Path, out: Path, here: Path, picked: list[dict], args) -> dict:
+    """Every file inside the tree a sampled unit reads (its build command with ``-M -MG``, run in the configured
+    copy), hashed in the repository and in OUT."""
+    run = str(Path(args.rocm_bin) / "rocm-run")
+    src_root = here / "src"
+    same, differ, failed, read = 0, [], [], 0
+    for e in picked:
+        words = _entry_words(e)
+        if "-o" in words:
+            k = words.index("-o")
+            words = words[:k] + words[k + 2:]
+        dep = here / "deps.d"
+        dep.unlink(missing_ok=True)
+        # The host pass's dependencies (the device pass reads the same files but for __HIP_DEVICE_COMPILE__ branches).
+        words = [w for w in words if w != "-c"] + ["-M", "-MG", "-MF", str(dep), "--offload-host-only"]
+        rc, log = _run([run, "bash", "-c", f"cd {shlex.quote(e['directory'])} && {shlex.join(words)}"], here,
+                       args.timeout)
+        src = os.path.relpath(os.path.join(e["directory"], e["file"]), src_root)
+        if rc != 0 or not dep.exists():
+            failed.append(src)
+            continue
+        deps = set()
+        for w in dep.read_text(errors="replace").replace("\\\n", " ").split():
+            if w.endswith(":") or w == "\\":
+                continue
+            p = os.path.normpath(os.path.join(e["directory"], w))
+            if p.startswith(str(src_root) + os.sep) and not p.startswith(str(src_root / "build") + os.sep):
+                deps.add(os.path.relpath(p, src_root))
+        read += len(deps)
+        bad = [d for d in sorted(deps) if sha256(root / d) != sha256(out / d)]
+        if bad:
+            differ.append({"tu": src, "inputs_differ": bad[:10]})
+        else:
+            same += 1
+    return {"units": len(picked), "inputs_identical": same, "differ": differ, "failed": failed, "inputs_read": read}
+
+
+def _attempted(log: str, obj: str, build: Path) -> bool:
+    """Whether make's log shows it building ``obj`` (CMake prints "Building … object <path relative to the
+    target's directory>"): a failure then is the build's, not a target make skipped."""
+    rel = os.path.relpath(obj, build)
+    tail = rel.split("CMakeFiles" + os.sep, 1)[-1]
+    return any("Building" in ln and ln.rstrip().endswith(tail) for ln in log.splitlines())
+
+
+def _first_errors(log: str) -> list[str]:
+    """The distinct ``error:`` lines of a build log (first 20)."""
+    seen: list[str] = []
+    for ln in log.splitlines():
+        if "error:" in ln and ln not in seen:
+            seen.append(ln.strip()[:300])
+    return seen[:20]
+
+
 def unit_inputs(root: Path, out: Path, ps, hipcc: str, arch: str, timeout: float) -> dict:
     """For every HIP-path unit (not a sample): the files its preprocessing reads inside the tree
     (``hipcc -M -MG`` from OUT, the flags of :func:`own_build_sample`), hashed in the repository and in OUT.
@@ -459,7 +678,10 @@ def measure(root: Path, work: Path, args, commits: dict[str, str]) -> dict:
     scratch = work / f".obj-{root.name}"
     scratch.mkdir(parents=True, exist_ok=True)
     own_build = root.name in (getattr(args, "own_build", None) or ())
-    if own_build and ps.own_rocm_build().startswith("cmake") and (Path(args.rocm_bin) / "cmake").exists():
+    if (getattr(args, "own_build_sample", 0) and ps.own_rocm_build().startswith("cmake")
+            and (Path(args.rocm_bin) / "cmake").exists()):
+        res["own_build"] = cmake_db_sample(root, out, ps.own_rocm_build(), args.work, args)
+    elif own_build and ps.own_rocm_build().startswith("cmake") and (Path(args.rocm_bin) / "cmake").exists():
         res["own_build"] = cmake_own_build(root, out, ps.own_rocm_build(), args.work, args)
     elif args.sample and Path(args.hipcc).exists():
         res["own_build"] = own_build_sample(root, out, ps, args.sample, args.hipcc, args.arch, args.timeout, scratch)
@@ -475,6 +697,8 @@ def measure(root: Path, work: Path, args, commits: dict[str, str]) -> dict:
         res["verify"] = {"ran": False}
     if getattr(args, "agree", False) and (out / "Makefile").exists() and Path(args.hipcc).exists():
         res["agreement"] = make_agreement(out, args.work, args)
+    elif getattr(args, "agree", False) and (out / "CMakeLists.txt").exists() and (Path(args.rocm_bin) / "cmake").exists():
+        res["agreement"] = cmake_agreement(out, args.work, args)
     elif "agreement" in res["own_build"]:
         res["agreement"] = res["own_build"]["agreement"]
     else:
@@ -493,7 +717,11 @@ def table(rows: list[dict]) -> str:
         files = ",".join(f"{k}:{v}" for k, v in sorted(p.get("files", {}).items()))
         ident = (f"yes ({sum(lo['files_checked'].values())} files)" if lo.get("identical")
                  else f"NO ({len(lo.get('differ', []))} differ)" if "differ" in lo else lo.get("error", "?"))
-        if ob.get("mode") == "cmake build":
+        if ob.get("mode") == "cmake db sample":
+            inp = ob.get("inputs", {})
+            objs = (f"{ob.get('built', 0)}/{len(ob.get('sample', []))} sampled units built (of {ob.get('tree_hip_units', 0)}); "
+                    f"inputs identical {inp.get('inputs_identical', '?')}/{inp.get('units', '?')}")
+        elif ob.get("mode") == "cmake build":
             objs = (f"{ob['built_before']}/{ob['built_after']} objects of {ob['before']['units']} units, "
                     f"{ob['objects_identical']} same bytes (whole build)")
         else:
@@ -531,11 +759,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--verify", action="store_true")
     ap.add_argument("--own-build", action="append", default=[], metavar="NAME",
                     help="build this repository's CMake own ROCm build whole (before/after); the others get the sample")
+    ap.add_argument("--own-build-sample", type=int, default=0, metavar="N",
+                    help="a CMake own ROCm build: configure it, build N of its HIP units with their own commands, "
+                         "vado verify the same units (compile-db cut to them), hash their inputs before/after")
     ap.add_argument("--inputs-all", action="store_true",
                     help="beside the sample: every HIP-path unit's preprocessed inputs hashed before/after")
     ap.add_argument("--agree", action="store_true", help="a Make port's build against vado verify, unit by unit")
     ap.add_argument("--rocm-bin", default=os.environ.get("VADO_ROCM_BIN", ROCM_BIN))
     ap.add_argument("--make-var", action="append", default=[], help="NAME=VALUE for the Make build and verify")
+    ap.add_argument("--cmake-arg", action="append", default=[],
+                    help="argument for the CMake configure of --agree's build and verify (e.g. -DUSE_X=ON)")
+    ap.add_argument("--add-dir", action="append", default=[], metavar="REL=DIR",
+                    help="copy DIR to REL in --agree's copy of OUT (a submodule the snapshot lacks)")
     ap.add_argument("--commit", action="append", default=[], help="NAME=SHA for a repository without .git")
     args = ap.parse_args(argv)
     commits = dict(c.split("=", 1) for c in args.commit)

@@ -63,6 +63,22 @@ def test_file_api_reply_of_a_real_configure(project, tmp_path):
     assert not (project / "CMakeCache.txt").exists()  # configured out of the tree
 
 
+def test_a_source_the_build_generates_is_left_out_with_a_note(project, tmp_path):
+    # An add_custom_command output (tiny-cuda-nn's CMakeRC resources): it exists only once the build ran, so
+    # a configure gives nothing to compile; the reply lists it, the reader leaves it out and says so.
+    (project / "CMakeLists.txt").write_text(CMAKELISTS + (
+        'add_custom_command(OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/gen.cpp\n'
+        '  COMMAND ${CMAKE_COMMAND} -E echo "int gen() { return 2; }" > ${CMAKE_CURRENT_BINARY_DIR}/gen.cpp)\n'
+        'add_library(generated STATIC ${CMAKE_CURRENT_BINARY_DIR}/gen.cpp)\n'
+        'configure_file(made.cpp.in ${CMAKE_CURRENT_BINARY_DIR}/made.cpp COPYONLY)\n'
+        'add_library(configured STATIC ${CMAKE_CURRENT_BINARY_DIR}/made.cpp)\n'))
+    (project / "made.cpp.in").write_text("int made() { return 3; }\n")
+    cfg = configure(project, build_dir=tmp_path / "b")
+    names = {u.source.rsplit("/", 1)[-1] for u in cfg.units}
+    assert "gen.cpp" not in names and {"core.c", "main.cpp", "made.cpp"} <= names  # the configure made made.cpp
+    assert any("generates" in n and "gen.cpp" in n for n in cfg.notes)
+
+
 def test_options_pick_the_branch(project, tmp_path):
     cfg = configure(project, build_dir=tmp_path / "b", args=["-DUSE_EXTRA=ON"])
     assert _by(cfg)["extra.cpp"].defines == ("EXTRA",)

@@ -42,6 +42,19 @@ def test_include_kinds_order_and_forced_includes():
     assert u.forced_includes == ("/p/pre.h",) and "-MD" in u.dropped
 
 
+def test_gccs_own_header_directory_is_dropped_clang_has_its_own():
+    # tiny-cuda-nn sets CMAKE_CXX_STANDARD_INCLUDE_DIRECTORIES to g++'s implicit directories: its compile
+    # commands name GCC's intrinsics headers, whose GCC builtins clang (verify's hipcc) does not have.
+    (u,) = units("/usr/bin/c++ -I inc -isystem /usr/include/c++/16 -isystem /usr/lib/gcc/x86_64-linux-gnu/16/include "
+                 "-I/usr/lib64/gcc/x86_64-suse-linux/13/include-fixed -isystem /usr/include -c a.cpp -o a.o")
+    assert [i.path for i in u.includes] == ["/p/inc", "/usr/include/c++/16", "/usr/include"]
+    assert "-isystem/usr/lib/gcc/x86_64-linux-gnu/16/include" in u.dropped
+    assert "-I/usr/lib64/gcc/x86_64-suse-linux/13/include-fixed" in u.dropped
+    # Not GCC's own directory: a project folder named gcc, GCC's plugin headers, libstdc++.
+    (v,) = units("g++ -I /src/gcc/include -I /usr/lib/gcc/x86_64-linux-gnu/16/plugin/include -c b.cpp")
+    assert [i.path for i in v.includes] == ["/src/gcc/include", "/usr/lib/gcc/x86_64-linux-gnu/16/plugin/include"]
+
+
 def test_macros_keep_their_order():
     (u,) = units("gcc -DA=1 -UA -D B -c x.c")
     assert u.macros == (("D", "A=1"), ("U", "A"), ("D", "B")) and u.defines == ("A=1", "B") and u.undefines == ("A",)

@@ -36,6 +36,10 @@ CASES = {
     "make-rdc": (PROJECTS / "make-rdc", {"Makefile": "make-rdc-Makefile.ported.txt"}),
     # list() on CMAKE_CUDA_ARCHITECTURES (issue 25): only APPEND/PREPEND/INSERT take architectures.
     "cmake-arch-list": (PROJECTS / "cmake-arch-list", {"CMakeLists.txt": "cmake-arch-list-CMakeLists.ported.txt"}),
+    # .cu sources named through set()/list(APPEND) and add_library(${VAR}), and a subdirectory that inherits
+    # the root's language (tiny-cuda-nn's shape, issue 25): each needs LANGUAGE HIP, or CMake compiles none.
+    "cmake-source-vars": (PROJECTS / "cmake-source-vars", {"CMakeLists.txt": "cmake-source-vars-CMakeLists.ported.txt",
+                                                           "app/CMakeLists.txt": "cmake-source-vars-app.ported.txt"}),
     # llm.c's shape: arch flags only inside ifneq ($(GPU_COMPUTE_CAPABILITY),) (nvidia-smi), cuBLASLt,
     # and NVTX 3 (header-only on CUDA) in a header of a subfolder, so ROCTx must be linked (Make and CMake).
     "nvtx-lt": (PROJECTS / "nvtx-lt", {"CMakeLists.txt": "nvtx-lt-CMakeLists.ported.txt",
@@ -99,7 +103,7 @@ def test_in_place_port_with_build_fixes_keeps_a_backup_of_each_build_file(name: 
     port_tree(tree, None, ROCM, in_place=True, build_fixes=True)
     for rel, snap in snapshots.items():
         assert (tree / rel).read_text() == (PROJECTS / snap).read_text(), rel
-        assert sorted(p.name for p in tree.glob(f"{rel}.vado-bak*")) == [f"{rel}.vado-bak"], rel
+        assert sorted(p.relative_to(tree).as_posix() for p in tree.glob(f"{rel}.vado-bak*")) == [f"{rel}.vado-bak"], rel
 
 
 def test_in_place_port_needs_unsafe_for_build_files_and_keeps_backups(tmp_path: Path):
@@ -155,6 +159,7 @@ def _run(cmd: list[str], cwd: Path) -> None:
     ("vecops", "make", ["vecops"]),
     ("cmake-libs", "cmake", ["libs", "plain", "libdevmath.a"]),
     ("cmake-arch-list", "cmake", ["app"]),
+    ("cmake-source-vars", "cmake", ["app/app", "libsrcvars.a"]),
     ("make-rdc", "make", ["app"]),
     ("nvtx-lt", "make", ["app"]),
     ("nvtx-lt", "cmake", ["app"]),

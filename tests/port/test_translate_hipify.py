@@ -148,6 +148,35 @@ def test_runtime_include_placement(src: str, expected: str) -> None:
     assert _insert(src) == expected
 
 
+@pytest.mark.parametrize(
+    "src",
+    [
+        # tiny-cuda-nn's common_host.cu: a project header (it uses threadIdx/atomicCAS through nvcc's implicit
+        # runtime include) ahead of the file's own runtime include.
+        "// c\n#include <proj/common_device.h>\n#include <cuda.h>\n",
+        '#include "kernels.h"\n#include <cuda_runtime.h>\n',
+    ],
+)
+def test_runtime_include_goes_first_when_a_project_header_precedes_the_files_own(src: str) -> None:
+    out = _insert(src)
+    assert out.index(INC) < out.index("#include <proj/" if "proj" in src else '#include "kernels.h"')
+
+
+@pytest.mark.parametrize(
+    ("path", "src"),
+    [
+        # Standard and system headers before the runtime include: they use no CUDA name; nothing is added.
+        ("t.cu", "#include <stdio.h>\n#include <vector>\n#include <sys/time.h>\n#include <cuda_runtime.h>\n"),
+        # The runtime include first already.
+        ("t.cu", '#include <cuda_runtime.h>\n#include "kernels.h"\n'),
+        # A header is no translation unit: its includer's order decides.
+        ("t.cuh", '#include "kernels.h"\n#include <cuda_runtime.h>\n'),
+    ],
+)
+def test_runtime_include_left_alone(path: str, src: str) -> None:
+    assert runtime_include_fix(path, src, tokenize(src)) is None
+
+
 # --------------------------------------------------------------------------- compiles
 
 

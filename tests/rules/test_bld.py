@@ -220,3 +220,33 @@ def test_nvcc_flag_of_a_cuda_only_variable_goes_with_the_variables_rename():
     fixed = fix_all("CMakeLists.txt", TORCH_CMAKE)  # all fixes: the variable and its flags move together
     assert 'set(CMAKE_HIP_FLAGS "${CMAKE_HIP_FLAGS}")' in fixed and "--expt" not in fixed
     assert fix_all("CMakeLists.txt", fixed) == fixed
+
+
+def test_a_wrapped_thrust_namespace_on_the_own_hip_path_keeps_the_verdict(tmp_path):
+    """BLD009 on a file of the project's own HIP path: that build itself does not compile on ROCm 7.2.4
+    (rocThrust 4.2.0 under THRUST_CUB_WRAPPED_NAMESPACE; Ginkgo: 21 of 24 sampled units), so neither the
+    finding nor the repository may read "moves as is with its own ROCm build"."""
+    import shutil
+    from pathlib import Path
+
+    from vado.audit.pipeline import audit
+    from vado.knowledge.targets import get_target
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "PROJECTS" / "own-hip"
+    rocm = [get_target("rocm-7.2")]
+
+    def rocm_verdict(root):
+        res = audit(root, rocm)
+        return next(v for v in res.verdicts if v.target == "rocm-7.2"), res
+
+    before, _ = rocm_verdict(fixture)
+    tree = tmp_path / "own-hip"
+    shutil.copytree(fixture, tree)
+    cml = tree / "src" / "mb-hip" / "CMakeLists.txt"
+    cml.write_text(cml.read_text() + "target_compile_definitions(mb-hip PRIVATE THRUST_CUB_WRAPPED_NAMESPACE=mb)\n")
+    after, res = rocm_verdict(tree)
+    found = [f for f in res.findings if f.code == "BLD009"]
+    assert [f.span.path for f in found] == ["src/mb-hip/CMakeLists.txt"]
+    assert found[0].verdicts["rocm-7.2"] is Verdict.MANUAL
+    assert "BLD009" not in dict(before.deciding)
+    assert after.verdict.rank >= Verdict.MANUAL.rank and "BLD009" in dict(after.deciding)

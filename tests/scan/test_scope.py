@@ -291,3 +291,25 @@ def test_a_cuda_directory_another_build_file_reaches_into_is_kept(tmp_path: Path
     scope = project_scope(tmp_path)
     k = scope.of("p-cuda/k.cu")
     assert k.scope is Scope.HIP_PATH and k.why.startswith("on the project's own HIP path")
+
+
+def test_headers_only_sources_the_rocm_build_leaves_out_include_go_with_them(tmp_path: Path):
+    """One mechanism for what the project's own ROCm build does not compile (a cuda/ directory it never
+    adds, CUDA sources only the CUDA build names): a project header that only such files include is left
+    as it is with them; a header a compiled file includes too stays the project's."""
+    import shutil
+
+    tree = tmp_path / "kd"
+    shutil.copytree(BACKEND_DIRS, tree)
+    (tree / "include").mkdir()
+    (tree / "include" / "cuda_launch.cuh").write_text("#pragma once\n#include <cuda_runtime.h>\n"
+                                                      "inline dim3 grid_for(int n) { return dim3((n + 255) / 256); }\n")
+    (tree / "include" / "shared.h").write_text("#pragma once\nint kd_shared();\n")
+    device = tree / "cuda" / "device.cu"
+    device.write_text('#include "../include/cuda_launch.cuh"\n#include "../include/shared.h"\n' + device.read_text())
+    solver = tree / "core" / "solver.cpp"
+    solver.write_text('#include "../include/shared.h"\n' + solver.read_text())
+    scope = project_scope(tree)
+    launch = scope.of("include/cuda_launch.cuh")
+    assert launch.scope is Scope.HIP_PATH and launch.why == scope.of("cuda/device.cu").why
+    assert scope.of("include/shared.h").scope is Scope.PROJECT  # core/solver.cpp, compiled everywhere, includes it

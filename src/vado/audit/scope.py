@@ -74,7 +74,13 @@ def judge_own_hip_path(findings: list[Finding], report: FileReport, why: str,
     wanted = set(rocm_targets)
     out = []
     dropped = 0
+    # A finding that the project's own ROCm build itself does not compile (BLD009: rocThrust under a wrapped
+    # namespace) keeps its verdict, and the file's: "moves as is with its own build" would not be true.
+    breaks = [f for f in findings if (f.data or {}).get("breaks_own_rocm_build")]
     for f in findings:
+        if f in breaks:
+            out.append(f)
+            continue
         if wanted & f.verdicts.keys():
             if f.verdicts.keys() <= wanted and any(v is not Verdict.MOVES_AS_IS for v in f.verdicts.values()):
                 dropped += 1
@@ -82,11 +88,24 @@ def judge_own_hip_path(findings: list[Finding], report: FileReport, why: str,
             verdicts = {t: (Verdict.MOVES_AS_IS if t in wanted else v) for t, v in f.verdicts.items()}
             f = dataclasses.replace(f, verdicts=verdicts)
         out.append(f)
-    verdicts = tuple(TargetVerdict(tv.target, Verdict.MOVES_AS_IS, (), why) if tv.target in wanted else tv
-                     for tv in report.verdicts)
+    verdicts = tuple(_own_build_verdict(tv, breaks, why) if tv.target in wanted else tv for tv in report.verdicts)
     complete = len(findings) == report.finding_count
     return out, dataclasses.replace(report, verdicts=verdicts, finding_count=report.finding_count - dropped,
                                     effort=effort_of(out) if complete else report.effort)
+
+
+def _own_build_verdict(tv: TargetVerdict, breaks: Sequence[Finding], why: str) -> TargetVerdict:
+    """A ROCm target's verdict over a file of the project's own HIP path: moves as is, unless findings say that
+    build does not compile (then theirs, worst first, with their codes)."""
+    from collections import Counter
+
+    mine = [f.verdicts[tv.target] for f in breaks if tv.target in f.verdicts]
+    if not mine:
+        return TargetVerdict(tv.target, Verdict.MOVES_AS_IS, (), why)
+    worst = Verdict.worst(mine)
+    codes = Counter(f.code for f in breaks if f.verdicts.get(tv.target) is worst)
+    return TargetVerdict(tv.target, worst, tuple(sorted(codes.items())),
+                         f"{why}; that build does not compile as it is ({', '.join(sorted(codes))})")
 
 
 def with_own_rocm_build(verdicts: Sequence[TargetVerdict], scope: AuditScope, files: int) -> tuple[TargetVerdict, ...]:

@@ -118,6 +118,19 @@ def language_of(path: str, family: str, forced: Language | None = None) -> Langu
     return Language.C if ext in C_EXTS else Language.CXX
 
 
+#: GCC's own header directory (``/usr/lib/gcc/x86_64-linux-gnu/16/include``, ``include-fixed``): its intrinsics
+#: headers (``mmintrin.h``) call GCC builtins clang does not have. A CMake project that sets
+#: ``CMAKE_CXX_STANDARD_INCLUDE_DIRECTORIES`` to the implicit directories (tiny-cuda-nn, for its compile
+#: database) names it in a C++ unit's flags; hipcc, which verify compiles every unit with, has its own.
+_GCC_PRIVATE_INCLUDE = re.compile(r"/lib(?:32|64|x32)?/gcc(?:-cross)?/[^/]+/\d+(?:\.\d+)*/include(?:-fixed)?/?$")
+
+
+def gcc_private_include(path: str) -> bool:
+    """Whether ``path`` is GCC's own header directory (see :data:`_GCC_PRIVATE_INCLUDE`), which clang must not
+    search."""
+    return bool(_GCC_PRIVATE_INCLUDE.search(path.replace("\\", "/")))
+
+
 def _abs(path: str, directory: str) -> str:
     return os.path.normpath(path if os.path.isabs(path) else os.path.join(directory, path))
 
@@ -136,6 +149,9 @@ class _Acc:
 
     def include(self, path: str, kind: IncludeKind) -> None:
         inc = IncludePath(_abs(path.strip("\"'"), self.directory), kind)
+        if gcc_private_include(inc.path):
+            self.dropped.append(f"-isystem{inc.path}" if kind is IncludeKind.SYSTEM else f"-I{inc.path}")
+            return
         if inc not in self.includes:
             self.includes.append(inc)
 

@@ -14,7 +14,7 @@ import json
 import os
 from pathlib import Path
 
-from vado.build.cmdline import command_words, parse_flags
+from vado.build.cmdline import command_words, gcc_private_include, parse_flags
 from vado.build.model import BuildConfig, IncludeKind, IncludePath, Language, TranslationUnit
 
 _LANGS = {"CUDA": (Language.CUDA, "nvcc"), "HIP": (Language.HIP, "hipcc"), "C": (Language.C, "cc"),
@@ -73,18 +73,26 @@ def read_file_api(reply: str | os.PathLike, root: str | os.PathLike | None = Non
         raise ValueError("the CMake code model lists no configuration")
     config = configs[0]
     units: list[TranslationUnit] = []
+    unmade: list[str] = []
     for t in config.get("targets", []):
         if not isinstance(t, dict) or not t.get("jsonFile"):
             continue
         target = _load(reply / t["jsonFile"])
-        units += _target_units(target, src_dir, build_dir)
+        units += _target_units(target, src_dir, build_dir, unmade)
     notes = tuple(f"CMake configuration {c.get('name')!r} not read (the first, {config.get('name')!r}, was)"
                   for c in configs[1:])
+    if unmade:
+        # add_custom_command outputs (tiny-cuda-nn's CMakeRC resource files): the build makes them before it
+        # compiles them; a configure alone does not, so there is nothing to compile (not a failure of the port).
+        notes += (f"{len(unmade)} source(s) the build generates were not compiled (they do not exist until the "
+                  f"build runs), e.g. {unmade[0]}",)
     return BuildConfig(str(Path(root or src_dir).resolve()), tuple(units), "cmake-file-api", notes=notes,
                        name=str(config.get("name") or "default"), sources_read=(str(indexes[-1]),))
 
 
-def _target_units(target: dict, src_dir: str, build_dir: str) -> list[TranslationUnit]:
+def _target_units(target: dict, src_dir: str, build_dir: str, unmade: list[str] | None = None) -> list[TranslationUnit]:
+    """The units of one target of the code model; a generated source that does not exist yet is left out and
+    its path appended to ``unmade``."""
     name = str(target.get("name", ""))
     sources = target.get("sources", [])
     out: list[TranslationUnit] = []
@@ -97,8 +105,11 @@ def _target_units(target: dict, src_dir: str, build_dir: str) -> list[Translatio
             words += command_words(str(frag.get("fragment", "")))
         acc, _ = parse_flags(words, family, build_dir)
         for inc in group.get("includes", []):
-            acc.includes.append(IncludePath(os.path.normpath(os.path.join(src_dir, inc.get("path", ""))),
-                                            IncludeKind.SYSTEM if inc.get("isSystem") else IncludeKind.DIR))
+            path = os.path.normpath(os.path.join(src_dir, inc.get("path", "")))
+            if gcc_private_include(path):
+                acc.dropped.append(f"-isystem{path}")  # see gcc_private_include
+                continue
+            acc.includes.append(IncludePath(path, IncludeKind.SYSTEM if inc.get("isSystem") else IncludeKind.DIR))
         for d in group.get("defines", []):
             acc.macros.append(("D", str(d.get("define", ""))))
         std = (group.get("languageStandard") or {}).get("standard")
@@ -110,5 +121,9 @@ def _target_units(target: dict, src_dir: str, build_dir: str) -> list[Translatio
             if not (isinstance(i, int) and 0 <= i < len(sources)):
                 continue
             path = os.path.normpath(os.path.join(src_dir, sources[i].get("path", "")))
+            if sources[i].get("isGenerated") and not os.path.exists(path):
+                if unmade is not None:
+                    unmade.append(path)
+                continue
             out.append(acc.unit(path, lang, family, f"CMake File API target {name}", name))
     return out

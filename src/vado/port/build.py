@@ -68,23 +68,62 @@ def _enables_hip(cmds) -> bool:
     return False
 
 
+def _names_language(cmds) -> bool:
+    """Whether the file enables a GPU language itself (``project``/``enable_language`` naming CUDA or HIP)."""
+    return any(c.lname in ("project", "enable_language") and any(a.text in ("CUDA", "HIP") for a in c.args)
+               for c in cmds)
+
+
+def cmake_cuda_dirs(files: Iterable[tuple[str, str]]) -> tuple[str, ...]:
+    """The folders (``""`` for the root) of the CMake files among ``files`` (``(path, text)``) that enable CUDA
+    and not HIP: the port turns that into HIP, and a subdirectory's file below (``add_subdirectory(samples)``)
+    that enables no GPU language itself inherits it, so its ``.cu`` sources need ``LANGUAGE HIP`` too."""
+    dirs = []
+    for path, text in files:
+        cmds, problems = cmake_commands(text)
+        if problems:
+            continue
+        cuda = any(c.lname in ("project", "enable_language") and any(a.text == "CUDA" for a in c.args)
+                   for c in cmds)
+        hip = any(c.lname in ("project", "enable_language") and any(a.text == "HIP" for a in c.args)
+                  for c in cmds)
+        if cuda and not hip:
+            dirs.append(posixpath.dirname(path))
+    return tuple(sorted(set(dirs)))
+
+
+def _under_any(path: str, dirs: Iterable[str]) -> bool:
+    """Whether ``path`` is in a folder strictly below one of ``dirs`` (``""``: the root)."""
+    here = posixpath.dirname(path)
+    return any(here != d and (not d or here.startswith(d + "/")) for d in dirs)
+
+
 def cmake_hip_fixes(path: str, text: str, renamed: Iterable[str] = (), archs: Iterable[str] = (),
-                    library_ids: Iterable[str] = ()) -> list[Fix]:
+                    library_ids: Iterable[str] = (), cuda_dirs: Iterable[str] = ()) -> list[Fix]:
     """``LANGUAGE HIP`` for kept ``.cu`` sources and ``cmake_minimum_required`` ≥ 3.21, once HIP is enabled,
     and what :func:`cmake_project_fixes` adds (``archs``: the offload architectures for a project that
     names none; ``library_ids``: libraries its sources use that only ROCm must link, see
     :func:`makefile_link_fixes`).
 
     Sources in ``renamed`` (paths relative to the tree root) become ``.hip``
-    files, which CMake compiles as HIP by their extension.
+    files, which CMake compiles as HIP by their extension. A file that enables no GPU language itself, in
+    a folder below one of ``cuda_dirs`` (:func:`cmake_cuda_dirs`: where the port turns CUDA into HIP),
+    gets ``LANGUAGE HIP`` for its ``.cu`` sources too.
     """
     names = set(renamed)
     here = posixpath.dirname(path)
     cmds, problems = cmake_commands(text)
-    if problems or not _enables_hip(cmds):
+    if problems:
         return []
-    fixes: list[Fix] = cmake_project_fixes(path, text, archs)
-    fixes += _cmake_link_fixes(path, text, cmds, tuple(library_ids))
+    # A subdirectory's marks follow from the root's unsafe switch to HIP: unsafe like it.
+    applicability = Applicability.SAFE
+    if _enables_hip(cmds):
+        fixes: list[Fix] = cmake_project_fixes(path, text, archs)
+        fixes += _cmake_link_fixes(path, text, cmds, tuple(library_ids))
+    elif not _names_language(cmds) and _under_any(path, cuda_dirs):
+        fixes, applicability = [], Applicability.UNSAFE
+    else:
+        return []
     marked: set[str] = set()
     for c in cmds:
         words = [a.text for a in c.args]
@@ -93,15 +132,17 @@ def cmake_hip_fixes(path: str, text: str, renamed: Iterable[str] = (), archs: It
             props = words[p + 1 :]
             if any(props[k] == "LANGUAGE" and props[k + 1] == "HIP" for k in range(len(props) - 1)):
                 marked.update(words[:p])
+    source_vars = _source_variables(cmds)
     for c in cmds:
         if c.lname == "cmake_minimum_required":
             fix = _min_version_fix(path, c)
             if fix:
                 fixes.append(fix)
-        if c.lname not in SOURCE_COMMANDS:
+        listed = _listed_sources(c, source_vars)
+        if listed is None:
             continue
-        sources = [a.text for a in c.args[1:] if a.text.endswith(".cu") and "$" not in a.text and a.text not in marked
-                   and not _refers(here, a.text, names)]
+        sources = [w for w in listed if w.endswith(".cu") and "$" not in w and w not in marked
+                   and not _refers(here, w, names)]
         if not sources:
             continue
         line_start = text.rfind("\n", 0, c.start) + 1
@@ -109,10 +150,41 @@ def cmake_hip_fixes(path: str, text: str, renamed: Iterable[str] = (), archs: It
         eol = text.find("\n", c.end)
         at = len(text) if eol < 0 else eol
         stmt = f"\n{indent}set_source_files_properties({' '.join(sources)} PROPERTIES LANGUAGE HIP)"
-        fixes.append(Fix((Edit(path, at, at, stmt),), Applicability.SAFE,
+        fixes.append(Fix((Edit(path, at, at, stmt),), applicability,
                          f"compile {', '.join(sources)} as HIP (CMake picks the language by extension)", ("build",)))
         marked.update(sources)
     return fixes
+
+
+_VAR_REF = re.compile(r"\$\{([A-Za-z0-9_.+-]+)\}")
+#: ``list()`` subcommands whose arguments after the variable (and INSERT's index) are elements.
+_LIST_ADDS = {"APPEND": 2, "PREPEND": 2, "INSERT": 3}
+
+
+def _source_variables(cmds) -> frozenset[str]:
+    """Variables a source command of the file expands (``add_library(lib ${SOURCES})``): the ``.cu``
+    names ``set()`` or ``list(APPEND …)`` puts in them are sources too (tiny-cuda-nn's ``TCNN_SOURCES``)."""
+    return frozenset(m.group(1) for c in cmds if c.lname in SOURCE_COMMANDS for a in c.args[1:]
+                     for m in _VAR_REF.finditer(a.text))
+
+
+def _listed_sources(c, source_vars: frozenset[str]) -> list[str] | None:
+    """The words of ``c`` that name sources: a source command's arguments after the target, the values of
+    ``set(VAR …)`` / ``list(APPEND|PREPEND|INSERT VAR …)`` for a variable in ``source_vars``; None for any
+    other command."""
+    words = [a.text for a in c.args]
+    if c.lname in SOURCE_COMMANDS:
+        return words[1:]
+    if c.lname == "set" and words and words[0] in source_vars:
+        # set(VAR a.cu CACHE STRING "doc"): the values end at CACHE / PARENT_SCOPE.
+        values = words[1:]
+        for stop in ("CACHE", "PARENT_SCOPE"):
+            if stop in values:
+                values = values[: values.index(stop)]
+        return values
+    if c.lname == "list" and len(words) > 1 and words[0] in _LIST_ADDS and words[1] in source_vars:
+        return words[_LIST_ADDS[words[0]]:]
+    return None
 
 
 #: Link commands whose arguments name libraries and imported targets.

@@ -49,6 +49,10 @@ class PortOptions:
     #: be linked on ROCm though CUDA needs no link for it (NVTX 3 → ROCTx): the Makefiles above that
     #: folder link it (:func:`vado.port.build.makefile_link_fixes`).
     source_links: tuple[tuple[str, str], ...] = ()
+    #: Folders whose CMake file enables CUDA (not HIP), which the port turns into HIP: the CMake files
+    #: below them that enable no GPU language compile their ``.cu`` sources as HIP
+    #: (:func:`vado.port.build.cmake_cuda_dirs`).
+    cmake_cuda_dirs: tuple[str, ...] = ()
     #: ``auto`` (a tree port asks :func:`vado.port.torch_ext.is_torch_extension`), ``on`` or ``off``:
     #: with ``on`` the CUDA spelling of C-family sources stays (PyTorch hipifies at build time) and
     #: every other change is written inside ``#if defined(USE_ROCM)`` (:mod:`vado.port.torch_ext`).

@@ -208,8 +208,8 @@ def _text_toks_target(fn: Callable[..., list[Fix]]) -> Callable[[PassInput], lis
 for _p in (
     # Build files.
     FixPass("cmake_hip", lambda i: cmake_hip_fixes(i.path, i.text, i.options.renamed, offload_archs(i.target, i.options),
-                                                   source_links_under(i.path, i.options)),
-            frozenset({FileKind.CMAKE}), 10, needs=("renamed", "rule_options", "source_links")),
+                                                   source_links_under(i.path, i.options), i.options.cmake_cuda_dirs),
+            frozenset({FileKind.CMAKE}), 10, needs=("renamed", "rule_options", "source_links", "cmake_cuda_dirs")),
     FixPass("cmake_rename", lambda i: cmake_rename_fixes(i.path, i.text, i.options.renamed),
             frozenset({FileKind.CMAKE}), 20, needs=("renamed",)),
     FixPass("makefile_rename", lambda i: makefile_rename_fixes(i.path, i.text, i.options.renamed),

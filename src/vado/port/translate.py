@@ -13,6 +13,8 @@ location, and the name stays so the compiler error points at it too.
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass
 
 from vado.model import Applicability, Edit, Fix, Target
@@ -569,20 +571,63 @@ def implicit_std_include_fixes(path: str, text: str, toks: list, *, cuda_file: b
                 ("header",))]
 
 
+#: First folders of ``<dir/x.h>`` includes that are the system's, not a project's.
+_SYSTEM_DIRS = frozenset({"sys", "bits", "linux", "asm", "asm-generic", "arpa", "netinet", "net", "machine", "gnu"})
+
+
+@functools.lru_cache(maxsize=1)
+def _rocm_header_dirs() -> frozenset[str]:
+    """The first folders of the ROCm headers the library table replaces CUDA's with (``hipblas``, ``rocwmma`` …)."""
+    from vado.knowledge.libraries import _index
+
+    dirs = set()
+    for lib in _index().by_id.values():
+        if lib.rocm is not None:
+            for h in (*lib.rocm.headers.values(), *lib.rocm.roc_headers.values(), *lib.rocm.link_when_included):
+                if "/" in h:
+                    dirs.add(h.split("/", 1)[0])
+    return frozenset(dirs)
+
+
+def _project_header(spelt: str) -> bool:
+    """Whether an include's header token (``"x.h"`` or ``<dir/x.h>``) names a project's header, not a standard,
+    system or CUDA library one: quoted, or in a folder other than the system's, and no library's."""
+    from vado.knowledge.libraries import library_for_header
+
+    name = spelt[1:-1]
+    if library_for_header(name) is not None or name.split("/", 1)[0] in _rocm_header_dirs():
+        # A CUDA library's header (<nvtx3/nvToolsExt.h>, <thrust/…>) or its ROCm replacement (an earlier round
+        # renamed it: <rocprofiler-sdk-roctx/roctx.h>) includes what it needs.
+        return False
+    if spelt.startswith('"'):
+        return True
+    return "/" in name and name.split("/", 1)[0] not in _SYSTEM_DIRS
+
+
 def runtime_include_fix(path: str, text: str, toks: list) -> Fix | None:
     """Insert ``#include <hip/hip_runtime.h>`` into a CUDA source that lacks it.
 
     nvcc includes ``cuda_runtime.h`` implicitly in ``.cu`` files; hipcc does not
     include ``hip/hip_runtime.h``, so kernels and ``threadIdx`` would not compile.
+    A ``.cu`` file that includes the runtime itself, but after a project header
+    (:func:`_project_header`), gets it first too: that header was compiled with
+    the runtime already included.
     Inserted before the first ``#include`` when that is the first code of the
     file, else at the top; either way after a leading ``#pragma once`` and
     include guard (``#ifndef X`` / ``#define X``), as HIPIFY does. Never inside
     any other conditional block: an include there would be conditional too.
     """
+    before: list[str] = []  # the headers included before the runtime include
     for i, directive in _include_directives(toks):
         if directive.endswith("include") and i + 1 < len(toks):
             if toks[i + 1][3][1:-1] in ("hip/hip_runtime.h", "hip_runtime.h", "cuda_runtime.h", "cuda.h"):
-                return None
+                if not (path.endswith(".cu") and any(_project_header(h) for h in before)):
+                    return None
+                # nvcc's implicit include comes before everything: a project header included ahead of the
+                # file's own runtime include may use threadIdx or atomicCAS (tiny-cuda-nn's common_host.cu
+                # includes <tiny-cuda-nn/common_device.h> first), which clang's HIP wrapper does not declare.
+                break
+            before.append(toks[i + 1][3])
     n = len(toks)
 
     def code(k: int) -> int:

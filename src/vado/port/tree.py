@@ -166,6 +166,21 @@ def _source_links(ported) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(found))
 
 
+def _cmake_cuda_dirs(ported) -> tuple[str, ...]:
+    """:func:`vado.port.build.cmake_cuda_dirs` of the tree's CMake files (read as latin-1)."""
+    from vado.port.build import cmake_cuda_dirs
+
+    texts = []
+    for f in ported:
+        if f.kind is not FileKind.CMAKE:
+            continue
+        try:
+            texts.append((f.path, _read_file(str(f.abs_path))[1].decode("latin-1")))
+        except OSError:
+            continue  # reported when the port reads it
+    return cmake_cuda_dirs(texts)
+
+
 def _joined(base: str, rel: str) -> str:
     """``str(Path(base) / rel)`` for a clean relative POSIX path ``rel``, without the Path."""
     return rel if base == "." else os.path.join(base, rel)
@@ -806,6 +821,9 @@ def port_tree(
         links = _source_links(ported)
         if links:
             options = dataclasses.replace(options, source_links=links)
+        cuda_dirs = _cmake_cuda_dirs(ported)
+        if cuda_dirs:
+            options = dataclasses.replace(options, cmake_cuda_dirs=cuda_dirs)
     def macros_of(rel: str) -> tuple:
         return tuple(judged.rule_options(rel).items()) if judged is not None else ()
 

@@ -1,4 +1,4 @@
-"""API rules about what nvcc declares for a CUDA file and HIP's headers do not (API010–API012).
+"""API rules about what nvcc declares for a CUDA file and HIP's headers do not (API010–API014).
 
 nvcc compiles a ``.cu`` file with CUDA's runtime headers included first, and those declare more
 than HIP's ``hip/hip_runtime.h`` does: ``std::printf`` usable in device code, ``min``/``max``
@@ -472,3 +472,204 @@ class StringFunctionsWithoutStringH(Rule):
                            f"{'it' if len(names) == 1 else 'them'} for a .cu file, HIP's do not; include <string.h>",
                            {t.name: Verdict.AUTOMATIC for t in targets}, fix=fix,
                            effort=Effort(lines=1, constructs=1, hours=0.0), data={"functions": names})
+
+
+# --------------------------------------------------------------------------- API013
+
+#: Tokens that make an adjacent name an operand of pointer arithmetic.
+_ARITHMETIC = frozenset({"+", "-", "+=", "-=", "++", "--"})
+#: Tokens that may follow a declared name (``CUdeviceptr p;``, ``= 0``, a parameter, ``{}``).
+_DECL_END = frozenset({";", "=", ",", ")", "{", "["})
+
+
+class DevicePointerArithmetic(Rule):
+    """Arithmetic on a ``CUdeviceptr``, which HIP renames to the ``void*`` ``hipDeviceptr_t``.
+
+    What it does
+    ------------
+    Finds the names a file declares as ``CUdeviceptr`` (variables, members, parameters) and each place
+    one of them is an operand of ``+``, ``-``, ``+=``, ``-=``, ``++`` or ``--`` without a cast in between.
+
+    Why is this bad?
+    ----------------
+    The CUDA Driver API's ``CUdeviceptr`` is an unsigned integer (``unsigned long long``): adding a byte
+    offset to it is integer arithmetic. Its HIP counterpart ``hipDeviceptr_t`` is ``void*``, and C++ has
+    no arithmetic on ``void*``: after the rename, ROCm 7.2.4's hipcc stops with "arithmetic on a pointer
+    to void" (tiny-cuda-nn's ``gpu_memory.h``: ``m_base_address + m_size``).
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        CUdeviceptr base;
+        cuMemMap(base + offset, size, 0, handle, 0);
+
+    Use instead
+    -----------
+    .. code-block:: cpp
+
+        hipDeviceptr_t base;
+        hipMemMap(static_cast<char*>(base) + offset, size, 0, handle, 0);
+
+    Fix safety
+    ----------
+    No fix: whether the value is a byte address (``char*``) or a number to keep (``uintptr_t``) is the
+    code's meaning.
+
+    References
+    ----------
+    - ROCm 7.2.4 ``hip/hip_runtime_api.h`` (``typedef void* hipDeviceptr_t``)
+    - CUDA Driver API ``cuda.h`` (``typedef unsigned long long CUdeviceptr_v2; typedef CUdeviceptr_v2 CUdeviceptr``)
+    """
+
+    code = "API013"
+    name = "device-pointer-arithmetic"
+    severity = Severity.HIGH
+    file_kinds = frozenset({FileKind.CUDA_SOURCE, FileKind.CUDA_HEADER, FileKind.CXX_HEADER, FileKind.CXX_SOURCE})
+    triggers = ("CUdeviceptr", "CUdeviceptr_v2")
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        targets = _rocm_targets(ctx)
+        if not targets:
+            return
+        toks = [t for t in ctx.tokens if t[0] is not Kind.COMMENT]
+        names: set[str] = set()
+        for i, t in enumerate(toks[:-2]):
+            if t[3] in self.triggers and toks[i + 1][0] is Kind.IDENT and toks[i + 2][3] in _DECL_END:
+                names.add(toks[i + 1][3])
+        if not names:
+            return
+        for i, t in enumerate(toks):
+            if t[0] is not Kind.IDENT or t[3] not in names:
+                continue
+            before = toks[i - 1][3] if i else ""
+            after = toks[i + 1][3] if i + 1 < len(toks) else ""
+            if before in (".", "->", "::") or toks[i - 1][3] in self.triggers:
+                continue  # a member of something else, or the declaration itself
+            if after in _ARITHMETIC or (before in _ARITHMETIC and before not in ("+", "-")) or (
+                    before in ("+", "-") and i > 1 and (toks[i - 2][0] in (Kind.IDENT, Kind.NUMBER)
+                                                         or toks[i - 2][3] in (")", "]"))):
+                yield self.finding(
+                    ctx, t[1], t[2],
+                    f"{t[3]} is a CUdeviceptr, an integer in CUDA; HIP's hipDeviceptr_t is void*, and arithmetic "
+                    f"on it does not compile (\"arithmetic on a pointer to void\"): cast it (char* for a byte "
+                    f"address, uintptr_t for a number)",
+                    {**{x.name: Verdict.MANUAL for x in targets}},
+                    effort=Effort(lines=1, constructs=1, hours=0.25), data={"name": t[3]},
+                )
+
+
+# --------------------------------------------------------------------------- API014
+
+#: The device functions ROCm 7.2.4 marks ``__hip_img_chk__`` (hip/amd_detail/texture_fetch_functions.h,
+#: texture_indirect_functions.h, amd_surface_functions.h): unavailable where the GPU has no image instructions.
+TEXTURE_FUNCTIONS = frozenset(
+    [f"tex{s}" for s in ("1D", "1DGrad", "1DLayered", "1DLayeredGrad", "1DLayeredLod", "1DLod", "1Dfetch", "2D",
+                         "2DGrad", "2DLayered", "2DLayeredGrad", "2DLayeredLod", "2DLod", "2Dgather", "3D", "3DGrad",
+                         "3DLod", "Cubemap", "CubemapGrad", "CubemapLayered", "CubemapLayeredGrad",
+                         "CubemapLayeredLod", "CubemapLod")]
+    + [f"surf{s}{rw}" for s in ("1D", "1DLayered", "2D", "2DLayered", "3D", "Cubemap", "CubemapLayered")
+       for rw in ("read", "write")])
+#: Offload architectures without image instructions, where those functions are unavailable: measured with
+#: ROCm 7.2.4's hipcc -fsyntax-only on a tex2D<float4> / tex1Dfetch / surf2Dread kernel (errors on gfx942,
+#: gfx950, gfx1250; compiles for gfx908, gfx90a, gfx1030, gfx1100, gfx1201).
+NO_IMAGE_ARCHS = frozenset({"gfx942", "gfx950", "gfx1250"})
+
+
+def _target_archs(ctx: FileContext, t: Target) -> tuple[str, ...]:
+    given = ctx.options.get("offload_arch")
+    if given:
+        parts = given if isinstance(given, (list, tuple)) else str(given).replace(",", ";").split(";")
+        return tuple(p.strip() for p in parts if str(p).strip())
+    return tuple(t.default_arch)
+
+
+#: Words after which a name followed by ``(`` is still a call, not a declaration.
+_CALL_AFTER = frozenset({"return", "co_return", "co_yield", "throw", "case", "else", "do", "sizeof", "decltype"})
+
+
+class TextureFetchWithoutImageSupport(Rule):
+    """Texture and surface fetches (``tex2D``, ``tex1Dfetch``, ``surf2Dread`` …) for GPUs without image units.
+
+    What it does
+    ------------
+    On ROCm targets whose offload architectures include one without image instructions (gfx942, gfx950,
+    gfx1250), finds the calls of HIP's texture and surface functions (the texture-object API that
+    ``cudaTextureObject_t`` code renames to) and reports them once per file, at the first, with the count.
+
+    Why is this bad?
+    ----------------
+    HIP keeps CUDA's texture-object API, so the rename looks automatic, but ROCm 7.2.4 declares every
+    fetch ``unavailable`` where the GPU has no image instructions: hipcc stops with "'tex2D<…>' is
+    unavailable: The image/texture API not supported on the device" for gfx942 (MI300X) and gfx950
+    (MI355X), the default targets (tiny-cuda-nn's samples and benchmarks). The same code compiles for
+    gfx90a and RDNA GPUs.
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        float4 v = tex2D<float4>(tex, x, y);
+
+    Use instead
+    -----------
+    .. code-block:: cpp
+
+        // Read the image from global memory and interpolate by hand (or build only for GPUs with images).
+        float4 v = bilinear(image, width, height, x, y);
+
+    Fix safety
+    ----------
+    No fix: filtering, addressing modes and normalised coordinates are the texture unit's, and a rewrite
+    has to reproduce the ones the code uses.
+
+    References
+    ----------
+    - ROCm 7.2.4 ``hip/amd_detail/host_defines.h`` (``__hip_img_chk__`` when ``__HIP_NO_IMAGE_SUPPORT``)
+    - https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_runtime_api/memory_management/texture_fetching.html
+    """
+
+    code = "API014"
+    name = "texture-fetch-without-image-support"
+    severity = Severity.HIGH
+    file_kinds = frozenset({FileKind.CUDA_SOURCE, FileKind.CUDA_HEADER, FileKind.CXX_HEADER, FileKind.CXX_SOURCE})
+    triggers = tuple(sorted(TEXTURE_FUNCTIONS))
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        lacking = {t.name: sorted(set(_target_archs(ctx, t)) & NO_IMAGE_ARCHS) for t in _rocm_targets(ctx)}
+        lacking = {name: archs for name, archs in lacking.items() if archs}
+        if not lacking:
+            return
+        toks = [t for t in ctx.tokens if t[0] is not Kind.COMMENT]
+        calls = []
+        for i, t in enumerate(toks):
+            if t[0] is not Kind.IDENT or t[3] not in TEXTURE_FUNCTIONS or (i and toks[i - 1][3] in (".", "->")):
+                continue
+            if i and (toks[i - 1][3] in ("*", "&", ">") or (toks[i - 1][0] is Kind.IDENT
+                                                            and toks[i - 1][3] not in _CALL_AFTER)):
+                continue  # a declaration (float tex1Dfetch(int) const), not a call
+            j = i + 1
+            if j < len(toks) and toks[j][3] == "<":  # tex2D<float4>(…)
+                depth = 0
+                while j < len(toks):
+                    depth += {"<": 1, ">": -1, ">>": -2}.get(toks[j][3], 0)
+                    j += 1
+                    if depth <= 0:
+                        break
+            if j < len(toks) and toks[j][3] == "(":
+                calls.append(i)
+        if not calls:
+            return
+        first = toks[calls[0]]
+        names = sorted({toks[i][3] for i in calls})
+        archs = sorted({a for v in lacking.values() for a in v})
+        yield self.finding(
+            ctx, first[1], first[2],
+            f"{len(calls)} texture/surface fetch{'es' if len(calls) != 1 else ''} ({', '.join(names[:4])}"
+            f"{' …' if len(names) > 4 else ''}): {', '.join(archs)} {'has' if len(archs) == 1 else 'have'} no image "
+            f"instructions, and ROCm 7.2.4 declares these functions unavailable there; read the data from "
+            f"global memory instead (and filter by hand)",
+            {name: Verdict.MANUAL for name in lacking},
+            effort=Effort(lines=len(calls), constructs=len(calls), hours=1.0 + 0.25 * len(calls)),
+            data={"functions": names, "calls": len(calls), "archs": archs},
+        )

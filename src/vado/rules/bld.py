@@ -359,11 +359,25 @@ class CudaArchitectureList(Rule):
                     data={"variable": var, "replacement": new, "sm": f.data.get("sm", []), "offload_arch": list(archs)},
                 )
                 continue
+            from_elsewhere = _values_from_elsewhere(f.data.get("command", ""), values, ctx.text, f.start)
+            if from_elsewhere and ctx.kind is FileKind.CMAKE:
+                # The rename keeps the values; they are NVIDIA's until a person makes them AMD names
+                # (tiny-cuda-nn: $ENV{TCNN_CUDA_ARCHITECTURES}, TCNN_AUTODETECT_CUDA_ARCHITECTURES() → "75;86").
+                yield self.finding(
+                    ctx, f.start, f.end,
+                    f"{var} gets its values from {from_elsewhere}; renaming it to {new} keeps them, and on ROCm "
+                    f"they must be AMD offload architectures ({';'.join(archs)}), not compute capabilities",
+                    per_family(ctx, rocm=_MANUAL, oneapi=_MANUAL, scale=_AS_IS, zluda=_AS_IS),
+                    effort=Effort(lines=1, constructs=1, hours=0.25),
+                    data={"variable": var, "values_from": from_elsewhere, "offload_arch": list(archs)},
+                )
             edits = [ctx.edit(f.start, f.end, new)]
             literal = values and not any("$" in v[0] for v in values)
             if f.data.get("command") in self._SETTERS and literal:
                 edits.append(ctx.edit(values[0][1], values[-1][2], ";".join(archs)))
-            fix = Fix(tuple(edits), Applicability.UNSAFE, f"rename {var} to {new} and build for {';'.join(archs)}", ("build",))
+            # "and build for …" only where the values are replaced: a rename alone keeps what the project sets.
+            does = f"rename {var} to {new}" + (f" and build for {';'.join(archs)}" if len(edits) > 1 else "")
+            fix = Fix(tuple(edits), Applicability.UNSAFE, does, ("build",))
             yield self.finding(
                 ctx, f.start, f.end,
                 f"{var} lists NVIDIA compute capabilities ({sm}); on ROCm use {new} with "
@@ -373,6 +387,86 @@ class CudaArchitectureList(Rule):
                 fix=fix,
                 data={"variable": var, "replacement": new, "sm": f.data.get("sm", []), "offload_arch": list(archs)},
             )
+        if ctx.kind is FileKind.CMAKE:
+            for start, end, var, how in _arch_number_uses(ctx.text):
+                yield self.finding(
+                    ctx, start, end,
+                    f"{var} holds one CUDA architecture (a compute capability such as 80), {how}; on ROCm the "
+                    f"architecture list holds AMD names ({';'.join(archs)}): a comparison with a number is false "
+                    f"and a macro becomes an undeclared identifier, so this logic needs rewriting by hand",
+                    per_family(ctx, rocm=_MANUAL, oneapi=_MANUAL, scale=_AS_IS, zluda=_AS_IS),
+                    effort=Effort(lines=1, constructs=1, hours=0.5),
+                    data={"variable": var, "use": how, "offload_arch": list(archs)},
+                )
+
+
+#: CMake commands that read an architecture variable or set it from literal values (BLD002's fix replaces those):
+#: any other command naming it (a project's function, ``TCNN_AUTODETECT_CUDA_ARCHITECTURES(CMAKE_CUDA_ARCHITECTURES)``)
+#: may set it.
+_ARCH_READERS = frozenset({"if", "elseif", "while", "foreach", "message", "string", "list", "set", "unset",
+                           "set_property", "set_target_properties", "get_property", "get_target_property",
+                           "option", "cmake_dependent_option", "math", "return", "endif", "else", "endforeach",
+                           "endwhile", "mark_as_advanced", "separate_arguments", "cmake_parse_arguments"})
+
+
+def _values_from_elsewhere(command: str, values, text: str, at: int) -> str:
+    """Where an architecture variable's values come from when the fix cannot replace them: ``${X}`` /
+    ``$ENV{X}`` in ``set()``/``list(APPEND …)``, or a project command that names the variable (an output
+    argument); ``""`` when they are literal or the command only reads it."""
+    if command in ("set", "list"):
+        refs = [v[0] for v in values if "$" in v[0]]
+        if command == "list":
+            stmt = text[text.rfind("(", 0, at) + 1:at].split()
+            if not stmt or stmt[-1] not in ("APPEND", "PREPEND", "INSERT"):
+                return ""
+        return ", ".join(refs[:2]) if refs else ""
+    if command and command not in _ARCH_READERS:
+        return f"{command}()"
+    return ""
+
+
+#: CMake ``if()`` operators that compare numbers (or versions): a gfx name compares as neither.
+_NUMERIC_OPS = frozenset({"LESS", "GREATER", "EQUAL", "LESS_EQUAL", "GREATER_EQUAL",
+                          "VERSION_LESS", "VERSION_GREATER", "VERSION_EQUAL", "VERSION_LESS_EQUAL",
+                          "VERSION_GREATER_EQUAL"})
+_ARCH_LISTS = frozenset({"CMAKE_CUDA_ARCHITECTURES", "CMAKE_HIP_ARCHITECTURES"})
+
+
+def _arch_number_uses(text: str) -> list[tuple[int, int, str, str]]:
+    """``(start, end, variable, how)`` for each use of a variable holding one element of the CUDA architecture
+    list as a number: ``foreach(CC IN LISTS CMAKE_CUDA_ARCHITECTURES)`` or ``list(GET CMAKE_CUDA_ARCHITECTURES 0
+    MIN)`` binds it; ``if(CC GREATER 70)`` compares it, ``-DMIN_ARCH=${MIN}`` hands it to the code
+    (tiny-cuda-nn's ``TCNN_MIN_GPU_ARCH``). Once the list is ``CMAKE_HIP_ARCHITECTURES`` its elements are
+    ``gfx942``: a comparison is false, a macro an undeclared identifier."""
+    from vado.scan.buildfiles import cmake_commands
+
+    cmds, problems = cmake_commands(text)
+    if problems:
+        return []
+    bound: set[str] = set()
+    for c in cmds:
+        words = [a.text for a in c.args]
+        if c.lname == "foreach" and len(words) >= 3 and words[1:3] == ["IN", "LISTS"] and _ARCH_LISTS & set(words[3:]):
+            bound.add(words[0])
+        elif c.lname == "list" and len(words) >= 4 and words[0] == "GET" and words[1] in _ARCH_LISTS:
+            bound.add(words[-1])
+    if not bound:
+        return []
+    uses = []
+    for c in cmds:
+        words = [a.text for a in c.args]
+        if c.lname in ("if", "elseif", "while"):
+            for k, a in enumerate(c.args):
+                var = a.text[2:-1] if a.text.startswith("${") and a.text.endswith("}") else a.text
+                near = {words[k - 1] if k else "", words[k + 1] if k + 1 < len(words) else ""}
+                if var in bound and near & _NUMERIC_OPS:
+                    uses.append((a.start, a.end, var, "compared as a number"))
+        else:
+            for a in c.args:
+                for var in bound:
+                    if f"${{{var}}}" in a.text and re.match(r"-D\w+=", a.text):
+                        uses.append((a.start, a.end, var, "defined as a macro for the code"))
+    return uses
 
 
 def _xcompiler(value: str) -> str:
@@ -446,7 +540,7 @@ class NvccCommandOrFlag(Rule):
     severity = Severity.MEDIUM
     file_kinds = frozenset({FileKind.MAKEFILE, FileKind.CMAKE})
 
-    SAFE_DROP = {"xptxas", "xnvlink", "expt", "threads", "deprecated-targets", "diag"}
+    SAFE_DROP = {"xptxas", "xnvlink", "xcudafe", "expt", "threads", "deprecated-targets", "diag"}
     UNSAFE_DROP = {"ccbin", "cudart"}
 
     def check(self, ctx: FileContext) -> Iterator[Finding]:
@@ -1287,3 +1381,114 @@ class UnparsedBuildFile(Rule):
             # No verdicts: the problem is vado's view of the file, not a target's gap.
             yield self.finding(ctx, p.start, end, f"{p.reason}; findings after this point may be missing", {},
                                data={"reason": p.reason})
+
+
+#: The define that wraps Thrust and CUB in a namespace of the project's (``THRUST_CUB_WRAPPED_NAMESPACE=gko``).
+_WRAPPED_NAMESPACE = re.compile(r"(?:(?<=-D)|\b)(THRUST_CUB_WRAPPED_NAMESPACE|THRUST_WRAPPED_NAMESPACE)\b(?:\s*=\s*(\w+))?")
+#: rocThrust headers that name ``::thrust`` and so break under the wrapper (ROCm 7.2.4's rocThrust 4.2.0).
+_ROCTHRUST_UNWRAPPED = ("thrust/detail/type_traits.h:270", "thrust/iterator/detail/tuple_of_iterator_references.h:177",
+                        "thrust/system/hip/detail/sort.h:75")
+
+
+_HIP_WORD = re.compile(r"hip|rocm|amd", re.IGNORECASE)
+_CUDA_WORD = re.compile(r"cuda|cusparse|cublas|nvidia", re.IGNORECASE)
+
+
+def _for_rocm(path: str, words: str) -> bool:
+    """Whether a definition may reach a ROCm build: not in a ``cuda/`` folder, and its command and enclosing
+    conditions name HIP (``if(GINKGO_HIP_CUSTOM_THRUST_NAMESPACE)``, target ``hipsparse_linops``) or not CUDA
+    (``if(GINKGO_CUDA_CUSTOM_THRUST_NAMESPACE)`` around a CUDA test target does not)."""
+    if "cuda" in [part.lower() for part in path.split("/")[:-1]]:
+        return False
+    return bool(_HIP_WORD.search(words)) or not _CUDA_WORD.search(words)
+
+
+class ThrustWrappedNamespace(Rule):
+    """The build wraps Thrust in a namespace of the project's (``THRUST_CUB_WRAPPED_NAMESPACE``).
+
+    What it does
+    ------------
+    Finds ``THRUST_CUB_WRAPPED_NAMESPACE`` / ``THRUST_WRAPPED_NAMESPACE`` in CMake files and
+    Makefiles (Ginkgo's ``target_compile_definitions(ginkgo_hip PRIVATE
+    THRUST_CUB_WRAPPED_NAMESPACE=gko)``).
+
+    Why is this bad?
+    ----------------
+    NVIDIA's Thrust puts itself in that namespace. rocThrust 4.2.0 (ROCm 7.2.4) accepts the macro
+    but some of its headers still name ``::thrust``
+    (``thrust/detail/type_traits.h:270``, ``thrust/iterator/detail/tuple_of_iterator_references.h:177``,
+    ``thrust/system/hip/detail/sort.h:75``): every unit that includes them fails ("no member named
+    'thrust' in the global namespace"). Measured with ROCm 7.2.4's hipcc: ``#include <thrust/sort.h>``
+    compiles without the define and fails with it; 21 of 24 sampled units of Ginkgo's own HIP
+    build fail this way. A project's own ROCm build that sets it does not build on ROCm 7.2.
+
+    Example
+    -------
+    .. code-block:: cmake
+
+        target_compile_definitions(kernels PRIVATE THRUST_CUB_WRAPPED_NAMESPACE=proj)
+
+    Use instead
+    -----------
+    .. code-block:: cmake
+
+        if(NOT HIP_BUILD)  # rocThrust 4.2 cannot be wrapped
+          target_compile_definitions(kernels PRIVATE THRUST_CUB_WRAPPED_NAMESPACE=proj)
+        endif()
+
+    Fix safety
+    ----------
+    No fix: without the wrapper, Thrust's symbols are global and may clash with another library's
+    Thrust in the same process; that is the project's call.
+
+    References
+    ----------
+    - https://github.com/ROCm/rocThrust (thrust/detail/config/namespace.h)
+    - https://nvidia.github.io/cccl/thrust/api/group__config.html
+    """
+
+    code = "BLD009"
+    name = "thrust-wrapped-namespace"
+    severity = Severity.HIGH
+    file_kinds = frozenset({FileKind.CMAKE, FileKind.MAKEFILE})
+
+    def check(self, ctx: FileContext) -> Iterator[Finding]:
+        from vado.scan.buildfiles import cmake_commands
+
+        text = ctx.text
+        spans: list[tuple[int, int, str]] = []
+        if ctx.kind is FileKind.CMAKE:
+            cmds, _ = cmake_commands(text)
+            conditions: list[str] = []  # the enclosing if()/elseif() conditions, innermost last
+            for c in cmds:
+                if c.lname == "if":
+                    conditions.append(" ".join(a.text for a in c.args))
+                elif c.lname in ("elseif", "else") and conditions:
+                    conditions[-1] = " ".join(a.text for a in c.args) if c.lname == "elseif" else ""
+                elif c.lname == "endif" and conditions:
+                    conditions.pop()
+                if not _for_rocm(ctx.path, " ".join([*conditions, *(a.text for a in c.args)])):
+                    continue
+                for a in c.args:
+                    m = _WRAPPED_NAMESPACE.search(a.text)
+                    # A definition (NAME=VALUE or -DNAME…), not a message or an if() that reads it.
+                    if m and c.lname not in ("message", "if", "elseif", "option") and (m.group(2) or "-D" in a.text):
+                        at = text.find(m.group(1), a.start, a.end) if not a.quoted else a.start
+                        at = a.start if at < 0 else at
+                        spans.append((at, at + len(m.group(1)), m.group(2) or ""))
+        else:
+            for m in _WRAPPED_NAMESPACE.finditer(text):
+                line = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
+                if "-D" in line[-3:] or m.group(2):
+                    spans.append((m.start(1), m.end(1), m.group(2) or ""))
+        for start, end, ns in spans:
+            yield self.finding(
+                ctx, start, end,
+                f"THRUST_CUB_WRAPPED_NAMESPACE{'=' + ns if ns else ''} wraps Thrust in the project's namespace; "
+                f"rocThrust 4.2.0 (ROCm 7.2.4) breaks under it (its headers name ::thrust: "
+                f"{', '.join(_ROCTHRUST_UNWRAPPED)}), so no unit that includes Thrust compiles for ROCm "
+                f"until the HIP build leaves the define out",
+                per_family(ctx, rocm=_MANUAL, scale=_AS_IS, zluda=_AS_IS),
+                effort=Effort(lines=2, constructs=1, hours=1.0),
+                data={"namespace": ns, "breaks_own_rocm_build": True},
+            )

@@ -128,6 +128,9 @@ _FLAG_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
         ("deprecated-targets", r"^-Wno-deprecated-gpu-targets$"),
         # nvcc front-end diagnostic numbers (gsplat: -diag-suppress 20012,186); clang has none of them.
         ("diag", r"^--?diag[-_](?:suppress|error|warn|default)=\S+$"),
+        # Options for nvcc's EDG front end (tiny-cuda-nn: -Xcudafe=--diag_suppress=unrecognized_gcc_pragma);
+        # clang rejects the option as unknown.
+        ("xcudafe", r"^(?:-Xcudafe|--cudafe-options)=.*$"),
     )
 )
 #: Options whose value is the following word.
@@ -137,6 +140,7 @@ _TAKES_VALUE = {
     "-Xptxas": "xptxas", "--ptxas-options": "xptxas",
     "-Xcompiler": "xcompiler", "--compiler-options": "xcompiler",
     "-Xnvlink": "xnvlink", "--nvlink-options": "xnvlink",
+    "-Xcudafe": "xcudafe", "--cudafe-options": "xcudafe",
     "-rdc": "rdc", "--relocatable-device-code": "rdc",
     "-maxrregcount": "maxrregcount", "--threads": "threads",
     "-ccbin": "ccbin", "--compiler-bindir": "ccbin", "--default-stream": "default-stream",
@@ -166,6 +170,7 @@ _FLAG_OPTIONS = frozenset({
     "-arch", "--gpu-architecture", "-code", "--gpu-code", "-gencode", "--generate-code",
     *(f"{d}use{a}fast{b}math" for d in ("-", "--") for a in "_-" for b in "_-"),
     "-Xptxas", "--ptxas-options", "-Xcompiler", "--compiler-options", "-Xnvlink", "--nvlink-options",
+    "-Xcudafe", "--cudafe-options",
     "-rdc", "--relocatable-device-code", "-dc", "--device-c", "-dlink", "--device-link", "-dw", "--device-w",
     "--expt-relaxed-constexpr", "--expt-extended-lambda", "--extended-lambda", "-lineinfo", "--generate-line-info",
     "-maxrregcount", "--maxrregcount", "--threads", "-t", "-cudart", "--cudart", "--default-stream",

@@ -786,7 +786,7 @@ def project_scope(root: str | os.PathLike, plan=None, *, arches: Iterable[str] =
         hip = HipBuild("", vendor_headers=tuple(sorted(vendor_headers)), hip_sources=tuple(sorted(hip_sources)),
                        evidence=("no build switch for HIP found",))
     if hip is not None and hip.complete:
-        _mark_not_built(hip, scopes, kinds, build_texts)
+        _mark_not_compiled_for_amd(hip, scopes, kinds, build_texts, edges)
         _mark_hip_path(hip, scopes, cfiles, edges, kinds, frozenset(by_include))
     files = {p: scopes.get(p) or FileScope(p, Scope.PROJECT) for p in sorted(kinds, key=lambda p: p.split("/"))}
     vendored = tuple(s for s in plan.skips if s.reason is SkipReason.VENDORED)
@@ -817,22 +817,57 @@ def _hip_build(build_texts: Mapping[str, str], scopes: Mapping[str, FileScope], 
     return None
 
 
-def _mark_not_built(hip: HipBuild, scopes: dict[str, FileScope], kinds: Mapping[str, FileKind],
-                    build_texts: Mapping[str, str]) -> None:
-    """Mark the project's files its own ROCm build never compiles (a ``cuda/`` directory or a source
-    CMake adds only under a CUDA option): the ROCm build takes care of the project without them."""
+def _mark_not_compiled_for_amd(hip: HipBuild, scopes: dict[str, FileScope], kinds: Mapping[str, FileKind],
+                               build_texts: Mapping[str, str], edges: Mapping[str, list[tuple[str, bool]]]) -> None:
+    """Mark what the project's own ROCm build never compiles, so that a port leaves it as it is and its
+    findings do not stand between the project and ROCm. One mechanism for both ways a build says so:
+
+    - the folders and sources the AMD configuration of its CMake files leaves out (a ``cuda/`` directory, a
+      source added only under a CUDA option: :func:`vado.scan.amd_build.not_built_for_amd`), everything
+      under a folder;
+    - the CUDA sources only its CUDA build names (:attr:`HipBuild.cuda_only`: a CMake file that compiles
+      other sources as HIP);
+
+    and, from either, the project headers that only such files include (with the reason of the file that
+    reached them first)."""
     from vado.scan.amd_build import not_built_for_amd
 
+    roots: dict[str, str] = {}
     cmake = {p: t for p, t in build_texts.items()
              if scopes.get(p) is None and p.lower().endswith(("cmakelists.txt", ".cmake"))}
-    left = not_built_for_amd(cmake, hip.switch) if cmake else {}
-    if not left:
+    for d, why in (not_built_for_amd(cmake, hip.switch) if cmake else {}).items():
+        roots[d] = f"not compiled by the project's own ROCm build ({hip.how}): {why}"
+    for p in hip.cuda_only:
+        roots.setdefault(p, f"compiled only by the project's CUDA build; its ROCm build ({hip.how}) does not compile it")
+    if not roots:
         return
+
+    def free(p: str) -> bool:
+        return scopes.get(p) is None or scopes[p].scope is Scope.PROJECT
+
+    marked: dict[str, str] = {}
     for p in kinds:
-        key = next((d for d in left if p == d or p.startswith(d + "/")), None)
-        if key is not None and (scopes.get(p) is None or scopes[p].scope is Scope.PROJECT):
-            scopes[p] = FileScope(p, Scope.HIP_PATH, f"not compiled by the project's own ROCm build ({hip.how}): "
-                                                     f"{left[key]}", mixed=scopes[p].mixed if p in scopes else "")
+        key = next((d for d in roots if p == d or p.startswith(d + "/")), None)
+        if key is not None and free(p):
+            marked[p] = roots[key]
+    for p in hip.cuda_only:  # a CUDA-only source the walk did not list among the project's files
+        if p not in marked and p not in kinds and free(p):
+            marked[p] = roots[p]
+    includers: dict[str, list[str]] = {}
+    for src, outs in edges.items():
+        for t, _ in outs:
+            includers.setdefault(t, []).append(src)
+    queue = deque(marked)
+    while queue:  # down to the headers that only marked files include
+        p = queue.popleft()
+        for t, _ in edges.get(p, ()):
+            if t in marked or not free(t):
+                continue
+            if all(src in marked for src in includers.get(t, ())):
+                marked[t] = marked[p]
+                queue.append(t)
+    for p, why in marked.items():
+        scopes[p] = FileScope(p, Scope.HIP_PATH, why, mixed=scopes[p].mixed if p in scopes else "")
 
 
 def _mark_hip_path(hip: HipBuild, scopes: dict[str, FileScope], cfiles: Mapping[str, _CFile],
@@ -849,8 +884,6 @@ def _mark_hip_path(hip: HipBuild, scopes: dict[str, FileScope], cfiles: Mapping[
     for src, outs in edges.items():
         for t, _ in outs:
             includers.setdefault(t, []).append(src)
-    # First what only the CUDA build compiles, so that the way up from a HIP-including header does not take it.
-    _mark_cuda_only(hip, scopes, edges, includers)
     reached: set[str] = set(hip.vendor_headers) | set(hip.hip_sources) | set(hip.hip_language)
     gpu_only = set(by_include) - set(hip.vendor_headers) - {p for p in hip.hip_sources if p not in by_include}
     queue = deque(reached)
@@ -878,27 +911,6 @@ def _mark_hip_path(hip: HipBuild, scopes: dict[str, FileScope], cfiles: Mapping[
     for p, kind in kinds.items():
         if kind in _BUILD_KINDS and p not in scopes:
             scopes[p] = FileScope(p, Scope.HIP_PATH, f"build file of a project that builds for AMD ({hip.how})")
-
-
-def _mark_cuda_only(hip: HipBuild, scopes: dict[str, FileScope], edges: Mapping[str, list[tuple[str, bool]]],
-                    includers: Mapping[str, list[str]]) -> None:
-    """Leave as they are the CUDA sources only the project's CUDA build compiles (:attr:`HipBuild.cuda_only`)
-    and the project headers only they include: the project's ROCm build compiles none of them, so a port
-    has nothing to change there and their findings do not stand between the project and ROCm."""
-    why = f"compiled only by the project's CUDA build; its ROCm build ({hip.how}) does not compile it"
-    only: set[str] = set()
-    queue = deque(p for p in hip.cuda_only if scopes.get(p) is None or scopes[p].scope is Scope.PROJECT)
-    while queue:
-        p = queue.popleft()
-        if p in only:
-            continue
-        only.add(p)
-        scopes[p] = FileScope(p, Scope.HIP_PATH, why)
-        for t, _ in edges.get(p, ()):
-            if t in only or not (scopes.get(t) is None or scopes[t].scope is Scope.PROJECT):
-                continue
-            if all(src in only or src == p for src in includers.get(t, ())):
-                queue.append(t)
 
 
 def amd_defines(root: str | os.PathLike | ProjectScope) -> tuple[str, ...]:
