@@ -9,6 +9,7 @@ import pytest
 
 from vado.rules import cuda_syntax as cs
 from vado.rules.ptx import PtxTextLoadedAtRunTime, _may_hold_ptx_text
+from vado.scan.classify import FileKind
 from vado.scan.lexer import Kind, code_tokens, tokenize
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -178,7 +179,7 @@ def test_number_indices_answers_are_fresh_lists():
 
 def test_low_precision_names_all_hold_the_needle():
     """ARCH003 skips files without its needles: every name its pattern accepts holds one."""
-    from vado.rules import arch
+    from vado.rules.arch import fp8 as arch
 
     assert all(any(n in name for n in arch._FP_NEEDLES) for name in arch._FP8_NAMES)
     assert all(p.startswith("__nv_fp") for p in arch._FP_SMALL)
@@ -224,7 +225,7 @@ def test_rule_triggers_skip_only_files_where_the_rule_finds_nothing():
                 assert rule.code in gated, (rule.code, path)
         checked += 1
     assert checked > 50
-    with_triggers = {r.code for r in rules_for(cs.FileKind.CUDA_SOURCE) if r.triggers is not None}
+    with_triggers = {r.code for r in rules_for(FileKind.CUDA_SOURCE) if r.triggers is not None}
     assert len(with_triggers) >= 10 and with_triggers <= found_somewhere, with_triggers - found_somewhere
 
 

@@ -8,7 +8,8 @@ import importlib
 from vado.errors import UsageError
 from vado.rules.base import Rule
 
-#: Family modules, in report order. A module defines its rules as ``Rule`` subclasses.
+#: Family modules, in report order. A module defines its rules as ``Rule`` subclasses; a family that is a
+#: package (``vado.rules.arch``) imports its modules, and :func:`family_module` maps a rule back to it.
 FAMILY_MODULES = (
     "vado.rules.api",
     "vado.rules.api_decl",
@@ -64,6 +65,15 @@ FAMILIES = {
     "IMG": "container base images",
     "BLD": "build files (CMake, Make, setup.py)",
 }
+
+
+def family_module(rule: type[Rule]) -> str:
+    """The family module (a :data:`FAMILY_MODULES` name) that defines ``rule``: its own module, or the
+    family package its module is part of (``vado.rules.arch.fp8`` → ``vado.rules.arch``)."""
+    name = rule.__module__
+    while name not in FAMILY_KINDS and "." in name:
+        name = name.rpartition(".")[0]
+    return name if name in FAMILY_KINDS else rule.__module__
 
 
 def _subclasses(cls):

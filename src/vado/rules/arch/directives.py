@@ -1,0 +1,127 @@
+"""Reading the preprocessor tests of CUDA macros: which directive holds a name, how the name is tested
+(``#ifdef``, a value in ``#if``, a ``#define``, code), and the branches a comparison selects. Shared by
+ARCH007-ARCH010, with the verdicts of a preprocessor test per target family.
+"""
+
+from __future__ import annotations
+
+from vado.rules.arch.common import AS_IS, AUTO, MANUAL
+from vado.scan.lexer import Kind
+
+
+def _directive_of(toks, i: int) -> int | None:
+    """Index of the directive token (``#if``, ``#ifdef`` …) whose line holds token ``i``, or None in code."""
+    for j in range(i - 1, -1, -1):
+        kind = toks[j][0]
+        if kind is Kind.DIRECTIVE:
+            return j
+        if kind is Kind.EOD:
+            return None
+    return None
+
+
+def _directive_name(tok) -> str:
+    return tok[3].replace(" ", "").replace("\t", "")
+
+
+def _defined_operand(toks, i: int) -> tuple[int, int] | None:
+    """For a name at ``i`` tested by ``defined X`` / ``defined(X)``: ``(first, end)`` token range of the test."""
+    if i >= 1 and toks[i - 1][3] == "defined":
+        return i - 1, i + 1
+    if i >= 2 and toks[i - 1][3] == "(" and toks[i - 2][3] == "defined" and i + 1 < len(toks) and toks[i + 1][3] == ")":
+        return i - 2, i + 2
+    return None
+
+
+def _tested_name(toks, i: int) -> str | None:
+    """How the name at ``i`` is tested: ``ifdef`` (``#ifdef``/``#ifndef``/``defined``), ``value`` (in an
+    ``#if``/``#elif`` expression), ``define`` (a ``#define``/``#undef`` of it or its body), ``code``."""
+    d = _directive_of(toks, i)
+    if d is None:
+        return "code"
+    name = _directive_name(toks[d])
+    if name in ("#ifdef", "#ifndef") and d == i - 1:
+        return "ifdef"
+    if name in ("#if", "#elif"):
+        return "ifdef" if _defined_operand(toks, i) else "value"
+    if name in ("#define", "#undef"):
+        return "define"
+    return None
+
+
+_PREPROC_VERDICTS = {"rocm": AUTO, "oneapi": MANUAL, "scale": AS_IS, "zluda": AS_IS}
+
+#: The oldest NVIDIA architecture CUDA 13 compiles for (sm_75) and the first one with
+#: Hopper's features (sm_90): a comparison of ``__CUDA_ARCH__`` with a level at or below
+#: the first, or at or above the second, has one answer for every GPU vado treats AMD's as.
+CUDA_ARCH_FLOOR = 750
+CUDA_ARCH_HOPPER = 900
+_CMP = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b, "<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
+        "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+DEVICE_PASS = "defined(__HIP_DEVICE_COMPILE__)"
+
+
+#: Tokens of code no AMD GPU can run: inline assembly (PTX, in a CUDA program).
+_PTX_TOKENS = frozenset({"asm", "__asm__", "__asm"})
+
+
+def _branches(toks, d: int) -> tuple[range, range] | None:
+    """Token ranges of the branch an ``#if``/``#elif`` at ``d`` selects and of the branches after it
+    (its ``#elif``s and ``#else``, up to its ``#endif``); None where the group is not closed."""
+    n = len(toks)
+    j = d + 1
+    while j < n and toks[j][0] is not Kind.EOD:
+        j += 1
+    start, split, depth = j + 1, None, 0
+    for k in range(start, n):
+        if toks[k][0] is not Kind.DIRECTIVE:
+            continue
+        name = _directive_name(toks[k])
+        if name in ("#if", "#ifdef", "#ifndef"):
+            depth += 1
+        elif name == "#endif":
+            if depth == 0:
+                split = k if split is None else split
+                return range(start, split), range(split, k)
+            depth -= 1
+        elif name in ("#elif", "#else") and depth == 0 and split is None:
+            split = k
+    return None
+
+
+def _negations(toks, d: int, i: int) -> int:
+    """How many ``!`` apply to the comparison at ``i`` in the directive at ``d`` (``!(… >= 800)``)."""
+    stack: list[bool] = []
+    for k in range(d + 1, i):
+        text = toks[k][3]
+        if text == "(":
+            stack.append(toks[k - 1][3] == "!")
+        elif text == ")" and stack:
+            stack.pop()
+    return sum(stack) + (toks[i - 1][3] == "!")
+
+
+def _has_error(toks, span: range) -> bool:
+    """Whether ``span`` holds an ``#error`` directive."""
+    return any(toks[k][0] is Kind.DIRECTIVE and _directive_name(toks[k]) == "#error" for k in span)
+
+
+def _has_code(toks, span: range) -> bool:
+    return any(toks[k][0] is not Kind.DIRECTIVE and toks[k][0] is not Kind.EOD for k in span)
+
+
+def _has_ptx(toks, span: range) -> bool:
+    return any(toks[k][0] is Kind.IDENT and toks[k][3] in _PTX_TOKENS for k in span)
+
+
+def _comparison_branches(toks, i: int) -> tuple[range, range] | None:
+    """Token ranges of the branch compiled when the comparison at ``i`` is true and of the one compiled
+    when it is false, for a comparison in an ``#if``/``#elif``; None elsewhere or in an unclosed group."""
+    d = _directive_of(toks, i)
+    spans = _branches(toks, d) if d is not None and _directive_name(toks[d]) in ("#if", "#elif") else None
+    if spans is None:
+        return None
+    selected, others = spans
+    if _negations(toks, d, i) % 2:
+        selected, others = others, selected
+    return selected, others
