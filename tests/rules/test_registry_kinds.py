@@ -22,6 +22,25 @@ def test_every_family_declares_the_kinds_its_rules_read():
         assert kinds == read, module
 
 
+def test_every_module_of_a_family_package_is_imported():
+    """A family that is a package (arch, lib, api_decl) has each of its modules imported by the registry,
+    so a rule in a module its ``__init__`` does not name still registers; and every rule defined in such
+    a module is among all_rules()."""
+    import importlib
+    import pkgutil
+
+    codes = {r.code for r in all_rules()}
+    packages = [m for m in FAMILY_MODULES if hasattr(importlib.import_module(m), "__path__")]
+    assert {"vado.rules.arch", "vado.rules.lib", "vado.rules.api_decl"} <= set(packages)
+    for package in packages:
+        for sub in pkgutil.iter_modules(importlib.import_module(package).__path__):
+            name = f"{package}.{sub.name}"
+            assert name in sys.modules, name
+            defined = [v for v in vars(sys.modules[name]).values()
+                       if isinstance(v, type) and getattr(v, "code", None) and v.__module__ == name]
+            assert all(r.code in codes and family_module(r) == package for r in defined), name
+
+
 def test_rules_for_kind_equals_filtering_every_rule():
     for kind in FileKind:
         expected = tuple(r for r in all_rules() if kind in r.file_kinds)

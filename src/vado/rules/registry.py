@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import functools
 import importlib
+import pkgutil
 
 from vado.errors import UsageError
 from vado.rules.base import Rule
 
-#: Family modules, in report order. A module defines its rules as ``Rule`` subclasses; a family that is a
-#: package (``vado.rules.arch``) imports its modules, and :func:`family_module` maps a rule back to it.
+#: Family modules, in report order. A module defines its rules as ``Rule`` subclasses; of a family that is a
+#: package (``vado.rules.arch``) every module is imported, and :func:`family_module` maps a rule back to it.
 FAMILY_MODULES = (
     "vado.rules.api",
     "vado.rules.api_decl",
@@ -83,12 +84,18 @@ def _subclasses(cls):
 
 
 def _import_families(names) -> None:
+    """Import the family modules ``names`` and, for a family that is a package, every module in it:
+    a rule registers by being defined (a ``Rule`` subclass), so a rule in a new module of a family
+    package is found without being listed anywhere."""
     for name in names:
         try:
-            importlib.import_module(name)
+            module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
             if exc.name != name:
                 raise
+            continue
+        for sub in pkgutil.iter_modules(getattr(module, "__path__", ())):
+            importlib.import_module(f"{name}.{sub.name}")
 
 
 @functools.cache
