@@ -615,6 +615,14 @@ class _Parser:
         raise _Syntax
 
 
+def evaluate_expression(texts: Sequence[str], values: Mapping[str, int]) -> int | None:
+    """The value of a C expression of integer constants given as token texts (``#if`` arithmetic and logic),
+    each identifier in ``values`` read as its value; None where an operand is unknown or the text does not
+    parse. For constant expressions outside directives (a ``static_assert``'s condition)."""
+    macros = {name: (str(int(v)),) for name, v in values.items()}
+    return _Parser(list(texts), macros, Configuration("expression"), False, 0, ()).parse()
+
+
 class _Syntax(Exception):
     """A condition vado cannot parse: its value is unknown."""
 

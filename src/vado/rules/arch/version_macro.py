@@ -15,6 +15,7 @@ from vado.rules.arch.directives import (
 )
 from vado.rules.base import FileContext, Rule, verdicts_for
 from vado.scan.lexer import Kind
+from vado.scan.preprocessor import evaluate_expression
 
 
 _VERSION_MACROS = frozenset({"CUDART_VERSION", "CUDA_VERSION", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__",
@@ -154,12 +155,19 @@ class CudaVersionMacroTest(Rule):
         toks = view.tokens
         hits = view.ident_indices(self.triggers)
         own = {toks[i][3] for i in hits if i > 0 and _directive_name(toks[i - 1]) == "#define"}
+        asserted: set[int] = set()  # static_asserts already reported (one finding per assertion)
         for i in hits:
             tok = toks[i]
             name = tok[3]
             if name in own:
                 continue
             how = _tested_name(toks, i)
+            if how == "code":
+                span = _static_assert_condition(toks, i)
+                if span is not None and span[0] not in asserted:
+                    asserted.add(span[0])
+                    yield self._asserted(ctx, toks, span)
+                continue
             if how == "ifdef" and name in ("CUDART_VERSION", "CUDA_VERSION"):
                 fix = Fix((ctx.edit(tok[1], tok[2], "HIP_VERSION"),), Applicability.SAFE, f"{name} → HIP_VERSION", ("arch",))
                 yield self.finding(ctx, tok[1], tok[2], f"HIP does not define {name}: the test is false in the port "
@@ -184,6 +192,40 @@ class CudaVersionMacroTest(Rule):
                     msg = f"HIP does not define {name}: the port reads it as 0; choose the branch whose API matches HIP by hand"
                 yield self.finding(ctx, tok[1], tok[2], msg, verdicts_for(ctx, _by_family({**_PREPROC_VERDICTS, "rocm": MANUAL})),
                                    effort=Effort(lines=2, constructs=1, hours=0.25), data={"macro": name})
+
+    def _asserted(self, ctx: FileContext, toks, span: tuple[int, int]) -> Finding:
+        """The finding for ``static_assert(COND, …)`` whose ``COND`` (tokens ``span``) tests the CUDA version:
+        HIP defines none of the macros, so in the port they are undeclared names and the assertion does not
+        compile. Answered for the first ROCm target's CUDA API level (:func:`cuda_api_level`) when every name
+        in ``COND`` is a version macro with a value there: met → ``true`` (safe); not met → by hand."""
+        start, end = span
+        text = cs.text_of(ctx.text, toks, start, end)
+        target = next((t for t in ctx.targets if t.family == "rocm"), None)
+        level = cuda_api_level(target) if target is not None else None
+        value = None
+        if level is not None:
+            values = {n: read(level) for n, read in _VERSION_VALUE.items()}
+            values["__CUDACC_VER_MINOR__"] = level[1]
+            value = evaluate_expression([toks[k][3] for k in range(start, end)], values)
+        lead = (f"static_assert({text}) tests the CUDA toolkit version, and HIP defines none of these macros: in the "
+                "port they are undeclared names and the assertion does not compile")
+        first = toks[start]
+        if value:
+            release = f"{level[0]}.{level[1]}"
+            fix = Fix((ctx.edit(first[1], toks[end - 1][2], "true"),), Applicability.SAFE, f"{text} → true", ("arch",))
+            why = (f"{lead}; {target.name}'s HIP follows the CUDA API up to CUDA {release} (HIPIFY's tables), which "
+                   "meets it: the port answers it as met")
+            return self.finding(ctx, first[1], toks[end - 1][2], why, verdicts_for(ctx, _by_family(_PREPROC_VERDICTS)),
+                                fix=fix, effort=Effort(lines=1, constructs=1),
+                                data={"replacement": "true", "cuda_api_level": release})
+        if value == 0:
+            why = (f"{lead}; {target.name}'s HIP follows the CUDA API up to CUDA {level[0]}.{level[1]} (HIPIFY's "
+                   "tables), which does not meet it: check by hand what the code needs of the toolkit")
+        else:
+            why = f"{lead}; decide by hand what the code needs of the toolkit"
+        return self.finding(ctx, first[1], toks[end - 1][2], why,
+                            verdicts_for(ctx, _by_family({**_PREPROC_VERDICTS, "rocm": MANUAL})),
+                            effort=Effort(lines=1, constructs=1, hours=0.25))
 
     def _decided(self, ctx: FileContext, toks, i: int, cmp: str, value: int) -> Finding | None:
         """The finding with a fix that answers ``NAME cmp value`` for the first ROCm target, or None."""
@@ -217,6 +259,40 @@ class CudaVersionMacroTest(Rule):
         return self.finding(ctx, toks[i][1], toks[i][2], why, verdicts_for(ctx, _by_family(_PREPROC_VERDICTS)), fix=fix,
                             effort=Effort(lines=1, constructs=1),
                             data={"macro": name, "replacement": repl, "cuda_api_level": release})
+
+
+def _static_assert_condition(toks, i: int) -> tuple[int, int] | None:
+    """For a name at ``i`` inside the condition of ``static_assert(COND, …)`` / ``static_assert(COND)``: the
+    token range ``(start, end)`` of ``COND``; None elsewhere."""
+    depth, k = 0, i - 1
+    while k >= 0:
+        t = toks[k][3]
+        if t == ")":
+            depth += 1
+        elif t == "(":
+            if depth == 0:
+                break
+            depth -= 1
+        elif t in (";", "{", "}") or (t == "," and depth == 0) or toks[k][0] is Kind.EOD:
+            return None
+        k -= 1
+    if k < 1 or toks[k - 1][3] not in ("static_assert", "_Static_assert"):
+        return None
+    start, depth, j, n = k + 1, 0, i, len(toks)
+    while j < n:
+        t = toks[j][3]
+        if t == "(":
+            depth += 1
+        elif t == ")":
+            if depth == 0:
+                break
+            depth -= 1
+        elif t in (";", "{", "}") or (t == "," and depth == 0):
+            break
+        j += 1
+    if j >= n or toks[j][3] not in (",", ")"):
+        return None
+    return start, j
 
 
 def _lacking_apis(toks, span: range, target) -> list[str]:
