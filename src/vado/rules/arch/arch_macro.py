@@ -12,7 +12,7 @@ from vado.rules import cuda_syntax as cs
 from vado.rules.arch.common import AUTO, MANUAL, _by_family
 from vado.rules.arch.directives import (
     CUDA_ARCH_FLOOR, CUDA_ARCH_HOPPER, DEVICE_PASS, _CMP, _PREPROC_VERDICTS, _comparison_branches, _directive_name,
-    _directive_of, _has_code, _has_error, _has_ptx, _tested_name,
+    _directive_of, _has_code, _has_error, _has_ptx, _static_assert_condition, _tested_name,
 )
 from vado.rules.base import FileContext, Rule, verdicts_for
 from vado.scan.lexer import Kind
@@ -77,13 +77,11 @@ def _between_levels(toks, i: int, newer: bool) -> tuple[bool, Applicability, str
 
 def _static_assert_comparison(toks, i: int) -> int | None:
     """For ``static_assert(__CUDA_ARCH__ OP N`` + ``,`` or ``)`` at ``i``: the end (exclusive) of ``__CUDA_ARCH__ OP N``."""
-    n = len(toks)
-    if i < 2 or toks[i - 1][3] != "(" or toks[i - 2][3] != "static_assert" or i + 3 >= n:
+    span = _static_assert_condition(toks, i)
+    if span != (i, i + 3) or toks[i - 2][3] != "static_assert":
         return None
-    op, num, after = toks[i + 1], toks[i + 2], toks[i + 3]
-    if op[3] in _CMP and num[0] is Kind.NUMBER and after[3] in (",", ")"):
-        return i + 3
-    return None
+    op, num = toks[i + 1], toks[i + 2]
+    return i + 3 if op[3] in _CMP and num[0] is Kind.NUMBER else None
 
 
 class CudaArchMacroTest(Rule):

@@ -125,3 +125,37 @@ def _comparison_branches(toks, i: int) -> tuple[range, range] | None:
     if _negations(toks, d, i) % 2:
         selected, others = others, selected
     return selected, others
+
+
+def _static_assert_condition(toks, i: int) -> tuple[int, int] | None:
+    """For a name at ``i`` inside the condition of ``static_assert(COND, …)`` / ``static_assert(COND)``: the
+    token range ``(start, end)`` of ``COND``; None elsewhere."""
+    depth, k = 0, i - 1
+    while k >= 0:
+        t = toks[k][3]
+        if t == ")":
+            depth += 1
+        elif t == "(":
+            if depth == 0:
+                break
+            depth -= 1
+        elif t in (";", "{", "}") or (t == "," and depth == 0) or toks[k][0] is Kind.EOD:
+            return None
+        k -= 1
+    if k < 1 or toks[k - 1][3] not in ("static_assert", "_Static_assert"):
+        return None
+    start, depth, j, n = k + 1, 0, i, len(toks)
+    while j < n:
+        t = toks[j][3]
+        if t == "(":
+            depth += 1
+        elif t == ")":
+            if depth == 0:
+                break
+            depth -= 1
+        elif t in (";", "{", "}") or (t == "," and depth == 0):
+            break
+        j += 1
+    if j >= n or toks[j][3] not in (",", ")"):
+        return None
+    return start, j

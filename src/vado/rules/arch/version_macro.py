@@ -11,7 +11,8 @@ from vado.model import Applicability, Effort, Finding, Fix, Severity
 from vado.rules import cuda_syntax as cs
 from vado.rules.arch.common import MANUAL, _by_family
 from vado.rules.arch.directives import (
-    _CMP, _PREPROC_VERDICTS, _comparison_branches, _directive_name, _has_code, _has_error, _tested_name,
+    _CMP, _PREPROC_VERDICTS, _comparison_branches, _directive_name, _has_code, _has_error, _static_assert_condition,
+    _tested_name,
 )
 from vado.rules.base import FileContext, Rule, verdicts_for
 from vado.scan.lexer import Kind
@@ -259,40 +260,6 @@ class CudaVersionMacroTest(Rule):
         return self.finding(ctx, toks[i][1], toks[i][2], why, verdicts_for(ctx, _by_family(_PREPROC_VERDICTS)), fix=fix,
                             effort=Effort(lines=1, constructs=1),
                             data={"macro": name, "replacement": repl, "cuda_api_level": release})
-
-
-def _static_assert_condition(toks, i: int) -> tuple[int, int] | None:
-    """For a name at ``i`` inside the condition of ``static_assert(COND, …)`` / ``static_assert(COND)``: the
-    token range ``(start, end)`` of ``COND``; None elsewhere."""
-    depth, k = 0, i - 1
-    while k >= 0:
-        t = toks[k][3]
-        if t == ")":
-            depth += 1
-        elif t == "(":
-            if depth == 0:
-                break
-            depth -= 1
-        elif t in (";", "{", "}") or (t == "," and depth == 0) or toks[k][0] is Kind.EOD:
-            return None
-        k -= 1
-    if k < 1 or toks[k - 1][3] not in ("static_assert", "_Static_assert"):
-        return None
-    start, depth, j, n = k + 1, 0, i, len(toks)
-    while j < n:
-        t = toks[j][3]
-        if t == "(":
-            depth += 1
-        elif t == ")":
-            if depth == 0:
-                break
-            depth -= 1
-        elif t in (";", "{", "}") or (t == "," and depth == 0):
-            break
-        j += 1
-    if j >= n or toks[j][3] not in (",", ")"):
-        return None
-    return start, j
 
 
 def _lacking_apis(toks, span: range, target) -> list[str]:
