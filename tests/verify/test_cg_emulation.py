@@ -326,3 +326,53 @@ def test_the_checks_expectations_are_what_hips_own_cooperative_groups_compute(tm
     assert run.returncode == 0 and "FAIL" not in run.stdout, run.stdout[-3000:] + run.stderr[-1000:]
     expected = len(re.findall(r"^\s*expect\(\"", CHECKS.read_text(), re.MULTILINE))
     assert run.stdout.count("ok ") == expected and "0 failures" in run.stdout, run.stdout
+
+
+CONVERTS = r"""
+#include <hip/hip_runtime.h>
+#include <hip/hip_fp16.h>
+namespace lib {
+struct BF { float f; BF() = default; __device__ BF(float x) : f(x) {} __device__ operator float() const { return f; } };
+struct H { float f; H() = default; __device__ H(float x) : f(x) {} __device__ operator float() const { return f; }
+           __device__ operator __half() const { return __float2half(f); } };
+}
+__global__ void k(float* out) {
+  lib::BF b(out[0]);
+  b = __shfl_down(b, 1); b = __shfl(b, 3, 16); b = __shfl_xor_sync(~0ull, b, 1); b = __shfl_up_sync(~0ull, b, 2);
+  lib::H h(out[2]);
+  h = __shfl_down_sync(~0ull, h, 1);
+#ifdef AMBIGUOUS
+  h = __shfl_down(h, 1);
+#endif
+  out[1] = (float)b + (float)h;
+}
+"""
+
+
+def _converts(d: Path, ambiguous: bool) -> Path:
+    src = d / ("ambiguous.hip" if ambiguous else "converts.hip")
+    src.write_text(CONVERTS.replace("#ifdef AMBIGUOUS", "#if 1" if ambiguous else "#if 0"))
+    return src
+
+
+@requires_nvcc
+def test_a_class_converting_to_float_shuffles_as_hips_overloads_take_it(tmp_path):
+    # c10::BFloat16 converts to float only (its __nv_bfloat16/__hip_bfloat16 conversion is explicit): HIP's
+    # non-template __shfl_down(float, ...) takes it, and HIP's __shfl_*_sync templates return it converted back.
+    # torch_scatter's ROCm branch (SHFL_DOWN_SYNC -> __shfl_down(var, delta) over scalar_t) failed to build under
+    # the emulation on the H200 for exactly this, while ROCm 7.2.4 builds it. A class converting to float and
+    # to __half (c10::Half) is ambiguous for __shfl_down, under hipcc and here; the _sync templates, which see
+    # only amd_warp_functions.h's overloads, take it (test_rocm_hipcc_agrees_on_converting_classes).
+    proc = _compile(tmp_path, _converts(tmp_path, False), 64)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = _compile(tmp_path, _converts(tmp_path, True), 64, "ambiguous.o")
+    assert proc.returncode != 0 and '"vado_w64_shfl_down" matches the argument list' in proc.stderr, proc.stderr[-3000:]
+
+
+@pytest.mark.hipcc
+@requires_rocm
+def test_rocm_hipcc_agrees_on_converting_classes(tmp_path):
+    proc = _hipcc(_converts(tmp_path, False))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = _hipcc(_converts(tmp_path, True))
+    assert proc.returncode != 0 and "call to '__shfl_down' is ambiguous" in proc.stderr, proc.stderr[-3000:]

@@ -36,6 +36,7 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <type_traits>
+#include <utility>
 
 #define VADO_WAVE_SIZE 64
 
@@ -324,7 +325,19 @@ __device__ __forceinline__ unsigned long long match_any(unsigned long long mask,
 // ROCm's __hip_check_mask: every lane that executes the call with a mask is named in it and the lanes
 // executing it with the same mask are exactly the mask (lanes may call it at once with different masks:
 // the two sides of a cooperative-groups binary_partition).
+//
+// First the lanes the mask names in the caller's half meet (__syncwarp of them): CUDA's independent thread
+// scheduling may run the lanes of one call as more than one group (after a branch they need not reconverge, as
+// in a loop of binary_partition calls), where AMD's wave runs them together; without the meeting,
+// __activemask() and publish() saw only the first group (a false trap, or a ballot missing lanes). A correct
+// HIP program has every named lane make the call with the same mask; lanes with other masks meet in their own
+// groups. A named lane that never calls leaves the others waiting (a time-out, where ROCm traps).
+__device__ __forceinline__ void converge(unsigned long long mask) {
+  unsigned int mine = (unsigned int)(mask >> half());
+  if ((mine >> warp_lane()) & 1u) __syncwarp(mine);
+}
 __device__ __forceinline__ void check_mask(unsigned long long mask) {
+  converge(mask);
 #ifndef NDEBUG
   if (mask == 0ull) fail("__*_sync called with a zero mask");
   if (own_half(mask)) {
@@ -525,6 +538,39 @@ __device__ __forceinline__ unsigned long long vado_w64_ballot(int p) { return va
 __device__ __forceinline__ unsigned long long vado_w64_activemask() { return vado_w64::activemask(); }
 __device__ __forceinline__ int vado_w64_any(int p) { return vado_w64::any(p); }
 __device__ __forceinline__ int vado_w64_all(int p) { return vado_w64::all(p); }
+// A value of another type (a class such as c10::BFloat16 with a conversion to float) reaches HIP's
+// non-template overloads through that conversion, and the result converts back: the fallbacks below pick the
+// overload as overload resolution over HIP's parameter types does (vado_w64_hip_pick: HIP's __shfl* of
+// amd_warp_functions.h, amd_hip_fp16.h and amd_hip_bf16.h; ambiguous for c10::Half, which converts to both
+// float and __half, as HIP's call is). HIP's _sync templates call __shfl* from amd_warp_sync_functions.h,
+// where only amd_warp_functions.h's overloads are declared: vado_w64_hip_pick_sync.
+__device__ int vado_w64_hip_pick(int);
+__device__ unsigned int vado_w64_hip_pick(unsigned int);
+__device__ float vado_w64_hip_pick(float);
+__device__ double vado_w64_hip_pick(double);
+__device__ long vado_w64_hip_pick(long);
+__device__ unsigned long vado_w64_hip_pick(unsigned long);
+__device__ long long vado_w64_hip_pick(long long);
+__device__ unsigned long long vado_w64_hip_pick(unsigned long long);
+__device__ const ::__half& vado_w64_hip_pick(const ::__half&);
+__device__ const ::__half2& vado_w64_hip_pick(const ::__half2&);
+__device__ const ::__nv_bfloat16& vado_w64_hip_pick(const ::__nv_bfloat16&);
+__device__ int vado_w64_hip_pick_sync(int);
+__device__ unsigned int vado_w64_hip_pick_sync(unsigned int);
+__device__ float vado_w64_hip_pick_sync(float);
+__device__ double vado_w64_hip_pick_sync(double);
+__device__ long vado_w64_hip_pick_sync(long);
+__device__ unsigned long vado_w64_hip_pick_sync(unsigned long);
+__device__ long long vado_w64_hip_pick_sync(long long);
+__device__ unsigned long long vado_w64_hip_pick_sync(unsigned long long);
+template <class T, class U>
+struct vado_w64_converted {
+  typedef typename std::decay<U>::type type;
+  static constexpr bool value = !vado_w64_hip_shfl_type<T>::value && vado_w64_hip_shfl_type<type>::value;
+};
+#define VADO_W64_CONVERTED(T, PICK) \
+  typename vado_w64_enable<vado_w64_converted<T, decltype(PICK(std::declval<T>()))>::value, \
+                           typename vado_w64_converted<T, decltype(PICK(std::declval<T>()))>::type>::type
 template <class T>
 __device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl(T v, int s, int w = 64) { return vado_w64::shfl(v, s, w); }
 template <class T>
@@ -554,6 +600,47 @@ __device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl_down_sync(M m, T v,
 template <class M, class T>
 __device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl_xor_sync(M m, T v, int l, int w = 64) {
   return vado_w64::shfl_xor_sync(m, v, l, w);
+}
+template <class T>
+__device__ __forceinline__ VADO_W64_CONVERTED(T, vado_w64_hip_pick) vado_w64_shfl(T v, int s, int w = 64) {
+  return vado_w64::shfl(static_cast<VADO_W64_CONVERTED(T, vado_w64_hip_pick)>(v), s, w);
+}
+template <class T>
+__device__ __forceinline__ VADO_W64_CONVERTED(T, vado_w64_hip_pick) vado_w64_shfl_up(T v, unsigned int d, int w = 64) {
+  return vado_w64::shfl_up(static_cast<VADO_W64_CONVERTED(T, vado_w64_hip_pick)>(v), d, w);
+}
+template <class T>
+__device__ __forceinline__ VADO_W64_CONVERTED(T, vado_w64_hip_pick) vado_w64_shfl_down(T v, unsigned int d, int w = 64) {
+  return vado_w64::shfl_down(static_cast<VADO_W64_CONVERTED(T, vado_w64_hip_pick)>(v), d, w);
+}
+template <class T>
+__device__ __forceinline__ VADO_W64_CONVERTED(T, vado_w64_hip_pick) vado_w64_shfl_xor(T v, int m, int w = 64) {
+  return vado_w64::shfl_xor(static_cast<VADO_W64_CONVERTED(T, vado_w64_hip_pick)>(v), m, w);
+}
+// HIP's _sync forms return T: the shuffled value converts back.
+template <class M, class T>
+__device__ __forceinline__ typename vado_w64_enable<
+    vado_w64_converted<T, decltype(vado_w64_hip_pick_sync(std::declval<T>()))>::value, T>::type
+vado_w64_shfl_sync(M m, T v, int s, int w = 64) {
+  return vado_w64::shfl_sync(m, static_cast<VADO_W64_CONVERTED(T, vado_w64_hip_pick_sync)>(v), s, w);
+}
+template <class M, class T>
+__device__ __forceinline__ typename vado_w64_enable<
+    vado_w64_converted<T, decltype(vado_w64_hip_pick_sync(std::declval<T>()))>::value, T>::type
+vado_w64_shfl_up_sync(M m, T v, unsigned int d, int w = 64) {
+  return vado_w64::shfl_up_sync(m, static_cast<VADO_W64_CONVERTED(T, vado_w64_hip_pick_sync)>(v), d, w);
+}
+template <class M, class T>
+__device__ __forceinline__ typename vado_w64_enable<
+    vado_w64_converted<T, decltype(vado_w64_hip_pick_sync(std::declval<T>()))>::value, T>::type
+vado_w64_shfl_down_sync(M m, T v, unsigned int d, int w = 64) {
+  return vado_w64::shfl_down_sync(m, static_cast<VADO_W64_CONVERTED(T, vado_w64_hip_pick_sync)>(v), d, w);
+}
+template <class M, class T>
+__device__ __forceinline__ typename vado_w64_enable<
+    vado_w64_converted<T, decltype(vado_w64_hip_pick_sync(std::declval<T>()))>::value, T>::type
+vado_w64_shfl_xor_sync(M m, T v, int l, int w = 64) {
+  return vado_w64::shfl_xor_sync(m, static_cast<VADO_W64_CONVERTED(T, vado_w64_hip_pick_sync)>(v), l, w);
 }
 template <class M>
 __device__ __forceinline__ unsigned long long vado_w64_ballot_sync(M m, int p) { return vado_w64::ballot_sync(m, p); }
