@@ -87,7 +87,7 @@ class Sym:
         return self
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, order=True)
 class PathV:
     """A ``pathlib.Path`` value (its string, absolute or relative)."""
 

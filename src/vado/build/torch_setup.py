@@ -292,22 +292,47 @@ def _defines(macros) -> list[str]:
     return [n if v is None else f"{n}={v}" for n, v in macros]
 
 
-def _flag_include_dirs(root: str, flags) -> list[str]:
-    """Project directories given as ``-I`` flags (setup.py's way around hipify, BLD008)."""
-    out = []
+def arch_free(flags) -> list[str]:
+    """``flags`` without the GPU architecture choice (``--offload-arch=…``, ``-gencode …``, ``-arch …``,
+    ``--gpu-architecture …``, ``--cuda-gpu-arch=…``): the harness that compiles picks the architecture."""
+    out: list[str] = []
+    skip = False
+    for f in flags:
+        if skip:
+            skip = False
+            continue
+        if f in ("-gencode", "-arch", "--gpu-architecture", "--generate-code", "--offload-arch"):
+            skip = True
+            continue
+        if f.startswith(("--offload-arch=", "-gencode=", "-arch=", "--gpu-architecture=", "--generate-code=",
+                         "--cuda-gpu-arch=", "-march=sm_", "--amdgpu-target=")):
+            continue
+        out.append(f)
+    return out
+
+
+def _split_includes(root: str, flags) -> tuple[list[str], list[str]]:
+    """(flags without ``-I`` of project directories, those directories relative to the root)."""
+    rest, dirs = [], []
     for f in flags:
         if f.startswith("-I") and len(f) > 2:
-            out.append(_rel(root, f[2:]))
-    return out
+            full = posixpath.normpath(f[2:] if f[2:].startswith("/") else posixpath.join(root, f[2:]))
+            if inside(root, full):
+                dirs.append(_rel(root, full))
+                continue
+        rest.append(f)
+    return rest, dirs
 
 
 def torch_config(d: SetupDerivation) -> dict:
     """The extension description of the project's ``CUDAExtension``\\ s (see :mod:`vado.verify.torch_ext_device`),
     with ``rocm``/``cuda`` blocks and a ``derived`` block (undecidable items, assumptions).
 
-    Settings shared by every CUDAExtension of a platform are package-level; an extension whose
-    settings differ carries its own ``include_dirs``/``defines``/``rocm``/``cuda``
-    (:func:`extension_settings` reads them).
+    Package level: ``include_dirs`` and ``defines`` every CUDAExtension shares on both platforms. Each
+    platform block: its extra ``defines``, ``undefines`` (``undef_macros``), ``cxx`` and ``nvcc`` (host and
+    device compiler flags, project ``-I`` flags moved to ``flag_include_dirs``, relative), ``include_dirs``
+    where they differ from the package's; ROCm's also ``flags`` (``nvcc`` plus the ``-U`` undefines, the
+    hand-written files' one list). An extension whose blocks differ from the others' carries its own.
     """
     root = d.root
     cuda, rocm = d.cuda_extensions("cuda"), d.cuda_extensions("rocm")
@@ -319,64 +344,55 @@ def torch_config(d: SetupDerivation) -> dict:
             if n not in by[p]:
                 other = "cuda" if p == "rocm" else "rocm"
                 notes.append({"at": f"setup.py:{by[other][n].line}", "kind": "platform",
-                              "what": f"CUDAExtension {n!r} is built on {other} only", "platforms": [other]})
+                              "what": f"CUDAExtension {n!r} is not built on {p}", "platforms": [p]})
+    pairs = [(n, by["cuda"].get(n), by["rocm"].get(n)) for n in names]
+    built = [e for _, c, r in pairs for e in (c, r) if e is not None]
+    shared_defs = [x for x in (_defines(built[0].define_macros) if built else [])
+                   if all(x in _defines(e.define_macros) for e in built)]
+    # The include dirs every extension has on both platforms, else the CUDA build's (the blocks say the rest).
+    shared_inc = list(built[0].include_dirs) if built else []
 
-    def plat(e: DerivedExtension | None) -> dict:
-        if e is None:
-            return {}
-        return {"defines": _defines(e.define_macros), "undefines": list(e.undef_macros), "cxx": list(e.cxx),
-                "nvcc": list(e.nvcc)}
+    def block(e: DerivedExtension) -> dict:
+        cxx, inc_c = _split_includes(root, e.cxx)
+        nvcc, inc_n = _split_includes(root, e.nvcc)
+        b = {"defines": [x for x in _defines(e.define_macros) if x not in shared_defs],
+             "undefines": list(e.undef_macros), "cxx": cxx, "nvcc": nvcc}
+        if list(e.include_dirs) != shared_inc:
+            b["include_dirs"] = list(e.include_dirs)
+        fid = list(dict.fromkeys(inc_n + inc_c))
+        if fid:
+            b["flag_include_dirs"] = fid
+        if e.platform == "rocm":
+            b["flags"] = [*nvcc, *(f"-U{u}" for u in e.undef_macros)]
+        return b
 
     exts = []
-    first = next((by["cuda"].get(n) or by["rocm"].get(n) for n in names), None)
-    for n in names:
-        c, r = by["cuda"].get(n), by["rocm"].get(n)
+    blocks: dict[str, list] = {"cuda": [], "rocm": []}
+    for n, c, r in pairs:
         base = c or r
-        srcs = list(base.sources)
         if c and r and set(c.sources) != set(r.sources):
             notes.append({"at": f"setup.py:{base.line}", "kind": "platform",
-                          "what": f"{n!r}: sources differ between ROCm and CUDA (CUDA's listed; ROCm: "
+                          "what": f"{n!r}: the sources differ between ROCm and CUDA (CUDA's are listed; ROCm's: "
                                   f"{', '.join(r.sources)})", "platforms": ["cuda", "rocm"]})
-        exts.append({"name": base.short_name, "full_name": n, "line": base.line, "sources": srcs,
-                     "_cuda": plat(c), "_rocm": plat(r),
-                     "_inc": list(base.include_dirs),
-                     "_inc_rocm": list(r.include_dirs) if r else list(base.include_dirs)})
-    all_sources = [s for e in exts for s in e["sources"]]
-    kind, ns = module_kind(root, all_sources)
+        exts.append({"name": base.short_name, "full_name": n, "line": base.line, "sources": list(base.sources)})
+        for p, e in (("cuda", c), ("rocm", r)):
+            blocks[p].append(block(e) if e is not None else None)
+    kind, ns = module_kind(root, [s for e in exts for s in e["sources"]])
     if not kind:
         notes.append({"at": "setup.py:0", "kind": "value", "what": "no source defines PYBIND11_MODULE or registers "
                       "TORCH_LIBRARY ops: kind taken as 'pybind'", "platforms": []})
         kind = "pybind"
-    module = ns if kind == "ops" else (first.name if first else "")
-    # Package-level settings: those every extension shares; the rest stay per extension.
-    common_defines = _common([set(e["_cuda"].get("defines", [])) & set(e["_rocm"].get("defines", []))
-                              if e["_cuda"] and e["_rocm"] else set((e["_cuda"] or e["_rocm"]).get("defines", []))
-                              for e in exts])
-    order = [x for e in exts for x in (e["_cuda"] or e["_rocm"]).get("defines", [])]
-    common_defines = [x for x in dict.fromkeys(order) if x in common_defines]
-    inc = exts[0]["_inc"] if exts and all(e["_inc"] == exts[0]["_inc"] for e in exts) else []
-    out: dict = {"dir": os.path.basename(root), "module": module, "kind": kind, "include_dirs": list(inc),
-                 "defines": common_defines}
+    module = ns if kind == "ops" else (names[0] if names else "")
+    out: dict = {"dir": os.path.basename(root), "module": module, "kind": kind, "include_dirs": shared_inc,
+                 "defines": shared_defs}
     for p in PLATFORMS:
-        blocks = [_platform_block(root, e[f"_{p}"], common_defines) for e in exts if e[f"_{p}"]]
-        shared = blocks[0] if blocks and all(b == blocks[0] for b in blocks) else None
-        out[p] = dict(shared) if shared is not None else {"defines": [], "undefines": [], "cxx": [], "nvcc": []}
-        if p == "rocm":
-            fid = _flag_include_dirs(root, (shared or {}).get("nvcc", []))
-            out[p]["flags"] = [*out[p]["nvcc"], *(f"-U{u}" for u in out[p]["undefines"])]
-            if fid:
-                out[p]["flag_include_dirs"] = fid
-        for e, b in zip([e for e in exts if e[f"_{p}"]], blocks):
-            if shared is None:
-                e[p] = b
-    for e in exts:
-        if e["_inc"] != inc:
-            e["include_dirs"] = e["_inc"]
-        extra_defs = [x for x in (e["_cuda"] or e["_rocm"]).get("defines", []) if x not in common_defines]
-        if extra_defs and any(p in e for p in PLATFORMS):
-            pass  # carried by the extension's own platform blocks
-        for k in ("_cuda", "_rocm", "_inc", "_inc_rocm"):
-            e.pop(k)
+        present = [b for b in blocks[p] if b is not None]
+        same = bool(present) and all(b == present[0] for b in present)
+        out[p] = present[0] if same else {"defines": [], "undefines": [], "cxx": [], "nvcc": []}
+        if not same:
+            for e, b in zip(exts, blocks[p]):
+                if b is not None:
+                    e[p] = b
     out["extensions"] = exts
     out["derived"] = {"from": "setup.py", "undecidable": notes, "assumptions": list(d.assumptions),
                       "not_cuda_extensions": sorted({f"{e.kind} {e.name}" for p in PLATFORMS
@@ -384,33 +400,21 @@ def torch_config(d: SetupDerivation) -> dict:
     return out
 
 
-def _common(sets: list[set]) -> set:
-    if not sets:
-        return set()
-    out = set(sets[0])
-    for s in sets[1:]:
-        out &= s
-    return out
-
-
-def _platform_block(root: str, b: dict, common_defines: list[str]) -> dict:
-    return {"defines": [x for x in b.get("defines", []) if x not in common_defines],
-            "undefines": list(b.get("undefines", [])), "cxx": list(b.get("cxx", [])), "nvcc": list(b.get("nvcc", []))}
-
-
 def extension_settings(pkg: dict, ext: dict, platform: str) -> dict:
-    """One extension's settings on ``platform`` (``rocm``/``cuda``): its own where it carries them, else the
-    package's. Returns ``{include_dirs, defines, cxx, nvcc, flags, flag_include_dirs}`` (``defines`` with the
-    platform's; ``flags``: ROCm's one list of hand-written descriptions, else ``nvcc`` plus ``-U`` undefines)."""
+    """One extension's settings on ``platform`` (``rocm``/``cuda``) from a description, derived or written by
+    hand: its own block where it carries one, else the package's. Returns ``{include_dirs, defines, cxx,
+    nvcc, flag_include_dirs}``: ``defines`` the package's and the platform's; ``cxx``/``nvcc`` the host and
+    device compilers' flags with ``-U`` for each undefine (a hand-written ROCm block's single ``flags``
+    list serves both)."""
     block = dict(ext.get(platform) or pkg.get(platform) or {})
     undef = [f"-U{u}" for u in block.get("undefines", [])]
-    nvcc = list(block.get("nvcc", block.get("flags", [])))
-    cxx = list(block.get("cxx", block.get("flags", [])))
-    flags = list(block["flags"]) if "flags" in block else [*nvcc, *undef]
-    return {"include_dirs": list(ext.get("include_dirs", pkg.get("include_dirs", []))),
-            "defines": [*pkg.get("defines", []), *block.get("defines", [])],
-            "cxx": [*cxx, *(undef if "flags" not in block else [])], "nvcc": [*nvcc, *(undef if "flags" not in block else [])],
-            "flags": flags, "flag_include_dirs": list(block.get("flag_include_dirs", []))}
+    if "cxx" in block or "nvcc" in block:
+        cxx, nvcc = [*block.get("cxx", []), *undef], [*block.get("nvcc", []), *undef]
+    else:
+        cxx = nvcc = [*block.get("flags", []), *undef]
+    return {"include_dirs": list(block.get("include_dirs", ext.get("include_dirs", pkg.get("include_dirs", [])))),
+            "defines": [*pkg.get("defines", []), *block.get("defines", [])], "cxx": list(cxx), "nvcc": list(nvcc),
+            "flag_include_dirs": list(block.get("flag_include_dirs", []))}
 
 
 def derive_config(project: str | os.PathLike, **kw) -> tuple[dict | None, SetupDerivation]:
