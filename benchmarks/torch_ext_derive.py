@@ -27,13 +27,17 @@ HERE = Path(__file__).resolve().parent
 CONFIG = HERE / "torch_ext" / "packages.json"
 
 
-def _host_flags(pkg: dict, platform: str) -> list:
-    ext = pkg["extensions"][0] if pkg.get("extensions") else {}
-    return extension_settings(pkg, ext, platform)["cxx"]
+def _settings(pkg: dict, ext: dict, platform: str) -> dict:
+    st = extension_settings(pkg, ext, platform)
+    st["include_dirs"] = [d for d in st["include_dirs"] if d not in st["flag_include_dirs"]]
+    return st
 
 
 def compare(hand: dict, orig: dict, port: dict) -> list[str]:
-    """The fields where the hand-written entry and the derived one differ (one line each)."""
+    """The fields where the hand-written entry and the derived one differ (one line each): the package's
+    module and kind, the extensions' names and sources, and per extension and platform what a compile of
+    it gets (:func:`vado.build.torch_setup.extension_settings`: include dirs, defines, host and device flags,
+    include dirs given as flags). CUDA's from the original, ROCm's from the port."""
     out = []
 
     def check(what: str, a, b) -> None:
@@ -42,22 +46,18 @@ def compare(hand: dict, orig: dict, port: dict) -> list[str]:
 
     check("module", hand.get("module"), orig.get("module"))
     check("kind", hand.get("kind"), orig.get("kind"))
-    check("include_dirs", hand.get("include_dirs"), orig.get("include_dirs"))
-    check("defines", hand.get("defines"), orig.get("defines"))
     check("extensions", sorted(e["name"] for e in hand["extensions"]), sorted(e["name"] for e in orig["extensions"]))
-    derived = {e["name"]: e for e in orig["extensions"]}
+    derived = {"cuda": {e["name"]: e for e in orig["extensions"]}, "rocm": {e["name"]: e for e in port["extensions"]}}
     for h in hand["extensions"]:
-        if h["name"] in derived:
-            check(f"{h['name']}.sources", sorted(h["sources"]), sorted(derived[h["name"]]["sources"]))
-    for k in ("cxx", "nvcc"):
-        check(f"cuda.{k}", hand["cuda"].get(k), orig["cuda"].get(k))
-    r, hr = port.get("rocm", {}), hand.get("rocm", {})
-    check("rocm.defines", hr.get("defines", []), r.get("defines", []))
-    check("rocm.flags (device)", hr.get("flags", []), r.get("flags", []))
-    check("rocm host flags", [*hr.get("flags", [])], _host_flags(port, "rocm"))
-    check("rocm.flag_include_dirs", hr.get("flag_include_dirs", []), r.get("flag_include_dirs", []))
-    check("rocm include_dirs", [d for d in hand.get("include_dirs", []) if d not in hr.get("flag_include_dirs", [])],
-          r.get("include_dirs", port.get("include_dirs")))
+        for platform, pkg in (("cuda", orig), ("rocm", port)):
+            d = derived[platform].get(h["name"])
+            if d is None:
+                continue
+            if platform == "cuda":
+                check(f"{h['name']}.sources", sorted(h["sources"]), sorted(d["sources"]))
+            a, b = _settings(hand, h, platform), _settings(pkg, d, platform)
+            for k in ("include_dirs", "defines", "cxx", "nvcc", "flag_include_dirs"):
+                check(f"{h['name']} {platform}.{k}", a[k], b[k])
     return out
 
 

@@ -850,6 +850,11 @@ class Evaluator:
             return PathV(posixpath.join(a.path, b.path if isinstance(b, PathV) else b))
         if isinstance(op, ast.Div) and isinstance(a, str) and isinstance(b, PathV):
             return PathV(posixpath.join(a, b.path))
+        if isinstance(op, ast.Add) and (isinstance(a, list) and isinstance(b, Unknown) or
+                                         isinstance(b, list) and isinstance(a, Unknown)):
+            # The known part of a list stays; the unknown part is one unknown item (reported where it is used).
+            self._bound(len(a if isinstance(a, list) else b) + 1)
+            return [*a, b] if isinstance(a, list) else [a, *b]
         if _has_unknown(a) or _has_unknown(b):
             return self._cause(a, b, line)
         if isinstance(a, (Sym, Func, PathV)) or isinstance(b, (Sym, Func, PathV)):
