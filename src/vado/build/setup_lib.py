@@ -16,9 +16,10 @@ import posixpath
 import sys
 from dataclasses import dataclass
 
-from vado.build.setup_eval import (_EXT_KINDS, _EXT_MODULES, _LIST_MUTATORS, _PURE_BUILTINS, _STR_METHODS,
-                                   EvalLimit, Evaluator, ExtCall, Func, PathV, Sym, Unknown, _has_unknown, _Raise, _truth,
-                                   glob_in, inside, product)
+from vado.build.setup_eval import Evaluator
+from vado.build.setup_values import (_EXT_KINDS, _EXT_MODULES, _LIST_MUTATORS, _PURE_BUILTINS, _STR_METHODS,
+                                     EvalLimit, ExtCall, Func, PathV, Sym, Unknown, _has_unknown, _Raise, _truth,
+                                     glob_in, inside, product)
 
 
 @dataclass(frozen=True)
