@@ -244,6 +244,9 @@ class Evaluator(ExprEvaluator):
         state = (frames, self.extensions, self.setup_calls)
         results = []
         saved = (self.globals, self.frames, self.extensions, self.setup_calls)
+        # Copying the state is work too (a fork in a long loop over big lists): it counts against the bound.
+        self.steps += 2 * _weight(state, MAX_STEPS - self.steps)
+        self._tick()
         for arm in (body, orelse):
             fr, x, sc = copy.deepcopy(state)
             self.globals, self.frames, self.extensions, self.setup_calls = fr[0], fr[1:], x, sc
@@ -491,3 +494,25 @@ class Evaluator(ExprEvaluator):
         finally:
             self.frames.pop()
             self.depth -= 1
+
+
+def _weight(value, budget: int) -> int:
+    """How many items a deep copy of ``value`` visits (containers' elements), counted up to ``budget``;
+    past it, :class:`EvalLimit`."""
+    seen: set[int] = set()
+    stack = [value]
+    n = 0
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (list, tuple, set, frozenset, dict)) or isinstance(v, ExtCall):
+            if id(v) in seen:
+                continue
+            seen.add(id(v))
+            items = (list(v.args) + list(v.kwargs.values()) if isinstance(v, ExtCall) else
+                     [*v.keys(), *v.values()] if isinstance(v, dict) else list(v))
+            n += len(items) + 1
+            if n > budget:
+                raise EvalLimit(f"more than {MAX_STEPS} evaluation steps (copying the state at undecided branches)")
+            stack.extend(items)
+    return n
+
