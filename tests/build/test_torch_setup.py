@@ -161,7 +161,7 @@ def test_huge_setup_py_is_not_read(tmp_path):
     ("n = 0\nwhile True:\n    n += 1\n", None),  # bounded: 1000 rounds, then an undecidable item
     ("from torch.__config__ import parallel_info\nbig = [str(i) for i in range(15000)]\nout = []\n"
      "for i in range(15000):\n    if 'OpenMP' in parallel_info():\n        out.append(i)\n",
-     "copying the state at undecided branches"),  # each undecided test copies the state: counted
+     "more than 400000 evaluation steps"),  # each undecided test copies the state: that counts
 ], ids=["recursion", "huge-list", "huge-range", "endless-while", "fork-in-loop"])
 def test_runaway_code_is_bounded(tmp_path, body, why):
     _setup(tmp_path, "from torch.utils.cpp_extension import CUDAExtension\n" + body)
