@@ -30,7 +30,9 @@ class Method:
     name: str
 
     def __deepcopy__(self, memo):
-        return Method(self.obj, self.name)
+        import copy
+
+        return Method(copy.deepcopy(self.obj, memo), self.name)  # the copy's list, not the original's
 
 
 def resolve(ev: Evaluator, sym: Sym, line: int):

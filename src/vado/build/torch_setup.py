@@ -273,6 +273,8 @@ def module_kind(root: str, sources) -> tuple[str, str | None]:
     ns = None
     for s in sources:
         path = os.path.join(root, s)
+        if not inside(os.path.realpath(root), os.path.realpath(path)):
+            continue  # a source outside the project is not read
         try:
             if not os.path.isfile(path) or os.path.getsize(path) > 8 * 1024 * 1024:
                 continue
