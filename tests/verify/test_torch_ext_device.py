@@ -89,3 +89,38 @@ def test_every_benchmark_package_has_a_calls_file_and_a_valid_description(tmp_pa
     path.write_text(json.dumps(pkg))
     assert ted.load_config(path)["extensions"]
     assert (CALLS / f"{name}.py").is_file()
+
+
+def test_without_torch_config_the_description_is_derived_from_setup_py(tmp_path):
+    orig, port, _, calls = _ext(tmp_path)
+    setup = ("import torch\nfrom setuptools import setup\n"
+             "from torch.__config__ import parallel_info\n"
+             "from torch.utils.cpp_extension import CUDAExtension\n"
+             "flags = ['-O3']\n"
+             "if 'OpenMP' in parallel_info():\n    flags += ['-fopenmp']\n"
+             "nvcc = ['-O3'] + ([] if torch.version.hip else ['--use_fast_math'])\n"
+             "setup(ext_modules=[CUDAExtension('k', ['csrc/k.cu'], include_dirs=['csrc'],\n"
+             "                                 extra_compile_args={'cxx': flags, 'nvcc': nvcc})])\n")
+    (orig / "setup.py").write_text(setup)
+    (orig / "csrc" / "k.cu").write_text("#include <torch/extension.h>\nPYBIND11_MODULE(k, m) {}\n")
+    common = [str(port), "--original", str(orig), "--run", f"torch:{calls}", "--no-compile", "--no-triton"]
+    proc = _verify(*common)
+    assert proc.returncode == 0, proc.stderr
+    assert f"torch config: DERIVED from {orig / 'setup.py'} (read, not run): k" in proc.stdout
+    assert "torch config: undecidable setup.py:6 [cuda, rocm]" in proc.stdout and "-fopenmp" in proc.stdout
+    assert "run step skipped" in proc.stdout
+    doc = json.loads(_verify(*common, "--format", "json").stdout)
+    tc = doc["torch_config"]
+    assert tc["source"] == "derived" and tc["extensions"] == ["k"]
+    assert [u["at"] for u in tc["undecidable"]] == ["setup.py:6"]
+    given = _verify(*common, "--torch-config", str(tmp_path / "ext.json"))
+    assert f"torch config: {tmp_path / 'ext.json'} (--torch-config)" in given.stdout
+
+
+def test_the_derived_description_of_a_setup_py_without_extensions_names_the_way_out(tmp_path):
+    orig, port, _, calls = _ext(tmp_path)
+    (orig / "setup.py").write_text("def f(:\n")
+    proc = _verify(str(port), "--original", str(orig), "--run", f"torch:{calls}", "--no-compile", "--no-triton")
+    assert proc.returncode == 2
+    err = " ".join(proc.stderr.split())
+    assert "setup.py does not parse" in err and "--torch-config" in err

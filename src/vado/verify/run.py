@@ -85,6 +85,9 @@ class VerifyResult:
     run_required: bool = False
     notes: tuple[str, ...] = field(default=())
     build: BuildConfig | None = None
+    #: A torch extension's run: where its description came from (``--torch-config`` or derived from the
+    #: original's setup.py: :func:`torch_config_for`), with what could not be decided.
+    torch_config: dict | None = None
 
     @property
     def evidence(self) -> tuple[Evidence, ...]:
@@ -218,13 +221,15 @@ def verify(
     builds: list[Evidence] = []
     diff = None
     skipped = ""
+    torch_cfg: dict | None = None
     if run is not None and run.torch_calls:
-        skipped, builds = _torch_run(out_path, original, run, nvcc, python, climits, steps)
+        torch_cfg = {}
+        skipped, builds = _torch_run(out_path, original, run, nvcc, python, climits, steps, torch_cfg)
     elif run is not None:
         diff, skipped, builds = _differential(out_path, original, run, hipcc, nvcc, climits, rlimits, archs, steps)
     steps.finish()
     return VerifyResult(str(out_path), target.name, label, comp, tri, tuple(builds), diff, skipped,
-                        bool(run and run.require_gpu), tuple(notes), config)
+                        bool(run and run.require_gpu), tuple(notes), config, torch_cfg)
 
 
 def _read_build(out_path: Path, options: BuildOptions, target: Target, hipcc, allow_old: bool,
@@ -288,21 +293,46 @@ def _run_steps(run: RunSpec) -> int:
     return builds + max(1, len(run.shapes))
 
 
-def _torch_run(out_path: Path, original, run: RunSpec, nvcc, python, climits, steps: _Steps) -> tuple[str, list[Evidence]]:
+def torch_config_for(path: str | None, original) -> tuple[dict, dict]:
+    """The extension description of a torch run: ``path`` (``--torch-config``) when given, else derived from the
+    original's ``setup.py`` (:mod:`vado.build.torch_setup`, read without running it). Returns ``(config,
+    provenance)``; provenance says which, and for a derived one its undecidable items and assumptions.
+    Raises :class:`UsageError` when neither gives one."""
+    from vado.verify import torch_ext_device as ted
+
+    if path:
+        try:
+            return ted.load_config(path), {"source": "file", "path": str(path)}
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"cannot read --torch-config {path}", str(exc), "see vado.verify.torch_ext_device")
+    from vado.build.torch_setup import derive_config
+
+    cfg, d = derive_config(original)
+    if cfg is None:
+        raise UsageError("--run torch:CALLS.py: no extension description could be derived from "
+                         f"{Path(original) / 'setup.py'}", d.skipped or "its setup.py makes no CUDAExtension",
+                         "pass --torch-config EXT.json (one entry of benchmarks/torch_ext/packages.json's schema)")
+    try:
+        ted.check_config(cfg, "derived")
+    except ValueError as exc:
+        raise UsageError("the extension description derived from setup.py is incomplete", str(exc),
+                         "pass --torch-config EXT.json")
+    return cfg, {"source": "derived", "path": str(Path(original) / "setup.py"),
+                 "extensions": [e["full_name"] for e in cfg["extensions"]],
+                 "undecidable": cfg["derived"]["undecidable"], "assumptions": cfg["derived"]["assumptions"]}
+
+
+def _torch_run(out_path: Path, original, run: RunSpec, nvcc, python, climits, steps: _Steps,
+               provenance: dict) -> tuple[str, list[Evidence]]:
     """A torch extension's original and port built and called on an NVIDIA GPU (:mod:`vado.verify.torch_ext_device`):
-    ``(why the run was skipped or "", evidence)``: a build record per variant and a compare record per call."""
+    ``(why the run was skipped or "", evidence)``: a build record per variant and a compare record per call.
+    ``provenance`` receives where the extension's description came from (:func:`torch_config_for`)."""
     from vado.verify import torch_ext_device as ted
 
     if original is None:
         raise UsageError("--run torch:CALLS.py needs the original tree to build it", "", "pass --original SRC")
-    if not run.torch_config:
-        raise UsageError("--run torch:CALLS.py needs --torch-config EXT.json",
-                         "the extension's sources, include dirs and flags as its setup.py builds them",
-                         "write one entry of benchmarks/torch_ext/packages.json's schema for the extension")
-    try:
-        pkg = ted.load_config(run.torch_config)
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read --torch-config {run.torch_config}", str(exc), "see vado.verify.torch_ext_device")
+    pkg, where = torch_config_for(run.torch_config, original)
+    provenance.update(where)
     calls = Path(run.torch_calls)
     if not calls.is_file():
         raise UsageError(f"no calls file {calls}", "", "pass --run torch:CALLS.py with a file that defines cases()")
@@ -535,6 +565,7 @@ def render_text(result: VerifyResult) -> str:
                          + (f", {where}" if where else "") + f"): {what}")
         if d.kernels and not d.passed:
             lines.append("  kernels with cross-lane calls (their results depend on the wave size): " + ", ".join(d.kernels))
+    lines += render_torch_config(result.torch_config)
     for n in result.notes:
         lines.append(f"note: {n}")
     ev = result.evidence
@@ -548,6 +579,24 @@ def render_text(result: VerifyResult) -> str:
     lines.append("result: " + verdict + " (" + (
         ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing verified") + ")")
     return "\n".join(lines) + "\n"
+
+
+def render_torch_config(tc: dict | None) -> list[str]:
+    """Where a torch run's extension description came from; a derived one with what it could not decide."""
+    if not tc:
+        return []
+    if tc.get("source") == "file":
+        return [f"torch config: {tc['path']} (--torch-config)"]
+    out = [f"torch config: DERIVED from {tc['path']} (read, not run): {', '.join(tc.get('extensions', []))}"]
+    und = tc.get("undecidable", [])
+    for u in und[:12]:
+        plats = f" [{', '.join(u['platforms'])}]" if u.get("platforms") else ""
+        out.append(f"torch config: undecidable {u['at']}{plats}: {u['what']}")
+    if len(und) > 12:
+        out.append(f"torch config: … {len(und) - 12} more undecidable items (--format json lists them)")
+    if not und:
+        out.append("torch config: nothing undecidable")
+    return out
 
 
 def render_build(cfg: BuildConfig | None) -> list[str]:
@@ -607,6 +656,7 @@ def render_json(result: VerifyResult) -> str:
         "differential": _differential_json(result.differential),
         "notes": list(result.notes),
         "build": _build_json(result.build),
+        "torch_config": result.torch_config,
         "error_groups": [g.to_json() for g in group_errors(result.compile.evidence)] if result.compile else [],
         "cache_hits": result.compile.cache_hits if result.compile else 0,
         "checked": describe_checks(result.compile.evidence) if result.compile else [],

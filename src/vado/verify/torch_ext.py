@@ -104,13 +104,16 @@ def tu_command(hipcc: str, source: Path, obj: Path, headers: TorchHeaders, *, ar
 def compile_extension(project: Path, sources: Sequence[str], headers: TorchHeaders, hipcc: str, *,
                       arch: str = "gfx942", name: str = "ext", include_dirs: Sequence[str] = (),
                       defines: Sequence[str] = (), extra: Sequence[str] = (),
-                      flag_include_dirs: Sequence[str] = (), timeout: float = 600.0) -> list[TUResult]:
+                      flag_include_dirs: Sequence[str] = (), timeout: float = 600.0,
+                      extra_host: Sequence[str] | None = None) -> list[TUResult]:
     """Hipify a copy of ``project`` as cpp_extension does on ROCm and compile each of ``sources`` to an object.
 
     ``sources`` and ``include_dirs`` are relative to ``project`` (as in the extension's setup.py):
     ``include_dirs`` are the ``CUDAExtension(include_dirs=…)``, which hipify searches (the headers it
     finds there it rewrites too); ``flag_include_dirs`` are directories setup.py passes as ``-I`` flags
-    in ``extra_compile_args`` instead, which the compiler searches and hipify does not.
+    in ``extra_compile_args`` instead, which the compiler searches and hipify does not. ``extra`` are the
+    device compiler's flags (``extra_compile_args["nvcc"]``, which hipcc reads on ROCm), ``extra_host`` the
+    host compiler's (``["cxx"]``); without ``extra_host`` host TUs get ``extra`` too.
     """
     results: list[TUResult] = []
     with tempfile.TemporaryDirectory(prefix="vado-torchext-") as tmp:
@@ -118,12 +121,14 @@ def compile_extension(project: Path, sources: Sequence[str], headers: TorchHeade
         shutil.copytree(project, work, symlinks=True)
         mapping = hipify_sources(work, sources, headers, include_dirs, timeout)
         incs = [work / d for d in include_dirs]
-        extra = [*extra, *(f"-I{work / d}" for d in flag_include_dirs)]
+        flag_incs = [f"-I{work / d}" for d in flag_include_dirs]
+        host_extra = [*(extra if extra_host is None else extra_host), *flag_incs]
+        extra = [*extra, *flag_incs]
         for i, src in enumerate(sources):
             hip = work / mapping[src]
             obj = Path(tmp) / f"tu{i}.o"
             cmd = tu_command(hipcc, hip, obj, headers, arch=arch, name=name, include_dirs=incs,
-                             defines=defines, extra=extra)
+                             defines=defines, extra=extra if hip.suffix == ".hip" else host_extra)
             start = time.monotonic()
             try:
                 proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout,

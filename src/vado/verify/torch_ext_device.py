@@ -65,6 +65,13 @@ def prerequisites(python: str | None = None, nvcc: str | None = None, timeout: f
 def load_config(path: str | os.PathLike) -> dict:
     """An extension description (see the module docstring); raises ``ValueError`` naming what is missing."""
     data = json.loads(Path(path).read_text(encoding="utf-8"))
+    return check_config(data, str(path))
+
+
+def check_config(data: dict, path: str = "the description") -> dict:
+    """``data`` when it holds what a run needs; raises ``ValueError`` naming what is missing."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: not a JSON object")
     missing = [k for k in ("module", "kind", "include_dirs", "defines", "cuda", "extensions") if k not in data]
     if missing:
         raise ValueError(f"{path}: missing {', '.join(missing)}")
@@ -101,14 +108,20 @@ def tu_jobs(orig: Path, port_w64: Path, port_host: Path, prelude: Path, inc64: P
     """The compile jobs of one build: ``variant`` ``orig`` (tree ``orig``) or ``port`` (its ``.cu`` from
     ``port_w64``, the copy marked for the emulation, with the prelude; its host ``.cpp`` from ``port_host``).
     A host TU the port leaves byte for byte gets the same key as the original's (compiled once)."""
+    from vado.build.torch_setup import arch_free, extension_settings
+
     _, incs, _, abi, cuda_home = info
     root = (port_w64 if variant == "port" else orig).resolve()
     host_root = (port_host if variant == "port" else orig).resolve()
-    common = [f"-I{root / d}" for d in pkg["include_dirs"]] + [f"-I{i}" for i in incs]
-    common += [f"-D{d}" for d in pkg["defines"]]
     jobs = []
     for ext in pkg["extensions"]:
         ext_name = ext["name"]
+        # The CUDA build's settings (the port is built as CUDA builds it, through the HIP-on-CUDA layer);
+        # the architecture is this harness's (`arch`), so setup.py's own -gencode/-arch are left out.
+        st = extension_settings(pkg, ext, "cuda")
+        common = [f"-I{root / d}" for d in st["include_dirs"]] + [f"-I{i}" for i in incs]
+        common += [f"-D{d}" for d in st["defines"]]
+        flag_incs = [f"-I{root / d}" for d in st["flag_include_dirs"]]
         defs = [f"-DTORCH_EXTENSION_NAME={ext_name}", "-DTORCH_API_INCLUDE_EXTENSION_H",
                 f"-D_GLIBCXX_USE_CXX11_ABI={abi}"]
         for src in ext["sources"]:
@@ -119,14 +132,14 @@ def tu_jobs(orig: Path, port_w64: Path, port_host: Path, prelude: Path, inc64: P
                        f"-gencode=arch=compute_{arch[3:]},code={arch}", "-D__CUDA_NO_HALF_OPERATORS__",
                        "-D__CUDA_NO_HALF_CONVERSIONS__", "-D__CUDA_NO_BFLOAT16_CONVERSIONS__",
                        "-D__CUDA_NO_HALF2_OPERATORS__", "--expt-relaxed-constexpr", *common, *defs,
-                       *pkg["cuda"]["nvcc"]]
+                       *arch_free(st["nvcc"]), *flag_incs]
                 if variant == "port":
                     cmd += ["-include", str(prelude.resolve()), f"-I{inc64.resolve()}", "-DVADO_W64_EXIT_GUARD="]
                 key = f"{name}/{variant}/{src}"
             else:
                 hsrc = host_root / src
                 cmd = ["c++", "-c", str(hsrc), "-fPIC", "-std=c++17",
-                       *[c.replace(str(root), str(host_root)) for c in common], *defs, *pkg["cuda"]["cxx"]]
+                       *[c.replace(str(root), str(host_root)) for c in [*common, *flag_incs]], *defs, *st["cxx"]]
                 other = (port_host if variant == "orig" else orig) / src
                 same = other.is_file() and other.read_bytes() == hsrc.read_bytes()
                 digest = hashlib.sha1(hsrc.read_bytes()).hexdigest()[:12]

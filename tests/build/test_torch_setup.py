@@ -1,0 +1,249 @@
+"""vado.build.torch_setup: a torch extension's CUDAExtensions derived from setup.py on ROCm and on CUDA, never run.
+
+Fixtures (tests/fixtures/torch_setup/, written for these tests on the idioms of torch_scatter, gsplat,
+causal-conv1d and torch-points-kernels) with their expected descriptions (``expected.json``; regenerate with
+VADO_UPDATE_SNAPSHOTS=1 and review the diff), plus bad input: each is a typed skip or an undecidable item,
+never a traceback, a hang, a file read outside the project or a guess.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from vado.build.torch_setup import arch_free, derive, derive_config, extension_settings
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "torch_setup"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _setup(tmp_path: Path, text: str, files: dict[str, str] | None = None) -> Path:
+    (tmp_path / "setup.py").write_text(text)
+    for name, body in (files or {}).items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(body)
+    return tmp_path
+
+
+def _undecided(cfg_or_d) -> list[str]:
+    items = cfg_or_d["derived"]["undecidable"] if isinstance(cfg_or_d, dict) else \
+        [u.as_dict() for u in cfg_or_d.undecidable]
+    return [f"{u['at']} {u['what']}" for u in items]
+
+
+@pytest.mark.parametrize("name", ["glob_suffixes", "hip_ext_path", "cuda_home_gate"])
+def test_fixture_descriptions_match_their_snapshots(name):
+    cfg, d = derive_config(FIXTURES / name)
+    assert not d.skipped and cfg is not None
+    expected = FIXTURES / name / "expected.json"
+    text = json.dumps(cfg, indent=1, ensure_ascii=False) + "\n"
+    if os.environ.get("VADO_UPDATE_SNAPSHOTS") == "1":
+        expected.write_text(text)
+    assert json.loads(text) == json.loads(expected.read_text())
+
+
+def test_glob_product_alias_and_in_place_growth():
+    cfg, _ = derive_config(FIXTURES / "glob_suffixes")
+    # One CUDAExtension per csrc/*.cpp without 'hip' in its path; the .cu only where it exists.
+    assert [(e["name"], e["sources"]) for e in cfg["extensions"]] == [
+        ("_fps_cuda", ["csrc/fps.cpp", "csrc/cpu/fps_cpu.cpp", "csrc/cuda/fps_cuda.cu"]),
+        ("_knn_cuda", ["csrc/knn.cpp", "csrc/cpu/knn_cpu.cpp"])]
+    # extra_compile_args['nvcc'] = nvcc_flags before `nvcc_flags += [...]`: the dict sees the growth (CUDA only).
+    assert cfg["cuda"]["nvcc"] == ["-O2", "--expt-relaxed-constexpr"]
+    assert cfg["rocm"]["nvcc"] == ["-O2"] and cfg["rocm"]["defines"] == ["USE_ROCM"]
+    assert cfg["rocm"]["undefines"] == ["__HIP_NO_HALF_CONVERSIONS__"]
+    assert cfg["kind"] == "ops" and cfg["module"] == "pkg"
+    # parallel_info() is torch's build: -fopenmp is neither added nor dropped silently.
+    assert any("setup.py:34" in u and "-fopenmp" in u and "left out" in u for u in _undecided(cfg))
+    assert "CppExtension pkg._fps_cpu" in cfg["derived"]["not_cuda_extensions"]
+
+
+def test_environment_variables_are_assumptions_and_can_be_given():
+    cfg, _ = derive_config(FIXTURES / "glob_suffixes")
+    assert "environment FORCE_ONLY_CPU unset (setup.py's default '0')" in cfg["derived"]["assumptions"]
+    none, d = derive_config(FIXTURES / "glob_suffixes", env={"FORCE_ONLY_CPU": "1"})
+    assert none is None and not d.skipped and d.extensions["rocm"]  # only CppExtensions: no description
+    assert "environment FORCE_ONLY_CPU='1'" in d.assumptions
+
+
+def test_is_hip_extension_paths_and_vendored_includes():
+    cfg, _ = derive_config(FIXTURES / "hip_ext_path")
+    assert cfg["extensions"][0]["sources"] == ["kernels/src/a.cu", "kernels/src/b.cu", "kernels/bindings.cpp"]
+    assert cfg["kind"] == "pybind" and cfg["module"] == "hippkg._C"
+    rocm = extension_settings(cfg, cfg["extensions"][0], "rocm")
+    assert rocm["include_dirs"] == ["kernels/src"] and rocm["flag_include_dirs"] == ["third_party/glm"]
+    assert "-fgpu-flush-denormals-to-zero" in rocm["nvcc"] and "--use_fast_math" not in rocm["nvcc"]
+    cuda = extension_settings(cfg, cfg["extensions"][0], "cuda")
+    assert cuda["include_dirs"] == ["third_party/glm", "kernels/src"]
+    assert cuda["nvcc"][-2:] == ["--threads", "4"]  # append_nvcc_threads(...) followed into the function
+    assert arch_free(cuda["nvcc"]) == ["-O3", "-std=c++17", "--use_fast_math", "-lineinfo", "--threads", "4"]
+    assert arch_free(rocm["nvcc"]) == ["-O3", "-std=c++17", "-fgpu-flush-denormals-to-zero"]
+    assert not cfg["derived"]["undecidable"]
+
+
+def test_cuda_home_gate_leaves_rocm_without_the_extension_and_versions_are_undecidable():
+    cfg, _ = derive_config(FIXTURES / "cuda_home_gate")
+    und = _undecided(cfg)
+    assert any(u.startswith("setup.py:33 CUDAExtension 'gated.gated_cuda' is not built on rocm") for u in und)
+    assert any(u.startswith("setup.py:28") and "stops the build" in u for u in und)
+    assert any(u.startswith("setup.py:30") and "-DCUDA_12" in u for u in und)
+    assert cfg["cuda"]["nvcc"] == ["-O3", "-DTORCH_2"]  # torch.__version__ is the assumed 2.13.0
+    assert "-DCUDA_12" not in cfg["cuda"]["nvcc"]
+
+
+def test_literal_setup_with_if_else_on_torch_version_hip(tmp_path):
+    _setup(tmp_path, """
+import torch
+from setuptools import setup
+from torch.utils.cpp_extension import CUDAExtension
+flags = ["-O3"]
+if torch.version.hip:
+    flags.append("-DROCM")
+else:
+    flags.extend(["--use_fast_math"])
+setup(ext_modules=[CUDAExtension("m", ["a.cu", "b.cpp"], define_macros=[("X", "1"), ("Y", None)],
+                                 extra_compile_args={"cxx": [], "nvcc": flags})])
+""", {"a.cu": "", "b.cpp": "PYBIND11_MODULE(m, x) {}\n"})
+    cfg, _ = derive_config(tmp_path)
+    assert cfg["defines"] == ["X=1", "Y"]
+    assert cfg["rocm"]["nvcc"] == ["-O3", "-DROCM"] and cfg["cuda"]["nvcc"] == ["-O3", "--use_fast_math"]
+    assert not cfg["derived"]["undecidable"]
+
+
+def test_unknown_sources_are_reported_not_guessed(tmp_path):
+    _setup(tmp_path, """
+import os
+from setuptools import setup
+from torch.utils.cpp_extension import CUDAExtension
+extra = [os.environ["EXTRA_SRC"]]
+srcs = ["k.cu"] + extra + [s for s in open("list.txt").read().split()]
+setup(ext_modules=[CUDAExtension("m", ["k.cu", os.environ["EXTRA_SRC"]])])
+""", {"k.cu": ""})
+    cfg, _ = derive_config(tmp_path)
+    assert cfg["extensions"][0]["sources"] == ["k.cu"]
+    assert any("setup.py:7" in u and "an item of sources is not known" in u and "EXTRA_SRC" in u
+               for u in _undecided(cfg))
+
+
+def test_no_setup_py_pyproject_only_is_a_typed_skip(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[build-system]\nrequires = ['scikit-build-core']\n")
+    d = derive(tmp_path)
+    assert d.skipped.startswith("no setup.py (only pyproject.toml)") and not d.extensions
+    assert derive(tmp_path / "nowhere").skipped.endswith("is not a directory")
+
+
+@pytest.mark.parametrize("text, why", [
+    ("def f(:\n", "setup.py does not parse"),
+    (b"x = '\xff\xfe'\n", "setup.py"),  # latin-1 bytes in a UTF-8 file
+    ("x = " + "(" * 5000 + "1" + ")" * 5000 + "\n", "too many nested parentheses"),
+    ("x = 1" + " + 1" * 200_000 + "\n", "nested too deeply"),
+], ids=["syntax", "not-utf8", "parentheses", "deep-expression"])
+def test_malformed_setup_py_is_a_typed_skip(tmp_path, text, why):
+    p = tmp_path / "setup.py"
+    p.write_bytes(text if isinstance(text, bytes) else text.encode())
+    d = derive(tmp_path)
+    assert why in d.skipped and not d.extensions
+
+
+def test_huge_setup_py_is_not_read(tmp_path):
+    (tmp_path / "setup.py").write_bytes(b"# " + b"x" * (3 * 1024 * 1024) + b"\n")
+    assert "not read" in derive(tmp_path).skipped
+
+
+@pytest.mark.parametrize("body, why", [
+    ("def f(n):\n    return f(n + 1)\nf(0)\n", "calls nested more than"),
+    ("x = ['-O3'] * 1000000000\n", "more than 20000 items"),
+    ("x = []\nfor i in range(1000000):\n    x.append(i)\n", "a range of 1000000 items"),
+    ("n = 0\nwhile True:\n    n += 1\n", None),  # bounded: 1000 rounds, then an undecidable item
+    ("from torch.__config__ import parallel_info\nbig = [str(i) for i in range(15000)]\nout = []\n"
+     "for i in range(15000):\n    if 'OpenMP' in parallel_info():\n        out.append(i)\n",
+     "more than 400000 evaluation steps"),  # each undecided test copies the state: that counts
+], ids=["recursion", "huge-list", "huge-range", "endless-while", "fork-in-loop"])
+def test_runaway_code_is_bounded(tmp_path, body, why):
+    _setup(tmp_path, "from torch.utils.cpp_extension import CUDAExtension\n" + body)
+    start = time.monotonic()
+    d = derive(tmp_path)
+    assert time.monotonic() - start < 20
+    if why is None:
+        assert any("1000 times" in u.what for u in d.undecidable)
+    else:
+        assert why in d.skipped
+
+
+def test_nothing_outside_the_project_is_read(tmp_path):
+    proj = tmp_path / "proj"
+    outside = tmp_path / "secret"
+    outside.mkdir()
+    (outside / "x.cu").write_text("")
+    (proj / "csrc").mkdir(parents=True)
+    (proj / "csrc" / "k.cu").write_text("")
+    os.symlink(outside / "x.cu", proj / "csrc" / "link.cu")  # a link out of the tree is not the project's
+    _setup(proj, f"""
+import glob, os
+from setuptools import setup
+from torch.utils.cpp_extension import CUDAExtension
+srcs = glob.glob("csrc/*.cu") + glob.glob("{outside}/*.cu") + glob.glob("../secret/*.cu")
+if os.path.exists("{outside}/x.cu"):
+    srcs.append("yes.cu")
+setup(ext_modules=[CUDAExtension("m", srcs)])
+""")
+    cfg, _ = derive_config(proj)
+    assert cfg["extensions"][0]["sources"] == ["csrc/k.cu"]
+    assert any("a file outside the project" in u for u in _undecided(cfg))
+
+
+def test_a_setup_py_link_out_of_the_project_is_not_read(tmp_path):
+    other = tmp_path / "other.py"
+    other.write_text("from torch.utils.cpp_extension import CUDAExtension\nCUDAExtension('m', ['k.cu'])\n")
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    os.symlink(other, proj / "setup.py")
+    assert "link out of the project" in derive(proj).skipped
+
+
+def test_exec_and_unknown_calls_are_named(tmp_path):
+    _setup(tmp_path, """
+from setuptools import setup
+from torch.utils.cpp_extension import CUDAExtension
+exec(open("version.py").read())
+import mylib
+setup(ext_modules=mylib.make_extensions())
+""")
+    d = derive(tmp_path)
+    kinds = {(u.kind, u.line) for u in d.undecidable}
+    assert ("exec", 4) in kinds and not d.skipped
+    assert not d.cuda_extensions("cuda")
+
+
+def test_the_evaluator_never_imports_or_runs_the_project(tmp_path):
+    marker = tmp_path / "ran"
+    _setup(tmp_path, f"""
+import os, subprocess
+open({str(marker)!r}, "w").write("x")
+os.system("touch {marker}")
+subprocess.run(["touch", {str(marker)!r}])
+from torch.utils.cpp_extension import CUDAExtension
+CUDAExtension("m", ["k.cu"])
+""")
+    d = derive(tmp_path)
+    assert not marker.exists() and [e.name for e in d.cuda_extensions("rocm")] == ["m"]
+
+
+PYPI = Path("/work/repos/pypi")
+PORTS = Path("/work/repos/pypi-port")
+
+
+@pytest.mark.skipif(not (PYPI.is_dir() and PORTS.is_dir()), reason="the six sdists and their ports are not unpacked here")
+def test_packages_json_equals_what_the_setup_files_give():
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "torch_ext_derive.py"), "--pypi", str(PYPI),
+                           "--ports", str(PORTS)], capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT / "src")))
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert "6/6 packages" in proc.stdout
