@@ -497,6 +497,12 @@ def run(args) -> None:
             pr = _run(program_dir(work, name, v), prog["args"], port_timeout, pin)
             verdict = compare(o1, o2, pr, args.rtol, args.atol, ignored_lines(prog), prog.get("device_printf"))
             verdict["seconds"] = pr["seconds"]
+            if pr["timed_out"] and verdict["status"] == "inconclusive" and not prog.get("kernels", {}).get(v):
+                # No kernel of it makes a wave-wide call, so none can wait for a half that never comes: the
+                # time went to the emulation's barriers (each a meeting of the wave's two halves).
+                verdict["why"] = (f"the port ran past {port_timeout:.0f} s (the original: {o1['seconds']:.1f} s) with no "
+                                  "kernel making a wave-wide cross-lane call: the emulation's cost, not a hang "
+                                  "(a smaller workload, args, decides)")
             if verdict["status"] in ("fail", "inconclusive"):
                 verdict["kernels"] = prog.get("kernels", {}).get(v, [])
                 verdict["port_output_tail"] = (pr["stdout"][-600:] + pr["stderr"][-400:]).strip()

@@ -96,6 +96,22 @@ def test_compare_outputs_on_tensors():
     assert compare_outputs({"t": i}, {"t": i.flip(0)})["t"]["status"] == "differ"
 
 
+def test_a_cancelling_sum_off_by_the_scale_of_its_terms_is_close_not_a_match():
+    # torch_spline_conv's degree-3 grad_weight on the H200 (2026-12-05): 1 of 12800 float32 values off by
+    # 3.34e-05, an element near zero summed by atomicAdd from many threads; within 1e-4 of the tensor's
+    # largest value it is "close" (reported so), beyond it "differ".
+    torch = pytest.importorskip("torch")
+    a = torch.tensor([2.0, -1.5, 1e-6, 0.75])
+    b = a.clone()
+    b[2] += 3.34e-5
+    got = compare_outputs({"t": a}, {"t": b}, rtol=1e-4, atol=1e-5)["t"]
+    assert got["status"] == "close" and "order of float additions" in got["detail"]["out"], got
+    b[2] += 1e-3
+    assert compare_outputs({"t": a}, {"t": b}, rtol=1e-4, atol=1e-5)["t"]["status"] == "differ"
+    # one close leaf and one matching leaf: the call is close; a differing leaf makes it differ
+    assert compare_outputs({"c": (a, a)}, {"c": (a, a.clone())})["c"]["status"] == "match"
+
+
 @pytest.mark.skipif(not shutil.which("nvcc") and not Path("/usr/local/bin/nvcc").exists(), reason="no nvcc")
 def test_prelude_and_copy_compile_with_nvcc_without_torch(tmp_path: Path):
     # The ROCm branch's hipcub include, its `namespace cub = hipcub;`, hip_bf16 and a wave-wide shuffle, built

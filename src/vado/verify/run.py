@@ -357,7 +357,8 @@ def _torch_run(out_path: Path, original, run: RunSpec, nvcc, python, climits, st
                                  detail={"failed_tus": failed, "errors": len(failed)}))
         steps.advance()
     for call, c in sorted(res.get("calls", {}).items()):
-        evidence.append(Evidence("compare", call, c["status"] == "match", detail=c))
+        # "close": within the tolerance of the tensor's scale only (an order of float additions); the detail says so
+        evidence.append(Evidence("compare", call, c["status"] in ("match", "close"), detail=c))
     steps.advance()
     return "", evidence
 
