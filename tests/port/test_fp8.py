@@ -127,3 +127,21 @@ def test_vados_definitions_compute_cudas_numbers(hipcc: Path, tmp_path: Path):
     assert len(lines) == (1549 if full else 589)  # every conversion printed, not one cut short
     differ = [(a, b) for a, b in zip(lines, got.stdout.splitlines()) if a != b]
     assert differ == [] and len(got.stdout.splitlines()) == len(lines)
+
+
+NVCC = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if Path("/usr/local/cuda/bin/nvcc").exists() else None)
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc not installed (CUDA toolkit)")
+@pytest.mark.parametrize("fixture", ["fp8-types", "fp8-cvt"])
+def test_the_ported_definitions_build_under_hip_on_cuda(tmp_path: Path, fixture: str):
+    # `vado verify --run` builds a port with nvcc through vado's HIP-on-CUDA headers, where __half2_raw is CUDA's
+    # (two unsigned shorts) and HIP's holds two __half_raw: the definitions read and write the bits, so both
+    # build (HeCBench blas-fp8gemm's port failed to build on the H200 on 2026-12-05 at `__half_raw lo = x.x`).
+    from vado.verify import hip_on_cuda
+
+    inc = hip_on_cuda.write_include_dir(tmp_path / "inc", 64)
+    src = HERE.parents[0] / "fixtures" / "PORT" / f"{fixture}.fixed.hip"
+    proc = subprocess.run([NVCC, "-x", "cu", "-std=c++17", "-arch=sm_90", f"-I{inc}", "-c", str(src), "-o",
+                           str(tmp_path / "k.o")], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]

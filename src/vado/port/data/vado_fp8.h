@@ -121,7 +121,11 @@ __host__ __device__ inline __hip_fp8x2_storage_t vado_cvt_double2_to_fp8x2(doubl
 }
 __host__ __device__ inline __hip_fp8x2_storage_t vado_cvt_halfraw2_to_fp8x2(__half2_raw x, __hip_saturation_t sat,
                                                                              __hip_fp8_interpretation_t interp) {
-  const __half_raw lo = x.x, hi = x.y;  // HIP's __half2_raw holds two __half_raw
+  // HIP's __half2_raw holds two __half_raw, CUDA's (HIP on CUDA) two unsigned shorts: read the bits
+  const unsigned int bits = __builtin_bit_cast(unsigned int, x);
+  __half_raw lo, hi;
+  lo.x = (unsigned short)(bits & 0xffffu);
+  hi.x = (unsigned short)(bits >> 16);
   return (__hip_fp8x2_storage_t)(vado_cvt_halfraw_to_fp8(lo, sat, interp) | (vado_cvt_halfraw_to_fp8(hi, sat, interp) << 8));
 }
 __host__ __device__ inline __hip_fp8x2_storage_t vado_cvt_bfloat16raw2_to_fp8x2(__hip_bfloat162_raw x,
@@ -140,10 +144,10 @@ __host__ __device__ inline __half_raw vado_cvt_fp8_to_halfraw(__hip_fp8_storage_
 }
 __host__ __device__ inline __half2_raw vado_cvt_fp8x2_to_halfraw2(__hip_fp8x2_storage_t x,
                                                                    __hip_fp8_interpretation_t interp) {
-  __half2_raw r;
-  r.x = vado_cvt_fp8_to_halfraw((__hip_fp8_storage_t)(x & 0xFFu), interp);
-  r.y = vado_cvt_fp8_to_halfraw((__hip_fp8_storage_t)(x >> 8), interp);
-  return r;
+  // the bits of two __half_raw (HIP's __half2_raw holds two __half_raw, CUDA's two unsigned shorts)
+  const unsigned int lo = vado_cvt_fp8_to_halfraw((__hip_fp8_storage_t)(x & 0xFFu), interp).x;
+  const unsigned int hi = vado_cvt_fp8_to_halfraw((__hip_fp8_storage_t)(x >> 8), interp).x;
+  return __builtin_bit_cast(__half2_raw, lo | (hi << 16));
 }
 
 // The types: storage __x as CUDA's, explicit constructors that saturate (__NV_SATFINITE) and explicit conversions

@@ -326,13 +326,19 @@ __device__ __forceinline__ unsigned long long match_any(unsigned long long mask,
 // executing it with the same mask are exactly the mask (lanes may call it at once with different masks:
 // the two sides of a cooperative-groups binary_partition).
 //
-// First the lanes the mask names in the caller's half meet (__syncwarp of them): CUDA's independent thread
-// scheduling may run the lanes of one call as more than one group (after a branch they need not reconverge, as
-// in a loop of binary_partition calls), where AMD's wave runs them together; without the meeting,
-// __activemask() and publish() saw only the first group (a false trap, or a ballot missing lanes). A correct
-// HIP program has every named lane make the call with the same mask; lanes with other masks meet in their own
+// A mask of the caller's half only: first the lanes it names meet (__syncwarp of them). CUDA's independent
+// thread scheduling may run the lanes of one call as more than one group (after a branch they need not
+// reconverge), where AMD's wave runs them together; the call is then CUDA's own warp operation over
+// __activemask(), which would miss the later group (a false trap, or a ballot missing lanes). A correct HIP
+// program has every named lane make the call with the same mask; lanes with other masks meet in their own
 // groups. A named lane that never calls leaves the others waiting (a time-out, where ROCm traps).
+// A mask over both halves is left to publish(), which takes the lanes of each half that arrive together: a
+// meeting here would split the lanes of one half that call at once with different masks (two sides of a
+// binary_partition), which publish() needs as one group. Known limit: when CUDA runs such lanes as separate
+// groups anyway, the halves' meeting sees part of a mask (cuda-samples warpAggregatedAtomicsCG's
+// labeled_partition as a loop of binary_partition calls traps in a few of 19531 blocks on an H200).
 __device__ __forceinline__ void converge(unsigned long long mask) {
+  if (!own_half(mask)) return;
   unsigned int mine = (unsigned int)(mask >> half());
   if ((mine >> warp_lane()) & 1u) __syncwarp(mine);
 }
