@@ -376,3 +376,93 @@ def test_rocm_hipcc_agrees_on_converting_classes(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     proc = _hipcc(_converts(tmp_path, True))
     assert proc.returncode != 0 and "call to '__shfl_down' is ambiguous" in proc.stderr, proc.stderr[-3000:]
+
+
+LABELED = r"""
+#include <cooperative_groups.h>
+#include <cstdio>
+namespace cg = cooperative_groups;
+__global__ void k(int* out, const int* labels) {
+  int t = threadIdx.x;
+  if (labels[t] >= 0) {
+    cg::coalesced_group active = cg::coalesced_threads();
+    cg::coalesced_group g = cg::labeled_partition(active, labels[t]);
+    out[2 * t] = g.size();
+    out[2 * t + 1] = g.thread_rank();
+  }
+}
+"""
+
+LABELED_MAIN = r"""
+int main() {
+  const int n = 96;
+  int labels[n], out[2 * n];
+  for (int t = 0; t < n; ++t) labels[t] = t % 11 == 3 ? -1 : (t * 7) % 5 + (t % 13 == 0 ? 1000 : 0);
+  int *d_labels, *d_out;
+  hipMalloc((void**)&d_labels, sizeof labels);
+  hipMalloc((void**)&d_out, sizeof out);
+  hipMemset(d_out, 0xff, sizeof out);
+  hipMemcpy(d_labels, labels, sizeof labels, hipMemcpyHostToDevice);
+  hipLaunchKernelGGL(k, dim3(1), dim3(n), 0, 0, d_out, (const int*)d_labels);
+  hipMemcpy(out, d_out, sizeof out, hipMemcpyDeviceToHost);
+  for (int t = 0; t < n; ++t) std::printf("%d %d %d %d\n", t, labels[t], out[2 * t], out[2 * t + 1]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.skipif((GXX is None or not (ROCM_HIP / "amd_hip_cooperative_groups.h").is_file())
+                    and os.environ.get("VADO_REQUIRE_ROCM") != "1",
+                    reason="needs g++ and ROCm 7.2.4's headers (scripts/rocm-toolchain.sh)")
+def test_the_ports_labeled_partition_groups_lanes_by_label_with_hips_own_code(tmp_path):
+    # HIP 7.2.4 has no labeled_partition: the port writes one from binary_partition, a ballot per bit of the label,
+    # every lane of the group calling at once with its own side's mask. Run on the CPU stand-in for a wave64 GPU with
+    # ROCm 7.2.4's own binary_partition and ballot and __hip_check_mask's rule (the lanes calling with a mask are
+    # exactly the mask): no trap, and each lane's group is the lanes of its wave with its label, ranked in lane
+    # order (a block of 96: a full wave and a partial one; lanes with label -1 do not call). warpAggregatedAtomicsCG's
+    # port (this code) trapped under the emulation on the H200 in a few blocks: the emulation's limit (README), not
+    # HIP's behaviour.
+    from vado.port.file import port_bytes
+    from vado.scan.classify import FileKind
+
+    ported = port_bytes("k.cu", FileKind.CUDA_SOURCE, LABELED.encode(), ROCM).after.decode()
+    assert "VADO_CG_LABELED_PARTITION" in ported
+    run = _run_on_the_stand_in(tmp_path, ported + LABELED_MAIN)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-1000:]
+    rows = [tuple(map(int, line.split())) for line in run.stdout.split("\n") if line.strip()]
+    assert len(rows) == 96
+    label = {t: lab for t, lab, _, _ in rows}
+    for t, lab, size, rank in rows:
+        if lab < 0:
+            assert (size, rank) == (-1, -1)  # never written
+            continue
+        wave = [u for u in range(t // 64 * 64, min(t // 64 * 64 + 64, 96)) if label[u] == lab]
+        assert (size, rank) == (len(wave), wave.index(t)), (t, lab, size, rank, wave)
+
+
+def _run_on_the_stand_in(d: Path, text: str) -> subprocess.CompletedProcess:
+    """Build ``text`` (HIP with a host main) against ROCm 7.2.4's own warp and cooperative-groups headers on the
+    CPU stand-in for a wave64 GPU, and run it."""
+    (d / "fns64.h").write_text(_fns64((ROCM_HIP / "amd_device_functions.h").read_text()))
+    src, exe = d / "prog.cpp", d / "prog-sim"
+    src.write_text(text)
+    defines = {"HIP_SIM_WARP_FUNCTIONS": ROCM_HIP / "amd_warp_functions.h", "HIP_SIM_FNS64": d / "fns64.h",
+               "HIP_SIM_CG_HELPER": ROCM_HIP / "hip_cooperative_groups_helper.h",
+               "HIP_SIM_CG": ROCM_HIP / "amd_hip_cooperative_groups.h"}
+    cmd = [GXX, "-std=c++17", "-O1", "-pthread", "-w", "-I", str(SIM), *(f'-D{k}="{v}"' for k, v in defines.items()),
+           "-x", "c++", str(src), "-o", str(exe)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.skipif((GXX is None or not (ROCM_HIP / "amd_hip_cooperative_groups.h").is_file())
+                    and os.environ.get("VADO_REQUIRE_ROCM") != "1",
+                    reason="needs g++ and ROCm 7.2.4's headers (scripts/rocm-toolchain.sh)")
+def test_the_stand_in_stops_where_hips_mask_check_traps(tmp_path):
+    # the negative case of the test above: 64 lanes call __ballot_sync with a mask naming two of them
+    run = _run_on_the_stand_in(tmp_path, "#include <hip/hip_runtime.h>\n#include <cstdio>\n"
+                               "__global__ void k(int* out) { out[threadIdx.x] = (int)__ballot_sync(3ull, 1); }\n"
+                               "int main() { int* d; hipMalloc((void**)&d, 256);\n"
+                               "  hipLaunchKernelGGL(k, dim3(1), dim3(64), 0, 0, d); std::printf(\"done\\n\"); }\n")
+    assert run.returncode != 0 and "__hip_check_mask" in run.stdout and "done" not in run.stdout, run.stdout[-2000:]

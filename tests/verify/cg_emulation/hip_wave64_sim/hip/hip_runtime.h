@@ -171,12 +171,22 @@ inline unsigned sim_bitreverse32(unsigned x) { return (unsigned)(sim_bitreverse6
 // HIP's __fns64, cut from amd_device_functions.h by the test.
 #include HIP_SIM_FNS64
 
-// ---- HIP's *_sync functions (amd_warp_sync_functions.h) with their results, without __hip_check_mask's loop
-// over the masks (whose divergent readfirstlane this stand-in cannot run): the masks the cooperative groups
-// pass name exactly the lanes that call, which is what that check requires.
+// ---- HIP's *_sync functions (amd_warp_sync_functions.h) with their results. __hip_check_mask's loop over the
+// masks (a divergent readfirstlane this stand-in cannot run) is checked for what it asserts: the lanes that make
+// the call with the same mask are exactly that mask (lanes may call at once with different masks, as the two
+// sides of a binary_partition do); a violation stops the program, as ROCm's assert traps.
+inline void sim_check_mask(unsigned long long mask) {
+  std::uint64_t masks[64];
+  unsigned long long exec = hip_wave64_sim::exchange((std::uint64_t)mask, masks), same = 0;
+  for (unsigned l = 0; l < 64; ++l)
+    if ((exec >> l) & 1ull && masks[l] == (std::uint64_t)mask) same |= 1ull << l;
+  if (mask == 0 || same != mask)
+    hip_wave64_sim::stop("__hip_check_mask: the lanes calling with this mask are not exactly the mask (ROCm traps)");
+}
 template <typename MaskT>
 inline unsigned long long __ballot_sync(MaskT mask, int predicate) {
   static_assert(std::is_integral<MaskT>::value && sizeof(MaskT) == 8, "The mask must be a 64-bit integer.");
+  sim_check_mask((unsigned long long)mask);
   return __ballot(predicate) & mask;
 }
 template <typename MaskT>
@@ -200,6 +210,7 @@ template <typename MaskT, typename T>
 inline unsigned long long __match_any_sync(MaskT mask, T value) {
   static_assert((std::is_integral<T>::value || std::is_floating_point<T>::value) && (sizeof(T) == 4 || sizeof(T) == 8),
                 "T can be int, unsigned int, long, unsigned long, long long, unsigned long long, float or double.");
+  sim_check_mask((unsigned long long)mask);
   std::uint64_t words[64];
   unsigned long long exec = hip_wave64_sim::exchange(sim_word(value), words), same = 0;
   if (value != value) hip_wave64_sim::stop("__match_any of a NaN: HIP's loop never ends");
