@@ -43,6 +43,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -509,10 +510,33 @@ def run(args) -> None:
             res["status"][v] = verdict
         return res
 
+    # A call's time limit (timeout's SIGTERM) cuts the run short: the programs still building or running are
+    # written as cut off (none is left out of the results without a word), then the run ends.
+    in_flight: dict[str, dict] = {}
+
+    def cut_off(signum, frame):
+        done = {r["name"] for r in doc["results"]}
+        for name, prog in list(in_flight.items()):
+            if name not in done:
+                doc["results"].append({"name": name, "args": prog["args"], "builds": builds.get(name, {}),
+                                       **{k: prog[k] for k in ("source", "tags") if k in prog},
+                                       "status": {v: {"status": "not-run", "why": "still building or running when the call's time limit came"}
+                                                  for v in ("vado", "hipify")}})
+        (out / "wave64_results.json").write_text(json.dumps(doc, indent=1))
+        print(f"cut off: {', '.join(sorted(set(in_flight) - done)) or 'nothing in flight'}", flush=True)
+        os._exit(124)
+
+    signal.signal(signal.SIGTERM, cut_off)
+
+    def tracked(prog):
+        in_flight[prog["name"]] = prog
+        return one(prog)
+
     # Runs share one GPU: a few at a time keeps the wall time short.
     with cf.ThreadPoolExecutor(args.parallel_runs) as ex:
-        for fut in cf.as_completed([ex.submit(one, p) for p in progs]):
+        for fut in cf.as_completed([ex.submit(tracked, p) for p in progs]):
             res = fut.result()
+            in_flight.pop(res["name"], None)
             doc["results"].append(res)
             # Written after every program: a run cut short still leaves what it measured.
             (out / "wave64_results.json").write_text(json.dumps(doc, indent=1))
