@@ -29,6 +29,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import time
 from pathlib import Path
 
@@ -133,12 +134,15 @@ def run(args) -> int:
         return 0 if ok == len(compiled) else 1
     results = {"torch": info[0], "arch": args.arch, "compile_s": round(t_compile, 1), "prepared": prep,
                "tus": compiled, "packages": {}}
+    # The calls' saved outputs (one .pt per build) go back as one archive: a device call returns at most 8 files.
+    outputs = build / "outputs"
+    outputs.mkdir(parents=True, exist_ok=True)
     for name in names:
         pkg = cfg[name]
         entry = results["packages"][name] = {"dir": pkg["dir"]}
         for variant in ("orig", "port"):
             entry[variant] = ted.link_and_call(name, pkg, variant, jobs, compiled, info, build, CALLS / f"{name}.py",
-                                               out, args.call_timeout)
+                                               outputs, args.call_timeout)
         o, p = entry["orig"].pop("outputs", None), entry["port"].pop("outputs", None)
         if o is not None and p is not None:
             cmp = ted.compare_builds(o, p)
@@ -150,6 +154,13 @@ def run(args) -> int:
             entry["summary"] = counts
     results["total_s"] = round(time.monotonic() - t0, 1)
     (out / "torch_ext_results.json").write_text(json.dumps(results, indent=1, default=str))
+    saved = sorted(outputs.glob("*.pt"))
+    if saved and sum(f.stat().st_size for f in saved) < 15 * 2**20:
+        with tarfile.open(out / "torch_ext_outputs.tar", "w") as tar:
+            for f in saved:
+                tar.add(f, arcname=f.name)
+    elif saved:
+        print(f"the calls' outputs ({len(saved)} files) are over 15 MiB: left in {outputs}")
     print(f"\ncompile {t_compile:.0f} s, total {results['total_s']:.0f} s")
     print(f"{'package':24} {'orig':>6} {'port':>6}  calls")
     for name, e in results["packages"].items():
