@@ -2,7 +2,8 @@
 """Compile every TU of the PyTorch extensions of benchmarks/torch_ext/packages.json for gfx942.
 
     nice -n 10 python3 benchmarks/torch_ext_gfx942.py --root /work/repos/pypi-port --out gfx942.json \\
-        [--packages torch_scatter,causal_conv1d] [--phase device|host|all] [--timeout 1800] [--from-setup]
+        [--packages torch_scatter,causal_conv1d] [--phase device|host|all] [--timeout 1800] [--from-setup] \\
+        [--config benchmarks/torch_ext/unseen_packages.json] [--sources csrc/a.cu,csrc/b.cu]
 
 ``--root`` holds the packages' trees (the sdists unpacked, or vado's ports of them: ``vado port
 SDIST_DIR -o ROOT/SDIST_DIR --torch-extension auto``). Each extension is hipified and compiled as
@@ -39,14 +40,18 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--root", type=Path, required=True)
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--config", type=Path, default=HERE / "torch_ext" / "packages.json",
+                    help="packages file (default: benchmarks/torch_ext/packages.json)")
     ap.add_argument("--packages", default="", help="comma-separated names (default: all)")
+    ap.add_argument("--sources", default="", help="comma-separated sources to compile (default: all)")
     ap.add_argument("--phase", choices=("device", "host", "all"), default="all")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds one TU may take")
     ap.add_argument("--torch-version", default="2.13.0")
     ap.add_argument("--hipcc", default=HIPCC)
     ap.add_argument("--from-setup", action="store_true", help="derive the descriptions from the setup.py files")
     args = ap.parse_args(argv)
-    cfg = json.loads((HERE / "torch_ext" / "packages.json").read_text())["packages"]
+    cfg = json.loads(args.config.read_text())["packages"]
+    only = {s for s in args.sources.split(",") if s}
     if args.from_setup and (args.root / "setup.py").is_file():  # one project
         cfg = {args.root.name: {"dir": "."}}
     names = [n for n in args.packages.split(",") if n] or list(cfg)
@@ -69,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
         pkg = cfg[name]
         for ext in pkg["extensions"]:
             srcs = [s for s in ext["sources"]
-                    if args.phase == "all" or (s.endswith(".cu") == (args.phase == "device"))]
+                    if (args.phase == "all" or (s.endswith(".cu") == (args.phase == "device")))
+                    and (not only or s in only)]
             if not srcs:
                 continue
             start = time.monotonic()

@@ -445,9 +445,29 @@ def extra_tables(compat_path: Path) -> list[Table]:
     t.rows += [row("thrust", h, "header", h, "rocThrust keeps Thrust's header paths", "rocThrust") for h in _THRUST_HEADERS]
     t.rows.append(row("thrust", "thrust::", "namespace", "thrust::", "rocThrust keeps the thrust:: namespace and names", "rocThrust"))
     out.append(t)
+    t = Table("CUDA internal headers", "runtime", CUDA_INTERNAL_SOURCE)
+    t.rows += [row("runtime", h, "header", hip, note, "CUDA internal headers") for h, hip, note in CUDA_INTERNAL_HEADERS]
+    out.append(t)
     for table in out:
         table.kind_from["curated"] += len(table.rows)
     return out
+
+
+#: CUDA-internal headers a project may include directly (warp-rnnt 0.7.0: <device_atomic_functions.h>), which
+#: HIPIFY's include map does not list: hip/hip_runtime.h declares what they declare, so the #include goes.
+_INTERNAL_NOTE = ("not needed under HIP: a CUDA-internal header (cuda_runtime.h includes it) whose functions "
+                  "hip/hip_runtime.h declares (vado)")
+CUDA_INTERNAL_HEADERS = tuple(
+    (h, "", _INTERNAL_NOTE) for h in (
+        "device_atomic_functions.h", "device_double_functions.h", "sm_20_atomic_functions.h", "sm_32_atomic_functions.h",
+        "sm_35_atomic_functions.h", "sm_60_atomic_functions.h", "sm_20_intrinsics.h", "sm_30_intrinsics.h",
+        "sm_32_intrinsics.h", "sm_35_intrinsics.h", "sm_61_intrinsics.h")
+) + (("math_functions.h", "hip/math_functions.h",
+      "vado: CUDA's math_functions.h (a CUDA-internal header since 10.0); HIP ships hip/math_functions.h"),)
+CUDA_INTERNAL_SOURCE = Source(
+    "https://github.com/ROCm/clr/blob/rocm-7.2.0/hipamd/include/hip/amd_detail/amd_hip_runtime.h", "",
+    "hip/hip_runtime.h declares the atomics, intrinsics and double functions of CUDA's sm_*_atomic_functions.h/"
+    "sm_*_intrinsics.h/device_*_functions.h; ROCm 7.2.4 ships hip/math_functions.h (measured, /usr/include/hip)")
 
 
 # --------------------------------------------------------------------------- output

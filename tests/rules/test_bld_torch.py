@@ -173,3 +173,50 @@ def test_cuda_home_gate_builds_the_extension_on_rocm_too():
     bare = text.replace("import torch\n", "").replace("torch.cuda.is_available() and ", "")
     got = [f for f in findings("setup.py", bare, ("BLD005",)) if f.data.get("gate")]
     assert got and all(f.fix is None for f in got)
+
+
+def test_gate_of_an_if_that_picks_the_extension_class():
+    # chamferdist 1.0.3: the `if` assigns `extension = CUDAExtension` and goes on; the gate was missed when
+    # the body's statements were read run together ("CUDAExtensionsources").
+    text = ("import torch\nfrom torch.utils.cpp_extension import CUDA_HOME, CppExtension, CUDAExtension\n"
+            "def exts():\n    extension = CppExtension\n    sources = ['a.cpp']\n"
+            "    if (torch.cuda.is_available() and CUDA_HOME is not None) or force_cuda:\n"
+            "        extension = CUDAExtension\n        sources += ['a.cu']\n"
+            "    return [extension('a', sources)]\n")
+    got = [f for f in findings("setup.py", text, ("BLD005",)) if f.data.get("gate")]
+    assert [(text.count("\n", 0, f.span.start) + 1, f.data["gate"]) for f in got] == [(6, "CUDA_HOME")]
+    fixed = fix_all("setup.py", text)
+    assert "    if (torch.cuda.is_available() and (CUDA_HOME is not None or torch.version.hip)) or force_cuda:\n" in fixed
+    # `extension = CUDAExtensionFactory` is another name: no gate.
+    other = text.replace("extension = CUDAExtension\n", "extension = CUDAExtensionFactory\n")
+    assert [f for f in findings("setup.py", other, ("BLD005",)) if f.data.get("gate")] == []
+
+
+def test_nvcc_probe_deciding_the_extension_is_a_gate():
+    # torchsort 0.1.10: cuda_toolkit_available() runs `nvcc`; a ROCm build of PyTorch has none, so the
+    # CUDA extension was silently left out.
+    probe = ("import torch\nfrom subprocess import DEVNULL, call\nfrom torch.utils import cpp_extension\n"
+             "def cuda_toolkit_available():\n    try:\n        call(['nvcc'], stdout=DEVNULL)\n        return True\n"
+             "    except FileNotFoundError:\n        return False\n"
+             "def ext_modules():\n    exts = []\n    if cuda_toolkit_available():\n"
+             "        exts.append(cpp_extension.CUDAExtension('t.c', sources=['t.cu']))\n    return exts\n")
+    got = [f for f in findings("setup.py", probe, ("BLD005",)) if f.data.get("gate")]
+    assert [(probe.count("\n", 0, f.span.start) + 1, f.data["gate"]) for f in got] == [(12, "nvcc")]
+    assert "looks for nvcc" in got[0].message
+    fixed = fix_all("setup.py", probe)
+    assert "    if (cuda_toolkit_available() or torch.version.hip):\n" in fixed
+    assert [f for f in findings("setup.py", fixed, ("BLD005",)) if f.data.get("gate")] == []
+    which = probe.replace("if cuda_toolkit_available():", "if shutil.which('nvcc') is not None:")
+    assert [f.data["gate"] for f in findings("setup.py", which, ("BLD005",)) if f.data.get("gate")] == ["nvcc"]
+    # Not gates: a probe whose `if` makes no CUDAExtension; a test that asks for a ROCm build already; a
+    # function that only names the "nvcc" flags of extra_compile_args.
+    report = probe.replace("        exts.append(cpp_extension.CUDAExtension('t.c', sources=['t.cu']))\n",
+                           "        print('nvcc found')\n")
+    assert [f for f in findings("setup.py", report, ("BLD005",)) if f.data.get("gate")] == []
+    hip = probe.replace("if cuda_toolkit_available():", "if cuda_toolkit_available() or torch.version.hip:")
+    assert [f for f in findings("setup.py", hip, ("BLD005",)) if f.data.get("gate")] == []
+    args = ("import torch\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+            "def args():\n    return {'cxx': ['-O3'], 'nvcc': ['-O3']}\n"
+            "def want(a):\n    a['nvcc'] += ['-lineinfo']\n    return True\n"
+            "if want(args()):\n    e = CUDAExtension('a', ['a.cu'], extra_compile_args=args())\n")
+    assert [f for f in findings("setup.py", args, ("BLD005",)) if f.data.get("gate")] == []

@@ -216,7 +216,7 @@ def port_bytes(path: str, kind: FileKind, data: bytes, target: Target, options: 
                               tokens=context_of(t).tokens if kind.is_c_family else None)
         if torch:
             # PyTorch's build-time hipify does these: the CUDA spelling stays.
-            fixes = [g for g in map(torch_ext.without_hipify, fixes) if g is not None]
+            fixes = [g for g in (torch_ext.without_hipify(f, t) for f in fixes) if g is not None]
         around = regions.get(t)
         return fixes if not around else [f for f in fixes if not any(around.overlaps(e.start, e.end) for e in f.edits)]
 

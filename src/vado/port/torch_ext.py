@@ -71,21 +71,63 @@ def resolve_mode(mode: str, root: str | os.PathLike) -> str:
     return mode
 
 
-def without_hipify(fix):
+def without_hipify(fix, text: str = ""):
     """What of ``fix`` a torch extension's port writes: ``fix`` itself, or None where PyTorch's build-time hipify
     does it all (:data:`HIPIFY_TAGS`). A rename that also changes the call's arguments (tag ``arguments``:
     ``cudaFuncSetAttribute(kernel, …)`` needs ``reinterpret_cast<const void*>(kernel)`` for HIP's ``const void*``
     parameter; ``cudaMallocHost`` a flag) keeps those edits: hipify renames the call and leaves its arguments
-    (gsplat 1.5.3's rasterizers: "no matching function for call to 'hipFuncSetAttribute'")."""
+    (gsplat 1.5.3's rasterizers: "no matching function for call to 'hipFuncSetAttribute'").
+
+    With the ``text`` the fix was made for, a rename or include change that PyTorch's hipify does not make
+    (:func:`hipify_renames`: ``nv_bfloat162``, ``<device_launch_parameters.h>``; mamba-ssm 2.3.2 and
+    warp-rnnt 0.7.0 failed so) is kept whole: the port writes it in the ``USE_ROCM`` branch. CUB's names
+    are left to :mod:`vado.port.torch_cub`'s namespace alias."""
     from vado.model import Fix
     from vado.port.translate import ARGUMENTS
 
     if not HIPIFY_TAGS.intersection(fix.tags):
         return fix
+    if text and "include" not in fix.tags and "cub" not in fix.tags and not _hipify_does(fix, text):
+        return fix
     if ARGUMENTS in fix.tags and len(fix.edits) > 1:
         return Fix(fix.edits[1:], fix.applicability, fix.description + " (the arguments only: hipify renames)",
                    tuple(t for t in fix.tags if t not in HIPIFY_TAGS))
     return None
+
+
+_INCLUDED = re.compile(r"#\s*include\s*([<\"])([^>\"\n]+)[>\"]")
+
+
+def _hipify_does(fix, text: str) -> bool:
+    """Whether PyTorch's hipify makes ``fix``'s rename or include change itself (its first edit's old text)."""
+    names, includes = hipify_renames()
+    first = fix.edits[0]
+    old = text[first.start:first.end]
+    if "header" in fix.tags:
+        m = _INCLUDED.search(old)
+        header = m.group(2) if m else old.strip("<>\"")
+        if not header:
+            return True  # an inserted #include <hip/hip_runtime.h>: hipify and hipcc see to it
+        return (header in includes or f"<{header}>" in includes or f"include <{header}" in includes
+                or f'include "{header}' in includes
+                or any(header.startswith(k + "/") for k in includes if "/" in k and not k.endswith((".h", ".cuh"))))
+    return old in names
+
+
+def hipify_renames() -> tuple[frozenset[str], frozenset[str]]:
+    """(identifiers, include keys) that PyTorch's build-time hipify renames: the keys of torch 2.13.0's
+    ``cuda_to_hip_mappings`` (``port/data/torch_hipify.json``, written by ``tools/torch_hipify_names.py``)."""
+    global _HIPIFY
+    if _HIPIFY is None:
+        import json
+        from importlib.resources import files
+
+        data = json.loads((files("vado.port") / "data" / "torch_hipify.json").read_text(encoding="utf-8"))
+        _HIPIFY = (frozenset(data["names"]), frozenset(data["includes"]))
+    return _HIPIFY
+
+
+_HIPIFY: tuple[frozenset[str], frozenset[str]] | None = None
 
 
 @dataclass(frozen=True)

@@ -706,7 +706,8 @@ class CudaHeaderInclude(Rule):
                     continue
                 av = availability(ctx, entry, t)
                 status = _status(av)
-                if status in (RENAMED, AVAILABLE, DEPRECATED) and hip:
+                if status in (RENAMED, AVAILABLE, DEPRECATED):
+                    # An empty HIP header (device_launch_parameters.h): the port drops the #include.
                     verdicts[t.name] = Verdict.AUTOMATIC
                 else:
                     verdicts[t.name] = Verdict.MANUAL
@@ -717,11 +718,13 @@ class CudaHeaderInclude(Rule):
             library = library_label(entry)
             if hip and not notes:
                 message = f"<{inc.path}> ({library}) becomes <{hip}> on HIP"
+            elif not notes:
+                message = f"<{inc.path}> ({library}) is not needed on HIP: the port drops the #include"
             elif hip:
                 message = f"<{inc.path}> ({library}) maps to <{hip}>, " + "; ".join(notes)
             else:
                 message = f"<{inc.path}> ({library}) has no HIP header; " + "; ".join(notes)
-            clean = bool(hip) and not notes
+            clean = not notes
             yield self.finding(
                 ctx,
                 inc.start,

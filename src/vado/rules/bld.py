@@ -1040,30 +1040,38 @@ class TorchCudaExtension(Rule):
         is None and the extension is silently left out. torch_scatter's idiom tests
         ``CUDA_HOME is not None or torch.version.hip``."""
         test = _hip_test(ctx.text)
-        for start, end in _cuda_home_gates(ctx.text):
+        for start, end, gate in _cuda_home_gates(ctx.text):
             fix = None
+            expr = ctx.text[start:end]
             if test is not None:
-                new = f"(CUDA_HOME is not None or {test})"
+                new = f"({expr} or {test})"
                 fix = Fix((ctx.edit(start, end, new),), Applicability.UNSAFE,
                           f"build the extension on ROCm builds of PyTorch too ({test})", ("build",))
+            why = ("a ROCm build of PyTorch has no nvcc (CUDA_HOME is None)" if gate == "CUDA_HOME" else
+                   "it looks for nvcc, which a ROCm build of PyTorch does not have")
             yield self.finding(
                 ctx, start, end,
-                "CUDA_HOME is not None decides whether the CUDA extension is built; a ROCm build of PyTorch "
-                "has no nvcc (CUDA_HOME is None), so the extension is left out there: test "
-                f"`CUDA_HOME is not None or {test or 'torch.version.hip'}`",
+                f"{expr} decides whether the CUDA extension is built; {why}, so the extension is left out "
+                f"there: test `{expr} or {test or 'torch.version.hip'}`",
                 per_family(ctx, rocm=_AUTO if fix else _MANUAL, oneapi=_MANUAL, scale=_AS_IS, zluda=_AS_IS),
                 effort=Effort(lines=1, constructs=1, hours=0.0 if fix else 0.1),
                 fix=fix,
                 severity=Severity.MEDIUM,
-                data={"gate": "CUDA_HOME"},
+                data={"gate": gate},
             )
 
 
-def _cuda_home_gates(text: str) -> list[tuple[int, int]]:
-    """Spans of ``CUDA_HOME is not None`` comparisons that gate the CUDA extension: in the value of an
-    assignment, or the test of an ``if`` whose body makes a ``CUDAExtension``, where the same
-    expression does not test a ROCm build already (``torch.version.hip``, ``IS_HIP_EXTENSION``,
-    ``ROCM_HOME``)."""
+def _cuda_home_gates(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, gate)`` of the tests that decide whether the CUDA extension is built by looking for
+    nvcc, where the same expression does not test a ROCm build already (``torch.version.hip``,
+    ``IS_HIP_EXTENSION``, ``ROCM_HOME``):
+
+    - gate ``CUDA_HOME``: a ``CUDA_HOME is not None`` comparison in the value of an assignment, or in the
+      test of an ``if`` whose body makes a ``CUDAExtension`` (also ``extension = CUDAExtension``);
+    - gate ``nvcc``: in such an ``if`` test, a call of ``shutil.which("nvcc")`` or of a function of the file
+      whose body names ``"nvcc"`` in a string (torchsort 0.1.10's ``cuda_toolkit_available()`` runs
+      ``call(["nvcc"])`` and builds the CUDA extension only where that works).
+    """
     try:
         tree = ast.parse(text.encode("latin-1"))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -1076,9 +1084,18 @@ def _cuda_home_gates(text: str) -> list[tuple[int, int]]:
     def src(node: ast.AST) -> str:
         return text[off(node.lineno, node.col_offset):off(node.end_lineno, node.end_col_offset)]
 
-    gates: list[tuple[int, int]] = []
+    def names_nvcc(node: ast.AST) -> bool:
+        # "nvcc" as a dict key or subscript (extra_compile_args["nvcc"]) names the compiler's flags, not a probe.
+        keys = {id(k) for n in ast.walk(node) if isinstance(n, ast.Dict) for k in n.keys if k is not None}
+        keys |= {id(n.slice) for n in ast.walk(node) if isinstance(n, ast.Subscript)}
+        return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in keys
+                   and _NVCC_WORD.search(n.value) for n in ast.walk(node))
 
-    def collect(expr: ast.AST) -> None:
+    probes = {n.name for n in ast.walk(tree)
+              if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and names_nvcc(n)}
+    gates: list[tuple[int, int, str]] = []
+
+    def collect(expr: ast.AST, in_if: bool) -> None:
         if _HIP_TEST.search(src(expr)) or "ROCM_HOME" in src(expr):
             return
         for node in ast.walk(expr):
@@ -1086,14 +1103,29 @@ def _cuda_home_gates(text: str) -> list[tuple[int, int]]:
                     and len(node.ops) == 1 and isinstance(node.ops[0], ast.IsNot)
                     and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None
                     and node.lineno == node.end_lineno):
-                gates.append((off(node.lineno, node.col_offset), off(node.end_lineno, node.end_col_offset)))
+                gates.append((off(node.lineno, node.col_offset), off(node.end_lineno, node.end_col_offset), "CUDA_HOME"))
+            elif (in_if and isinstance(node, ast.Call) and node.lineno == node.end_lineno
+                  and ((isinstance(node.func, ast.Name) and node.func.id in probes)
+                       or (_call_tail(node.func) == "which" and names_nvcc(node)))):
+                gates.append((off(node.lineno, node.col_offset), off(node.end_lineno, node.end_col_offset), "nvcc"))
 
     for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-            collect(node.value)
-        elif isinstance(node, ast.If) and re.search(r"\bCUDAExtension\b", "".join(src(b) for b in node.body)):
-            collect(node.test)
+            collect(node.value, False)
+        elif isinstance(node, ast.If) and re.search(r"\bCUDAExtension\b", "\n".join(src(b) for b in node.body)):
+            collect(node.test, True)
     return sorted(set(gates))
+
+
+def _call_tail(func: ast.AST) -> str:
+    """The last name of a call's callee (``shutil.which`` → ``which``), or ""."""
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else ""
+
+
+#: ``nvcc`` as a word of a string (``"nvcc"``, ``"bin/nvcc"``, ``"nvcc -V"``), not ``NVCC_FLAGS``.
+_NVCC_WORD = re.compile(r"(?<![\w-])nvcc(?![\w-])")
 
 
 #: What a flag of a torch extension's nvcc list becomes for hipcc ("" drops it; absent: no fix).
