@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from _fixroundtrip import findings, fix_all
 
-HEAD = "import torch\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+HEAD = "import torch\nfrom torch.utils.cpp_extension import CUDAExtension, CppExtension\n"
 BODY = ("NVCC = [\n    '-O3',\n    '--expt-relaxed-constexpr',\n"
         "    '-gencode=arch=compute_90,code=sm_90', '--use_fast_math'\n]\n"
         "e = CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': NVCC + ['-lineinfo']})\n")
@@ -220,3 +220,19 @@ def test_nvcc_probe_deciding_the_extension_is_a_gate():
             "def want(a):\n    a['nvcc'] += ['-lineinfo']\n    return True\n"
             "if want(args()):\n    e = CUDAExtension('a', ['a.cu'], extra_compile_args=args())\n")
     assert [f for f in findings("setup.py", args, ("BLD005",)) if f.data.get("gate")] == []
+
+
+def test_extra_compile_args_as_a_list_reaches_hipcc():
+    # pytorch-fast-transformers 0.4.0: extra_compile_args=["-arch=compute_50"] is every compiler's list, so
+    # cpp_extension gives it to hipcc on ROCm, which rejects -arch= ("unknown argument", ROCm 7.2.4 hipcc).
+    text = (HEAD + "e = CUDAExtension('h', sources=['h.cu'], extra_compile_args=['-arch=compute_50'])\n"
+            "c = CppExtension('c', sources=['c.cpp'], extra_compile_args=['-arch=compute_50'])\n")
+    got = [f for f in findings("setup.py", text, ("BLD005",)) if f.data.get("flag")]
+    assert [(text.count("\n", 0, f.span.start) + 1, f.data["flag"], f.data["breaks_hipcc"]) for f in got] == [
+        (3, "arch", True)]  # not the CppExtension's: it compiles no CUDA
+    fixed = fix_all("setup.py", text)
+    assert "extra_compile_args=[*([] if torch.version.hip else ['-arch=compute_50'])])\n" in fixed
+    assert [f for f in findings("setup.py", fixed, ("BLD005",)) if f.data.get("flag")] == []
+    # A list without nvcc flags: nothing.
+    plain = HEAD + "e = CUDAExtension('h', sources=['h.cu'], extra_compile_args=['-O3'])\n"
+    assert [f for f in findings("setup.py", plain, ("BLD005",)) if f.data.get("flag")] == []

@@ -984,8 +984,9 @@ class TorchCudaExtension(Rule):
     #: Flags hipcc rejects (errors) vs. accepts with a warning or ignores. Measured with ROCm 7.2.4's
     #: hipcc for gfx942: --use_fast_math, --expt-*, -gencode=, -Xptxas=/--ptxas-options=, --threads and
     #: -diag-suppress N are errors; -lineinfo is a warning (an unused linker input).
-    BREAKS = {"fast-math", "expt", "gencode", "threads", "rdc", "xptxas", "diag"}
-    IGNORED = {"arch", "lineinfo", "xcompiler", "xnvlink", "maxrregcount", "ccbin", "cudart",
+    #: -arch=sm_80/-arch=compute_50/-arch=native, -code=, --gpu-architecture= too ("unknown argument").
+    BREAKS = {"fast-math", "expt", "gencode", "threads", "rdc", "xptxas", "diag", "arch"}
+    IGNORED = {"lineinfo", "xcompiler", "xnvlink", "maxrregcount", "ccbin", "cudart",
                "default-stream", "deprecated-targets"}
 
     def check(self, ctx: FileContext) -> Iterator[Finding]:

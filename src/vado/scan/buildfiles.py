@@ -967,6 +967,10 @@ def parse_setup_py_build(text: str, path: str = "setup.py") -> BuildFacts:
                                     facts += _py_flag_facts(text, v, names, starts, short)
                         elif isinstance(value, _NvccItem):  # extra_compile_args["nvcc"] = flags
                             facts += _py_flag_facts(text, value.node, names, starts, short)
+                        elif isinstance(value, (ast.List, ast.BinOp)) and short != "CppExtension":
+                            # A list is every compiler's: cpp_extension gives it to nvcc (hipcc on ROCm)
+                            # too (pytorch-fast-transformers 0.4.0: extra_compile_args=["-arch=compute_50"]).
+                            facts += _py_flag_facts(text, value, names, starts, short)
                 elif kw.arg in ("extra_cuda_cflags",):
                     facts += _py_flag_facts(text, kw.value, names, starts, short)
                 elif kw.arg == "extra_ldflags" or kw.arg == "libraries":
