@@ -321,9 +321,32 @@ def test_what_pytorchs_hipify_does_not_rename_the_port_writes_itself(tmp_path: P
     assert "#include <cuda_runtime.h>\n#include <cuda_bf16.h>\n" in text and "hip/hip_runtime.h" not in text
     assert "cudaStream_t stream" in text and "hipStream_t" not in text
     assert _cuda_side(text) == (HIPIFY_GAPS / "csrc" / "pairs.cu").read_text()
+    # inplace-abn 1.1.0's pattern: the width under __HIP_PLATFORM_HCC__ is not the AMD build's (ROCm 6+ never
+    # defines it), so the shuffles are ported; the CUDA_VERSION line and the call under it, changed on adjacent
+    # lines, each get their own form (before: one range, left as a PORT-TORCH finding).
+    utils = (out / "csrc" / "warp_utils.cuh").read_text()
+    assert ("#if (defined(USE_ROCM) && (1)) || (!defined(USE_ROCM) && (CUDA_VERSION >= 9000))\n#if defined(USE_ROCM)\n"
+            "    return vado_shfl_xor_sync32(mask, value, laneMask, width);\n#else\n"
+            "    return __shfl_xor_sync(mask, value, laneMask, width);\n#endif\n#else\n") in utils
+    assert _cuda_side(utils).replace("#if (defined(USE_ROCM) && (1)) || (!defined(USE_ROCM) && (CUDA_VERSION >= 9000))",
+                                     "#if CUDA_VERSION >= 9000") == (HIPIFY_GAPS / "csrc" / "warp_utils.cuh").read_text()
     again = tmp_path / "again"
     port_tree(out, again, ROCM)
     assert (again / "csrc" / "pairs.cu").read_text() == text
+    assert (again / "csrc" / "warp_utils.cuh").read_text() == utils
+
+
+def test_a_changed_condition_and_the_changed_line_under_it_are_two_branches():
+    old = "{\n#if V >= 9\n  a(m);\n  same;\n  b(m);\n#else\n  c;\n#endif\n}\n"
+    new = "{\n#if 1\n  A(m);\n  same;\n  B(m);\n#else\n  c;\n#endif\n}\n"
+    text, left = guard_lines(old, new)
+    assert left == [] and text == (
+        "{\n#if (defined(USE_ROCM) && (1)) || (!defined(USE_ROCM) && (V >= 9))\n"
+        "#if defined(USE_ROCM)\n  A(m);\n#else\n  a(m);\n#endif\n  same;\n"
+        "#if defined(USE_ROCM)\n  B(m);\n#else\n  b(m);\n#endif\n#else\n  c;\n#endif\n}\n")
+    # Another directive in the range (an inserted #endif), or a line count that differs: one range as before.
+    _, left = guard_lines("#if V\n  a;\n", "#if 1\n  a;\n#endif\n")
+    assert left
 
 
 def test_hipify_gaps_port_compiles_with_nvcc(tmp_path: Path):

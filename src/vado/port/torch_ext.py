@@ -238,6 +238,45 @@ def _hunks(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
     return [tuple(h) for h in merged]  # type: ignore[misc]
 
 
+_CONDITIONS = ("if", "elif", "ifdef", "ifndef")
+
+
+def _split_conditions(old: list[str], new: list[str], hunks: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """``hunks`` with each line-for-line change that holds an ``#if``/``#elif`` line changed on both sides and
+    other lines split there: the condition line gets its two builds' halves, the lines around it their own
+    ``USE_ROCM`` branch. inplace-abn 1.1.0: ``#if CUDA_VERSION >= 9000`` (ARCH008) and the shuffle under it
+    (WARP009) were one range that no branch could hold. Ranges with other directives, or inside a multi-line
+    macro, stay whole."""
+    out: list[tuple[int, int, int, int]] = []
+    for i1, i2, j1, j2 in hunks:
+        before, after = old[i1:i2], new[j1:j2]
+        kinds = [(_is_directive(b), _is_directive(a)) for b, a in zip(before, after)]
+        conditions = [k for k, (b, a) in enumerate(kinds) if b in _CONDITIONS and a in _CONDITIONS]
+        if (i2 - i1 != j2 - j1 or i2 - i1 < 2 or not conditions or any(map(_continued, before + after))
+                or any((b or a) and k not in conditions for k, (b, a) in enumerate(kinds))):
+            out.append((i1, i2, j1, j2))
+            continue
+        run = 0
+        for k in range(i2 - i1 + 1):
+            if k == i2 - i1 or k in conditions:
+                if run < k:
+                    out.extend(_changed_part(old, new, i1 + run, i1 + k, j1 + run))
+                if k < i2 - i1:
+                    out.append((i1 + k, i1 + k + 1, j1 + k, j1 + k + 1))
+                run = k + 1
+    return out
+
+
+def _changed_part(old: list[str], new: list[str], i1: int, i2: int, j1: int) -> list[tuple[int, int, int, int]]:
+    """The line-for-line range ``old[i1:i2]`` / ``new[j1:…]`` without its unchanged lines at either end (none
+    when all are equal)."""
+    while i1 < i2 and old[i1] == new[j1]:
+        i1, j1 = i1 + 1, j1 + 1
+    while i2 > i1 and old[i2 - 1] == new[j1 + (i2 - 1 - i1)]:
+        i2 -= 1
+    return [(i1, i2, j1, j1 + (i2 - i1))] if i1 < i2 else []
+
+
 #: ``#if !defined(M)`` / ``#ifndef M`` for a HIP platform macro ``M``: true in every CUDA build.
 _NOT_HIP = re.compile(r"^\s*#\s*(?:ifndef\s+(?P<a>\w+)|if\s+!\s*defined\s*\(?\s*(?P<b>\w+)\s*\)?)\s*(?://.*)?$")
 _HIP_PLATFORM = frozenset({"__HIP_PLATFORM_AMD__", "__HIP_PLATFORM_HCC__", "__HIPCC__", "__HIP__", "USE_ROCM",
@@ -299,7 +338,7 @@ def guard_lines(original: str, ported: str) -> tuple[str, list[Unguarded]]:
     left: list[Unguarded] = []
     old_open, new_open = _open_lines(original, old), _open_lines(ported, new)
     at = 0  # the next original line not yet written
-    hunks = _hunks(old, new)
+    hunks = _split_conditions(old, new, _hunks(old, new))
     neutral = _cuda_neutral_pairs(old, new, hunks)
     for k, (i1, i2, j1, j2) in enumerate(hunks):
         out.extend(old[at:i1])

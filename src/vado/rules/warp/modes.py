@@ -94,6 +94,10 @@ def emulated(ctx: FileContext, cuda_name: str | None = None) -> bool:
 
 #: Identifiers of a preprocessor condition that select the HIP (AMD) build.
 _HIP_CONDITION = re.compile(r"(?:^|_)(?:HIP|HIPCC|ROCM|AMD|AMDGCN|GFX\d*)(?:_|$)", re.I)
+#: HIP-named macros no ROCm 6+ build defines (preprocessor.yaml's ``amd`` configuration; ROCm 7.2.4's hipcc
+#: with hip_runtime.h defines __HIP_PLATFORM_AMD__ only): a width set under them is not the AMD build's
+#: (inplace-abn 1.1.0: WARP_SIZE 64 under __HIP_PLATFORM_HCC__, so ROCm 7 compiles its 32).
+_NOT_AMD = frozenset({"__HIP_PLATFORM_HCC__", "__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__"})
 #: Spellings of a 64-lane width: AMD's wavefront size macro, HIP's warpSize.
 _WIDE_WORDS = frozenset({"warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"})
 _WARP_NAME = re.compile(r"warp|wave", re.I)
@@ -123,7 +127,7 @@ def _hip_regions(view: cs.DeviceView) -> list[tuple[int, int, str]]:
     for a, b in cs.directive_ranges(toks, view.directive_marks):
         d = toks[a][3].replace(" ", "").replace("\t", "")
         cond = [t for t in toks[a + 1:b] if t[0] is Kind.IDENT]
-        hip = next((t[3] for t in cond if _HIP_CONDITION.search(t[3])), "")
+        hip = next((t[3] for t in cond if _HIP_CONDITION.search(t[3]) and t[3] not in _NOT_AMD), "")
         if d in ("#if", "#ifdef", "#ifndef"):
             stack.append([toks[a][1], cs.text_of(view.text, toks, a + 1, b) if hip else ""])
         elif d.startswith("#elif") and stack and hip and not stack[-1][1]:
