@@ -375,3 +375,21 @@ def test_hipify_gaps_port_compiles_for_gfx942_as_cpp_extension_builds_it(tmp_pat
     port_tree(HIPIFY_GAPS, out, ROCM)
     after = compile_extension(out, ["csrc/pairs.cu"], headers, hipcc, arch="gfx942", name="_C")
     assert after[0].ok, after[0].first_error()
+
+
+def test_hipify_names_tool_reads_the_mapping_tables_without_running_them():
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "tools" / "torch_hipify_names.py"
+    spec = importlib.util.spec_from_file_location("torch_hipify_names", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    source = ("import collections\nraise SystemExit('never run')\n"
+              "CUDA_INCLUDE_MAP = collections.OrderedDict([('cuda_runtime.h', ('hip/hip_runtime.h', 1))])\n"
+              "CUDA_IDENTIFIER_MAP = collections.OrderedDict([('cudaStream_t', ('hipStream_t', 1, 2)), "
+              "('__nv_bfloat162', ('__hip_bfloat162', 1))])\n"
+              "OTHER = collections.OrderedDict([('notListed', ('x',))])\n"
+              "CUDA_TO_HIP_MAPPINGS = [CUDA_IDENTIFIER_MAP, CUDA_INCLUDE_MAP]\n")
+    assert mod.mapping_keys(source) == (["__nv_bfloat162", "cudaStream_t"], ["cuda_runtime.h"])
+    with pytest.raises(SystemExit):
+        mod.mapping_keys(source.replace("CUDA_TO_HIP_MAPPINGS = [CUDA_IDENTIFIER_MAP", "CUDA_TO_HIP_MAPPINGS = [MISSING"))
