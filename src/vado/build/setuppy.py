@@ -1,6 +1,7 @@
 """Reading a torch extension's ``setup.py`` without running it.
 
-The file is parsed (``ast``), never executed. Every call of ``CUDAExtension``, ``CppExtension`` or
+The file is parsed (``ast``), never executed. The extensions it makes on CUDA come from
+:func:`vado.build.torch_setup.derive` (a bounded evaluator of the file's own logic); where that derives none, every call of ``CUDAExtension``, ``CppExtension`` or
 ``Extension`` whose arguments are literals (strings, lists, tuples, dicts; names assigned a literal
 once at module level; ``os.path.join``/``glob`` are not evaluated) gives units: its ``sources``
 (the second positional argument or ``sources=``), ``include_dirs``, ``define_macros`` and
@@ -56,8 +57,57 @@ def _torch_includes() -> list[str]:
 
 
 def read_setup_py(path: str | os.PathLike) -> BuildConfig | None:
-    """The units of the extensions a ``setup.py`` declares, or None when it declares none."""
+    """The units of the extensions a ``setup.py`` declares, or None when it declares none.
+
+    The extensions setup.py makes on CUDA are derived first (:func:`vado.build.torch_setup.derive`: globs,
+    ``os.path.join``, helper functions, ``CUDA_HOME`` gates followed without running it); where that derives none,
+    the calls whose arguments are literals are read as they stand."""
     path = Path(path)
+    derived = _derived_units(path)
+    if derived is not None:
+        return derived
+    return _literal_units(path)
+
+
+def _derived_units(path: Path) -> BuildConfig | None:
+    """The units of the extensions :func:`vado.build.torch_setup.derive` finds setup.py making on CUDA."""
+    from vado.build.torch_setup import derive
+
+    if path.name != "setup.py":
+        return None
+    root = str(path.parent.resolve())
+    d = derive(root)
+    exts = d.extensions.get("cuda", ())
+    if d.skipped or not exts:
+        return None
+    torch_inc = _torch_includes()
+    units: list[TranslationUnit] = []
+    notes = [f"{u.file}:{u.line}: {u.what}" for u in d.undecidable if "cuda" in u.platforms or not u.platforms]
+    for ext in exts:
+        for src in ext.sources:
+            cuda = src.endswith((".cu", ".hip"))
+            acc, _ = parse_flags([str(w) for w in (ext.nvcc if cuda else ext.cxx)], "nvcc" if cuda else "cxx", root)
+            for inc in ext.include_dirs:
+                acc.include(inc if os.path.isabs(inc) else os.path.join(root, inc), IncludeKind.DIR)
+            for inc in torch_inc:
+                acc.includes.append(IncludePath(inc, IncludeKind.SYSTEM))
+            for name, value in ext.define_macros:
+                acc.macros.append(("D", name if value is None else f"{name}={value}"))
+            acc.macros.append(("D", f"TORCH_EXTENSION_NAME={ext.short_name}"))
+            lang = language_of(src, "nvcc" if cuda else "cxx", None)
+            if lang is None:
+                continue
+            units.append(acc.unit(os.path.normpath(os.path.join(root, src)), lang, "nvcc" if cuda else "c++",
+                                  f"{path.name}:{ext.line} {ext.kind} (derived)", ext.name))
+    if not units:
+        return None
+    if not torch_inc:
+        notes.append("torch is not installed here: its headers (torch/extension.h) are not on the include path")
+    return BuildConfig(root, tuple(units), "setup.py", notes=tuple(notes), sources_read=(str(path),))
+
+
+def _literal_units(path: Path) -> BuildConfig | None:
+    """The units of the extension calls of ``path`` whose arguments are literals."""
     root = str(path.parent.resolve())
     try:
         tree = ast.parse(path.read_bytes())
