@@ -190,13 +190,21 @@ def _find_wide_warps(view: cs.DeviceView) -> WideWarps | None:
     return None
 
 
+def _define_value(body) -> tuple | None:
+    """The one token an object-like macro's body is, inside any number of parentheses
+    (``#define WARP_SIZE (warpSize)``, exllamav2's rms_norm.cu under ``USE_ROCM``); None otherwise."""
+    while len(body) >= 3 and body[0][3] == "(" and body[-1][3] == ")":
+        body = body[1:-1]
+    return body[0] if len(body) == 1 else None
+
+
 def _platform_width(view: cs.DeviceView, sixty_four: list[int], names: set[str] | None = None) -> WideWarps | None:
     """A warp or wave width (``names``: one of those) the file defines per platform: a ``#define`` or
     constant named like one, set to 64, ``warpSize`` or ``__AMDGCN_WAVEFRONT_SIZE`` inside an ``#if``
     group whose condition names the HIP/AMD build; or None."""
     toks = view.tokens
-    named = [m for m in view.defines if len(m.body) == 1 and _is_wide(m.body[0]) and _WARP_NAME.search(m.name)
-             and (names is None or m.name in names)]
+    named = [m for m in view.defines if _define_value(m.body) is not None and _is_wide(_define_value(m.body))
+             and _WARP_NAME.search(m.name) and (names is None or m.name in names)]
     consts = [k - 2 for k in sixty_four if k >= 2 and toks[k - 1][3] == "=" and toks[k - 2][0] is Kind.IDENT
               and _WARP_NAME.search(toks[k - 2][3]) and (names is None or toks[k - 2][3] in names)]
     if named or consts:
@@ -204,7 +212,8 @@ def _platform_width(view: cs.DeviceView, sixty_four: list[int], names: set[str] 
         for m in named:
             cond = next((c for a, b, c in regions if a <= m.start < b), None)
             if cond is not None:
-                return WideWarps(m.name_start, m.body[0][2], f"{m.name} is {m.body[0][3]} under `#if {cond}`", m.name)
+                return WideWarps(m.name_start, m.body[-1][2], f"{m.name} is {_define_value(m.body)[3]} under `#if {cond}`",
+                                 m.name)
         for k in consts:
             cond = next((c for a, b, c in regions if a <= toks[k][1] < b), None)
             if cond is not None:
