@@ -51,11 +51,26 @@ def _uses_cub_namespace(view: cs.DeviceView) -> bool:
     return False
 
 
-def _cub_qualified(toks, k: int) -> str | None:
-    """``"cub::"`` (as written before token ``k``) when ``k`` is qualified by the ``cub`` namespace,
-    ``""`` when it is unqualified, None when another namespace qualifies it (``hipcub::WarpReduce``)."""
+def _cub_aliases(view: cs.DeviceView) -> frozenset[str]:
+    """Names the file gives CUB's namespace (``namespace cg_cub = cub;``, ``= ::cub;``), besides ``cub``.
+
+    Only aliases of ``cub`` itself: ``namespace bnb_cub = hipcub;`` (bitsandbytes' HIP branch) names
+    hipCUB, whose width the project chose."""
+    toks, out = view.tokens, {"cub"}
+    for k in view.ident_indices(("namespace",)):
+        j = k + 3 + (k + 3 < len(toks) and toks[k + 3][3] == "::")
+        if (k + 1 < len(toks) and toks[k + 1][0] is Kind.IDENT and k + 2 < len(toks) and toks[k + 2][3] == "="
+                and j + 1 < len(toks) and toks[j][3] == "cub" and toks[j + 1][3] == ";"):
+            out.add(toks[k + 1][3])
+    return frozenset(out)
+
+
+def _cub_qualified(toks, k: int, names: frozenset[str]) -> str | None:
+    """``"cub::"`` (the namespace as written before token ``k``) when ``k`` is qualified by CUB's namespace
+    or an alias of it, ``""`` when it is unqualified, None when another namespace qualifies it
+    (``hipcub::WarpReduce``)."""
     if k >= 2 and toks[k - 1][3] == "::":
-        return "cub::" if toks[k - 2][3] == "cub" else None
+        return toks[k - 2][3] + "::" if toks[k - 2][3] in names else None
     return ""
 
 
@@ -128,8 +143,9 @@ class CubWarpPrimitiveWidth(Rule):
         manual = wave_verdicts(ctx, fixable=False, covered=False)
         automatic = _automatic(ctx, manual)
         unqualified_ok = None
+        names = _cub_aliases(view) if view.ident_indices(("namespace",)) else frozenset({"cub"})
         for k in hits:
-            qual = _cub_qualified(toks, k)
+            qual = _cub_qualified(toks, k, names)
             if qual is None:
                 continue
             if qual == "":
