@@ -49,6 +49,13 @@ def test_cub_namespace_only_where_it_qualifies():
     assert rename(src) == want
 
 
+def test_cub_namespace_alias_names_the_library():
+    """`namespace mycub = cub;` was left as is: the port did not compile (hipcc: 'expected namespace name')."""
+    src = "namespace mycub = cub; namespace g = ::cub; namespace h = x::cub; int cub2 = cub;"
+    want = "namespace mycub = hipcub; namespace g = ::hipcub; namespace h = x::cub; int cub2 = cub;"
+    assert rename(src) == want
+
+
 def test_thrust_cuda_policy_and_system_header():
     src = "#include <thrust/system/cuda/execution_policy.h>\nauto p = thrust::cuda::par.on(s); my::thrust::cuda::x q;\n"
     want = "#include <thrust/system/hip/execution_policy.h>\nauto p = thrust::hip::par.on(s); my::thrust::cuda::x q;\n"

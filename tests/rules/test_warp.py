@@ -257,13 +257,20 @@ def _warp009(src: str):
 def test_wavefront_aware_file_is_left_as_written():
     """Issue 26 class 2: a warp width chosen per platform (64 under HIP) means the warp code is written
     for 64-lane wavefronts; narrowing it to vado's 32-lane helpers would drop lanes 32-63."""
+    from vado.knowledge.targets import get_target
+
     body = ("template <int W> __device__ bool any_of(bool v) { return __any_sync(FULL, v); }\n"
             "__global__ void k(int* o) { o[threadIdx.x / warpSize] = any_of<WARP_SIZE>(o[0] > 0); }\n")
     for cond in ("#ifdef __HIP_PLATFORM_AMD__", "#if defined(USE_ROCM)", "#ifndef __HIPCC__", "#if GGML_USE_HIP"):
         one, other = ("32", "64") if cond.startswith("#ifndef") else ("64", "32")
         src = f"{cond}\n#define WARP_SIZE {one}\n#else\n#define WARP_SIZE {other}\n#endif\n" + body
-        (f,) = _warp009(src)
+        # A project's own switch (GGML_USE_HIP) counts where its ROCm build is known to define it.
+        options = {"amd_defines": ("GGML_USE_HIP",)} if "GGML" in cond else None
+        (f,) = check_text("k.cu", src, (get_target("rocm-7.2"),), rules=[warp.WarpFunctionOnWavefront], options=options)
         assert f.fix is None and f.verdicts["rocm-7.2"] is Verdict.MOVES_AS_IS and "WARP_SIZE is 64" in f.message, cond
+    # Without that knowledge a port built without the switch takes the 32-lane branch: manual, not "as is".
+    (f,) = _warp009("#if GGML_USE_HIP\n#define WARP_SIZE 64\n#else\n#define WARP_SIZE 32\n#endif\n" + body)
+    assert f.fix is None and f.verdicts["rocm-7.2"] is Verdict.MANUAL and f.data["switch"] == "GGML_USE_HIP"
     wide_call = "template <int W> __device__ float red(float v) { return __shfl_xor(v, 1, W); }\n" \
                 "__global__ void k(float* o) { o[0] = red<64>(o[1]); }\n"
     assert [f.data.get("wide") for f in _warp009(wide_call)] == ["red<64> runs a warp helper over 64 lanes"]

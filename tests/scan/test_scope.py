@@ -102,6 +102,20 @@ def test_mixed_and_directory_rules(tmp_path: Path):
     assert scope.hip is not None and not scope.hip.complete and scope.own_rocm_build() == ""
 
 
+def test_xpu_directory_is_the_sycl_backend(tmp_path: Path):
+    """microsoft/DeepSpeed csrc/xpu/includes/type_shim.h: dpct-migrated SYCL with a CUDA warp call left in a
+    template. Read as the project's mixed code, the port wrote __device__ warp32 helpers into it, which a
+    SYCL compiler does not know; in the xpu directory it is the SYCL backend's, left as it is."""
+    (tmp_path / "csrc" / "xpu" / "includes").mkdir(parents=True)
+    (tmp_path / "csrc" / "xpu" / "includes" / "type_shim.h").write_text(
+        "#include <sycl/sycl.hpp>\ntemplate <typename T> T r(T v) { return v + __shfl_down_sync(0xffffffff, v, 1); }\n")
+    (tmp_path / "csrc" / "xpu" / "k.cu").write_text("__global__ void k(float* o) { o[0] = 1.f; }\n")
+    scope = project_scope(tmp_path)
+    assert (scope.of("csrc/xpu/includes/type_shim.h").scope,
+            scope.of("csrc/xpu/includes/type_shim.h").backend) == (Scope.BACKEND, "SYCL")
+    assert scope.of("csrc/xpu/k.cu").scope is Scope.PROJECT  # CUDA without a SYCL header stays the project's
+
+
 def test_bad_input_is_a_typed_skip_or_ignored(tmp_path: Path):
     (tmp_path / ".gitmodules").mkdir()  # not a file: read as no submodules
     (tmp_path / "a.cu").write_bytes(b"\xff\xfe#include <cuda_runtime.h>\n__global__ void k() {}\n\x00")

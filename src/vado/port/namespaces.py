@@ -2,7 +2,7 @@
 
 The mapping tables translate whole identifiers; a namespace is different: the
 token ``cub`` is the library only where it qualifies a name (``cub::BlockReduce``,
-``::cub::DeviceReduce``, ``using namespace cub;``). A variable called ``cub``
+``::cub::DeviceReduce``, ``using namespace cub;``, ``namespace mycub = cub;``). A variable called ``cub``
 is the user's and stays. HIPIFY makes the same ``cub`` → ``hipcub`` rename
 (``ROCm/HIPIFY`` ``src/CUDA2HIP_CUB_API_types.cpp``).
 
@@ -61,7 +61,7 @@ def namespace_fixes(path: str, toks: list, text: str | None = None) -> list[Fix]
         if text in NAMESPACES:
             qualifies = nxt == "::"
             using = prev == "namespace" and i > 1 and code[i - 2][3] == "using"
-            if (qualifies or using) and not _nested(code, i) and prev not in (".", "->"):
+            if (qualifies or using or _aliased(code, i)) and not _nested(code, i) and prev not in (".", "->"):
                 new = NAMESPACES[text]
                 fixes.append(Fix((Edit(path, start, end, new),), Applicability.SAFE, f"{text}:: → {new}::", ("rename", "cub")))
         elif text == "cuda" and prev == "::" and nxt == "::" and i > 1 and code[i - 2][3] == "thrust" and not _nested(code, i - 2):
@@ -76,6 +76,14 @@ def _operand(toks, i: int) -> tuple:
     while j < len(toks) and toks[j][0] is Kind.COMMENT:
         j += 1
     return toks[j] if j < len(toks) else (Kind.EOD, 0, 0, "")
+
+
+def _aliased(code: list, i: int) -> bool:
+    """Whether the name at ``i`` is what a namespace alias names: ``namespace mycub = cub;`` or ``= ::cub;``."""
+    if i + 1 >= len(code) or code[i + 1][3] != ";":
+        return False
+    j = i - 1 - (i > 0 and code[i - 1][3] == "::")
+    return j >= 2 and code[j][3] == "=" and code[j - 1][0] is Kind.IDENT and code[j - 2][3] == "namespace"
 
 
 def _nested(code: list, i: int) -> bool:

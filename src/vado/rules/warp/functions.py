@@ -20,6 +20,7 @@ from vado.rules.warp.modes import (
     warp32_renames,
     wave_mode,
     wide_warps,
+    unknown_switch,
 )
 from vado.scan.lexer import Kind
 
@@ -393,6 +394,22 @@ class WarpFunctionOnWavefront(Rule):
             return
         wide = wide_warps(ctx)
         if wide is not None:
+            switch = unknown_switch(wide, ctx.options)
+            toks = view.tokens
+            # A bare __syncwarp() syncs the whole wavefront either way: only the other warp functions and
+            # warpSize act differently in the branch the port's build may take.
+            sensitive = any(toks[k][3] != "__syncwarp" or k + 2 >= len(toks) or toks[k + 2][3] != ")" for k in hits)
+            if switch and sensitive:
+                manual = {t.name: Verdict.MANUAL for t in ctx.targets if t.family == "rocm"}
+                yield self.finding(ctx, wide.start, wide.end,
+                                   f"this file's warp code is written for 64-lane wavefronts where {switch} is defined "
+                                   f"({wide.why}), and no build of the port is known to define it: built without it, "
+                                   "the other branch sizes warps for 32 lanes while warp32 emulation leaves the warp "
+                                   f"functions acting on 64; build the port with the project's ROCm switch ({switch}) "
+                                   "or port the file for 32-lane warps by hand", manual,
+                                   severity=Severity.MEDIUM, effort=Effort(lines=1, constructs=1, hours=0.5),
+                                   data={"wide": wide.why, "switch": switch})
+                return
             as_is = {t.name: Verdict.MOVES_AS_IS for t in ctx.targets if t.family == "rocm"}
             yield self.finding(ctx, wide.start, wide.end,
                                f"this file's warp code is written for 64-lane wavefronts already ({wide.why}): warp32 "

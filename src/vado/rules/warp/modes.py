@@ -107,11 +107,13 @@ class WideWarps:
     """Why a file's warp code is taken as written for 64-lane wavefronts: where (``start``, ``end``)
     and what (``why``)."""
 
-    __slots__ = ("start", "end", "why", "name")
+    __slots__ = ("start", "end", "why", "name", "conds")
 
-    def __init__(self, start: int, end: int, why: str, name: str = ""):
+    def __init__(self, start: int, end: int, why: str, name: str = "", conds: tuple[str, ...] = ()):
         #: the platform width's name (``WARP_SIZE``), when the sign is one
         self.start, self.end, self.why, self.name = start, end, why, name
+        #: the conditions of the HIP ``#if`` groups around a platform width, innermost first (all must hold)
+        self.conds = conds
 
 
 def _is_wide(tok) -> bool:
@@ -194,25 +196,35 @@ def _find_wide_warps(view: cs.DeviceView) -> WideWarps | None:
     return None
 
 
+def _define_value(body) -> tuple | None:
+    """The one token an object-like macro's body is, inside any number of parentheses
+    (``#define WARP_SIZE (warpSize)``, exllamav2's rms_norm.cu under ``USE_ROCM``); None otherwise."""
+    while len(body) >= 3 and body[0][3] == "(" and body[-1][3] == ")":
+        body = body[1:-1]
+    return body[0] if len(body) == 1 else None
+
+
 def _platform_width(view: cs.DeviceView, sixty_four: list[int], names: set[str] | None = None) -> WideWarps | None:
     """A warp or wave width (``names``: one of those) the file defines per platform: a ``#define`` or
     constant named like one, set to 64, ``warpSize`` or ``__AMDGCN_WAVEFRONT_SIZE`` inside an ``#if``
     group whose condition names the HIP/AMD build; or None."""
     toks = view.tokens
-    named = [m for m in view.defines if len(m.body) == 1 and _is_wide(m.body[0]) and _WARP_NAME.search(m.name)
-             and (names is None or m.name in names)]
+    named = [m for m in view.defines if _define_value(m.body) is not None and _is_wide(_define_value(m.body))
+             and _WARP_NAME.search(m.name) and (names is None or m.name in names)]
     consts = [k - 2 for k in sixty_four if k >= 2 and toks[k - 1][3] == "=" and toks[k - 2][0] is Kind.IDENT
               and _WARP_NAME.search(toks[k - 2][3]) and (names is None or toks[k - 2][3] in names)]
     if named or consts:
         regions = _hip_regions(view)
         for m in named:
-            cond = next((c for a, b, c in regions if a <= m.start < b), None)
-            if cond is not None:
-                return WideWarps(m.name_start, m.body[0][2], f"{m.name} is {m.body[0][3]} under `#if {cond}`", m.name)
+            conds = tuple(c for a, b, c in regions if a <= m.start < b)
+            if conds:
+                return WideWarps(m.name_start, m.body[-1][2],
+                                 f"{m.name} is {_define_value(m.body)[3]} under `#if {conds[0]}`", m.name, conds)
         for k in consts:
-            cond = next((c for a, b, c in regions if a <= toks[k][1] < b), None)
-            if cond is not None:
-                return WideWarps(toks[k][1], toks[k + 2][2], f"{toks[k][3]} is 64 under `#if {cond}`", toks[k][3])
+            conds = tuple(c for a, b, c in regions if a <= toks[k][1] < b)
+            if conds:
+                return WideWarps(toks[k][1], toks[k + 2][2], f"{toks[k][3]} is 64 under `#if {conds[0]}`", toks[k][3],
+                                 conds)
     return None
 
 
@@ -302,8 +314,43 @@ def _header_wide_warps(ctx: FileContext, view: cs.DeviceView) -> WideWarps | Non
         if not uses:
             continue
         at = view.tokens[uses[0]]
-        return WideWarps(at[1], at[2], f"{wide.why} in {header}", wide.name)
+        return WideWarps(at[1], at[2], f"{wide.why} in {header}", wide.name, wide.conds)
     return None
+
+
+#: HIP-naming macros a HIP build of the port defines whatever the project's build options: the compiler's
+#: own (``__HIP_PLATFORM_AMD__``, ``__HIPCC__``, ``__AMDGCN_WAVEFRONT_SIZE``, ``__gfx942__`` …), HIP's and
+#: ROCm's version macros, and PyTorch's ``USE_ROCM`` (cpp_extension defines it for every ROCm build).
+_PLATFORM_DEFINED = re.compile(r"^(?:__\w+|HIP_VERSION\w*|ROCM_VERSION\w*|USE_ROCM)$")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+def unknown_switch(wide: WideWarps, options) -> str:
+    """The project's own HIP switch a platform width depends on (``USE_AMD_ROCM``, ``GGML_USE_HIP``) when
+    no HIP build of the port is known to define it, or ``""``.
+
+    The width is 64 only in a build that takes the ``#if`` group: each enclosing group's condition must
+    name a macro every HIP build defines (:data:`_PLATFORM_DEFINED`) or one the project's own ROCm build
+    is known to define (the rule option ``amd_defines``). A port built without that switch takes the
+    ``#else`` branch, sized for 32-lane warps, while warp32 emulation leaves the file's warp functions
+    acting on 64 lanes (faiss's ``DeviceDefs.cuh`` under ``USE_AMD_ROCM``, ported without its CMake option).
+    """
+    if not wide.conds:
+        return ""
+    defined = {str(d).partition("=")[0].strip() for d in _define_names((options or {}).get("amd_defines"))}
+    for cond in wide.conds:
+        names = [n for n in _IDENT.findall(cond) if _HIP_CONDITION.search(n)]
+        if names and not any(_PLATFORM_DEFINED.match(n) or n in defined for n in names):
+            return names[0]
+    return ""
+
+
+def _define_names(value) -> tuple[str, ...]:
+    if not value:
+        return ()
+    if isinstance(value, str):
+        value = value.replace(";", ",").split(",")
+    return tuple(str(v) for v in value)
 
 
 def wave_verdicts(ctx: FileContext, *, fixable: bool, covered: bool | None = None, **kw) -> dict[str, Verdict]:
