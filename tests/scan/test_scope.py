@@ -327,3 +327,54 @@ def test_headers_only_sources_the_rocm_build_leaves_out_include_go_with_them(tmp
     launch = scope.of("include/cuda_launch.cuh")
     assert launch.scope is Scope.HIP_PATH and launch.why == scope.of("cuda/device.cu").why
     assert scope.of("include/shared.h").scope is Scope.PROJECT  # core/solver.cpp, compiled everywhere, includes it
+
+
+def _self_hipifying(tmp_path: Path, hipify: bool) -> Path:
+    """A project laid out as faiss 02dbb4e4 is: an option turns on HIP, and its AMD branch runs the project's own
+    hipify script over gpu/ when CMake configures (or, without ``hipify``, names nothing of the kind)."""
+    root = tmp_path / "selfhip"
+    (root / "gpu").mkdir(parents=True)
+    (root / "common").mkdir()
+    step = "  execute_process(COMMAND ${PROJECT_SOURCE_DIR}/gpu/hipify.sh)\n" if hipify else ""
+    (root / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.24)\nproject(selfhip CXX)\n"
+        "option(SELFHIP_ENABLE_ROCM \"Enable ROCm\" OFF)\n"
+        "if(SELFHIP_ENABLE_ROCM)\n  enable_language(HIP)\n  add_definitions(-DUSE_AMD_ROCM)\n" + step +
+        "else()\n  enable_language(CUDA)\nendif()\nadd_subdirectory(gpu)\n")
+    (root / "gpu" / "CMakeLists.txt").write_text("add_library(g kernels.cu)\n")
+    (root / "gpu" / "hipify.sh").write_text("#!/bin/sh\nfor f in *.cu; do hipify-perl -inplace \"$f\"; done\n")
+    (root / "gpu" / "kernels.cu").write_text(
+        '#include <cuda_runtime.h>\n#include "../cpu/util.h"\n'
+        "__global__ void k(float* x) { x[threadIdx.x] = 1.0f; }\n"
+        "void run(float* x) { k<<<1, 32>>>(x); cudaDeviceSynchronize(); }\n")
+    (root / "common" / "util.h").write_text("#pragma once\ninline void zero(char* p, int n) { memset(p, 0, n); }\n")
+    return root
+
+
+def test_a_rocm_build_that_hipifies_its_own_sources_is_left_as_it_is(tmp_path: Path):
+    # faiss: FAISS_ENABLE_ROCM runs faiss/gpu/hipify.sh when CMake configures and compiles the hipified copies: its
+    # CUDA sources stay CUDA-spelled by design. vado's port changed 37 of its files (includes, renames, and
+    # <string.h> in CPU headers), now none; the audit says it moves as is with that build.
+    root = _self_hipifying(tmp_path, hipify=True)
+    scope = project_scope(root)
+    assert scope.hip is not None and scope.hip.complete and scope.hip.switch == "SELFHIP_ENABLE_ROCM"
+    assert scope.hip.hipify_step == ("CMakeLists.txt:7: execute_process runs gpu/hipify.sh",)
+    assert scope.of("gpu/kernels.cu").scope is Scope.HIP_PATH
+    util = scope.of("common/util.h")
+    assert util.scope is Scope.HIP_PATH and "hipifies its own sources" in util.why
+    # without the hipify step, nothing says the AMD build compiles gpu/kernels.cu: it is the project's to port
+    plain = project_scope(_self_hipifying(tmp_path / "n", hipify=False))
+    assert plain.hip is None or not plain.hip.hipify_step
+    assert plain.of("gpu/kernels.cu").scope is Scope.PROJECT
+
+
+def test_port_of_a_self_hipifying_project_changes_nothing(tmp_path: Path):
+    from vado.knowledge.targets import get_target
+    from vado.port.tree import port_tree
+
+    root = _self_hipifying(tmp_path, hipify=True)
+    before = {p.relative_to(root): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    out = tmp_path / "port"
+    port_tree(root, out, get_target("rocm-7.2"))
+    after = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file() and "vado" not in p.name}
+    assert {k: v for k, v in after.items() if k in before} == {k: before[k] for k in after if k in before}

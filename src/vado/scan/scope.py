@@ -84,7 +84,9 @@ class HipBuild:
     its ``.hip`` files, ``hip_language`` the CUDA sources its CMake build compiles as HIP
     (``set_source_files_properties(… PROPERTIES LANGUAGE HIP)``: one source for both builds),
     ``cuda_only`` the CUDA sources the same CMake files name that the HIP build does not compile
-    (a CUDA-only branch's sources); ``evidence`` says where each fact was read.
+    (a CUDA-only branch's sources); ``hipify_step`` where its AMD configuration runs a hipify tool over
+    its CUDA sources (faiss: ``execute_process(COMMAND …/faiss/gpu/hipify.sh)`` under ``FAISS_ENABLE_ROCM``):
+    those sources stay CUDA-spelled by design; ``evidence`` says where each fact was read.
     """
 
     how: str
@@ -96,12 +98,15 @@ class HipBuild:
     evidence: tuple[str, ...] = ()
     hip_language: tuple[str, ...] = ()
     cuda_only: tuple[str, ...] = ()
+    hipify_step: tuple[str, ...] = ()
 
     @property
     def complete(self) -> bool:
-        """A build switch and a HIP path it compiles (a vendor header, ``.hip`` sources, or CUDA
-        sources it compiles as HIP where a switch makes HIP one configuration among others)."""
-        return bool(self.how) and bool(self.vendor_headers or self.hip_sources or (self.hip_language and self.switch))
+        """A build switch and a HIP path it compiles (a vendor header, ``.hip`` sources, CUDA sources it
+        compiles as HIP, or a hipify step it runs over its CUDA sources, where a switch makes HIP one
+        configuration among others)."""
+        return bool(self.how) and bool(self.vendor_headers or self.hip_sources
+                                       or ((self.hip_language or self.hipify_step) and self.switch))
 
 
 @dataclass(frozen=True)
@@ -602,6 +607,17 @@ def _cmake_hip(texts: Mapping[str, str], hip_dirs: set[str], arches: str,
                 defines.extend(found)
             elif False not in holds:
                 undecided.extend(found)
+    hipify_step: list[str] = []
+    for path in sorted(texts):
+        for c, stack in _branches(parsed[path], values):
+            # A command the AMD configuration runs that names a hipify tool (hipify-perl, hipify-clang, a
+            # project's hipify script): the build converts its CUDA sources when it is configured or built.
+            if c.lname in _RUNS and any("hipify" in a.text.lower() for a in c.args) \
+                    and all(b.holds is True for b in stack):
+                line = texts[path].count("\n", 0, c.start) + 1
+                tool = next(a.text for a in c.args if "hipify" in a.text.lower())
+                hipify_step.append(f"{path}:{line}: {c.name} runs {tool.replace('${PROJECT_SOURCE_DIR}/', '')}")
+    evidence.extend(f"{h} (its CUDA sources are hipified by the build)" for h in hipify_step)
     archvar = next((v for v in _ARCH_VARS if any(re.search(rf"\b{v}\b", t) for t in texts.values())),
                    "CMAKE_HIP_ARCHITECTURES")
     on = f"={string_switch[1]}" if string_switch is not None else "=ON"
@@ -621,8 +637,12 @@ def _cmake_hip(texts: Mapping[str, str], hip_dirs: set[str], arches: str,
     # if(BUILD_CUDA) branch alone).
     cuda_only = sorted(set(off) - set(named) - set(hip_language)) if hip_language else []
     return HipBuild(how, switch, _unique(defines), tuple(sorted(set(undecided) - set(defines))),
-                    evidence=tuple(evidence), hip_language=_unique(hip_language), cuda_only=tuple(cuda_only))
+                    evidence=tuple(evidence), hip_language=_unique(hip_language), cuda_only=tuple(cuda_only),
+                    hipify_step=tuple(hipify_step))
 
+
+#: CMake commands that run a program when the project is configured or built.
+_RUNS = frozenset({"execute_process", "add_custom_command", "add_custom_target"})
 
 _MAKE_COND = re.compile(r"^\s*(?:ifdef|ifndef|ifeq|ifneq)\b[ \t(]*\$?\(?(\w+)", re.MULTILINE)
 _MAKE_HIPCC = re.compile(r"\bhipcc\b|--offload-arch|\bHIP_PLATFORM\b")
@@ -885,6 +905,9 @@ def _mark_hip_path(hip: HipBuild, scopes: dict[str, FileScope], cfiles: Mapping[
         for t, _ in outs:
             includers.setdefault(t, []).append(src)
     reached: set[str] = set(hip.vendor_headers) | set(hip.hip_sources) | set(hip.hip_language)
+    if hip.hipify_step:
+        # The build hipifies its CUDA sources itself: every file with CUDA in it is its HIP path, as written.
+        reached |= {p for p, cf in cfiles.items() if cf.cuda and (scopes.get(p) is None or scopes[p].scope is Scope.PROJECT)}
     gpu_only = set(by_include) - set(hip.vendor_headers) - {p for p in hip.hip_sources if p not in by_include}
     queue = deque(reached)
     while queue:  # upwards: every file that includes a vendor header, directly or not
@@ -911,6 +934,13 @@ def _mark_hip_path(hip: HipBuild, scopes: dict[str, FileScope], cfiles: Mapping[
     for p, kind in kinds.items():
         if kind in _BUILD_KINDS and p not in scopes:
             scopes[p] = FileScope(p, Scope.HIP_PATH, f"build file of a project that builds for AMD ({hip.how})")
+    if hip.hipify_step:
+        # Its ROCm build hipifies the CUDA sources itself and compiles the rest as it is: host C/C++ (faiss's
+        # CPU library, whose headers the GPU sources include through <faiss/...>) is no port's to edit.
+        host = f"C/C++ of a project whose ROCm build ({hip.how}) hipifies its own sources: compiled as it is"
+        for p in cfiles:
+            if scopes.get(p) is None or scopes[p].scope is Scope.PROJECT:
+                scopes[p] = FileScope(p, Scope.HIP_PATH, host, mixed=scopes[p].mixed if p in scopes else "")
 
 
 def amd_defines(root: str | os.PathLike | ProjectScope) -> tuple[str, ...]:
