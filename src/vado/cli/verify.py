@@ -36,6 +36,7 @@ def verify(
     flag: Optional[list[str]] = typer.Option(None, "--flag", help="Extra compiler flag (repeatable)."),
     run: Optional[str] = typer.Option(None, "--run", help="Differential run command, e.g. '{bin} {n}' ({bin}, {n}, {out}); for a PyTorch extension 'torch:CALLS.py': both builds' ops called and compared."),
     torch_config: Optional[Path] = typer.Option(None, "--torch-config", help="With --run torch:CALLS.py: the extension's sources, include dirs and flags (JSON; see vado.verify.torch_ext_device). Default: derived from the original's setup.py (read, not run; what it cannot decide is listed)."),
+    torch_headers: Optional[Path] = typer.Option(None, "--torch-headers", help="A PyTorch extension: where PyTorch's ROCm headers were assembled (tools/torch_rocm_headers.py --cache-root; default ~/.cache/vado/torch-rocm-headers). Without them its units are 'not checked'."),
     compare: Literal["stdout", "files", "numpy"] = typer.Option("stdout", "--compare", help="What is compared: stdout, output files, or .npy arrays."),
     rtol: float = typer.Option(0.0, "--rtol", help="Relative tolerance."),
     atol: float = typer.Option(0.0, "--atol", help="Absolute tolerance."),
@@ -139,7 +140,7 @@ def verify(
                 out, archs=archs, target=tgt, original=original, hipcc=hipcc, nvcc=nvcc, python=python,
                 do_compile=compile_units, do_triton=triton, run=spec, extra_flags=tuple(flag or ()),
                 timeout_s=timeout, jobs=jobs, use_cache=not no_cache, allow_old_toolchain=allow_old_toolchain,
-                progress=progress, codegen=codegen,
+                progress=progress, codegen=codegen, torch_headers=torch_headers,
                 build=BuildOptions(mode=build, make_vars=make_vars, cmake_args=tuple(cmake_arg or ())),
             )
     except VadoError as exc:

@@ -88,6 +88,9 @@ class VerifyResult:
     #: A torch extension's run: where its description came from (``--torch-config`` or derived from the
     #: original's setup.py: :func:`torch_config_for`), with what could not be decided.
     torch_config: dict | None = None
+    #: A torch extension's compile (:mod:`vado.verify.torch_verify`): its derived extensions, headers, what was
+    #: not decided or not checked.
+    torch_extension: dict | None = None
 
     @property
     def evidence(self) -> tuple[Evidence, ...]:
@@ -145,6 +148,7 @@ def verify(
     progress: Callable[[int, int], None] | None = None,
     build: BuildOptions = BuildOptions(),
     codegen: str = "auto",
+    torch_headers: str | os.PathLike | None = None,
 ) -> VerifyResult:
     """Verify the port at ``out`` (see the module docstring).
 
@@ -167,6 +171,11 @@ def verify(
     runs the front end (host and each arch) for every unit and the build's full compile where only
     code generation can tell; ``all`` the full compile for every unit; ``none`` the front end only.
 
+    A tree that builds a PyTorch extension (:func:`vado.port.torch_ext.is_torch_extension`) has its
+    CUDAExtensions compiled as ``cpp_extension`` builds them on ROCm (:mod:`vado.verify.torch_verify`), against
+    the ROCm headers assembled under ``torch_headers`` (default: vado's cache); without them those units are
+    ``not-checked``, neither passed nor failed.
+
     Raises :class:`ToolchainError` when hipcc is needed (units to compile, or a
     port to build for AMD) and cannot be found or run, or is older than the
     target (see above), and :class:`UsageError`
@@ -183,37 +192,34 @@ def verify(
     notes: list[str] = []
     units: list = []
     config: BuildConfig | None = None
+    tplan, torch_info, torch_skipped = None, None, []
     if do_compile:
         config = _read_build(out_path, build, target, hipcc, allow_old_toolchain, archs)
         from vado.verify.compile import units_of
 
         units = units_of(config, out_path if out_path.is_dir() else out_path.parent)
+        tplan, torch_info, torch_skipped = _torch_plan(out_path, units, target, archs, use_cache, torch_headers)
+        if tplan is not None:
+            # The setup.py reader's own note (no torch headers here) is answered by the torch path.
+            config = dataclasses.replace(config, notes=tuple(n for n in config.notes if "torch is not installed" not in n))
+            left = {s_ for s_, _ in torch_skipped}
+            units = [u for u in units if str(u.abs_path.resolve()) not in tplan.covered and u.path not in left]
+            units += tplan.units
         if units and run is not None and not find_hipcc(hipcc):
             # On a GPU machine without ROCm the differential run is the proof: the AMD compile is skipped.
             notes.append("hipcc not found: the per-arch compile was skipped (install ROCm for it)")
             units = []
     kernels = discover_kernels(out_path) if do_triton else []
-    steps = _Steps(progress, _compile_steps(units, archs) + (1 if kernels else 0) + (_run_steps(run) if run else 0))
-    if do_compile:
-        if units:
-            choice = require_hip_toolchain(target, hipcc, allow_older=allow_old_toolchain)
-            tc = choice.toolchain
-            label = tc.label + (f" [{tc.flavour}: {tc.chroot}]" if tc.chroot else "")
-            if choice.older:
-                notes.append("WARNING: " + choice.warning(target.name))
-            comp = verify_compile(out_path, tc, archs, target=target, original=original, extra_flags=extra_flags,
-                                  limits=climits, jobs=jobs, use_cache=use_cache, build=config,
-                                  progress=lambda _ev: steps.advance(), codegen=codegen)
-            loose = sorted({str(e.detail.get("confinement", "")) for e in comp.evidence} - {"", "namespaces"})
-            if any("file not found" in str(d.get("message", "")) for e in comp.evidence
-                   if e.detail.get("confinement") == "namespaces" for d in e.detail.get("diagnostics", [])):
-                notes.append(f"the compiler sees only {out_path} (read-only), the toolchain and a scratch directory: "
-                             "a header elsewhere is not found; --flag -IDIR makes DIR visible")
-            if loose:
-                notes.append("the compiler ran unconfined (" + loose[0].removeprefix("none: ") + "): it could read "
-                             "any file this user can; compiles are confined where Linux namespaces can be made")
-        else:
-            notes.append("no C/C++/CUDA/HIP translation units in the port")
+    steps = _Steps(progress, _compile_steps(units, archs) + (1 if kernels else 0) + (_run_steps(run) if run else 0)
+                   + (len(tplan.not_checked) if tplan else 0))
+    try:
+        comp, tc, label = _compile(out_path, units, tplan, torch_skipped, config, notes, steps, archs=archs,
+                                   target=target, original=original, hipcc=hipcc, extra_flags=extra_flags,
+                                   limits=climits, jobs=jobs, use_cache=use_cache,
+                                   allow_old_toolchain=allow_old_toolchain, codegen=codegen, do_compile=do_compile)
+    finally:
+        if tplan is not None:
+            tplan.release()
     tri = None
     if kernels:
         tri = compile_kernels(out_path, archs, kernels=kernels, python=python, limits=climits)
@@ -229,7 +235,66 @@ def verify(
         diff, skipped, builds = _differential(out_path, original, run, hipcc, nvcc, climits, rlimits, archs, steps)
     steps.finish()
     return VerifyResult(str(out_path), target.name, label, comp, tri, tuple(builds), diff, skipped,
-                        bool(run and run.require_gpu), tuple(notes), config, torch_cfg)
+                        bool(run and run.require_gpu), tuple(notes), config, torch_cfg, torch_info)
+
+
+def _torch_plan(out_path: Path, units, target: Target, archs, use_cache: bool, headers_root):
+    """``(plan, report section, ordinary units left out)`` for a torch extension's tree (:mod:`vado.verify.torch_verify`);
+    ``(None, None, [])`` for any other tree, ``(None, {"skipped": why}, [])`` where setup.py yields no CUDAExtension."""
+    from vado.port.torch_ext import is_torch_extension
+
+    if not out_path.is_dir() or not is_torch_extension(out_path):
+        return None, None, []
+    from vado.verify import torch_verify
+
+    got = torch_verify.prepare(out_path, target=target, archs=archs, use_cache=use_cache,
+                               cache_root=Path(headers_root) if headers_root else None)
+    if isinstance(got, str):
+        return None, {"skipped": got}, []
+    return got, got.info, torch_verify.split_ordinary(got, units)[1]
+
+
+def _compile(out_path: Path, units, tplan, torch_skipped, config, notes: list[str], steps, *, archs, target: Target,
+             original, hipcc, extra_flags, limits, jobs, use_cache, allow_old_toolchain, codegen, do_compile):
+    """verify's compile step: ``(report, toolchain, its label)``; a torch extension's units mapped back
+    (:func:`vado.verify.torch_verify.finish`)."""
+    comp = tc = None
+    label = ""
+    if do_compile:
+        if units:
+            choice = require_hip_toolchain(target, hipcc, allow_older=allow_old_toolchain)
+            tc = choice.toolchain
+            label = tc.label + (f" [{tc.flavour}: {tc.chroot}]" if tc.chroot else "")
+            if choice.older:
+                notes.append("WARNING: " + choice.warning(target.name))
+            torch_flags = tuple(tplan.flags) if tplan is not None and tplan.units else ()
+            comp = verify_compile(out_path, tc, archs, target=target, original=original,
+                                  extra_flags=(*extra_flags, *torch_flags),
+                                  limits=limits, jobs=jobs, use_cache=use_cache, build=config,
+                                  units=units if tplan is not None else None,
+                                  progress=lambda _ev: steps.advance(), codegen=codegen)
+            loose = sorted({str(e.detail.get("confinement", "")) for e in comp.evidence} - {"", "namespaces"})
+            if any("file not found" in str(d.get("message", "")) for e in comp.evidence
+                   if e.detail.get("confinement") == "namespaces" for d in e.detail.get("diagnostics", [])):
+                notes.append(f"the compiler sees only {out_path} (read-only), the toolchain and a scratch directory: "
+                             "a header elsewhere is not found; --flag -IDIR makes DIR visible")
+            if loose:
+                notes.append("the compiler ran unconfined (" + loose[0].removeprefix("none: ") + "): it could read "
+                             "any file this user can; compiles are confined where Linux namespaces can be made")
+        elif not (tplan and tplan.not_checked):
+            notes.append("no C/C++/CUDA/HIP translation units in the port")
+    if tplan is not None:
+        from vado.verify import torch_verify
+        from vado.verify.compile import not_built
+
+        comp = torch_verify.finish(comp, tplan, archs=archs, original=original, target=target)
+        steps.advance(len(tplan.not_checked))
+        if comp is not None:
+            base = out_path.resolve()
+            ordinary = [x for x in (not_built(config, base) if config is not None else [])
+                        if str((base / x[0]).resolve()) not in tplan.covered]
+            comp = dataclasses.replace(comp, skipped=(*comp.skipped, *ordinary, *torch_skipped))
+    return comp, tc, label
 
 
 def _read_build(out_path: Path, options: BuildOptions, target: Target, hipcc, allow_old: bool,
@@ -440,7 +505,7 @@ def _status(e: Evidence) -> str:
 
 
 _CELL = {"pass": "pass", "fail": "FAIL", "timeout": "TIMEOUT", "unsupported-arch": "unsupported",
-         "inconclusive": "INCONCLUSIVE"}
+         "inconclusive": "INCONCLUSIVE", "not-checked": "not checked"}
 
 
 def checked_by_unit(evidence: Sequence[Evidence]) -> dict[str, str]:
@@ -491,6 +556,10 @@ def render_text(result: VerifyResult) -> str:
     """The terminal report: a unit × arch grid, errors with their original line and code, runs."""
     lines = [f"vado verify {result.out} (target {result.target}" + (f"; {result.toolchain}" if result.toolchain else "") + ")"]
     lines += render_build(result.build)
+    if result.torch_extension:
+        from vado.verify.torch_verify import render as render_torch
+
+        lines += render_torch(result.torch_extension)
     comp = result.compile
     if comp and comp.evidence:
         archs = [a for a in ["host", *comp.archs] if any(e.arch == a for e in comp.evidence)]
@@ -512,6 +581,9 @@ def render_text(result: VerifyResult) -> str:
         if not_built:
             shown = ", ".join(not_built[:8]) + (f", … {len(not_built) - 8} more" if len(not_built) > 8 else "")
             lines.append(f"not compiled ({len(not_built)} sources the build does not compile): {shown}")
+        for s_, why in comp.skipped:
+            if "PyTorch/Python headers" in why:
+                lines.append(f"  {s_}: {why}")
         groups = group_errors(comp.evidence)
         if groups:
             total = sum(g.count for g in groups)
@@ -577,6 +649,10 @@ def render_text(result: VerifyResult) -> str:
     verdict = "PASS" if result.passed else ("INCONCLUSIVE" if result.differential is not None and
                                             result.differential.inconclusive and
                                             all(e.passed for e in ev if e.kind != "compare") else "FAIL")
+    if verdict == "FAIL" and all(e.passed or _status(e) == "not-checked" for e in ev) and ev and \
+            not (result.run_skipped and result.run_required) and not (result.triton and result.triton.problem):
+        # Units that could not be compiled here (a torch extension without its headers): neither pass nor fail.
+        verdict = "NOT CHECKED"
     lines.append("result: " + verdict + " (" + (
         ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing verified") + ")")
     return "\n".join(lines) + "\n"
@@ -658,6 +734,7 @@ def render_json(result: VerifyResult) -> str:
         "notes": list(result.notes),
         "build": _build_json(result.build),
         "torch_config": result.torch_config,
+        "torch_extension": result.torch_extension,
         "error_groups": [g.to_json() for g in group_errors(result.compile.evidence)] if result.compile else [],
         "cache_hits": result.compile.cache_hits if result.compile else 0,
         "checked": describe_checks(result.compile.evidence) if result.compile else [],
