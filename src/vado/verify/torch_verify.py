@@ -20,7 +20,8 @@ asks):
 Without assembled headers nothing of the extensions is compiled: each source gets a record with status
 ``not-checked`` (never a pass, never a compile failure) naming the command that assembles them. The copy
 lives in the cache directory at a path fixed per project, so that verify's result cache can hit on a run
-whose files did not change; a lock keeps two runs on one project apart. Nothing here prints.
+whose files did not change (the copy is removed when the run ends); a lock keeps two runs on one project
+apart. Nothing here prints.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import hashlib
 import os
 import re
 import shutil
+import stat
 import sysconfig
 import tempfile
 from dataclasses import dataclass, field
@@ -85,7 +87,10 @@ class TorchPlan:
     _tmp: object = None
 
     def release(self) -> None:
-        """Drop the lock on the copy (a temporary copy is removed)."""
+        """Remove the copy and drop its lock. verify's result cache keeps the digests of the files a compile
+        read, not the files: the next run's copy, made at the same path, is what they are compared with."""
+        if self.work is not None and self._lock is not None:
+            shutil.rmtree(self.work, ignore_errors=True)
         if self._lock is not None:
             import fcntl
 
@@ -165,9 +170,12 @@ def prepare(root: str | os.PathLike, *, target: Target, archs: Sequence[str], us
                 plan.covered.add(str((plan.root / s).resolve()))
         why = plan.info.get("not_checked", "")
         mapping: dict[str, str] = {}
-        if not why:
-            if work is None:
+        if not why and work is None:
+            try:
                 work = _copy(plan, use_cache)
+            except (OSError, shutil.Error) as exc:
+                plan.info["not_checked"] = why = f"the project could not be copied for hipify: {str(exc)[:300]}"
+        if not why:
             try:
                 mapping = hipify_sources(work, sources, headers, st["include_dirs"])
             except VadoError as exc:
@@ -194,8 +202,22 @@ def _copy(plan: TorchPlan, use_cache: bool) -> Path:
     work = area / "src"
     if work.exists():
         shutil.rmtree(work)
-    shutil.copytree(plan.root, work, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+    shutil.copytree(plan.root, work, symlinks=True, ignore=_not_copied)
     return work
+
+
+def _not_copied(folder: str, names: list[str]) -> set[str]:
+    """``.git`` and what is neither a file, a folder nor a link (a FIFO would hang the copy)."""
+    out = {".git"} & set(names)
+    for n in names:
+        try:
+            mode = os.lstat(os.path.join(folder, n)).st_mode
+        except OSError:
+            out.add(n)
+            continue
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+            out.add(n)
+    return out
 
 
 def _inside(source: str) -> bool:
