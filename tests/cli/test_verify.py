@@ -112,3 +112,13 @@ def test_without_hipcc_the_run_is_the_proof(noenv, monkeypatch):
               "--original-bin", a, "--port-bin", a)
     assert res.exit_code == 0, res.output
     assert "note: hipcc not found: the per-arch compile was skipped" in res.stdout
+
+
+def test_torch_extension_without_headers_is_not_checked(noenv):
+    # A torch extension whose PyTorch ROCm headers are not assembled: no compile, no failure, no pass (exit 1).
+    proj = Path(__file__).resolve().parents[1] / "fixtures" / "PROJECTS" / "torch-ext-verify"
+    res = run(proj, "--arch", "gfx942", "--torch-headers", noenv / "empty", "--format", "json")
+    assert res.exit_code == 1, res.output
+    doc = json.loads(res.stdout)
+    assert {e["detail"]["status"] for e in doc["evidence"]} == {"not-checked"}
+    assert "tools/torch_rocm_headers.py" in doc["torch_extension"]["not_checked"]

@@ -159,8 +159,14 @@ def verify(
     for note in result.notes:
         if note.startswith("WARNING: "):
             term.warn(note[len("WARNING: "):])
-    term.info(f"{n} evidence records; verification {'passed' if result.passed else 'failed'}")
-    if not result.passed:
+    not_checked = [e for e in result.evidence if not e.passed and e.detail.get("status") == "not-checked"]
+    unchecked_only = bool(not_checked) and len(not_checked) == sum(1 for e in result.evidence if not e.passed)
+    term.info(f"{n} evidence records; verification "
+              + ("passed" if result.passed else "not done (units not checked)" if unchecked_only else "failed"))
+    if unchecked_only:
+        term.info(f"next: {len(not_checked)} records not checked (not failed): the report says why and what to run "
+                  f"(a torch extension: the command that assembles PyTorch's ROCm headers); then `vado verify {out}` again")
+    elif not result.passed:
         term.info(f"next: each error above names the finding at its line (`vado explain CODE` says what to do); "
                   f"fix those lines in {out}, or let `vado agent` propose edits that only verify's pass keeps; then "
                   f"`vado verify {out}` again (units whose files did not change come from the cache)")

@@ -573,7 +573,7 @@ def render_text(result: VerifyResult) -> str:
                 ev = next((e for e in comp.evidence if e.subject == u.path and e.arch == a), None)
                 cells.append(f"  {(_CELL.get(_status(ev), _status(ev)) if ev else '-'):<11}")
             lines.append(("  " + u.path.ljust(width) + "".join(cells)).rstrip())
-        ran = sum(1 for e in comp.evidence if e.detail.get("status") != "unsupported-arch")
+        ran = sum(1 for e in comp.evidence if e.detail.get("status") not in ("unsupported-arch", "not-checked"))
         lines.append("")
         lines += describe_checks(comp.evidence)
         lines.append(f"records: {ran - comp.cache_hits} from compiler runs, {comp.cache_hits} from the result cache")
