@@ -133,7 +133,7 @@ def prepare(root: str | os.PathLike, *, target: Target, archs: Sequence[str], us
     offload targets, for the records of units not checked), or why not (a sentence) where ``setup.py`` yields
     no CUDAExtension on ROCm: the ordinary path then stays. ``cache_root`` is where the assembled headers are
     looked for (default: vado's cache). The caller calls :meth:`TorchPlan.release` when done."""
-    from vado.build.torch_setup import arch_free, derive_config, extension_settings
+    from vado.build.torch_setup import derive_config
 
     plan = TorchPlan(Path(root).resolve())
     cfg, d = derive_config(plan.root)
@@ -159,6 +159,18 @@ def prepare(root: str | os.PathLike, *, target: Target, archs: Sequence[str], us
                                     + f"; assemble them: {assemble_command(torch_version, header_root)}")
     if headers is not None:
         plan.flags = [f"-I{p}" for p in headers.include_dirs()] + [f"-I{py_inc}"]
+    try:
+        _make_units(plan, exts, rocm, cfg, headers, target, archs, use_cache)
+    except BaseException:
+        plan.release()
+        raise
+    return plan
+
+
+def _make_units(plan: TorchPlan, exts, rocm, cfg, headers, target: Target, archs, use_cache: bool) -> None:
+    """Hipify each extension's sources in the copy and make a unit of each (a ``not-checked`` record where not)."""
+    from vado.build.torch_setup import arch_free, extension_settings
+
     work = None
     seen: dict[str, int] = {}
     for ext in exts:
@@ -175,7 +187,8 @@ def prepare(root: str | os.PathLike, *, target: Target, archs: Sequence[str], us
                 work = _copy(plan, use_cache)
             except (OSError, shutil.Error) as exc:
                 plan.info["not_checked"] = why = f"the project could not be copied for hipify: {str(exc)[:300]}"
-        if not why:
+            plan.work = work
+        if not why and sources:
             try:
                 mapping = hipify_sources(work, sources, headers, st["include_dirs"])
             except VadoError as exc:
@@ -192,8 +205,6 @@ def prepare(root: str | os.PathLike, *, target: Target, archs: Sequence[str], us
             hip = mapping[s]
             plan.origin[hip] = s
             plan.units.append(_unit(subject, work, hip, ext, st, arch_free))
-    plan.work = work
-    return plan
 
 
 def _copy(plan: TorchPlan, use_cache: bool) -> Path:
