@@ -78,7 +78,9 @@ def verify(
     HIP-on-CUDA headers with AMD's 64-lane waves emulated, both run (the original twice), outputs compared.
 
     What it executes: hipcc on each unit, confined (it sees OUT read-only, the toolchain and a scratch
-    directory; --flag -IDIR shows DIR); Triton's compiler on kernels vado rebuilds from their syntax (no
+    directory; --flag -IDIR shows DIR); for a PyTorch extension, PyTorch's own hipify (from the headers
+    tools/torch_rocm_headers.py assembled) over a copy of the tree, then each CUDAExtension's units as
+    cpp_extension compiles them on ROCm (--torch-headers; without the headers they are 'not checked'); Triton's compiler on kernels vado rebuilds from their syntax (no
     line of the project's Python runs); with --run, the builds and the two programs, unconfined.
 
     Exit codes: 0 everything verified passed, 1 failures (or unsupported targets), 2 usage error, 3 tool failure.
