@@ -122,3 +122,13 @@ def test_an_error_is_reported_at_the_projects_line(tmp_path, isolated_cache):
     assert "no_such_name" in first["message"]
     text = render_text(result)
     assert "csrc/kernels.cu:7:" in text and "result: FAIL" in text
+
+
+def test_a_setup_py_that_does_not_parse_leaves_the_ordinary_path(tmp_path, isolated_cache):
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "setup.py").write_text("from torch.utils.cpp_extension import CUDAExtension\nsetup(ext_modules=[CUDAExtension(\n")
+    result = verify(proj, archs=["gfx942"], target=get_target("rocm-7.2"), do_triton=False)
+    assert result.torch_extension and "its sources take verify's ordinary path" in result.torch_extension["skipped"]
+    assert "torch extension: " in render_text(result)
+    assert not result.evidence
