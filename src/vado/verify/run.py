@@ -267,12 +267,24 @@ def _compile(out_path: Path, units, tplan, torch_skipped, config, notes: list[st
             label = tc.label + (f" [{tc.flavour}: {tc.chroot}]" if tc.chroot else "")
             if choice.older:
                 notes.append("WARNING: " + choice.warning(target.name))
-            torch_flags = tuple(tplan.flags) if tplan is not None and tplan.units else ()
-            comp = verify_compile(out_path, tc, archs, target=target, original=original,
-                                  extra_flags=(*extra_flags, *torch_flags),
-                                  limits=limits, jobs=jobs, use_cache=use_cache, build=config,
-                                  units=units if tplan is not None else None,
-                                  progress=lambda _ev: steps.advance(), codegen=codegen)
+            def run_units(group, flags):
+                return verify_compile(out_path, tc, archs, target=target, original=original, extra_flags=flags,
+                                      limits=limits, jobs=jobs, use_cache=use_cache, build=config, units=group,
+                                      progress=lambda _ev: steps.advance(), codegen=codegen)
+
+            if tplan is None:
+                comp = run_units(None, extra_flags)
+            else:
+                from vado.verify.torch_verify import merge_reports
+
+                # Only the extension's units get PyTorch's and Python's headers: an ordinary unit compiled with
+                # them would pass or fail on headers its own build does not give it.
+                mine = {id(u) for u in tplan.units}
+                ordinary = [u for u in units if id(u) not in mine]
+                parts = [run_units(ordinary, extra_flags)] if ordinary else []
+                if tplan.units:
+                    parts.append(run_units(tplan.units, (*extra_flags, *tplan.flags)))
+                comp = merge_reports(parts)
             loose = sorted({str(e.detail.get("confinement", "")) for e in comp.evidence} - {"", "namespaces"})
             if any("file not found" in str(d.get("message", "")) for e in comp.evidence
                    if e.detail.get("confinement") == "namespaces" for d in e.detail.get("diagnostics", [])):

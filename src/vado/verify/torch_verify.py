@@ -267,6 +267,21 @@ def _unit(subject: str, work: Path, hip: str, ext: dict, st: dict, arch_free) ->
     return Unit(subject, path, device, tu)
 
 
+def _reads_torch(root: Path, unit: Unit) -> bool:
+    """Whether the unit or a project header it includes (followed through) includes PyTorch's or Python's headers."""
+    from vado.verify.codegen import project_files
+
+    search = [str(unit.abs_path.parent), *((i.path for i in unit.tu.includes) if unit.tu else ())]
+    for f in project_files((), str(unit.abs_path), [str(root)], search)[:500]:
+        try:
+            with open(f, "rb") as fh:
+                if _TORCH_INCLUDE.search(fh.read(200_000)):
+                    return True
+        except OSError:
+            continue
+    return False
+
+
 def split_ordinary(plan: TorchPlan, units: Sequence[Unit]) -> tuple[list[Unit], list[tuple[str, str]]]:
     """The ordinary units that stay on verify's ordinary path, and those left out with why: a source an
     extension compiles (checked by the torch path), or one that includes PyTorch's or Python's headers and
@@ -276,16 +291,21 @@ def split_ordinary(plan: TorchPlan, units: Sequence[Unit]) -> tuple[list[Unit], 
     for u in units:
         if str(u.abs_path.resolve()) in plan.covered:
             continue
-        try:
-            head = u.abs_path.read_bytes()[:200_000]
-        except OSError:
-            head = b""
-        if _TORCH_INCLUDE.search(head):
+        if _reads_torch(plan.root, u):
             skipped.append((u.path, "not compiled by the build: it includes PyTorch/Python headers and no "
                                     "CUDAExtension of setup.py (ROCm) compiles it"))
             continue
         keep.append(u)
     return keep, skipped
+
+
+def merge_reports(parts: Sequence[CompileReport]) -> CompileReport:
+    """One report of the compiles of ordinary units and of the extension's (run apart: their extra flags differ)."""
+    first = parts[0]
+    return dataclasses.replace(
+        first, evidence=tuple(e for p in parts for e in p.evidence), units=tuple(u for p in parts for u in p.units),
+        unsupported={k: v for p in parts for k, v in p.unsupported.items()},
+        skipped=tuple(x for p in parts for x in p.skipped), cache_hits=sum(p.cache_hits for p in parts))
 
 
 def finish(comp: CompileReport | None, plan: TorchPlan, *, archs: Sequence[str], original=None,
