@@ -69,6 +69,26 @@ def read_setup_py(path: str | os.PathLike) -> BuildConfig | None:
     return _literal_units(path)
 
 
+def _source_unit(root: str, src: str, cxx, nvcc, include_dirs, macros, ext_name: str, origin: str,
+                 torch_inc: list[str]) -> TranslationUnit | None:
+    """One source of an extension as its unit: nvcc's flags for ``.cu``/``.hip``, the C++ compiler's otherwise,
+    the extension's include dirs (relative to ``root``), torch's headers, its macros (``(name, value)``, value
+    None for a bare name) and ``TORCH_EXTENSION_NAME``; None for a source of no compiled language."""
+    cuda = src.endswith((".cu", ".hip"))
+    acc, _ = parse_flags([str(w) for w in (nvcc if cuda else cxx)], "nvcc" if cuda else "cxx", root)
+    for inc in include_dirs:
+        acc.include(str(inc), IncludeKind.DIR)
+    for inc in torch_inc:
+        acc.includes.append(IncludePath(inc, IncludeKind.SYSTEM))
+    for name, value in macros:
+        acc.macros.append(("D", f"{name}" if value is None else f"{name}={value}"))
+    acc.macros.append(("D", f"TORCH_EXTENSION_NAME={ext_name.rsplit('.', 1)[-1]}"))
+    lang = language_of(src, "nvcc" if cuda else "cxx", None)
+    if lang is None:
+        return None
+    return acc.unit(os.path.normpath(os.path.join(root, src)), lang, "nvcc" if cuda else "c++", origin, ext_name)
+
+
 def _derived_units(path: Path) -> BuildConfig | None:
     """The units of the extensions :func:`vado.build.torch_setup.derive` finds setup.py making on CUDA."""
     from vado.build.torch_setup import derive
@@ -85,20 +105,10 @@ def _derived_units(path: Path) -> BuildConfig | None:
     notes = [f"{u.file}:{u.line}: {u.what}" for u in d.undecidable if "cuda" in u.platforms or not u.platforms]
     for ext in exts:
         for src in ext.sources:
-            cuda = src.endswith((".cu", ".hip"))
-            acc, _ = parse_flags([str(w) for w in (ext.nvcc if cuda else ext.cxx)], "nvcc" if cuda else "cxx", root)
-            for inc in ext.include_dirs:
-                acc.include(inc if os.path.isabs(inc) else os.path.join(root, inc), IncludeKind.DIR)
-            for inc in torch_inc:
-                acc.includes.append(IncludePath(inc, IncludeKind.SYSTEM))
-            for name, value in ext.define_macros:
-                acc.macros.append(("D", name if value is None else f"{name}={value}"))
-            acc.macros.append(("D", f"TORCH_EXTENSION_NAME={ext.short_name}"))
-            lang = language_of(src, "nvcc" if cuda else "cxx", None)
-            if lang is None:
-                continue
-            units.append(acc.unit(os.path.normpath(os.path.join(root, src)), lang, "nvcc" if cuda else "c++",
-                                  f"{path.name}:{ext.line} {ext.kind} (derived)", ext.name))
+            unit = _source_unit(root, src, ext.cxx, ext.nvcc, ext.include_dirs, ext.define_macros, ext.name,
+                                f"{path.name}:{ext.line} {ext.kind} (derived)", torch_inc)
+            if unit is not None:
+                units.append(unit)
     if not units:
         return None
     if not torch_inc:
@@ -147,23 +157,13 @@ def _literal_units(path: Path) -> BuildConfig | None:
         macros = opt("define_macros", [])
         extra = opt("extra_compile_args", [])
         cxx, nv = (extra.get("cxx", []), extra.get("nvcc", [])) if isinstance(extra, dict) else (extra, extra)
+        pairs = [(m[0], m[1]) for m in (macros if isinstance(macros, (list, tuple)) else [])
+                 if isinstance(m, (list, tuple)) and len(m) == 2]
         for src in sources if isinstance(sources, (list, tuple)) else []:
-            src = str(src)
-            cuda = src.endswith((".cu", ".hip"))
-            acc, _ = parse_flags([str(w) for w in (nv if cuda else cxx)], "nvcc" if cuda else "cxx", root)
-            for d in incs if isinstance(incs, (list, tuple)) else []:
-                acc.include(str(d), IncludeKind.DIR)
-            for d in torch_inc:
-                acc.includes.append(IncludePath(d, IncludeKind.SYSTEM))
-            for m in macros if isinstance(macros, (list, tuple)) else []:
-                if isinstance(m, (list, tuple)) and len(m) == 2:
-                    acc.macros.append(("D", f"{m[0]}" if m[1] is None else f"{m[0]}={m[1]}"))
-            acc.macros.append(("D", f"TORCH_EXTENSION_NAME={str(name).rsplit('.', 1)[-1]}"))
-            lang = language_of(src, "nvcc" if cuda else "cxx", None)
-            if lang is None:
-                continue
-            units.append(acc.unit(os.path.normpath(os.path.join(root, src)), lang, "nvcc" if cuda else "c++",
-                                  f"{path.name}:{node.lineno} {fname}", str(name)))
+            unit = _source_unit(root, str(src), cxx, nv, incs if isinstance(incs, (list, tuple)) else [], pairs,
+                                str(name), f"{path.name}:{node.lineno} {fname}", torch_inc)
+            if unit is not None:
+                units.append(unit)
     if not found:
         return None
     if not torch_inc:
