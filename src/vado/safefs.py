@@ -362,3 +362,18 @@ def split_user_path(path: str | os.PathLike) -> tuple[str, str]:
         parent, name = os.path.split(os.path.abspath(norm))
         return parent, name
     return ".", norm
+
+
+def copy_ignore(directory: str, names: list[str]) -> set[str]:
+    """``shutil.copytree``'s ``ignore`` for a copy of a user's tree: ``.git`` and anything but directories,
+    regular files and links (a FIFO would block the copy; a socket or device has nothing to copy)."""
+    out = {".git"} & set(names)
+    for n in names:
+        try:
+            mode = os.lstat(os.path.join(directory, n)).st_mode
+        except OSError:
+            out.add(n)
+            continue
+        if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+            out.add(n)
+    return out

@@ -18,7 +18,6 @@ import os
 import re
 import shlex
 import shutil
-import stat
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import Mapping
 
 from vado.build.cmdline import compiler_family, parse_command, split_command
 from vado.build.model import BuildConfig, TranslationUnit
+from vado.safefs import copy_ignore
 
 MAKEFILE_NAMES = ("GNUmakefile", "makefile", "Makefile")
 _ENTER = re.compile(r"^\S*make(?:\[\d+\])?: Entering directory ['`\"](.*)['`\"]\s*$")
@@ -137,7 +137,7 @@ def dry_run(
             else:
                 work = Path(scratch) / "tree" / root.name
                 try:
-                    shutil.copytree(root, work, symlinks=True, ignore=_not_copied)
+                    shutil.copytree(root, work, symlinks=True, ignore=copy_ignore)
                 except shutil.Error as exc:
                     # Unreadable files: the copy holds the rest, and the dry run says what it lacked.
                     errs = exc.args[0] if exc.args and isinstance(exc.args[0], list) else []
@@ -146,20 +146,6 @@ def dry_run(
     if work != root:
         cfg = remap_config(cfg, str(work), str(root))
     return cfg
-
-
-def _not_copied(directory: str, names: list[str]) -> set[str]:
-    """``.git`` and anything but directories, regular files and links (a FIFO would block the copy)."""
-    out = {".git"} & set(names)
-    for n in names:
-        try:
-            mode = os.lstat(os.path.join(directory, n)).st_mode
-        except OSError:
-            out.add(n)
-            continue
-        if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
-            out.add(n)
-    return out
 
 
 #: Trees up to this size are copied for a dry run.

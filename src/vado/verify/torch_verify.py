@@ -31,7 +31,6 @@ import hashlib
 import os
 import re
 import shutil
-import stat
 import sysconfig
 import tempfile
 from dataclasses import dataclass, field
@@ -42,6 +41,7 @@ from vado.build.model import IncludePath, Language, TranslationUnit
 from vado.errors import VadoError
 from vado.model import Evidence, Target
 from vado.model.text import decode_source
+from vado.safefs import copy_ignore
 from vado.verify.compile import CompileReport, Unit
 from vado.verify.mapping import Diagnostic, DiagnosticMapper, line_map
 from vado.verify.torch_ext import COMMON_HIP_FLAGS, COMMON_HIPCC_FLAGS, hipify_sources
@@ -213,22 +213,8 @@ def _copy(plan: TorchPlan, use_cache: bool) -> Path:
     work = area / "src"
     if work.exists():
         shutil.rmtree(work)
-    shutil.copytree(plan.root, work, symlinks=True, ignore=_not_copied)
+    shutil.copytree(plan.root, work, symlinks=True, ignore=copy_ignore)
     return work
-
-
-def _not_copied(folder: str, names: list[str]) -> set[str]:
-    """``.git`` and what is neither a file, a folder nor a link (a FIFO would hang the copy)."""
-    out = {".git"} & set(names)
-    for n in names:
-        try:
-            mode = os.lstat(os.path.join(folder, n)).st_mode
-        except OSError:
-            out.add(n)
-            continue
-        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
-            out.add(n)
-    return out
 
 
 def _inside(source: str) -> bool:
