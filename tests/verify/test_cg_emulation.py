@@ -288,6 +288,10 @@ def test_cudas_cg_detail_headers_included_after_hips_cooperative_groups_compile(
 SIM = Path(__file__).resolve().parent / "cg_emulation" / "hip_wave64_sim"
 ROCM_HIP = ROCM_HIPCC.parent.parent / "root" / "usr" / "include" / "hip" / "amd_detail"
 GXX = shutil.which("g++")
+#: The CPU stand-in for a wave64 GPU needs g++ and ROCm 7.2.4's own headers.
+requires_stand_in = pytest.mark.skipif((GXX is None or not (ROCM_HIP / "amd_hip_cooperative_groups.h").is_file())
+                                       and os.environ.get("VADO_REQUIRE_ROCM") != "1",
+                                       reason="needs g++ and ROCm 7.2.4's headers (scripts/rocm-toolchain.sh)")
 
 
 def _fns64(amd_device_functions: str) -> str:
@@ -300,9 +304,24 @@ def _fns64(amd_device_functions: str) -> str:
     return "\n".join(out)
 
 
-@pytest.mark.skipif((GXX is None or not (ROCM_HIP / "amd_hip_cooperative_groups.h").is_file())
-                    and os.environ.get("VADO_REQUIRE_ROCM") != "1",
-                    reason="needs g++ and ROCm 7.2.4's headers (scripts/rocm-toolchain.sh)")
+def _run_on_the_stand_in(d: Path, text: str) -> subprocess.CompletedProcess:
+    """Build ``text`` (HIP with a host main) against ROCm 7.2.4's own warp and cooperative-groups headers on the
+    CPU stand-in for a wave64 GPU, and run it."""
+    (d / "fns64.h").write_text(_fns64((ROCM_HIP / "amd_device_functions.h").read_text()))
+    src, exe = d / "prog.cpp", d / "prog-sim"
+    src.write_text(text)
+    defines = {"HIP_SIM_WARP_FUNCTIONS": ROCM_HIP / "amd_warp_functions.h", "HIP_SIM_FNS64": d / "fns64.h",
+               "HIP_SIM_CG_HELPER": ROCM_HIP / "hip_cooperative_groups_helper.h",
+               "HIP_SIM_CG": ROCM_HIP / "amd_hip_cooperative_groups.h"}
+    cmd = [GXX, "-std=c++17", "-O1", "-pthread", "-w", "-I", str(SIM), *(f'-D{k}="{v}"' for k, v in defines.items()),
+           "-x", "c++", str(src), "-o", str(exe)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
+
+
+
+@requires_stand_in
 def test_the_checks_expectations_are_what_hips_own_cooperative_groups_compute(tmp_path):
     # The expected outputs of the checks program were worked out from HIP's code by hand. Here HIP's own code
     # computes them: ROCm 7.2.4's amd_hip_cooperative_groups.h, its helper and amd_warp_functions.h (the
@@ -311,18 +330,7 @@ def test_the_checks_expectations_are_what_hips_own_cooperative_groups_compute(tm
     # expect() of the program must pass there too; vado's local reduce is the port's, as on the GPU. What this
     # leaves to the GPU run: that the emulation on an NVIDIA GPU computes the same (test_hip_cooperative_groups_
     # semantics_on_the_gpu), and that AMD hardware follows the ISA as the stand-in does.
-    (tmp_path / "fns64.h").write_text(_fns64((ROCM_HIP / "amd_device_functions.h").read_text()))
-    src = tmp_path / "checks.cpp"
-    src.write_text(_as_vado_ports_it(CHECKS.read_text()))
-    exe = tmp_path / "checks-sim"
-    defines = {"HIP_SIM_WARP_FUNCTIONS": ROCM_HIP / "amd_warp_functions.h", "HIP_SIM_FNS64": tmp_path / "fns64.h",
-               "HIP_SIM_CG_HELPER": ROCM_HIP / "hip_cooperative_groups_helper.h",
-               "HIP_SIM_CG": ROCM_HIP / "amd_hip_cooperative_groups.h"}
-    cmd = [GXX, "-std=c++17", "-O1", "-pthread", "-w", "-I", str(SIM), *(f'-D{k}="{v}"' for k, v in defines.items()),
-           "-x", "c++", str(src), "-o", str(exe)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
+    run = _run_on_the_stand_in(tmp_path, _as_vado_ports_it(CHECKS.read_text()))
     assert run.returncode == 0 and "FAIL" not in run.stdout, run.stdout[-3000:] + run.stderr[-1000:]
     expected = len(re.findall(r"^\s*expect\(\"", CHECKS.read_text(), re.MULTILINE))
     assert run.stdout.count("ok ") == expected and "0 failures" in run.stdout, run.stdout
@@ -411,9 +419,7 @@ int main() {
 """
 
 
-@pytest.mark.skipif((GXX is None or not (ROCM_HIP / "amd_hip_cooperative_groups.h").is_file())
-                    and os.environ.get("VADO_REQUIRE_ROCM") != "1",
-                    reason="needs g++ and ROCm 7.2.4's headers (scripts/rocm-toolchain.sh)")
+@requires_stand_in
 def test_the_ports_labeled_partition_groups_lanes_by_label_with_hips_own_code(tmp_path):
     # HIP 7.2.4 has no labeled_partition: the port writes one from binary_partition, a ballot per bit of the label,
     # every lane of the group calling at once with its own side's mask. Run on the CPU stand-in for a wave64 GPU with
@@ -440,25 +446,7 @@ def test_the_ports_labeled_partition_groups_lanes_by_label_with_hips_own_code(tm
         assert (size, rank) == (len(wave), wave.index(t)), (t, lab, size, rank, wave)
 
 
-def _run_on_the_stand_in(d: Path, text: str) -> subprocess.CompletedProcess:
-    """Build ``text`` (HIP with a host main) against ROCm 7.2.4's own warp and cooperative-groups headers on the
-    CPU stand-in for a wave64 GPU, and run it."""
-    (d / "fns64.h").write_text(_fns64((ROCM_HIP / "amd_device_functions.h").read_text()))
-    src, exe = d / "prog.cpp", d / "prog-sim"
-    src.write_text(text)
-    defines = {"HIP_SIM_WARP_FUNCTIONS": ROCM_HIP / "amd_warp_functions.h", "HIP_SIM_FNS64": d / "fns64.h",
-               "HIP_SIM_CG_HELPER": ROCM_HIP / "hip_cooperative_groups_helper.h",
-               "HIP_SIM_CG": ROCM_HIP / "amd_hip_cooperative_groups.h"}
-    cmd = [GXX, "-std=c++17", "-O1", "-pthread", "-w", "-I", str(SIM), *(f'-D{k}="{v}"' for k, v in defines.items()),
-           "-x", "c++", str(src), "-o", str(exe)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
-
-
-@pytest.mark.skipif((GXX is None or not (ROCM_HIP / "amd_hip_cooperative_groups.h").is_file())
-                    and os.environ.get("VADO_REQUIRE_ROCM") != "1",
-                    reason="needs g++ and ROCm 7.2.4's headers (scripts/rocm-toolchain.sh)")
+@requires_stand_in
 def test_the_stand_in_stops_where_hips_mask_check_traps(tmp_path):
     # the negative case of the test above: 64 lanes call __ballot_sync with a mask naming two of them
     run = _run_on_the_stand_in(tmp_path, "#include <hip/hip_runtime.h>\n#include <cstdio>\n"
