@@ -105,9 +105,10 @@ def run(args) -> int:
         pkg = cfg[name]
         prep[name] = torch_ext_run.port_build_copy(work / "port" / pkg["dir"], work / "w64" / pkg["dir"], 64)
         torch_ext_run.write_prelude(work / "port" / pkg["dir"], work / "prelude" / f"{name}.h", 64)
-    build = work / "build"
-    shutil.rmtree(build, ignore_errors=True)
-    build.mkdir()
+    build = Path(args.build).resolve() if args.build else work / "build"
+    if not args.reuse:
+        shutil.rmtree(build, ignore_errors=True)
+    build.mkdir(parents=True, exist_ok=True)
     jobs, seen = [], set()
     for name in names:
         pkg = cfg[name]
@@ -125,7 +126,8 @@ def run(args) -> int:
             print(" ".join(j["cmd"]))
         return 0
     compiled = ted.compile_all(todo, args.jobs, args.tu_timeout, lambda r: print(
-        f"{'ok  ' if r['ok'] else 'FAIL'} {r['key']} {r['seconds']:.0f} s {r['error'][:160]}", flush=True))
+        f"{'ok  ' if r['ok'] else 'FAIL'} {r['key']} {r['seconds']:.0f} s{' (reused)' if r.get('reused') else ''} "
+        f"{r['error'][:160]}", flush=True), reuse=args.reuse)
     t_compile = time.monotonic() - t0
     if args.compile_only:
         ok = sum(r["ok"] for r in compiled.values())
@@ -188,6 +190,10 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--arch", default="sm_90")
     r.add_argument("--tu-timeout", type=float, default=480.0)
     r.add_argument("--call-timeout", type=float, default=120.0)
+    r.add_argument("--build", default="", help="the build directory (default WORK/build); outside a carried path, "
+                   "a warm device machine keeps it between calls")
+    r.add_argument("--reuse", action="store_true", help="keep objects whose command and source match (a build that "
+                   "spans device calls); without it the build directory starts empty")
     r.add_argument("--dry-run", action="store_true", help="print the compile commands, run nothing")
     r.add_argument("--only", action="append", default=[],
                    help="with --compile-only/--dry-run: the TUs whose key (package/variant/source) holds this (repeat)")

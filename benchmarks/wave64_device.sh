@@ -42,7 +42,7 @@ else
   fi
 ) &
 fi
-PYTHONPATH=src timeout "${W64_LIMIT:-530}" python3 benchmarks/wave64_differential.py run --work .gpu-work --out "$OUT" --jobs 14 \
+PYTHONPATH=src timeout "${W64_LIMIT:-530}" python3 benchmarks/wave64_differential.py run --work .gpu-work --out "$OUT" --jobs "${W64_JOBS:-14}" \
   --parallel-runs 6 --timeout "${W64_TIMEOUT:-60}" --deadline "${W64_DEADLINE:-420}" "$@"
 wait
 tail -30 "$OUT/checks.txt"

@@ -124,3 +124,24 @@ def test_the_derived_description_of_a_setup_py_without_extensions_names_the_way_
     assert proc.returncode == 2
     err = " ".join(proc.stderr.split())
     assert "setup.py does not parse" in err and "--torch-config" in err
+
+
+def test_a_reused_build_keeps_only_objects_whose_command_and_source_match(tmp_path):
+    """A build that spans two device calls: a compiled object is kept when its command and source bytes match
+    its stamp, rebuilt when either changed, and a failed compile leaves no stamp to reuse."""
+    from vado.verify.torch_ext_device import compile_job
+
+    src, obj, count = tmp_path / "a.cu", tmp_path / "a.o", tmp_path / "count"
+    src.write_text("one")
+    script = f"echo x >> {count}; cp {src} {obj}"
+    job = {"key": "p/port/a.cu", "path": str(src), "obj": str(obj), "cmd": ["sh", "-c", script]}
+    assert compile_job(job, 30, reuse=True)["ok"]
+    again = compile_job(job, 30, reuse=True)
+    assert again["ok"] and again.get("reused") and count.read_text().count("x") == 1
+    src.write_text("two")  # the source changed: compiled again
+    assert not compile_job(job, 30, reuse=True).get("reused") and count.read_text().count("x") == 2
+    assert not compile_job(job, 30, reuse=False).get("reused") and count.read_text().count("x") == 3
+    failing = {**job, "cmd": ["sh", "-c", f"echo x >> {count}; exit 1"]}
+    assert not compile_job(failing, 30, reuse=True)["ok"]
+    assert not (tmp_path / "a.o.stamp").exists()
+    assert not compile_job(failing, 30, reuse=True).get("reused") and count.read_text().count("x") == 5

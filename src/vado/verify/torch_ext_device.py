@@ -135,7 +135,7 @@ def tu_jobs(orig: Path, port_w64: Path, port_host: Path, prelude: Path, inc64: P
                        *arch_free(st["nvcc"]), *flag_incs]
                 if variant == "port":
                     cmd += ["-include", str(prelude.resolve()), f"-I{inc64.resolve()}", "-DVADO_W64_EXIT_GUARD="]
-                key = f"{name}/{variant}/{src}"
+                key, path = f"{name}/{variant}/{src}", root / src
             else:
                 hsrc = host_root / src
                 cmd = ["c++", "-c", str(hsrc), "-fPIC", "-std=c++17",
@@ -144,18 +144,41 @@ def tu_jobs(orig: Path, port_w64: Path, port_host: Path, prelude: Path, inc64: P
                 same = other.is_file() and other.read_bytes() == hsrc.read_bytes()
                 digest = hashlib.sha1(hsrc.read_bytes()).hexdigest()[:12]
                 key = f"{name}/host/{src}@{digest}" if same else f"{name}/{variant}/{src}"
+                path = hsrc
             obj = build / (key.replace("/", "__").replace("@", "_") + ".o")
             jobs.append({"key": key, "ext": ext_name, "variant": variant, "package": name, "source": src,
-                         "cmd": [*cmd, "-o", str(obj)], "obj": str(obj), "size": (root / src).stat().st_size})
+                         "path": str(path), "cmd": [*cmd, "-o", str(obj)], "obj": str(obj), "size": (root / src).stat().st_size})
     return jobs
 
 
-def compile_job(job: dict, timeout: float) -> dict:
-    """Run one compile job: ``{key, ok, seconds, error, log}``."""
+def _stamp(job: dict) -> str:
+    """What an object was compiled from: its command and its source's bytes (a reused object must match both)."""
+    h = hashlib.sha256("\0".join(job["cmd"]).encode())
+    try:
+        h.update(Path(job["path"]).read_bytes())
+    except OSError:
+        h.update(b"unreadable")
+    return h.hexdigest()
+
+
+def compile_job(job: dict, timeout: float, reuse: bool = False) -> dict:
+    """Run one compile job: ``{key, ok, seconds, error, log}``.
+
+    With ``reuse``, an object whose stamp (command and source bytes) matches is kept rather than rebuilt:
+    a build that spans two device calls (a TU of several minutes) does not start over. The stamp is
+    written only after a successful compile, so a killed compiler's partial object is never reused.
+    """
     start = time.monotonic()
+    stamp_file = Path(job["obj"] + ".stamp")
+    stamp = _stamp(job)
+    if reuse and Path(job["obj"]).is_file() and stamp_file.is_file() and stamp_file.read_text() == stamp:
+        return {"key": job["key"], "ok": True, "seconds": 0.0, "error": "", "log": "", "reused": True}
+    stamp_file.unlink(missing_ok=True)
     try:
         proc = subprocess.run(job["cmd"], capture_output=True, text=True, errors="replace", timeout=timeout)
         ok, log = proc.returncode == 0, proc.stdout + proc.stderr
+        if ok:
+            stamp_file.write_text(stamp)
     except subprocess.TimeoutExpired:
         ok, log = False, f"timed out after {timeout:.0f} s"
     except OSError as exc:
@@ -166,12 +189,12 @@ def compile_job(job: dict, timeout: float) -> dict:
 
 
 def compile_all(jobs: Sequence[dict], n_jobs: int, timeout: float,
-                report: Callable[[dict], None] | None = None) -> dict[str, dict]:
-    """Compile ``jobs`` (largest ``.cu`` first) in a pool of ``n_jobs``; results by key."""
+                report: Callable[[dict], None] | None = None, reuse: bool = False) -> dict[str, dict]:
+    """Compile ``jobs`` (largest ``.cu`` first) in a pool of ``n_jobs``; results by key (see compile_job)."""
     todo = sorted(jobs, key=lambda j: (not j["source"].endswith(".cu"), -j["size"]))
     out: dict[str, dict] = {}
     with cf.ThreadPoolExecutor(max(1, n_jobs)) as pool:
-        for fut in cf.as_completed([pool.submit(compile_job, j, timeout) for j in todo]):
+        for fut in cf.as_completed([pool.submit(compile_job, j, timeout, reuse) for j in todo]):
             r = fut.result()
             out[r["key"]] = r
             if report is not None:
