@@ -291,6 +291,38 @@ __global__ void k_reduce_order_coalesced(u64* out) {
   }
 }
 
+// Many blocks of lanes that split into groups by label at once (cuda-samples warpAggregatedAtomicsCG's labeled
+// partition, as the port writes it: a binary_partition per bit of the label), the halves of each wave mixed in
+// every group and a divergent branch before each split: each group's calls meet by its mask.
+__host__ __device__ unsigned label_of(unsigned block, unsigned l) { return (l * 7u + block * 3u + (l >> 5) * block) % 5u; }
+__global__ void k_labeled_many(u64* out) {
+  unsigned l = lane(), b = blockIdx.x, label = label_of(b, l);
+  cg::coalesced_group g = cg::coalesced_threads();
+  for (int bit = 0; bit < 3; ++bit) {
+    if ((l * 5u + b + bit) % 3u == 0u) out[b * blockDim.x + threadIdx.x] = bit;
+    g = cg::binary_partition(g, (label >> bit) & 1u);
+  }
+  u64 leader = g.shfl((u64)l, 0);
+  u64 votes = __popcll(g.ballot(1));
+  out[b * blockDim.x + threadIdx.x] = g.size() * 1000000ull + g.thread_rank() * 10000ull + leader * 100ull + votes +
+                                      (u64)cg::reduce(g, 1, cg::plus<int>()) * 1000000000ull;
+}
+static std::vector<u64> run_labeled_many(int threads, int blocks) {
+  u64* d = nullptr;
+  hipMalloc((void**)&d, (size_t)threads * blocks * sizeof(u64));
+  hipMemset(d, 0, (size_t)threads * blocks * sizeof(u64));
+  hipLaunchKernelGGL(k_labeled_many, dim3(blocks), dim3(threads), 0, 0, d);
+  std::vector<u64> h((size_t)threads * blocks);
+  hipError_t err = hipDeviceSynchronize();
+  if (err != hipSuccess) {
+    printf("FAIL launch: %s\n", hipGetErrorString(err));
+    ++failures;
+  }
+  hipMemcpy(h.data(), d, h.size() * sizeof(u64), hipMemcpyDeviceToHost);
+  hipFree(d);
+  return h;
+}
+
 template <class Kernel>
 static std::vector<u64> run(Kernel k, int threads) {
   u64* d = nullptr;
@@ -469,6 +501,24 @@ int main() {
   }
   expect("reduce over a coalesced group with a non-commutative op: rank order, every member",
          run(k_reduce_order_coalesced, n), want);
+
+  {
+    const int threads = 128, blocks = 4096;
+    std::vector<u64> many((size_t)threads * blocks);
+    for (int b = 0; b < blocks; ++b)
+      for (int t = 0; t < threads; ++t) {
+        unsigned l = t % 64, label = label_of(b, l), size = 0, rank = 0, leader = 64;
+        for (unsigned u = 0; u < 64; ++u) {
+          if (label_of(b, u) != label) continue;
+          if (leader == 64) leader = u;
+          if (u < l) ++rank;
+          ++size;
+        }
+        many[(size_t)b * threads + t] = size * 1000000000ull + size * 1000000ull + rank * 10000ull + leader * 100ull + size;
+      }
+    expect("labeled partitions (a binary_partition per label bit) in 4096 blocks, halves mixed in each group",
+           run_labeled_many(threads, blocks), many);
+  }
 
   printf("%d failures\n", failures);
   return failures ? 1 : 0;

@@ -31,7 +31,8 @@
 //   - a wave whose second warp does not exist (the last wave of a block whose size is not a
 //     multiple of 64, up to 32 threads) is emulated without waiting: its lanes 32..63 are absent
 //     (inactive on AMD): ballot bits 0, shuffles from them 0.
-//   - about 5 KiB of static shared memory per block for kernels that make wave-wide calls.
+//   - about 5 KiB of static shared memory per block for kernels that make wave-wide calls, 4 KiB more for
+//     kernels whose _sync calls or cooperative groups name lanes of both halves but not the whole wave.
 #pragma once
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -52,6 +53,9 @@ static __shared__ unsigned long long waiting[16][2];
 // tag << 32 | lanes of the half that have left the kernel (VADO_W64_EXIT_GUARD).
 static __shared__ unsigned long long exited[16][2];
 static __shared__ unsigned int partner_on[16][2];  // whether the other half took part in the half's current call
+// Meetings keyed by a call's mask (see keyed()): per wave and lowest lane of the mask (always in the first half),
+// tag << 32 | arrivals << 16 | departures, both halves counted (16-bit, compared modulo 2^16).
+static __shared__ unsigned long long kmeet[16][32];
 
 __device__ __forceinline__ unsigned int tid() {
   return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
@@ -189,6 +193,58 @@ __device__ __forceinline__ void done() {
   __syncwarp(am);
 }
 
+// A call whose mask names lanes of both halves but not the whole wave (a cooperative group's partition, a
+// coalesced group) meets by its mask rather than by whoever is active: the lanes of one half may call at once
+// with different masks (the two sides of a binary_partition, every label of a labeled_partition), and CUDA may
+// run the lanes of one mask as separate groups where AMD's wave runs them together. Each mask's lanes of a half
+// first meet (__syncwarp of them), then the two halves meet at the counter of the mask's lowest lane: masks of
+// calls made at once are disjoint (ROCm's __hip_check_mask), so their lowest lanes differ. A named lane that
+// never calls leaves the others waiting (a time-out, where ROCm traps).
+__device__ __forceinline__ bool keyed(unsigned long long m) {
+  return m != ~0ull && (unsigned int)m != 0u && (m >> 32) != 0ull && ((m >> lane()) & 1ull) && paired();
+}
+__device__ __forceinline__ unsigned int kfield(unsigned long long v, unsigned int t, int shift) {
+  return (unsigned int)(v >> 32) == t ? (unsigned int)(v >> shift) & 0xffffu : 0u;
+}
+// Adds one to a field of a meeting's counter (16: arrivals, 0: departures); the new value of that field.
+__device__ __forceinline__ unsigned int kbump(unsigned long long* c, int shift) {
+  unsigned int t = tag();
+  unsigned long long old = *(volatile unsigned long long*)c, assumed;
+  unsigned int field;
+  do {
+    assumed = old;
+    unsigned int a = kfield(assumed, t, 16), d = kfield(assumed, t, 0);
+    if (shift == 16) a = (a + 1u) & 0xffffu; else d = (d + 1u) & 0xffffu;
+    field = shift == 16 ? a : d;
+    old = atomicCAS(c, assumed, ((unsigned long long)t << 32) | ((unsigned long long)a << 16) | d);
+  } while (old != assumed);
+  __threadfence_block();
+  return field;
+}
+// Each half bumps a field once per call: the caller's bump made it 2s - 1 or 2s; both halves are there at 2s.
+__device__ __forceinline__ void kmeet_both(unsigned long long* c, int shift) {
+  unsigned int target = (kbump(c, shift) + 1u) & 0xfffeu, t = tag();
+  while ((short)((kfield(*(volatile unsigned long long*)c, t, shift) - target) & 0xffffu) < 0) {
+  }
+  __threadfence_block();
+}
+__device__ __forceinline__ unsigned long long publish(unsigned int v, unsigned long long group) {
+  if (!keyed(group)) return publish(v);
+  unsigned int w = wave(), mine = (unsigned int)(group >> half());
+  xch[w][lane()] = v;
+  __syncwarp(mine);
+  if (warp_lane() == (unsigned int)(__ffs(mine) - 1)) kmeet_both(&kmeet[w][__ffsll((long long)group) - 1], 16);
+  __syncwarp(mine);
+  return group;
+}
+__device__ __forceinline__ void done(unsigned long long group) {
+  if (!keyed(group)) return done();
+  unsigned int mine = (unsigned int)(group >> half());
+  __syncwarp(mine);
+  if (warp_lane() == (unsigned int)(__ffs(mine) - 1)) kmeet_both(&kmeet[wave()][__ffsll((long long)group) - 1], 0);
+  __syncwarp(mine);
+}
+
 // Lane `src` (0..63) of the caller's own half, natively; 0 when that lane is inactive.
 __device__ __forceinline__ unsigned int own32(unsigned int v, unsigned int src) {
   unsigned int am = __activemask();
@@ -214,22 +270,24 @@ struct Words {
 
 // The value of lane `index` (HIP's bpermute index; taken mod 64) of the wave; `local` when every lane's
 // index lies in its own half (then no barrier is needed).
+// `group`: the lanes of the call when its mask is known (a _sync form, a cooperative group; see keyed()).
 template <class T>
-__device__ __forceinline__ T permute(T var, int index, bool local) {
+__device__ __forceinline__ T permute(T var, int index, bool local, unsigned long long group = 0ull) {
   Words<T> in(var), out(var);
   unsigned int src = (unsigned int)index & 63u;
   if (local) {  // every lane reads a lane of its own half
+    if (keyed(group)) __syncwarp((unsigned int)(group >> half()));
     out.w[0] = own32(in.w[0], src);
     if (sizeof(T) > 4) out.w[1] = own32(in.w[1], src);
     return out.value();
   }
-  unsigned long long exec = publish(in.w[0]);
+  unsigned long long exec = publish(in.w[0], group);
   out.w[0] = read(src, exec);
-  done();
+  done(group);
   if (sizeof(T) > 4) {
-    exec = publish(in.w[1]);
+    exec = publish(in.w[1], group);
     out.w[1] = read(src, exec);
-    done();
+    done(group);
   }
   return out.value();
 }
@@ -272,24 +330,24 @@ __device__ __forceinline__ int all(int pred) {
 
 // HIP's index formulas (amd_warp_functions.h); `local` when the width keeps every lane in its half.
 template <class T>
-__device__ __forceinline__ T shfl(T var, int src_lane, int width = 64) {
+__device__ __forceinline__ T shfl(T var, int src_lane, int width = 64, unsigned long long group = 0ull) {
   int self = (int)lane();
   int index = (src_lane & (width - 1)) + (self & ~(width - 1));
-  return permute(var, index, width <= 32);
+  return permute(var, index, width <= 32, group);
 }
 template <class T>
-__device__ __forceinline__ T shfl_up(T var, unsigned int delta, int width = 64) {
+__device__ __forceinline__ T shfl_up(T var, unsigned int delta, int width = 64, unsigned long long group = 0ull) {
   int self = (int)lane();
   int index = self - (int)delta;
   index = (index < (self & ~(width - 1))) ? self : index;
-  return permute(var, index, width <= 32);
+  return permute(var, index, width <= 32, group);
 }
 template <class T>
-__device__ __forceinline__ T shfl_down(T var, unsigned int delta, int width = 64) {
+__device__ __forceinline__ T shfl_down(T var, unsigned int delta, int width = 64, unsigned long long group = 0ull) {
   int self = (int)lane();
   int index = self + (int)delta;
   index = (int)((self & (width - 1)) + delta) >= width ? self : index;
-  return permute(var, index, width <= 32);
+  return permute(var, index, width <= 32, group);
 }
 // HIP bounds the xor index above only (index >= the end of the caller's segment reads the caller's own lane):
 // with a mask that has bit 5 set (32..63), a lane of the upper half reads a lane of the lower half (lane 40,
@@ -299,11 +357,11 @@ __device__ __forceinline__ bool xor_stays_in_half(int lane_mask, int width) {
   return width <= 32 && lane_mask >= 0 && ((lane_mask & 32) == 0 || lane_mask >= 64);
 }
 template <class T>
-__device__ __forceinline__ T shfl_xor(T var, int lane_mask, int width = 64) {
+__device__ __forceinline__ T shfl_xor(T var, int lane_mask, int width = 64, unsigned long long group = 0ull) {
   int self = (int)lane();
   int index = self ^ lane_mask;
   index = index >= ((self + width) & ~(width - 1)) ? self : index;
-  return permute(var, index, xor_stays_in_half(lane_mask, width));
+  return permute(var, index, xor_stays_in_half(lane_mask, width), group);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -332,11 +390,11 @@ __device__ __forceinline__ unsigned long long match_any(unsigned long long mask,
 // __activemask(), which would miss the later group (a false trap, or a ballot missing lanes). A correct HIP
 // program has every named lane make the call with the same mask; lanes with other masks meet in their own
 // groups. A named lane that never calls leaves the others waiting (a time-out, where ROCm traps).
-// A mask over both halves is left to publish(), which takes the lanes of each half that arrive together: a
-// meeting here would split the lanes of one half that call at once with different masks (two sides of a
-// binary_partition), which publish() needs as one group. Known limit: when CUDA runs such lanes as separate
-// groups anyway, the halves' meeting sees part of a mask (cuda-samples warpAggregatedAtomicsCG's
-// labeled_partition as a loop of binary_partition calls traps in a few of 19531 blocks on an H200).
+// A mask over both halves but not the whole wave meets by its mask (keyed(), publish(v, group)): before that
+// meeting, cuda-samples warpAggregatedAtomicsCG's labeled_partition (a loop of binary_partition calls, lanes of
+// one half calling at once with different masks) trapped in a few of 19531 blocks on an H200, when CUDA ran the
+// lanes of one mask as separate groups and a half-wide meeting saw part of a mask. The whole wave's mask is left
+// to publish(), which takes the lanes of each half that arrive together.
 __device__ __forceinline__ void converge(unsigned long long mask) {
   if (!own_half(mask)) return;
   unsigned int mine = (unsigned int)(mask >> half());
@@ -346,13 +404,16 @@ __device__ __forceinline__ void check_mask(unsigned long long mask) {
   converge(mask);
 #ifndef NDEBUG
   if (mask == 0ull) fail("__*_sync called with a zero mask");
+  if (!((mask >> lane()) & 1ull))
+    fail("the mask of a __*_sync call does not name the calling lane (ROCm traps here)");
   if (own_half(mask)) {
     unsigned int am = __activemask();
     unsigned int peers = __match_any_sync(am, mask);
     if ((unsigned int)(mask >> half()) != peers)
       fail("the mask of a __*_sync call does not name exactly the lanes executing it (ROCm traps here)");
   } else {
-    if (match_any(~0ull, mask) != mask)
+    // A keyed meeting has exactly the mask's lanes: they must all name that mask.
+    if (match_any(keyed(mask) ? mask : ~0ull, mask) != mask)
       fail("the mask of a __*_sync call does not name exactly the lanes executing it (ROCm traps here)");
   }
 #endif
@@ -364,7 +425,12 @@ __device__ __forceinline__ unsigned long long ballot_sync(MaskT mask, int pred) 
   unsigned long long m = (unsigned long long)mask;
   check_mask(m);
   if (own_half(m)) return ((unsigned long long)__ballot_sync(__activemask(), pred) << half()) & m;
-  return ballot(pred) & m;
+  if (!keyed(m)) return ballot(pred) & m;
+  unsigned int mine = (unsigned int)(m >> half()), lo_lanes = (unsigned int)m, hi_lanes = (unsigned int)(m >> 32);
+  unsigned long long exec = publish(__ballot_sync(mine, pred), m);
+  unsigned int lo = read(__ffs(lo_lanes) - 1, exec), hi = read(32 + __ffs(hi_lanes) - 1, exec);
+  done(m);
+  return ((unsigned long long)lo | ((unsigned long long)hi << 32)) & m;
 }
 template <class MaskT>
 __device__ __forceinline__ int any_sync(MaskT mask, int pred) {
@@ -380,33 +446,39 @@ template <class MaskT, class T>
 __device__ __forceinline__ T shfl_sync(MaskT mask, T var, int src_lane, int width = 64) {
   VADO_W64_MASK_CHECK(MaskT);
   check_mask((unsigned long long)mask);
-  return shfl(var, src_lane, width);
+  return shfl(var, src_lane, width, (unsigned long long)mask);
 }
 template <class MaskT, class T>
 __device__ __forceinline__ T shfl_up_sync(MaskT mask, T var, unsigned int delta, int width = 64) {
   VADO_W64_MASK_CHECK(MaskT);
   check_mask((unsigned long long)mask);
-  return shfl_up(var, delta, width);
+  return shfl_up(var, delta, width, (unsigned long long)mask);
 }
 template <class MaskT, class T>
 __device__ __forceinline__ T shfl_down_sync(MaskT mask, T var, unsigned int delta, int width = 64) {
   VADO_W64_MASK_CHECK(MaskT);
   check_mask((unsigned long long)mask);
-  return shfl_down(var, delta, width);
+  return shfl_down(var, delta, width, (unsigned long long)mask);
 }
 template <class MaskT, class T>
 __device__ __forceinline__ T shfl_xor_sync(MaskT mask, T var, int lane_mask, int width = 64) {
   VADO_W64_MASK_CHECK(MaskT);
   check_mask((unsigned long long)mask);
-  return shfl_xor(var, lane_mask, width);
+  return shfl_xor(var, lane_mask, width, (unsigned long long)mask);
 }
 
 __device__ __forceinline__ void syncwarp() { __syncwarp(__activemask()); }
 template <class MaskT>
 __device__ __forceinline__ void syncwarp(MaskT mask) {
   VADO_W64_MASK_CHECK(MaskT);
-  check_mask((unsigned long long)mask);
-  __syncwarp(__activemask());
+  unsigned long long m = (unsigned long long)mask;
+  check_mask(m);
+  if (keyed(m)) {
+    publish(0u, m);
+    done(m);
+  } else {
+    __syncwarp(__activemask());
+  }
 }
 
 // HIP's __match_any/__match_all compare values with ==, not bits (amd_warp_sync_functions.h): for float and
@@ -439,15 +511,15 @@ __device__ __forceinline__ unsigned long long match_any(unsigned long long mask,
   }
   unsigned int w = wave();
   unsigned long long same = 0ull;
-  unsigned long long exec = publish(in.w[0]);
+  unsigned long long exec = publish(in.w[0], mask);
   for (unsigned int l = 0; l < 64u; ++l)
     if (((exec & mask) >> l) & 1ull && xch[w][l] == in.w[0]) same |= 1ull << l;
-  done();
+  done(mask);
   if (sizeof(T) > 4) {
-    exec = publish(in.w[1]);
+    exec = publish(in.w[1], mask);
     for (unsigned int l = 0; l < 64u; ++l)
       if ((same >> l) & 1ull && xch[w][l] != in.w[1]) same &= ~(1ull << l);
-    done();
+    done(mask);
   }
   return same;
 }
@@ -481,7 +553,7 @@ __device__ __forceinline__ T reduce(unsigned long long mask, T value, Op op) {
   unsigned long long exec = mask;
   unsigned int w = wave();
   bool wide = !own_half(mask);
-  if (wide) exec = publish(u) & mask;
+  if (wide) exec = publish(u, mask) & mask;
   T acc = value;
   bool first = true;
   for (unsigned int l = 0; l < 64u; ++l) {
@@ -492,7 +564,7 @@ __device__ __forceinline__ T reduce(unsigned long long mask, T value, Op op) {
     acc = first ? t : op(acc, t);
     first = false;
   }
-  if (wide) done();
+  if (wide) done(mask);
   return acc;
 }
 struct Add { template <class T> __device__ T operator()(T a, T b) const { return a + b; } };

@@ -166,7 +166,7 @@ __device__ __forceinline__ T member_value(T var, int src, unsigned long long mem
   // HIP's coalesced_group::shfl* call __shfl(var, lane, warpSize): a type it has an overload for.
   static_assert(vado_w64_hip_shfl_type<T>::value && !std::is_enum<T>::value,
                 "no matching function for call to '__shfl' (HIP's coalesced_group shuffles, emulated by vado)");
-  return vado_w64::permute(var, src & 63, vado_w64::own_half(members));
+  return vado_w64::permute(var, src & 63, vado_w64::own_half(members), members);
 }
 
 // A tile's or coalesced group's sync(): on AMD a fence (the wave is in lock step); here the group's warps meet.
@@ -174,8 +174,8 @@ __device__ __forceinline__ void wave_sync(unsigned long long members) {
   if (vado_w64::own_half(members)) {
     (__syncwarp)((__activemask)());
   } else {
-    vado_w64::publish(0u);
-    vado_w64::done();
+    vado_w64::publish(0u, members);
+    vado_w64::done(members);
   }
   __threadfence_block();
 }
