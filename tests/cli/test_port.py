@@ -73,6 +73,10 @@ def test_json_report(project: Path):
     assert files["k.cu"]["status"] == "translated" and files["k.cu"]["applied"] == {"rename": 1, "header": 1}
     assert files["Makefile"]["status"] == "unchanged" and files["Makefile"]["remaining"] == {"BLD003": 3}
     assert sorted(f["code"] for f in doc["remaining"]) == ["BLD003", "BLD003", "BLD003", "WARP001"]
+    # what the port changed and why, per file: each applied fix's description and count
+    assert files["k.cu"]["changes"] == {"<cuda_runtime.h> → <hip/hip_runtime.h>": 1,
+                                        "cudaDeviceSynchronize → hipDeviceSynchronize": 1}
+    assert files["Makefile"]["changes"] == {}
 
 
 @pytest.mark.parametrize(("fmt", "marker"), [("sarif", '"version": "2.1.0"'), ("markdown", "#"), ("html", "<html")])
@@ -157,6 +161,9 @@ def test_what_next_and_the_report_in_the_new_tree(project: Path):
     assert "## Unsafe fixes applied (2)" in text and "| `Makefile` | compile with hipcc |" in text
     assert "```diff\n--- a/Makefile\n+++ b/Makefile\n" in text
     assert "| `k.cu:2:62` | WARP001 |" in text
+    assert "## What changed, file by file\n\n" in text
+    assert "- `k.cu`: <cuda_runtime.h> → <hip/hip_runtime.h>; cudaDeviceSynchronize → hipDeviceSynchronize\n" in text
+    assert "- `Makefile`: compile with hipcc" in text
 
 
 def test_the_report_never_replaces_a_file_of_the_project(project: Path):

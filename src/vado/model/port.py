@@ -18,7 +18,8 @@ class PortedFile:
     ``error``). ``applied`` counts applied fixes by tag (``rename``, ``header``,
     ``wave64``, ``ptx``, ``build``, ``launch`` …); ``remaining`` counts the
     findings still open in the port by code; ``unsafe_applied`` describes each applied
-    fix marked unsafe (build-file fixes in a new output tree, or all with ``--unsafe-fixes``).
+    fix marked unsafe (build-file fixes in a new output tree, or all with ``--unsafe-fixes``);
+    ``changes`` says what the port changed and why: each applied fix's description with its count.
     """
 
     path: str
@@ -30,6 +31,7 @@ class PortedFile:
     diff: str = ""
     error: str = ""
     unsafe_applied: tuple[str, ...] = ()
+    changes: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

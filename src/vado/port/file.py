@@ -71,6 +71,9 @@ class FilePort:
     #: What each applied unsafe fix did (its description), in the order applied: the edits a
     #: reviewer must look at in the diff.
     unsafe_applied: tuple[str, ...] = ()
+    #: What the port changed and why: each applied fix's description (its tag where it has none) with how
+    #: many times it was applied, in the order first applied.
+    changes: dict[str, int] = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
@@ -228,9 +231,12 @@ def port_bytes(path: str, kind: FileKind, data: bytes, target: Target, options: 
     result = fixpoint(text, fixes_of, unsafe=options.unsafe, on_round=moved)
     applied: dict[str, int] = {}
     unsafe_applied: list[str] = []
+    changes: dict[str, int] = {}
     for fix in result.applied:
         tag = fix.tags[0] if fix.tags else "rule"
         applied[tag] = applied.get(tag, 0) + 1
+        what = fix.description or tag
+        changes[what] = changes.get(what, 0) + 1
         if fix.applicability is Applicability.UNSAFE:
             unsafe_applied.append(fix.description)
     after = encode_source(result.text)
@@ -246,4 +252,4 @@ def port_bytes(path: str, kind: FileKind, data: bytes, target: Target, options: 
         remaining += tuple(_unguarded_finding(path, text, u, target) for u in left)
     elif torch:
         remaining = tuple(f for f in remaining if f.fix is None or not torch_ext.HIPIFY_TAGS.intersection(f.fix.tags))
-    return FilePort(data, after, applied, remaining, tuple(unsafe_applied))
+    return FilePort(data, after, applied, remaining, tuple(unsafe_applied), changes)

@@ -107,6 +107,11 @@ def _md_cell(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
+#: How much of "What changed, file by file" the Markdown report lists (the JSON report has all of it).
+_MD_CHANGED_FILES = 200
+_MD_CHANGES_PER_FILE = 8
+
+
 def render_port_markdown(result: PortResult, *, archs: tuple[str, ...] = ()) -> str:
     """The port as a Markdown report for the output tree: what was done, what to check next (verify, the
     unsafe fixes with the diffs of their files), and what remains for a person."""
@@ -139,6 +144,18 @@ def render_port_markdown(result: PortResult, *, archs: tuple[str, ...] = ()) -> 
     if applied:
         lines += ["## Applied fixes", "", "| kind | count |", "| --- | ---: |"]
         lines += [f"| {tag} | {n} |" for tag, n in sorted(applied.items(), key=lambda kv: (-kv[1], kv[0]))]
+        lines.append("")
+    changed = [f for f in translated if f.changes]
+    if changed:
+        lines += ["## What changed, file by file", ""]
+        for f in changed[:_MD_CHANGED_FILES]:
+            items = list(f.changes.items())
+            said = "; ".join(_md_cell(d) + (f" (×{n})" if n > 1 else "") for d, n in items[:_MD_CHANGES_PER_FILE])
+            more = f"; and {len(items) - _MD_CHANGES_PER_FILE} more" if len(items) > _MD_CHANGES_PER_FILE else ""
+            lines.append(f"- `{f.path}`: {said}{more}")
+        if len(changed) > _MD_CHANGED_FILES:
+            lines.append(f"- and {len(changed) - _MD_CHANGED_FILES} more files (`vado port -f json`: each file's "
+                         f"`changes`)")
         lines.append("")
     if result.amd_support:
         lines += ["## Existing AMD support", "",

@@ -125,6 +125,7 @@ def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, b
                 remaining=remaining,
                 diff=_diff(result.before, result.after, job, renamed),
                 unsafe_applied=result.unsafe_applied,
+                changes=result.changes,
             ),
             list(result.remaining),
         )

@@ -1235,8 +1235,12 @@ def _conditional_flag_fix(ctx: FileContext, f: BuildFact, test: str | None, shap
     hip_list = f"[{text[qs]}{hip}{text[qs]}]" if hip else "[]"
     content = f"*({hip_list} if {test} else [{item}])"
     what = f"{hip!r} on ROCm" if hip else "nothing on ROCm"
+    try:  # a flag and its value in two list items ("-diag-suppress", "20012,186") read as the command line has them
+        shown = " ".join(ast.literal_eval(f"[{item}]"))
+    except (ValueError, SyntaxError, TypeError):
+        shown = f.text
     return Fix((ctx.edit(qs, qe, content),), Applicability.UNSAFE,
-               f"{f.text!r} for CUDA builds only, {what} ({test})", ("build",))
+               f"{shown!r} for CUDA builds only, {what} ({test})", ("build",))
 
 
 def _setup_flag_fix(ctx: FileContext, f: BuildFact) -> Fix | None:
