@@ -34,6 +34,7 @@ class DeviceView:
     _defines: list | None = field(default=None, repr=False)
     _starts: list | None = field(default=None, repr=False)
     _by_start: list | None = field(default=None, repr=False)
+    _parents: list | None = field(default=None, repr=False)  # per _by_start entry: the enclosing one's index, or -1
     _index: SpellingIndex | None = field(default=None, repr=False)
     _marks: list | None = field(default=None, repr=False)
     _strings: list | None = field(default=None, repr=False)
@@ -181,22 +182,39 @@ class DeviceView:
             self._defines = find_defines(self.tokens, self.directive_marks)
         return self._defines
 
+    def _enclosing(self, offset: int):
+        """Indices into ``_by_start`` of the definitions whose bodies hold ``offset``, innermost first."""
+        if self._starts is None:
+            by_start = sorted(self.functions, key=lambda f: f.body_start)
+            parents: list[int] = []
+            stack: list[int] = []  # bodies are brace pairs, so they nest: the open ones that hold the next start
+            for k, f in enumerate(by_start):
+                while stack and by_start[stack[-1]].body_end <= f.body_start:
+                    stack.pop()
+                parents.append(stack[-1] if stack else -1)
+                stack.append(k)
+            self._by_start, self._parents = by_start, parents
+            self._starts = [f.body_start for f in by_start]
+        # Every body that holds offset holds the last body starting at or before it: walk its parents.
+        i = bisect.bisect_right(self._starts, offset) - 1
+        while i >= 0:
+            if self._by_start[i].contains(offset):
+                yield i
+            i = self._parents[i]
+
     def function_at(self, offset: int) -> FunctionDef | None:
         """Innermost function whose body holds ``offset`` (binary search: rules ask per token)."""
-        if self._starts is None:
-            self._by_start = sorted(self.functions, key=lambda f: f.body_start)
-            self._starts = [f.body_start for f in self._by_start]
-        i = bisect.bisect_right(self._starts, offset) - 1
-        # Definitions rarely nest (local classes); look back a few for an enclosing one.
-        for k in range(i, max(-1, i - 8), -1):
-            if self._by_start[k].contains(offset):
-                return self._by_start[k]
-        return None
+        i = next(self._enclosing(offset), -1)
+        return self._by_start[i] if i >= 0 else None
 
     def in_device_code(self, offset: int) -> bool:
-        """True when ``offset`` is inside a ``__global__``/``__device__`` function body."""
-        f = self.function_at(offset)
-        return f is not None and f.is_device
+        """True when ``offset`` is inside a ``__global__``/``__device__`` function body.
+
+        Also where the innermost ``name(…) {`` holding it is not itself a device function but lies in one: C++
+        defines no function inside another, so that is a statement macro's body (``KERNEL_LOOP(i, n) { … }``) or
+        a local class's member, which run on the device with it (issue 26: warpSize in such a body stayed 64
+        while the kernel's other lanes counted 32)."""
+        return any(self._by_start[i].is_device for i in self._enclosing(offset))
 
 
 def device_view(ctx) -> DeviceView:
