@@ -35,6 +35,7 @@ class DeviceView:
     _starts: list | None = field(default=None, repr=False)
     _by_start: list | None = field(default=None, repr=False)
     _parents: list | None = field(default=None, repr=False)  # per _by_start entry: the enclosing one's index, or -1
+    _lambdas: list | None = field(default=None, repr=False)  # (body start, body end) of __device__ lambdas
     _index: SpellingIndex | None = field(default=None, repr=False)
     _marks: list | None = field(default=None, repr=False)
     _strings: list | None = field(default=None, repr=False)
@@ -214,7 +215,41 @@ class DeviceView:
         defines no function inside another, so that is a statement macro's body (``KERNEL_LOOP(i, n) { … }``) or
         a local class's member, which run on the device with it (issue 26: warpSize in such a body stayed 64
         while the kernel's other lanes counted 32)."""
-        return any(self._by_start[i].is_device for i in self._enclosing(offset))
+        if any(self._by_start[i].is_device for i in self._enclosing(offset)):
+            return True
+        return any(a <= offset < b for a, b in self.device_lambdas)
+
+    @property
+    def device_lambdas(self) -> list[tuple[int, int]]:
+        """``(start, end)`` offsets of the bodies of extended lambdas (``[=] __device__ (int i) { … }``,
+        ``[] __host__ __device__ { … }``): device code in a host function (issue 26: warpSize in the lambda a host
+        function hands a templated kernel stayed 64 while its shuffles were pointed at the 32-lane helpers)."""
+        if self._lambdas is None:
+            toks, out = self.tokens, []
+            hits = self.ident_indices(("__device__",))
+            pairs = self.pairs if hits else {}
+            n = len(toks)
+            for k in hits:
+                j = k - 1  # back over __host__ and a parameter list to the capture's ']'
+                while j >= 0 and toks[j][3] in _LAMBDA_WORDS:
+                    j -= 1
+                if j >= 0 and toks[j][3] == ")" and j in pairs:
+                    j = pairs[j] - 1
+                    while j >= 0 and toks[j][3] in _LAMBDA_WORDS:
+                        j -= 1
+                if j < 0 or toks[j][3] != "]":
+                    continue
+                m = k + 1  # on to the body: a parameter list, specifiers, a trailing return type
+                while m < n and toks[m][3] not in ("{", ";", "}", "=", ","):
+                    m = pairs[m] + 1 if toks[m][3] in ("(", "[") and m in pairs else m + 1
+                if m < n and toks[m][3] == "{" and m in pairs:
+                    out.append((toks[m][1], toks[pairs[m]][2]))
+            self._lambdas = out
+        return self._lambdas
+
+
+#: Words that may stand between an extended lambda's capture and its ``__device__``.
+_LAMBDA_WORDS = frozenset({"__host__", "__device__", "mutable", "constexpr"})
 
 
 def device_view(ctx) -> DeviceView:
