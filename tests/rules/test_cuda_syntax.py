@@ -93,6 +93,23 @@ def test_find_functions_collects_cuda_qualifiers_through_launch_bounds_and_templ
     assert cs.enclosing_function(list(fns.values()), inner).name == "host"
 
 
+def test_device_code_holds_statement_bodies_read_like_definitions():
+    # `if constexpr (c) {` is no function; a statement macro's `LOOP(i, n) {` reads like one, but C++ has no
+    # definition inside a function, so its body is device code in a kernel and host code in a host function.
+    # More than eight such bodies before a use must not lose the kernel around them.
+    loops = "".join(f"  LOOP(i{k}, n) {{ a[i{k}] = {k}; }}\n" for k in range(12))
+    text = ("__global__ void k(int* a, int n) {\n  if constexpr (sizeof(int) == 4) { a[0] = 1; }\n" + loops
+            + "  a[1] = FAR;\n  LOOP(j, n) { a[j] = NEAR; }\n}\nvoid h(int* a) { LOOP(i, 4) { a[i] = HOST; } }\n")
+    t = toks(text)
+    assert "constexpr" not in {f.name for f in cs.find_functions(t)}
+    view = cs.DeviceView(text, t)
+    for word in ("a[0] = 1", "FAR", "NEAR"):
+        assert view.in_device_code(text.index(word)), word
+    assert view.function_at(text.index("FAR")).name == "k"
+    assert view.function_at(text.index("NEAR")).name == "LOOP"
+    assert not view.in_device_code(text.index("HOST"))
+
+
 def test_find_shared_decls_reads_dims_names_and_qualifiers():
     text = "__global__ void k(){ static __shared__ volatile float s[32][33], t[WARP_SIZE]; extern __shared__ int dyn[]; __shared__ __align__(16) char raw[64]; }"
     t = toks(text)

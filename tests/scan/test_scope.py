@@ -378,3 +378,28 @@ def test_port_of_a_self_hipifying_project_changes_nothing(tmp_path: Path):
     port_tree(root, out, get_target("rocm-7.2"))
     after = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file() and "vado" not in p.name}
     assert {k: v for k, v in after.items() if k in before} == {k: before[k] for k in after if k in before}
+
+
+def test_sources_the_rocm_branch_removes_from_its_list_are_cuda_only(tmp_path: Path):
+    """CTranslate2 0d8bcd3's layout: one list of CUDA sources; the HIP branch removes some with
+    ``list(REMOVE_ITEM …)`` before giving the rest LANGUAGE HIP. Those are compiled by the CUDA build
+    only (they had been taken for the ROCm build's, so their warp code 'moved as is' with it); what the
+    CUDA branch removes is not the ROCm build's business."""
+    root = tmp_path / "rm"
+    (root / "src").mkdir(parents=True)
+    (root / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.24)\nproject(rm CXX)\noption(WITH_HIP \"HIP\" OFF)\n"
+        "set(CUDA_SOURCES src/keep.cu src/awq.cu src/cudnn.cu)\n"
+        "if(WITH_HIP)\n  enable_language(HIP)\n  list(REMOVE_ITEM CUDA_SOURCES src/awq.cu)\n"
+        "  set_source_files_properties(${CUDA_SOURCES} PROPERTIES LANGUAGE HIP)\n  add_definitions(-DRM_USE_HIP)\n"
+        "else()\n  enable_language(CUDA)\n  list(REMOVE_ITEM CUDA_SOURCES src/cudnn.cu)\nendif()\n"
+        "add_library(rm SHARED ${CUDA_SOURCES})\n")
+    kernel = ("#include <cuda_runtime.h>\n__global__ void k(float* x) {\n"
+              "  x[threadIdx.x] = __shfl_down_sync(0xffffffff, x[threadIdx.x], 16);\n}\n")
+    for name in ("keep", "awq", "cudnn"):
+        (root / "src" / f"{name}.cu").write_text(kernel)
+    scope = project_scope(root)
+    awq, keep, cudnn = (scope.of(f"src/{n}.cu") for n in ("awq", "keep", "cudnn"))
+    assert awq.scope is Scope.HIP_PATH and "compiled only by the project's CUDA build" in awq.why
+    assert keep.scope is Scope.HIP_PATH and "compiled only" not in keep.why
+    assert "compiled only" not in cudnn.why

@@ -424,12 +424,13 @@ _CUDA_SOURCE_EXT = (".cu",)
 def _cmake_sources(path: str, cmds, files: frozenset[str],
                    values_on: Mapping[str, bool] | None = None) -> tuple[list[str], list[str], list[str]]:
     """The planned files one CMake file gives ``LANGUAGE HIP`` (``set_source_files_properties``), every
-    planned ``.cu`` file it names, and those it names only where an enclosing ``if()`` is false in the
-    AMD configuration (``values_on``: the options and switch values that configuration sets), each in
-    the order read.
+    planned ``.cu`` file it names, those it names only where an enclosing ``if()`` is false in the
+    AMD configuration (``values_on``: the options and switch values that configuration sets), and those
+    that configuration takes out of a list (``list(REMOVE_ITEM V …)`` in a branch it takes), each in the
+    order read.
 
     Variables are followed in the file's order, ignoring its conditionals: ``set(V …)`` replaces,
-    ``list(APPEND|PREPEND V …)`` adds, ``file(GLOB V pattern …)`` matches the planned files of one
+    ``list(APPEND|PREPEND V …)`` adds, ``list(REMOVE_ITEM V …)`` removes, ``file(GLOB V pattern …)`` matches the planned files of one
     directory; a name is relative to the file's directory (``${CMAKE_CURRENT_SOURCE_DIR}/``) or the
     root (``${CMAKE_SOURCE_DIR}/``, ``${PROJECT_SOURCE_DIR}/``). Anything else (a generator expression,
     an unknown variable) names nothing."""
@@ -466,6 +467,7 @@ def _cmake_sources(path: str, cmds, files: frozenset[str],
     hip: list[str] = []
     named: list[str] = []
     off: list[str] = []
+    removed: list[str] = []
     for c, stack in _branches(cmds, dict(values_on or {})):
         args = [a.text for a in c.args]
         dead = any(b.holds is False for b in stack)
@@ -480,6 +482,16 @@ def _cmake_sources(path: str, cmds, files: frozenset[str],
             values[args[0]] = [a for a in expand(args[1:]) if a not in ("CACHE", "PARENT_SCOPE")]
         elif c.lname == "list" and len(args) >= 2 and args[0].upper() in ("APPEND", "PREPEND"):
             values.setdefault(args[1], []).extend(expand(args[2:]))
+        elif c.lname == "list" and len(args) >= 2 and args[0].upper() == "REMOVE_ITEM":
+            # The AMD configuration takes these sources out of the list (CTranslate2 0d8bcd3: its WITH_HIP branch
+            # removes the AWQ kernels from CUDA_SOURCES before giving the rest LANGUAGE HIP): not compiled there.
+            gone = set(expand(args[2:]))
+            values[args[1]] = [a for a in values.get(args[1], ()) if a not in gone]
+            for a in gone:
+                r = resolve(a) if a.endswith(_CUDA_SOURCE_EXT) else None
+                if r is not None:
+                    removed.append(r)
+            continue
         elif c.lname == "file" and len(args) >= 2 and args[0].upper() == "GLOB" and "RELATIVE" not in args:
             found = []
             for pat in expand(args[2:]):
@@ -502,7 +514,7 @@ def _cmake_sources(path: str, cmds, files: frozenset[str],
             r = resolve(a) if a.endswith(_CUDA_SOURCE_EXT) else None
             if r is not None:
                 (off if dead else named).append(r)
-    return hip, named, off
+    return hip, named, off, removed
 
 
 def _cmake_hip(texts: Mapping[str, str], hip_dirs: set[str], arches: str,
@@ -625,17 +637,20 @@ def _cmake_hip(texts: Mapping[str, str], hip_dirs: set[str], arches: str,
     hip_language: list[str] = []
     named: list[str] = []
     off: list[str] = []
+    removed: list[str] = []
     for path in sorted(texts):
-        got, names, dead = _cmake_sources(path, parsed[path], files, values)
+        got, names, dead, gone = _cmake_sources(path, parsed[path], files, values)
         if got:
             evidence.append(f"{path}: compiles {len(set(got))} CUDA sources as HIP (LANGUAGE HIP)")
         hip_language.extend(got)
         named.extend(names)
         off.extend(dead)
+        removed.extend(gone)
     # With the HIP build's sources named, a CUDA source the CMake files name only under a condition false in
     # the AMD configuration is one only the CUDA build compiles (bitsandbytes' sm75/sm80 MMA kernels, in the
-    # if(BUILD_CUDA) branch alone).
-    cuda_only = sorted(set(off) - set(named) - set(hip_language)) if hip_language else []
+    # if(BUILD_CUDA) branch alone), and so is one that configuration removes from its lists and compiles as HIP
+    # nowhere else.
+    cuda_only = sorted((set(off) - set(named) | set(removed)) - set(hip_language)) if hip_language else []
     return HipBuild(how, switch, _unique(defines), tuple(sorted(set(undecided) - set(defines))),
                     evidence=tuple(evidence), hip_language=_unique(hip_language), cuda_only=tuple(cuda_only),
                     hipify_step=tuple(hipify_step))

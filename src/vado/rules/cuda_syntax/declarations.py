@@ -12,11 +12,12 @@ from vado.rules.cuda_syntax.tokens import CLOSE, OPEN, bracket_map, directive_ra
 from vado.scan.lexer import Kind, is_native_tokens
 
 
-#: Words that precede ``(`` without being a function name.
+#: Words that precede ``(`` without being a function name (``if constexpr (c) {`` is a statement, not a
+#: function named constexpr: its body was read as host code inside a kernel).
 _NOT_FUNCTIONS = frozenset(
     "if for while switch catch return sizeof alignof decltype typeid static_assert "
     "noexcept new delete throw co_return co_await co_yield __attribute__ __declspec "
-    "__launch_bounds__ alignas defined asm __asm__ __asm else do case".split()
+    "__launch_bounds__ alignas defined asm __asm__ __asm else do case constexpr consteval".split()
 )
 #: Tokens that may sit between a parameter list's ``)`` and a function body's ``{``.
 _AFTER_PARAMS = frozenset("const volatile noexcept override final mutable throw &".split()) | {"&&"}

@@ -34,6 +34,8 @@ class DeviceView:
     _defines: list | None = field(default=None, repr=False)
     _starts: list | None = field(default=None, repr=False)
     _by_start: list | None = field(default=None, repr=False)
+    _parents: list | None = field(default=None, repr=False)  # per _by_start entry: the enclosing one's index, or -1
+    _lambdas: list | None = field(default=None, repr=False)  # (body start, body end) of __device__ lambdas
     _index: SpellingIndex | None = field(default=None, repr=False)
     _marks: list | None = field(default=None, repr=False)
     _strings: list | None = field(default=None, repr=False)
@@ -181,22 +183,73 @@ class DeviceView:
             self._defines = find_defines(self.tokens, self.directive_marks)
         return self._defines
 
+    def _enclosing(self, offset: int):
+        """Indices into ``_by_start`` of the definitions whose bodies hold ``offset``, innermost first."""
+        if self._starts is None:
+            by_start = sorted(self.functions, key=lambda f: f.body_start)
+            parents: list[int] = []
+            stack: list[int] = []  # bodies are brace pairs, so they nest: the open ones that hold the next start
+            for k, f in enumerate(by_start):
+                while stack and by_start[stack[-1]].body_end <= f.body_start:
+                    stack.pop()
+                parents.append(stack[-1] if stack else -1)
+                stack.append(k)
+            self._by_start, self._parents = by_start, parents
+            self._starts = [f.body_start for f in by_start]
+        # Every body that holds offset holds the last body starting at or before it: walk its parents.
+        i = bisect.bisect_right(self._starts, offset) - 1
+        while i >= 0:
+            if self._by_start[i].contains(offset):
+                yield i
+            i = self._parents[i]
+
     def function_at(self, offset: int) -> FunctionDef | None:
         """Innermost function whose body holds ``offset`` (binary search: rules ask per token)."""
-        if self._starts is None:
-            self._by_start = sorted(self.functions, key=lambda f: f.body_start)
-            self._starts = [f.body_start for f in self._by_start]
-        i = bisect.bisect_right(self._starts, offset) - 1
-        # Definitions rarely nest (local classes); look back a few for an enclosing one.
-        for k in range(i, max(-1, i - 8), -1):
-            if self._by_start[k].contains(offset):
-                return self._by_start[k]
-        return None
+        i = next(self._enclosing(offset), -1)
+        return self._by_start[i] if i >= 0 else None
 
     def in_device_code(self, offset: int) -> bool:
-        """True when ``offset`` is inside a ``__global__``/``__device__`` function body."""
-        f = self.function_at(offset)
-        return f is not None and f.is_device
+        """True when ``offset`` is inside a ``__global__``/``__device__`` function body.
+
+        Also where the innermost ``name(…) {`` holding it is not itself a device function but lies in one: C++
+        defines no function inside another, so that is a statement macro's body (``KERNEL_LOOP(i, n) { … }``) or
+        a local class's member, which run on the device with it (issue 26: warpSize in such a body stayed 64
+        while the kernel's other lanes counted 32)."""
+        if any(self._by_start[i].is_device for i in self._enclosing(offset)):
+            return True
+        return any(a <= offset < b for a, b in self.device_lambdas)
+
+    @property
+    def device_lambdas(self) -> list[tuple[int, int]]:
+        """``(start, end)`` offsets of the bodies of extended lambdas (``[=] __device__ (int i) { … }``,
+        ``[] __host__ __device__ { … }``): device code in a host function (issue 26: warpSize in the lambda a host
+        function hands a templated kernel stayed 64 while its shuffles were pointed at the 32-lane helpers)."""
+        if self._lambdas is None:
+            toks, out = self.tokens, []
+            hits = self.ident_indices(("__device__",))
+            pairs = self.pairs if hits else {}
+            n = len(toks)
+            for k in hits:
+                j = k - 1  # back over __host__ and a parameter list to the capture's ']'
+                while j >= 0 and toks[j][3] in _LAMBDA_WORDS:
+                    j -= 1
+                if j >= 0 and toks[j][3] == ")" and j in pairs:
+                    j = pairs[j] - 1
+                    while j >= 0 and toks[j][3] in _LAMBDA_WORDS:
+                        j -= 1
+                if j < 0 or toks[j][3] != "]":
+                    continue
+                m = k + 1  # on to the body: a parameter list, specifiers, a trailing return type
+                while m < n and toks[m][3] not in ("{", ";", "}", "=", ","):
+                    m = pairs[m] + 1 if toks[m][3] in ("(", "[") and m in pairs else m + 1
+                if m < n and toks[m][3] == "{" and m in pairs:
+                    out.append((toks[m][1], toks[pairs[m]][2]))
+            self._lambdas = out
+        return self._lambdas
+
+
+#: Words that may stand between an extended lambda's capture and its ``__device__``.
+_LAMBDA_WORDS = frozenset({"__host__", "__device__", "mutable", "constexpr"})
 
 
 def device_view(ctx) -> DeviceView:
