@@ -1041,6 +1041,19 @@ class TorchCudaExtension(Rule):
         is None and the extension is silently left out. torch_scatter's idiom tests
         ``CUDA_HOME is not None or torch.version.hip``."""
         test = _hip_test(ctx.text)
+        from vado.rules.bld_setup_stops import toolkit_stops
+
+        for start, end, callee, why in toolkit_stops(ctx.text):
+            yield self.finding(
+                ctx, start, end,
+                f"{callee}() runs on every run of setup.py and {why}: a ROCm build of PyTorch has no nvcc "
+                f"(CUDA_HOME is None), so setup.py stops before it builds anything; call it only when not "
+                f"{test or 'torch.version.hip'} (and give what it computes a ROCm value)",
+                per_family(ctx, rocm=_MANUAL, oneapi=_MANUAL, scale=_AS_IS, zluda=_AS_IS),
+                effort=Effort(lines=2, constructs=1, hours=0.25),
+                severity=Severity.HIGH,
+                data={"stop": callee},
+            )
         for start, end, gate in _cuda_home_gates(ctx.text):
             fix = None
             expr = ctx.text[start:end]
