@@ -300,3 +300,27 @@ def test_toolkit_calls_that_a_rocm_build_does_not_reach_are_no_stops():
     fixed = _APEX_HELPERS.replace("    if CUDA_HOME is not None:\n        return\n",
                                   "    if CUDA_HOME is not None or torch.version.hip:\n        return\n")
     assert _stops(fixed + "raise_if_cuda_home_none('ext')\n") == []
+
+
+def test_nvcc_flags_of_kwargs_built_by_a_function_reach_hipcc():
+    # torchani 2.9.0: CUDAExtension(**cuaev_kwargs) with cuaev_kwargs = cuaev_extension_kwargs(...), which returns
+    # dict(..., extra_compile_args={"nvcc": nvcc_args}); hipcc rejected --expt-extended-lambda ("unknown argument",
+    # ROCm 7.2.4) while the port left setup.py alone. torch is imported inside setup_kwargs() only, so the fix
+    # cannot test torch.version.hip in the helper (a NameError there): it writes the ROCm flags.
+    text = ("import os\n"
+            "def cuaev_kwargs(opt):\n    nvcc_args = ['--expt-extended-lambda']\n"
+            "    if opt:\n        nvcc_args.extend(['-DOPT', '-use_fast_math'])\n"
+            "    return dict(name='a.cuaev', sources=['aev.cu'], extra_compile_args={'cxx': ['-O2'], 'nvcc': nvcc_args})\n"
+            "def mnp_kwargs():\n    return {'name': 'a.mnp', 'sources': ['mnp.cpp'], 'extra_compile_args': {'cxx': ['-fopenmp']}}\n"
+            "def setup_kwargs():\n    import torch\n    from torch.utils.cpp_extension import CUDAExtension\n"
+            "    kw = cuaev_kwargs(True)\n"
+            "    return {'ext_modules': [CUDAExtension(**kw), CUDAExtension(**mnp_kwargs())]}\n")
+    got = [f for f in findings("setup.py", text, ("BLD005",)) if f.data.get("flag")]
+    assert [(text.count("\n", 0, f.span.start) + 1, f.data["flag"]) for f in got] == [(3, "expt"), (5, "fast-math")]
+    fixed = fix_all("setup.py", text)
+    assert "    nvcc_args = []\n" in fixed and "nvcc_args.extend(['-DOPT', '-ffast-math'])" in fixed
+    assert "torch.version.hip" not in fixed
+    # imported at the module's level (also inside a try), the fix keeps the CUDA flags for a CUDA build
+    glob = "try:\n    import torch\nexcept ImportError:\n    torch = None\n" + text
+    fixed = fix_all("setup.py", glob)
+    assert "nvcc_args = [*([] if torch.version.hip else ['--expt-extended-lambda'])]" in fixed

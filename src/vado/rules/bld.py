@@ -1152,15 +1152,41 @@ _SETUP_FLAG_FOR_HIPCC = {
 def _hip_test(text: str) -> str | None:
     """The expression a setup.py can test for a ROCm build of PyTorch with the names it imports, or None.
 
-    ``torch.version.hip`` where ``torch`` is imported, else ``IS_HIP_EXTENSION`` where it is
-    imported from ``torch.utils.cpp_extension`` (the two idioms maintained extensions use).
+    ``torch.version.hip`` where ``torch`` is imported at the module's level, else ``IS_HIP_EXTENSION`` where
+    it is imported so from ``torch.utils.cpp_extension`` (the two idioms maintained extensions use). An
+    import inside a function does not count: the fixes use the name elsewhere (torchani 2.9.0 imports torch
+    in ``setup_kwargs()`` only; ``torch.version.hip`` in ``cuaev_extension_kwargs()`` was a NameError).
     """
-    if re.search(r"^[ \t]*import[ \t]+(?:[\w.]+[ \t]*,[ \t]*)*torch[ \t]*(?:,|#|$)", text, re.M):
+    try:
+        tree = ast.parse(text.encode("latin-1"))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        tree = None
+    if tree is None:  # read by pattern: imports at column 0 only
+        if re.search(r"^import[ \t]+(?:[\w.]+[ \t]*,[ \t]*)*torch[ \t]*(?:,|#|$)", text, re.M):
+            return "torch.version.hip"
+        if re.search(r"^from[ \t]+torch\.utils\.cpp_extension[ \t]+import[^\n]*\bIS_HIP_EXTENSION\b", text, re.M) or \
+                re.search(r"^from[ \t]+torch\.utils\.cpp_extension[ \t]+import[ \t]*\([^)]*\bIS_HIP_EXTENSION\b", text, re.M):
+            return "IS_HIP_EXTENSION"
+        return None
+    imported: set[str] = set()
+
+    def walk(body: list) -> None:
+        for stmt in body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            if isinstance(stmt, ast.Import):
+                imported.update(a.name for a in stmt.names if a.name == "torch" and a.asname is None)
+            elif isinstance(stmt, ast.ImportFrom) and stmt.module == "torch.utils.cpp_extension":
+                imported.update(a.name for a in stmt.names if a.name == "IS_HIP_EXTENSION" and a.asname is None)
+            for field in ("body", "orelse", "finalbody"):
+                walk(getattr(stmt, field, None) or [])
+            for handler in getattr(stmt, "handlers", None) or []:
+                walk(handler.body)
+
+    walk(tree.body)
+    if "torch" in imported:
         return "torch.version.hip"
-    if re.search(r"^[ \t]*from[ \t]+torch\.utils\.cpp_extension[ \t]+import[^\n]*\bIS_HIP_EXTENSION\b", text, re.M) or \
-            re.search(r"^[ \t]*from[ \t]+torch\.utils\.cpp_extension[ \t]+import[ \t]*\([^)]*\bIS_HIP_EXTENSION\b", text, re.M):
-        return "IS_HIP_EXTENSION"
-    return None
+    return "IS_HIP_EXTENSION" if "IS_HIP_EXTENSION" in imported else None
 
 
 _HIP_TEST = re.compile(r"\bversion\.hip\b|\bIS_HIP_EXTENSION\b")
