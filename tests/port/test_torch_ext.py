@@ -88,6 +88,55 @@ def test_torch_extension_is_detected_from_its_build_files(tmp_path: Path):
         resolve_mode("yes", cm)
 
 
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+_JIT = ("import os\nfrom torch.utils.cpp_extension import load\n"
+        "ext = load(name='k', sources=[os.path.join(os.path.dirname(__file__), 'k.cu')])\n")
+_SETUP_PLAIN = "from setuptools import setup\nsetup(name='p', packages=['p'])\n"
+
+
+def test_python_package_that_builds_its_extension_elsewhere_is_a_torch_extension(tmp_path: Path):
+    # a just-in-time load() at import time (exllama 0.1.0's cuda_ext.py), a second setup file the top
+    # setup.py runs (hqq 0.2.8's kernels/setup_cuda.py), load_inline, `from torch.utils import cpp_extension`
+    jit = _tree(tmp_path / "jit", {"setup.py": _SETUP_PLAIN, "p/__init__.py": "", "p/ext.py": _JIT, "p/k.cu": ""})
+    nested = _tree(tmp_path / "nested", {
+        "setup.py": "import os\nfrom setuptools import setup\nos.system('cd p/kernels; python setup_cuda.py install')\n"
+                    "setup(name='p')\n",
+        "p/kernels/setup_cuda.py": "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                                   "setup(ext_modules=[CUDAExtension('k', ['k.cu'])])\n"})
+    inline = _tree(tmp_path / "inline", {"pyproject.toml": "[project]\nname = 'p'\n",
+                                         "p/jit.py": "from torch.utils import cpp_extension\n"
+                                                     "m = cpp_extension.load_inline('m', cpp_sources='')\n"})
+    for tree in (jit, nested, inline):
+        assert is_torch_extension(tree) and resolve_mode("auto", tree) == "on", tree.name
+
+
+def test_a_torch_builder_that_is_not_the_trees_build_leaves_the_mode_off(tmp_path: Path):
+    # a CMake CUDA project with a PyTorch binding below it (tiny-cuda-nn's bindings/torch/setup.py): the
+    # top CMakeLists.txt builds the CUDA code, so the tree is no torch extension
+    cmake = _tree(tmp_path / "cmake", {"setup.py": _SETUP_PLAIN,
+                                       "CMakeLists.txt": "project(x LANGUAGES CXX CUDA)\n",
+                                       "bindings/torch/setup.py": "from torch.utils.cpp_extension import CUDAExtension\n"
+                                                                  "CUDAExtension('b', ['b.cu'])\n"})
+    # no Python package at the top: a loose script that load()s a kernel
+    loose = _tree(tmp_path / "loose", {"Makefile": "all:\n", "tools/try.py": _JIT})
+    # imports the builder but builds nothing with it (reads CUDA_HOME only); a load() of something else
+    reads = _tree(tmp_path / "reads", {"setup.py": _SETUP_PLAIN,
+                                       "p/env.py": "import json\nfrom torch.utils.cpp_extension import CUDA_HOME\n"
+                                                   "cfg = json.load(open(CUDA_HOME + '/version.json'))\n",
+                                       "p/io.py": "import json\ncfg = json.load(open('c.json'))\n"})
+    # the builder below a hidden or build directory, or deeper than the walk goes
+    hidden = _tree(tmp_path / "hidden", {"setup.py": _SETUP_PLAIN, ".venv/lib/ext.py": _JIT, "build/lib/ext.py": _JIT,
+                                         "a/b/c/d/e/f/g/ext.py": _JIT})
+    for tree in (cmake, loose, reads, hidden):
+        assert not is_torch_extension(tree) and resolve_mode("auto", tree) == "off", tree.name
+
+
 def test_port_keeps_cuda_spelling_and_guards_the_rest_as_snapshotted(tmp_path: Path):
     out, result = _ported(tmp_path)
     got = (out / "csrc" / "warp_sum.cu").read_text()

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from _fixroundtrip import findings, fix_all
 
+from vado.model import Verdict
+
 HEAD = "import torch\nfrom torch.utils.cpp_extension import CUDAExtension, CppExtension\n"
 BODY = ("NVCC = [\n    '-O3',\n    '--expt-relaxed-constexpr',\n"
         "    '-gencode=arch=compute_90,code=sm_90', '--use_fast_math'\n]\n"
@@ -236,3 +238,89 @@ def test_extra_compile_args_as_a_list_reaches_hipcc():
     # A list without nvcc flags: nothing.
     plain = HEAD + "e = CUDAExtension('h', sources=['h.cu'], extra_compile_args=['-O3'])\n"
     assert [f for f in findings("setup.py", plain, ("BLD005",)) if f.data.get("flag")] == []
+
+
+_APEX_HELPERS = (
+    "import subprocess, warnings\n" + HEAD + "from torch.utils.cpp_extension import CUDA_HOME\n"
+    "def get_cuda_bare_metal_version(cuda_dir):\n"
+    "    raw = subprocess.check_output([cuda_dir + '/bin/nvcc', '-V'], universal_newlines=True)\n"
+    "    return raw, raw.split()[-1]\n"
+    "def raise_if_cuda_home_none(option):\n    if CUDA_HOME is not None:\n        return\n"
+    "    raise RuntimeError(f'{option} was requested, but nvcc was not found.')\n"
+    "def append_nvcc_threads(args):\n    _, v = get_cuda_bare_metal_version(CUDA_HOME)\n"
+    "    return args + ['--threads', '4'] if v >= '11.2' else args\n"
+    "def warn_if_cuda_home_none(option):\n    if CUDA_HOME is None:\n"
+    "        warnings.warn(f'{option}: nvcc was not found')\n"
+    "def nvcc_works():\n    try:\n        subprocess.check_output(['nvcc', '--version'])\n        return True\n"
+    "    except (OSError, subprocess.CalledProcessError):\n        return False\n")
+
+
+def _stops(text: str) -> list[tuple[int, str]]:
+    return [(text.count("\n", 0, f.span.start) + 1, f.data["stop"])
+            for f in findings("setup.py", text, ("BLD005",)) if f.data.get("stop")]
+
+
+def test_toolkit_calls_that_run_on_every_run_of_setup_py_stop_it_on_rocm():
+    # rotary-emb 0.5.2 (apex's helpers): raise_if_cuda_home_none() and get_cuda_bare_metal_version(CUDA_HOME) at
+    # the top level, append_nvcc_threads() (which runs nvcc through the other) in the CUDAExtension call: a ROCm
+    # build of PyTorch has CUDA_HOME None, so setup.py raised before it built anything, and the port said only
+    # "-gencode" remained.
+    n = _APEX_HELPERS.count("\n")
+    text = _APEX_HELPERS + (
+        "raise_if_cuda_home_none('ext')\n"
+        "_, bare_metal_version = get_cuda_bare_metal_version(CUDA_HOME)\n"
+        "if bare_metal_version >= '11.0':\n    flags = append_nvcc_threads(['-O3'])\n"
+        "e = CUDAExtension('e', ['e.cu'], extra_compile_args={'nvcc': append_nvcc_threads(['-O3'])})\n")
+    assert _stops(text) == [(n + 1, "raise_if_cuda_home_none"), (n + 2, "get_cuda_bare_metal_version"),
+                            (n + 4, "append_nvcc_threads"), (n + 5, "append_nvcc_threads")]
+    got = [f for f in findings("setup.py", text, ("BLD005",)) if f.data.get("stop")]
+    assert all(f.verdicts["rocm-7.2"] is Verdict.MANUAL and f.fix is None for f in got)
+    assert "raises when CUDA_HOME is None" in got[0].message and "runs nvcc" in got[1].message
+    assert "ROCm build of PyTorch has no nvcc" in got[0].message
+
+
+def test_toolkit_calls_that_a_rocm_build_does_not_reach_are_no_stops():
+    # In a branch that asks for a CUDA_HOME or a ROCm build (causal-conv1d's `if HIP_BUILD: ... else:`), in a
+    # function body, a helper that only warns (mamba's check_if_cuda_home_none) or catches the failed run,
+    # a probe in an `if` test (a gate: the other BLD005 finding), a function that builds the extension list
+    # (its CUDA_HOME test is the gate's)
+    text = _APEX_HELPERS + (
+        "HIP_BUILD = bool(torch.version.hip)\n"
+        "if HIP_BUILD:\n    flags = ['-O3']\nelse:\n    raise_if_cuda_home_none('ext')\n"
+        "if CUDA_HOME is not None:\n    _, v = get_cuda_bare_metal_version(CUDA_HOME)\n"
+        "if torch.version.hip is None:\n    _, v = get_cuda_bare_metal_version(CUDA_HOME)\n"
+        "def later():\n    raise_if_cuda_home_none('later')\n"
+        "warn_if_cuda_home_none('ext')\nok = nvcc_works()\n"
+        "if nvcc_works():\n    e = CUDAExtension('e', ['e.cu'])\n"
+        "def get_extensions():\n    if CUDA_HOME is not None:\n        return [CUDAExtension('g', ['g.cu'])]\n"
+        "    raise NotImplementedError('CUDA is not available')\n"
+        "exts = get_extensions()\n")
+    assert _stops(text) == []
+    # a ROCm test inside the helper (the fixed gate) clears it
+    fixed = _APEX_HELPERS.replace("    if CUDA_HOME is not None:\n        return\n",
+                                  "    if CUDA_HOME is not None or torch.version.hip:\n        return\n")
+    assert _stops(fixed + "raise_if_cuda_home_none('ext')\n") == []
+
+
+def test_nvcc_flags_of_kwargs_built_by_a_function_reach_hipcc():
+    # torchani 2.9.0: CUDAExtension(**cuaev_kwargs) with cuaev_kwargs = cuaev_extension_kwargs(...), which returns
+    # dict(..., extra_compile_args={"nvcc": nvcc_args}); hipcc rejected --expt-extended-lambda ("unknown argument",
+    # ROCm 7.2.4) while the port left setup.py alone. torch is imported inside setup_kwargs() only, so the fix
+    # cannot test torch.version.hip in the helper (a NameError there): it writes the ROCm flags.
+    text = ("import os\n"
+            "def cuaev_kwargs(opt):\n    nvcc_args = ['--expt-extended-lambda']\n"
+            "    if opt:\n        nvcc_args.extend(['-DOPT', '-use_fast_math'])\n"
+            "    return dict(name='a.cuaev', sources=['aev.cu'], extra_compile_args={'cxx': ['-O2'], 'nvcc': nvcc_args})\n"
+            "def mnp_kwargs():\n    return {'name': 'a.mnp', 'sources': ['mnp.cpp'], 'extra_compile_args': {'cxx': ['-fopenmp']}}\n"
+            "def setup_kwargs():\n    import torch\n    from torch.utils.cpp_extension import CUDAExtension\n"
+            "    kw = cuaev_kwargs(True)\n"
+            "    return {'ext_modules': [CUDAExtension(**kw), CUDAExtension(**mnp_kwargs())]}\n")
+    got = [f for f in findings("setup.py", text, ("BLD005",)) if f.data.get("flag")]
+    assert [(text.count("\n", 0, f.span.start) + 1, f.data["flag"]) for f in got] == [(3, "expt"), (5, "fast-math")]
+    fixed = fix_all("setup.py", text)
+    assert "    nvcc_args = []\n" in fixed and "nvcc_args.extend(['-DOPT', '-ffast-math'])" in fixed
+    assert "torch.version.hip" not in fixed
+    # imported at the module's level (also inside a try), the fix keeps the CUDA flags for a CUDA build
+    glob = "try:\n    import torch\nexcept ImportError:\n    torch = None\n" + text
+    fixed = fix_all("setup.py", glob)
+    assert "nvcc_args = [*([] if torch.version.hip else ['--expt-extended-lambda'])]" in fixed

@@ -183,5 +183,12 @@ def test_libcudacxx_is_not_a_project_header_of_the_same_name(tmp_path):
 
     assert lib010(own, options) == []
     assert [f.data["headers"] for f in lib010(real, options)] == [["cuda/std/atomic"]]
-    # Without a known tree root the header cannot be told apart: reported as before.
-    assert [f.data["headers"] for f in lib010(own, {})] == [["cuda/scatter_cuda.h"]]
+    # Without a known tree root, the name tells them apart: libcu++'s headers have no extension (CUDA 13.0's
+    # include/cccl/cuda: <cuda/atomic>, <cuda/std/atomic>), so <cuda/scatter_cuda.h> is no libcu++ header (it was
+    # reported before), and neither is auto-gptq 0.7.1's "cuda/q_gemm.cuh", which its sdist does not even ship.
+    assert lib010(own, {}) == []
+    missing = '#include "cuda/q_matrix.cuh"\n#include "cuda/q_gemm.cuh"\n'
+    assert lib010(missing, options) == [] and lib010(missing, {}) == []
+    assert [f.data["headers"] for f in lib010(real, {})] == [["cuda/std/atomic"]]
+    assert [f.data["headers"] for f in lib010('#include <cuda/atomic>\n#include "cuda/barrier"\n', {})] == [
+        ["cuda/atomic", "cuda/barrier"]]

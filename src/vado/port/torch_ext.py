@@ -46,19 +46,60 @@ _MODES = ("auto", "on", "off")
 
 def is_torch_extension(root: str | os.PathLike) -> bool:
     """Whether the tree at ``root`` builds a PyTorch extension: a ``setup.py``/``pyproject.toml`` at its
-    top that uses ``CUDAExtension``/``torch.utils.cpp_extension``, or a top ``CMakeLists.txt`` with
-    ``find_package(Torch)``. Unreadable files count as no sign."""
+    top that uses ``CUDAExtension``/``torch.utils.cpp_extension``, a top ``CMakeLists.txt`` with
+    ``find_package(Torch)``, or a Python package (``setup.py``/``pyproject.toml`` at the top, no top
+    ``CMakeLists.txt``) one of whose Python files builds the extension itself (:func:`_builds_torch_extension`:
+    ``torch.utils.cpp_extension.load()`` at import time, exllama 0.1.0; a ``setup_cuda.py`` the top setup.py
+    runs, hqq 0.2.8). PyTorch hipifies such sources at build time as it does a setup.py's. Unreadable files
+    count as no sign."""
     top = Path(root)
     if not top.is_dir():
         return False
     for name, sign in (("setup.py", _TORCH_SETUP), ("pyproject.toml", _TORCH_SETUP), ("CMakeLists.txt", _TORCH_CMAKE)):
-        path = top / name
-        try:
-            if path.is_file() and not path.is_symlink() and path.stat().st_size < 4_000_000:
-                if sign.search(path.read_bytes().decode("latin-1")):
-                    return True
-        except OSError:
-            continue
+        if _file_has(top / name, sign):
+            return True
+    if (top / "CMakeLists.txt").exists() or not any((top / n).is_file() for n in ("setup.py", "pyproject.toml")):
+        return False
+    return _builds_torch_extension(top)
+
+
+#: A Python file that imports PyTorch's extension builder ...
+_TORCH_BUILDER = re.compile(r"\btorch\.utils\.cpp_extension\b|\bfrom\s+torch\.utils\s+import\s+cpp_extension\b")
+#: ... and calls it: a ``CUDAExtension`` or a just-in-time ``load``/``load_inline`` (bare, as imported from
+#: it, or ``cpp_extension.load``: ``json.load(`` is no build).
+_TORCH_BUILD_CALL = re.compile(r"\bCUDAExtension\s*\(|(?:(?<![\w.])|\bcpp_extension\.)load(?:_inline)?\s*\(")
+#: The most Python files and directory levels :func:`_builds_torch_extension` reads (a bound on big trees).
+_PY_FILES, _PY_DEPTH = 2000, 6
+
+
+def _file_has(path: Path, sign: "re.Pattern[str]") -> bool:
+    """Whether the regular file ``path`` (not a link, under 4 MB) holds ``sign``; False where unreadable."""
+    try:
+        if path.is_file() and not path.is_symlink() and path.stat().st_size < 4_000_000:
+            return sign.search(path.read_bytes().decode("latin-1")) is not None
+    except OSError:
+        pass
+    return False
+
+
+def _builds_torch_extension(top: Path) -> bool:
+    """Whether a ``.py`` file under ``top`` (links not followed, hidden and ``build`` directories skipped, at
+    most :data:`_PY_FILES` files :data:`_PY_DEPTH` levels down) imports ``torch.utils.cpp_extension`` and calls
+    ``CUDAExtension``/``load``/``load_inline``."""
+    seen = 0
+    for here, dirs, files in os.walk(top):
+        depth = len(Path(here).relative_to(top).parts)
+        dirs[:] = [] if depth >= _PY_DEPTH else sorted(
+            d for d in dirs if not d.startswith(".") and d not in ("build", "dist", "node_modules", "__pycache__"))
+        for name in sorted(files):
+            if not name.endswith(".py"):
+                continue
+            seen += 1
+            if seen > _PY_FILES:
+                return False
+            path = Path(here) / name
+            if _file_has(path, _TORCH_BUILDER) and _file_has(path, _TORCH_BUILD_CALL):
+                return True
     return False
 
 

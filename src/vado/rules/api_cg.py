@@ -34,6 +34,7 @@ MISSING = {
     "invoke_one_broadcast": "cooperative_groups::invoke_one_broadcast",
     "block_tile_memory": "cooperative_groups::block_tile_memory (tiles of more than 32 threads in CUDA)",
     "wait_prior": "cooperative_groups::wait_prior (cooperative_groups/memcpy_async.h)",
+    "wait": "cooperative_groups::wait (cooperative_groups/memcpy_async.h)",
 }
 #: Names older HIP releases lack: name → (the first HIP release taken to have it, what it is). HIP 5.2 has no
 #: binary_partition (measured: Debian's libamdhip64-dev 5.2.3); ROCm 7.2.4 has it; releases between are not
@@ -43,6 +44,12 @@ MISSING_BEFORE = {"binary_partition": ("6.0", "cooperative_groups::binary_partit
 #: copies have no AMD equivalent on any target; the include here, which breaks the build on its own.)
 MISSING_HEADERS = {"cooperative_groups/scan.h": "cooperative_groups::inclusive_scan / exclusive_scan",
                    "cooperative_groups/memcpy_async.h": "cooperative_groups::memcpy_async / wait / wait_prior"}
+#: The names each of :data:`MISSING_HEADERS` declares. A file that includes one and uses none of them loses
+#: nothing when the port drops the ``#include`` (DCNv4 1.0.0.post2 includes memcpy_async.h in seven files and
+#: calls none of it); a use in a file that gets them through this one is reported where it is (ARCH002's
+#: ``memcpy_async``, :data:`MISSING`'s ``wait``/``wait_prior``/scans).
+HEADER_NAMES = {"cooperative_groups/scan.h": ("inclusive_scan", "exclusive_scan"),
+                "cooperative_groups/memcpy_async.h": ("memcpy_async", "wait", "wait_prior")}
 _TILES = frozenset({"tiled_partition", "thread_block_tile"})
 _NAMESPACE = "cooperative_groups"
 #: The guard of the local ``labeled_partition``; a file that holds it has its definition.
@@ -212,8 +219,12 @@ class CooperativeGroupsTheTargetLacks(Rule):
         toks = view.tokens
         for header, what in MISSING_HEADERS.items():
             if header in view.text:
+                unused = not view.ident_indices(HEADER_NAMES[header])
                 for m in re.finditer(rf'^[ \t]*#[ \t]*include[ \t]*[<"]{re.escape(header)}[>"]', view.text, re.M):
-                    yield self._finding(ctx, m.start(), m.end(), f"HIP ships no <{header}> ({what})", targets)
+                    if unused:
+                        yield self._unused_header(ctx, m.start(), m.end(), header, what, targets)
+                    else:
+                        yield self._finding(ctx, m.start(), m.end(), f"HIP ships no <{header}> ({what})", targets)
         names, using = _cg_names(toks, view.ident_indices((_NAMESPACE,)))
         labeled_done = view.spelling_index.has_any((LABELED_GUARD,))
         labeled_fix = True  # the first labeled_partition of the file carries the definition
@@ -303,6 +314,16 @@ class CooperativeGroupsTheTargetLacks(Rule):
                            f"HIP has no {MISSING['labeled_partition']}; the port writes one: the group split on each "
                            f"bit of the label", {t.name: Verdict.AUTOMATIC for t in new}, fix=fix,
                            effort=Effort(lines=1, constructs=1, hours=0.0))
+
+    def _unused_header(self, ctx: FileContext, start: int, end: int, header: str, what: str, targets) -> Finding:
+        """An ``#include`` of a header HIP lacks whose names the file does not use: the port drops it."""
+        fix = Fix((Edit(ctx.path, start, end, f"// vado: HIP ships no <{header}>; this file uses none of it"),),
+                  Applicability.SAFE, f"drop #include <{header}> (HIP has none; nothing of it is used)",
+                  ("cg", "cg-unused-header"))
+        return self.finding(ctx, start, end,
+                            f"HIP ships no <{header}> ({what}); this file uses none of it, so the port drops the "
+                            f"#include", {t.name: Verdict.AUTOMATIC for t in targets}, fix=fix,
+                            effort=Effort(lines=1, constructs=1, hours=0.0))
 
     def _finding(self, ctx: FileContext, start: int, end: int, message: str, targets) -> Finding:
         return self.finding(ctx, start, end, message, {t.name: Verdict.MANUAL for t in targets},

@@ -1041,6 +1041,19 @@ class TorchCudaExtension(Rule):
         is None and the extension is silently left out. torch_scatter's idiom tests
         ``CUDA_HOME is not None or torch.version.hip``."""
         test = _hip_test(ctx.text)
+        from vado.rules.bld_setup_stops import toolkit_stops
+
+        for start, end, callee, why in toolkit_stops(ctx.text):
+            yield self.finding(
+                ctx, start, end,
+                f"{callee}() runs on every run of setup.py and {why}: a ROCm build of PyTorch has no nvcc "
+                f"(CUDA_HOME is None), so setup.py stops before it builds anything; call it only when not "
+                f"{test or 'torch.version.hip'} (and give what it computes a ROCm value)",
+                per_family(ctx, rocm=_MANUAL, oneapi=_MANUAL, scale=_AS_IS, zluda=_AS_IS),
+                effort=Effort(lines=2, constructs=1, hours=0.25),
+                severity=Severity.HIGH,
+                data={"stop": callee},
+            )
         for start, end, gate in _cuda_home_gates(ctx.text):
             fix = None
             expr = ctx.text[start:end]
@@ -1139,15 +1152,41 @@ _SETUP_FLAG_FOR_HIPCC = {
 def _hip_test(text: str) -> str | None:
     """The expression a setup.py can test for a ROCm build of PyTorch with the names it imports, or None.
 
-    ``torch.version.hip`` where ``torch`` is imported, else ``IS_HIP_EXTENSION`` where it is
-    imported from ``torch.utils.cpp_extension`` (the two idioms maintained extensions use).
+    ``torch.version.hip`` where ``torch`` is imported at the module's level, else ``IS_HIP_EXTENSION`` where
+    it is imported so from ``torch.utils.cpp_extension`` (the two idioms maintained extensions use). An
+    import inside a function does not count: the fixes use the name elsewhere (torchani 2.9.0 imports torch
+    in ``setup_kwargs()`` only; ``torch.version.hip`` in ``cuaev_extension_kwargs()`` was a NameError).
     """
-    if re.search(r"^[ \t]*import[ \t]+(?:[\w.]+[ \t]*,[ \t]*)*torch[ \t]*(?:,|#|$)", text, re.M):
+    try:
+        tree = ast.parse(text.encode("latin-1"))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        tree = None
+    if tree is None:  # read by pattern: imports at column 0 only
+        if re.search(r"^import[ \t]+(?:[\w.]+[ \t]*,[ \t]*)*torch[ \t]*(?:,|#|$)", text, re.M):
+            return "torch.version.hip"
+        if re.search(r"^from[ \t]+torch\.utils\.cpp_extension[ \t]+import[^\n]*\bIS_HIP_EXTENSION\b", text, re.M) or \
+                re.search(r"^from[ \t]+torch\.utils\.cpp_extension[ \t]+import[ \t]*\([^)]*\bIS_HIP_EXTENSION\b", text, re.M):
+            return "IS_HIP_EXTENSION"
+        return None
+    imported: set[str] = set()
+
+    def walk(body: list) -> None:
+        for stmt in body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            if isinstance(stmt, ast.Import):
+                imported.update(a.name for a in stmt.names if a.name == "torch" and a.asname is None)
+            elif isinstance(stmt, ast.ImportFrom) and stmt.module == "torch.utils.cpp_extension":
+                imported.update(a.name for a in stmt.names if a.name == "IS_HIP_EXTENSION" and a.asname is None)
+            for field in ("body", "orelse", "finalbody"):
+                walk(getattr(stmt, field, None) or [])
+            for handler in getattr(stmt, "handlers", None) or []:
+                walk(handler.body)
+
+    walk(tree.body)
+    if "torch" in imported:
         return "torch.version.hip"
-    if re.search(r"^[ \t]*from[ \t]+torch\.utils\.cpp_extension[ \t]+import[^\n]*\bIS_HIP_EXTENSION\b", text, re.M) or \
-            re.search(r"^[ \t]*from[ \t]+torch\.utils\.cpp_extension[ \t]+import[ \t]*\([^)]*\bIS_HIP_EXTENSION\b", text, re.M):
-        return "IS_HIP_EXTENSION"
-    return None
+    return "IS_HIP_EXTENSION" if "IS_HIP_EXTENSION" in imported else None
 
 
 _HIP_TEST = re.compile(r"\bversion\.hip\b|\bIS_HIP_EXTENSION\b")

@@ -940,6 +940,7 @@ def parse_setup_py_build(text: str, path: str = "setup.py") -> BuildFacts:
     # Extension = CppExtension if suffix == "cpu" else CUDAExtension; Extension(...) (torch_scatter, torch_cluster)
     aliases = {n for n, vals in names.items() for v in vals if not isinstance(v, _NvccItem)
                and any(isinstance(x, ast.Name) and x.id == "CUDAExtension" for x in ast.walk(v))}
+    defs = {n.name: n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     facts: list[BuildFact] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
@@ -957,7 +958,7 @@ def parse_setup_py_build(text: str, path: str = "setup.py") -> BuildFacts:
             # A CppExtension compiles no CUDA: only its nvcc flags (none) could matter.
             if short != "CppExtension":
                 facts.append(BuildFact(FactKind.CUDA_EXTENSION, sp[0], sp[1], "", short, {"call": full}))
-            for kw in node.keywords:
+            for kw in _keywords(node, names, defs):
                 if kw.arg == "extra_compile_args":
                     values = names.get(kw.value.id, [kw.value]) if isinstance(kw.value, ast.Name) else [kw.value]
                     for value in values:
@@ -988,6 +989,38 @@ def parse_setup_py_build(text: str, path: str = "setup.py") -> BuildFacts:
     facts += _setup_arch_list_facts(text, tree, starts)
     facts = _dedupe(facts)
     return BuildFacts(path, tuple(_with_text(text, facts)), ())
+
+
+def _keywords(call: ast.Call, names: dict, defs: dict) -> list[ast.keyword]:
+    """``call``'s keywords, those of a ``**kwargs`` included: the keys of the dict it is bound to (``dict(...)``
+    or ``{...}``), directly or as what a function of the file returns (torchani 2.9.0:
+    ``CUDAExtension(**cuaev_kwargs)`` with ``cuaev_kwargs = cuaev_extension_kwargs(...)``, a function that
+    returns ``dict(..., extra_compile_args={"nvcc": nvcc_args})``)."""
+    out = [kw for kw in call.keywords if kw.arg is not None]
+    for kw in call.keywords:
+        if kw.arg is None:
+            for d in _dicts(kw.value, names, defs, frozenset()):
+                out += d
+    return out
+
+
+def _dicts(node: ast.AST, names: dict, defs: dict, seen: frozenset[str]) -> list[list[ast.keyword]]:
+    """The keyword lists of the dicts ``node`` may be: a ``dict(k=v)`` call, a ``{"k": v}`` literal, a name
+    bound to one, or a call of a function of the file whose ``return`` gives one (each name once)."""
+    if isinstance(node, ast.Dict):
+        return [[ast.keyword(arg=k.value, value=v) for k, v in zip(node.keys, node.values)
+                 if isinstance(k, ast.Constant) and isinstance(k.value, str)]]
+    if isinstance(node, ast.Name) and node.id not in seen:
+        return [d for v in names.get(node.id, []) if not isinstance(v, _NvccItem)
+                for d in _dicts(v, names, defs, seen | {node.id})]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        if node.func.id == "dict":
+            return [[kw for kw in node.keywords if kw.arg is not None]]
+        fn = defs.get(node.func.id)
+        if fn is not None and fn.name not in seen:
+            return [d for r in ast.walk(fn) if isinstance(r, ast.Return) and r.value is not None
+                    for d in _dicts(r.value, names, defs, seen | {fn.name})]
+    return []
 
 
 def _setup_arch_list_facts(text: str, tree: ast.AST, starts: list[int]) -> list[BuildFact]:

@@ -88,13 +88,18 @@ def atomic_add_overloads(text: str, toks: list, target: Target) -> list[tuple[Lo
     index = spelling_index(toks)
     if target.family != "rocm" or not index.has_any(("atomicAdd",)):
         return []
-    calls = [i for i in index.where("atomicAdd") if toks[i][0] is Kind.IDENT and i + 1 < len(toks) and toks[i + 1][3] == "("
+    named = [i for i in index.where("atomicAdd") if toks[i][0] is Kind.IDENT and i + 1 < len(toks) and toks[i + 1][3] == "("
              and not (i > 0 and toks[i - 1][3] in (".", "->", "::"))]
+    # A name after a type (``void atomicAdd(half* a, half v) {``) declares the project's own overload, no call.
+    defined = [i for i in named if i > 0 and toks[i - 1][0] is Kind.IDENT and toks[i - 1][3] not in _NOT_TYPES]
+    calls = [i for i in named if i not in defined]
     out: list[tuple[LocalHelper, list[int]]] = []
     for hip_type, (spellings, _add, _pair) in ATOMIC_ADD_TYPES.items():
         helper = _atomic_add_overload(hip_type)
         if f"#ifndef {helper.guard}" in text or not helper.applies(target):
             continue
+        if any(_first_parameter_type(toks, i + 1) in spellings for i in defined):
+            continue  # the file declares atomicAdd for the type itself (exllama 0.1.0's cuda_compat.cuh under USE_ROCM)
         # The type is spelled as one: a declarator, ``*``, ``&`` or a template's ``>`` follows (not ``int half = 2``).
         first = min((i for name in spellings for i in index.where(name) if toks[i][0] is Kind.IDENT and i + 1 < len(toks)
                      and (toks[i + 1][0] is Kind.IDENT or toks[i + 1][3] in ("*", "&", ">"))), default=None)
@@ -103,3 +108,20 @@ def atomic_add_overloads(text: str, toks: list, target: Target) -> list[tuple[Lo
         if uses:
             out.append((helper, insertion_offsets(text, toks, uses)))
     return out
+
+
+#: Identifiers that may stand before a call of ``atomicAdd`` (``return atomicAdd(p, v);``), not a return type.
+_NOT_TYPES = frozenset({"return", "else", "do", "case", "throw", "co_return"})
+
+
+def _first_parameter_type(toks: list, open_paren: int) -> str:
+    """The type name of the first parameter of a declaration whose ``(`` is token ``open_paren``
+    (``half`` in ``atomicAdd(half* address, half val)``, ``__half`` in ``(const __half *a, …)``): its first
+    identifier other than ``const``/``volatile``; "" where there is none."""
+    for k in range(open_paren + 1, min(open_paren + 6, len(toks))):
+        t = toks[k]
+        if t[3] in (",", ")"):
+            return ""
+        if t[0] is Kind.IDENT and t[3] not in ("const", "volatile"):
+            return t[3]
+    return ""

@@ -142,7 +142,7 @@ class HipblasHalfArgumentType(Rule):
         if view.ident_indices((HALF_MACRO,)):
             return ()  # the file defines (or tests) the macro itself
         uses = [i for i in view.ident_indices(self.triggers)
-                if not (i > 0 and toks[i - 1][3] in (".", "->", "::"))]
+                if not (i > 0 and toks[i - 1][3] in (".", "->", "::")) and not _casts_to_hipblas_half(view, i)]
         if not uses:
             return ()
         return (self._finding(ctx, view, uses, targets),)
@@ -172,3 +172,12 @@ class HipblasHalfArgumentType(Rule):
         return self.finding(ctx, first[1], first[2], message, verdicts, fix=fix,
                             effort=Effort(lines=1, constructs=1, hours=0.0 if fix else 0.25),
                             data={"names": counts, "macro": HALF_MACRO})
+
+
+def _casts_to_hipblas_half(view: cs.DeviceView, i: int) -> bool:
+    """Whether the call at token ``i`` names ``hipblasHalf`` in its arguments: the caller casts to hipBLAS's
+    type already (exllama 0.1.0's hip_compat.cuh wraps hipblasHgemm with ``reinterpret_cast<const hipblasHalf*>``
+    on each pointer), so the macro is not needed for it."""
+    toks = view.tokens
+    close = view.pairs.get(i + 1) if i + 1 < len(toks) and toks[i + 1][3] == "(" else None
+    return close is not None and any(toks[k][3] == "hipblasHalf" for k in range(i + 2, close))

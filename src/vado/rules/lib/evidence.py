@@ -134,8 +134,11 @@ def library_uses(ctx: FileContext) -> dict[str, LibraryUse]:
             continue
         if not inc.system and not _names_header(lib, inc.path):
             continue  # a quoted include matched only by a wildcard is a user header
-        if lib.id == "libcudacxx" and _own_header(ctx, inc.path):
-            continue  # torch_scatter's <cuda/scatter_cuda.h>: the project's csrc/cuda/, not libcu++
+        if lib.id == "libcudacxx" and (_own_header(ctx, inc.path) or "." in inc.path.rsplit("/", 1)[-1]):
+            # torch_scatter's <cuda/scatter_cuda.h>: the project's csrc/cuda/, not libcu++; libcu++'s own headers
+            # have no extension (CUDA 13.0's include/cccl/cuda: <cuda/atomic>, <cuda/std/cstdint>), so a
+            # "cuda/q_gemm.cuh" the tree lacks (auto-gptq 0.7.1's sdist ships no headers) is the project's too
+            continue
         use = note(lib, inc.start, inc.end)
         if inc.path not in use.headers:
             use.headers.append(inc.path)

@@ -1,0 +1,161 @@
+"""API rule about PyTorch APIs that PyTorch no longer has (API015): THC headers, ``Tensor.type()`` dispatch.
+
+PyTorch removed its legacy THC library in 1.11: ``THC/THC.h``, ``THC/THCAtomics.cuh``,
+``THC/THCDeviceUtils.cuh`` and the rest are gone from the headers a wheel installs (torch 2.13.0: the
+CUDA wheel's ``include/`` and the ROCm wheel's have no ``THC``/``THH`` directory). Extensions written
+for older releases still include them (DCNv4 1.0.0.post2: ``<THC/THCAtomics.cuh>`` in four headers). On a
+ROCm build PyTorch's hipify rewrites the path to ``THH/THHAtomics.cuh``, which does not exist either,
+so every TU fails on its first line; the CUDA build fails the same way on any PyTorch from 1.11 on.
+
+``AT_DISPATCH_FLOATING_TYPES(x.type(), ...)``: ``Tensor::type()`` returns ``DeprecatedTypeProperties``, which
+the dispatch macros of torch 2.13.0 no longer convert to a ``ScalarType`` ("no viable conversion from 'const
+DeprecatedTypeProperties' to 'torch::headeronly::ScalarType'": auto-gptq 0.7.1's 8 dispatches, either build);
+``x.scalar_type()`` is the replacement PyTorch's deprecation message names.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import re
+
+from vado.model import Applicability, Edit, Effort, Finding, Fix, Severity, Verdict
+from vado.rules import cuda_syntax as cs
+from vado.rules.base import FileContext, Rule
+from vado.scan.facts import source_facts
+
+#: Removed THC headers → the ATen header that took over what extensions used of them (None: no one header;
+#: the finding stays for a person). ``THCAtomics.cuh``'s ``gpuAtomicAdd`` and ``atomicAdd`` overloads for
+#: ``at::Half``/``at::BFloat16``/the integer types are ``ATen/cuda/Atomic.cuh``'s (torch 2.13.0: ROCm's
+#: ``ATen/hip/Atomic.cuh`` declares ``atomicAdd(at::Half*, at::Half)`` and the rest); ``THCDeviceUtils.cuh``'s
+#: ``WARP_SHFL*``/``WARP_BALLOT`` are ``ATen/cuda/DeviceUtils.cuh``'s; ``THCNumerics.cuh`` is ``ATen/cuda/NumericLimits.cuh``
+#: only in part, and ``THC.h``/``THCGeneral.h`` carried ``THCState`` and ``THCudaCheck``, which have no successor
+#: header (``at::cuda::getCurrentCUDAStream()``, ``C10_CUDA_CHECK``).
+REMOVED = {
+    "THC/THCAtomics.cuh": "ATen/cuda/Atomic.cuh",
+    "THC/THCDeviceUtils.cuh": "ATen/cuda/DeviceUtils.cuh",
+    "THC/THC.h": None,
+    "THC/THCGeneral.h": None,
+    "THC/THCNumerics.cuh": None,
+    "THC/THCTensor.h": None,
+    "THC/THCStorage.h": None,
+    "THC/THCDeviceTensor.cuh": None,
+    "THC/THCDeviceTensorUtils.cuh": None,
+    "THC/THCThrustAllocator.cuh": "ATen/cuda/ThrustAllocator.h",
+    "TH/TH.h": None,
+}
+
+
+#: The dispatch macros whose first argument is a ``ScalarType`` (``AT_DISPATCH_FLOATING_TYPES``, ``…_AND2`` …).
+_DISPATCH = re.compile(r"AT_DISPATCH_\w+")
+
+
+class TorchRemovedApi(Rule):
+    """An ``#include`` of a PyTorch THC/TH header (removed in 1.11), or ``Tensor.type()`` given to ``AT_DISPATCH_*``.
+
+    What it does
+    ------------
+    Reports each ``#include`` of a header of PyTorch's legacy THC/TH libraries (``THC/THC.h``,
+    ``THC/THCAtomics.cuh``, ``THC/THCDeviceUtils.cuh`` …). Where one ATen header took over what
+    extensions used (``THCAtomics.cuh``'s ``atomicAdd`` overloads for ``at::Half`` are
+    ``ATen/cuda/Atomic.cuh``'s), the fix includes that instead; elsewhere (``THCState``,
+    ``THCudaCheck``) the finding stays for a person. Also ``x.type()`` as the first argument of an
+    ``AT_DISPATCH_*`` macro, which becomes ``x.scalar_type()``.
+
+    Why is this bad?
+    ----------------
+    No PyTorch from 1.11 on ships these headers, for CUDA or ROCm (torch 2.13.0: no ``THC``
+    directory in the CUDA wheel's headers, no ``THH`` in the ROCm wheel's). On a ROCm build PyTorch's
+    hipify rewrites ``THC/THCAtomics.cuh`` to ``THH/THHAtomics.cuh``, and the TU fails there
+    ("'THH/THHAtomics.cuh' file not found", DCNv4 1.0.0.post2); the original's CUDA build fails the
+    same way on the same PyTorch. ``AT_DISPATCH_FLOATING_TYPES(x.type(), ...)`` does not compile on torch
+    2.13.0 ("no viable conversion from 'const DeprecatedTypeProperties' to 'torch::headeronly::ScalarType'",
+    auto-gptq 0.7.1).
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        #include <THC/THCAtomics.cuh>
+        AT_DISPATCH_FLOATING_TYPES(x.type(), "k", ([&] { k<scalar_t><<<g, b>>>(x.data_ptr<scalar_t>()); }));
+
+    Use instead
+    -----------
+    .. code-block:: cuda
+
+        #include <ATen/cuda/Atomic.cuh>
+        AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "k", ([&] { k<scalar_t><<<g, b>>>(x.data_ptr<scalar_t>()); }));
+
+    Fix safety
+    ----------
+    Safe for the headers with one successor (the same declarations under ATen's name) and for
+    ``.type()`` → ``.scalar_type()`` (what the dispatch read of it); none for the other headers. A PyTorch extension's port (``--torch-extension``) writes it in the ``USE_ROCM`` branch only,
+    so its CUDA build keeps the original line (and fails on PyTorch >= 1.11 as the original does).
+
+    References
+    ----------
+    - PyTorch 1.11 release notes (THC removed): https://github.com/pytorch/pytorch/releases/tag/v1.11.0
+    - torch 2.13.0 headers: ``ATen/cuda/Atomic.cuh`` (``gpuAtomicAdd``, ``atomicAdd(at::Half*, at::Half)``)
+    """
+
+    code = "API015"
+    name = "pytorch-removed-api"
+    severity = Severity.HIGH
+    can_fix = True
+    file_kinds = cs.CUDA_CXX_KINDS
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        if "AT_DISPATCH_" in ctx.text:
+            yield from self._dispatch_types(ctx)
+        if "TH" not in ctx.text:
+            return
+        for inc in source_facts(ctx).includes:
+            if inc.path not in REMOVED:
+                continue
+            new = REMOVED[inc.path]
+            fix = None
+            if new is not None:
+                open_, close = ("<", ">") if inc.system else ('"', '"')
+                fix = Fix((Edit(ctx.path, inc.start, inc.end, f"{open_}{new}{close}"),), Applicability.SAFE,
+                          f"<{inc.path}> → <{new}> (PyTorch moved it to ATen)", ("torch-header",))
+            what = (f"include <{new}>, which took over what extensions used of it" if new else
+                    "what it declared has no one successor (THCState, THCudaCheck: use "
+                    "at::cuda::getCurrentCUDAStream() and C10_CUDA_CHECK)")
+            verdict = Verdict.AUTOMATIC if fix else Verdict.MANUAL
+            yield self.finding(
+                ctx, inc.start, inc.end,
+                f"<{inc.path}> is a header of PyTorch's THC library, removed in PyTorch 1.11: no PyTorch build "
+                f"from then on (CUDA or ROCm) has it, so this TU does not compile on either; {what}",
+                {t.name: verdict for t in ctx.targets},
+                fix=fix,
+                effort=Effort(lines=1, constructs=1, hours=0.0 if fix else 0.5),
+                data={"header": inc.path, "successor": new or ""},
+            )
+
+    def _dispatch_types(self, ctx: FileContext) -> Iterable[Finding]:
+        """``x.type()`` (or ``x->type()``) as the whole first argument of an ``AT_DISPATCH_*`` call."""
+        view = cs.device_view(ctx)
+        toks, pairs = view.tokens, view.pairs
+        for i in view.idents_matching(_DISPATCH, "AT_DISPATCH_"):
+            if i + 1 >= len(toks) or toks[i + 1][3] != "(" or (i + 1) not in pairs:
+                continue
+            close, k, depth = pairs[i + 1], i + 2, 0
+            while k < close and not (depth == 0 and toks[k][3] == ","):
+                depth += toks[k][3] in ("(", "[", "{")
+                depth -= toks[k][3] in (")", "]", "}")
+                k += 1
+            arg = [t[3] for t in toks[i + 2:k]]
+            if len(arg) < 5 or arg[-4] not in (".", "->") or arg[-3:] != ["type", "(", ")"]:
+                continue
+            t = toks[k - 3]
+            fix = Fix((Edit(ctx.path, t[1], t[2], "scalar_type"),), Applicability.SAFE,
+                      "Tensor.type() → Tensor.scalar_type() in the dispatch", ("torch-api",))
+            yield self.finding(
+                ctx, toks[i + 2][1], toks[k - 1][2],
+                f"{toks[i][3]} is given Tensor.type(), a DeprecatedTypeProperties that PyTorch's dispatch macros "
+                "no longer convert to a ScalarType (torch 2.13.0, CUDA or ROCm: 'no viable conversion'); the port "
+                "writes .scalar_type()",
+                {tgt.name: Verdict.AUTOMATIC for tgt in ctx.targets},
+                fix=fix, effort=Effort(lines=1, constructs=1, hours=0.0),
+                data={"macro": toks[i][3]},
+            )

@@ -1,0 +1,132 @@
+"""Calls at a setup.py's top level that stop it on a ROCm build of PyTorch (part of BLD005).
+
+A ROCm build of PyTorch has no nvcc: ``torch.utils.cpp_extension.CUDA_HOME`` is None there. apex's
+setup.py helpers, copied into many extensions (rotary-emb 0.5.2, flash-attn's forks), call
+``raise_if_cuda_home_none(...)`` (raises ``RuntimeError`` when ``CUDA_HOME`` is None) and
+``get_cuda_bare_metal_version(CUDA_HOME)`` (runs ``CUDA_HOME + "/bin/nvcc" -V``: a ``TypeError`` with None)
+on every run of the file, not only where a CUDA build is asked for. Such a setup.py builds nothing on
+ROCm whatever its sources are; a port that says "nothing remains" over it is wrong.
+
+:func:`toolkit_stops` finds them: a call, in a statement that runs whenever the file does (module level,
+also inside ``if``/``for``/``with``/``try`` blocks, not in a function or class body, not in a branch whose
+test names ``CUDA_HOME`` or asks for a ROCm build), of a function of the file that names ``nvcc`` in a
+string or raises under a test of ``CUDA_HOME``, or that calls such a function (followed through the file's
+own functions).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+#: ``nvcc`` as a word of a string (``"nvcc"``, ``"/bin/nvcc"``, ``"nvcc -V"``), not ``NVCC_FLAGS``.
+_NVCC_WORD = re.compile(r"(?<![\w-])nvcc(?![\w-])")
+#: A test that asks for a ROCm build (``torch.version.hip``, ``IS_HIP_EXTENSION``, ``ROCM_HOME``, ``HIP_BUILD``).
+_ROCM_TEST = re.compile(r"(?:\b|_)(?:hip|rocm)(?:\b|_)", re.I)
+
+
+def _callee(node: ast.Call) -> str:
+    f = node.func
+    return f.id if isinstance(f, ast.Name) else ""
+
+
+def _needs_toolkit(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """Why ``fn`` itself fails without the CUDA toolkit ("" where it does not): it raises and tests
+    ``CUDA_HOME`` (apex's ``raise_if_cuda_home_none``: ``if CUDA_HOME is not None: return`` then ``raise``),
+    or runs nvcc: names it in a string that is no ``extra_compile_args`` key, no message (raised, warned,
+    printed) and not in a ``try`` that catches (torchsort's ``try: call(["nvcc"]) except ...`` stops nothing).
+    A test that asks for a ROCm build in ``fn`` clears it, and so does a ``CUDAExtension`` in it (chamferdist's
+    ``get_extensions``: the raise in the else of its ``CUDA_HOME`` gate is the gate's, which BLD005 fixes)."""
+    if any(_ROCM_TEST.search(ast.unparse(n.test)) for n in ast.walk(fn) if isinstance(n, (ast.If, ast.IfExp))):
+        return ""
+    if any(isinstance(n, ast.Name) and n.id == "CUDAExtension" or isinstance(n, ast.Attribute) and n.attr == "CUDAExtension"
+           for n in ast.walk(fn)):
+        return ""  # builds the extension list: its CUDA_HOME test is a gate (BLD005 fixes it), not a stop
+    if (any(isinstance(n, ast.Raise) for n in ast.walk(fn))
+            and any(isinstance(n, ast.Name) and n.id == "CUDA_HOME" for n in ast.walk(fn))):
+        return "raises when CUDA_HOME is None"
+    skip = {id(k) for n in ast.walk(fn) if isinstance(n, ast.Dict) for k in n.keys if k is not None}
+    skip |= {id(n.slice) for n in ast.walk(fn) if isinstance(n, ast.Subscript)}
+    skip |= {id(m) for n in ast.walk(fn) if isinstance(n, ast.Try) and n.handlers for s in n.body for m in ast.walk(s)}
+    messages = [n for n in ast.walk(fn) if isinstance(n, ast.Raise)
+                or (isinstance(n, ast.Call) and (isinstance(n.func, ast.Name) and n.func.id == "print"
+                                                 or isinstance(n.func, ast.Attribute) and n.func.attr in _MESSAGES))]
+    skip |= {id(m) for n in messages for m in ast.walk(n)}
+    if any(isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in skip and _NVCC_WORD.search(n.value)
+           for n in ast.walk(fn)):
+        return "runs nvcc"
+    return ""
+
+
+#: Calls whose strings are messages (``warnings.warn``, ``logger.warning``, ...), not commands.
+_MESSAGES = frozenset({"warn", "warning", "info", "debug", "error", "write"})
+
+
+def _functions(tree: ast.Module) -> dict[str, str]:
+    """The file's functions that fail without the CUDA toolkit, by name → why (a function calling one of
+    them fails as it does: followed to a fixpoint)."""
+    defs = {n.name: n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    bad = {name: why for name, fn in defs.items() if (why := _needs_toolkit(fn))}
+    changed = True
+    while changed:
+        changed = False
+        for name, fn in defs.items():
+            if name in bad:
+                continue
+            for n in ast.walk(fn):
+                if isinstance(n, ast.Call) and _callee(n) in bad:
+                    bad[name] = bad[_callee(n)]
+                    changed = True
+                    break
+    return bad
+
+
+def _always_run(body: list[ast.stmt]):
+    """The statements of ``body`` that run whenever the file does, blocks entered; a function or class body
+    is not entered, nor an ``if`` whose test names ``CUDA_HOME`` or a ROCm build (either branch may be
+    the one a ROCm build skips)."""
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(stmt, ast.If):
+            test = ast.unparse(stmt.test)
+            if "CUDA_HOME" in test or _ROCM_TEST.search(test):
+                continue
+            # the test itself is a gate (BLD005's _cuda_home_gates), not a stop
+            yield from _always_run(stmt.body)
+            yield from _always_run(stmt.orelse)
+            continue
+        if isinstance(stmt, (ast.For, ast.While, ast.With, ast.Try)):
+            for field in ("iter", "test"):
+                if getattr(stmt, field, None) is not None:
+                    yield getattr(stmt, field)
+            for item in getattr(stmt, "items", []):
+                yield item
+            for field in ("body", "orelse", "finalbody"):
+                yield from _always_run(getattr(stmt, field, []))
+            for handler in getattr(stmt, "handlers", []):
+                yield from _always_run(handler.body)
+            continue
+        yield stmt
+
+
+def toolkit_stops(text: str) -> list[tuple[int, int, str, str]]:
+    """``(start, end, callee, why)`` of each call at the top level of the setup.py ``text`` that stops it where
+    the CUDA toolkit is missing (see the module); [] where the file does not parse or tests for a ROCm
+    build around them."""
+    try:
+        tree = ast.parse(text.encode("latin-1"))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    bad = _functions(tree)
+    if not bad:
+        return []
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    out = []
+    for node in _always_run(tree.body):
+        for n in ast.walk(node):
+            if isinstance(n, ast.Call) and _callee(n) in bad:
+                start = starts[n.lineno - 1] + n.col_offset
+                end = starts[n.end_lineno - 1] + n.end_col_offset
+                out.append((start, end, _callee(n), bad[_callee(n)]))
+    return sorted(set(out))
