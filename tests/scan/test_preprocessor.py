@@ -105,11 +105,16 @@ def test_evaluation_is_linear_in_the_directives():
     big = "".join(one.format(i) for i in range(5000))
 
     def timed(src):
+        # The process's CPU time, best of three: a machine busy with other work (CI, parallel helpers) stretches
+        # wall time, not the evaluation's own cost, which is what the ratio is about.
         toks = [t for t in lex(src) if t[0] is not Kind.COMMENT]
         marks = [i for i, t in enumerate(toks) if t[0] in (Kind.DIRECTIVE, Kind.EOD)]
-        t0 = time.perf_counter()
-        regions = evaluate(src, toks, marks, TEST)
-        return time.perf_counter() - t0, regions
+        best, regions = float("inf"), None
+        for _ in range(3):
+            t0 = time.process_time()
+            regions = evaluate(src, toks, marks, TEST)
+            best = min(best, time.process_time() - t0)
+        return best, regions
 
     t_small, r_small = timed(small)
     t_big, r_big = timed(big)
