@@ -354,3 +354,39 @@ def test_unconditional_header_width_of_32_is_still_emulated(tmp_path):
     found = check_text("kernel.cu", _KERNEL_CU, (get_target("rocm-7.2"),), rules=[warp.WarpFunctionOnWavefront],
                        options={"source_root": str(inner / "moe")})
     assert {f.data.get("call") for f in found} == {"__shfl_xor_sync", "__any_sync"}
+
+
+def test_own_hip_path_code_that_cuts_lane_masks_is_not_moves_as_is(tmp_path):
+    """The project's own HIP path is compiled by its ROCm build as written, without warp32 emulation: warp code
+    there that keeps a ballot or active mask in 32 bits, or counts one with __popc, runs on 64-lane wavefronts
+    with the upper lanes' bits cut off (gunrock 01f125c queue.hxx: warp-aggregated allocation ranks lanes 32-63
+    with the low half's bits). Such a finding is manual work, and the file's and repository's verdicts say so;
+    the same code in the branch only the CUDA build compiles stays out of the ROCm verdict."""
+    import shutil
+    from pathlib import Path
+
+    from vado.audit.pipeline import audit
+    from vado.knowledge.targets import get_target
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "PROJECTS" / "own-hip"
+    rocm = [get_target("rocm-7.2")]
+    tree = tmp_path / "own-hip"
+    shutil.copytree(fixture, tree)
+    kernel = tree / "src" / "mb-cuda" / "kernel.cu"
+    rank = ("__device__ int mb_rank{0}() {{\n    unsigned mask = __activemask();\n"
+            "    return __popc(mask) + __ffs(mask) - 1;\n}}\n")
+    kernel.write_text(kernel.read_text() + "#if !defined(MB_USE_HIP)\n" + rank.format("_cuda") + "#endif\n")
+    before = audit(tree, rocm)
+    assert next(v for v in before.verdicts if v.target == "rocm-7.2").verdict is Verdict.MOVES_AS_IS
+    assert not [f for f in before.findings if f.code in ("WARP002", "WARP003") and f.verdicts.get("rocm-7.2")]
+
+    kernel.write_text(kernel.read_text() + rank.format(""))
+    res = audit(tree, rocm)
+    kept = [f for f in res.findings if f.code in ("WARP002", "WARP003") and f.verdicts.get("rocm-7.2")]
+    assert sorted(f.code for f in kept) == ["WARP002", "WARP003", "WARP003"]
+    assert all(f.verdicts["rocm-7.2"] is Verdict.MANUAL and "own HIP path" in f.message and f.fix is None for f in kept)
+    report = next(r for r in res.files if r.path == "src/mb-cuda/kernel.cu")
+    file_verdict = next(v for v in report.verdicts if v.target == "rocm-7.2")
+    assert file_verdict.verdict is Verdict.MANUAL and "64-lane wavefronts" in file_verdict.reason
+    repo = next(v for v in res.verdicts if v.target == "rocm-7.2")
+    assert repo.verdict.rank >= Verdict.MANUAL.rank and "WARP002" in dict(repo.deciding)

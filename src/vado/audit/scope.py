@@ -71,14 +71,27 @@ def judge_own_hip_path(findings: list[Finding], report: FileReport, why: str,
     covering every finding."""
     from vado.audit.aggregate import effort_of
 
+    from vado.rules.warp.masks import WAVE64_TRUNCATES
+
     wanted = set(rocm_targets)
     out = []
     dropped = 0
     # A finding that the project's own ROCm build itself does not compile (BLD009: rocThrust under a wrapped
     # namespace) keeps its verdict, and the file's: "moves as is with its own build" would not be true.
     breaks = [f for f in findings if (f.data or {}).get("breaks_own_rocm_build")]
+    # Nor where that build runs, as written, warp code that cuts a lane mask to 32 bits: vado's warp32 emulation,
+    # which makes it right in a port, is not applied to the project's own HIP path, and on gfx942/gfx950 the
+    # wavefront is 64 lanes (gunrock 01f125c queue.hxx: `unsigned mask = __activemask()` ranks lanes 32-63 with
+    # the low half's bits). Only where the AMD configuration compiles it (a ROCm verdict, not an inactive one).
+    wave: list[Finding] = []
     for f in findings:
         if f in breaks:
+            out.append(f)
+            continue
+        if (f.data or {}).get(WAVE64_TRUNCATES) and wanted & f.verdicts.keys():
+            verdicts = {t: (Verdict.MANUAL if t in wanted else v) for t, v in f.verdicts.items()}
+            f = dataclasses.replace(f, verdicts=verdicts, message=f.message + OWN_PATH_WAVE64, fix=None)
+            wave.append(f)
             out.append(f)
             continue
         if wanted & f.verdicts.keys():
@@ -88,24 +101,37 @@ def judge_own_hip_path(findings: list[Finding], report: FileReport, why: str,
             verdicts = {t: (Verdict.MOVES_AS_IS if t in wanted else v) for t, v in f.verdicts.items()}
             f = dataclasses.replace(f, verdicts=verdicts)
         out.append(f)
-    verdicts = tuple(_own_build_verdict(tv, breaks, why) if tv.target in wanted else tv for tv in report.verdicts)
+    verdicts = tuple(_own_build_verdict(tv, breaks, wave, why) if tv.target in wanted else tv for tv in report.verdicts)
     complete = len(findings) == report.finding_count
     return out, dataclasses.replace(report, verdicts=verdicts, finding_count=report.finding_count - dropped,
                                     effort=effort_of(out) if complete else report.effort)
 
 
-def _own_build_verdict(tv: TargetVerdict, breaks: Sequence[Finding], why: str) -> TargetVerdict:
+#: What a kept wave64 finding on the project's own HIP path adds to its message.
+OWN_PATH_WAVE64 = ("; this file is on the project's own HIP path, which its ROCm build compiles as written (vado leaves "
+                   "it as is, without warp32 emulation): on 64-lane wavefronts (gfx942, gfx950) the upper 32 lanes' "
+                   "bits are cut off")
+
+
+def _own_build_verdict(tv: TargetVerdict, breaks: Sequence[Finding], wave: Sequence[Finding], why: str) -> TargetVerdict:
     """A ROCm target's verdict over a file of the project's own HIP path: moves as is, unless findings say that
-    build does not compile (then theirs, worst first, with their codes)."""
+    build does not compile (``breaks``) or runs warp code that cuts lane masks on 64-lane wavefronts (``wave``):
+    then theirs, worst first, with their codes."""
     from collections import Counter
 
-    mine = [f.verdicts[tv.target] for f in breaks if tv.target in f.verdicts]
+    kept = [*breaks, *wave]
+    mine = [f.verdicts[tv.target] for f in kept if tv.target in f.verdicts]
     if not mine:
         return TargetVerdict(tv.target, Verdict.MOVES_AS_IS, (), why)
     worst = Verdict.worst(mine)
-    codes = Counter(f.code for f in breaks if f.verdicts.get(tv.target) is worst)
+    codes = Counter(f.code for f in kept if f.verdicts.get(tv.target) is worst)
+    said = []
+    if any(f.verdicts.get(tv.target) is worst for f in breaks):
+        said.append("that build does not compile as it is")
+    if any(f.verdicts.get(tv.target) is worst for f in wave):
+        said.append("that build runs warp code that cuts 64-bit lane masks to 32 bits on 64-lane wavefronts")
     return TargetVerdict(tv.target, worst, tuple(sorted(codes.items())),
-                         f"{why}; that build does not compile as it is ({', '.join(sorted(codes))})")
+                         f"{why}; {' and '.join(said)} ({', '.join(sorted(codes))})")
 
 
 def with_own_rocm_build(verdicts: Sequence[TargetVerdict], scope: AuditScope, files: int) -> tuple[TargetVerdict, ...]:

@@ -13,6 +13,11 @@ from vado.rules.warp.common import _BALLOTS, _NARROW_TYPES, _SYNC_MASKED, _WARP_
 from vado.rules.warp.modes import emulated, wave_verdicts
 from vado.scan.lexer import Kind
 
+#: Data key of a finding whose code cuts a 64-bit lane mask to 32 bits (a ballot or active mask stored in 32 bits,
+#: counted or searched with __popc/__ffs): right under warp32 emulation, wrong where code runs on 64-lane
+#: wavefronts as written, which the project's own HIP path does (vado.audit.scope.judge_own_hip_path).
+WAVE64_TRUNCATES = "wave64_truncates"
+
 
 class ThirtyTwoBitLaneMask(Rule):
     """32-bit lane masks: ``0xffffffff`` passed to ``*_sync`` intrinsics, ballots stored in 32 bits.
@@ -138,7 +143,8 @@ class ThirtyTwoBitLaneMask(Rule):
                 verdicts = wave_verdicts(ctx, fixable=False, covered=covered)
                 fix = None if covered else fix
                 yield self.finding(ctx, core[0][1], var[2], f"result of {name} stored in 32-bit `{type_text} {var[3]}`; HIP returns 64-bit masks",
-                                   verdicts, fix=fix, effort=Effort(lines=1, constructs=1, hours=0.25), data={"call": name, **_WARP_NOTE})
+                                   verdicts, fix=fix, effort=Effort(lines=1, constructs=1, hours=0.25),
+                                   data={"call": name, WAVE64_TRUNCATES: True, **_WARP_NOTE})
 
 
 class BitCountOfLaneMask(Rule):
@@ -229,7 +235,7 @@ class BitCountOfLaneMask(Rule):
             what = inner[3] if held is None else f"{held[0]} (held in `{inner[3]}`)"
             yield self.finding(ctx, tok[1], end, f"{tok[3]} truncates the 64-bit result of {what} on HIP",
                                verdicts, fix=fix, effort=Effort(lines=1, constructs=1, hours=0.0 if fixable else 0.25),
-                               data={"call": tok[3], "mask": inner[3], **_WARP_NOTE})
+                               data={"call": tok[3], "mask": inner[3], WAVE64_TRUNCATES: True, **_WARP_NOTE})
 
 
 _UNSIGNED_OR_WIDE = frozenset({"unsigned int", "unsigned", "uint32_t", "uint", "unsigned long", "unsigned long long",
