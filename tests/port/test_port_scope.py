@@ -263,3 +263,25 @@ def test_single_source_projects_own_rocm_build_builds_the_same_objects_after_the
     assert {p for p in objects[0] if p.endswith(".o")} == {"src/host.cpp.o", "src/kernels.cu.o", "src/ops.cu.o"}
     assert {p: h for p, h in objects[0].items() if p.endswith(".o")} == \
         {p: h for p, h in objects[1].items() if p.endswith(".o")}
+
+
+def test_own_hip_path_code_that_cuts_lane_masks_remains_for_a_person(tmp_path: Path):
+    """The port leaves the project's own HIP path as it is, and where that path's code cuts a lane mask to 32 bits
+    in the branch its ROCm build compiles (gunrock 01f125c queue.hxx), says so instead of 'nothing remains'. The
+    same code in the branch only CUDA compiles is nothing for a person, and the file is not edited either way."""
+    tree = tmp_path / "own-hip"
+    shutil.copytree(OWN_HIP, tree)
+    kernel = tree / "src" / "mb-cuda" / "kernel.cu"
+    rank = ("__device__ int mb_rank{0}() {{\n    unsigned mask = __activemask();\n"
+            "    return __popc(mask) + __ffs(mask) - 1;\n}}\n")
+    kernel.write_text(kernel.read_text() + "#if !defined(MB_USE_HIP)\n" + rank.format("_cuda") + "#endif\n")
+    cuda_only = port_tree(tree, tmp_path / "out1", ROCM)
+    assert not [f for f in cuda_only.remaining if f.code.startswith("WARP")]
+    assert (tmp_path / "out1" / "src" / "mb-cuda" / "kernel.cu").read_bytes() == kernel.read_bytes()
+
+    kernel.write_text(kernel.read_text() + rank.format(""))
+    result = port_tree(tree, tmp_path / "out2", ROCM)
+    left = [f for f in result.remaining if f.span.path == "src/mb-cuda/kernel.cu"]
+    assert sorted(f.code for f in left) == ["WARP002", "WARP003", "WARP003"]
+    assert all(f.verdicts["rocm-7.2"] is Verdict.MANUAL and "own HIP path" in f.message for f in left)
+    assert (tmp_path / "out2" / "src" / "mb-cuda" / "kernel.cu").read_bytes() == kernel.read_bytes()

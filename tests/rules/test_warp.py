@@ -390,3 +390,26 @@ def test_own_hip_path_code_that_cuts_lane_masks_is_not_moves_as_is(tmp_path):
     assert file_verdict.verdict is Verdict.MANUAL and "64-lane wavefronts" in file_verdict.reason
     repo = next(v for v in res.verdicts if v.target == "rocm-7.2")
     assert repo.verdict.rank >= Verdict.MANUAL.rank and "WARP002" in dict(repo.deciding)
+
+
+def test_own_hip_path_sources_its_rocm_build_does_not_compile_keep_moves_as_is(tmp_path):
+    """A source the project's ROCm build leaves out (its CUDA-only sources) runs on no wavefront: its lane mask
+    cut to 32 bits is not the ROCm build's problem, so it stays out of the ROCm verdict."""
+    from vado.audit.pipeline import audit
+    from vado.knowledge.targets import get_target
+
+    root = tmp_path / "rm"
+    (root / "src").mkdir(parents=True)
+    (root / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.24)\nproject(rm CXX)\noption(WITH_HIP \"HIP\" OFF)\n"
+        "set(CUDA_SOURCES src/keep.cu src/awq.cu)\n"
+        "if(WITH_HIP)\n  enable_language(HIP)\n  list(REMOVE_ITEM CUDA_SOURCES src/awq.cu)\n"
+        "  set_source_files_properties(${CUDA_SOURCES} PROPERTIES LANGUAGE HIP)\nelse()\n  enable_language(CUDA)\n"
+        "endif()\nadd_library(rm SHARED ${CUDA_SOURCES})\n")
+    (root / "src" / "keep.cu").write_text("#include <cuda_runtime.h>\n__global__ void k(float* x) { x[0] = 1.0f; }\n")
+    (root / "src" / "awq.cu").write_text(
+        "#include <cuda_runtime.h>\n__global__ void k2(int* x) {\n  unsigned mask = __activemask();\n"
+        "  x[threadIdx.x] = __popc(mask);\n}\n")
+    res = audit(root, [get_target("rocm-7.2")])
+    assert not [f for f in res.findings if f.verdicts.get("rocm-7.2") is Verdict.MANUAL and f.code.startswith("WARP")]
+    assert next(v for v in res.verdicts if v.target == "rocm-7.2").verdict is Verdict.MOVES_AS_IS

@@ -400,6 +400,6 @@ def test_sources_the_rocm_branch_removes_from_its_list_are_cuda_only(tmp_path: P
         (root / "src" / f"{name}.cu").write_text(kernel)
     scope = project_scope(root)
     awq, keep, cudnn = (scope.of(f"src/{n}.cu") for n in ("awq", "keep", "cudnn"))
-    assert awq.scope is Scope.HIP_PATH and "compiled only by the project's CUDA build" in awq.why
-    assert keep.scope is Scope.HIP_PATH and "compiled only" not in keep.why
+    assert awq.scope is Scope.HIP_PATH and "compiled only by the project's CUDA build" in awq.why and awq.not_for_amd
+    assert keep.scope is Scope.HIP_PATH and "compiled only" not in keep.why and not keep.not_for_amd
     assert "compiled only" not in cudnn.why

@@ -248,7 +248,8 @@ def audit(
         scanned_bytes += job.size
         why = scope.hip_path.get(job.path)
         if why is not None:
-            res, report = judge_own_hip_path(res, report, why, scope.rocm_targets)
+            res, report = judge_own_hip_path(res, report, why, scope.rocm_targets,
+                                                  runs_on_amd=job.path not in scope.not_for_amd)
         findings.extend(res)
         file_reports.append(report)
         if report.finding_count > len(res):

@@ -36,6 +36,8 @@ class AuditScope:
     #: The macros the project's own AMD build defines (:attr:`vado.scan.scope.HipBuild.defines`), for the
     #: preprocessor's evaluation of the configuration AMD compiles.
     amd_defines: tuple[str, ...] = ()
+    #: The ``hip_path`` files the project's ROCm build does not compile (:attr:`vado.scan.scope.FileScope.not_for_amd`).
+    not_for_amd: frozenset[str] = frozenset()
 
 
 def audit_scope(root: str | os.PathLike, plan, targets: Sequence[Target], *, include_backends: bool = False,
@@ -48,30 +50,31 @@ def audit_scope(root: str | os.PathLike, plan, targets: Sequence[Target], *, inc
     rocm = tuple(t for t in targets if t.family == "rocm")
     arches = next((t.default_arch for t in rocm if t.default_arch), ("gfx942",))
     scope = project_scope(root, plan, arches=arches)
-    left, skips, hip = set(), [], {}
+    left, skips, hip, not_for_amd = set(), [], {}, set()
     for path, fs in scope.files.items():
         if fs.scope is Scope.BACKEND and not include_backends:
             left.add(path)
             skips.append(Skip(path, SkipReason.OTHER_BACKEND, f"{fs.why}; not judged (include_backends judges it)"))
         elif fs.scope is Scope.HIP_PATH and not include_hip_path and rocm:
             hip[path] = fs.why
+            if fs.not_for_amd:
+                not_for_amd.add(path)
     own = scope.own_rocm_build() if not include_hip_path else ""
     defines = scope.hip.defines if scope.hip is not None else ()
-    return AuditScope(frozenset(left), tuple(skips), hip, own, tuple(t.name for t in rocm), defines)
+    return AuditScope(frozenset(left), tuple(skips), hip, own, tuple(t.name for t in rocm), defines, frozenset(not_for_amd))
 
 
 def judge_own_hip_path(findings: list[Finding], report: FileReport, why: str,
-                       rocm_targets: Sequence[str]) -> tuple[list[Finding], FileReport]:
+                       rocm_targets: Sequence[str], *, runs_on_amd: bool = True) -> tuple[list[Finding], FileReport]:
     """A file on the project's own HIP path: its findings move as is for ``rocm_targets`` (the
     project's ROCm build compiles it as it is), and so does the file, with ``why`` as the reason.
 
     A finding that named only those targets and so no longer changes anything is dropped (an
     audit with ``include_hip_path`` lists it); the file's count and effort follow, unless the
     list was cut (:data:`vado.audit.pipeline.MAX_FINDINGS_PER_FILE`), when the count keeps
-    covering every finding."""
+    covering every finding. ``runs_on_amd``: False for a file that build does not compile, whose warp code
+    runs on no wavefront."""
     from vado.audit.aggregate import effort_of
-
-    from vado.rules.warp.masks import WAVE64_TRUNCATES
 
     wanted = set(rocm_targets)
     out = []
@@ -88,11 +91,10 @@ def judge_own_hip_path(findings: list[Finding], report: FileReport, why: str,
         if f in breaks:
             out.append(f)
             continue
-        if (f.data or {}).get(WAVE64_TRUNCATES) and wanted & f.verdicts.keys():
-            verdicts = {t: (Verdict.MANUAL if t in wanted else v) for t, v in f.verdicts.items()}
-            f = dataclasses.replace(f, verdicts=verdicts, message=f.message + OWN_PATH_WAVE64, fix=None)
-            wave.append(f)
-            out.append(f)
+        kept = own_path_wave64(f, wanted) if runs_on_amd else None
+        if kept is not None:
+            wave.append(kept)
+            out.append(kept)
             continue
         if wanted & f.verdicts.keys():
             if f.verdicts.keys() <= wanted and any(v is not Verdict.MOVES_AS_IS for v in f.verdicts.values()):
@@ -105,6 +107,19 @@ def judge_own_hip_path(findings: list[Finding], report: FileReport, why: str,
     complete = len(findings) == report.finding_count
     return out, dataclasses.replace(report, verdicts=verdicts, finding_count=report.finding_count - dropped,
                                     effort=effort_of(out) if complete else report.effort)
+
+
+def own_path_wave64(f: Finding, rocm_targets) -> Finding | None:
+    """``f`` as a finding of the project's own HIP path that its ROCm build runs wrong on 64-lane wavefronts
+    (a lane mask cut to 32 bits, :data:`vado.rules.warp.masks.WAVE64_TRUNCATES`, where the AMD configuration
+    compiles it: a ROCm verdict of ``rocm_targets``): manual work, no fix; None for any other finding."""
+    from vado.rules.warp.masks import WAVE64_TRUNCATES
+
+    wanted = set(rocm_targets)
+    if not (f.data or {}).get(WAVE64_TRUNCATES) or not wanted & f.verdicts.keys():
+        return None
+    verdicts = {t: (Verdict.MANUAL if t in wanted else v) for t, v in f.verdicts.items()}
+    return dataclasses.replace(f, verdicts=verdicts, message=f.message + OWN_PATH_WAVE64, fix=None)
 
 
 #: What a kept wave64 finding on the project's own HIP path adds to its message.

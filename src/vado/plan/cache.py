@@ -226,7 +226,8 @@ def cached_audit(
         report = file_report(f.path, f.kind, f.size, found, names)
         why = scope.hip_path.get(f.path)
         if why is not None:
-            found, report = judge_own_hip_path(list(found), report, why, scope.rocm_targets)
+            found, report = judge_own_hip_path(list(found), report, why, scope.rocm_targets,
+                                                  runs_on_amd=f.path not in scope.not_for_amd)
         findings.extend(found)
         file_reports.append(report)
     markers = [f.path for f in plan.files if f.kind.is_build]

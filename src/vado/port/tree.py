@@ -737,7 +737,7 @@ def port_tree(
         judged = judged_build(root_path, plan, build)
     # Backups of an earlier in-place port (Dockerfile.vado-bak looks like a Dockerfile) are never ported.
     ported = [f for f in plan.files if f.kind in PORTED_KINDS and BACKUP_SUFFIX not in posixpath.basename(f.path)]
-    scope_skips, own_build, left_out = [], "", ()
+    scope_skips, own_build, left_out, own_path = [], "", (), ()
     candidates = ported  # AMD support is read from every build file, those left as they are included
     # An interrupted in-place port: the same files again, its renames done again (or only their
     # references, when the .cu moved already), so that no build file keeps naming a moved file.
@@ -748,8 +748,8 @@ def port_tree(
         ported = [f for f in candidates if f.path in journal.files]
         defines = journal.amd_defines
     elif not single_file:
-        ported, scope_skips, own_build, left_out, defines = _in_scope(root_path, plan, ported, target,
-                                                                      include_backends, include_hip_path)
+        ported, scope_skips, own_build, left_out, defines, own_path = _in_scope(root_path, plan, ported, target,
+                                                                                include_backends, include_hip_path)
     if options.torch_extension == "on" and "amd_defines" not in options.rule_options:
         # cpp_extension defines USE_ROCM=1 on ROCm: its branches (the project's and the port's own)
         # are what the AMD build compiles, their #else what only CUDA compiles; neither is edited.
@@ -851,6 +851,9 @@ def port_tree(
         raise
     files = tuple(sorted((o[0] for o in outcomes), key=lambda f: f.path))
     remaining = tuple(sorted((f for o in outcomes for f in o[1]), key=Finding.sort_key))
+    if own_path and target.family == "rocm":
+        # Left as is, yet not "nothing remains" where that build runs warp code wrong on 64-lane wavefronts.
+        remaining = tuple(sorted((*remaining, *_own_path_wave64(plan, own_path, target, options)), key=Finding.sort_key))
     errors = tuple({"type": "PortError", "what": f"porting {f.path} failed", "why": f.error, "tip": ""} for f in files if f.status == "failed")
     if in_place and not single_file and not errors:
         inplace.remove_journal(root_path)  # complete: a failed file keeps it for the next run
@@ -918,4 +921,32 @@ def _in_scope(root: Path, plan, ported: list, target: Target, include_backends: 
         lines.append(f"vendored code left as is: {len(scope.vendored)} directories or files ({shown}); "
                      "pass --include-vendored to port it")
     defines = scope.hip.defines if scope.hip is not None else ()
-    return [f for f in ported if f.path not in left], skips, own, tuple(lines), tuple(defines)
+    runs_on_amd = tuple(p for p, fs in left.items() if fs.scope is Scope.HIP_PATH and not fs.not_for_amd)
+    return [f for f in ported if f.path not in left], skips, own, tuple(lines), tuple(defines), runs_on_amd
+
+
+def _own_path_wave64(plan, paths: Sequence[str], target: Target, options: PortOptions) -> list[Finding]:
+    """What the project's own HIP path (``paths``: the files its ROCm build compiles, which the port leaves as
+    they are) runs wrong on 64-lane wavefronts: lane masks cut to 32 bits in the branches that build compiles
+    (:func:`vado.audit.scope.own_path_wave64`), for a person, as the audit reports them."""
+    from vado.audit.scope import own_path_wave64
+    from vado.model.text import decode_source
+    from vado.port.file import _check
+    from vado.rules.cuda_syntax import CUDA_CXX_KINDS
+
+    wanted = set(paths)
+    out: list[Finding] = []
+    for f in plan.files:
+        if f.path not in wanted or f.kind not in CUDA_CXX_KINDS:
+            continue
+        try:
+            data = Path(f.abs_path).read_bytes()
+        except OSError:
+            continue  # an unreadable file is the copy's to report
+        if b"__activemask" not in data and b"__ballot" not in data:
+            continue  # the only calls whose 64-bit masks the rules follow
+        for found in _check(f.path, f.kind, decode_source(data), target, options):
+            kept = own_path_wave64(found, (target.name,))
+            if kept is not None:
+                out.append(kept)
+    return out

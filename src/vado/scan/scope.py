@@ -69,6 +69,9 @@ class FileScope:
     why: str = ""
     backend: str = ""
     mixed: str = ""
+    #: A ``HIP_PATH`` file the project's own ROCm build does not compile (its CUDA-only sources and what only
+    #: they include): left as is like the rest of that path, but none of its code runs on AMD.
+    not_for_amd: bool = False
 
 
 @dataclass(frozen=True)
@@ -902,7 +905,7 @@ def _mark_not_compiled_for_amd(hip: HipBuild, scopes: dict[str, FileScope], kind
                 marked[t] = marked[p]
                 queue.append(t)
     for p, why in marked.items():
-        scopes[p] = FileScope(p, Scope.HIP_PATH, why, mixed=scopes[p].mixed if p in scopes else "")
+        scopes[p] = FileScope(p, Scope.HIP_PATH, why, mixed=scopes[p].mixed if p in scopes else "", not_for_amd=True)
 
 
 def _mark_hip_path(hip: HipBuild, scopes: dict[str, FileScope], cfiles: Mapping[str, _CFile],
