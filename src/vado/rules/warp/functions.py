@@ -83,6 +83,28 @@ def _full_literal(piece) -> bool:
     return False
 
 
+
+def _device_default(view: cs.DeviceView, toks, i: int) -> bool:
+    """Whether ``warpSize`` at token ``i`` is a default argument of a device function's parameter (a
+    definition's or a prototype's: ``__device__ T sum(T v, int width = warpSize)``) or a member's default
+    initialiser (``int lanes = warpSize;``): outside every function body, read where device code calls the
+    function or builds the object (issue 26: bmf's warpReduceSum kept 64 there and doubled its sums)."""
+    at = toks[i][1]
+    if i == 0 or toks[i - 1][3] != "=" or view.function_at(at) is not None:
+        return False
+    func = next((f for f in view.functions if f.name_end <= at < f.body_start), None)
+    return func is None or func.is_device  # a host function's default could not read the device built-in
+
+
+def _in_device_lambda(view: cs.DeviceView, toks, i: int) -> bool:
+    """Whether token ``i`` lies in the body of an extended ``__device__`` lambda (``[=] __device__ (int k)
+    { ... }``), which may stand in a host function: :func:`cs.find_functions` takes the word before a
+    parameter list for a name, so such a lambda is a "function" named ``__device__`` with no qualifier,
+    and :meth:`DeviceView.in_device_code` does not see it as device code."""
+    func = view.function_at(toks[i][1])
+    return func is not None and func.name == "__device__"
+
+
 class WarpSyncIntrinsicWithoutSyncBuiltins(Rule):
     """A ``*_sync`` warp function or ``__activemask`` on a HIP that predates them (HIP < 6.2).
 
@@ -434,7 +456,9 @@ class WarpFunctionOnWavefront(Rule):
                 continue  # a member (cg::tiled_partition's shfl)
             name = tok[3]
             if name == "warpSize":
-                if not (view.in_device_code(tok[1]) or _in_directive(toks, i)) or _in_scopes(own, tok[1]):
+                device = (view.in_device_code(tok[1]) or _in_directive(toks, i) or _device_default(view, toks, i)
+                          or _in_device_lambda(view, toks, i))
+                if not device or _in_scopes(own, tok[1]):
                     continue  # host code, or the program's own warpSize (a macro, variable or parameter)
                 fix = Fix((ctx.edit(tok[1], tok[2], "32"),), Applicability.SAFE,
                           "warpSize → 32: the CUDA program's warp under warp32 emulation", ("warp", "warp32"))
