@@ -186,3 +186,24 @@ def test_port_tree_follows_the_platform_width_into_the_project_header(tmp_path, 
     notes = [f for f in audit(tmp_path / "src", (ROCM72,)).findings
              if f.code == "WARP009" and f.span.path.endswith("kernel.cu")]
     assert any("csrc/cuda_compat.h" in f.data.get("wide", "") for f in notes) is wide
+
+
+def test_port_tree_reads_device_qualifier_macros_from_the_project_header(tmp_path):
+    """Issue 26: a device function qualified through a macro of a project header (``FINLINE``, defined as
+    another macro that holds ``__device__``) is device code: its warpSize becomes 32 beside the 32-lane
+    helpers its shuffles become, and a host function qualified by a plain macro keeps its own warpSize."""
+    from vado.port.tree import port_tree
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "common.h").write_text("#pragma once\n#define DEVICE_INLINE __device__ __forceinline__\n"
+                                              "#define FINLINE DEVICE_INLINE\n#define HOST_ONLY static inline\n")
+    (tmp_path / "src" / "k.cu").write_text(
+        '#include "common.h"\n'
+        "FINLINE float wsum(float v) {\n"
+        "  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down_sync(0xffffffff, v, o);\n  return v;\n}\n"
+        "__global__ void k(float* x) { x[threadIdx.x] = wsum(x[threadIdx.x]); }\n"
+        "HOST_ONLY int blocks(int n, int warpSize) { return n / warpSize; }\n")
+    port_tree(tmp_path / "src", tmp_path / "out", ROCM72)
+    ported = (tmp_path / "out" / "k.cu").read_text()
+    assert "for (int o = 32 / 2; o > 0; o /= 2) v += vado_shfl_down_sync32(0xffffffff, v, o);" in ported
+    assert "HOST_ONLY int blocks(int n, int warpSize) { return n / warpSize; }" in ported

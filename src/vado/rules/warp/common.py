@@ -174,3 +174,53 @@ def _own_warp_size_scopes(view: cs.DeviceView, uses: list[int]) -> list[tuple[in
 
 def _in_scopes(scopes: list[tuple[int, int]], at: int) -> bool:
     return any(a <= at < b for a, b in scopes)
+
+
+#: Execution-space words a project macro may hold for a function's qualifiers.
+_EXEC_SPACES = frozenset({"__device__", "__global__"})
+
+
+def device_qualifier_macros(ctx, view: cs.DeviceView, candidates: set[str]) -> frozenset[str]:
+    """Those of ``candidates`` that are object-like macros standing for a device qualifier
+    (``#define DEV __device__ __forceinline__``, ``#define KERNEL __global__``, or a macro whose body names
+    another such macro), defined in the file or in a project header it includes (read within the audited
+    tree, ``source_root``, as :func:`vado.rules.warp.modes._header_wide_warps` reads them).
+
+    :func:`cs.find_functions` collects CUDA's own qualifier words only, so a function qualified through
+    such a macro is not device code to :meth:`DeviceView.in_device_code` (issue 26: its ``warpSize``
+    stayed 64 beside shuffles the port narrowed to 32 lanes)."""
+    if not candidates:
+        return frozenset()
+    bodies = {m.name: {t[3] for t in m.body} for m in view.defines}
+    root = (ctx.options or {}).get("source_root")
+    missing = candidates - bodies.keys()
+    if root and missing:
+        from vado.rules.warp.modes import _quoted_includes
+        from vado.scan.lexer import code_tokens, is_native_tokens, lex
+        from vado.scan.project_headers import project_headers
+
+        includes = _quoted_includes(view)
+        if includes:
+            for _, text in project_headers(str(root)).headers_defining(ctx.path, includes, missing):
+                toks = lex(text)
+                code = toks.code() if is_native_tokens(toks) else code_tokens(list(toks))
+                for m in cs.DeviceView(text, code).defines:
+                    bodies.setdefault(m.name, {t[3] for t in m.body})
+    device = {name for name, words in bodies.items() if words & _EXEC_SPACES}
+    grew = True
+    while grew:  # #define HD_INLINE DEV inline
+        more = {name for name, words in bodies.items() if name not in device and words & device}
+        device |= more
+        grew = bool(more)
+    return frozenset(device & candidates)
+
+
+def qualifier_words(view: cs.DeviceView, func) -> set[str]:
+    """The identifiers written before ``func``'s name, from its first qualifier on (macros among them)."""
+    toks, out = view.tokens, set()
+    k = func.name_index - 1
+    while k >= 0 and toks[k][1] >= func.start:
+        if toks[k][0] is Kind.IDENT:
+            out.add(toks[k][3])
+        k -= 1
+    return out

@@ -11,7 +11,9 @@ from typing import Iterable
 from vado.model import Applicability, Effort, Finding, Fix, Severity, Verdict
 from vado.rules import cuda_syntax as cs
 from vado.rules.base import FileContext, Rule
-from vado.rules.warp.common import _DECL_PREV, _callee, _in_directive, _in_scopes, _own_warp_size_scopes
+from vado.rules.warp.common import (
+    _DECL_PREV, _callee, _in_directive, _in_scopes, _own_warp_size_scopes, device_qualifier_macros, qualifier_words,
+)
 from vado.rules.warp.modes import (
     WARP32_CALLS,
     emulated,
@@ -84,16 +86,60 @@ def _full_literal(piece) -> bool:
 
 
 
-def _device_default(view: cs.DeviceView, toks, i: int) -> bool:
-    """Whether ``warpSize`` at token ``i`` is a default argument of a device function's parameter (a
-    definition's or a prototype's: ``__device__ T sum(T v, int width = warpSize)``) or a member's default
-    initialiser (``int lanes = warpSize;``): outside every function body, read where device code calls the
-    function or builds the object (issue 26: bmf's warpReduceSum kept 64 there and doubled its sums)."""
+def _device_outside_bodies(view: cs.DeviceView, toks, i: int, macro_device=None) -> bool:
+    """Whether ``warpSize`` at token ``i``, outside every function body vado finds, is read by device code.
+
+    Host code cannot read the device built-in, so outside the bodies it is a device function's default
+    argument (a definition's or a prototype's: ``__device__ T sum(T v, int width = warpSize)``), a member's
+    default initialiser (``int lanes = warpSize;``), or a device constructor's initialiser list or body
+    (``__device__ Lanes() : n(warpSize) {}``, which :func:`cs.find_functions` does not find): each read where
+    device code calls the function or builds the object (issue 26: bmf's warpReduceSum kept 64 there and
+    doubled its sums). A host function's parameter list and ``offsetof(T, warpSize)`` are left alone."""
     at = toks[i][1]
-    if i == 0 or toks[i - 1][3] != "=" or view.function_at(at) is not None:
+    if view.function_at(at) is not None:
         return False
+    if i >= 2 and toks[i - 1][3] == "," and toks[i - 2][0] is Kind.IDENT:
+        # offsetof(cudaDeviceProp, warpSize): a member's name
+        k, depth = i - 2, 0
+        while k > 0 and toks[k][3] not in (";", "{", "}"):
+            depth += {")": 1, "(": -1}.get(toks[k][3], 0)
+            if depth < 0:
+                if toks[k - 1][3] in ("offsetof", "__builtin_offsetof"):
+                    return False
+                break
+            k -= 1
     func = next((f for f in view.functions if f.name_end <= at < f.body_start), None)
-    return func is None or func.is_device  # a host function's default could not read the device built-in
+    # A host function's default could not read the device built-in.
+    return func is None or func.is_device or (macro_device is not None and macro_device(func))
+
+
+class _MacroQualified:
+    """Whether a function is device code through a project macro among its qualifiers (``DEV float f()``
+    with ``#define DEV __device__ __forceinline__``): :func:`device_qualifier_macros`, asked once per file
+    for the words before the names of the functions it is asked about."""
+
+    def __init__(self, ctx: FileContext, view: cs.DeviceView) -> None:
+        self.ctx, self.view = ctx, view
+        self.macros: frozenset[str] | None = None
+
+    def __call__(self, func) -> bool:
+        if func is None or func.is_device:
+            return False
+        words = qualifier_words(self.view, func)
+        if self.macros is None:
+            # Every non-device function's words at once: the project headers are searched one time.
+            cands: set[str] = set()
+            for f in self.view.functions:
+                if not f.is_device:
+                    cands |= qualifier_words(self.view, f)
+            self.macros = device_qualifier_macros(self.ctx, self.view, cands - _NOT_MACROS)
+        return not words.isdisjoint(self.macros)
+
+
+#: Qualifier-position words that are never a project's macro.
+_NOT_MACROS = frozenset({"static", "inline", "extern", "constexpr", "template", "typename", "class", "struct",
+                         "const", "unsigned", "signed", "void", "int", "float", "double", "char", "long", "short",
+                         "bool", "auto", "__host__", "__forceinline__", "__noinline__", "virtual"})
 
 
 def _in_device_lambda(view: cs.DeviceView, toks, i: int) -> bool:
@@ -443,6 +489,7 @@ class WarpFunctionOnWavefront(Rule):
         n = len(toks)
         verdicts = {t.name: Verdict.AUTOMATIC for t in ctx.targets if t.family == "rocm"}
         own = _own_warp_size_scopes(view, [k for k in hits if toks[k][3] == "warpSize"])
+        macro_device = _MacroQualified(ctx, view)
         for i in hits:
             tok = toks[i]
             func = view.function_at(tok[1])
@@ -456,8 +503,9 @@ class WarpFunctionOnWavefront(Rule):
                 continue  # a member (cg::tiled_partition's shfl)
             name = tok[3]
             if name == "warpSize":
-                device = (view.in_device_code(tok[1]) or _in_directive(toks, i) or _device_default(view, toks, i)
-                          or _in_device_lambda(view, toks, i))
+                device = (view.in_device_code(tok[1]) or _in_directive(toks, i)
+                          or _device_outside_bodies(view, toks, i, macro_device) or _in_device_lambda(view, toks, i)
+                          or macro_device(func))
                 if not device or _in_scopes(own, tok[1]):
                     continue  # host code, or the program's own warpSize (a macro, variable or parameter)
                 fix = Fix((ctx.edit(tok[1], tok[2], "32"),), Applicability.SAFE,
