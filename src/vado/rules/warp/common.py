@@ -167,9 +167,45 @@ def _own_warp_size_scopes(view: cs.DeviceView, uses: list[int]) -> list[tuple[in
             continue
         at = toks[k][1]
         func = view.function_at(at) or next((f for f in view.functions if f.name_end <= at < f.body_start), None)
-        out.append((0, len(view.text)) if func is None or toks[k - 1][0] is Kind.DIRECTIVE
-                   else (func.start, func.body_end))
+        if func is not None and toks[k - 1][0] is not Kind.DIRECTIVE:
+            out.append((func.start, func.body_end))
+        elif toks[k - 1][0] is not Kind.DIRECTIVE and (scope := _parameter_scope(view, k)) is not None:
+            out.append(scope)
+        else:
+            out.append((0, len(view.text)))
     return out
+
+
+def _parameter_scope(view: cs.DeviceView, k: int) -> tuple[int, int] | None:
+    """For a parameter ``warpSize`` of a function vado does not find as one (a prototype, a constructor
+    with an initialiser list): from its parameter list through the declaration's ``;`` or its body's ``}``.
+    None when token ``k`` is not inside parentheses."""
+    toks, pairs = view.tokens, view.pairs
+    j, depth = k - 1, 0
+    while j >= 0 and toks[j][3] not in (";", "{", "}") and toks[j][0] is not Kind.EOD:
+        t = toks[j][3]
+        if t == ")":
+            depth += 1
+        elif t == "(":
+            if depth == 0:
+                break
+            depth -= 1
+        j -= 1
+    if j < 0 or toks[j][3] != "(" or j not in pairs:
+        return None
+    m, level = pairs[j] + 1, 0
+    while m < len(toks):
+        t = toks[m][3]
+        if t in ("(", "["):
+            level += 1
+        elif t in (")", "]"):
+            level -= 1
+        elif level == 0 and t == ";":
+            return toks[j][1], toks[m][2]
+        elif level == 0 and t == "{" and m in pairs:
+            return toks[j][1], toks[pairs[m]][2]
+        m += 1
+    return toks[j][1], len(view.text)
 
 
 def _in_scopes(scopes: list[tuple[int, int]], at: int) -> bool:

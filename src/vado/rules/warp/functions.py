@@ -12,7 +12,8 @@ from vado.model import Applicability, Effort, Finding, Fix, Severity, Verdict
 from vado.rules import cuda_syntax as cs
 from vado.rules.base import FileContext, Rule
 from vado.rules.warp.common import (
-    _DECL_PREV, _callee, _in_directive, _in_scopes, _own_warp_size_scopes, device_qualifier_macros, qualifier_words,
+    _DECL_PREV, _EXEC_SPACES, _callee, _in_directive, _in_scopes, _own_warp_size_scopes, device_qualifier_macros,
+    qualifier_words,
 )
 from vado.rules.warp.modes import (
     WARP32_CALLS,
@@ -110,7 +111,46 @@ def _device_outside_bodies(view: cs.DeviceView, toks, i: int, macro_device=None)
             k -= 1
     func = next((f for f in view.functions if f.name_end <= at < f.body_start), None)
     # A host function's default could not read the device built-in.
-    return func is None or func.is_device or (macro_device is not None and macro_device(func))
+    return func is None or _device_function(view, toks, func, macro_device)
+
+
+def _device_function(view: cs.DeviceView, toks, func, macro_device) -> bool:
+    """Whether ``func`` runs on the device: CUDA's qualifiers, an extended ``__device__`` lambda (found as a
+    function named so), a project macro among its qualifiers, or, for a member initialiser that
+    :func:`cs.find_functions` takes for a function (``n(warpSize) {`` of ``__device__ Lanes() : n(warpSize)
+    {}``), the constructor it belongs to."""
+    if func.is_device or func.name == "__device__":
+        return True
+    owner = _initializer_owner_words(view, toks, func.name_index)
+    if owner is not None:
+        return not owner.isdisjoint(_EXEC_SPACES) or macro_device.any_device(owner)
+    return macro_device(func)
+
+
+def _initializer_owner_words(view: cs.DeviceView, toks, name_index: int) -> set[str] | None:
+    """The words before the name of the constructor whose initialiser list holds the member initialiser
+    at ``name_index`` (``: a(x), n(warpSize) {``), or None when the name does not follow ``:`` or ``,``."""
+    pairs = view.pairs
+    k = name_index - 1
+    while k > 0 and toks[k][3] == ",":  # an earlier initialiser: NAME(...) or NAME{...}
+        c = k - 1
+        if toks[c][3] in (")", "}") and c in pairs:
+            c = pairs[c] - 1
+        k = c - 1
+    if k <= 0 or toks[k][3] != ":" or toks[k - 1][3] != ")" or (k - 1) not in pairs:
+        return None
+    name = pairs[k - 1] - 1
+    words, j = set(), name - 1
+    while j >= 0 and toks[j][0] is not Kind.EOD and toks[j][3] not in (";", "{", "}", ":"):
+        if toks[j][0] is Kind.IDENT:
+            words.add(toks[j][3])
+        j -= 1
+    return words
+
+
+#: The runtime's and the driver's warp size attributes, and the calls that query them.
+_WARP_SIZE_ATTRIBUTES = frozenset({"cudaDevAttrWarpSize", "CU_DEVICE_ATTRIBUTE_WARP_SIZE"})
+_ATTRIBUTE_CALLS = frozenset({"cudaDeviceGetAttribute", "cuDeviceGetAttribute"})
 
 
 class _MacroQualified:
@@ -121,18 +161,25 @@ class _MacroQualified:
     def __init__(self, ctx: FileContext, view: cs.DeviceView) -> None:
         self.ctx, self.view = ctx, view
         self.macros: frozenset[str] | None = None
+        self.asked: set[str] = set()
 
     def __call__(self, func) -> bool:
         if func is None or func.is_device:
             return False
-        words = qualifier_words(self.view, func)
-        if self.macros is None:
-            # Every non-device function's words at once: the project headers are searched one time.
-            cands: set[str] = set()
-            for f in self.view.functions:
-                if not f.is_device:
-                    cands |= qualifier_words(self.view, f)
-            self.macros = device_qualifier_macros(self.ctx, self.view, cands - _NOT_MACROS)
+        return self.any_device(qualifier_words(self.view, func))
+
+    def any_device(self, words: set[str]) -> bool:
+        """Whether one of ``words`` is a device-qualifier macro."""
+        words = words - _NOT_MACROS
+        if self.macros is None or not words <= self.asked:
+            # Every non-device function's words at once: the project headers are searched one time (again
+            # only for words first seen later, a constructor's before its initialiser list).
+            if self.macros is None:
+                for f in self.view.functions:
+                    if not f.is_device:
+                        self.asked |= qualifier_words(self.view, f) - _NOT_MACROS
+            self.asked |= words
+            self.macros = device_qualifier_macros(self.ctx, self.view, self.asked)
         return not words.isdisjoint(self.macros)
 
 
@@ -140,15 +187,6 @@ class _MacroQualified:
 _NOT_MACROS = frozenset({"static", "inline", "extern", "constexpr", "template", "typename", "class", "struct",
                          "const", "unsigned", "signed", "void", "int", "float", "double", "char", "long", "short",
                          "bool", "auto", "__host__", "__forceinline__", "__noinline__", "virtual"})
-
-
-def _in_device_lambda(view: cs.DeviceView, toks, i: int) -> bool:
-    """Whether token ``i`` lies in the body of an extended ``__device__`` lambda (``[=] __device__ (int k)
-    { ... }``), which may stand in a host function: :func:`cs.find_functions` takes the word before a
-    parameter list for a name, so such a lambda is a "function" named ``__device__`` with no qualifier,
-    and :meth:`DeviceView.in_device_code` does not see it as device code."""
-    func = view.function_at(toks[i][1])
-    return func is not None and func.name == "__device__"
 
 
 class WarpSyncIntrinsicWithoutSyncBuiltins(Rule):
@@ -446,7 +484,7 @@ class WarpFunctionOnWavefront(Rule):
     """
 
     code = "WARP009"
-    triggers = frozenset(WARP32_CALLS) | {"warpSize"}
+    triggers = frozenset(WARP32_CALLS) | {"warpSize"} | _WARP_SIZE_ATTRIBUTES
     can_fix = True
     name = "warp-function-on-wavefront"
     severity = Severity.HIGH
@@ -496,6 +534,9 @@ class WarpFunctionOnWavefront(Rule):
             if func is not None and func.name.startswith("vado_"):
                 continue  # a helper of vado's own (vado.port.wave, vado.port.compat)
             prev = toks[i - 1] if i > 0 else None
+            if tok[3] in _WARP_SIZE_ATTRIBUTES:
+                yield from self._attribute_query(ctx, view, toks, i, verdicts)
+                continue
             if prev is not None and prev[3] in (".", "->") and tok[3] == "warpSize" and i >= 2:
                 yield from self._host_property(ctx, view, toks, i, verdicts)
                 continue
@@ -503,9 +544,8 @@ class WarpFunctionOnWavefront(Rule):
                 continue  # a member (cg::tiled_partition's shfl)
             name = tok[3]
             if name == "warpSize":
-                device = (view.in_device_code(tok[1]) or _in_directive(toks, i)
-                          or _device_outside_bodies(view, toks, i, macro_device) or _in_device_lambda(view, toks, i)
-                          or macro_device(func))
+                device = (_in_directive(toks, i) or _device_outside_bodies(view, toks, i, macro_device)
+                          or (func is not None and _device_function(view, toks, func, macro_device)))
                 if not device or _in_scopes(own, tok[1]):
                     continue  # host code, or the program's own warpSize (a macro, variable or parameter)
                 fix = Fix((ctx.edit(tok[1], tok[2], "32"),), Applicability.SAFE,
@@ -530,6 +570,59 @@ class WarpFunctionOnWavefront(Rule):
                                + (" (and ROCm 7 rejects 32-bit masks)" if name.endswith("_sync") else "")
                                + f"; {helper} keeps CUDA's 32-lane warp", verdicts, fix=fix,
                                effort=Effort(lines=1, constructs=1, hours=0.0), data={"call": name, "helper": helper})
+
+    def _attribute_query(self, ctx: FileContext, view, toks, i: int, verdicts) -> Iterable[Finding]:
+        """``cudaDeviceGetAttribute(&ws, cudaDevAttrWarpSize, dev)`` (or the driver's ``cuDeviceGetAttribute``
+        with ``CU_DEVICE_ATTRIBUTE_WARP_SIZE``) in host code: HIP's ``hipDeviceAttributeWarpSize`` is 64 on
+        wave64 GPUs, as ``prop.warpSize`` is, while the port's kernels keep 32-lane warps. The port sets the
+        value to 32 after the call's statement where that statement stands alone in a block (not the body of
+        an ``if``/loop, not a ``return``); elsewhere the finding is left for review."""
+        if view.in_device_code(toks[i][1]) or i < 4 or toks[i - 1][3] != ",":
+            return
+        # The attribute is the call's second argument: walk back over the first to the "(".
+        k, depth = i - 2, 0
+        while k > 0 and not (depth == 0 and toks[k][3] == "("):
+            depth += {")": 1, "]": 1, "(": -1, "[": -1}.get(toks[k][3], 0)
+            if toks[k][3] in (";", "{", "}"):
+                return
+            k -= 1
+        if toks[k - 1][3] not in _ATTRIBUTE_CALLS or k not in view.pairs:
+            return
+        call, open_i, close_i = k - 1, k, view.pairs[k]
+        first = cs.split_args(toks, open_i, close_i)[0]
+        if first[0] >= first[1]:
+            return
+        target = ctx.text[toks[first[0]][1]:toks[first[1] - 1][2]]
+        words = [t[3] for t in toks[first[0]:first[1]]]
+        if words[0] == "&" and len(words) > 1 and all(w in (".", "->") or w.isidentifier() for w in words[1:]):
+            target = ctx.text[toks[first[0] + 1][1]:toks[first[1] - 1][2]]  # &ws -> ws
+        else:
+            target = f"*({target})"
+        start = cs.statement_start(toks, call)
+        end, depth = close_i + 1, 0
+        while end < len(toks) and not (depth == 0 and toks[end][3] == ";"):
+            depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(toks[end][3], 0)
+            if toks[end][3] in ("{", "}") or depth < 0:
+                end = len(toks)
+                break
+            end += 1
+        control = {"if", "else", "for", "while", "do", "switch", "case", "return", "goto", "throw", "co_return"}
+        alone = (end < len(toks) and not any(t[3] in control for t in toks[start:call])
+                 and (start == 0 or toks[start - 1][3] in (";", "{", "}")))
+        why = ("the device's warp size attribute is 64 on wave64 GPUs (gfx90a, gfx942, gfx950), where the port's "
+               "kernels keep CUDA's 32-lane warps (warp32 emulation): host code that sizes launches or loops with "
+               "it must use 32")
+        if not alone:
+            manual = {t.name: Verdict.MANUAL for t in ctx.targets if t.family == "rocm"}
+            yield self.finding(ctx, toks[call][1], toks[close_i][2], why + f"; set {target} to 32 after this call",
+                               manual, effort=Effort(lines=1, constructs=1, hours=0.1),
+                               data={"call": toks[call][3], "helper": "32"})
+            return
+        at = toks[end][2]
+        fix = Fix((ctx.edit(at, at, f" {target} = 32;"),), Applicability.SAFE,
+                  f"{target} = 32 after the query: the kernels' warp under warp32 emulation", ("warp", "warp32"))
+        yield self.finding(ctx, toks[call][1], toks[close_i][2], why, verdicts, fix=fix,
+                           effort=Effort(lines=1, constructs=1, hours=0.0), data={"call": toks[call][3], "helper": "32"})
 
     def _host_property(self, ctx: FileContext, view, toks, i: int, verdicts) -> Iterable[Finding]:
         """``prop.warpSize`` read in host code (``hipDeviceProp_t``): 64 on wave64 GPUs, where the port's kernels
