@@ -149,8 +149,9 @@ def _initializer_owner_words(view: cs.DeviceView, toks, name_index: int) -> set[
 
 
 #: The runtime's and the driver's warp size attributes, and the calls that query them.
-_WARP_SIZE_ATTRIBUTES = frozenset({"cudaDevAttrWarpSize", "CU_DEVICE_ATTRIBUTE_WARP_SIZE"})
-_ATTRIBUTE_CALLS = frozenset({"cudaDeviceGetAttribute", "cuDeviceGetAttribute"})
+#: HIP's spellings too: the port's later rounds and its open findings read the renamed text.
+_WARP_SIZE_ATTRIBUTES = frozenset({"cudaDevAttrWarpSize", "CU_DEVICE_ATTRIBUTE_WARP_SIZE", "hipDeviceAttributeWarpSize"})
+_ATTRIBUTE_CALLS = frozenset({"cudaDeviceGetAttribute", "cuDeviceGetAttribute", "hipDeviceGetAttribute"})
 
 
 class _MacroQualified:
@@ -544,7 +545,8 @@ class WarpFunctionOnWavefront(Rule):
                 continue  # a member (cg::tiled_partition's shfl)
             name = tok[3]
             if name == "warpSize":
-                device = (_in_directive(toks, i) or _device_outside_bodies(view, toks, i, macro_device)
+                device = (view.in_device_code(tok[1]) or _in_directive(toks, i)
+                          or _device_outside_bodies(view, toks, i, macro_device)
                           or (func is not None and _device_function(view, toks, func, macro_device)))
                 if not device or _in_scopes(own, tok[1]):
                     continue  # host code, or the program's own warpSize (a macro, variable or parameter)
@@ -599,13 +601,16 @@ class WarpFunctionOnWavefront(Rule):
         else:
             target = f"*({target})"
         start = cs.statement_start(toks, call)
-        end, depth = close_i + 1, 0
+        end, depth = start, 0  # the statement's ";" (through a CHECK(...) wrapper)
         while end < len(toks) and not (depth == 0 and toks[end][3] == ";"):
             depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(toks[end][3], 0)
             if toks[end][3] in ("{", "}") or depth < 0:
                 end = len(toks)
                 break
             end += 1
+        if end < len(toks) and ctx.text[toks[end][2]:toks[end][2] + len(target) + 12].lstrip().startswith(
+                f"{target} = 32;"):
+            return  # set to 32 already (by a port)
         control = {"if", "else", "for", "while", "do", "switch", "case", "return", "goto", "throw", "co_return"}
         alone = (end < len(toks) and not any(t[3] in control for t in toks[start:call])
                  and (start == 0 or toks[start - 1][3] in (";", "{", "}")))
