@@ -485,7 +485,7 @@ class WarpFunctionOnWavefront(Rule):
     """
 
     code = "WARP009"
-    triggers = frozenset(WARP32_CALLS) | {"warpSize"} | _WARP_SIZE_ATTRIBUTES
+    triggers = frozenset(WARP32_CALLS) | {"warpSize", "coalesced_threads"} | _WARP_SIZE_ATTRIBUTES
     can_fix = True
     name = "warp-function-on-wavefront"
     severity = Severity.HIGH
@@ -535,6 +535,9 @@ class WarpFunctionOnWavefront(Rule):
             if func is not None and func.name.startswith("vado_"):
                 continue  # a helper of vado's own (vado.port.wave, vado.port.compat)
             prev = toks[i - 1] if i > 0 else None
+            if tok[3] == "coalesced_threads":
+                yield from self._coalesced(ctx, view, toks, i, target)
+                continue
             if tok[3] in _WARP_SIZE_ATTRIBUTES:
                 yield from self._attribute_query(ctx, view, toks, i, verdicts)
                 continue
@@ -572,6 +575,39 @@ class WarpFunctionOnWavefront(Rule):
                                + (" (and ROCm 7 rejects 32-bit masks)" if name.endswith("_sync") else "")
                                + f"; {helper} keeps CUDA's 32-lane warp", verdicts, fix=fix,
                                effort=Effort(lines=1, constructs=1, hours=0.0), data={"call": name, "helper": helper})
+
+    def _coalesced(self, ctx: FileContext, view, toks, i: int, target) -> Iterable[Finding]:
+        """``cg::coalesced_threads()`` in device code: on a 64-lane wavefront HIP's group holds the active lanes
+        of both 32-lane halves, where CUDA's holds those of the caller's warp: ``size()`` reaches 64,
+        ``thread_rank()`` 63, ``shfl(v, 0)`` reads the other warp's leader. The port splits it by half,
+        ``binary_partition(coalesced_threads(), vado_half32() != 0u)`` (HIP 6.0+): the active lanes of the
+        caller's half, ranked in lane order, as CUDA's coalesced group is."""
+        if i + 2 >= len(toks) or toks[i + 1][3] != "(" or toks[i + 2][3] != ")":
+            return
+        start, ns = toks[i][1], ""
+        if i >= 2 and toks[i - 1][3] == "::" and toks[i - 2][0] is Kind.IDENT:
+            start, ns = toks[i - 2][1], toks[i - 2][3] + "::"
+        first = i - 2 if ns else i
+        if first >= 2 and toks[first - 1][3] == "(" and toks[first - 2][3] == "binary_partition":
+            return  # split already (the port's own form, or the program's)
+        if not view.in_device_code(toks[i][1]):
+            return
+        end = toks[i + 2][2]
+        why = ("cooperative_groups::coalesced_threads() on a 64-lane wavefront holds the active lanes of both 32-lane "
+               "warps (size() up to 64, thread_rank() up to 63) where CUDA's holds its warp's")
+        if not cs.hip_at_least(target, "6.0"):
+            manual = {t.name: Verdict.MANUAL for t in ctx.targets if t.family == "rocm"}
+            yield self.finding(ctx, start, end, why + "; this HIP has no binary_partition to split it by warp",
+                               manual, effort=Effort(lines=1, constructs=1, hours=0.5), data={"call": "coalesced_threads"})
+            return
+        verdicts = {t.name: Verdict.AUTOMATIC for t in ctx.targets if t.family == "rocm"}
+        call = ctx.text[start:end]
+        fix = Fix((ctx.edit(start, end, f"{ns}binary_partition({call}, vado_half32() != 0u)"),), Applicability.SAFE,
+                  "coalesced_threads() split by 32-lane half: CUDA's coalesced group of the caller's warp",
+                  ("warp", "warp32"))
+        yield self.finding(ctx, start, end, why + "; split by half it is the caller's warp's", verdicts, fix=fix,
+                           effort=Effort(lines=1, constructs=1, hours=0.0),
+                           data={"call": "coalesced_threads", "helper": "binary_partition"})
 
     def _attribute_query(self, ctx: FileContext, view, toks, i: int, verdicts) -> Iterable[Finding]:
         """``cudaDeviceGetAttribute(&ws, cudaDevAttrWarpSize, dev)`` (or the driver's ``cuDeviceGetAttribute``
