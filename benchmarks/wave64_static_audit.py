@@ -67,6 +67,7 @@ PATTERNS: tuple[tuple[str, re.Pattern], ...] = (
     ("activemask-full", re.compile(r"__activemask\s*\(\s*\)\s*==|==\s*__activemask\s*\(")),
     ("ballot", re.compile(r"\b__ballot(?:_sync)?\s*\(")),
     ("vote", re.compile(r"\b__(?:any|all)(?:_sync)?\s*\(|\b__activemask\s*\(|\b__lanemask_\w+|%lanemask")),
+    ("cg-coalesced", re.compile(r"\bcoalesced_threads\s*\(")),
     ("cg-tile32", re.compile(r"tiled_partition\s*<\s*32\s*>|tiled_partition\s*\([^;]*,\s*32\s*\)|thread_block_tile\s*<\s*32\b")),
     ("cub-warp-default", re.compile(r"\b(?:hip)?cub::Warp(?:Reduce|Scan|Load|Store|Exchange|MergeSort)\s*<\s*[^,<>]+>")),
     ("warp-size-32-macro", re.compile(r"#\s*define\s+\w*WARP\w*\s+\(?32\)?\b|\b(?:constexpr|const)\s+\w+\s+\w*[wW][aA][rR][pP]\w*\s*=\s*32\b")),
@@ -218,6 +219,10 @@ MANUAL: dict[tuple[str, str, int], tuple[str, str]] = {
                  "so warpReduceSum's first vado_shfl_down_sync32 by 32 returned each lane's own value and doubled "
                  "the sum")),
     ("bsw", "kernel.cu", 62): ("harmless", "the function's own local `int warpSize = 32;` (line 54)"),
+    ("filter", "main.cu", 61): (
+        "harmless-here", ("class coalesced-group-spans-the-wave (fixed in WARP009): the group spanned 64 lanes; "
+                          "filter's aggregated increment then hands out the same slots in another order, and its "
+                          "check sorts the output")),
     ("mpc", "main.cu", 91): ("harmless", "the program's own __shfl_up macro, now forwarding to vado_shfl_up_sync32"),
 }
 
@@ -237,6 +242,10 @@ def auto_triage(hit: dict, fn_text: str, file_text: str) -> tuple[str, str] | No
             return "harmless", "a 32-bit mask given to a vado_*32 helper, which names the caller's 32-lane half"
         if not RAW_WAVE_OPS.search(text) and not re.search(r"WARP_SYNC|__syncwarp", text):
             return "harmless", "a 32-bit constant (hash, bit pattern, sentinel), not a lane mask"
+    if pat == "cg-coalesced":
+        if re.search(r"binary_partition\s*\(\s*[\w:]*coalesced_threads\s*\(\s*\)\s*,\s*vado_half32", text):
+            return "harmless", "coalesced_threads() split by 32-lane half: the caller's warp's active lanes"
+        return None
     if pat == "cg-tile32":
         return "harmless", ("cg::tiled_partition<32> on HIP is a 32-lane tile of the 64-lane wave: thread_rank, "
                             "meta_group_rank/size, shfl and cg::reduce act within it, as on CUDA's warp")
@@ -365,6 +374,16 @@ CLASSES = [
      "fix": "WARP009 reads such macros (rules/warp/common.py device_qualifier_macros)",
      "fixtures": ["tests/fixtures/WARP/WARP009-macro-qualifiers.cu", "tests/fixtures/PORT/warpsize-macro-qualifiers.cu",
                   "tests/port/test_wave.py::test_port_tree_reads_device_qualifier_macros_from_the_project_header"]},
+    {"class": "coalesced-group-spans-the-wave",
+     "what": "cooperative_groups::coalesced_threads() left as is: on a 64-lane wavefront HIP's group holds the "
+             "active lanes of both 32-lane warps (size() up to 64, thread_rank() up to 63, shfl(v, 0) from the "
+             "other warp's leader) where CUDA's holds the caller's warp's",
+     "effect": "filter's aggregated atomicAdd takes one slot per 64 lanes: the same set of outputs (its check "
+               "sorts), a different order; a per-warp table indexed by thread_rank() would overflow",
+     "seen_in": ["filter"], "note": "filter's output is the same after its sort: harmless there, the class is not",
+     "fix": "WARP009 splits it by half: binary_partition(coalesced_threads(), vado_half32() != 0u) (HIP 6.0+; "
+            "a manual finding before)",
+     "fixtures": ["tests/fixtures/WARP/WARP009-coalesced-threads.cu", "tests/fixtures/PORT/coalesced-threads-warp32.cu"]},
     {"class": "warp-size-attribute",
      "what": "host warp size from cudaDeviceGetAttribute(&v, cudaDevAttrWarpSize, d) / cuDeviceGetAttribute(..., "
              "CU_DEVICE_ATTRIBUTE_WARP_SIZE, ...): hipDeviceAttributeWarpSize is 64 on gfx942 beside 32-lane kernels",
