@@ -424,8 +424,9 @@ def test_the_ports_labeled_partition_groups_lanes_by_label_with_hips_own_code(tm
     # HIP 7.2.4 has no labeled_partition: the port writes one from binary_partition, a ballot per bit of the label,
     # every lane of the group calling at once with its own side's mask. Run on the CPU stand-in for a wave64 GPU with
     # ROCm 7.2.4's own binary_partition and ballot and __hip_check_mask's rule (the lanes calling with a mask are
-    # exactly the mask): no trap, and each lane's group is the lanes of its wave with its label, ranked in lane
-    # order (a block of 96: a full wave and a partial one; lanes with label -1 do not call). warpAggregatedAtomicsCG's
+    # exactly the mask): no trap, and each lane's group is the lanes of its 32-lane warp with its label, ranked in
+    # lane order, as on CUDA: the port splits coalesced_threads() by warp (WARP009) before labeling (a block of 96:
+    # three warps, the last in a partial wave; lanes with label -1 do not call). warpAggregatedAtomicsCG's
     # port (this code) trapped under the emulation on the H200 in a few blocks: the emulation's limit (README), not
     # HIP's behaviour.
     from vado.port.file import port_bytes
@@ -442,8 +443,8 @@ def test_the_ports_labeled_partition_groups_lanes_by_label_with_hips_own_code(tm
         if lab < 0:
             assert (size, rank) == (-1, -1)  # never written
             continue
-        wave = [u for u in range(t // 64 * 64, min(t // 64 * 64 + 64, 96)) if label[u] == lab]
-        assert (size, rank) == (len(wave), wave.index(t)), (t, lab, size, rank, wave)
+        warp = [u for u in range(t // 32 * 32, min(t // 32 * 32 + 32, 96)) if label[u] == lab]
+        assert (size, rank) == (len(warp), warp.index(t)), (t, lab, size, rank, warp)
 
 
 @requires_stand_in
