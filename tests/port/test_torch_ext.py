@@ -329,6 +329,25 @@ def test_cub_names_hipify_leaves_get_the_hipcub_alias_in_a_rocm_branch():
         assert b"namespace cub = hipcub;  // vado" not in got.after
 
 
+def test_cub_wrapped_in_a_project_namespace_gets_that_namespace_aliased_in_a_rocm_branch():
+    # torchani 2.9.0: -DCUB_NS_QUALIFIER=::cuaev::cub wraps CUB in namespace cuaev on CUDA; hipCUB has no such
+    # wrapping, so cuaev::cub::DeviceScan (hipify: cuaev::hipcub::DeviceScan) named an undeclared namespace.
+    src = ("#include <cub/cub.cuh>\n\nvoid scan(const int* in, int* out, int n, void* tmp, size_t bytes) {\n"
+           "  cuaev::cub::DeviceScan::ExclusiveSum(tmp, bytes, in, out, n);\n"
+           "  ::cuaev::cub::DeviceSelect::If(tmp, bytes, in, out, out, n, [] (int x) { return x > 0; });\n}\n")
+    out = port_bytes("scan.cu", FileKind.CUDA_SOURCE, src.encode(), ROCM, PortOptions(torch_extension="on"))
+    text = out.after.decode()
+    assert text.startswith("#include <cub/cub.cuh>\n#if defined(USE_ROCM)\nnamespace cuaev { namespace cub = ::hipcub; "
+                           "namespace hipcub = ::hipcub; }")
+    assert text.count("namespace cuaev {") == 1 and "namespace cub = hipcub;  // vado" not in text
+    assert _cuda_side(text) == src
+    # std::, a deeper qualifier (a::b::cub::), and no CUB include: nothing
+    for other in ("#include <cub/cub.cuh>\nvoid f() { a::b::cub::Sum s; }\n",
+                  "#include <vector>\nvoid f() { cuaev::cub::Sum s; }\n"):
+        got = port_bytes("k.cu", FileKind.CUDA_SOURCE, other.encode(), ROCM, PortOptions(torch_extension="on"))
+        assert b"namespace cub = ::hipcub" not in got.after, other
+
+
 def test_a_rename_that_changes_arguments_keeps_its_argument_edits_when_hipify_renames():
     # gsplat 1.5.3's rasterizers: hipify renames cudaFuncSetAttribute but HIP's takes `const void*`, which a
     # kernel (a function) does not convert to: "no matching function for call to 'hipFuncSetAttribute'".

@@ -43,6 +43,10 @@ def test_empty_validates(empty, validator):
 def test_envelope_then_result_fields_in_order(sample):
     keys = list(audit_document(sample))
     fields = [f.name for f in dataclasses.fields(audit_model.AuditResult) if f.name not in ("schema_version", "tool_version")]
+    # amd_support is written only where a build file builds for AMD (the sample has none)
+    assert not sample.amd_support
+    assert keys == ["schema_version", "tool", *[f for f in fields if f != "amd_support"]]
+    keys = list(audit_document(dataclasses.replace(sample, amd_support=("setup.py: torch.version.hip",))))
     assert keys == ["schema_version", "tool", *fields]
 
 

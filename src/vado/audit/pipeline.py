@@ -281,8 +281,32 @@ def audit(
         ),
         errors=tuple(limits),
         build=judged.summary if judged is not None else None,
+        amd_support=_amd_support(job_list),
         tool_version=__version__,
     )
+
+
+def _amd_support(jobs) -> tuple[str, ...]:
+    """``path: sign`` of each build file (CMake, Makefile, setup.py, or a Python file that builds a PyTorch
+    extension itself: exllama 0.1.0's ``cpp_extension.load()`` with ROCm flags) that already builds for AMD GPUs."""
+    from vado.port.build import existing_amd_support
+
+    out = []
+    for job in jobs:
+        builds = job.kind in (FileKind.CMAKE, FileKind.MAKEFILE, FileKind.SETUP_PY)
+        if not (builds or job.kind is FileKind.PYTHON):
+            continue
+        try:
+            with open(job.abs_path, "rb") as fh:
+                text = fh.read(4_000_000).decode("latin-1")
+        except OSError:
+            continue  # the scan reports an unreadable file
+        if not builds and "cpp_extension" not in text:
+            continue
+        sign = existing_amd_support(text)
+        if sign:
+            out.append(f"{job.path}: {sign}")
+    return tuple(out)
 
 
 def finding_limit_error(path: str, total: int, listed: int) -> dict:

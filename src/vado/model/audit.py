@@ -106,5 +106,8 @@ class AuditResult:
     errors: tuple[dict, ...] = ()
     #: The build configuration judged (:mod:`vado.build.judged`); None when none was looked for.
     build: BuildSummary | None = None
+    #: Build files that already build for AMD GPUs (``setup.py: torch.version.hip``, ``CMakeLists.txt:
+    #: enable_language(HIP)``): the project supports ROCm itself (:func:`vado.port.build.existing_amd_support`).
+    amd_support: tuple[str, ...] = ()
     tool_version: str = ""
     schema_version: str = SCHEMA_VERSION

@@ -43,7 +43,7 @@ def render_port_text(result: PortResult, *, width: int | None = None, color: boo
     from vado.report._summary import build_lines
 
     # Which configuration decided the branches the port edits (vado.build.judged); a guess is said on stderr.
-    for line in build_lines(result) if result.build is not None and not result.build.guessed else ():
+    for line in build_lines(result, amd=False) if result.build is not None and not result.build.guessed else ():
         console.print(line.replace("findings in branches it does not compile are marked inactive",
                                    "branches it does not compile are left as they are"), markup=False)
     if applied:

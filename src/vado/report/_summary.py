@@ -297,12 +297,17 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def build_lines(result) -> list[str]:
+def build_lines(result, *, amd: bool = True) -> list[str]:
     """What the report says of the configuration judged (:attr:`AuditResult.build`): where it came
-    from, and the sources it does not build; none when no build was looked for."""
+    from, and the sources it does not build; none when no build was looked for. Then the build files
+    that already build for AMD GPUs (:attr:`AuditResult.amd_support`) unless ``amd`` is False (the port's
+    summary says them its own way)."""
     b = getattr(result, "build", None)
+    amd = list(getattr(result, "amd_support", None) or ()) if amd else []
+    tail = ([f"Existing AMD support: {'; '.join(amd)} (the project builds for AMD GPUs itself; a port keeps "
+             "its build files and its own ROCm code)."] if amd else [])
     if b is None:
-        return []
+        return tail
     if b.guessed:
         lines = [f"Build judged: {b.source}; #if branches are judged on the platform's macros only."]
     else:
@@ -313,7 +318,7 @@ def build_lines(result) -> list[str]:
     if b.not_built:
         shown = ", ".join(b.not_built[:10]) + (f" and {len(b.not_built) - 10} more" if len(b.not_built) > 10 else "")
         lines.append(f"Not built by this configuration (compiled by no unit, included by no file; findings kept): {shown}.")
-    return lines
+    return lines + tail
 
 
 @dataclass(frozen=True)

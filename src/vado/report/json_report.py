@@ -47,8 +47,8 @@ def audit_document(result: AuditResult) -> dict[str, Any]:
         "tool": {"name": TOOL_NAME, "version": tool_version(result)},
     }
     for key, value in body.items():
-        if key not in _ENVELOPE_FIELDS:
-            doc[key] = value
+        if key not in _ENVELOPE_FIELDS and not (key == "amd_support" and not value):
+            doc[key] = value  # amd_support only where a build file builds for AMD (older reports have none)
     return doc
 
 

@@ -11,6 +11,12 @@ so every TU fails on its first line; the CUDA build fails the same way on any Py
 the dispatch macros of torch 2.13.0 no longer convert to a ``ScalarType`` ("no viable conversion from 'const
 DeprecatedTypeProperties' to 'torch::headeronly::ScalarType'": auto-gptq 0.7.1's 8 dispatches, either build);
 ``x.scalar_type()`` is the replacement PyTorch's deprecation message names.
+
+``C10_WARP_SIZE`` in host code: on ROCm (torch 2.13.0 ``torch/headeronly/macros/Macros.h``) it is
+``at::cuda::warp_size()``, a call at run time, in host code; PyTorch asks for ``C10_WARP_SIZE_UPPER_BOUND``
+/ ``LOWER_BOUND`` where a constant is needed. ``constexpr int block_x = C10_WARP_SIZE;`` (torchani 2.9.0's
+launch code) does not compile, and the launch layout around it was written for 32 lanes (64 on gfx942): a
+manual finding.
 """
 
 from __future__ import annotations
@@ -107,6 +113,8 @@ class TorchRemovedApi(Rule):
     def check(self, ctx: FileContext) -> Iterable[Finding]:
         if "AT_DISPATCH_" in ctx.text:
             yield from self._dispatch_types(ctx)
+        if "C10_WARP_SIZE" in ctx.text:
+            yield from self._host_warp_size(ctx)
         if "TH" not in ctx.text:
             return
         for inc in source_facts(ctx).includes:
@@ -158,4 +166,36 @@ class TorchRemovedApi(Rule):
                 {tgt.name: Verdict.AUTOMATIC for tgt in ctx.targets},
                 fix=fix, effort=Effort(lines=1, constructs=1, hours=0.0),
                 data={"macro": toks[i][3]},
+            )
+
+    def _host_warp_size(self, ctx: FileContext) -> Iterable[Finding]:
+        """``C10_WARP_SIZE`` in host code where a constant is needed: a ``constexpr`` or ``static_assert``
+        statement, or an array bound."""
+        rocm = [t for t in ctx.targets if t.family == "rocm"]
+        if not rocm:
+            return
+        view = cs.device_view(ctx)
+        toks = view.tokens
+        for i in view.ident_indices(("C10_WARP_SIZE",)):
+            if view.in_device_code(toks[i][1]):
+                continue  # device code: a constant on ROCm too (64 on gfx9, 32 elsewhere)
+            k, needs = i - 1, ""
+            while k >= 0 and toks[k][3] not in (";", "{", "}") and not toks[k][3].startswith("#"):
+                if toks[k][3] in ("constexpr", "static_assert"):
+                    needs = toks[k][3]
+                    break
+                k -= 1
+            if not needs and i > 0 and toks[i - 1][3] == "[":
+                needs = "an array bound"
+            if not needs:
+                continue
+            yield self.finding(
+                ctx, toks[i][1], toks[i][2],
+                f"C10_WARP_SIZE in host code ({needs}): on ROCm PyTorch defines it as at::cuda::warp_size(), a call "
+                "at run time (torch 2.13.0), so this does not compile; and the layout it sizes was written for "
+                "32-lane warps (gfx942's are 64): use C10_WARP_SIZE_UPPER_BOUND where a constant bound will do, or "
+                "take at::cuda::warp_size() at run time and fit the kernel to it",
+                {t.name: Verdict.MANUAL for t in rocm},
+                effort=Effort(lines=2, constructs=1, hours=1.0),
+                data={"macro": "C10_WARP_SIZE", "context": needs},
             )
