@@ -132,3 +132,45 @@ def test_a_setup_py_that_does_not_parse_leaves_the_ordinary_path(tmp_path, isola
     assert result.torch_extension and "its sources take verify's ordinary path" in result.torch_extension["skipped"]
     assert "torch extension: " in render_text(result)
     assert not result.evidence
+
+
+def _load_at_import(tmp_path: Path) -> Path:
+    """The fixture's sources built by ``load()`` when the package is imported: setup.py declares no extension."""
+    proj = tmp_path / "loadproj"
+    (proj / "tvload").mkdir(parents=True)
+    shutil.copytree(FIXTURE / "csrc", proj / "csrc", ignore=shutil.ignore_patterns("helper_cpu*"))
+    (proj / "setup.py").write_text("from setuptools import setup\nsetup(name='tvload', packages=['tvload'])\n")
+    (proj / "tvload" / "__init__.py").write_text(
+        "import os\nfrom torch.utils.cpp_extension import load\n_here = os.path.dirname(__file__)\n"
+        "_C = load(name='tvload_C', sources=[os.path.join(_here, '..', 'csrc', s) for s in ('ops.cpp', 'kernels.cu')],"
+        " extra_cuda_cflags=['-DWITH_CUDA'])\n")
+    return proj
+
+
+def test_an_extension_setup_py_does_not_make_is_compiled_the_torch_way_and_says_so(tmp_path, isolated_cache):
+    # setup.py makes no CUDAExtension (the package builds it with load() at import time): the sources that include
+    # PyTorch's headers are not compiled bare (torch/extension.h not found: a false failure) but hipified and
+    # compiled against the assembled headers, with the flags the build model read, and the report says the
+    # extension was not derived.
+    hipcc = _compile_prerequisites()
+    proj = _load_at_import(tmp_path)
+    result = verify(proj, archs=["gfx942"], target=get_target("rocm-7.2"), hipcc=hipcc, do_triton=False,
+                    torch_headers=HEADERS.root.parent)
+    assert _status(result) == {("csrc/ops.cpp", "host"): "pass", ("csrc/kernels.cu", "gfx942"): "pass"}, \
+        render_text(result)
+    assert result.passed
+    assert result.torch_extension["implied"].startswith("its setup.py makes no CUDAExtension on a ROCm build")
+    text = render_text(result)
+    assert "torch extension: NOT DERIVED: " in text and "not the extension's own flags" in text
+    device = " ".join(next(e for e in result.compile.evidence if e.subject == "csrc/kernels.cu").command)
+    assert "kernels.hip" in device and "-DUSE_ROCM=1" in device and f"-I{HEADERS.include}" in device
+    assert not list(proj.rglob("*.hip"))
+
+
+def test_without_headers_an_underived_extension_is_not_checked_never_failed(tmp_path, isolated_cache):
+    empty = tmp_path / "no-headers"
+    empty.mkdir()
+    proj = _load_at_import(tmp_path)
+    result = verify(proj, archs=["gfx942"], target=get_target("rocm-7.2"), do_triton=False, torch_headers=empty)
+    assert _status(result) == {("csrc/ops.cpp", "host"): NOT_CHECKED, ("csrc/kernels.cu", "gfx942"): NOT_CHECKED}
+    assert "FAIL" not in render_text(result)

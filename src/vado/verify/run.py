@@ -247,10 +247,15 @@ def _torch_plan(out_path: Path, units, target: Target, archs, use_cache: bool, h
         return None, None, []
     from vado.verify import torch_verify
 
-    got = torch_verify.prepare(out_path, target=target, archs=archs, use_cache=use_cache,
-                               cache_root=Path(headers_root) if headers_root else None)
+    cache_root = Path(headers_root) if headers_root else None
+    got = torch_verify.prepare(out_path, target=target, archs=archs, use_cache=use_cache, cache_root=cache_root)
     if isinstance(got, str):
-        return None, {"skipped": got}, []
+        implied = torch_verify.prepare_implied(out_path, units, got.removesuffix(
+            " (setup.py read, not run): its sources take verify's ordinary path") + " (setup.py read, not run)",
+            target=target, archs=archs, use_cache=use_cache, cache_root=cache_root)
+        if implied is None:
+            return None, {"skipped": got}, []
+        got = implied
     return got, got.info, torch_verify.split_ordinary(got, units)[1]
 
 

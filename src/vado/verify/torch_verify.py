@@ -55,6 +55,8 @@ NOT_CHECKED = "not-checked"
 
 _TORCH_INCLUDE = re.compile(rb"#\s*include\s*[<\"](?:torch/|ATen/|c10/|pybind11/|Python\.h)")
 _DEFINES = ("-DTORCH_API_INCLUDE_EXTENSION_H", "-D_GLIBCXX_USE_CXX11_ABI=1")
+#: Macros every extension unit gets here (a unit read from elsewhere may name them too: given once).
+_OWN_DEFINES = frozenset({"TORCH_EXTENSION_NAME", "TORCH_API_INCLUDE_EXTENSION_H", "_GLIBCXX_USE_CXX11_ABI"})
 
 
 def assemble_command(torch_version: str = TORCH_VERSION, cache_root: Path | None = None) -> str:
@@ -167,14 +169,73 @@ def prepare(root: str | os.PathLike, *, target: Target, archs: Sequence[str], us
     return plan
 
 
-def _make_units(plan: TorchPlan, exts, rocm, cfg, headers, target: Target, archs, use_cache: bool) -> None:
+def prepare_implied(root: str | os.PathLike, units: Sequence[Unit], why: str, *, target: Target,
+                    archs: Sequence[str], use_cache: bool = True, cache_root: Path | None = None,
+                    torch_version: str = TORCH_VERSION) -> TorchPlan | None:
+    """A torch extension whose ``setup.py`` yields no CUDAExtension here (``why``: it builds the extension in a
+    second setup file, with ``load()`` at import time, through a function vado does not follow): the ordinary
+    ``units`` that include PyTorch's or Python's headers are compiled the torch way all the same — hipified in a
+    copy, against the assembled ROCm headers — with the include directories and macros vado's build model read
+    for them, not the extension's own flags (the report says so). Compiled bare they would fail on
+    ``torch/extension.h``, a failure of verify, not of the port. None when no unit includes those headers."""
+    plan = TorchPlan(Path(root).resolve())
+    mine = [u for u in units if _reads_torch(plan.root, u)]
+    if not mine:
+        return None
+    headers = find_assembled(torch_version, cache_root)
+    py_inc = _python_include()
+    origins = sorted({u.tu.origin for u in mine if u.tu is not None and u.tu.origin} or {"the sources found"})
+    plan.info = {
+        "setup": str(plan.root / "setup.py"), "torch_version": torch_version, "extensions": [],
+        "implied": why, "implied_from": origins, "undecidable": [], "assumptions": [], "left_out": [],
+        "headers": str(headers.root) if headers else None, "python_include": py_inc,
+    }
+    if headers is None:
+        plan.info["not_checked"] = (f"no assembled torch {torch_version} ROCm headers"
+                                    + (f" under {cache_root}" if cache_root is not None else "")
+                                    + f"; assemble them: {assemble_command(torch_version, cache_root)}")
+    else:
+        plan.flags = [f"-I{p}" for p in headers.include_dirs()] + [f"-I{py_inc}"]
+    exts, rocm, settings = [], {}, {}
+    for u in mine:
+        rel = u.path
+        inc = []
+        for i in (u.tu.includes if u.tu else ()):
+            try:
+                inc.append(Path(i.path).resolve().relative_to(plan.root).as_posix())
+            except (ValueError, OSError):
+                continue  # outside the project: not shown to the confined compiler either
+        name = (u.tu.target if u.tu and u.tu.target else Path(rel).stem).rsplit(".", 1)[-1] or "ext"
+        ext = {"name": name, "full_name": f"{name} ({rel})", "line": "?",
+               "origin": f"torch extension source, not derived ({u.tu.origin if u.tu and u.tu.origin else 'found'}; "
+                         "ROCm, hipified)"}
+        exts.append(ext)
+        rocm[ext["full_name"]] = _Sources((rel,))
+        settings[ext["full_name"]] = {"include_dirs": inc, "flag_include_dirs": [], "nvcc": [], "cxx": [],
+                                      "defines": [d for d in (u.tu.defines if u.tu else ())
+                                                  if d.split("=", 1)[0] not in _OWN_DEFINES]}
+    try:
+        _make_units(plan, exts, rocm, None, headers, target, archs, use_cache, settings=settings)
+    except BaseException:
+        plan.release()
+        raise
+    return plan
+
+
+@dataclass(frozen=True)
+class _Sources:
+    sources: tuple[str, ...]
+
+
+def _make_units(plan: TorchPlan, exts, rocm, cfg, headers, target: Target, archs, use_cache: bool,
+                settings: dict | None = None) -> None:
     """Hipify each extension's sources in the copy and make a unit of each (a ``not-checked`` record where not)."""
     from vado.build.torch_setup import arch_free, extension_settings
 
     work = None
     seen: dict[str, int] = {}
     for ext in exts:
-        st = extension_settings(cfg, ext, "rocm")
+        st = settings[ext["full_name"]] if settings is not None else extension_settings(cfg, ext, "rocm")
         listed = list(rocm[ext["full_name"]].sources)
         sources = [s for s in listed if _inside(s) and (plan.root / s).is_file() and not (plan.root / s).is_symlink()]
         for s in listed:
@@ -248,7 +309,8 @@ def _unit(subject: str, work: Path, hip: str, ext: dict, st: dict, arch_free) ->
     macros += _macros([f"-D{d}" for d in st["defines"]] + [f"-DTORCH_EXTENSION_NAME={ext['name']}", *_DEFINES])
     tu = TranslationUnit(source=str(path), directory=str(work), language=Language.HIP if device else Language.CXX,
                          macros=macros, includes=tuple(includes), options=("-std=c++17", *options, *extra, *flag_incs),
-                         origin=f"torch extension {ext['full_name']} (setup.py:{ext.get('line', '?')}, ROCm, hipified)",
+                         origin=ext.get("origin") or
+                         f"torch extension {ext['full_name']} (setup.py:{ext.get('line', '?')}, ROCm, hipified)",
                          target=ext["name"])
     return Unit(subject, path, device, tu)
 
@@ -351,10 +413,17 @@ def render(info: dict | None) -> list[str]:
         return []
     if info.get("skipped"):
         return [f"torch extension: {info['skipped']}"]
-    out = [f"torch extension: CUDAExtensions DERIVED from {info['setup']} (read, not run; as a ROCm build of "
-           f"PyTorch evaluates it): {', '.join(info['extensions']) or 'none'}",
-           "torch extension: each hipified in a copy as torch.utils.cpp_extension does on ROCm; .hip compiled with "
-           "its hipcc flags, host .cpp as C++"]
+    if info.get("implied"):
+        out = [f"torch extension: NOT DERIVED: {info['implied']}",
+               "torch extension: its sources that include PyTorch's or Python's headers are hipified in a copy and "
+               "compiled against PyTorch's ROCm headers with the include directories and macros read from "
+               f"{'; '.join(info['implied_from'])}, not the extension's own flags: a failure may come from a flag "
+               "its build passes (--flag adds one)"]
+    else:
+        out = [f"torch extension: CUDAExtensions DERIVED from {info['setup']} (read, not run; as a ROCm build of "
+               f"PyTorch evaluates it): {', '.join(info['extensions']) or 'none'}",
+               "torch extension: each hipified in a copy as torch.utils.cpp_extension does on ROCm; .hip compiled "
+               "with its hipcc flags, host .cpp as C++"]
     if info.get("headers"):
         out.append(f"torch extension: against PyTorch {info['torch_version']}'s ROCm headers assembled at {info['headers']}")
     out.append(f"torch extension: Python headers from {info['python_include']} (sysconfig; shown read-only to the "
