@@ -139,6 +139,10 @@ def _load_at_import(tmp_path: Path) -> Path:
     proj = tmp_path / "loadproj"
     (proj / "tvload").mkdir(parents=True)
     shutil.copytree(FIXTURE / "csrc", proj / "csrc", ignore=shutil.ignore_patterns("helper_cpu*"))
+    # A kernel file that reads no PyTorch header, only CUDA's (through its own header): hipified as well.
+    (proj / "csrc" / "raw.cuh").write_text("#pragma once\n#include <cuda_runtime.h>\n__global__ void raw_kernel(float* x);\n")
+    (proj / "csrc" / "raw.cu").write_text('#include "raw.cuh"\n__global__ void raw_kernel(float* x) { x[threadIdx.x] = 1.f; }\n'
+                                          "void raw_launch(float* x) { raw_kernel<<<1, 64>>>(x); cudaDeviceSynchronize(); }\n")
     (proj / "setup.py").write_text("from setuptools import setup\nsetup(name='tvload', packages=['tvload'])\n")
     (proj / "tvload" / "__init__.py").write_text(
         "import os\nfrom torch.utils.cpp_extension import load\n_here = os.path.dirname(__file__)\n"
@@ -156,12 +160,13 @@ def test_an_extension_setup_py_does_not_make_is_compiled_the_torch_way_and_says_
     proj = _load_at_import(tmp_path)
     result = verify(proj, archs=["gfx942"], target=get_target("rocm-7.2"), hipcc=hipcc, do_triton=False,
                     torch_headers=HEADERS.root.parent)
-    assert _status(result) == {("csrc/ops.cpp", "host"): "pass", ("csrc/kernels.cu", "gfx942"): "pass"}, \
-        render_text(result)
+    assert _status(result) == {("csrc/ops.cpp", "host"): "pass", ("csrc/kernels.cu", "gfx942"): "pass",
+                               ("csrc/raw.cu", "gfx942"): "pass"}, render_text(result)
     assert result.passed
     assert result.torch_extension["implied"].startswith("its setup.py makes no CUDAExtension on a ROCm build")
     text = render_text(result)
     assert "torch extension: NOT DERIVED: " in text and "not the extension's own flags" in text
+    assert "raw.hip" in " ".join(next(e for e in result.compile.evidence if e.subject == "csrc/raw.cu").command)
     device = " ".join(next(e for e in result.compile.evidence if e.subject == "csrc/kernels.cu").command)
     assert "kernels.hip" in device and "-DUSE_ROCM=1" in device and f"-I{HEADERS.include}" in device
     assert not list(proj.rglob("*.hip"))
@@ -172,5 +177,6 @@ def test_without_headers_an_underived_extension_is_not_checked_never_failed(tmp_
     empty.mkdir()
     proj = _load_at_import(tmp_path)
     result = verify(proj, archs=["gfx942"], target=get_target("rocm-7.2"), do_triton=False, torch_headers=empty)
-    assert _status(result) == {("csrc/ops.cpp", "host"): NOT_CHECKED, ("csrc/kernels.cu", "gfx942"): NOT_CHECKED}
+    assert _status(result) == {("csrc/ops.cpp", "host"): NOT_CHECKED, ("csrc/kernels.cu", "gfx942"): NOT_CHECKED,
+                               ("csrc/raw.cu", "gfx942"): NOT_CHECKED}
     assert "FAIL" not in render_text(result)

@@ -174,13 +174,16 @@ def prepare_implied(root: str | os.PathLike, units: Sequence[Unit], why: str, *,
                     torch_version: str = TORCH_VERSION) -> TorchPlan | None:
     """A torch extension whose ``setup.py`` yields no CUDAExtension here (``why``: it builds the extension in a
     second setup file, with ``load()`` at import time, through a function vado does not follow): the ordinary
-    ``units`` that include PyTorch's or Python's headers are compiled the torch way all the same — hipified in a
-    copy, against the assembled ROCm headers — with the include directories and macros vado's build model read
-    for them, not the extension's own flags (the report says so). Compiled bare they would fail on
-    ``torch/extension.h``, a failure of verify, not of the port. None when no unit includes those headers."""
+    ``units`` that include PyTorch's or Python's headers, and its CUDA sources, are compiled the torch way all the
+    same — hipified in a copy, against the assembled ROCm headers — with the include directories and macros vado's
+    build model read for them, not the extension's own flags (the report says so). Compiled bare they would fail
+    on ``torch/extension.h`` or ``cuda_runtime.h``, a failure of verify, not of the port. None when no unit
+    includes those headers."""
     plan = TorchPlan(Path(root).resolve())
-    mine = [u for u in units if _reads_torch(plan.root, u)]
-    if not mine:
+    # Its CUDA sources too, torch's headers or not: cpp_extension hipifies every source of an extension, and a
+    # .cu of a torch extension's tree is one (a kernel file whose header includes <cuda_runtime.h> only).
+    mine = [u for u in units if u.device or _reads_torch(plan.root, u)]
+    if not any(_reads_torch(plan.root, u) for u in mine):
         return None
     headers = find_assembled(torch_version, cache_root)
     py_inc = _python_include()
@@ -196,24 +199,28 @@ def prepare_implied(root: str | os.PathLike, units: Sequence[Unit], why: str, *,
                                     + f"; assemble them: {assemble_command(torch_version, cache_root)}")
     else:
         plan.flags = [f"-I{p}" for p in headers.include_dirs()] + [f"-I{py_inc}"]
-    exts, rocm, settings = [], {}, {}
+    # One extension per set of flags (a guessed build gives every unit the same): hipified in one run, as
+    # cpp_extension hipifies an extension's sources together (a header they share is hipified once).
+    groups: dict[tuple, list[str]] = {}
     for u in mine:
-        rel = u.path
         inc = []
         for i in (u.tu.includes if u.tu else ()):
             try:
                 inc.append(Path(i.path).resolve().relative_to(plan.root).as_posix())
             except (ValueError, OSError):
                 continue  # outside the project: not shown to the confined compiler either
-        name = (u.tu.target if u.tu and u.tu.target else Path(rel).stem).rsplit(".", 1)[-1] or "ext"
-        ext = {"name": name, "full_name": f"{name} ({rel})", "line": "?",
-               "origin": f"torch extension source, not derived ({u.tu.origin if u.tu and u.tu.origin else 'found'}; "
-                         "ROCm, hipified)"}
+        defines = [d for d in (u.tu.defines if u.tu else ()) if d.split("=", 1)[0] not in _OWN_DEFINES]
+        origin = u.tu.origin if u.tu and u.tu.origin else "found"
+        groups.setdefault((tuple(inc), tuple(defines), origin), []).append(u.path)
+    exts, rocm, settings = [], {}, {}
+    for n, ((inc, defines, origin), paths) in enumerate(groups.items()):
+        name = "ext" if len(groups) == 1 else f"ext{n}"
+        ext = {"name": name, "full_name": f"{name} (not derived)", "line": "?",
+               "origin": f"torch extension source, not derived ({origin}; ROCm, hipified)"}
         exts.append(ext)
-        rocm[ext["full_name"]] = _Sources((rel,))
-        settings[ext["full_name"]] = {"include_dirs": inc, "flag_include_dirs": [], "nvcc": [], "cxx": [],
-                                      "defines": [d for d in (u.tu.defines if u.tu else ())
-                                                  if d.split("=", 1)[0] not in _OWN_DEFINES]}
+        rocm[ext["full_name"]] = _Sources(tuple(paths))
+        settings[ext["full_name"]] = {"include_dirs": list(inc), "flag_include_dirs": [], "nvcc": [], "cxx": [],
+                                      "defines": list(defines)}
     try:
         _make_units(plan, exts, rocm, None, headers, target, archs, use_cache, settings=settings)
     except BaseException:
@@ -415,7 +422,8 @@ def render(info: dict | None) -> list[str]:
         return [f"torch extension: {info['skipped']}"]
     if info.get("implied"):
         out = [f"torch extension: NOT DERIVED: {info['implied']}",
-               "torch extension: its sources that include PyTorch's or Python's headers are hipified in a copy and "
+               "torch extension: its CUDA sources and those that include PyTorch's or Python's headers are hipified "
+               "in a copy and "
                "compiled against PyTorch's ROCm headers with the include directories and macros read from "
                f"{'; '.join(info['implied_from'])}, not the extension's own flags: a failure may come from a flag "
                "its build passes (--flag adds one)"]
