@@ -2,7 +2,7 @@
 """Derive benchmarks/torch_ext/packages.json's extensions from each package's setup.py and compare.
 
     python3 benchmarks/torch_ext_derive.py [--pypi /work/repos/pypi] [--ports /work/repos/pypi-port] \\
-        [--packages a,b] [--json out.json] [--write]
+        [--packages a,b] [--json out.json] [--write] [--config PACKAGES.json]
 
 For every package of packages.json, :func:`vado.build.torch_setup.derive_config` reads the sdist's setup.py
 (``--pypi``) and the port's (``--ports``, ``vado port DIR --torch-extension auto``) without running them. The
@@ -66,10 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pypi", type=Path, default=Path("/work/repos/pypi"))
     ap.add_argument("--ports", type=Path, default=Path("/work/repos/pypi-port"))
     ap.add_argument("--packages", default="")
+    ap.add_argument("--config", type=Path, default=CONFIG, help="the descriptions (default packages.json)")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--write", action="store_true", help="replace packages.json's entries by the derived ones")
     args = ap.parse_args(argv)
-    data = json.loads(CONFIG.read_text())
+    data = json.loads(args.config.read_text())
     names = [n for n in args.packages.split(",") if n] or list(data["packages"])
     report, differ = {}, 0
     for name in names:
@@ -103,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
                                 "assumptions": port["derived"]["assumptions"]}
             data["packages"][name] = entry
     if args.write:
-        CONFIG.write_text(json.dumps(data, indent=1) + "\n")
+        args.config.write_text(json.dumps(data, indent=1) + "\n")
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
     print(f"{len(names) - differ}/{len(names)} packages: the hand-written entry equals the derived one")

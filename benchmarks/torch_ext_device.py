@@ -2,12 +2,13 @@
 """PyTorch extensions on an NVIDIA GPU: each package's original next to vado's port under --wave 64.
 
     # here (no GPU): the work directory that travels to the GPU machine (run's carry)
-    python3 benchmarks/torch_ext_device.py prepare --work .gpu-torch \\
-        [--pypi /work/repos/pypi] [--ports /work/repos/pypi-port] [--packages a,b]
+    python3 benchmarks/torch_ext_device.py prepare --work .gpu-torch [--config PACKAGES.json] \\
+        [--pypi /work/repos/pypi] [--ports /work/repos/pypi-port] [--packages a,b] [--port-args ARGS]
     # on the GPU machine (benchmarks/torch_ext_device.sh): build both, call every op, compare
-    python3 benchmarks/torch_ext_device.py run --work .gpu-torch --out $OUT [--jobs 16] [--arch sm_90]
+    python3 benchmarks/torch_ext_device.py run --work .gpu-torch --out $OUT [--config PACKAGES.json] [--jobs 16]
 
-The packages and their CUDAExtensions are those of benchmarks/torch_ext/packages.json (sdists from
+The packages and their CUDAExtensions are those of ``--config`` (default benchmarks/torch_ext/packages.json;
+benchmarks/torch_ext/unseen_packages.json holds the packages vado was not tuned on; sdists from
 PyPI, unpacked under ``--pypi``; vado's ports of them, ``vado port DIR --torch-extension auto``,
 under ``--ports``). ``run`` builds, for each package, the original as the CUDA build of PyTorch
 builds it (nvcc for ``.cu``, the host compiler for ``.cpp``, the flags its setup.py gives on
@@ -38,8 +39,9 @@ CONFIG = HERE / "torch_ext" / "packages.json"
 CALLS = HERE / "torch_ext" / "calls"
 
 
-def _config() -> dict:
-    return json.loads(CONFIG.read_text())["packages"]
+def _config(path: str | os.PathLike = CONFIG) -> dict:
+    """The packages of a description file (packages.json's schema), by name."""
+    return json.loads(Path(path or CONFIG).read_text())["packages"]
 
 
 def _ignore(_dir, names):
@@ -48,8 +50,17 @@ def _ignore(_dir, names):
 
 
 def prepare(args) -> int:
-    cfg = _config()
-    names = [n for n in args.packages.split(",") if n] or list(cfg)
+    cfg = _config(args.config)
+    names = [n for n in args.packages.split(",") if n]
+    if not names:  # every package but those whose description says why the device run leaves it out
+        names = [n for n in cfg if not cfg[n].get("device_skip")]
+        for n in cfg:
+            if cfg[n].get("device_skip"):
+                print(f"{n}: left out ({cfg[n]['device_skip']}); name it with --packages to include it")
+    unknown = [n for n in names if n not in cfg]
+    if unknown:
+        print(f"not in {args.config}: {', '.join(unknown)}", file=sys.stderr)
+        return 2
     work = Path(args.work)
     for sub in ("orig", "port", "w64", "inc64", "prelude", "build"):  # the GPU machine makes the last four
         shutil.rmtree(work / sub, ignore_errors=True)
@@ -58,7 +69,8 @@ def prepare(args) -> int:
         port = Path(args.ports) / pkg["dir"]
         if not port.is_dir():  # vado's port of the unpacked sdist, made here once
             proc = subprocess.run([sys.executable, "-m", "vado", "port", str(Path(args.pypi) / pkg["dir"]), "-o",
-                                   str(port), "--torch-extension", "auto"], capture_output=True, text=True,
+                                   str(port), "--torch-extension", "auto", *args.port_args.split()],
+                                  capture_output=True, text=True,
                                   env=dict(os.environ, PYTHONPATH=str(HERE.parent / "src")))
             if not port.is_dir():
                 print(f"vado port of {name} failed (rc {proc.returncode}): {proc.stderr[-500:]}", file=sys.stderr)
@@ -84,12 +96,16 @@ def run(args) -> int:
     sys.path.insert(0, str(HERE.parent / "src"))
     from vado.verify import hip_on_cuda, torch_ext_device as ted, torch_ext_run
 
-    cfg = _config()
+    cfg = _config(args.config)
     work = Path(args.work).resolve()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     names = [n for n in (args.packages.split(",") if args.packages else
                          (work / "packages.txt").read_text().split()) if n]
+    unknown = [n for n in names if n not in cfg]
+    if unknown:  # a work dir prepared from another --config
+        print(f"not in {args.config}: {', '.join(unknown)} (prepared with another --config?)", file=sys.stderr)
+        return 2
     t0 = time.monotonic()
     if args.torch_include:  # a compile check without a CUDA build of PyTorch (headers only; nothing links)
         import sysconfig
@@ -182,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--pypi", default="/work/repos/pypi")
     p.add_argument("--ports", default="/work/repos/pypi-port")
     p.add_argument("--packages", default="")
+    p.add_argument("--port-args", default="", help="more arguments for `vado port` where a port is made here "
+                   "(e.g. '--unsafe-fixes')")
     r = sub.add_parser("run")
     r.add_argument("--work", default=".gpu-torch")
     r.add_argument("--out", default=os.environ.get("OUT", "/tmp/torch-ext-out"))
@@ -200,6 +218,9 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--compile-only", action="store_true", help="compile the TUs, no link and no calls")
     r.add_argument("--torch-include", action="append", default=[],
                    help="with --compile-only: PyTorch include dirs instead of the installed torch's (repeat)")
+    for q in (p, r):
+        q.add_argument("--config", default=str(CONFIG), help="the packages' descriptions (default "
+                       "benchmarks/torch_ext/packages.json; e.g. benchmarks/torch_ext/unseen_packages.json)")
     args = ap.parse_args(argv)
     return prepare(args) if args.cmd == "prepare" else run(args)
 

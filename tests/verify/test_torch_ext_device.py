@@ -145,3 +145,174 @@ def test_a_reused_build_keeps_only_objects_whose_command_and_source_match(tmp_pa
     assert not compile_job(failing, 30, reuse=True)["ok"]
     assert not (tmp_path / "a.o.stamp").exists()
     assert not compile_job(failing, 30, reuse=True).get("reused") and count.read_text().count("x") == 5
+
+
+# --- benchmarks/torch_ext_device.py: --config, device_skip, several pybind11 modules ----------------------------
+
+UNSEEN = ROOT / "benchmarks" / "torch_ext" / "unseen_packages.json"
+
+
+def _bench(name: str):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("name", sorted(json.loads(UNSEEN.read_text())["packages"]))
+def test_every_unseen_package_the_device_run_takes_has_a_calls_file_and_a_valid_description(tmp_path, name):
+    pkg = json.loads(UNSEEN.read_text())["packages"][name]
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(pkg))
+    assert ted.load_config(path)["extensions"]
+    if pkg.get("device_skip"):
+        assert not (CALLS / f"{name}.py").exists(), "a package the device run leaves out has no calls to keep up"
+    else:
+        text = (CALLS / f"{name}.py").read_text()
+        assert "def cases(" in text
+
+
+def _packages(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """Two packages' sdists and ports: 'a' (one .cu and a docs/ folder), 'b' (a device_skip); the config."""
+    pypi, ports = tmp_path / "pypi", tmp_path / "ports"
+    for root in (pypi, ports):
+        for d in ("a-1.0", "b-1.0"):
+            (root / d / "csrc").mkdir(parents=True)
+            (root / d / "csrc" / "k.cu").write_text("#include <torch/extension.h>\n__global__ void k(float* x) {}\n")
+            (root / d / "docs").mkdir()
+            (root / d / "docs" / "big.html").write_text("x" * 1000)
+    cfg = tmp_path / "cfg.json"
+    entry = {"module": "a", "kind": "pybind", "include_dirs": ["csrc"], "defines": [], "cuda": {"cxx": [], "nvcc": []}}
+    cfg.write_text(json.dumps({"packages": {
+        "a": {**entry, "dir": "a-1.0", "extensions": [{"name": "a", "sources": ["csrc/k.cu"]}]},
+        "b": {**entry, "dir": "b-1.0", "device_skip": "too slow to build", "extensions": [
+            {"name": "b", "sources": ["csrc/k.cu"]}]}}}))
+    return pypi, ports, cfg
+
+
+def test_prepare_reads_the_config_given_and_leaves_out_what_it_marks(tmp_path, capsys):
+    bench = _bench("torch_ext_device")
+    pypi, ports, cfg = _packages(tmp_path)
+    work = tmp_path / "work"
+    common = ["--config", str(cfg), "--pypi", str(pypi), "--ports", str(ports), "--work", str(work)]
+    assert bench.main(["prepare", *common]) == 0
+    out = capsys.readouterr().out
+    assert "b: left out (too slow to build); name it with --packages to include it" in out
+    assert (work / "packages.txt").read_text() == "a\n"
+    assert (work / "orig" / "a-1.0" / "csrc" / "k.cu").is_file() and (work / "port" / "a-1.0" / "csrc" / "k.cu").is_file()
+    assert not (work / "orig" / "a-1.0" / "docs").exists() and not (work / "orig" / "b-1.0").exists()
+    assert bench.main(["prepare", *common, "--packages", "a,b"]) == 0  # named: taken
+    assert (work / "packages.txt").read_text() == "a\nb\n"
+    assert bench.main(["prepare", *common, "--packages", "c"]) == 2
+    assert "not in" in capsys.readouterr().err
+
+
+def test_run_builds_the_packages_of_the_config_given(tmp_path, capsys):
+    bench = _bench("torch_ext_device")
+    pypi, ports, cfg = _packages(tmp_path)
+    work = tmp_path / "work"
+    assert bench.main(["prepare", "--config", str(cfg), "--pypi", str(pypi), "--ports", str(ports),
+                       "--work", str(work)]) == 0
+    capsys.readouterr()
+    inc = tmp_path / "torch-include"
+    inc.mkdir()
+    assert bench.main(["run", "--config", str(cfg), "--work", str(work), "--dry-run", "--torch-include", str(inc),
+                       "--build", str(tmp_path / "build")]) == 0
+    cmds = [ln for ln in capsys.readouterr().out.splitlines() if "nvcc -c" in ln]
+    assert len(cmds) == 2  # a's .cu, original and port
+    orig = next(c for c in cmds if "/orig/a-1.0/csrc/k.cu" in c)
+    port = next(c for c in cmds if "/w64/a-1.0/csrc/k.cu" in c)
+    assert f"-I{inc}" in orig and " -include " not in orig
+    assert f"-include {work.resolve()}/prelude/a.h" in port and "-DVADO_W64_EXIT_GUARD=" in port
+    # the default config is packages.json: 'a' is not one of its packages
+    assert bench.main(["run", "--work", str(work), "--dry-run", "--torch-include", str(inc)]) == 2
+    assert "not in" in capsys.readouterr().err
+
+
+def test_a_package_of_several_pybind11_modules_links_one_library_per_module():
+    jobs = [{"ext": e, "key": f"p/orig/{e}.cu"} for e in ("hash_cuda", "hash_cuda", "aggregate_cuda")]
+    several = {"kind": "pybind", "extensions": [{"name": "hash_cuda"}, {"name": "aggregate_cuda"}, {"name": "none"}]}
+    units = ted.link_units(several, jobs)
+    assert list(units) == ["hash_cuda", "aggregate_cuda"]
+    assert len(units["hash_cuda"]) == 2 and len(units["aggregate_cuda"]) == 1
+    # one extension, or TORCH_LIBRARY ops (torch_scatter's several extensions register into one namespace): one
+    assert list(ted.link_units({"kind": "ops", "extensions": several["extensions"]}, jobs)) == [""]
+    assert list(ted.link_units({"kind": "pybind", "extensions": [{"name": "hash_cuda"}]}, jobs[:2])) == [""]
+    # the caller loads each module of its library under its own name and gives the calls a namespace of them
+    assert 'kind == "pybind-modules"' in ted.CALLER and "types.SimpleNamespace" in ted.CALLER
+
+
+# --- benchmarks/torch_ext_calls_check.py: a calls file checked against the bindings' C++ declarations ---------
+
+BINDING = r'''
+#include <torch/extension.h>
+enum class Act { A, B };
+struct Spec { torch::Tensor vals; };
+__global__ void scale(float* x, int n, float s, int extra) {}   // a kernel of the bound function's name
+std::tuple<at::Tensor, at::Tensor> scale(const at::Tensor& x, int64_t n, /* the factor */ float s) {
+  return {x, x};
+}
+void fill(torch::Tensor out, c10::optional<at::Tensor> w, bool flag, Act act) {}
+std::vector<torch::Tensor> split3(Spec spec) { auto v = spec.vals; return {v, v, v}; }
+torch::Tensor pick(torch::Tensor x, int k) { return x; }
+torch::Tensor pick(torch::Tensor x, torch::Tensor k) { return x; }
+int loss(const at::Tensor& xs, const int blank, const float lam) { return 0; }
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  pybind11::enum_<Act>(m, "Act").value("A", Act::A).value("B", Act::B);
+  m.def("scale", &scale, "doc");
+  m.def("fill", &fill);
+  m.def("split3", &split3);
+  m.def("pick", py::overload_cast<torch::Tensor, int>(&pick));
+  m.def("pick", py::overload_cast<torch::Tensor, torch::Tensor>(&pick));
+  m.def("loss", &loss, "doc", pybind11::arg("xs"), pybind11::arg("blank") = 0, pybind11::arg("lam") = 0.0);
+  py::class_<Spec>(m, "Spec").def(py::init<>()).def_readwrite("vals", &Spec::vals);
+}
+'''
+
+
+def test_the_bindings_check_takes_each_functions_declared_arguments(tmp_path):
+    check = _bench("torch_ext_calls_check")
+    src = tmp_path / "ext.cu"
+    src.write_text(BINDING)
+    log: list = []
+    ext = check.binding_module([src], [src], log)
+    t = check.Stand("input")  # a tensor stand-in: no torch needed here
+    a, b = ext.scale(t, 3, 2.0)  # the host function (3 parameters, a tuple of 2), not the kernel (4)
+    assert isinstance(a, check.Stand) and isinstance(b, check.Stand)
+    assert ext.fill(t, None, True, ext.Act.B) is None and ext.fill(t, t, 1, ext.Act.A) is None
+    spec = ext.Spec()
+    spec.vals = t
+    assert len(ext.split3(spec)) == 3  # a std::vector: as many as its braced return
+    assert isinstance(ext.pick(t, 4), check.Stand) and isinstance(ext.pick(t, t), check.Stand)
+    assert ext.loss(t) is not None and ext.loss(t, 1, 0.5) is not None and ext.loss(t, blank=2) is not None
+    assert log == ["scale", "fill", "fill", "split3", "pick", "pick", "loss", "loss", "loss"]
+    bad = [lambda: ext.scale(t, 3),                       # too few
+           lambda: ext.scale(t, 3.5, 2.0),                # a float for int64_t
+           lambda: ext.scale(3, 3, 2.0),                  # an int for a Tensor
+           lambda: ext.fill(t, None, True, 1),            # not the enum
+           lambda: ext.split3(t),                         # not the class
+           lambda: ext.pick(t, "k"),                      # neither overload
+           lambda: ext.loss(t, 1, 0.5, 7)]                # too many
+    for call in bad:
+        with pytest.raises(check.Mismatch):
+            call()
+    assert len(log) == 9
+
+
+def test_the_bindings_check_reports_each_case(tmp_path):
+    check = _bench("torch_ext_calls_check")
+    src = tmp_path / "ext.cu"
+    src.write_text(BINDING)
+    calls = tmp_path / "calls.py"
+    calls.write_text("def cases(ext, torch, dev):\n"
+                     "    t = ext.split3(ext.Spec())[0]\n"
+                     "    return {'good': lambda: ext.scale(t, 1, 2.0),\n"
+                     "            'wrong': lambda: ext.scale(t, 1),\n"
+                     "            'chain_ends': lambda: ext.scale(t, 1, 2.0)[0] + 1}\n")
+    log: list = []
+    res = check.run_cases(check._load_calls(str(calls)), check.binding_module([src], [src], log), "cpu", log)
+    assert res["good"]["status"] == "ok" and "1 call(s) checked (scale)" in res["good"]["detail"]
+    assert res["wrong"]["status"] == "error" and "2 arguments, the C++ takes 3" in res["wrong"]["detail"]
+    assert res["chain_ends"]["status"] == "checked"

@@ -6,7 +6,8 @@ schema of one entry of ``benchmarks/torch_ext/packages.json``: ``dir``, ``module
 ``TORCH_LIBRARY`` ops, ``pybind`` for a module), ``include_dirs``, ``defines``, ``cuda.cxx``/``cuda.nvcc``
 flags, ``extensions`` with their ``sources``). ``CALLS.py`` defines ``cases(ext, torch, device)``: a dict of
 name → a function calling the extension's ops with seeded inputs (written for the harness, not the
-package's code).
+package's code). ``ext`` is ``torch.ops.MODULE`` (``ops``), the module (``pybind``, one extension) or, for a
+package of several pybind11 extensions, a namespace of them by extension name (``ext.hash_cuda``).
 
 The original is built as the CUDA build of PyTorch builds it (nvcc for ``.cu``, the host compiler for
 ``.cpp``); the port the same way except that its ``.cu`` TUs go through vado's HIP-on-CUDA layer with
@@ -206,13 +207,19 @@ CALLER = r"""
 import importlib.util, json, sys, time, traceback
 import torch
 kind, lib, module, calls_file, out_file = sys.argv[1:6]
+def load(module, lib):
+    spec = importlib.util.spec_from_file_location(module, lib)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 if kind == "ops":
     torch.ops.load_library(lib)
     ext = getattr(torch.ops, module)
+elif kind == "pybind-modules":  # several pybind11 modules, one library each: ext.NAME is module NAME
+    import types
+    ext = types.SimpleNamespace(**{m: load(m, path) for m, path in json.loads(lib).items()})
 else:
-    spec = importlib.util.spec_from_file_location(module, lib)
-    ext = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ext)
+    ext = load(module, lib)
 spec = importlib.util.spec_from_file_location("calls", calls_file)
 calls = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(calls)
@@ -238,6 +245,17 @@ print(f"{len(results)} calls")
 """
 
 
+def link_units(pkg: dict, jobs: Sequence[dict]) -> dict[str, list[dict]]:
+    """The libraries one build links, by pybind11 module name, and the compile jobs of each: ``{"": jobs}`` (one
+    library) for ``TORCH_LIBRARY`` ops and for one extension; for a package of several pybind11 extensions, one
+    library per extension with objects (each its own ``PyInit_NAME``, as setup.py builds them; the calls see
+    them as ``ext.NAME``)."""
+    modules = [e["name"] for e in pkg["extensions"] if any(j["ext"] == e["name"] for j in jobs)]
+    if pkg["kind"] == "pybind" and len(modules) > 1:
+        return {m: [j for j in jobs if j["ext"] == m] for m in modules}
+    return {"": list(jobs)}
+
+
 def link_and_call(name: str, pkg: dict, variant: str, jobs: Sequence[dict], compiled: Mapping[str, dict], info,
                   build: Path, calls: Path, out: Path, call_timeout: float, python: str | None = None) -> dict:
     """Link one build, call its cases in a fresh process: ``{built, ran, log?, failed_tus?, outputs?}``."""
@@ -246,17 +264,26 @@ def link_and_call(name: str, pkg: dict, variant: str, jobs: Sequence[dict], comp
     bad = [j["key"] for j in mine if not compiled.get(j["key"], {}).get("ok")]
     if bad:
         return {"built": False, "failed_tus": bad}
-    lib = build / f"{name}-{variant}.so"
-    link = ["c++", "-shared", *[j["obj"] for j in mine], "-o", str(lib), *[f"-L{p}" for p in libs],
-            f"-L{cuda_home}/lib64", "-lc10", "-ltorch", "-ltorch_cpu", "-ltorch_python", "-lc10_cuda", "-ltorch_cuda",
-            "-lcudart", *[f"-Wl,-rpath,{p}" for p in libs]]
-    proc = subprocess.run(link, capture_output=True, text=True, errors="replace")
-    if proc.returncode != 0:
-        return {"built": False, "link": (proc.stdout + proc.stderr)[-2000:]}
+    groups = link_units(pkg, mine)
+    several = "" not in groups
+    libs_built = {}
+    for m, objs in groups.items():
+        lib = build / (f"{name}-{variant}-{m}.so" if m else f"{name}-{variant}.so")
+        link = ["c++", "-shared", *[j["obj"] for j in objs], "-o", str(lib), *[f"-L{p}" for p in libs],
+                f"-L{cuda_home}/lib64", "-lc10", "-ltorch", "-ltorch_cpu", "-ltorch_python", "-lc10_cuda",
+                "-ltorch_cuda", "-lcudart", *[f"-Wl,-rpath,{p}" for p in libs]]
+        proc = subprocess.run(link, capture_output=True, text=True, errors="replace")
+        if proc.returncode != 0:
+            return {"built": False, "link": (proc.stdout + proc.stderr)[-2000:]}
+        libs_built[m] = str(lib)
     res = out / f"{name}-{variant}.pt"
-    module = pkg["module"] if pkg["kind"] == "ops" else pkg["extensions"][0]["name"]
+    if several:
+        kind, lib_arg, module = "pybind-modules", json.dumps(libs_built), ""
+    else:
+        kind, lib_arg = pkg["kind"], libs_built[""]
+        module = pkg["module"] if pkg["kind"] == "ops" else pkg["extensions"][0]["name"]
     try:
-        proc = subprocess.run([python or sys.executable, "-c", CALLER, pkg["kind"], str(lib), module, str(calls),
+        proc = subprocess.run([python or sys.executable, "-c", CALLER, kind, lib_arg, module, str(calls),
                                str(res)], capture_output=True, text=True, errors="replace", timeout=call_timeout)
         ran, log = proc.returncode == 0 and res.is_file(), (proc.stdout + proc.stderr)[-2000:]
     except subprocess.TimeoutExpired:
