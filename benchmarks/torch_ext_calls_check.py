@@ -296,7 +296,8 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--config", required=True)
     b.add_argument("--package", required=True)
     b.add_argument("--root", required=True, help="the package's source tree")
-    ap.add_argument("--json", default="")
+    for q in (c, b):
+        q.add_argument("--json", default="", help="write each case's outcome here")
     args = ap.parse_args(argv)
     import torch
 
@@ -327,6 +328,11 @@ def main(argv: list[str] | None = None) -> int:
         mods = {e["name"]: binding_module([root / s for s in e["sources"]], everything, log) for e in pkg["extensions"]}
         ext = next(iter(mods.values())) if len(mods) == 1 else types.SimpleNamespace(**mods)
         res = run_cases(calls, ext, "cpu", log)
+        bound = {f"{m}.{f}" if len(mods) > 1 else f for m, mod in mods.items() for f, v in vars(mod).items()
+                 if callable(v) and not isinstance(v, type)}
+        called = {f"{m}.{f}" if len(mods) > 1 else f for m, mod in mods.items() for f in log if f in vars(mod)}
+        print(f"bound functions called: {len(called)}/{len(bound)}"
+              + (f"; never: {', '.join(sorted(bound - called))}" if bound - called else ""))
     width = max(map(len, res), default=10)
     for name, r in res.items():
         print(f"{name:{width}}  {r['status']:8} {r['detail']}")

@@ -122,9 +122,6 @@ def run(args) -> int:
         prep[name] = torch_ext_run.port_build_copy(work / "port" / pkg["dir"], work / "w64" / pkg["dir"], 64)
         torch_ext_run.write_prelude(work / "port" / pkg["dir"], work / "prelude" / f"{name}.h", 64)
     build = Path(args.build).resolve() if args.build else work / "build"
-    if not args.reuse:
-        shutil.rmtree(build, ignore_errors=True)
-    build.mkdir(parents=True, exist_ok=True)
     jobs, seen = [], set()
     for name in names:
         pkg = cfg[name]
@@ -137,10 +134,13 @@ def run(args) -> int:
                 jobs.append(job)
     todo = [j for j in jobs if j["first"] and (not args.only or any(o in j["key"] for o in args.only))]
     print(f"{len(todo)} TUs to compile ({len(jobs)} in the builds)", flush=True)
-    if args.dry_run:
+    if args.dry_run:  # the build directory is left as it is (a later --reuse keeps its objects)
         for j in sorted(todo, key=lambda j: (not j["source"].endswith(".cu"), -j["size"])):
             print(" ".join(j["cmd"]))
         return 0
+    if not args.reuse:
+        shutil.rmtree(build, ignore_errors=True)
+    build.mkdir(parents=True, exist_ok=True)
     compiled = ted.compile_all(todo, args.jobs, args.tu_timeout, lambda r: print(
         f"{'ok  ' if r['ok'] else 'FAIL'} {r['key']} {r['seconds']:.0f} s{' (reused)' if r.get('reused') else ''} "
         f"{r['error'][:160]}", flush=True), reuse=args.reuse)

@@ -5,6 +5,29 @@
 # /work/repos/pypi-port) travels with the tree: run(command="bash benchmarks/torch_ext_device.sh",
 # carry=[".gpu-torch"]). Builds each package's original and its port (HIP on CUDA, wave64 emulated)
 # for sm_90, calls every op with seeded inputs, compares; $OUT/torch_ext_results.json and a table.
+# Arguments after the script's own go to `torch_ext_device.py run` (the last of a repeated option wins:
+# --work, --config, --packages, --build, --reuse, --only ...). Environment: TE_LIMIT (seconds for the whole
+# run, default 560), TE_JOBS (16), TE_ARCH (sm_90), TE_TU_TIMEOUT (seconds a TU, 420).
+#
+# The unseen packages (issue 29: benchmarks/torch_ext/unseen_packages.json, all but mamba_ssm's device_skip):
+# torchsort 0.1.10, chamferdist 1.0.3, warp_rnnt 0.7.0, nerfacc 0.5.3, inplace-abn 1.1.0,
+# pytorch-fast-transformers 0.4.0, torch_sparse 0.6.18: 59 TUs (23 .cu original + 23 .cu port + 13 host .cpp
+# shared by both), 66 calls files' cases ... see the counts printed. Here, before the session:
+#   python3 benchmarks/torch_ext_device.py prepare --config benchmarks/torch_ext/unseen_packages.json \
+#       --pypi /work/repos/pypi2 --ports /work/repos/pypi2-port3 --work .gpu-torch2     # 4.7 MiB
+# (the ports are vado's of the day they were made: rm -r /work/repos/pypi2-port3 first to port again).
+# Measured here (2 shared CPU cores, nice 10, nvcc 13.0 against the CPU wheel's headers, --compile-only):
+# the longest TU is fast_transformers' causal_product_cuda.cu (port: 190 s); the whole 59 TUs one at a time
+# took about an hour, so with 16 jobs on the GPU host the build should take 4-8 minutes, the calls under 1.
+# The device session (30 device-minutes; a call runs at most 10 minutes, so the job is started detached and
+# waited for; the calls after the first must NOT carry .gpu-torch2: a carried path replaces the one the job is
+# building from):
+#   1. run(command="bash benchmarks/device_session.sh start torch2 -- env TE_LIMIT=1500 bash benchmarks/torch_ext_device.sh --config benchmarks/torch_ext/unseen_packages.json --work .gpu-torch2 --build /tmp/te-build2 --reuse; bash benchmarks/device_session.sh wait 540", carry=[".gpu-torch2"], timeout_s=600)
+#   2. while its state is "running": run(command="bash benchmarks/device_session.sh wait 540", timeout_s=600)
+#      ("lost": start it again as in 1, without carry: --reuse keeps the objects already compiled)
+#   3. run(command="bash benchmarks/device_session.sh collect", timeout_s=120): $OUT/torch2.tar.gz holds
+#      out/torch_ext_results.json (per package: built/ran, each call's match/close/differ/error), out/run.txt
+#      (the table), out/torch_ext_outputs.tar (each build's saved outputs) and the log.
 set -u
 export PATH=$PATH:/usr/local/cuda/bin
 OUT=${OUT:-/tmp/torch-ext-out}

@@ -218,8 +218,12 @@ def test_run_builds_the_packages_of_the_config_given(tmp_path, capsys):
     capsys.readouterr()
     inc = tmp_path / "torch-include"
     inc.mkdir()
+    kept = tmp_path / "build" / "a__port__csrc__k.cu.o"
+    kept.parent.mkdir()
+    kept.write_text("an object of an earlier call")
     assert bench.main(["run", "--config", str(cfg), "--work", str(work), "--dry-run", "--torch-include", str(inc),
                        "--build", str(tmp_path / "build")]) == 0
+    assert kept.is_file()  # a dry run leaves the build directory (and what --reuse would keep) alone
     cmds = [ln for ln in capsys.readouterr().out.splitlines() if "nvcc -c" in ln]
     assert len(cmds) == 2  # a's .cu, original and port
     orig = next(c for c in cmds if "/orig/a-1.0/csrc/k.cu" in c)
