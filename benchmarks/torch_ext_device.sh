@@ -11,8 +11,10 @@
 #
 # The unseen packages (issue 29: benchmarks/torch_ext/unseen_packages.json, all but mamba_ssm's device_skip):
 # torchsort 0.1.10, chamferdist 1.0.3, warp_rnnt 0.7.0, nerfacc 0.5.3, inplace-abn 1.1.0,
-# pytorch-fast-transformers 0.4.0, torch_sparse 0.6.18: 59 TUs (23 .cu original + 23 .cu port + 13 host .cpp
-# shared by both), 66 calls files' cases ... see the counts printed. Here, before the session:
+# pytorch-fast-transformers 0.4.0, torch_sparse 0.6.18: 59 TUs (22 .cu original, 22 .cu port, 15 host .cpp the
+# port leaves as they are, compiled once), 28 libraries (fast-transformers: one per module and build), 180 cases
+# (calls/*.py; benchmarks/torch_ext/unseen_calls.md says what each calls and how it was checked here).
+# Here, before the session:
 #   python3 benchmarks/torch_ext_device.py prepare --config benchmarks/torch_ext/unseen_packages.json \
 #       --pypi /work/repos/pypi2 --ports /work/repos/pypi2-port3 --work .gpu-torch2     # 4.7 MiB
 # (the ports are vado's of the day they were made: rm -r /work/repos/pypi2-port3 first to port again).
