@@ -14,13 +14,17 @@
 # pytorch-fast-transformers 0.4.0, torch_sparse 0.6.18: 59 TUs (22 .cu original, 22 .cu port, 15 host .cpp the
 # port leaves as they are, compiled once), 28 libraries (fast-transformers: one per module and build), 180 cases
 # (calls/*.py; benchmarks/torch_ext/unseen_calls.md says what each calls and how it was checked here).
-# Here, before the session:
+# Before the session, in the checkout the session's device calls send (the lead's, after merging: a device
+# call carries only that checkout's paths):
 #   python3 benchmarks/torch_ext_device.py prepare --config benchmarks/torch_ext/unseen_packages.json \
 #       --pypi /work/repos/pypi2 --ports /work/repos/pypi2-port3 --work .gpu-torch2     # 4.7 MiB
 # (the ports are vado's of the day they were made: rm -r /work/repos/pypi2-port3 first to port again).
-# Measured here (2 shared CPU cores, nice 10, nvcc 13.0 against the CPU wheel's headers, --compile-only):
-# the longest TU is fast_transformers' causal_product_cuda.cu (port: 190 s); the whole 59 TUs one at a time
-# took about an hour, so with 16 jobs on the GPU host the build should take 4-8 minutes, the calls under 1.
+# Measured here (run --compile-only --torch-include: nvcc 13.0, sm_90, torch 2.13.0 CPU wheel headers with the
+# CUDA library headers it names stubbed, one TU at a time under nice 10 on 2 CPU cores shared with other jobs):
+# all 22 port .cu TUs compile through the prelude and the wave64 layer, 50-310 s each (2,550 s in all; the
+# longest fast_transformers' clustered_sparse_product_cuda.cu 310 s, torch_sparse's spmm_cuda.cu 274 s,
+# causal_product_cuda.cu 193 s, its original 161 s). On the GPU host (16 jobs) expect the 59 TUs in about
+# 4-8 minutes (a TU there about a third to half of its time here), the links and the 14 call processes in 1-3.
 # The device session (30 device-minutes; a call runs at most 10 minutes, so the job is started detached and
 # waited for; the calls after the first must NOT carry .gpu-torch2: a carried path replaces the one the job is
 # building from):
