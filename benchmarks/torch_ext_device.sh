@@ -21,9 +21,10 @@
 # (the ports are vado's of the day they were made: rm -r /work/repos/pypi2-port3 first to port again).
 # Measured here (run --compile-only --torch-include: nvcc 13.0, sm_90, torch 2.13.0 CPU wheel headers with the
 # CUDA library headers it names stubbed, one TU at a time under nice 10 on 2 CPU cores shared with other jobs):
-# all 22 port .cu TUs compile through the prelude and the wave64 layer, 50-310 s each (2,550 s in all; the
-# longest fast_transformers' clustered_sparse_product_cuda.cu 310 s, torch_sparse's spmm_cuda.cu 274 s,
-# causal_product_cuda.cu 193 s, its original 161 s). On the GPU host (16 jobs) expect the 59 TUs in about
+# all 59 TUs compile: the 22 port .cu through the prelude and the wave64 layer, 50-310 s each (2,550 s in all;
+# the longest fast_transformers' clustered_sparse_product_cuda.cu 310 s, torch_sparse's spmm_cuda.cu 274 s),
+# the 22 original .cu 1-161 s (884 s in all, a less loaded hour), the 15 host .cpp 5-35 s (273 s; add
+# --torch-include /usr/local/cuda/include for them). On the GPU host (16 jobs) expect the 59 TUs in about
 # 4-8 minutes (a TU there about a third to half of its time here), the links and the 14 call processes in 1-3.
 # The device session (30 device-minutes; a call runs at most 10 minutes, so the job is started detached and
 # waited for; the calls after the first must NOT carry .gpu-torch2: a carried path replaces the one the job is
