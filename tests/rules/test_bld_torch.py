@@ -324,3 +324,19 @@ def test_nvcc_flags_of_kwargs_built_by_a_function_reach_hipcc():
     glob = "try:\n    import torch\nexcept ImportError:\n    torch = None\n" + text
     fixed = fix_all("setup.py", glob)
     assert "nvcc_args = [*([] if torch.version.hip else ['--expt-extended-lambda'])]" in fixed
+
+
+def test_torch_imported_in_the_function_that_holds_the_flags_keeps_them_conditional():
+    # gsplat 1.5.3: `import torch` inside get_extensions(), where its nvcc flags are: torch.version.hip is bound
+    # there, so the port keeps the CUDA flags for a CUDA build of the same setup.py (an unconditional -ffast-math
+    # would reach nvcc, which rejects it). A flag in another function, before or without such an import, is not.
+    text = ("from setuptools import setup\n"
+            "def get_extensions():\n    import torch\n    from torch.utils.cpp_extension import CUDAExtension\n"
+            "    nvcc_flags = ['-O3', '--use_fast_math']\n"
+            "    return [CUDAExtension('g', ['g.cu'], extra_compile_args={'nvcc': nvcc_flags})]\n"
+            "def other():\n    flags = ['--use_fast_math']\n    import torch\n"
+            "    return CUDAExtension('h', ['h.cu'], extra_compile_args={'nvcc': flags})\n"
+            "setup(ext_modules=get_extensions() + [other()])\n")
+    fixed = fix_all("setup.py", text)
+    assert "nvcc_flags = ['-O3', *(['-ffast-math'] if torch.version.hip else ['--use_fast_math'])]" in fixed
+    assert "    flags = ['-ffast-math']\n" in fixed  # the import comes after the flag there

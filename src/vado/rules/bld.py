@@ -22,6 +22,7 @@ Offload architectures for rewrites come from ``ctx.options["offload_arch"]``
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass
 from typing import Iterator
@@ -991,7 +992,6 @@ class TorchCudaExtension(Rule):
 
     def check(self, ctx: FileContext) -> Iterator[Finding]:
         facts = build_facts(ctx)
-        test: str | None = None
         shape: _SetupShape | None = None
         if facts.of(FactKind.CUDA_EXTENSION):
             yield from self._cuda_home_tests(ctx)
@@ -1012,7 +1012,7 @@ class TorchCudaExtension(Rule):
                 )
                 continue
             if shape is None:
-                test, shape = _hip_test(ctx.text), _setup_shape(ctx.text)
+                shape = _setup_shape(ctx.text)
             if shape.guarded(f.start):
                 continue  # in a branch only CUDA builds of PyTorch take: never reaches hipcc
             kind = f.data["flag"]
@@ -1021,7 +1021,8 @@ class TorchCudaExtension(Rule):
             # A flag and its value from two statements (append("-gencode"); append("arch=...")): no edit
             # spans both safely.
             split = any(c in f.text for c in "()\n")
-            fix = None if split else _conditional_flag_fix(ctx, f, test, shape) or _setup_flag_fix(ctx, f)
+            fix = None if split else _conditional_flag_fix(ctx, f, _hip_test(ctx.text, f.start), shape) or \
+                _setup_flag_fix(ctx, f)
             yield self.finding(
                 ctx, f.start, f.end,
                 f"nvcc flag {f.text} reaches hipcc unchanged on ROCm builds of PyTorch, and hipcc {how} it; "
@@ -1040,10 +1041,10 @@ class TorchCudaExtension(Rule):
         whose branch makes a ``CUDAExtension``): a ROCm build of PyTorch has no nvcc, so ``CUDA_HOME``
         is None and the extension is silently left out. torch_scatter's idiom tests
         ``CUDA_HOME is not None or torch.version.hip``."""
-        test = _hip_test(ctx.text)
         from vado.rules.bld_setup_stops import toolkit_stops
 
         for start, end, callee, why in toolkit_stops(ctx.text):
+            test = _hip_test(ctx.text, start)
             yield self.finding(
                 ctx, start, end,
                 f"{callee}() runs on every run of setup.py and {why}: a ROCm build of PyTorch has no nvcc "
@@ -1057,6 +1058,7 @@ class TorchCudaExtension(Rule):
         for start, end, gate in _cuda_home_gates(ctx.text):
             fix = None
             expr = ctx.text[start:end]
+            test = _hip_test(ctx.text, start)
             if test is not None:
                 new = f"({expr} or {test})"
                 fix = Fix((ctx.edit(start, end, new),), Applicability.UNSAFE,
@@ -1149,44 +1151,80 @@ _SETUP_FLAG_FOR_HIPCC = {
 }
 
 
-def _hip_test(text: str) -> str | None:
-    """The expression a setup.py can test for a ROCm build of PyTorch with the names it imports, or None.
+def _hip_test(text: str, at: int | None = None) -> str | None:
+    """The expression a setup.py can test for a ROCm build of PyTorch at offset ``at`` with the names bound
+    there, or None.
 
-    ``torch.version.hip`` where ``torch`` is imported at the module's level, else ``IS_HIP_EXTENSION`` where
-    it is imported so from ``torch.utils.cpp_extension`` (the two idioms maintained extensions use). An
-    import inside a function does not count: the fixes use the name elsewhere (torchani 2.9.0 imports torch
-    in ``setup_kwargs()`` only; ``torch.version.hip`` in ``cuaev_extension_kwargs()`` was a NameError).
+    ``torch.version.hip`` where ``torch`` is imported, else ``IS_HIP_EXTENSION`` where it is imported so from
+    ``torch.utils.cpp_extension`` (the two idioms maintained extensions use). An import at the module's level
+    binds the name everywhere; one inside a function only in that function's body after it (gsplat 1.5.3 imports
+    torch in ``get_extensions()``, where its flags are; torchani 2.9.0 in ``setup_kwargs()`` only, so
+    ``torch.version.hip`` in ``cuaev_extension_kwargs()`` would be a NameError). Without ``at``: the module's
+    level only.
     """
-    try:
-        tree = ast.parse(text.encode("latin-1"))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        tree = None
-    if tree is None:  # read by pattern: imports at column 0 only
+    scopes = _hip_scopes(text)
+    if scopes is None:  # read by pattern: imports at column 0 only
         if re.search(r"^import[ \t]+(?:[\w.]+[ \t]*,[ \t]*)*torch[ \t]*(?:,|#|$)", text, re.M):
             return "torch.version.hip"
         if re.search(r"^from[ \t]+torch\.utils\.cpp_extension[ \t]+import[^\n]*\bIS_HIP_EXTENSION\b", text, re.M) or \
                 re.search(r"^from[ \t]+torch\.utils\.cpp_extension[ \t]+import[ \t]*\([^)]*\bIS_HIP_EXTENSION\b", text, re.M):
             return "IS_HIP_EXTENSION"
         return None
-    imported: set[str] = set()
-
-    def walk(body: list) -> None:
-        for stmt in body:
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                continue
-            if isinstance(stmt, ast.Import):
-                imported.update(a.name for a in stmt.names if a.name == "torch" and a.asname is None)
-            elif isinstance(stmt, ast.ImportFrom) and stmt.module == "torch.utils.cpp_extension":
-                imported.update(a.name for a in stmt.names if a.name == "IS_HIP_EXTENSION" and a.asname is None)
-            for field in ("body", "orelse", "finalbody"):
-                walk(getattr(stmt, field, None) or [])
-            for handler in getattr(stmt, "handlers", None) or []:
-                walk(handler.body)
-
-    walk(tree.body)
-    if "torch" in imported:
+    module, functions = scopes
+    names = set(module)
+    if at is not None:
+        for start, end, imports in functions:
+            if start <= at < end:
+                names.update(name for name, where in imports if where < at)
+    if "torch" in names:
         return "torch.version.hip"
-    return "IS_HIP_EXTENSION" if "IS_HIP_EXTENSION" in imported else None
+    return "IS_HIP_EXTENSION" if "IS_HIP_EXTENSION" in names else None
+
+
+@functools.lru_cache(maxsize=16)
+def _hip_scopes(text: str) -> tuple[frozenset[str], tuple[tuple[int, int, tuple[tuple[str, int], ...]], ...]] | None:
+    """The names ``_hip_test`` looks for that setup.py imports: at the module's level, and per function
+    (``(start, end, ((name, offset of its import), ...))``, offsets in ``text``); None when it does not parse."""
+    try:
+        tree = ast.parse(text.encode("latin-1"))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+
+    def off(line: int, col: int) -> int:
+        return starts[min(line, len(starts)) - 1] + col
+
+    def bound(stmt) -> list[str]:
+        if isinstance(stmt, ast.Import):
+            return [a.name for a in stmt.names if a.name == "torch" and a.asname is None]
+        if isinstance(stmt, ast.ImportFrom) and stmt.module == "torch.utils.cpp_extension":
+            return [a.name for a in stmt.names if a.name == "IS_HIP_EXTENSION" and a.asname is None]
+        return []
+
+    functions: list[tuple[int, int, tuple[tuple[str, int], ...]]] = []
+
+    def walk(body: list, found: list[tuple[str, int]]) -> None:
+        for stmt in body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                mine: list[tuple[str, int]] = []
+                walk(stmt.body, mine)
+                functions.append((off(stmt.lineno, stmt.col_offset), off(stmt.end_lineno or stmt.lineno,
+                                                                          stmt.end_col_offset or 0), tuple(mine)))
+                continue
+            if isinstance(stmt, ast.ClassDef):
+                walk(stmt.body, [])
+                continue
+            found.extend((name, off(stmt.lineno, stmt.col_offset)) for name in bound(stmt))
+            for field in ("body", "orelse", "finalbody"):
+                walk(getattr(stmt, field, None) or [], found)
+            for handler in getattr(stmt, "handlers", None) or []:
+                walk(handler.body, found)
+
+    module: list[tuple[str, int]] = []
+    walk(tree.body, module)
+    return frozenset(name for name, _ in module), tuple(functions)
 
 
 _HIP_TEST = re.compile(r"\bversion\.hip\b|\bIS_HIP_EXTENSION\b")

@@ -1,0 +1,33 @@
+#!/bin/bash
+# The GPU work of issues 26 (wave64) and 29 (PyTorch extensions) for one device session, started detached on the
+# warm machine (benchmarks/device_session.sh) so that builds longer than one call (causal-conv1d's backward TU takes
+# 208 s of CPU for the original and 371 s, 5.6 GB, for the port through the wave64 layer on the CPU machine; on the
+# GPU machine, 16 compiles at once, it ran past 420 s in the session of 2026-12-05) go on
+# between calls. Prepared here first (all four fit one carry: 41.4 MiB, about 50 with the tracked tree):
+#   python3 benchmarks/wave64_differential.py prepare --hecbench /work/repos/HeCBench/src \
+#       --hipify /work/repos/HIPIFY/bin/hipify-perl --work .gpu-work --seed 15 --count 38
+#   python3 benchmarks/wave64_samples.py prepare --work .gpu-samples27 --programs "$(cat benchmarks/gpu_batch_samples.txt)"
+#   python3 benchmarks/torch_ext_device.py prepare --work .gpu-torch --ports /work/repos/pypi-port5  (a ports dir made
+#       with today's vado: prepare ports only packages whose port is missing there)
+#   python3 benchmarks/torch_ext_device.py prepare --config benchmarks/torch_ext/unseen_packages.json \
+#       --pypi /work/repos/pypi2 --ports /work/repos/pypi2-port3 --work .gpu-torch2
+# The calls (fire each as soon as the last returns: an idle machine is given back after 30 s):
+#   1 (carry .gpu-work .gpu-samples27 .gpu-torch .gpu-torch2): bash benchmarks/gpu_batch.sh start; bash benchmarks/device_session.sh wait 540
+#   2 (no carry: a carried path would replace what the jobs read): bash benchmarks/device_session.sh wait 560
+#   3: bash benchmarks/device_session.sh wait 230; bash benchmarks/device_session.sh collect
+# then here: tar -xzf each NAME.tar.gz; python3 benchmarks/wave64_differential.py report out/wave64_results.json ...
+# The jobs share the 16 cores (8 + 4 + 6 + 3 compile jobs) and each ends by itself within about 1,300 s.
+set -u
+S=benchmarks/device_session.sh
+case "${1:-}" in
+  start)
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+    bash $S start torch -- env TE_LIMIT=1300 TE_TU_TIMEOUT=1250 TE_JOBS=8 bash benchmarks/torch_ext_device.sh \
+      --packages causal_conv1d,gsplat,torch_scatter --build /tmp/te-build --reuse
+    bash $S start torch2 -- env TE_LIMIT=1250 TE_TU_TIMEOUT=1000 TE_JOBS=4 bash benchmarks/torch_ext_device.sh \
+      --config benchmarks/torch_ext/unseen_packages.json --work .gpu-torch2 --build /tmp/te-build2 --reuse
+    bash $S start w64 -- env W64_JOBS=6 W64_LIMIT=1100 W64_DEADLINE=950 bash benchmarks/wave64_device.sh --args bscan=10
+    bash $S start samples -- env W64_CHECKS=0 W64_JOBS=3 W64_LIMIT=1000 W64_DEADLINE=820 bash benchmarks/wave64_device.sh \
+      --work .gpu-samples27 --programs "$(cat benchmarks/gpu_batch_samples.txt)";;
+  *) echo "usage: gpu_batch.sh start (see the header for the calls)" >&2; exit 2;;
+esac
