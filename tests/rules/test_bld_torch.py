@@ -302,11 +302,23 @@ def test_toolkit_calls_that_a_rocm_build_does_not_reach_are_no_stops():
     assert _stops(fixed + "raise_if_cuda_home_none('ext')\n") == []
 
 
+def _fixpoint(name: str, text: str) -> str:
+    """Fixes applied round after round until none applies, as ``vado port`` does (a fix that binds torch in a
+    function and one for a later flag there share the inserted line: the later one applies the next round)."""
+    for _ in range(6):
+        fixed = fix_all(name, text)
+        if fixed == text:
+            return fixed
+        text = fixed
+    return text
+
+
 def test_nvcc_flags_of_kwargs_built_by_a_function_reach_hipcc():
     # torchani 2.9.0: CUDAExtension(**cuaev_kwargs) with cuaev_kwargs = cuaev_extension_kwargs(...), which returns
     # dict(..., extra_compile_args={"nvcc": nvcc_args}); hipcc rejected --expt-extended-lambda ("unknown argument",
-    # ROCm 7.2.4) while the port left setup.py alone. torch is imported inside setup_kwargs() only, so the fix
-    # cannot test torch.version.hip in the helper (a NameError there): it writes the ROCm flags.
+    # ROCm 7.2.4) while the port left setup.py alone. torch is imported inside setup_kwargs() only, so
+    # torch.version.hip in the helper would be a NameError: the fix imports torch at the top of the helper and keeps
+    # the CUDA flags for a CUDA build (one setup.py for both).
     text = ("import os\n"
             "def cuaev_kwargs(opt):\n    nvcc_args = ['--expt-extended-lambda']\n"
             "    if opt:\n        nvcc_args.extend(['-DOPT', '-use_fast_math'])\n"
@@ -317,9 +329,12 @@ def test_nvcc_flags_of_kwargs_built_by_a_function_reach_hipcc():
             "    return {'ext_modules': [CUDAExtension(**kw), CUDAExtension(**mnp_kwargs())]}\n")
     got = [f for f in findings("setup.py", text, ("BLD005",)) if f.data.get("flag")]
     assert [(text.count("\n", 0, f.span.start) + 1, f.data["flag"]) for f in got] == [(3, "expt"), (5, "fast-math")]
-    fixed = fix_all("setup.py", text)
-    assert "    nvcc_args = []\n" in fixed and "nvcc_args.extend(['-DOPT', '-ffast-math'])" in fixed
-    assert "torch.version.hip" not in fixed
+    fixed = _fixpoint("setup.py", text)
+    assert fixed.count("import torch  # vado: the ROCm test of the flags below") == 1
+    assert "def cuaev_kwargs(opt):\n    import torch  # vado: the ROCm test of the flags below\n" in fixed
+    assert "nvcc_args = [*([] if torch.version.hip else ['--expt-extended-lambda'])]" in fixed
+    assert "nvcc_args.extend(['-DOPT', *(['-ffast-math'] if torch.version.hip else ['-use_fast_math'])])" in fixed
+    compile(fixed, "setup.py", "exec")
     # imported at the module's level (also inside a try), the fix keeps the CUDA flags for a CUDA build
     glob = "try:\n    import torch\nexcept ImportError:\n    torch = None\n" + text
     fixed = fix_all("setup.py", glob)
@@ -337,6 +352,17 @@ def test_torch_imported_in_the_function_that_holds_the_flags_keeps_them_conditio
             "def other():\n    flags = ['--use_fast_math']\n    import torch\n"
             "    return CUDAExtension('h', ['h.cu'], extra_compile_args={'nvcc': flags})\n"
             "setup(ext_modules=get_extensions() + [other()])\n")
-    fixed = fix_all("setup.py", text)
+    fixed = _fixpoint("setup.py", text)
     assert "nvcc_flags = ['-O3', *(['-ffast-math'] if torch.version.hip else ['--use_fast_math'])]" in fixed
-    assert "    flags = ['-ffast-math']\n" in fixed  # the import comes after the flag there
+    # the import comes after the flag there: the fix binds torch at the top of that function
+    assert "def other():\n    import torch  # vado: the ROCm test of the flags below\n" in fixed
+    assert "flags = [*(['-ffast-math'] if torch.version.hip else ['--use_fast_math'])]" in fixed
+
+
+def test_a_setup_py_that_never_imports_torch_gets_no_torch_import():
+    # no torch anywhere in setup.py (a plain nvcc list at the module's level): the flag is rewritten for ROCm, as
+    # before, and nothing imports torch on its behalf.
+    text = ("from setuptools import setup\nfrom torch_like import CUDAExtension\n"
+            "def ext():\n    return CUDAExtension('g', ['g.cu'], extra_compile_args={'nvcc': ['--use_fast_math']})\n"
+            "setup(ext_modules=[ext()])\n")
+    assert "import torch  # vado" not in _fixpoint("setup.py", text)

@@ -1021,8 +1021,13 @@ class TorchCudaExtension(Rule):
             # A flag and its value from two statements (append("-gencode"); append("arch=...")): no edit
             # spans both safely.
             split = any(c in f.text for c in "()\n")
-            fix = None if split else _conditional_flag_fix(ctx, f, _hip_test(ctx.text, f.start), shape) or \
-                _setup_flag_fix(ctx, f)
+            fix = None
+            if not split:
+                test, bind = _hip_test(ctx.text, f.start), None
+                if test is None and _TORCH_IMPORTED.search(ctx.text):
+                    bind = _torch_import_edit(ctx.text, f.start)
+                    test = "torch.version.hip" if bind else None
+                fix = _conditional_flag_fix(ctx, f, test, shape, bind) or _setup_flag_fix(ctx, f)
             yield self.finding(
                 ctx, f.start, f.end,
                 f"nvcc flag {f.text} reaches hipcc unchanged on ROCm builds of PyTorch, and hipcc {how} it; "
@@ -1173,7 +1178,7 @@ def _hip_test(text: str, at: int | None = None) -> str | None:
     module, functions = scopes
     names = set(module)
     if at is not None:
-        for start, end, imports in functions:
+        for start, end, imports, _, _ in functions:
             if start <= at < end:
                 names.update(name for name, where in imports if where < at)
     if "torch" in names:
@@ -1181,10 +1186,28 @@ def _hip_test(text: str, at: int | None = None) -> str | None:
     return "IS_HIP_EXTENSION" if "IS_HIP_EXTENSION" in names else None
 
 
+def _torch_import_edit(text: str, at: int) -> tuple[int, str] | None:
+    """Where a setup.py without ``torch`` bound at ``at`` can bind it: ``(offset, line)`` inserting ``import torch``
+    as the first statement of the innermost function that holds ``at`` (torchani 2.9.0 builds its nvcc flags in a
+    helper that does not import torch), so the flag fix can keep the CUDA flags for a CUDA build; None outside a
+    function or where setup.py does not parse."""
+    scopes = _hip_scopes(text)
+    if scopes is None:
+        return None
+    inner = None
+    for start, end, _, body, indent in scopes[1]:
+        if start <= at < end and body <= at and (inner is None or start >= inner[0]):
+            inner = (start, body, indent)
+    if inner is None:
+        return None
+    return inner[1], " " * inner[2] + "import torch  # vado: the ROCm test of the flags below\n"
+
+
 @functools.lru_cache(maxsize=16)
-def _hip_scopes(text: str) -> tuple[frozenset[str], tuple[tuple[int, int, tuple[tuple[str, int], ...]], ...]] | None:
+def _hip_scopes(text: str) -> tuple[frozenset[str], tuple[tuple[int, int, tuple[tuple[str, int], ...], int, int], ...]] | None:
     """The names ``_hip_test`` looks for that setup.py imports: at the module's level, and per function
-    (``(start, end, ((name, offset of its import), ...))``, offsets in ``text``); None when it does not parse."""
+    (``(start, end, ((name, offset of its import), ...), start of its first statement's line, its indent)``,
+    offsets in ``text``, the first statement after a docstring); None when it does not parse."""
     try:
         tree = ast.parse(text.encode("latin-1"))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -1210,8 +1233,13 @@ def _hip_scopes(text: str) -> tuple[frozenset[str], tuple[tuple[int, int, tuple[
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 mine: list[tuple[str, int]] = []
                 walk(stmt.body, mine)
+                first = stmt.body[0]
+                if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+                        and isinstance(first.value.value, str) and len(stmt.body) > 1):
+                    first = stmt.body[1]  # after the docstring
                 functions.append((off(stmt.lineno, stmt.col_offset), off(stmt.end_lineno or stmt.lineno,
-                                                                          stmt.end_col_offset or 0), tuple(mine)))
+                                                                          stmt.end_col_offset or 0), tuple(mine),
+                                  off(first.lineno, 0), first.col_offset))
                 continue
             if isinstance(stmt, ast.ClassDef):
                 walk(stmt.body, [])
@@ -1295,7 +1323,12 @@ def _setup_shape(text: str) -> _SetupShape:
     return _SetupShape(frozenset(items), tuple(spans))
 
 
-def _conditional_flag_fix(ctx: FileContext, f: BuildFact, test: str | None, shape: _SetupShape) -> Fix | None:
+#: A setup.py that imports torch somewhere (a torch extension's): where a helper does not, the flag fix binds it.
+_TORCH_IMPORTED = re.compile(r"^[ \t]*(?:import[ \t]+torch\b|from[ \t]+torch(?:\.[\w.]+)?[ \t]+import\b)", re.M)
+
+
+def _conditional_flag_fix(ctx: FileContext, f: BuildFact, test: str | None, shape: _SetupShape,
+                          bind: tuple[int, str] | None = None) -> Fix | None:
     """Keep an nvcc flag for CUDA builds and give hipcc its spelling (or nothing) on ROCm builds.
 
     The upstream idiom: one setup.py serves both, the flag chosen by ``torch.version.hip``. Only
@@ -1316,8 +1349,10 @@ def _conditional_flag_fix(ctx: FileContext, f: BuildFact, test: str | None, shap
         shown = " ".join(ast.literal_eval(f"[{item}]"))
     except (ValueError, SyntaxError, TypeError):
         shown = f.text
-    return Fix((ctx.edit(qs, qe, content),), Applicability.UNSAFE,
-               f"{shown!r} for CUDA builds only, {what} ({test})", ("build",))
+    edits = (ctx.edit(qs, qe, content),) if bind is None else (ctx.edit(bind[0], bind[0], bind[1]), ctx.edit(qs, qe, content))
+    return Fix(edits, Applicability.UNSAFE,
+               f"{shown!r} for CUDA builds only, {what} ({test}{', torch imported in the function' if bind else ''})",
+               ("build",))
 
 
 def _setup_flag_fix(ctx: FileContext, f: BuildFact) -> Fix | None:
