@@ -29,17 +29,6 @@ VENDOR_DIRS = frozenset({"third_party", "thirdparty", "third-party", "3rdparty",
 MARKER = "vado: keep PyTorch's hipify out of vendored headers"
 
 
-def _offset(text: str, line: int, col: int) -> int:
-    """The offset in ``text`` of an ast position (1-based line; text read as latin-1, so columns are characters)."""
-    pos = 0
-    for _ in range(line - 1):
-        nl = text.find("\n", pos)
-        if nl < 0:
-            return len(text)
-        pos = nl + 1
-    return pos + col
-
-
 def _call_name(node: ast.AST) -> str:
     f = node.func if isinstance(node, ast.Call) else None
     if isinstance(f, ast.Name):
@@ -199,7 +188,7 @@ class VendoredHeadersHipifyRewrites(Rule):
         inc, eca = kw.get("include_dirs"), kw.get("extra_compile_args")
         if not (isinstance(inc, ast.Name) and isinstance(eca, ast.Name)):
             return None
-        test = _hip_test(ctx.text, _offset(ctx.text, call.lineno, call.col_offset))
+        test = _hip_test(ctx.text, offsets[call.lineno - 1] + call.col_offset)
         if test is None:
             return None
         if not isinstance(_assigned(tree, eca.id, call.lineno), ast.Dict):

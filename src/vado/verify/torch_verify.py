@@ -144,29 +144,30 @@ def prepare(root: str | os.PathLike, *, target: Target, archs: Sequence[str], us
         return (d.skipped or "its setup.py makes no CUDAExtension on a ROCm build of PyTorch") + \
             " (setup.py read, not run): its sources take verify's ordinary path"
     exts = [e for e in cfg["extensions"] if e["full_name"] in rocm]
-    header_root = cache_root
-    headers = find_assembled(torch_version, cache_root)
-    py_inc = _python_include()
-    plan.info = {
-        "setup": str(plan.root / "setup.py"), "torch_version": torch_version,
+    headers = _with_headers(plan, torch_version, cache_root, {
         "extensions": [e["full_name"] for e in exts],
         "undecidable": [u for u in cfg["derived"]["undecidable"] if not u.get("platforms") or "rocm" in u["platforms"]],
         "assumptions": cfg["derived"]["assumptions"],
         "left_out": list(cfg["derived"].get("not_cuda_extensions", [])),
-        "headers": str(headers.root) if headers else None, "python_include": py_inc,
-    }
+    })
+    _make_units(plan, exts, {name: e.sources for name, e in rocm.items()}, cfg, headers, target, archs, use_cache)
+    return plan
+
+
+def _with_headers(plan: TorchPlan, torch_version: str, cache_root: Path | None, info: dict):
+    """Fill ``plan.info`` (``info`` between the setup/version and the headers' entries) and ``plan.flags`` from the
+    assembled headers, or say how to assemble them; the headers found (None where none)."""
+    headers = find_assembled(torch_version, cache_root)
+    py_inc = _python_include()
+    plan.info = {"setup": str(plan.root / "setup.py"), "torch_version": torch_version, **info,
+                 "headers": str(headers.root) if headers else None, "python_include": py_inc}
     if headers is None:
         plan.info["not_checked"] = (f"no assembled torch {torch_version} ROCm headers"
                                     + (f" under {cache_root}" if cache_root is not None else "")
-                                    + f"; assemble them: {assemble_command(torch_version, header_root)}")
-    if headers is not None:
+                                    + f"; assemble them: {assemble_command(torch_version, cache_root)}")
+    else:
         plan.flags = [f"-I{p}" for p in headers.include_dirs()] + [f"-I{py_inc}"]
-    try:
-        _make_units(plan, exts, rocm, cfg, headers, target, archs, use_cache)
-    except BaseException:
-        plan.release()
-        raise
-    return plan
+    return headers
 
 
 def prepare_implied(root: str | os.PathLike, units: Sequence[Unit], why: str, *, target: Target,
@@ -182,23 +183,14 @@ def prepare_implied(root: str | os.PathLike, units: Sequence[Unit], why: str, *,
     plan = TorchPlan(Path(root).resolve())
     # Its CUDA sources too, torch's headers or not: cpp_extension hipifies every source of an extension, and a
     # .cu of a torch extension's tree is one (a kernel file whose header includes <cuda_runtime.h> only).
-    mine = [u for u in units if u.device or _reads_torch(plan.root, u)]
-    if not any(_reads_torch(plan.root, u) for u in mine):
+    reads = [_reads_torch(plan.root, u) for u in units]
+    if not any(reads):
         return None
-    headers = find_assembled(torch_version, cache_root)
-    py_inc = _python_include()
+    mine = [u for u, r in zip(units, reads) if r or u.device]
     origins = sorted({u.tu.origin for u in mine if u.tu is not None and u.tu.origin} or {"the sources found"})
-    plan.info = {
-        "setup": str(plan.root / "setup.py"), "torch_version": torch_version, "extensions": [],
-        "implied": why, "implied_from": origins, "undecidable": [], "assumptions": [], "left_out": [],
-        "headers": str(headers.root) if headers else None, "python_include": py_inc,
-    }
-    if headers is None:
-        plan.info["not_checked"] = (f"no assembled torch {torch_version} ROCm headers"
-                                    + (f" under {cache_root}" if cache_root is not None else "")
-                                    + f"; assemble them: {assemble_command(torch_version, cache_root)}")
-    else:
-        plan.flags = [f"-I{p}" for p in headers.include_dirs()] + [f"-I{py_inc}"]
+    headers = _with_headers(plan, torch_version, cache_root, {
+        "extensions": [], "implied": why, "implied_from": origins, "undecidable": [], "assumptions": [],
+        "left_out": []})
     # One extension per set of flags (a guessed build gives every unit the same): hipified in one run, as
     # cpp_extension hipifies an extension's sources together (a header they share is hipified once).
     groups: dict[tuple, list[str]] = {}
@@ -218,32 +210,33 @@ def prepare_implied(root: str | os.PathLike, units: Sequence[Unit], why: str, *,
         ext = {"name": name, "full_name": f"{name} (not derived)", "line": "?",
                "origin": f"torch extension source, not derived ({origin}; ROCm, hipified)"}
         exts.append(ext)
-        rocm[ext["full_name"]] = _Sources(tuple(paths))
+        rocm[ext["full_name"]] = tuple(paths)
         settings[ext["full_name"]] = {"include_dirs": list(inc), "flag_include_dirs": [], "nvcc": [], "cxx": [],
                                       "defines": list(defines)}
-    try:
-        _make_units(plan, exts, rocm, None, headers, target, archs, use_cache, settings=settings)
-    except BaseException:
-        plan.release()
-        raise
+    _make_units(plan, exts, rocm, None, headers, target, archs, use_cache, settings=settings)
     return plan
 
 
-@dataclass(frozen=True)
-class _Sources:
-    sources: tuple[str, ...]
-
-
-def _make_units(plan: TorchPlan, exts, rocm, cfg, headers, target: Target, archs, use_cache: bool,
+def _make_units(plan: TorchPlan, exts, sources_of: dict, cfg, headers, target: Target, archs, use_cache: bool,
                 settings: dict | None = None) -> None:
-    """Hipify each extension's sources in the copy and make a unit of each (a ``not-checked`` record where not)."""
+    """Hipify each extension's sources (``sources_of``: full name -> its sources on ROCm) in the copy and make a
+    unit of each (a ``not-checked`` record where not); the plan is released if that fails."""
+    try:
+        _units(plan, exts, sources_of, cfg, headers, target, archs, use_cache, settings)
+    except BaseException:
+        plan.release()
+        raise
+
+
+def _units(plan: TorchPlan, exts, sources_of: dict, cfg, headers, target: Target, archs, use_cache: bool,
+           settings: dict | None) -> None:
     from vado.build.torch_setup import arch_free, extension_settings
 
     work = None
     seen: dict[str, int] = {}
     for ext in exts:
         st = settings[ext["full_name"]] if settings is not None else extension_settings(cfg, ext, "rocm")
-        listed = list(rocm[ext["full_name"]].sources)
+        listed = list(sources_of[ext["full_name"]])
         sources = [s for s in listed if _inside(s) and (plan.root / s).is_file() and not (plan.root / s).is_symlink()]
         for s in listed:
             if _inside(s):
