@@ -169,11 +169,55 @@ def _own_warp_size_scopes(view: cs.DeviceView, uses: list[int]) -> list[tuple[in
         func = view.function_at(at) or next((f for f in view.functions if f.name_end <= at < f.body_start), None)
         if func is not None and toks[k - 1][0] is not Kind.DIRECTIVE:
             out.append((func.start, func.body_end))
+        elif toks[k - 1][0] is not Kind.DIRECTIVE and (scope := _template_scope(view, k)) is not None:
+            out.append(scope)
         elif toks[k - 1][0] is not Kind.DIRECTIVE and (scope := _parameter_scope(view, k)) is not None:
             out.append(scope)
         else:
             out.append((0, len(view.text)))
     return out
+
+
+def _template_scope(view: cs.DeviceView, k: int) -> tuple[int, int] | None:
+    """For a template parameter ``warpSize`` (``template <int warpSize, typename T> __device__ T sum(T v)``):
+    from ``template`` through the end of the declaration it heads (the function's or class's closing brace,
+    or its ``;``). None when token ``k`` is not in a ``template <…>`` parameter list.
+
+    Such a parameter is the template's own, not the file's (issue 26: AMGX's nbinormalization.cu declares
+    ``template <int warpSize, typename T>`` for two reductions, and the built-in ``warpSize`` its kernels pass
+    to ``utils::shfl`` stayed 64 beside the 32-lane shuffle helpers)."""
+    toks, pairs = view.tokens, view.pairs
+    j, depth = k - 1, 0
+    while j > 0 and toks[j][3] not in (";", "{", "}") and toks[j][0] is not Kind.EOD:
+        t = toks[j][3]
+        if t in (">", ">>"):
+            depth += len(t)
+        elif t == "<":
+            if depth == 0:
+                break
+            depth -= 1
+        elif t in (")", "]") and j in pairs:
+            j = pairs[j]
+        j -= 1
+    if j <= 0 or toks[j][3] != "<" or toks[j - 1][3] != "template":
+        return None
+    m, level = j + 1, 1
+    while m < len(toks) and level:  # past the closing '>' of the parameter list
+        t = toks[m][3]
+        level += (t == "<") - (t == ">") - 2 * (t == ">>")
+        if t in ("(", "[") and m in pairs:
+            m = pairs[m]
+        m += 1
+    while m < len(toks):
+        t = toks[m][3]
+        if t == ";":
+            return toks[j - 1][1], toks[m][2]
+        if t == "{" and m in pairs:
+            return toks[j - 1][1], toks[pairs[m]][2]
+        if t in ("(", "[") and m in pairs:
+            m = pairs[m]
+        m += 1
+    return toks[j - 1][1], len(view.text)
 
 
 def _parameter_scope(view: cs.DeviceView, k: int) -> tuple[int, int] | None:

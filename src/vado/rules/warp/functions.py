@@ -6,6 +6,7 @@ wavefront on AMD CDNA.
 from __future__ import annotations
 
 import bisect
+import re
 from typing import Iterable
 
 from vado.model import Applicability, Effort, Finding, Fix, Severity, Verdict
@@ -146,6 +147,47 @@ def _initializer_owner_words(view: cs.DeviceView, toks, name_index: int) -> set[
             words.add(toks[j][3])
         j -= 1
     return words
+
+
+def _global_scope(toks, i: int) -> bool:
+    """Whether the ``::`` before token ``i`` names the global scope (``::__ballot_sync(…)``, ``x = ::__shfl(…)``),
+    not a namespace, class or template (``cg::``, ``utils::``, ``X<T>::``)."""
+    if i < 2:
+        return True
+    before = toks[i - 2]
+    if before[0] is Kind.IDENT:
+        return before[3] in _DECL_PREV
+    return before[3] not in (">", ">>", ")")
+
+
+def _unread_qualifiers(view: cs.DeviceView, func) -> tuple[str, ...]:
+    """The macro-like words (``STDGPU_DEVICE_ONLY``) among the qualifiers of ``func`` (not device code to vado),
+    in order: what vado could not resolve to ``__device__``; ``()`` outside functions."""
+    if func is None:
+        return ()
+    words = sorted(qualifier_words(view, func) - _NOT_MACROS)
+    return tuple(w for w in words if _MACRO_LIKE.match(w))
+
+
+_MACRO_LIKE = re.compile(r"^[A-Z][A-Z0-9]*_[A-Z0-9_]*$|^[A-Z]{3,}$")
+
+
+def _calls_warp_functions(view: cs.DeviceView, func) -> bool:
+    """Whether ``func``'s body calls a CUDA warp function (not a member's): device code whatever its qualifiers
+    say to vado. stdgpu's ``STDGPU_DEVICE_ONLY`` is pasted from the backend's name (``STDGPU_HIP_DEVICE_ONLY``),
+    which no reading of the macros resolves: its ``warp_convergent_execute`` kept ``lane = tid % warpSize`` 64
+    while its ``__activemask()`` became the 32-lane helper, and lanes 32-63 never ran the body."""
+    cached = getattr(view, "_vado_warp_calling", None)
+    if cached is None:
+        toks, cached = view.tokens, set()
+        for k in view.ident_indices(frozenset(WARP32_CALLS)):
+            if k + 1 < len(toks) and toks[k + 1][3] == "(" and not (
+                    k > 0 and (toks[k - 1][3] in (".", "->") or toks[k - 1][3] == "::" and not _global_scope(toks, k))):
+                f = view.function_at(toks[k][1])
+                if f is not None:
+                    cached.add(f.start)
+        view._vado_warp_calling = cached
+    return func.start in cached
 
 
 #: The runtime's and the driver's warp size attributes, and the calls that query them.
@@ -536,7 +578,7 @@ class WarpFunctionOnWavefront(Rule):
                 continue  # a helper of vado's own (vado.port.wave, vado.port.compat)
             prev = toks[i - 1] if i > 0 else None
             if tok[3] == "coalesced_threads":
-                yield from self._coalesced(ctx, view, toks, i, target)
+                yield from self._coalesced(ctx, view, toks, i, target, macro_device)
                 continue
             if tok[3] in _WARP_SIZE_ATTRIBUTES:
                 yield from self._attribute_query(ctx, view, toks, i, verdicts)
@@ -544,15 +586,34 @@ class WarpFunctionOnWavefront(Rule):
             if prev is not None and prev[3] in (".", "->") and tok[3] == "warpSize" and i >= 2:
                 yield from self._host_property(ctx, view, toks, i, verdicts)
                 continue
-            if prev is not None and prev[3] in (".", "->", "::"):
+            start = tok[1]
+            if prev is not None and prev[3] == "::" and _global_scope(toks, i):
+                # ::__ballot_sync(…): CUDA's own function, named from the global scope (nvdiffrast's singleLane);
+                # the helper replaces the qualified name (vado's helpers may stand inside a namespace)
+                start, prev = prev[1], (toks[i - 2] if i >= 2 else None)
+            elif prev is not None and prev[3] in (".", "->", "::"):
                 continue  # a member (cg::tiled_partition's shfl)
             name = tok[3]
             if name == "warpSize":
                 device = (view.in_device_code(tok[1]) or _in_directive(toks, i)
                           or _device_outside_bodies(view, toks, i, macro_device)
-                          or (func is not None and _device_function(view, toks, func, macro_device)))
-                if not device or _in_scopes(own, tok[1]):
-                    continue  # host code, or the program's own warpSize (a macro, variable or parameter)
+                          or (func is not None and (_device_function(view, toks, func, macro_device)
+                                                    or _calls_warp_functions(view, func))))
+                if _in_scopes(own, tok[1]):
+                    continue  # the program's own warpSize (a macro, variable or parameter)
+                if not device:
+                    unread = _unread_qualifiers(view, func)
+                    if unread:
+                        # Host code cannot read the device built-in: a function that does is device code behind a
+                        # qualifier vado cannot resolve (one pasted from a backend's name), or invalid host code.
+                        manual = {t.name: Verdict.MANUAL for t in ctx.targets if t.family == "rocm"}
+                        yield self.finding(ctx, tok[1], tok[2], f"warpSize in `{func.name}`, whose qualifiers "
+                                           f"({', '.join(unread)}) vado cannot resolve to device or host code: on the "
+                                           "device it is 64 on wave64 GPUs while the port's warp functions keep "
+                                           "CUDA's 32 lanes; if it runs there, write 32 by hand", manual,
+                                           effort=Effort(lines=1, constructs=1, hours=0.1),
+                                           data={"call": name, "qualifiers": list(unread)})
+                    continue  # host code
                 fix = Fix((ctx.edit(tok[1], tok[2], "32"),), Applicability.SAFE,
                           "warpSize → 32: the CUDA program's warp under warp32 emulation", ("warp", "warp32"))
                 yield self.finding(ctx, tok[1], tok[2], "warpSize is 64 on wave64 GPUs (gfx90a, gfx942, gfx950); under warp32 "
@@ -568,15 +629,15 @@ class WarpFunctionOnWavefront(Rule):
             if not warp32_renames(name, target):
                 continue
             helper = warp32_helper(name)
-            fix = Fix((ctx.edit(tok[1], tok[2], helper),), Applicability.SAFE,
+            fix = Fix((ctx.edit(start, tok[2], helper),), Applicability.SAFE,
                       f"{name} → {helper} (CUDA's 32-lane warp on a 64-lane wavefront)", ("warp", "warp32"))
-            yield self.finding(ctx, tok[1], toks[view.pairs[i + 1]][2],
+            yield self.finding(ctx, start, toks[view.pairs[i + 1]][2],
                                f"{name} acts on the whole 64-lane wavefront on gfx90a/gfx942/gfx950"
                                + (" (and ROCm 7 rejects 32-bit masks)" if name.endswith("_sync") else "")
                                + f"; {helper} keeps CUDA's 32-lane warp", verdicts, fix=fix,
                                effort=Effort(lines=1, constructs=1, hours=0.0), data={"call": name, "helper": helper})
 
-    def _coalesced(self, ctx: FileContext, view, toks, i: int, target) -> Iterable[Finding]:
+    def _coalesced(self, ctx: FileContext, view, toks, i: int, target, macro_device) -> Iterable[Finding]:
         """``cg::coalesced_threads()`` in device code: on a 64-lane wavefront HIP's group holds the active lanes
         of both 32-lane halves, where CUDA's holds those of the caller's warp: ``size()`` reaches 64,
         ``thread_rank()`` 63, ``shfl(v, 0)`` reads the other warp's leader. The port splits it by half,
@@ -590,8 +651,9 @@ class WarpFunctionOnWavefront(Rule):
         first = i - 2 if ns else i
         if first >= 2 and toks[first - 1][3] == "(" and toks[first - 2][3] == "binary_partition":
             return  # split already (the port's own form, or the program's)
-        if not view.in_device_code(toks[i][1]):
-            return
+        func = view.function_at(toks[i][1])
+        if not (view.in_device_code(toks[i][1]) or (func is not None and macro_device(func))):
+            return  # host code (a kernel qualified through the project's macro, GLOBAL void render(…), is not)
         end = toks[i + 2][2]
         why = ("cooperative_groups::coalesced_threads() on a 64-lane wavefront holds the active lanes of both 32-lane "
                "warps (size() up to 64, thread_rank() up to 63) where CUDA's holds its warp's")

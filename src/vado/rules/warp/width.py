@@ -21,6 +21,7 @@ from vado.rules.warp.common import (
     _operand_left,
     _operand_right,
 )
+from vado.rules.warp.masks import WAVE64_TRUNCATES
 from vado.rules.warp.modes import emulated, wave_verdicts, wide_warps
 from vado.scan.lexer import Kind
 
@@ -165,8 +166,43 @@ class LiteralWarpWidthArithmetic(Rule):
                           "divide by warpSize instead of shifting by 5" + ("" if whole else " (mind precedence and sign)"), ("warp",))
             expr = ctx.text[toks[a][1]:toks[b - 1][2]]
             msg = f"`{expr} {op_tok[3]} {tok[3]}` assumes 32-lane warps" if lit_right else f"`{tok[3]} {op_tok[3]} {expr}` assumes 32-lane warps"
+            data = {"operand": expr, **_WARP_NOTE}
+            if in_dev and op_tok[3] in ("&", "%") and lit_right and _shifts_a_lane_mask(view, a, i):
+                # The lane id of a 32-lane warp builds a lane mask: right under warp32 emulation, wrong where the
+                # code runs as written on 64-lane wavefronts (the project's own HIP path): lanes 32-63 get the
+                # bits of lanes 0-31 (gunrock's lanemask_lt, beside its __activemask ranks).
+                msg += "; it builds a lane mask (a shift by the lane id), which names lanes 0-31 only"
+                data[WAVE64_TRUNCATES] = True
             yield self.finding(ctx, start, end, msg, verdicts, fix=None if covered else fix,
-                               effort=Effort(lines=1, constructs=1, hours=0.1), data={"operand": expr, **_WARP_NOTE})
+                               effort=Effort(lines=1, constructs=1, hours=0.1), data=data)
+
+
+_SHIFTS = ("<<", ">>")
+
+
+def _shifts_a_lane_mask(view: cs.DeviceView, a: int, i: int) -> bool:
+    """Whether the lane extraction ``toks[a:i + 1]`` (``threadIdx.x & 31``) is a shift count: directly
+    (``1u << (threadIdx.x & 31)``, ``mask >> (tid % 32)``), or through the variable it initialises or is
+    assigned to, shifted by in the same function (``int lane = threadIdx.x & 31; return (1 << lane) - 1;``)."""
+    toks, pairs = view.tokens, view.pairs
+    if a >= 2 and toks[a - 1][3] == "(" and pairs.get(a - 1) == i + 1 and toks[a - 2][3] in _SHIFTS:
+        return True
+    if a >= 2 and toks[a - 1][3] in _SHIFTS:
+        return True
+    if not (a >= 2 and toks[a - 1][3] == "=" and toks[a - 2][0] is Kind.IDENT and i + 1 < len(toks)
+            and toks[i + 1][3] in (";", ",")):
+        return False
+    name = toks[a - 2][3]
+    func = view.function_at(toks[a][1])
+    if func is None:
+        return False
+    for k in view.ident_indices((name,)):
+        if not func.body_start <= toks[k][1] < func.body_end or k < 2:
+            continue
+        prev = toks[k - 1][3]
+        if prev in _SHIFTS or (prev == "(" and toks[k - 2][3] in _SHIFTS):
+            return True
+    return False
 
 
 def _lane_or_warp_index(toks: list, a: int, b: int) -> bool:
