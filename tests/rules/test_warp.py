@@ -392,6 +392,38 @@ def test_own_hip_path_code_that_cuts_lane_masks_is_not_moves_as_is(tmp_path):
     assert repo.verdict.rank >= Verdict.MANUAL.rank and "WARP002" in dict(repo.deciding)
 
 
+def test_own_hip_path_lane_mask_built_from_a_32_lane_lane_id_is_manual(tmp_path):
+    """On the project's own HIP path a lane id taken modulo 32 that builds a lane mask (``1 << lane``) names
+    lanes 0-31 only, while that path's ballots and active masks span 64 lanes (gunrock 01f125c util.hxx
+    lanemask_lt: ``lane = threadIdx.x & 31; return (1 << lane) - 1;``, which queue.hxx ANDs with
+    __activemask() to rank lanes: it read 'moves as is'). Lane arithmetic that builds no mask stays as is there,
+    and under warp32 emulation (a port of CUDA code) the same line is right and moves as is."""
+    import shutil
+    from pathlib import Path
+
+    from vado.audit.pipeline import audit
+    from vado.knowledge.targets import get_target
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "PROJECTS" / "own-hip"
+    rocm = [get_target("rocm-7.2")]
+    tree = tmp_path / "own-hip"
+    shutil.copytree(fixture, tree)
+    kernel = tree / "src" / "mb-cuda" / "kernel.cu"
+    kernel.write_text(kernel.read_text() + "__device__ unsigned lanemask_lt_mb() {\n  int lane = threadIdx.x & 31;\n"
+                      "  return (1u << lane) - 1u;\n}\n__device__ int warp_of_mb() {\n  int w = threadIdx.x / 32;\n"
+                      "  return w;\n}\n")
+    res = audit(tree, rocm)
+    lane = [f for f in res.findings if f.code == "WARP001" and f.verdicts.get("rocm-7.2")]
+    manual = [f for f in lane if f.verdicts["rocm-7.2"] is Verdict.MANUAL]
+    assert len(manual) == 1 and "lane mask" in manual[0].message and "own HIP path" in manual[0].message
+    assert not [f for f in lane if "/ 32" in f.message and f.verdicts["rocm-7.2"] is not Verdict.MOVES_AS_IS]
+    # The same code outside an own HIP path: warp32 emulation makes it right.
+    single = tmp_path / "k.cu"
+    single.write_text("__device__ unsigned lanemask_lt() {\n  int lane = threadIdx.x & 31;\n  return (1u << lane) - 1u;\n}\n")
+    plain = [f for f in audit(single, rocm).findings if f.code == "WARP001"]
+    assert plain and all(f.verdicts["rocm-7.2"] is Verdict.MOVES_AS_IS for f in plain)
+
+
 def test_own_hip_path_sources_its_rocm_build_does_not_compile_keep_moves_as_is(tmp_path):
     """A source the project's ROCm build leaves out (its CUDA-only sources) runs on no wavefront: its lane mask
     cut to 32 bits is not the ROCm build's problem, so it stays out of the ROCm verdict."""
