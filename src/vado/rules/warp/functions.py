@@ -165,8 +165,12 @@ def _unread_qualifiers(view: cs.DeviceView, func) -> tuple[str, ...]:
     in order: what vado could not resolve to ``__device__``; ``()`` outside functions."""
     if func is None:
         return ()
-    words = sorted(qualifier_words(view, func) - _NOT_MACROS)
-    return tuple(w for w in words if _MACRO_LIKE.match(w))
+    toks, words, k = view.tokens, set(), func.name_index - 1
+    while k >= 0 and toks[k][1] >= func.start and toks[k][3] not in (">", ">>"):
+        if toks[k][0] is Kind.IDENT:  # back to the template header's '>': its parameters (D_SPLIT) are no qualifiers
+            words.add(toks[k][3])
+        k -= 1
+    return tuple(w for w in sorted(words - _NOT_MACROS) if _MACRO_LIKE.match(w))
 
 
 _MACRO_LIKE = re.compile(r"^[A-Z][A-Z0-9]*_[A-Z0-9_]*$|^[A-Z]{3,}$")
