@@ -98,21 +98,24 @@ def _device_outside_bodies(view: cs.DeviceView, toks, i: int, macro_device=None)
     device code calls the function or builds the object (issue 26: bmf's warpReduceSum kept 64 there and
     doubled its sums). A host function's parameter list and ``offsetof(T, warpSize)`` are left alone."""
     at = toks[i][1]
-    if view.function_at(at) is not None:
+    if view.function_at(at) is not None or _offsetof_member(toks, i):
         return False
-    if i >= 2 and toks[i - 1][3] == "," and toks[i - 2][0] is Kind.IDENT:
-        # offsetof(cudaDeviceProp, warpSize): a member's name
-        k, depth = i - 2, 0
-        while k > 0 and toks[k][3] not in (";", "{", "}"):
-            depth += {")": 1, "(": -1}.get(toks[k][3], 0)
-            if depth < 0:
-                if toks[k - 1][3] in ("offsetof", "__builtin_offsetof"):
-                    return False
-                break
-            k -= 1
     func = next((f for f in view.functions if f.name_end <= at < f.body_start), None)
     # A host function's default could not read the device built-in.
     return func is None or _device_function(view, toks, func, macro_device)
+
+
+def _offsetof_member(toks, i: int) -> bool:
+    """Whether ``warpSize`` at token ``i`` names a member in ``offsetof(cudaDeviceProp, warpSize)``."""
+    if i < 2 or toks[i - 1][3] != "," or toks[i - 2][0] is not Kind.IDENT:
+        return False
+    k, depth = i - 2, 0
+    while k > 0 and toks[k][3] not in (";", "{", "}"):
+        depth += {")": 1, "(": -1}.get(toks[k][3], 0)
+        if depth < 0:
+            return toks[k - 1][3] in ("offsetof", "__builtin_offsetof")
+        k -= 1
+    return False
 
 
 def _device_function(view: cs.DeviceView, toks, func, macro_device) -> bool:
@@ -186,7 +189,7 @@ def _calls_warp_functions(view: cs.DeviceView, func) -> bool:
         toks, cached = view.tokens, set()
         for k in view.ident_indices(frozenset(WARP32_CALLS)):
             if k + 1 < len(toks) and toks[k + 1][3] == "(" and not (
-                    k > 0 and (toks[k - 1][3] in (".", "->") or toks[k - 1][3] == "::" and not _global_scope(toks, k))):
+                    k > 0 and (toks[k - 1][3] in (".", "->", "::"))):
                 f = view.function_at(toks[k][1])
                 if f is not None:
                     cached.add(f.start)
@@ -592,6 +595,8 @@ class WarpFunctionOnWavefront(Rule):
                 continue
             start = tok[1]
             if prev is not None and prev[3] == "::" and _global_scope(toks, i):
+                if func is not None and func.name in WARP32_CALLS:
+                    continue  # an overload of the warp function forwarding to the builtin (WARP015's c10::Half block)
                 # ::__ballot_sync(…): CUDA's own function, named from the global scope (nvdiffrast's singleLane);
                 # the helper replaces the qualified name (vado's helpers may stand inside a namespace)
                 start, prev = prev[1], (toks[i - 2] if i >= 2 else None)
@@ -617,7 +622,9 @@ class WarpFunctionOnWavefront(Rule):
                                            "CUDA's 32 lanes; if it runs there, write 32 by hand", manual,
                                            effort=Effort(lines=1, constructs=1, hours=0.1),
                                            data={"call": name, "qualifiers": list(unread)})
-                    continue  # host code
+                    elif func is not None and not _offsetof_member(toks, i):
+                        yield self._host_builtin(ctx, tok, verdicts)
+                    continue
                 fix = Fix((ctx.edit(tok[1], tok[2], "32"),), Applicability.SAFE,
                           "warpSize → 32: the CUDA program's warp under warp32 emulation", ("warp", "warp32"))
                 yield self.finding(ctx, tok[1], tok[2], "warpSize is 64 on wave64 GPUs (gfx90a, gfx942, gfx950); under warp32 "
@@ -640,6 +647,18 @@ class WarpFunctionOnWavefront(Rule):
                                + (" (and ROCm 7 rejects 32-bit masks)" if name.endswith("_sync") else "")
                                + f"; {helper} keeps CUDA's 32-lane warp", verdicts, fix=fix,
                                effort=Effort(lines=1, constructs=1, hours=0.0), data={"call": name, "helper": helper})
+
+    def _host_builtin(self, ctx: FileContext, tok, verdicts) -> Finding:
+        """The built-in ``warpSize`` read in a host function (flashinfer's ``dim3(warpSize, NUM_WARPS)`` launch
+        shape): nvcc's host compiler reads CUDA's 32; ROCm 7.2's hipcc rejects it (``reference to __device__
+        function 'operator int' in __host__ function``). 32 is CUDA's value and the port's kernels' warp."""
+        fix = Fix((ctx.edit(tok[1], tok[2], "32"),), Applicability.SAFE,
+                  "warpSize → 32 in host code: CUDA's host value and the kernels' warp under warp32 emulation",
+                  ("warp", "warp32"))
+        return self.finding(ctx, tok[1], tok[2], "warpSize read in host code: CUDA's host compiler reads 32, and "
+                            "HIP 7 rejects the device built-in in a __host__ function; the port's kernels keep "
+                            "CUDA's 32-lane warps", verdicts, fix=fix, effort=Effort(lines=1, constructs=1, hours=0.0),
+                            data={"call": "warpSize", "helper": "32", "host": True})
 
     def _coalesced(self, ctx: FileContext, view, toks, i: int, target, macro_device) -> Iterable[Finding]:
         """``cg::coalesced_threads()`` in device code: on a 64-lane wavefront HIP's group holds the active lanes
