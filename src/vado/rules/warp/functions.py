@@ -462,9 +462,20 @@ class WarpFunctionOnWavefront(Rule):
     helpers into the file (each under a ``VADO_<HELPER>`` guard). Device
     ``warpSize`` is rewritten in every function, whether or not it calls a
     warp function: host code that launches ``n / 32`` blocks assumes the
-    kernels' ``blockIdx.x * warpSize`` is 32 too. A ``warpSize`` the program
-    declares itself (a parameter or local: in that function; a macro or a
-    file-scope variable: in the file) is its own and is left as it is.
+    kernels' ``blockIdx.x * warpSize`` is 32 too. Device code is a
+    ``__global__``/``__device__`` function, one qualified through a project
+    macro, an extended ``__device__`` lambda, or any function that calls a
+    warp function (its qualifier may be pasted from a backend name);
+    ``warpSize`` in a function whose macro-like qualifiers vado cannot
+    resolve and that calls none is a manual finding. ``warpSize`` read in
+    host code becomes 32 too: CUDA's host compiler reads 32 there, and HIP 7
+    rejects the device built-in in a ``__host__`` function. A ``warpSize``
+    the program declares itself (a parameter or local: in that function; a
+    template parameter: in that template; a macro or a file-scope variable:
+    in the file) is its own and is left as it is. ``::__ballot_sync(…)``
+    names CUDA's function from the global scope and is rewritten like the
+    unqualified call, except inside an overload of that function, where it
+    forwards to the builtin.
 
     Code already written for AMD's 64-lane wavefronts is left as it is too,
     with one "moves as is" note: a file that picks its warp width per
