@@ -118,6 +118,12 @@ def _offsetof_member(toks, i: int) -> bool:
     return False
 
 
+def _out_of_class_member(toks, func) -> bool:
+    """Whether ``func`` is a member function defined outside its class (``int Cfg::lanes() const {``): a bare
+    ``warpSize`` there may be a data member declared in a header vado did not read."""
+    return func.name_index > 0 and toks[func.name_index - 1][3] == "::"
+
+
 def _device_function(view: cs.DeviceView, toks, func, macro_device) -> bool:
     """Whether ``func`` runs on the device: CUDA's qualifiers, an extended ``__device__`` lambda (found as a
     function named so), a project macro among its qualifiers, or, for a member initialiser that
@@ -633,7 +639,7 @@ class WarpFunctionOnWavefront(Rule):
                                            "CUDA's 32 lanes; if it runs there, write 32 by hand", manual,
                                            effort=Effort(lines=1, constructs=1, hours=0.1),
                                            data={"call": name, "qualifiers": list(unread)})
-                    elif func is not None and not _offsetof_member(toks, i):
+                    elif func is not None and not _offsetof_member(toks, i) and not _out_of_class_member(toks, func):
                         yield self._host_builtin(ctx, tok, verdicts)
                     continue
                 fix = Fix((ctx.edit(tok[1], tok[2], "32"),), Applicability.SAFE,
