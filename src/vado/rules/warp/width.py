@@ -171,7 +171,8 @@ class LiteralWarpWidthArithmetic(Rule):
                 # The lane id of a 32-lane warp builds a lane mask: right under warp32 emulation, wrong where the
                 # code runs as written on 64-lane wavefronts (the project's own HIP path): lanes 32-63 get the
                 # bits of lanes 0-31 (gunrock's lanemask_lt, beside its __activemask ranks).
-                msg += "; it builds a lane mask (a shift by the lane id), which names lanes 0-31 only"
+                msg += ("; it builds a lane mask (a shift by the lane id) that names lanes 0-31: right for a 32-lane warp, "
+                        "not where the code runs as written on a 64-lane wavefront")
                 data[WAVE64_TRUNCATES] = True
             yield self.finding(ctx, start, end, msg, verdicts, fix=None if covered else fix,
                                effort=Effort(lines=1, constructs=1, hours=0.1), data=data)
