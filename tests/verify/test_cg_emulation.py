@@ -23,7 +23,10 @@ import pytest
 from vado.agent.verify import nvidia_gpu_with_nvcc
 from vado.knowledge.targets import get_target
 from vado.port.apply import fixpoint
-from vado.port.compat import cg_reduce_fixes
+from vado.port.compat import cg_reduce_fixes, cg_shuffle_helper_fixes
+from vado.rules.api_cg import CooperativeGroupsTheTargetLacks
+from vado.rules.engine import check_context, file_context
+from vado.scan.classify import classify
 from vado.scan.lexer import tokenize
 from vado.verify import hip_on_cuda
 
@@ -44,9 +47,22 @@ __global__ void k(int* out) {
 """
 
 
+#: The fixes of API009 that write vado's own cooperative groups (the scans, invoke_one, the grid and block members).
+_CG_LOCAL_TAGS = {"cg-scan", "cg-invoke", "cg-members"}
+
+
+def _cg_local_fixes(t: str) -> list:
+    ctx = file_context("c.hip", t, [ROCM], kind=classify("c.cu"))
+    return [f.fix for f in check_context(ctx, [CooperativeGroupsTheTargetLacks])
+            if f.fix is not None and _CG_LOCAL_TAGS & set(f.fix.tags)]
+
+
 def _as_vado_ports_it(text: str) -> str:
-    """The check program as a port carries it: the reduce include replaced by vado's local reduce."""
-    return fixpoint(text, lambda t: cg_reduce_fixes("c.hip", t, tokenize(t), ROCM)).text
+    """The check program as a port carries it: the reduce include replaced by vado's local reduce, the scan include
+    by vado's local scans, invoke_one and the grid/block members HIP lacks by vado's (API009's fixes and the helper
+    block they call). Only these fixes: the program is HIP code already."""
+    return fixpoint(text, lambda t: cg_reduce_fixes("c.hip", t, tokenize(t), ROCM) + _cg_local_fixes(t)
+                    + cg_shuffle_helper_fixes("c.hip", t, tokenize(t), ROCM)).text
 
 
 def _write_checks(d: Path) -> Path:

@@ -51,6 +51,12 @@ MISSING_HEADERS = {"cooperative_groups/scan.h": "cooperative_groups::inclusive_s
 HEADER_NAMES = {"cooperative_groups/scan.h": ("inclusive_scan", "exclusive_scan"),
                 "cooperative_groups/memcpy_async.h": ("memcpy_async", "wait", "wait_prior")}
 _TILES = frozenset({"tiled_partition", "thread_block_tile"})
+#: Names the port defines where the target's HIP has what the definition needs (HIP 6.0 and later, as for
+#: ``labeled_partition``): name → (the guard a file holding the definition spells, the block, what it is).
+#: :mod:`vado.port.compat.cg_collectives` holds the blocks.
+_LOCAL = {"inclusive_scan": "scan", "exclusive_scan": "scan", "invoke_one": "invoke", "invoke_one_broadcast": "invoke"}
+#: The group kinds whose members HIP lacks, by the call that makes one (``cg::this_grid()``).
+_MAKERS = {"this_grid": "grid_group", "this_thread_block": "thread_block"}
 _NAMESPACE = "cooperative_groups"
 #: The guard of the local ``labeled_partition``; a file that holds it has its definition.
 LABELED_GUARD = "VADO_CG_LABELED_PARTITION"
@@ -217,17 +223,29 @@ class CooperativeGroupsTheTargetLacks(Rule):
             return
         view = cs.device_view(ctx)
         toks = view.tokens
+        since = MISSING_BEFORE["binary_partition"][0]
+        local_targets = tuple(t for t in targets if cs.hip_at_least(t, since))
+        scan_included = False
         for header, what in MISSING_HEADERS.items():
             if header in view.text:
                 unused = not view.ident_indices(HEADER_NAMES[header])
                 for m in re.finditer(rf'^[ \t]*#[ \t]*include[ \t]*[<"]{re.escape(header)}[>"]', view.text, re.M):
                     if unused:
                         yield self._unused_header(ctx, m.start(), m.end(), header, what, targets)
+                    elif header == "cooperative_groups/scan.h" and local_targets:
+                        scan_included = True
+                        yield from self._scan_header(ctx, m.start(), m.end(), targets, local_targets)
                     else:
                         yield self._finding(ctx, m.start(), m.end(), f"HIP ships no <{header}> ({what})", targets)
         names, using = _cg_names(toks, view.ident_indices((_NAMESPACE,)))
         labeled_done = view.spelling_index.has_any((LABELED_GUARD,))
         labeled_fix = True  # the first labeled_partition of the file carries the definition
+        from vado.port.compat.cg_collectives import INVOKE_ONE_GUARD, SCAN_GUARD
+
+        # a block the port writes (or has written) covers every use in the file: only the first carries it
+        local_pending = {"scan": not scan_included and not view.spelling_index.has_any((SCAN_GUARD,)),
+                         "invoke": not view.spelling_index.has_any((INVOKE_ONE_GUARD,))}
+        local_covered = {"scan": scan_included or not local_pending["scan"], "invoke": not local_pending["invoke"]}
         for i in view.ident_indices(tuple(MISSING) + tuple(_TILES) + tuple(MISSING_BEFORE)):
             q = _qualifier(toks, i)
             if q is None or not (q in names or (q == "" and using)):
@@ -238,6 +256,13 @@ class CooperativeGroupsTheTargetLacks(Rule):
                     continue  # the port's local definition is in the file
                 yield from self._labeled(ctx, view, i, targets, labeled_fix)
                 labeled_fix = False
+                continue
+            if name in _LOCAL and local_targets:
+                block = _LOCAL[name]
+                if local_covered[block]:
+                    continue
+                yield from self._local(ctx, view, i, targets, local_targets, block, local_pending[block])
+                local_pending[block] = False
                 continue
             if name in MISSING:
                 yield self._finding(ctx, toks[i][1], toks[i][2], f"HIP has no {MISSING[name]}", targets)
@@ -257,6 +282,8 @@ class CooperativeGroupsTheTargetLacks(Rule):
                     targets)
         if view.ident_indices((_NAMESPACE, *_TILES, "coalesced_threads", "coalesced_group")):  # groups in use
             yield from self._shuffles(ctx, view, targets)
+        if view.ident_indices(tuple(_MAKERS) + tuple(_MAKERS.values())):
+            yield from self._members(ctx, view, names, using, targets)
 
     def _shuffles(self, ctx: FileContext, view, targets) -> Iterable[Finding]:
         """A group's shuffle of a value whose declared type is a vector type or a struct (see the class)."""
@@ -290,6 +317,79 @@ class CooperativeGroupsTheTargetLacks(Rule):
                                f"the port moves it 32 bits at a time through {helper}",
                                {t.name: Verdict.AUTOMATIC for t in targets}, fix=fix,
                                effort=Effort(lines=1, constructs=1, hours=0.0))
+
+    def _members(self, ctx: FileContext, view, names: set[str], using: bool, targets) -> Iterable[Finding]:
+        """``g.block_rank()`` and the other members CUDA's ``grid_group``/``thread_block`` have and HIP's lack
+        (:data:`vado.port.compat.cg_members.CG_MEMBER_HELPERS`): ``vado_cg_block_rank(g)`` where ``g`` is known
+        to be such a group (``cg::this_grid()``, a name declared ``grid_group`` or ``auto g = cg::this_grid()``);
+        a finding without a fix where the receiver's type is not found in a file that makes such groups."""
+        from vado.port.compat.cg_members import CG_MEMBER_HELPERS
+
+        toks, pairs = view.tokens, view.pairs
+        members = {m for kind in CG_MEMBER_HELPERS.values() for m in kind}
+        clusters = bool(view.ident_indices(("this_cluster", "cluster_group")))
+        for i in view.ident_indices(tuple(members)):
+            if not (1 < i < len(toks) - 2 and toks[i - 1][3] == "." and toks[i + 1][3] == "(" and toks[i + 2][3] == ")"):
+                continue
+            name = toks[i][3]
+            start, kind = _receiver(view, i - 2, names, using)
+            if kind is None:
+                if start is not None and not clusters and name != "thread_index":
+                    recv = toks[start][3]
+                    yield self._finding(ctx, toks[i][1], toks[i][2],
+                                        f"{recv}.{name}(): if {recv} is a cooperative-groups grid_group or thread_block, "
+                                        f"HIP's has no {name} (compute it from blockIdx/gridDim/blockDim)", targets)
+                continue
+            helper = CG_MEMBER_HELPERS[kind].get(name)
+            if helper is None:
+                continue
+            recv_text = view.text[toks[start][1]:toks[i - 2][2]]
+            fix = Fix((Edit(ctx.path, toks[start][1], toks[i + 1][2], f"{helper}({recv_text}"),), Applicability.SAFE,
+                      f"{recv_text}.{name}() → {helper}({recv_text}): what CUDA's {kind}::{name} returns",
+                      ("cg", "cg-members"))
+            yield self.finding(ctx, toks[i][1], toks[i][2],
+                               f"HIP's {kind} has no {name}; the port computes it from the built-in indices "
+                               f"({helper})", {t.name: Verdict.AUTOMATIC for t in targets}, fix=fix,
+                               effort=Effort(lines=1, constructs=1, hours=0.0))
+
+    def _scan_header(self, ctx: FileContext, start: int, end: int, targets, local_targets) -> Iterable[Finding]:
+        """``#include <cooperative_groups/scan.h>`` in a file that uses the scans: the port's local scans in its place."""
+        from vado.port.compat.cg_collectives import CG_SCAN
+
+        old = tuple(t for t in targets if t not in local_targets)
+        if old:
+            yield self._finding(ctx, start, end, "HIP ships no <cooperative_groups/scan.h> (cooperative_groups::"
+                                f"inclusive_scan / exclusive_scan; {', '.join(t.name for t in old)})", old)
+        fix = Fix((Edit(ctx.path, start, end, CG_SCAN.rstrip("\n")),), Applicability.SAFE,
+                  "#include <cooperative_groups/scan.h> → local cooperative_groups::inclusive_scan / exclusive_scan",
+                  ("cg", "cg-scan"))
+        yield self.finding(ctx, start, end, "HIP ships no <cooperative_groups/scan.h>; the port writes "
+                           "cooperative_groups::inclusive_scan and exclusive_scan over tiles and coalesced groups",
+                           {t.name: Verdict.AUTOMATIC for t in local_targets}, fix=fix,
+                           effort=Effort(lines=1, constructs=1, hours=0.0))
+
+    def _local(self, ctx: FileContext, view, i: int, targets, local_targets, block: str,
+               with_fix: bool) -> Iterable[Finding]:
+        """A scan or ``invoke_one`` at token ``i`` (no ``scan.h`` include to replace): the block before its
+        top-level construct, on the first use of the file."""
+        from vado.port.compat.cg_collectives import CG_INVOKE_ONE, CG_SCAN
+        from vado.port.compat.placement import insertion_offsets, line_start_insert
+
+        toks = view.tokens
+        name = toks[i][3]
+        old = tuple(t for t in targets if t not in local_targets)
+        if old:
+            yield self._finding(ctx, toks[i][1], toks[i][2], f"HIP has no {MISSING[name]} "
+                                f"({', '.join(t.name for t in old)})", old)
+        fix = None
+        if with_fix:
+            at = insertion_offsets(view.text, toks, [i])[0]
+            text = CG_SCAN if block == "scan" else CG_INVOKE_ONE
+            fix = Fix((line_start_insert(ctx.path, ctx.text, at, text),), Applicability.SAFE,
+                      f"a local {MISSING[name]} (CUDA's own algorithm over HIP's group shuffles)", ("cg", f"cg-{block}"))
+        yield self.finding(ctx, toks[i][1], toks[i][2], f"HIP has no {MISSING[name]}; the port writes one",
+                           {t.name: Verdict.AUTOMATIC for t in local_targets}, fix=fix,
+                           effort=Effort(lines=1, constructs=1, hours=0.0))
 
     def _labeled(self, ctx: FileContext, view, i: int, targets, with_fix: bool) -> Iterable[Finding]:
         """``labeled_partition`` at token ``i``: a local definition where the target's HIP has ``binary_partition``."""
@@ -380,3 +480,44 @@ def _value_type(view, a: int, b: int) -> str | None:
     if _VECTOR_TYPE.fullmatch(kind):
         return kind
     return f"struct {kind}" if kind in _structs(view) else None
+
+
+def _receiver(view, last: int, names: set[str], using: bool) -> tuple[int | None, str | None]:
+    """The receiver of a member call whose ``.`` follows token ``last``: (its first token, the group kind of
+    :data:`_MAKERS` it is known to be, or None). ``cg::this_grid()`` and a plain name are read; for another
+    expression the first token is None."""
+    toks, pairs = view.tokens, view.pairs
+    if toks[last][3] == ")":
+        opened = next((o for o, c in pairs.items() if c == last), None)  # the call's "("
+        if opened is None or opened < 1 or toks[opened + 1][3] != ")" or toks[opened - 1][3] not in _MAKERS:
+            return None, None
+        maker = opened - 1
+        q = _qualifier(toks, maker)
+        if q is None or not (q in names or (q == "" and using)):
+            return None, None
+        return (maker - 2 if q else maker), _MAKERS[toks[maker][3]]
+    if toks[last][0] is not Kind.IDENT or (last > 0 and toks[last - 1][3] in (".", "->", "::")):
+        return None, None
+    name = toks[last][3]
+    for j in reversed([j for j in view.ident_indices((name,)) if j < last]):
+        k = j - 1
+        while k > 0 and toks[k][3] in _DECL_SKIP:
+            k -= 1
+        if toks[k][3] == "auto" and j + 2 < len(toks) and toks[j + 1][3] in ("=", "{", "("):
+            m = j + 2
+            if m + 2 < len(toks) and toks[m][0] is Kind.IDENT and toks[m + 1][3] == "::":
+                if toks[m][3] not in names:
+                    return last, None
+                m += 2
+            elif not using and toks[m][3] in _MAKERS:
+                return last, None
+            if toks[m][3] in _MAKERS and toks[m + 1][3] == "(":
+                return last, _MAKERS[toks[m][3]]
+            return last, None
+        if toks[k][0] is Kind.IDENT and toks[k][3] in _MAKERS.values() and toks[k - 1][3] not in (".", "->"):
+            if toks[k - 1][3] == "::" and toks[k - 2][3] not in names:
+                return last, None
+            if toks[k - 1][3] != "::" and not using:
+                return last, None
+            return last, toks[k][3]
+    return last, None

@@ -11,7 +11,9 @@
 #include <hip/hip_runtime.h>
 #include <hip/hip_cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
+#include <cooperative_groups/scan.h>
 #include <stdio.h>
+#include <algorithm>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -323,6 +325,91 @@ static std::vector<u64> run_labeled_many(int threads, int blocks) {
   return h;
 }
 
+// ---- what vado port writes for what HIP lacks (vado.port.compat.cg_collectives, cg_members): the scans,
+// invoke_one / invoke_one_broadcast, grid_group and thread_block members
+__global__ void k_scan_tiles(u64* out) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<32> w = cg::tiled_partition<32>(block);
+  cg::thread_block_tile<64> t = cg::tiled_partition<64>(block);
+  int v = (int)(tid() % 7) + 1;
+  out[tid()] = (u64)cg::inclusive_scan(w, v) * 1000000ull + (u64)cg::exclusive_scan(t, v, cg::plus<int>()) * 1000ull +
+               (u64)cg::exclusive_scan(w, v, cg::greater<int>());
+}
+__global__ void k_scan_order_tile(u64* out) {
+  cg::thread_block_tile<32> w = cg::tiled_partition<32>(cg::this_thread_block());
+  out[tid()] = packed(cg::inclusive_scan(w, affine_of(tid()), compose));
+}
+__global__ void k_scan_coalesced(u64* out) {
+  if (lane() % 2 == 1 || lane() < 8) {
+    cg::coalesced_group g = cg::coalesced_threads();
+    Affine e = cg::exclusive_scan(g, affine_of(tid()), compose);
+    out[tid()] = (u64)cg::inclusive_scan(g, 1u) * 1000000000000ull + (u64)cg::exclusive_scan(g, (double)lane()) * 10000ull +
+                 (e.a == 0u && e.b == 0u ? 1ull : 0ull) + (g.thread_rank() == 0 ? 0ull : 2ull);
+  } else {
+    out[tid()] = 7;
+  }
+}
+__global__ void k_scan_order_coalesced(u64* out) {
+  if (lane() % 3 != 2) {
+    cg::coalesced_group g = cg::coalesced_threads();
+    out[tid()] = packed(cg::inclusive_scan(g, affine_of(tid()), compose));
+  } else {
+    out[tid()] = 7;
+  }
+}
+__global__ void k_invoke_one(u64* out) {
+  __shared__ unsigned int called[128];
+  cg::thread_block block = cg::this_thread_block();
+  called[tid()] = 0;
+  block.sync();
+  cg::thread_block_tile<32> w = cg::tiled_partition<32>(block);
+  cg::invoke_one(w, [&](unsigned int by) { called[tid()] += by; }, 1u);
+  cg::invoke_one(block, [&] { called[tid()] += 10u; });
+  unsigned int from = cg::invoke_one_broadcast(w, [&] { return tid() * 3u + 1u; });
+  block.sync();
+  out[tid()] = (u64)called[tid()] * 10000000000ull + (u64)from * 1000000ull;
+}
+__global__ void k_invoke_one_coalesced(u64* out) {
+  if (lane() % 4 == 3) {  // the other lanes leave the kernel (this stand-in meets the lanes still in it)
+    cg::coalesced_group g = cg::coalesced_threads();
+    Affine f = cg::invoke_one_broadcast(g, [&] { return affine_of(tid()); });
+    out[tid()] = f.a * 1000ull + f.b;
+  } else {
+    out[tid()] = 7;
+  }
+}
+__global__ void k_group_members(u64* out) {
+  cg::grid_group grid = cg::this_grid();
+  auto block = cg::this_thread_block();
+  dim3 bi = grid.block_index(), db = grid.dim_blocks(), ti = grid.thread_index(), dt = grid.dim_threads();
+  dim3 bt = block.dim_threads();
+  u64 rank = grid.block_rank(), blocks = cg::this_grid().num_blocks();
+  u64 linear = ((u64)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+  u64 ok = (bi.x == blockIdx.x && bi.y == blockIdx.y && bi.z == blockIdx.z) +
+           2 * (db.x == gridDim.x && db.y == gridDim.y && db.z == gridDim.z) +
+           4 * (ti.x == blockIdx.x * blockDim.x + threadIdx.x && ti.y == blockIdx.y * blockDim.y + threadIdx.y &&
+                ti.z == blockIdx.z * blockDim.z + threadIdx.z) +
+           8 * (dt.x == gridDim.x * blockDim.x && dt.y == gridDim.y * blockDim.y && dt.z == gridDim.z * blockDim.z) +
+           16 * (bt.x == blockDim.x && bt.y == blockDim.y && bt.z == blockDim.z);
+  out[linear * (blockDim.x * blockDim.y * blockDim.z) + block.thread_rank()] = rank * 1000000ull + blocks * 100ull + ok;
+}
+static std::vector<u64> run_grid(void (*k)(u64*), dim3 grid, dim3 block) {
+  size_t n = (size_t)grid.x * grid.y * grid.z * block.x * block.y * block.z;
+  u64* d = nullptr;
+  hipMalloc((void**)&d, n * sizeof(u64));
+  hipMemset(d, 0, n * sizeof(u64));
+  hipLaunchKernelGGL(k, grid, block, 0, 0, d);
+  std::vector<u64> h(n);
+  hipError_t err = hipDeviceSynchronize();
+  if (err != hipSuccess) {
+    printf("FAIL launch: %s\n", hipGetErrorString(err));
+    ++failures;
+  }
+  hipMemcpy(h.data(), d, n * sizeof(u64), hipMemcpyDeviceToHost);
+  hipFree(d);
+  return h;
+}
+
 template <class Kernel>
 static std::vector<u64> run(Kernel k, int threads) {
   u64* d = nullptr;
@@ -501,6 +588,77 @@ int main() {
   }
   expect("reduce over a coalesced group with a non-commutative op: rank order, every member",
          run(k_reduce_order_coalesced, n), want);
+
+  // ---- vado's scans, invoke_one and group members (CUDA's meaning on HIP's groups: a tile<32> is half a wave,
+  // a coalesced group ranks the wave's active lanes)
+  want.resize(n);
+  for (int t = 0; t < n; ++t) {
+    int inc32 = 0, exc64 = 0, max32 = 0;
+    for (int u = t & ~31; u <= t; ++u) inc32 += u % 7 + 1;
+    for (int u = t & ~63; u < t; ++u) exc64 += u % 7 + 1;
+    for (int u = t & ~31; u < t; ++u) max32 = std::max(max32, u % 7 + 1);  // rank 0: int{}
+    want[t] = (u64)inc32 * 1000000ull + (u64)exc64 * 1000ull + (u64)max32;
+  }
+  expect("scan: inclusive (tile<32>, cg::plus by default), exclusive (tile<64>, cg::greater: T{} at rank 0)",
+         run(k_scan_tiles, n), want);
+  for (int w0 = 0; w0 < n; w0 += 32) {
+    Affine acc[32], next[32];
+    for (int l = 0; l < 32; ++l) acc[l] = affine_of(w0 + l);
+    for (int d = 1; d < 32; d *= 2) {  // CUDA's inclusive_scan_contiguous: op(own partial, partial d ranks below)
+      for (int l = 0; l < 32; ++l) next[l] = l >= d ? compose(acc[l], acc[l - d]) : acc[l];
+      for (int l = 0; l < 32; ++l) acc[l] = next[l];
+    }
+    for (int l = 0; l < 32; ++l) want[w0 + l] = packed(acc[l]);
+  }
+  expect("scan over tile<32> with a non-commutative op: CUDA's order (own partial first)", run(k_scan_order_tile, n),
+         want);
+  for (int t = 0; t < n; ++t) {
+    int l = t % 64, rank = 0;
+    double below = 0;
+    for (int u = 0; u < l; ++u)
+      if (u % 2 == 1 || u < 8) {
+        ++rank;
+        below += u;
+      }
+    want[t] = (l % 2 == 1 || l < 8) ? (u64)(rank + 1) * 1000000000000ull + (u64)below * 10000ull + (rank == 0 ? 1ull : 2ull)
+                                    : 7;
+  }
+  expect("scan over coalesced_threads(): rank order over the wave, exclusive T{} at rank 0", run(k_scan_coalesced, n),
+         want);
+  for (int w0 = 0; w0 < n; w0 += 64) {
+    std::vector<int> lanes;
+    for (int l = 0; l < 64; ++l)
+      if (l % 3 != 2) lanes.push_back(l);
+    const int m = (int)lanes.size();
+    std::vector<Affine> acc(m), next(m);
+    for (int r = 0; r < m; ++r) acc[r] = affine_of(w0 + lanes[r]);
+    for (int d = 1; d < m; d *= 2) {
+      for (int r = 0; r < m; ++r) next[r] = r >= d ? compose(acc[r], acc[r - d]) : acc[r];
+      acc = next;
+    }
+    for (int l = 0; l < 64; ++l) want[w0 + l] = 7;
+    for (int r = 0; r < m; ++r) want[w0 + lanes[r]] = packed(acc[r]);
+  }
+  expect("scan over a coalesced group of 43 lanes with a non-commutative op", run(k_scan_order_coalesced, n), want);
+  for (int t = 0; t < n; ++t) {
+    u64 called = (t % 32 == 0 ? 1 : 0) + (t == 0 ? 10 : 0);
+    want[t] = called * 10000000000ull + (u64)((t & ~31) * 3 + 1) * 1000000ull;
+  }
+  expect("invoke_one (one thread of each tile<32>, of the block), invoke_one_broadcast over tile<32>",
+         run(k_invoke_one, n), want);
+  for (int t = 0; t < n; ++t) {
+    Affine f = affine_of((t & ~63) + 3);  // rank 0 of the group: lane 3
+    want[t] = t % 4 == 3 ? f.a * 1000ull + f.b : 7;
+  }
+  expect("invoke_one_broadcast over a coalesced group: rank 0's struct to every member", run(k_invoke_one_coalesced, n),
+         want);
+  {
+    const dim3 grid(3, 2, 2), block(8, 4, 2);
+    std::vector<u64> members((size_t)12 * 64);
+    for (size_t i = 0; i < members.size(); ++i) members[i] = (u64)(i / 64) * 1000000ull + 12ull * 100ull + 31ull;
+    expect("grid_group block_rank/num_blocks/block_index/dim_blocks/thread_index/dim_threads, thread_block dim_threads",
+           run_grid(k_group_members, grid, block), members);
+  }
 
   {
     const int threads = 128, blocks = 4096;

@@ -41,7 +41,10 @@ By topic:
 - :mod:`~vado.port.compat.placement`: where a definition goes (:func:`insertion_offsets`);
 - :mod:`~vado.port.compat.helper_fixes`: the fix writing them in (:func:`local_helper_fixes`);
 - :mod:`~vado.port.compat.atomic_add`: ``atomicAdd`` overloads on half and bf16 values;
-- :mod:`~vado.port.compat.cg_reduce`: ``cooperative_groups::reduce``;
+- :mod:`~vado.port.compat.cg_reduce`: ``cooperative_groups::reduce`` and the function objects;
+- :mod:`~vado.port.compat.cg_collectives`: the scans and ``invoke_one``/``invoke_one_broadcast`` (API009 writes them);
+- :mod:`~vado.port.compat.cg_members`: ``grid_group``/``thread_block`` members HIP lacks (``vado_cg_block_rank``);
+- :mod:`~vado.port.compat.cg_shuffle`: group shuffles of vectors and structs, and the helper blocks' pass;
 - :mod:`~vado.port.compat.solve_buffers`: SpSM/SpSV solve buffers;
 - :mod:`~vado.port.compat.cublaslt`: cuBLASLt's scale type and fast accumulation;
 - :mod:`~vado.port.compat.device_errors`: ``cudaGetErrorString`` in device code;
@@ -53,7 +56,9 @@ The names below are this package's public ones (and the two private ones other p
 from __future__ import annotations
 
 from vado.port.compat.atomic_add import ATOMIC_ADD_TYPES, atomic_add_overloads
-from vado.port.compat.cg_reduce import CG_REDUCE, CG_REDUCE_SOURCES, cg_reduce_fixes
+from vado.port.compat.cg_collectives import CG_COLLECTIVES_SOURCES, CG_INVOKE_ONE, CG_SCAN
+from vado.port.compat.cg_members import CG_MEMBER_HELPERS, CG_MEMBERS
+from vado.port.compat.cg_reduce import CG_COMMON, CG_REDUCE, CG_REDUCE_SOURCES, cg_reduce_fixes
 from vado.port.compat.cg_shuffle import CG_SHUFFLE, CG_SHUFFLE_HELPERS, cg_shuffle_helper_fixes
 from vado.port.compat.cublaslt import FAST_ACCUM_ATTRIBUTE, SCALE_TYPE_ATTRIBUTE, fast_accum_fixes, scale_type_fixes
 from vado.port.compat.device_errors import HIP_ERROR_NAMES, device_error_string_fixes
@@ -78,7 +83,8 @@ from vado.port.compat.placement import insertion_offsets, line_start_insert
 from vado.port.compat.solve_buffers import SOLVE_BUFFER, SOLVE_WITHOUT_BUFFER_SINCE, solve_buffer_fixes
 
 __all__ = [
-    "ATOMIC_ADD_TYPES", "BF16_INTEGERS", "BF16_PAIRS", "BF16_ROUNDING", "CG_REDUCE", "CG_REDUCE_SOURCES",
+    "ATOMIC_ADD_TYPES", "BF16_INTEGERS", "BF16_PAIRS", "BF16_ROUNDING", "CG_COLLECTIVES_SOURCES", "CG_COMMON", "CG_INVOKE_ONE",
+    "CG_MEMBER_HELPERS", "CG_MEMBERS", "CG_REDUCE", "CG_REDUCE_SOURCES", "CG_SCAN",
     "CG_SHUFFLE", "CG_SHUFFLE_HELPERS",
     "DOT_PRODUCTS", "FAST_ACCUM_ATTRIBUTE", "FIND_FIRST_SET", "FIND_FIRST_SET_EXACT", "HIPSPARSE_STATUS_TEXT",
     "HIP_ERROR_NAMES", "NVTX_NAMES", "SCALE_TYPE_ATTRIBUTE", "SIMD_MINMAX", "SOLVE_BUFFER",

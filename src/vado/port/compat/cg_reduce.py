@@ -8,6 +8,43 @@ from vado.model import Applicability, Edit, Fix, Target
 from vado.port.compat.placement import _directive
 from vado.scan.lexer import Kind
 
+#: What :data:`CG_REDUCE` and the scans and ``invoke_one_broadcast`` of :mod:`vado.port.compat.cg_collectives` share,
+#: under one guard (a file holding several gets one copy): the function objects CUDA declares in
+#: ``cooperative_groups/details/functional.h`` (``reduce.h`` and ``scan.h`` both bring them) and the group shuffles
+#: of any trivially copyable value, arithmetic values through the group's own shuffle, others 32 bits at a time.
+CG_COMMON = """\
+#ifndef VADO_CG_COMMON
+#define VADO_CG_COMMON
+namespace cooperative_groups {
+template <class T> struct plus { __device__ T operator()(const T& a, const T& b) const { return a + b; } };
+template <class T> struct less { __device__ T operator()(const T& a, const T& b) const { return b < a ? b : a; } };
+template <class T> struct greater { __device__ T operator()(const T& a, const T& b) const { return a < b ? b : a; } };
+template <class T> struct bit_and { __device__ T operator()(const T& a, const T& b) const { return a & b; } };
+template <class T> struct bit_or { __device__ T operator()(const T& a, const T& b) const { return a | b; } };
+template <class T> struct bit_xor { __device__ T operator()(const T& a, const T& b) const { return a ^ b; } };
+// The group's shuffles (HIP's coalesced_group has no shfl_xor), arithmetic values as they are.
+struct vado_shfl_xor { template <class G, class T> __device__ static T run(const G& g, T v, unsigned int a) { return g.shfl_xor(v, a); } };
+struct vado_shfl_down { template <class G, class T> __device__ static T run(const G& g, T v, unsigned int a) { return g.shfl_down(v, a); } };
+struct vado_shfl_up { template <class G, class T> __device__ static T run(const G& g, T v, unsigned int a) { return g.shfl_up(v, a); } };
+struct vado_shfl_rank { template <class G, class T> __device__ static T run(const G& g, T v, unsigned int a) { return g.shfl(v, (int)a); } };
+template <class Shfl, class Group, class T>
+__device__ typename std::enable_if<std::is_arithmetic<T>::value, T>::type
+vado_group_shfl(const Group& group, T v, unsigned int arg) {
+  return Shfl::run(group, v, arg);
+}
+template <class Shfl, class Group, class T>
+__device__ typename std::enable_if<!std::is_arithmetic<T>::value, T>::type
+vado_group_shfl(const Group& group, T v, unsigned int arg) {
+  unsigned int words[(sizeof(T) + 3) / 4] = {};
+  memcpy(words, &v, sizeof(T));
+  for (unsigned int i = 0; i < (sizeof(T) + 3) / 4; ++i) words[i] = Shfl::run(group, words[i], arg);
+  memcpy(&v, words, sizeof(T));
+  return v;
+}
+}  // namespace cooperative_groups
+#endif
+"""
+
 #: ``cooperative_groups::reduce`` over the groups HIP has (a ``thread_block_tile`` of up to 64 threads, a
 #: ``coalesced_group``: ``coalesced_threads()``, ``binary_partition``, ``tiled_partition`` of a coalesced group)
 #: and the function objects CUDA declares with it, for a HIP without ``<hip/cooperative_groups/hip_reduce.h>``.
@@ -21,33 +58,9 @@ CG_REDUCE = """\
 #include <hip/hip_cooperative_groups.h>
 #include <string.h>
 #include <type_traits>
-#ifndef VADO_CG_REDUCE
+{common}#ifndef VADO_CG_REDUCE
 #define VADO_CG_REDUCE
 namespace cooperative_groups {{
-template <class T> struct plus {{ __device__ T operator()(const T& a, const T& b) const {{ return a + b; }} }};
-template <class T> struct less {{ __device__ T operator()(const T& a, const T& b) const {{ return b < a ? b : a; }} }};
-template <class T> struct greater {{ __device__ T operator()(const T& a, const T& b) const {{ return a < b ? b : a; }} }};
-template <class T> struct bit_and {{ __device__ T operator()(const T& a, const T& b) const {{ return a & b; }} }};
-template <class T> struct bit_or {{ __device__ T operator()(const T& a, const T& b) const {{ return a | b; }} }};
-template <class T> struct bit_xor {{ __device__ T operator()(const T& a, const T& b) const {{ return a ^ b; }} }};
-// The group's shuffles (HIP's coalesced_group has no shfl_xor), arithmetic values as they are.
-struct vado_shfl_xor {{ template <class G, class T> __device__ static T run(const G& g, T v, unsigned int a) {{ return g.shfl_xor(v, a); }} }};
-struct vado_shfl_down {{ template <class G, class T> __device__ static T run(const G& g, T v, unsigned int a) {{ return g.shfl_down(v, a); }} }};
-struct vado_shfl_rank {{ template <class G, class T> __device__ static T run(const G& g, T v, unsigned int a) {{ return g.shfl(v, (int)a); }} }};
-template <class Shfl, class Group, class T>
-__device__ typename std::enable_if<std::is_arithmetic<T>::value, T>::type
-vado_group_shfl(const Group& group, T v, unsigned int arg) {{
-  return Shfl::run(group, v, arg);
-}}
-template <class Shfl, class Group, class T>
-__device__ typename std::enable_if<!std::is_arithmetic<T>::value, T>::type
-vado_group_shfl(const Group& group, T v, unsigned int arg) {{
-  unsigned int words[(sizeof(T) + 3) / 4] = {{}};
-  memcpy(words, &v, sizeof(T));
-  for (unsigned int i = 0; i < (sizeof(T) + 3) / 4; ++i) words[i] = Shfl::run(group, words[i], arg);
-  memcpy(&v, words, sizeof(T));
-  return v;
-}}
 template <unsigned int Size, class Parent, class TyVal, class TyOp>
 __device__ auto reduce(const thread_block_tile<Size, Parent>& tile, TyVal&& val, TyOp&& op) -> decltype(op(val, val)) {{
   decltype(op(val, val)) acc = val;
@@ -105,7 +118,7 @@ def cg_reduce_fixes(path: str, text: str, toks: list, target: Target) -> list[Fi
         if operand[0] not in (Kind.HEADER, Kind.STRING) or operand[3][1:-1] != "cooperative_groups/reduce.h":
             continue
         end = toks[i + 2][1] if i + 2 < len(toks) and toks[i + 2][0] is Kind.EOD else operand[2]
-        block = CG_REDUCE.format(hip=target.hip_version or target.version)
+        block = CG_REDUCE.format(hip=target.hip_version or target.version, common=CG_COMMON)
         fixes.append(Fix((Edit(path, tok[1], end, block),), Applicability.SAFE,
                          f"#include {operand[3]} → a local cooperative_groups::reduce (HIP {target.hip_version} lacks it)",
                          ("helper",)))

@@ -10,6 +10,7 @@ move the value word by word through the group's own shuffle of an ``unsigned int
 from __future__ import annotations
 
 from vado.model import Applicability, Fix, Target
+from vado.port.compat.cg_members import CG_MEMBERS, MEMBER_HELPER_NAMES, MEMBERS_GUARD
 from vado.port.compat.placement import insertion_offsets, line_start_insert
 from vado.rules.cuda_syntax import spelling_index
 from vado.scan.lexer import Kind
@@ -43,20 +44,29 @@ CG_SHUFFLE = (f"#ifndef {GUARD}\n#define {GUARD}\n"
               + "".join(_helper(m) for m in CG_SHUFFLE_HELPERS) + "#endif\n")
 
 
-def cg_shuffle_helper_fixes(path: str, text: str, toks: list, target: Target) -> list[Fix]:
-    """The helper block (:data:`CG_SHUFFLE`) for a file that calls a ``vado_cg_shfl*`` helper and has no copy
-    (its guard unspelt), where the first call's top-level construct starts (one copy per ``#if`` branch that needs
-    one). Safe: the block defines ``static`` templates under vado's own guard."""
-    if target.family != "rocm":
-        return []
-    index = spelling_index(toks)
-    names = tuple(CG_SHUFFLE_HELPERS.values())
-    if not index.has_any(names) or index.has_any((GUARD,)):
+def _block_fix(path: str, text: str, toks: list, index, names: tuple[str, ...], guard: str, block: str,
+               why: str) -> list[Fix]:
+    """``block`` where the first call of one of ``names`` starts its top-level construct, unless ``guard`` is spelt."""
+    if not index.has_any(names) or index.has_any((guard,)):
         return []
     uses = sorted(i for n in names for i in index.where(n)
                   if toks[i][0] is Kind.IDENT and i + 1 < len(toks) and toks[i + 1][3] == "("
                   and not (i > 0 and toks[i - 1][3] in (".", "->", "::")))
     if not uses:
         return []
-    edits = tuple(line_start_insert(path, text, off, CG_SHUFFLE) for off in insertion_offsets(text, toks, uses))
-    return [Fix(edits, Applicability.SAFE, "define the vado_cg_shfl* helpers this file calls", ("cg", "cg-shuffle"))]
+    edits = tuple(line_start_insert(path, text, off, block) for off in insertion_offsets(text, toks, uses))
+    return [Fix(edits, Applicability.SAFE, why, ("cg", "cg-shuffle"))]
+
+
+def cg_shuffle_helper_fixes(path: str, text: str, toks: list, target: Target) -> list[Fix]:
+    """The helper blocks for a file that calls their helpers and has no copy (its guard unspelt), where the first
+    call's top-level construct starts (one copy per ``#if`` branch that needs one): :data:`CG_SHUFFLE` for the
+    ``vado_cg_shfl*`` helpers, :data:`vado.port.compat.cg_members.CG_MEMBERS` for the group members HIP lacks
+    (``vado_cg_block_rank`` …). Safe: the blocks define ``static`` functions under vado's own guards."""
+    if target.family != "rocm":
+        return []
+    index = spelling_index(toks)
+    return (_block_fix(path, text, toks, index, tuple(CG_SHUFFLE_HELPERS.values()), GUARD, CG_SHUFFLE,
+                       "define the vado_cg_shfl* helpers this file calls")
+            + _block_fix(path, text, toks, index, MEMBER_HELPER_NAMES, MEMBERS_GUARD, CG_MEMBERS,
+                         "define the vado_cg_* group members this file calls"))
