@@ -333,6 +333,8 @@ class CooperativeGroupsTheTargetLacks(Rule):
                 continue
             name = toks[i][3]
             start, kind = _receiver(view, i - 2, names, using)
+            if kind == "":
+                continue  # a name declared as another type
             if kind is None:
                 if start is not None and not clusters and name != "thread_index":
                     recv = toks[start][3]
@@ -483,9 +485,10 @@ def _value_type(view, a: int, b: int) -> str | None:
 
 
 def _receiver(view, last: int, names: set[str], using: bool) -> tuple[int | None, str | None]:
-    """The receiver of a member call whose ``.`` follows token ``last``: (its first token, the group kind of
-    :data:`_MAKERS` it is known to be, or None). ``cg::this_grid()`` and a plain name are read; for another
-    expression the first token is None."""
+    """The receiver of a member call whose ``.`` follows token ``last``: (its first token, what it is). What it
+    is: a group kind of :data:`_MAKERS` (``cg::this_grid()``, a name declared ``cg::grid_group`` or ``auto g =
+    cg::this_grid()``), ``""`` for a name declared as something else, None where no declaration is found. The
+    first token is None for an expression other than those."""
     toks, pairs = view.tokens, view.pairs
     if toks[last][3] == ")":
         opened = next((o for o, c in pairs.items() if c == last), None)  # the call's "("
@@ -509,15 +512,30 @@ def _receiver(view, last: int, names: set[str], using: bool) -> tuple[int | None
                 if toks[m][3] not in names:
                     return last, None
                 m += 2
-            elif not using and toks[m][3] in _MAKERS:
+            elif not using:
                 return last, None
             if toks[m][3] in _MAKERS and toks[m + 1][3] == "(":
                 return last, _MAKERS[toks[m][3]]
-            return last, None
-        if toks[k][0] is Kind.IDENT and toks[k][3] in _MAKERS.values() and toks[k - 1][3] not in (".", "->"):
+            return last, None  # auto g = f(): not read
+        if toks[k][0] is not Kind.IDENT or toks[k][3] in ("return", "case", "else", "do", "typedef", "using",
+                                                           "throw", "sizeof", "new", "delete", "co_return"):
+            continue
+        if toks[k - 1][3] in (".", "->"):
+            continue  # a use, not a declaration (x.t g)
+        if toks[k][3] in _MAKERS.values():
             if toks[k - 1][3] == "::" and toks[k - 2][3] not in names:
-                return last, None
+                return last, ""
             if toks[k - 1][3] != "::" and not using:
-                return last, None
+                return last, ""
             return last, toks[k][3]
+        if _template_parameter(view, toks[k][3]):
+            return last, None  # template <class Group> … Group const& g: may be a grid_group
+        return last, ""  # declared as another type
     return last, None
+
+
+def _template_parameter(view, name: str) -> bool:
+    """Whether the file declares ``name`` as a template type parameter (``template <class Group>``)."""
+    toks = view.tokens
+    return any(i >= 2 and toks[i - 1][3] in ("class", "typename") and toks[i - 2][3] in ("<", ",")
+               for i in view.ident_indices((name,)))
