@@ -327,6 +327,16 @@ static std::vector<u64> run_labeled_many(int threads, int blocks) {
 
 // ---- what vado port writes for what HIP lacks (vado.port.compat.cg_collectives, cg_members): the scans,
 // invoke_one / invoke_one_broadcast, grid_group and thread_block members
+__global__ void k_reduce_ops_tile32(u64* out) {
+  // llm.c, cudf: cg::reduce over a warp tile with each of CUDA's function objects and a lambda
+  cg::thread_block_tile<32> w = cg::tiled_partition<32>(cg::this_thread_block());
+  int v = (int)((tid() * 37u + 11u) % 101u);
+  u64 lo = (u64)cg::reduce(w, v, cg::less<int>()), hi = (u64)cg::reduce(w, (float)v, cg::greater<float>{});
+  u64 a = (u64)cg::reduce(w, v | 64, cg::bit_and<int>()), o = (u64)cg::reduce(w, v, cg::bit_or<int>());
+  u64 x = (u64)cg::reduce(w, v, cg::bit_xor<int>());
+  u64 m = (u64)cg::reduce(w, v, [](int p, int q) { return p < q ? q : p; });
+  out[tid()] = lo << 40 | hi << 32 | a << 24 | o << 16 | m << 8 | x;  // each below 256
+}
 __global__ void k_scan_tiles(u64* out) {
   cg::thread_block block = cg::this_thread_block();
   cg::thread_block_tile<32> w = cg::tiled_partition<32>(block);
@@ -592,6 +602,15 @@ int main() {
   // ---- vado's scans, invoke_one and group members (CUDA's meaning on HIP's groups: a tile<32> is half a wave,
   // a coalesced group ranks the wave's active lanes)
   want.resize(n);
+  for (int t = 0; t < n; ++t) {
+    int lo = 1000, hi = 0, a = -1, o = 0, x = 0;
+    for (int u = t & ~31; u < (t & ~31) + 32; ++u) {
+      int v = (int)((u * 37u + 11u) % 101u);
+      lo = std::min(lo, v), hi = std::max(hi, v), a &= v | 64, o |= v, x ^= v;
+    }
+    want[t] = (u64)lo << 40 | (u64)hi << 32 | (u64)a << 24 | (u64)o << 16 | (u64)hi << 8 | (u64)x;
+  }
+  expect("reduce over tile<32>: less, greater, bit_and, bit_or, bit_xor, a lambda (max)", run(k_reduce_ops_tile32, n), want);
   for (int t = 0; t < n; ++t) {
     int inc32 = 0, exc64 = 0, max32 = 0;
     for (int u = t & ~31; u <= t; ++u) inc32 += u % 7 + 1;
