@@ -3,11 +3,14 @@
 HIP's cooperative groups (ROCm 7.2.4, ``hip/amd_detail/amd_hip_cooperative_groups.h``)
 are CUDA's minus what a 64-lane wavefront or HIP's implementation leaves out:
 tiles are at most one wavefront (64 threads), and ``labeled_partition``, the
-scans of ``cooperative_groups/scan.h``, the asynchronous reductions and
-``invoke_one`` are not declared, nor ``wait_prior`` (HIP ships no
+scans of ``cooperative_groups/scan.h``, the asynchronous reductions,
+``invoke_one``, ``block_tile_memory`` and several ``grid_group`` members
+(``block_rank``, ``num_blocks`` …) are not declared, nor ``wait_prior`` (HIP ships no
 ``cooperative_groups/memcpy_async.h``; a ``memcpy_async`` call is ARCH002's). ``vado port`` writes a local
 ``cooperative_groups::reduce`` (:data:`vado.port.compat.CG_REDUCE`) for the
-groups HIP has; what this rule reports stays open work, so a port that cannot
+groups HIP has, and through this rule's fixes ``labeled_partition``, the scans, ``invoke_one`` and
+the group members (:mod:`vado.port.compat.cg_collectives`, :mod:`vado.port.compat.cg_members`);
+what this rule reports without a fix stays open work, so a port that cannot
 compile never says "nothing remains".
 """
 
@@ -35,6 +38,21 @@ MISSING = {
     "block_tile_memory": "cooperative_groups::block_tile_memory (tiles of more than 32 threads in CUDA)",
     "wait_prior": "cooperative_groups::wait_prior (cooperative_groups/memcpy_async.h)",
     "wait": "cooperative_groups::wait (cooperative_groups/memcpy_async.h)",
+}
+#: What to write instead, for the names of :data:`MISSING` the port does not write (and the headers HIP lacks).
+_ASYNC_COPY = ("copy with the group's threads (a loop over the bytes strided by group.size() from group.thread_rank()) "
+               "where memcpy_async is, and group.sync() where wait/wait_prior is")
+_WIDE_TILE = ("reduce or scan each 64-lane tile, then combine the tiles' results through shared memory after a "
+              "block sync (or use the whole thread_block)")
+ADVICE = {
+    "reduce_update_async": "cg::reduce, then one thread (thread_rank() == 0) updates the destination atomically",
+    "reduce_store_async": "cg::reduce, then one thread (thread_rank() == 0) stores the result",
+    "block_tile_memory": "drop it and call this_thread_block() without it; for a tile of more than 64 threads "
+                         + _WIDE_TILE,
+    "wait": _ASYNC_COPY,
+    "wait_prior": _ASYNC_COPY,
+    "cooperative_groups/memcpy_async.h": _ASYNC_COPY,
+    "tile": _WIDE_TILE,
 }
 #: Names older HIP releases lack: name → (the first HIP release taken to have it, what it is). HIP 5.2 has no
 #: binary_partition (measured: Debian's libamdhip64-dev 5.2.3); ROCm 7.2.4 has it; releases between are not
@@ -148,9 +166,11 @@ class CooperativeGroupsTheTargetLacks(Rule):
     ``invoke_one``, ``invoke_one_broadcast``, ``block_tile_memory``,
     ``wait_prior``; the includes of ``cooperative_groups/scan.h``
     and ``cooperative_groups/memcpy_async.h``; ``binary_partition`` on a HIP before 6.0
-    (HIP 5.2 has none); and ``tiled_partition<N>``,
+    (HIP 5.2 has none); ``tiled_partition<N>``,
     ``thread_block_tile<N>`` and ``tiled_partition(group, N)`` with a literal
-    ``N`` above 64.
+    ``N`` above 64; and the members of CUDA's ``grid_group`` (``block_rank``,
+    ``num_blocks``, ``block_index``, ``dim_blocks``, ``thread_index``,
+    ``dim_threads``) and ``thread_block`` (``dim_threads``) that HIP's lack.
 
     Why is this bad?
     ----------------
@@ -197,7 +217,18 @@ class CooperativeGroupsTheTargetLacks(Rule):
     file, before its first use): the group split on each bit of the integer label, one
     ``binary_partition`` (a ballot) per bit, which leaves exactly the threads whose
     labels are equal, ranked in lane order, as CUDA's coalesced group of them is: safe,
-    one ballot per label bit where CUDA uses one match. The rest has no fix: each
+    one ballot per label bit where CUDA uses one match. On such a HIP the scans and
+    ``invoke_one``/``invoke_one_broadcast`` get local definitions
+    (:mod:`vado.port.compat.cg_collectives`: CUDA's own algorithms, a scan of the group's
+    ``shfl_up`` with ``op(own partial, partial below)``, rank 0 calling and its result
+    shuffled to the group), in place of the ``scan.h`` include or before the first use:
+    safe, the same values in the same order of ``op`` (the stand-in checks of
+    ``tests/verify/cg_emulation`` run them with HIP's own groups). ``g.block_rank()`` of a
+    ``g`` known to be a ``grid_group`` (``cg::this_grid()``, a declaration, ``auto g =
+    cg::this_grid()``) becomes ``vado_cg_block_rank(g)``, a helper of
+    :mod:`vado.port.compat.cg_members` that takes only a ``grid_group`` and computes what
+    CUDA's member does from ``blockIdx``/``gridDim``/``blockDim``: safe; a receiver whose type
+    is not found (a template parameter) is reported without a fix. The rest has no fix: each
     needs a choice of algorithm (a shared-memory stage for a tile wider than a
     wavefront, a split by label). The finding stays after the port so that it is not
     reported as done.
@@ -236,7 +267,9 @@ class CooperativeGroupsTheTargetLacks(Rule):
                         scan_included = True
                         yield from self._scan_header(ctx, m.start(), m.end(), targets, local_targets)
                     else:
-                        yield self._finding(ctx, m.start(), m.end(), f"HIP ships no <{header}> ({what})", targets)
+                        advice = f": {ADVICE[header]}" if header in ADVICE else ""
+                        yield self._finding(ctx, m.start(), m.end(), f"HIP ships no <{header}> ({what}){advice}",
+                                            targets)
         names, using = _cg_names(toks, view.ident_indices((_NAMESPACE,)))
         labeled_done = view.spelling_index.has_any((LABELED_GUARD,))
         labeled_fix = True  # the first labeled_partition of the file carries the definition
@@ -265,7 +298,8 @@ class CooperativeGroupsTheTargetLacks(Rule):
                 local_pending[block] = False
                 continue
             if name in MISSING:
-                yield self._finding(ctx, toks[i][1], toks[i][2], f"HIP has no {MISSING[name]}", targets)
+                advice = f": {ADVICE[name]}" if name in ADVICE else ""
+                yield self._finding(ctx, toks[i][1], toks[i][2], f"HIP has no {MISSING[name]}{advice}", targets)
                 continue
             if name in MISSING_BEFORE:
                 since, what = MISSING_BEFORE[name]
@@ -278,7 +312,8 @@ class CooperativeGroupsTheTargetLacks(Rule):
             if size is not None and size > HIP_MAX_TILE:
                 yield self._finding(
                     ctx, toks[i][1], toks[i][2],
-                    f"{name} of {size} threads: HIP's tiles are at most one wavefront ({HIP_MAX_TILE} threads)",
+                    f"{name} of {size} threads: HIP's tiles are at most one wavefront ({HIP_MAX_TILE} threads): "
+                    f"{ADVICE['tile']}",
                     targets)
         if view.ident_indices((_NAMESPACE, *_TILES, "coalesced_threads", "coalesced_group")):  # groups in use
             yield from self._shuffles(ctx, view, targets)
