@@ -228,7 +228,11 @@ class CooperativeGroupsTheTargetLacks(Rule):
     cg::this_grid()``) becomes ``vado_cg_block_rank(g)``, a helper of
     :mod:`vado.port.compat.cg_members` that takes only a ``grid_group`` and computes what
     CUDA's member does from ``blockIdx``/``gridDim``/``blockDim``: safe; a receiver whose type
-    is not found (a template parameter) is reported without a fix. The rest has no fix: each
+    is not found (a template parameter) is reported without a fix. ``__shared__
+    cg::block_tile_memory<N> btm;`` becomes a comment and ``this_thread_block(btm)``
+    ``this_thread_block()`` when the name has no other use in its block: safe, HIP's tiles
+    are one wavefront at most and take no scratch (tiles over 64 threads stay reported).
+    The rest has no fix: each
     needs a choice of algorithm (a shared-memory stage for a tile wider than a
     wavefront, a split by label). The finding stays after the port so that it is not
     reported as done.
@@ -290,6 +294,15 @@ class CooperativeGroupsTheTargetLacks(Rule):
                 yield from self._labeled(ctx, view, i, targets, labeled_fix)
                 labeled_fix = False
                 continue
+            if name == "block_tile_memory":
+                fix = _drop_block_tile_memory(ctx, view, i)
+                if fix is not None:
+                    yield self.finding(ctx, toks[i][1], toks[i][2],
+                                       "HIP has no cooperative_groups::block_tile_memory: its tiles (one wavefront at "
+                                       "most) need no scratch; the port drops it and this_thread_block()'s argument",
+                                       {t.name: Verdict.AUTOMATIC for t in targets}, fix=fix,
+                                       effort=Effort(lines=1, constructs=1, hours=0.0))
+                    continue
             if name in _LOCAL and local_targets:
                 block = _LOCAL[name]
                 if local_covered[block]:
@@ -567,6 +580,44 @@ def _receiver(view, last: int, names: set[str], using: bool) -> tuple[int | None
             return last, None  # template <class Group> … Group const& g: may be a grid_group
         return last, ""  # declared as another type
     return last, None
+
+
+def _drop_block_tile_memory(ctx: FileContext, view, i: int) -> Fix | None:
+    """``__shared__ cg::block_tile_memory<…> btm;`` at token ``i`` and ``this_thread_block(btm)``: the declaration
+    becomes a comment and the argument goes (HIP's ``this_thread_block()`` takes none; its tiles are at most one
+    wavefront and use no scratch; CUDA needs it only for tiles over 32 threads before sm_80). None where the
+    declaration has another shape or the name has another use."""
+    toks = view.tokens
+    k = i + 1
+    if k >= len(toks) or toks[k][3] != "<":
+        return None
+    depth = 0
+    while k < len(toks):
+        depth += {"<": 1, ">": -1, ">>": -2}.get(toks[k][3], 0)
+        if depth <= 0:
+            break
+        k += 1
+    if depth != 0 or k + 2 >= len(toks) or toks[k + 1][0] is not Kind.IDENT or toks[k + 2][3] != ";":
+        return None
+    name, end = toks[k + 1][3], toks[k + 2][2]
+    start = i - 2 if i >= 2 and toks[i - 1][3] == "::" else i
+    if start >= 1 and toks[start - 1][3] == "__shared__":
+        start -= 1
+    edits = [Edit(ctx.path, toks[start][1], end, "// vado: HIP's tiles (one wavefront at most) need no block_tile_memory")]
+    depth, o = 0, start - 1  # the block holding the declaration: its uses are there (another kernel may reuse the name)
+    while o >= 0 and not (toks[o][3] == "{" and depth == 0):
+        depth += {"}": 1, "{": -1}.get(toks[o][3], 0)
+        o -= 1
+    close = view.pairs.get(o, len(toks)) if o >= 0 else len(toks)
+    for j in view.ident_indices((name,)):
+        if j == k + 1 or not k < j < close:
+            continue
+        if not (1 < j < len(toks) - 1 and toks[j - 1][3] == "(" and toks[j + 1][3] == ")"
+                and toks[j - 2][3] == "this_thread_block"):
+            return None
+        edits.append(Edit(ctx.path, toks[j][1], toks[j][2], ""))
+    return Fix(tuple(edits), Applicability.SAFE,
+               f"drop block_tile_memory {name} and this_thread_block({name})'s argument", ("cg", "cg-block-tile-memory"))
 
 
 def _template_parameter(view, name: str) -> bool:
