@@ -373,7 +373,7 @@ class CooperativeGroupsTheTargetLacks(Rule):
         a finding without a fix where the receiver's type is not found in a file that makes such groups."""
         from vado.port.compat.cg_members import CG_MEMBER_HELPERS
 
-        toks, pairs = view.tokens, view.pairs
+        toks = view.tokens
         members = {m for kind in CG_MEMBER_HELPERS.values() for m in kind}
         clusters = bool(view.ident_indices(("this_cluster", "cluster_group")))
         for i in view.ident_indices(tuple(members)):
@@ -539,7 +539,7 @@ def _receiver(view, last: int, names: set[str], using: bool) -> tuple[int | None
     first token is None for an expression other than those."""
     toks, pairs = view.tokens, view.pairs
     if toks[last][3] == ")":
-        opened = next((o for o, c in pairs.items() if c == last), None)  # the call's "("
+        opened = pairs.get(last)  # the call's "(" (the map holds both directions)
         if opened is None or opened < 1 or toks[opened + 1][3] != ")" or toks[opened - 1][3] not in _MAKERS:
             return None, None
         maker = opened - 1

@@ -145,12 +145,12 @@ __device__ auto invoke_one_broadcast(const coalesced_group& group, Fn&& fn, Args
 
 #: Where the facts behind these blocks come from.
 CG_COLLECTIVES_SOURCES = (
-    "CUDA 13 cooperative_groups/details/coalesced_scan.h: inclusive_scan_contiguous (out = op(out, shfl_up(out, d)) "
-    "for d <= rank), convert_inclusive_to_exclusive (shfl_up by 1, {} at rank 0; result - val for an integral plus)",
-    "CUDA 13 cooperative_groups/details/scan.h: scans take thread_block_tile and coalesced_group; the two-argument "
-    "forms use cooperative_groups::plus<T>",
-    "CUDA 13 cooperative_groups/details/invoke.h: invoke_one_impl<false> (rank 0 calls; the broadcast is "
-    "group.shfl(result, 0)); invoke_one_broadcast takes a thread_block_tile or a coalesced_group",
-    "ROCm 7.2.4 hip/amd_detail/amd_hip_cooperative_groups.h: no scan, no invoke_one; thread_block_tile and "
-    "coalesced_group shfl_up(var, delta) and shfl(var, srcRank) by group rank",
+    ("CUDA 13 cooperative_groups/details/coalesced_scan.h: inclusive_scan_contiguous (out = op(out, shfl_up(out, d)) "
+     "for d <= rank), convert_inclusive_to_exclusive (shfl_up by 1, {} at rank 0; result - val for an integral plus)"),
+    ("CUDA 13 cooperative_groups/details/scan.h: scans take thread_block_tile and coalesced_group; the two-argument "
+     "forms use cooperative_groups::plus<T>"),
+    ("CUDA 13 cooperative_groups/details/invoke.h: invoke_one_impl<false> (rank 0 calls; the broadcast is "
+     "group.shfl(result, 0)); invoke_one_broadcast takes a thread_block_tile or a coalesced_group"),
+    ("ROCm 7.2.4 hip/amd_detail/amd_hip_cooperative_groups.h: no scan, no invoke_one; thread_block_tile and "
+     "coalesced_group shfl_up(var, delta) and shfl(var, srcRank) by group rank"),
 )
