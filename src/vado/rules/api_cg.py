@@ -550,7 +550,7 @@ def _receiver(view, last: int, names: set[str], using: bool) -> tuple[int | None
     if toks[last][0] is not Kind.IDENT or (last > 0 and toks[last - 1][3] in (".", "->", "::")):
         return None, None
     name = toks[last][3]
-    for j in reversed([j for j in view.ident_indices((name,)) if j < last]):
+    for j in reversed([j for j in view.ident_indices((name,)) if 2 <= j < last]):
         k = j - 1
         while k > 0 and toks[k][3] in _DECL_SKIP:
             k -= 1
@@ -562,7 +562,7 @@ def _receiver(view, last: int, names: set[str], using: bool) -> tuple[int | None
                 m += 2
             elif not using:
                 return last, None
-            if toks[m][3] in _MAKERS and toks[m + 1][3] == "(":
+            if m + 1 < len(toks) and toks[m][3] in _MAKERS and toks[m + 1][3] == "(":
                 return last, _MAKERS[toks[m][3]]
             return last, None  # auto g = f(): not read
         if toks[k][0] is not Kind.IDENT or toks[k][3] in ("return", "case", "else", "do", "typedef", "using",
