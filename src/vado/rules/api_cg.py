@@ -374,7 +374,7 @@ class CooperativeGroupsTheTargetLacks(Rule):
         from vado.port.compat.cg_members import CG_MEMBER_HELPERS
 
         toks = view.tokens
-        members = {m for kind in CG_MEMBER_HELPERS.values() for m in kind}
+        members = {m for kind in CG_MEMBER_HELPERS.values() for m in kind} | {"group_dim"}
         clusters = bool(view.ident_indices(("this_cluster", "cluster_group")))
         for i in view.ident_indices(tuple(members)):
             if not (1 < i < len(toks) - 2 and toks[i - 1][3] == "." and toks[i + 1][3] == "(" and toks[i + 2][3] == ")"):
@@ -384,13 +384,18 @@ class CooperativeGroupsTheTargetLacks(Rule):
             if kind == "":
                 continue  # a name declared as another type
             if kind is None:
-                if start is not None and not clusters and name != "thread_index":
+                if start is not None and not clusters and name not in ("thread_index", "group_dim"):
                     recv = toks[start][3]
                     yield self._finding(ctx, toks[i][1], toks[i][2],
                                         f"{recv}.{name}(): if {recv} is a cooperative-groups grid_group or thread_block, "
                                         f"HIP's has no {name} (compute it from blockIdx/gridDim/blockDim)", targets)
                 continue
             helper = CG_MEMBER_HELPERS[kind].get(name)
+            what = f"HIP's {kind} has no {name}"
+            if name == "group_dim" and kind == "thread_block" and _declared_const(view, toks[i - 2], i - 2):
+                # HIP's thread_block::group_dim() is not a const member (CUDA's is static): "'this' argument to
+                # member function 'group_dim' has type 'const cg::thread_block'" (ROCm 7.2.4); it is blockDim
+                helper, what = CG_MEMBER_HELPERS["thread_block"]["dim_threads"], "HIP's thread_block::group_dim is not const"
             if helper is None:
                 continue
             recv_text = view.text[toks[start][1]:toks[i - 2][2]]
@@ -398,8 +403,7 @@ class CooperativeGroupsTheTargetLacks(Rule):
                       f"{recv_text}.{name}() → {helper}({recv_text}): what CUDA's {kind}::{name} returns",
                       ("cg", "cg-members"))
             yield self.finding(ctx, toks[i][1], toks[i][2],
-                               f"HIP's {kind} has no {name}; the port computes it from the built-in indices "
-                               f"({helper})", {t.name: Verdict.AUTOMATIC for t in targets}, fix=fix,
+                               f"{what}; the port computes it from the built-in indices ({helper})", {t.name: Verdict.AUTOMATIC for t in targets}, fix=fix,
                                effort=Effort(lines=1, constructs=1, hours=0.0))
 
     def _scan_header(self, ctx: FileContext, start: int, end: int, targets, local_targets) -> Iterable[Finding]:
@@ -624,6 +628,26 @@ def _drop_block_tile_memory(ctx: FileContext, view, i: int) -> Fix | None:
         edits.append(Edit(ctx.path, toks[j][1], toks[j][2], ""))
     return Fix(tuple(edits), Applicability.SAFE,
                f"drop block_tile_memory {name} and this_thread_block({name})'s argument", ("cg", "cg-block-tile-memory"))
+
+
+def _declared_const(view, tok, last: int) -> bool:
+    """Whether the name ``tok`` (token ``last``) was last declared ``const`` (``const cg::thread_block& b``,
+    ``cg::thread_block const& b``)."""
+    toks = view.tokens
+    if tok[0] is not Kind.IDENT:
+        return False
+    for j in reversed([j for j in view.ident_indices((tok[3],)) if 2 <= j < last]):
+        k = j - 1
+        seen_const = False
+        while k > 0 and toks[k][3] in _DECL_SKIP:
+            seen_const = seen_const or toks[k][3] == "const"
+            k -= 1
+        if toks[k][3] != "thread_block":
+            continue
+        if toks[k - 1][3] == "::":
+            k -= 2
+        return seen_const or (k >= 1 and toks[k - 1][3] == "const")
+    return False
 
 
 def _template_parameter(view, name: str) -> bool:
