@@ -67,11 +67,59 @@ def test_a_test_on_something_else_does_not_guard():
     assert "*(['-ffast-math'] if torch.version.hip else ['--use_fast_math'])" in fix_all("setup.py", text)
 
 
+def test_a_from_import_of_torch_lets_the_fix_import_torch_after_it():
+    # clic-inference-extensions 0.1.0 imports only `from torch.utils.cpp_extension import ...`: torch is importable
+    # there, so `import torch` after that import gives the flags their ROCm test and the CUDA build stays as it was.
+    before = "from torch.utils.cpp_extension import CUDAExtension\n" + BODY
+    after = _fixpoint("setup.py", before)
+    assert after.startswith("from torch.utils.cpp_extension import CUDAExtension\n"
+                            "import torch  # vado: the ROCm test of the flags below\nNVCC = [")
+    assert after.count("import torch  #") == 1  # one import for all the flags
+    assert _nvcc_list(after, None) == _nvcc_list(before, None)
+    assert _nvcc_list(after, "7.2.4") == ["-O3", "-ffast-math", "-gline-tables-only"]
+    assert fix_all("setup.py", after) == after
+
+
+def test_a_from_import_in_a_try_block_binds_torch_in_that_block():
+    # fpscan 0.1.2: the import and the flags in one `try:`; the import goes into the block, indented as it is.
+    before = ("try:\n    from torch.utils.cpp_extension import CUDAExtension\n"
+              "    e = CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': ['-O3', '--threads',\n"
+              "                                                             '2', '--use_fast_math']})\n"
+              "except ImportError:\n    pass\n")
+    after = _fixpoint("setup.py", before)
+    assert "    from torch.utils.cpp_extension import CUDAExtension\n    import torch  # vado" in after
+    # A flag and its value in two items on two lines go together.
+    assert "*([] if torch.version.hip else ['--threads',\n" in after
+    run = after.replace("    from torch.utils.cpp_extension import CUDAExtension\n", "").replace("    import torch  #", "    pass  #")
+    assert _nvcc_list(run, None) == ["-O3", "--threads", "2", "--use_fast_math"]
+    assert _nvcc_list(run, "7.2.4") == ["-O3", "-ffast-math"]
+
+
 def test_without_the_name_to_test_the_rocm_spelling_fix_stays():
-    text = "from torch.utils.cpp_extension import CUDAExtension\n" + BODY
+    # torch is imported only inside another function: nothing binds it where the flags are.
+    text = ("def CUDAExtension(*a, **k):\n    from torch.utils.cpp_extension import CUDAExtension as E\n"
+            "    return E(*a, **k)\n") + BODY
     after = fix_all("setup.py", text)
     assert "torch.version.hip" not in after and "IS_HIP_EXTENSION" not in after
     assert "'-ffast-math'" in after and "--expt-relaxed-constexpr" not in after
+
+
+def test_nvcc_only_switches_and_maxrregcount_are_kept_for_cuda_only():
+    # biwkv4-cuda 0.3.2 (--maxrregcount=60, --compiler-options=-fPIC), clic-inference-extensions 0.1.0
+    # (--extra-device-vectorization): hipcc rejects each as an unknown argument.
+    flags = ["-O3", "--maxrregcount=60", "--extra-device-vectorization", "-ftz=true", "-prec-div=false",
+             "--compiler-options=-fPIC", "-Xfatbin=-compress-all"]
+    before = HEAD + f"e = CUDAExtension('x', ['x.cu'], extra_compile_args={{'nvcc': {flags!r}}})\n"
+    got = [f for f in findings("setup.py", before, ("BLD005",)) if f.data.get("flag")]
+    assert sorted(f.data["flag"] for f in got) == ["maxrregcount", "nvcc-only", "nvcc-only", "nvcc-only",
+                                                   "nvcc-only", "xcompiler"]
+    assert all(f.fix is not None for f in got)
+    after = fix_all("setup.py", before)
+    assert _nvcc_list(after, None) == flags
+    assert _nvcc_list(after, "7.2.4") == ["-O3", "-fgpu-flush-denormals-to-zero", "-fPIC"]
+    # -O3 and host flags are no nvcc flags: no finding.
+    assert not [f for f in findings("setup.py", HEAD + "e = CUDAExtension('x', ['x.cu'], extra_compile_args="
+                                    "{'nvcc': ['-O3', '-fPIC', '-keepx']})\n", ("BLD005",)) if f.data.get("flag")]
 
 
 def test_a_flag_outside_a_list_display_keeps_the_spelling_fix():

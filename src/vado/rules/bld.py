@@ -607,6 +607,10 @@ class NvccCommandOrFlag(Rule):
                 msg = f"{f.text} is nvcc-only; clang spells it -fgpu-default-stream="
             elif kind == "maxrregcount":
                 msg = f"{f.text} caps registers in nvcc; HIP has no flag for it (use __launch_bounds__)"
+            elif kind == "nvcc-only":
+                content, safety = _nvcc_only_for_hipcc(f.data.get("option", ""), value), Applicability.UNSAFE
+                msg = (f"{f.text} is an option of nvcc's own (code generation, fatbinary or diagnostics); "
+                       "hipcc (clang) rejects it as an unknown argument")
             elif kind in self.SAFE_DROP:
                 content = ""
                 msg = f"{f.text} only steers NVIDIA's tools (ptxas/nvlink) or what clang does by default; drop it"
@@ -966,8 +970,12 @@ class TorchCudaExtension(Rule):
     ``-lineinfo`` → ``-gline-tables-only``, ``-Xcompiler X`` → ``X``;
     ``-gencode``/``-arch`` (``PYTORCH_ROCM_ARCH`` picks the AMD
     architectures), ``--expt-*``, ``-Xptxas``, ``--threads`` and
-    ``-Wno-deprecated-gpu-targets`` are removed with their list item when
-    they are all of it. ``-maxrregcount`` and ``-rdc`` get no fix.
+    ``-Wno-deprecated-gpu-targets``, ``-maxrregcount`` (HIP has no register
+    cap flag: ``__launch_bounds__``) and nvcc's own switches
+    (``--extra-device-vectorization``, ``-prec-div=``, ``-fmad=``, ``-Xfatbin``
+    ...; ``-ftz=true`` → ``-fgpu-flush-denormals-to-zero``) are removed with
+    their list item when they are all of it. ``-rdc`` gets no fix. A flag and
+    its value in two list items (``"--threads", "2"``) go together.
 
     References
     ----------
@@ -986,8 +994,11 @@ class TorchCudaExtension(Rule):
     #: hipcc for gfx942: --use_fast_math, --expt-*, -gencode=, -Xptxas=/--ptxas-options=, --threads and
     #: -diag-suppress N are errors; -lineinfo is a warning (an unused linker input).
     #: -arch=sm_80/-arch=compute_50/-arch=native, -code=, --gpu-architecture= too ("unknown argument").
-    BREAKS = {"fast-math", "expt", "gencode", "threads", "rdc", "xptxas", "diag", "arch"}
-    IGNORED = {"lineinfo", "xcompiler", "xnvlink", "maxrregcount", "ccbin", "cudart",
+    #: --maxrregcount=N and the nvcc-only switches (--extra-device-vectorization, -ftz=, -prec-div=, -Xfatbin ...)
+    #: are "unknown argument" errors too (ROCm 7.2.4 hipcc; biwkv4-cuda 0.3.2, clic-inference-extensions 0.1.0).
+    BREAKS = {"fast-math", "expt", "gencode", "threads", "rdc", "xptxas", "diag", "arch", "maxrregcount",
+              "nvcc-only", "xcudafe"}
+    IGNORED = {"lineinfo", "xcompiler", "xnvlink", "ccbin", "cudart",
                "default-stream", "deprecated-targets"}
 
     def check(self, ctx: FileContext) -> Iterator[Finding]:
@@ -1020,7 +1031,8 @@ class TorchCudaExtension(Rule):
             how = "rejects" if breaks else "ignores or misreads"
             # A flag and its value from two statements (append("-gencode"); append("arch=...")): no edit
             # spans both safely.
-            split = any(c in f.text for c in "()\n")
+            # Two items of one list ("--threads",\n "2": fpscan 0.1.2) are no two statements.
+            split = any(c in f.text for c in "()") or ("\n" in f.text and not shape.list_items >= _item_quotes(ctx.text, f))
             fix = None
             if not split:
                 test, bind = _hip_test(ctx.text, f.start), None
@@ -1153,7 +1165,33 @@ _NVCC_WORD = re.compile(r"(?<![\w-])nvcc(?![\w-])")
 _SETUP_FLAG_FOR_HIPCC = {
     "fast-math": "-ffast-math", "lineinfo": "-gline-tables-only", "arch": "", "gencode": "", "expt": "",
     "xptxas": "", "xnvlink": "", "threads": "", "deprecated-targets": "", "ccbin": "", "cudart": "", "diag": "",
+    # HIP has no register cap flag (__launch_bounds__ is the way); hipcc rejects nvcc's.
+    "maxrregcount": "", "xcudafe": "", "nvcc-only": "",
 }
+
+
+def _item_quotes(text: str, f: BuildFact) -> set[int]:
+    """The offsets of the opening quotes of the two strings a flag fact spans (its first and its last word), or
+    an empty set's complement stand-in ({-1}) where it does not start and end in quotes."""
+    qs, qe = f.start - 1, f.end
+    if qs < 0 or qe >= len(text) or text[qs] not in "\"'" or text[qe] != text[qs]:
+        return {-1}
+    last = text.rfind(text[qs], 0, qe)  # the value's opening quote
+    return {qs, last}
+
+
+def _nvcc_only_for_hipcc(option: str, value: str) -> str:
+    """hipcc's spelling of an nvcc-only switch: clang's flush-to-zero flag for ``-ftz=true``, else nothing."""
+    return "-fgpu-flush-denormals-to-zero" if option.lstrip("-") == "ftz" and value == "true" else ""
+
+
+def _hipcc_flag(kind: str, option: str, value: str) -> str | None:
+    """What an nvcc flag of a torch extension's list becomes for hipcc ("" drops it; None: no fix)."""
+    if kind == "nvcc-only":
+        return _nvcc_only_for_hipcc(option, value)
+    if kind == "xcompiler":  # host flags through nvcc: hipcc is clang and takes them as they are
+        return _xcompiler(value) if value and not any(q in value for q in "\"'") else None
+    return _SETUP_FLAG_FOR_HIPCC.get(kind)
 
 
 def _hip_test(text: str, at: int | None = None) -> str | None:
@@ -1186,11 +1224,12 @@ def _hip_test(text: str, at: int | None = None) -> str | None:
     return "IS_HIP_EXTENSION" if "IS_HIP_EXTENSION" in names else None
 
 
-def _torch_import_edit(text: str, at: int) -> tuple[int, str] | None:
-    """Where a setup.py without ``torch`` bound at ``at`` can bind it: ``(offset, line)`` inserting ``import torch``
-    as the first statement of the innermost function that holds ``at`` (torchani 2.9.0 builds its nvcc flags in a
-    helper that does not import torch), so the flag fix can keep the CUDA flags for a CUDA build; None outside a
-    function or where setup.py does not parse."""
+def _torch_import_edit(text: str, at: int) -> tuple[int, str, str] | None:
+    """Where a setup.py without ``torch`` bound at ``at`` can bind it: ``(offset, line, where)`` inserting
+    ``import torch`` as the first statement of the innermost function that holds ``at`` (torchani 2.9.0 builds its
+    nvcc flags in a helper that does not import torch), or outside functions after a ``from torch... import`` that
+    runs before ``at`` (:func:`_after_torch_import`), so the flag fix can keep the CUDA flags for a CUDA build; None
+    where there is no such place or setup.py does not parse."""
     scopes = _hip_scopes(text)
     if scopes is None:
         return None
@@ -1199,8 +1238,47 @@ def _torch_import_edit(text: str, at: int) -> tuple[int, str] | None:
         if start <= at < end and body <= at and (inner is None or start >= inner[0]):
             inner = (start, body, indent)
     if inner is None:
+        return _after_torch_import(text, at)
+    return inner[1], " " * inner[2] + "import torch  # vado: the ROCm test of the flags below\n", "in the function"
+
+
+def _after_torch_import(text: str, at: int) -> tuple[int, str, str] | None:
+    """``(offset, line)`` inserting ``import torch`` right after the last ``from torch... import`` that runs before
+    ``at`` outside any function, in a block that holds ``at`` (clic-inference-extensions 0.1.0 imports only
+    ``from torch.utils.cpp_extension import ...`` at its top; fpscan 0.1.2 does so in a ``try:`` whose body builds
+    the flags): torch is importable there, so ``torch.version.hip`` can choose the flags; None where there is none."""
+    try:
+        tree = ast.parse(text.encode("latin-1"))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    return inner[1], " " * inner[2] + "import torch  # vado: the ROCm test of the flags below\n"
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def off(line: int, col: int) -> int:
+        return starts[line - 1] + col if line - 1 < len(starts) else len(text)
+
+    best = None
+
+    def walk(body: list) -> None:
+        nonlocal best
+        for stmt in body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            s, e = off(stmt.lineno, stmt.col_offset), off(stmt.end_lineno, stmt.end_col_offset)
+            if e > at:
+                if s <= at:  # the statement holding the flag: its blocks may hold an import before it
+                    for field in ("body", "orelse", "finalbody"):
+                        walk(getattr(stmt, field, None) or [])
+                    for handler in getattr(stmt, "handlers", None) or []:
+                        walk(handler.body)
+                return
+            torch_from = isinstance(stmt, ast.ImportFrom) and (stmt.module or "").split(".")[0] == "torch" and not stmt.level
+            if torch_from and stmt.end_lineno < len(starts):
+                best = (starts[stmt.end_lineno], stmt.col_offset)
+
+    walk(tree.body)
+    if best is None or text[best[0] - 1:best[0]] != "\n":
+        return None
+    return best[0], " " * best[1] + "import torch  # vado: the ROCm test of the flags below\n", "after its torch import"
 
 
 @functools.lru_cache(maxsize=16)
@@ -1220,8 +1298,8 @@ def _hip_scopes(text: str) -> tuple[frozenset[str], tuple[tuple[int, int, tuple[
         return starts[min(line, len(starts)) - 1] + col
 
     def bound(stmt) -> list[str]:
-        if isinstance(stmt, ast.Import):
-            return [a.name for a in stmt.names if a.name == "torch" and a.asname is None]
+        if isinstance(stmt, ast.Import):  # import torch.utils.cpp_extension binds torch too
+            return ["torch" for a in stmt.names if a.name.split(".")[0] == "torch" and a.asname is None][:1]
         if isinstance(stmt, ast.ImportFrom) and stmt.module == "torch.utils.cpp_extension":
             return [a.name for a in stmt.names if a.name == "IS_HIP_EXTENSION" and a.asname is None]
         return []
@@ -1328,21 +1406,21 @@ _TORCH_IMPORTED = re.compile(r"^[ \t]*(?:import[ \t]+torch\b|from[ \t]+torch(?:\
 
 
 def _conditional_flag_fix(ctx: FileContext, f: BuildFact, test: str | None, shape: _SetupShape,
-                          bind: tuple[int, str] | None = None) -> Fix | None:
+                          bind: tuple[int, str, str] | None = None) -> Fix | None:
     """Keep an nvcc flag for CUDA builds and give hipcc its spelling (or nothing) on ROCm builds.
 
     The upstream idiom: one setup.py serves both, the flag chosen by ``torch.version.hip``. Only
     for a list item that is the flag alone, in a file that imports the name tested; else None.
     """
     kind = f.data["flag"]
-    if test is None or kind not in _SETUP_FLAG_FOR_HIPCC:
+    hip = _hipcc_flag(kind, f.data.get("option", ""), f.data.get("value", ""))
+    if test is None or hip is None:
         return None
     text, qs, qe = ctx.text, f.start - 1, f.end + 1
     if qs < 0 or qe > len(text) or text[qs] not in "\"'" or text[qe - 1] != text[qs] or qs not in shape.list_items:
         return None
     item = text[qs:qe]
-    hip = _SETUP_FLAG_FOR_HIPCC[kind]
-    hip_list = f"[{text[qs]}{hip}{text[qs]}]" if hip else "[]"
+    hip_list = "[" + ", ".join(f"{text[qs]}{w}{text[qs]}" for w in hip.split()) + "]"
     content = f"*({hip_list} if {test} else [{item}])"
     what = f"{hip!r} on ROCm" if hip else "nothing on ROCm"
     try:  # a flag and its value in two list items ("-diag-suppress", "20012,186") read as the command line has them
@@ -1351,7 +1429,7 @@ def _conditional_flag_fix(ctx: FileContext, f: BuildFact, test: str | None, shap
         shown = f.text
     edits = (ctx.edit(qs, qe, content),) if bind is None else (ctx.edit(bind[0], bind[0], bind[1]), ctx.edit(qs, qe, content))
     return Fix(edits, Applicability.UNSAFE,
-               f"{shown!r} for CUDA builds only, {what} ({test}{', torch imported in the function' if bind else ''})",
+               f"{shown!r} for CUDA builds only, {what} ({test}{f', torch imported {bind[2]}' if bind else ''})",
                ("build",))
 
 
@@ -1365,8 +1443,8 @@ def _setup_flag_fix(ctx: FileContext, f: BuildFact) -> Fix | None:
             return None
     elif kind == "default-stream" and f.data.get("value") == "per-thread":
         content = "-fgpu-default-stream=per-thread"
-    elif kind in _SETUP_FLAG_FOR_HIPCC:
-        content = _SETUP_FLAG_FOR_HIPCC[kind]
+    elif _hipcc_flag(kind, f.data.get("option", ""), f.data.get("value", "")) is not None:
+        content = _hipcc_flag(kind, f.data.get("option", ""), f.data.get("value", ""))
     else:
         return None
     text = ctx.text

@@ -131,6 +131,14 @@ _FLAG_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
         # Options for nvcc's EDG front end (tiny-cuda-nn: -Xcudafe=--diag_suppress=unrecognized_gcc_pragma);
         # clang rejects the option as unknown.
         ("xcudafe", r"^(?:-Xcudafe|--cudafe-options)=.*$"),
+        # nvcc's own code-generation, fatbinary and diagnostic switches: clang (hipcc) rejects each as an
+        # "unknown argument" (measured, ROCm 7.2.4 hipcc; clic-inference-extensions 0.1.0's
+        # --extra-device-vectorization).
+        ("nvcc-only", r"^--?(?:extra-device-vectorization|res(?:ource)?-usage|src-in-ptx|source-in-ptx|keep|restrict"
+                      r"|disable-warnings|display-error-number|use-local-env|allow-unsupported-compiler"
+                      r"|dlink-time-opt)$"),
+        ("nvcc-only", r"^--?(?:ftz|prec-div|prec-sqrt|fmad)=(?:true|false)$"),
+        ("nvcc-only", r"^(?:-Xfatbin|--fatbin-options)=.*$"),
     )
 )
 #: Options whose value is the following word.
@@ -141,6 +149,7 @@ _TAKES_VALUE = {
     "-Xcompiler": "xcompiler", "--compiler-options": "xcompiler",
     "-Xnvlink": "xnvlink", "--nvlink-options": "xnvlink",
     "-Xcudafe": "xcudafe", "--cudafe-options": "xcudafe",
+    "-Xfatbin": "nvcc-only", "--fatbin-options": "nvcc-only",
     "-rdc": "rdc", "--relocatable-device-code": "rdc",
     "-maxrregcount": "maxrregcount", "--threads": "threads",
     "-ccbin": "ccbin", "--compiler-bindir": "ccbin", "--default-stream": "default-stream",
@@ -175,6 +184,11 @@ _FLAG_OPTIONS = frozenset({
     "--expt-relaxed-constexpr", "--expt-extended-lambda", "--extended-lambda", "-lineinfo", "--generate-line-info",
     "-maxrregcount", "--maxrregcount", "--threads", "-t", "-cudart", "--cudart", "--default-stream",
     "-ccbin", "--compiler-bindir", "-Wno-deprecated-gpu-targets",
+    *(f"{d}{o}" for d in ("-", "--") for o in (
+        "extra-device-vectorization", "res-usage", "resource-usage", "src-in-ptx", "source-in-ptx", "keep",
+        "restrict", "disable-warnings", "display-error-number", "use-local-env", "allow-unsupported-compiler",
+        "dlink-time-opt", "ftz", "prec-div", "prec-sqrt", "fmad")),
+    "-Xfatbin", "--fatbin-options",
     *(f"{d}diag{u}{w}" for d in ("-", "--") for u in "-_" for w in ("suppress", "error", "warn", "default")),
 })
 
