@@ -414,3 +414,43 @@ def test_a_setup_py_that_never_imports_torch_gets_no_torch_import():
             "def ext():\n    return CUDAExtension('g', ['g.cu'], extra_compile_args={'nvcc': ['--use_fast_math']})\n"
             "setup(ext_modules=[ext()])\n")
     assert "import torch  # vado" not in _fixpoint("setup.py", text)
+
+
+def test_a_torch_version_cuda_gate_builds_the_extension_on_rocm_too():
+    # dbscan-torch 0.2.0: `_torch_has_cuda = torch.version.cuda is not None` feeds WITH_CUDA, which picks
+    # CUDAExtension over CppExtension: None on ROCm, so the port built the CPU extension only ("nothing remains").
+    text = (HEAD + "import os\nfrom torch.utils.cpp_extension import CUDA_HOME\n"
+            "_force = os.environ.get('FORCE_CUDA', '0') == '1'\n"
+            "_torch_has_cuda = torch.version.cuda is not None\n"
+            "WITH_CUDA = _force or (_torch_has_cuda and CUDA_HOME is not None)\n"
+            "tag = 'cu' if torch.version.cuda is not None else 'cpu'\n"  # a name that decides nothing: no finding
+            "srcs = ['a.cpp'] + (['a.cu'] if WITH_CUDA else [])\n"
+            "Ext = CUDAExtension if WITH_CUDA else CppExtension\n"
+            "e = Ext('x', srcs)\n")
+    got = [f for f in findings("setup.py", text, ("BLD005",)) if f.data.get("gate")]
+    assert sorted(f.data["gate"] for f in got) == ["CUDA_HOME", "torch.version.cuda"]
+    fixed = _fixpoint("setup.py", text)
+    assert "_torch_has_cuda = (torch.version.cuda is not None or torch.version.hip)\n" in fixed
+    assert "tag = 'cu' if torch.version.cuda is not None else 'cpu'\n" in fixed
+    ns: dict = {}
+    stub = ("class torch:\n    class version:\n        cuda = None\n        hip = '7.2.4'\n"
+            "CUDA_HOME = None\nCUDAExtension, CppExtension = 'cuda', 'cpp'\n")
+    code = "\n".join(l for l in fixed.splitlines() if not l.startswith(("import torch", "from torch")))
+    exec(compile(stub + code.replace("e = Ext('x', srcs)", "e = Ext"), "setup.py", "exec"), ns)
+    assert ns["e"] == "cuda" and ns["srcs"] == ["a.cpp", "a.cu"]
+    # already asks for ROCm: no finding
+    ok = text.replace("torch.version.cuda is not None\n", "torch.version.cuda is not None or torch.version.hip is not None\n", 1)
+    assert not [f for f in findings("setup.py", ok, ("BLD005",)) if f.data.get("gate") == "torch.version.cuda"]
+
+
+def test_torch_version_cuda_used_as_a_string_at_the_top_level_stops_setup_py_on_rocm():
+    # ramnet-ops 0.1.0rc2: `cuda_tag = torch.version.cuda.replace('.', '')` at the top level (AttributeError on ROCm).
+    text = HEAD + ("import os\nif os.getenv('SKIP', '0') != '1':\n"
+                   "    e = CUDAExtension('x', ['x.cu'])\n    cuda_tag = torch.version.cuda.replace('.', '')\n"
+                   "    major = float(torch.version.cuda)\n"
+                   "    ok1 = torch.version.cuda.split('.') if torch.version.cuda else []\n"  # guarded
+                   "    ok2 = str(torch.version.cuda)\n"  # str(None) is 'None'
+                   "def helper():\n    return torch.version.cuda.split('.')\n")  # not run by the file itself
+    got = [f for f in findings("setup.py", text, ("BLD005",)) if f.data.get("stop")]
+    assert [f.data["stop"] for f in got] == ["torch.version.cuda.replace", "float(torch.version.cuda)"]
+    assert all(f.fix is None and f.verdicts["rocm-7.2"] is Verdict.MANUAL for f in got)

@@ -1058,7 +1058,7 @@ class TorchCudaExtension(Rule):
         whose branch makes a ``CUDAExtension``): a ROCm build of PyTorch has no nvcc, so ``CUDA_HOME``
         is None and the extension is silently left out. torch_scatter's idiom tests
         ``CUDA_HOME is not None or torch.version.hip``."""
-        from vado.rules.bld_setup_stops import toolkit_stops
+        from vado.rules.bld_setup_stops import cuda_version_gates, cuda_version_stops, toolkit_stops
 
         for start, end, callee, why in toolkit_stops(ctx.text):
             test = _hip_test(ctx.text, start)
@@ -1072,7 +1072,20 @@ class TorchCudaExtension(Rule):
                 severity=Severity.HIGH,
                 data={"stop": callee},
             )
-        for start, end, gate in _cuda_home_gates(ctx.text):
+        for start, end, use in cuda_version_stops(ctx.text):
+            yield self.finding(
+                ctx, start, end,
+                f"{use} runs on every run of setup.py, and torch.version.cuda is None on a ROCm build of PyTorch: "
+                f"setup.py stops there before it builds anything; use it only when not "
+                f"{_hip_test(ctx.text, start) or 'torch.version.hip'} (or fall back to torch.version.hip)",
+                per_family(ctx, rocm=_MANUAL, oneapi=_MANUAL, scale=_AS_IS, zluda=_AS_IS),
+                effort=Effort(lines=1, constructs=1, hours=0.1),
+                severity=Severity.HIGH,
+                data={"stop": use},
+            )
+        gates = [(s, e, "CUDA_HOME" if ctx.text[s:e].startswith("CUDA_HOME") else g) for s, e, g in _cuda_home_gates(ctx.text)]
+        gates += [(s, e, "torch.version.cuda") for s, e in cuda_version_gates(ctx.text)]
+        for start, end, gate in sorted(set(gates)):
             fix = None
             expr = ctx.text[start:end]
             test = _hip_test(ctx.text, start)
@@ -1081,6 +1094,7 @@ class TorchCudaExtension(Rule):
                 fix = Fix((ctx.edit(start, end, new),), Applicability.UNSAFE,
                           f"build the extension on ROCm builds of PyTorch too ({test})", ("build",))
             why = ("a ROCm build of PyTorch has no nvcc (CUDA_HOME is None)" if gate == "CUDA_HOME" else
+                   "torch.version.cuda is None on a ROCm build of PyTorch" if gate == "torch.version.cuda" else
                    "it looks for nvcc, which a ROCm build of PyTorch does not have")
             yield self.finding(
                 ctx, start, end,

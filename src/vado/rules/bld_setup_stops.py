@@ -12,6 +12,10 @@ also inside ``if``/``for``/``with``/``try`` blocks, not in a function or class b
 test names ``CUDA_HOME`` or asks for a ROCm build), of a function of the file that names ``nvcc`` in a
 string or raises under a test of ``CUDA_HOME``, or that calls such a function (followed through the file's
 own functions).
+
+``torch.version.cuda`` is None on a ROCm build too: :func:`cuda_version_stops` finds the top-level uses of it as a
+string (``torch.version.cuda.replace(...)``: AttributeError), :func:`cuda_version_gates` the tests of it that decide
+whether the ``CUDAExtension`` is built (``WITH_CUDA = torch.version.cuda is not None and ...``: left out on ROCm).
 """
 
 from __future__ import annotations
@@ -130,3 +134,129 @@ def toolkit_stops(text: str) -> list[tuple[int, int, str, str]]:
                 end = starts[n.end_lineno - 1] + n.end_col_offset
                 out.append((start, end, _callee(n), bad[_callee(n)]))
     return sorted(set(out))
+
+
+def _is_cuda_version(node: ast.AST) -> bool:
+    """``torch.version.cuda`` (None on a ROCm build of PyTorch)."""
+    return (isinstance(node, ast.Attribute) and node.attr == "cuda" and isinstance(node.value, ast.Attribute)
+            and node.value.attr == "version" and isinstance(node.value.value, ast.Name) and node.value.value.id == "torch")
+
+
+#: Calls that fail on None (``float(None)``: TypeError; ``packaging.version.parse(None)``: TypeError).
+_NUMBER_CALLS = frozenset({"float", "int", "parse", "Version", "LooseVersion", "StrictVersion"})
+
+
+def _tests_cuda_version(node: ast.AST) -> bool:
+    """Whether ``node`` (a statement) tests ``torch.version.cuda`` itself somewhere (``x if torch.version.cuda
+    else ""``, ``torch.version.cuda and ...``, ``if torch.version.cuda is not None:``): its uses are guarded."""
+    for n in ast.walk(node):
+        tests = []
+        if isinstance(n, (ast.If, ast.IfExp, ast.While)):
+            tests = [n.test]
+        elif isinstance(n, ast.BoolOp):
+            tests = n.values[:-1]
+        elif isinstance(n, ast.Assert):
+            tests = [n.test]
+        if any(_is_cuda_version(m) for t in tests for m in ast.walk(t)):
+            return True
+    return False
+
+
+def cuda_version_stops(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, use)`` of each use of ``torch.version.cuda`` as a string (a method of it, an item of it,
+    ``float()``/``int()``/``version.parse()`` of it) in a statement that runs whenever setup.py does (see
+    :func:`_always_run`) and does not test ``torch.version.cuda`` itself: on a ROCm build of PyTorch
+    ``torch.version.cuda`` is None, so setup.py stops there (ramnet-ops 0.1.0rc2's top level computes
+    ``torch.version.cuda.replace('.', '')`` for its wheel's build tag: AttributeError before anything is built)."""
+    try:
+        tree = ast.parse(text.encode("latin-1"))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    if "version.cuda" not in text:
+        return []
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    out = []
+    for stmt in _always_run(tree.body):
+        if _tests_cuda_version(stmt):
+            continue
+        for n in ast.walk(stmt):
+            use = None
+            if isinstance(n, ast.Attribute) and _is_cuda_version(n.value):
+                use = f"torch.version.cuda.{n.attr}"
+            elif isinstance(n, ast.Subscript) and _is_cuda_version(n.value):
+                use = "torch.version.cuda[...]"
+            elif (isinstance(n, ast.Call) and n.args and _is_cuda_version(n.args[0])
+                  and (n.func.id if isinstance(n.func, ast.Name) else getattr(n.func, "attr", "")) in _NUMBER_CALLS):
+                use = f"{ast.unparse(n.func)}(torch.version.cuda)"
+            if use is not None:
+                out.append((starts[n.lineno - 1] + n.col_offset, starts[n.end_lineno - 1] + n.end_col_offset, use))
+    return sorted(set(out))
+
+
+def _gate_names(tree: ast.Module) -> set[str]:
+    """Names whose value decides whether a ``CUDAExtension`` is built: those in the test of an ``if`` or a
+    conditional expression one of whose branches names ``CUDAExtension``, and, followed back through
+    assignments, the names their values are computed from (dbscan-torch 0.2.0: ``_torch_has_cuda`` →
+    ``WITH_CUDA`` → ``ExtCls = CUDAExtension if WITH_CUDA else CppExtension``)."""
+    def names_ext(nodes) -> bool:
+        return any(isinstance(m, ast.Name) and m.id == "CUDAExtension" or isinstance(m, ast.Attribute)
+                   and m.attr == "CUDAExtension" for n in nodes for m in ast.walk(n))
+
+    gate: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.If) and names_ext(n.body + n.orelse) or isinstance(n, ast.IfExp) and names_ext([n.body, n.orelse]):
+            gate.update(m.id for m in ast.walk(n.test) if isinstance(m, ast.Name))
+    assigns = [n for n in ast.walk(tree) if isinstance(n, ast.Assign)]
+    variables = {t.id for a in assigns for t in a.targets if isinstance(t, ast.Name)}  # not torch, os, ...
+    gate &= variables
+    changed = True
+    while changed:
+        changed = False
+        for a in assigns:
+            if any(isinstance(t, ast.Name) and t.id in gate for t in a.targets):
+                new = {m.id for m in ast.walk(a.value) if isinstance(m, ast.Name)} & variables - gate
+                if new:
+                    gate |= new
+                    changed = True
+    return gate
+
+
+def cuda_version_gates(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each ``torch.version.cuda is not None`` (or ``!= None``, or ``torch.version.cuda`` as an
+    operand of ``and``/``or``) that decides whether the CUDA extension is built (:func:`_gate_names`), where the
+    same expression does not ask for a ROCm build already: on a ROCm build of PyTorch ``torch.version.cuda`` is
+    None, so the extension is silently left out there."""
+    if "version.cuda" not in text:
+        return []
+    try:
+        tree = ast.parse(text.encode("latin-1"))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    gate = _gate_names(tree)
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    exprs = [a.value for a in ast.walk(tree) if isinstance(a, ast.Assign)
+             and any(isinstance(t, ast.Name) and t.id in gate for t in a.targets)]
+    exprs += [n.test for n in ast.walk(tree) if isinstance(n, (ast.If, ast.IfExp))
+              and any(isinstance(m, ast.Name) and m.id in gate for m in ast.walk(n.test))]
+
+    def names_ext(node: ast.If) -> bool:
+        return any(isinstance(m, ast.Name) and m.id == "CUDAExtension" for b in node.body for m in ast.walk(b))
+
+    exprs += [n.test for n in ast.walk(tree) if isinstance(n, ast.If) and names_ext(n)]
+    out = set()
+    for e in exprs:
+        if _ROCM_TEST.search(ast.unparse(e)):
+            continue
+        if _is_cuda_version(e) and e.lineno == e.end_lineno:  # if torch.version.cuda:
+            out.add((starts[e.lineno - 1] + e.col_offset, starts[e.end_lineno - 1] + e.end_col_offset))
+        for n in ast.walk(e):
+            hit = None
+            if (isinstance(n, ast.Compare) and _is_cuda_version(n.left) and len(n.ops) == 1
+                    and isinstance(n.ops[0], (ast.IsNot, ast.NotEq)) and isinstance(n.comparators[0], ast.Constant)
+                    and n.comparators[0].value is None):
+                hit = n
+            elif isinstance(n, ast.BoolOp):
+                hit = next((v for v in n.values if _is_cuda_version(v)), None)
+            if hit is not None and hit.lineno == hit.end_lineno:
+                out.add((starts[hit.lineno - 1] + hit.col_offset, starts[hit.end_lineno - 1] + hit.end_col_offset))
+    return sorted(out)
