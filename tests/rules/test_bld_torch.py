@@ -454,3 +454,28 @@ def test_torch_version_cuda_used_as_a_string_at_the_top_level_stops_setup_py_on_
     got = [f for f in findings("setup.py", text, ("BLD005",)) if f.data.get("stop")]
     assert [f.data["stop"] for f in got] == ["torch.version.cuda.replace", "float(torch.version.cuda)"]
     assert all(f.fix is None and f.verdicts["rocm-7.2"] is Verdict.MANUAL for f in got)
+
+
+def test_architecture_flags_built_at_run_time_are_reported_and_kept_for_cuda():
+    # torchani 2.9.0: nvcc_args.extend([f"-gencode=arch=compute_{sm},code=sm_{sm}" for sm in sms]) was no finding,
+    # and hipcc rejects -gencode ("unknown argument").
+    text = HEAD + ("sms = ['80', '90']\nnvcc = ['-O3']\n"
+                   "nvcc.extend([f'-gencode=arch=compute_{sm},code=sm_{sm}' for sm in sms])\n"
+                   "nvcc += ['-DX', f'-arch=sm_{sms[0]}']\n"
+                   "nvcc += list(f'--generate-code=arch=compute_{s},code=sm_{s}' for s in sms)\n"
+                   "nvcc += [f'-DSM={s}' for s in sms]\n"  # no nvcc flag: no finding
+                   "e = CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': nvcc})\n")
+    got = [f for f in findings("setup.py", text, ("BLD005",)) if f.data.get("flag")]
+    assert sorted((f.data["flag"], f.data["formatted"], f.fix is not None) for f in got) == [
+        ("arch", "f-string", True), ("gencode", "comprehension", False), ("gencode", "comprehension", True)]
+    from vado.scan.buildfiles import parse_setup_py_build
+    assert [f.data["sm"] for f in parse_setup_py_build(text).facts if f.data.get("formatted")] == [[], [], []]
+    fixed = _fixpoint("setup.py", text)
+    assert "nvcc.extend(([] if torch.version.hip else [f'-gencode=arch=compute_{sm},code=sm_{sm}' for sm in sms]))" in fixed
+    assert "nvcc += ['-DX', *([] if torch.version.hip else [f'-arch=sm_{sms[0]}'])]" in fixed
+    # the generator in list(...) is left for a person (its parentheses are the call's)
+    assert "nvcc += list(f'--generate-code" in fixed
+    assert _nvcc_list(fixed, None) == ["-O3", "-gencode=arch=compute_80,code=sm_80", "-gencode=arch=compute_90,code=sm_90",
+                                      "-DX", "-arch=sm_80", "--generate-code=arch=compute_80,code=sm_80",
+                                      "--generate-code=arch=compute_90,code=sm_90", "-DSM=80", "-DSM=90"]
+    assert _nvcc_list(fixed, "7.2.4")[:3] == ["-O3", "-DX", "--generate-code=arch=compute_80,code=sm_80"]

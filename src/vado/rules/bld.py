@@ -1034,7 +1034,13 @@ class TorchCudaExtension(Rule):
             # Two items of one list ("--threads",\n "2": fpscan 0.1.2) are no two statements.
             split = any(c in f.text for c in "()") or ("\n" in f.text and not shape.list_items >= _item_quotes(ctx.text, f))
             fix = None
-            if not split:
+            if f.data.get("formatted"):  # built at run time: only the whole expression can be made conditional
+                test, bind = _hip_test(ctx.text, f.start), None
+                if test is None and _TORCH_IMPORTED.search(ctx.text):
+                    bind = _torch_import_edit(ctx.text, f.start)
+                    test = "torch.version.hip" if bind else None
+                fix = _formatted_flag_fix(ctx, f, test, bind)
+            elif not split:
                 test, bind = _hip_test(ctx.text, f.start), None
                 if test is None and _TORCH_IMPORTED.search(ctx.text):
                     bind = _torch_import_edit(ctx.text, f.start)
@@ -1048,7 +1054,8 @@ class TorchCudaExtension(Rule):
                 effort=Effort(lines=1, constructs=1, hours=0.0 if fix else 0.25),
                 fix=fix,
                 severity=Severity.MEDIUM if breaks else Severity.LOW,
-                data={"flag": kind, "option": f.data.get("option", ""), "breaks_hipcc": breaks},
+                data={"flag": kind, "option": f.data.get("option", ""), "breaks_hipcc": breaks,
+                      **({"formatted": f.data["formatted"]} if f.data.get("formatted") else {})},
             )
 
 
@@ -1182,6 +1189,33 @@ _SETUP_FLAG_FOR_HIPCC = {
     # HIP has no register cap flag (__launch_bounds__ is the way); hipcc rejects nvcc's.
     "maxrregcount": "", "xcudafe": "", "nvcc-only": "",
 }
+
+
+def _formatted_flag_fix(ctx: FileContext, f: BuildFact, test: str | None,
+                        bind: tuple[int, str, str] | None) -> Fix | None:
+    """Keep flags a setup.py builds at run time for CUDA builds only: a comprehension (torchani 2.9.0's
+    ``nvcc_args.extend([f"-gencode=arch=compute_{sm},code=sm_{sm}" for sm in sms])``) becomes
+    ``([] if TEST else [...])``, an f-string item of a list display ``*([] if TEST else [f"..."])``. Only flags
+    hipcc has no spelling for (architectures, nvcc's own switches), and only where ``TEST`` can be bound."""
+    if test is None or _hipcc_flag(f.data["flag"], f.data.get("option", ""), f.data.get("value", "")) != "":
+        return None
+    text, start, end = ctx.text, f.start, f.end
+    if f.data["formatted"] == "comprehension":
+        if text[start] == "(":  # a generator: its parentheses may be a call's
+            return None
+        content = f"([] if {test} else {text[start:end]})"
+    else:
+        before = text[:start].rstrip()[-1:]
+        after = text[end:].lstrip()[:1]
+        if before not in ("[", ",") or after not in ("]", ",", "#"):
+            return None  # not an item of a list display
+        content = f"*([] if {test} else [{text[start:end]}])"
+    edits = (ctx.edit(start, end, content),)
+    if bind is not None:
+        edits = (ctx.edit(bind[0], bind[0], bind[1]),) + edits
+    return Fix(edits, Applicability.UNSAFE,
+               f"{f.text!r} (built at run time) for CUDA builds only, nothing on ROCm ({test}"
+               f"{f', torch imported {bind[2]}' if bind else ''})", ("build",))
 
 
 def _item_quotes(text: str, f: BuildFact) -> set[int]:

@@ -1127,10 +1127,17 @@ def _py_words(text: str, node: ast.AST, names: dict, starts: list[int],
         return _py_words(text, node.body, names, starts, _seen) + _py_words(text, node.orelse, names, starts, _seen)
     elif isinstance(node, ast.Call) and node.args:  # list(x), a helper that extends x: append_nvcc_threads(x)
         return _py_words(text, node.args[0], names, starts, _seen)
+    elif isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+        # [f"-gencode=arch=compute_{sm},code=sm_{sm}" for sm in sms] (torchani 2.9.0): one word per flag of
+        # the element, each spanning the whole comprehension.
+        return _formatted_words(node, node.elt, starts)
     out = []
     for it in items:
         if isinstance(it, ast.Starred):
             out += _py_words(text, it.value, names, starts, _seen)
+            continue
+        if isinstance(it, ast.JoinedStr):  # f"-arch=sm_{cc}"
+            out += _formatted_words(it, it, starts)
             continue
         if not (isinstance(it, ast.Constant) and isinstance(it.value, str)):
             continue
@@ -1144,9 +1151,36 @@ def _py_words(text: str, node: ast.AST, names: dict, starts: list[int],
     return out
 
 
+def _formatted_words(node: ast.AST, elt: ast.AST, starts: list[int]) -> list[tuple[int, int, str]]:
+    """The words of an f-string (or a string) ``elt`` with each replacement field read as ``0``
+    (``-gencode=arch=compute_0,code=sm_0``: enough to tell the flag), each spanning ``node``."""
+    if isinstance(elt, ast.JoinedStr):
+        rendered = "".join(v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else "0"
+                           for v in elt.values)
+    elif isinstance(elt, ast.Constant) and isinstance(elt.value, str):
+        rendered = elt.value
+    else:
+        return []
+    sp = node_span(node, starts)
+    if sp is None or not rendered.startswith("-"):
+        return []
+    return [(sp[0], sp[1], w) for w in rendered.split()]
+
+
 def _py_flag_facts(text: str, node: ast.AST, names: dict, starts: list[int], context: str) -> list[BuildFact]:
-    return [f for f in flag_facts(_py_words(text, node, names, starts), context, "setup.py")
-            if f.kind is not FactKind.CUDA_LIBRARY]
+    out = []
+    for f in flag_facts(_py_words(text, node, names, starts), context, "setup.py"):
+        if f.kind is FactKind.CUDA_LIBRARY:
+            continue
+        head = text[f.start:f.start + 2]
+        if head[:1] in "[(":  # a comprehension: its flags are made at run time
+            f = BuildFact(f.kind, f.start, f.end, f.text, f.context, {**f.data, "formatted": "comprehension"})
+        elif head[:1] in "fF" and head[1:2] in "\"'" or head.lower() in ("rf", "fr"):
+            f = BuildFact(f.kind, f.start, f.end, f.text, f.context, {**f.data, "formatted": "f-string"})
+        if "formatted" in f.data and "sm" in f.data:  # the numbers come at run time
+            f = BuildFact(f.kind, f.start, f.end, f.text, f.context, {**f.data, "sm": [], "value": ""})
+        out.append(f)
+    return out
 
 
 _EXT_PATTERN = re.compile(r"\b(CUDAExtension|load_inline|cpp_extension\.load)(?=\s*\()")
