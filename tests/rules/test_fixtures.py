@@ -40,6 +40,8 @@ MARKER = re.compile(r"(?:#|//|/\*)\s*(ruleid|ok):\s*([A-Z]+[0-9]+)")
 EXTRA_TARGETS = re.compile(r"(?:#|//|/\*)[ \t]*vado-targets:[ \t]*([\w.,\t -]+)")
 WAVE = re.compile(r"(?:#|//|/\*)[ \t]*vado-wave:[ \t]*(\w+)")
 AMD_OPTION = re.compile(r"(?:#|//|/\*)[ \t]*vado-amd-(defines|undefined):[ \t]*([\w=,\t ]+)")
+#: The fixture's folder is the audited tree's root (rules that look for the tree's other files: API016).
+SOURCE_ROOT = re.compile(r"(?:#|//|/\*)[ \t]*vado-source-root:[ \t]*fixture-folder")
 
 
 def fixture_files() -> list[Path]:
@@ -88,9 +90,11 @@ def snapshot(findings) -> list[dict]:
     ]
 
 
-def fixture_options(text: str) -> dict:
-    """Rule options a fixture asks for in ``vado-wave:``/``vado-amd-*:`` comments."""
+def fixture_options(text: str, folder: Path | None = None) -> dict:
+    """Rule options a fixture asks for in ``vado-wave:``/``vado-amd-*:``/``vado-source-root:`` comments."""
     options = {}
+    if folder is not None and SOURCE_ROOT.search(text):
+        options["source_root"] = str(folder)
     wave = WAVE.search(text)
     if wave:
         options["wave"] = wave.group(1)
@@ -104,7 +108,7 @@ def test_fixture(path: Path):
     data = path.read_bytes()
     name = kind_name(path)
     findings = check_bytes(name, data, audit_targets(data.decode("latin-1")), kind=classify(name),
-                           options=fixture_options(data.decode("latin-1")))
+                           options=fixture_options(data.decode("latin-1"), path.parent))
     lines = data.decode("latin-1").splitlines()
     by_line: dict[int, set[str]] = {}
     for f in findings:
