@@ -52,6 +52,11 @@ REMOVED = {
 }
 
 
+#: ROCm guards torch 2.13.0 no longer declares under their HIP names → the masquerading guards hipify gives extensions.
+_HIP_GUARDS = {name: name + "MasqueradingAsCUDA" for name in
+               ("HIPGuard", "OptionalHIPGuard", "HIPStreamGuard", "OptionalHIPStreamGuard")}
+_MASQUERADING_HEADER = "ATen/hip/impl/HIPGuardImplMasqueradingAsCUDA.h"
+
 #: The dispatch macros whose first argument is a ``ScalarType`` (``AT_DISPATCH_FLOATING_TYPES``, ``…_AND2`` …).
 _DISPATCH = re.compile(r"AT_DISPATCH_\w+")
 
@@ -66,7 +71,9 @@ class TorchRemovedApi(Rule):
     extensions used (``THCAtomics.cuh``'s ``atomicAdd`` overloads for ``at::Half`` are
     ``ATen/cuda/Atomic.cuh``'s), the fix includes that instead; elsewhere (``THCState``,
     ``THCudaCheck``) the finding stays for a person. Also ``x.type()`` as the first argument of an
-    ``AT_DISPATCH_*`` macro, which becomes ``x.scalar_type()``.
+    ``AT_DISPATCH_*`` macro, which becomes ``x.scalar_type()``, and ``c10::hip::HIPGuard`` (and the optional
+    and stream guards), which become ``c10::hip::HIPGuardMasqueradingAsCUDA`` (torch 2.13.0's ROCm headers keep
+    CUDA's names in ``c10/hip/HIPGuard.h``: torch-ans 0.4.0's own ROCm branch fails in all 6 TUs).
 
     Why is this bad?
     ----------------
@@ -115,6 +122,8 @@ class TorchRemovedApi(Rule):
             yield from self._dispatch_types(ctx)
         if "C10_WARP_SIZE" in ctx.text:
             yield from self._host_warp_size(ctx)
+        if "Guard" in ctx.text and "hip" in ctx.text:
+            yield from self._hip_guards(ctx)
         if "TH" not in ctx.text:
             return
         for inc in source_facts(ctx).includes:
@@ -166,6 +175,43 @@ class TorchRemovedApi(Rule):
                 {tgt.name: Verdict.AUTOMATIC for tgt in ctx.targets},
                 fix=fix, effort=Effort(lines=1, constructs=1, hours=0.0),
                 data={"macro": toks[i][3]},
+            )
+
+    def _hip_guards(self, ctx: FileContext) -> Iterable[Finding]:
+        """``c10::hip::HIPGuard`` (and the optional and stream guards): torch 2.13.0's ROCm ``c10/hip/HIPGuard.h``
+        keeps CUDA's names (``c10::cuda::CUDAGuard``), so ``c10::hip::HIPGuard`` is no type there (torch-ans 0.4.0's
+        own ROCm branch, all 6 TUs); ``c10::hip::HIPGuardMasqueradingAsCUDA`` of
+        ``ATen/hip/impl/HIPGuardImplMasqueradingAsCUDA.h`` is what PyTorch's hipify gives extensions for
+        ``CUDAGuard``, in torch 2.13.0 as before."""
+        view = cs.device_view(ctx)
+        toks = view.tokens
+        facts = source_facts(ctx)
+        guard_inc = next((inc for inc in facts.includes if inc.path == "c10/hip/HIPGuard.h"), None)
+        has_masq = any(inc.path == _MASQUERADING_HEADER for inc in facts.includes)
+        added = False
+        for i in view.ident_indices(tuple(_HIP_GUARDS)):
+            if i < 2 or toks[i - 1][3] != "::" or toks[i - 2][3] != "hip":
+                continue
+            name = toks[i][3]
+            new = _HIP_GUARDS[name]
+            fix = None
+            if guard_inc is not None or has_masq:
+                edits = [Edit(ctx.path, toks[i][1], toks[i][2], new)]
+                if not has_masq and not added:
+                    eol = ctx.text.find("\n", guard_inc.end)
+                    eol = len(ctx.text) if eol < 0 else eol + 1
+                    edits.insert(0, Edit(ctx.path, eol, eol, f"#include <{_MASQUERADING_HEADER}>\n"))
+                    added = True
+                fix = Fix(tuple(edits), Applicability.SAFE, f"c10::hip::{name} → c10::hip::{new}", ("torch-api",))
+            rocm = [t for t in ctx.targets if t.family == "rocm"]
+            yield self.finding(
+                ctx, toks[i - 2][1] if toks[i - 3][3] != "::" else toks[i - 4][1], toks[i][2],
+                f"c10::hip::{name} is no type in torch 2.13.0's ROCm headers (c10/hip/HIPGuard.h keeps CUDA's names: "
+                f"c10::cuda::{name.replace('HIP', 'CUDA')}); c10::hip::{new} (<{_MASQUERADING_HEADER}>) is what "
+                "PyTorch's hipify gives extensions, in older releases too",
+                {t.name: Verdict.AUTOMATIC if fix else Verdict.MANUAL for t in rocm},
+                fix=fix, effort=Effort(lines=1, constructs=1, hours=0.0 if fix else 0.25),
+                data={"name": f"c10::hip::{name}", "successor": f"c10::hip::{new}"},
             )
 
     def _host_warp_size(self, ctx: FileContext) -> Iterable[Finding]:
