@@ -479,3 +479,31 @@ def test_architecture_flags_built_at_run_time_are_reported_and_kept_for_cuda():
                                       "-DX", "-arch=sm_80", "--generate-code=arch=compute_80,code=sm_80",
                                       "--generate-code=arch=compute_90,code=sm_90", "-DSM=80", "-DSM=90"]
     assert _nvcc_list(fixed, "7.2.4")[:3] == ["-O3", "-DX", "--generate-code=arch=compute_80,code=sm_80"]
+
+
+def test_a_rocm_extension_class_pytorch_does_not_have_is_reported():
+    # torch-ans 0.4.0: `from torch.utils.cpp_extension import ROCMExtension` (ImportError -> CppExtension): on ROCm
+    # the .cu sources are then neither hipified nor linked with the HIP libraries.
+    text = ("import torch\nfrom torch.utils.cpp_extension import BuildExtension, CppExtension, CUDAExtension\n"
+            "try:\n    from torch.utils.cpp_extension import ROCMExtension\nexcept ImportError:\n    ROCMExtension = None\n"
+            "e = CUDAExtension('x', ['x.cu'])\n")
+    got = [f for f in findings("setup.py", text, ("BLD005",)) if f.data.get("missing")]
+    assert [(f.data["missing"], f.span.line, f.verdicts["rocm-7.2"]) for f in got] == [("ROCMExtension", 4, Verdict.MANUAL)]
+    ok = text.replace("ROCMExtension", "SyclExtension")
+    assert not [f for f in findings("setup.py", ok, ("BLD005",)) if f.data.get("missing")]
+
+
+def test_a_stop_behind_an_environment_opt_in_does_not_run_on_every_run():
+    # torch-ans 0.4.0: get_stable_abi_extension_config() (it names nvcc) runs only under WITH_STABLE_ABI=1.
+    helper = ("import os\nfrom torch.utils.cpp_extension import CUDAExtension\ne = CUDAExtension('x', ['x.cu'])\n"
+              "def probe():\n    return os.popen('nvcc -V').read()\n")
+    opt_in = helper + "WITH_X = os.getenv('WITH_X', '0') == '1'\nif WITH_X:\n    probe()\nelse:\n    pass\n"
+    assert _stops(opt_in) == []
+    direct = helper + "if os.environ.get('WITH_X'):\n    probe()\n"
+    assert _stops(direct) == []
+    # on unless the user turns it off: it runs by default
+    default_on = helper + "if os.getenv('BUILD_X', '1') == '1':\n    probe()\n"
+    assert [s[1] for s in _stops(default_on)] == ["probe"]
+    # the else of an opt-in is what runs by default
+    in_else = helper + "if os.getenv('SKIP', '0') == '1':\n    pass\nelse:\n    probe()\n"
+    assert [s[1] for s in _stops(in_else)] == ["probe"]

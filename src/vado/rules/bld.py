@@ -1065,7 +1065,8 @@ class TorchCudaExtension(Rule):
         whose branch makes a ``CUDAExtension``): a ROCm build of PyTorch has no nvcc, so ``CUDA_HOME``
         is None and the extension is silently left out. torch_scatter's idiom tests
         ``CUDA_HOME is not None or torch.version.hip``."""
-        from vado.rules.bld_setup_stops import cuda_version_gates, cuda_version_stops, toolkit_stops
+        from vado.rules.bld_setup_stops import (cuda_version_gates, cuda_version_stops, missing_extension_classes,
+                                                toolkit_stops)
 
         for start, end, callee, why in toolkit_stops(ctx.text):
             test = _hip_test(ctx.text, start)
@@ -1078,6 +1079,17 @@ class TorchCudaExtension(Rule):
                 effort=Effort(lines=2, constructs=1, hours=0.25),
                 severity=Severity.HIGH,
                 data={"stop": callee},
+            )
+        for start, end, name in missing_extension_classes(ctx.text):
+            yield self.finding(
+                ctx, start, end,
+                f"torch.utils.cpp_extension has no {name} (PyTorch has CppExtension, CUDAExtension and SyclExtension): "
+                "on a ROCm build of PyTorch CUDAExtension is the class that hipifies the sources, compiles them with "
+                "hipcc and links the HIP libraries; a fallback to CppExtension builds none of that",
+                per_family(ctx, rocm=_MANUAL, oneapi=_MANUAL, scale=_AS_IS, zluda=_AS_IS),
+                effort=Effort(lines=2, constructs=1, hours=0.25),
+                severity=Severity.HIGH,
+                data={"missing": name},
             )
         for start, end, use in cuda_version_stops(ctx.text):
             yield self.finding(

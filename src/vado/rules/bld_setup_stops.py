@@ -85,10 +85,36 @@ def _functions(tree: ast.Module) -> dict[str, str]:
     return bad
 
 
-def _always_run(body: list[ast.stmt]):
+def _env_opt_in(test: ast.AST, opt_ins: frozenset[str]) -> bool:
+    """Whether ``test`` holds only where the user set an environment variable: ``os.getenv("X", "0") == "1"``,
+    ``os.environ.get("X")``, or a module-level name bound to one (torch-ans 0.4.0's ``WITH_STABLE_ABI``)."""
+    if isinstance(test, ast.Name):
+        return test.id in opt_ins
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_env_opt_in(v, opt_ins) for v in test.values)
+    call = test.left if isinstance(test, ast.Compare) else test
+    if not (isinstance(call, ast.Call) and ast.unparse(call.func) in ("os.getenv", "os.environ.get", "getenv")):
+        return False
+    default = call.args[1] if len(call.args) > 1 else None
+    if isinstance(test, ast.Call):  # os.getenv("X"): None, or the default's truth
+        return default is None or (isinstance(default, ast.Constant) and not default.value)
+    if (len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq) and isinstance(test.comparators[0], ast.Constant)
+            and isinstance(default, ast.Constant)):
+        return default.value != test.comparators[0].value  # == "1" with the default "0"
+    return False
+
+
+def _opt_in_names(tree: ast.Module) -> frozenset[str]:
+    """Module-level names bound to an environment opt-in (see :func:`_env_opt_in`)."""
+    return frozenset(t.id for n in tree.body if isinstance(n, ast.Assign) and _env_opt_in(n.value, frozenset())
+                     for t in n.targets if isinstance(t, ast.Name))
+
+
+def _always_run(body: list[ast.stmt], opt_ins: frozenset[str] = frozenset()):
     """The statements of ``body`` that run whenever the file does, blocks entered; a function or class body
     is not entered, nor an ``if`` whose test names ``CUDA_HOME`` or a ROCm build (either branch may be
-    the one a ROCm build skips)."""
+    the one a ROCm build skips), nor the body of an ``if`` that holds only where the user set an environment
+    variable (its ``else`` is what runs by default)."""
     for stmt in body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
@@ -96,9 +122,12 @@ def _always_run(body: list[ast.stmt]):
             test = ast.unparse(stmt.test)
             if "CUDA_HOME" in test or _ROCM_TEST.search(test):
                 continue
+            if _env_opt_in(stmt.test, opt_ins):
+                yield from _always_run(stmt.orelse, opt_ins)
+                continue
             # the test itself is a gate (BLD005's _cuda_home_gates), not a stop
-            yield from _always_run(stmt.body)
-            yield from _always_run(stmt.orelse)
+            yield from _always_run(stmt.body, opt_ins)
+            yield from _always_run(stmt.orelse, opt_ins)
             continue
         if isinstance(stmt, (ast.For, ast.While, ast.With, ast.Try)):
             for field in ("iter", "test"):
@@ -107,9 +136,9 @@ def _always_run(body: list[ast.stmt]):
             for item in getattr(stmt, "items", []):
                 yield item
             for field in ("body", "orelse", "finalbody"):
-                yield from _always_run(getattr(stmt, field, []))
+                yield from _always_run(getattr(stmt, field, []), opt_ins)
             for handler in getattr(stmt, "handlers", []):
-                yield from _always_run(handler.body)
+                yield from _always_run(handler.body, opt_ins)
             continue
         yield stmt
 
@@ -127,7 +156,7 @@ def toolkit_stops(text: str) -> list[tuple[int, int, str, str]]:
         return []
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     out = []
-    for node in _always_run(tree.body):
+    for node in _always_run(tree.body, _opt_in_names(tree)):
         for n in ast.walk(node):
             if isinstance(n, ast.Call) and _callee(n) in bad:
                 start = starts[n.lineno - 1] + n.col_offset
@@ -176,7 +205,7 @@ def cuda_version_stops(text: str) -> list[tuple[int, int, str]]:
         return []
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     out = []
-    for stmt in _always_run(tree.body):
+    for stmt in _always_run(tree.body, _opt_in_names(tree)):
         if _tests_cuda_version(stmt):
             continue
         for n in ast.walk(stmt):
@@ -259,4 +288,34 @@ def cuda_version_gates(text: str) -> list[tuple[int, int]]:
                 hit = next((v for v in n.values if _is_cuda_version(v)), None)
             if hit is not None and hit.lineno == hit.end_lineno:
                 out.add((starts[hit.lineno - 1] + hit.col_offset, starts[hit.end_lineno - 1] + hit.end_col_offset))
+    return sorted(out)
+
+
+#: Extension classes some setup.py files import from ``torch.utils.cpp_extension`` that PyTorch never had (torch
+#: 2.13.0 has ``CppExtension``, ``CUDAExtension`` and ``SyclExtension``).
+_NO_SUCH_EXTENSION = re.compile(r"^(?:ROCM|ROCm|Rocm|HIP|Hip)Extension$")
+
+
+def missing_extension_classes(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, name)`` of each name imported from ``torch.utils.cpp_extension`` that is a ROCm extension
+    class PyTorch does not have (torch-ans 0.4.0: ``from torch.utils.cpp_extension import ROCMExtension`` in a
+    ``try`` whose ``except ImportError`` falls back to ``CppExtension``: on ROCm its ``.cu`` sources are then
+    neither hipified nor linked with the HIP libraries, which only ``CUDAExtension`` does)."""
+    if "Extension" not in text:
+        return []
+    try:
+        tree = ast.parse(text.encode("latin-1"))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "torch.utils.cpp_extension":
+            for alias in node.names:
+                if _NO_SUCH_EXTENSION.match(alias.name):
+                    line = text[starts[node.lineno - 1]:]
+                    at = re.search(rf"\b{alias.name}\b", line)
+                    if at is not None:
+                        s = starts[node.lineno - 1] + at.start()
+                        out.append((s, s + len(alias.name), alias.name))
     return sorted(out)
