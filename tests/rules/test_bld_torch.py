@@ -507,3 +507,21 @@ def test_a_stop_behind_an_environment_opt_in_does_not_run_on_every_run():
     # the else of an opt-in is what runs by default
     in_else = helper + "if os.getenv('SKIP', '0') == '1':\n    pass\nelse:\n    probe()\n"
     assert [s[1] for s in _stops(in_else)] == ["probe"]
+
+
+def test_undoing_pytorchs_cuda_half_defines_undoes_the_hip_ones_on_rocm():
+    # fpscan 0.1.2: -U__CUDA_NO_HALF_CONVERSIONS__/-U__CUDA_NO_HALF_OPERATORS__ undo PyTorch's CUDA defines; a ROCm
+    # build of PyTorch defines __HIP_NO_HALF_CONVERSIONS__/__HIP_NO_HALF_OPERATORS__ instead, which stayed on:
+    # "no viable conversion from 'double' to '__half'", "use of overloaded operator '*' is ambiguous" (20 errors).
+    flags = ["-O3", "-U__CUDA_NO_HALF_CONVERSIONS__", "-U__CUDA_NO_HALF_OPERATORS__", "-U__CUDA_NO_HALF2_OPERATORS__",
+             "-U__CUDA_NO_BFLOAT16_CONVERSIONS__"]
+    before = HEAD + f"e = CUDAExtension('x', ['x.cu'], extra_compile_args={{'nvcc': {flags!r}}})\n"
+    got = [f for f in findings("setup.py", before, ("BLD005",)) if f.data.get("flag")]
+    assert [f.data["flag"] for f in got] == ["cuda-half-undef"] * 3
+    after = _fixpoint("setup.py", before)
+    assert _nvcc_list(after, None) == flags
+    assert _nvcc_list(after, "7.2.4") == ["-O3", "-U__HIP_NO_HALF_CONVERSIONS__", "-U__HIP_NO_HALF_OPERATORS__",
+                                         "-U__HIP_NO_HALF_OPERATORS__", "-U__CUDA_NO_BFLOAT16_CONVERSIONS__"]
+    # in a Makefile or CMake file (no PyTorch defines) it is no finding
+    make = findings("Makefile", "NVCCFLAGS = -O3 -U__CUDA_NO_HALF_OPERATORS__\n")
+    assert not [f for f in make if f.data.get("flag") == "cuda-half-undef"]

@@ -570,6 +570,8 @@ class NvccCommandOrFlag(Rule):
                 )
                 continue
             kind = f.data["flag"]
+            if kind == "cuda-half-undef":
+                continue  # HIP's own headers leave half operators on unless asked: harmless outside PyTorch
             value = f.data.get("value", "")
             content: str | None = None
             safety = Applicability.SAFE
@@ -997,7 +999,7 @@ class TorchCudaExtension(Rule):
     #: --maxrregcount=N and the nvcc-only switches (--extra-device-vectorization, -ftz=, -prec-div=, -Xfatbin ...)
     #: are "unknown argument" errors too (ROCm 7.2.4 hipcc; biwkv4-cuda 0.3.2, clic-inference-extensions 0.1.0).
     BREAKS = {"fast-math", "expt", "gencode", "threads", "rdc", "xptxas", "diag", "arch", "maxrregcount",
-              "nvcc-only", "xcudafe"}
+              "nvcc-only", "xcudafe", "cuda-half-undef"}
     IGNORED = {"lineinfo", "xcompiler", "xnvlink", "ccbin", "cudart",
                "default-stream", "deprecated-targets"}
 
@@ -1048,8 +1050,12 @@ class TorchCudaExtension(Rule):
                 fix = _conditional_flag_fix(ctx, f, test, shape, bind) or _setup_flag_fix(ctx, f)
             yield self.finding(
                 ctx, f.start, f.end,
-                f"nvcc flag {f.text} reaches hipcc unchanged on ROCm builds of PyTorch, and hipcc {how} it; "
-                "add it only when not IS_HIP_EXTENSION",
+                (f"{f.text} undoes a define of PyTorch's CUDA build; a ROCm build of PyTorch defines "
+                 f"{_hipcc_flag(kind, f.data.get('option', ''), '')[2:]} instead (torch.utils.cpp_extension), which "
+                 "this leaves on: its half operators and conversions stay off for hipcc; undo that one on ROCm"
+                 if kind == "cuda-half-undef" else
+                 f"nvcc flag {f.text} reaches hipcc unchanged on ROCm builds of PyTorch, and hipcc {how} it; "
+                 "add it only when not IS_HIP_EXTENSION"),
                 per_family(ctx, rocm=_AUTO if fix else _MANUAL, oneapi=_MANUAL),
                 effort=Effort(lines=1, constructs=1, hours=0.0 if fix else 0.25),
                 fix=fix,
@@ -1249,6 +1255,8 @@ def _hipcc_flag(kind: str, option: str, value: str) -> str | None:
     """What an nvcc flag of a torch extension's list becomes for hipcc ("" drops it; None: no fix)."""
     if kind == "nvcc-only":
         return _nvcc_only_for_hipcc(option, value)
+    if kind == "cuda-half-undef":  # PyTorch's ROCm build defines the HIP names: undo those
+        return "-U__HIP_NO_HALF_CONVERSIONS__" if option.endswith("CONVERSIONS__") else "-U__HIP_NO_HALF_OPERATORS__"
     if kind == "xcompiler":  # host flags through nvcc: hipcc is clang and takes them as they are
         return _xcompiler(value) if value and not any(q in value for q in "\"'") else None
     return _SETUP_FLAG_FOR_HIPCC.get(kind)

@@ -139,6 +139,9 @@ _FLAG_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
                       r"|dlink-time-opt)$"),
         ("nvcc-only", r"^--?(?:ftz|prec-div|prec-sqrt|fmad)=(?:true|false)$"),
         ("nvcc-only", r"^(?:-Xfatbin|--fatbin-options)=.*$"),
+        # Undoes PyTorch's -D__CUDA_NO_HALF_OPERATORS__ & co. of a CUDA build; a ROCm build defines
+        # __HIP_NO_HALF_OPERATORS__/__HIP_NO_HALF_CONVERSIONS__ instead, which it leaves on (fpscan 0.1.2).
+        ("cuda-half-undef", r"^-U__CUDA_NO_HALF2?_(?:OPERATORS|CONVERSIONS)__$"),
     )
 )
 #: Options whose value is the following word.
@@ -189,6 +192,7 @@ _FLAG_OPTIONS = frozenset({
         "restrict", "disable-warnings", "display-error-number", "use-local-env", "allow-unsupported-compiler",
         "dlink-time-opt", "ftz", "prec-div", "prec-sqrt", "fmad")),
     "-Xfatbin", "--fatbin-options",
+    "-U__CUDA_NO_HALF_OPERATORS__", "-U__CUDA_NO_HALF2_OPERATORS__", "-U__CUDA_NO_HALF_CONVERSIONS__",
     *(f"{d}diag{u}{w}" for d in ("-", "--") for u in "-_" for w in ("suppress", "error", "warn", "default")),
 })
 
