@@ -525,3 +525,14 @@ def test_undoing_pytorchs_cuda_half_defines_undoes_the_hip_ones_on_rocm():
     # in a Makefile or CMake file (no PyTorch defines) it is no finding
     make = findings("Makefile", "NVCCFLAGS = -O3 -U__CUDA_NO_HALF_OPERATORS__\n")
     assert not [f for f in make if f.data.get("flag") == "cuda-half-undef"]
+
+
+def test_the_projects_own_rocm_flags_keep_their_half_undefines():
+    # causal-conv1d 1.7.0, mamba-ssm 2.3.2: `if HIP_BUILD:` gives hipcc its own list, -U__CUDA_NO_HALF_OPERATORS__
+    # included; that build compiles as it is (gfx942, measured before), so the project's ROCm list is left alone.
+    text = HEAD + ("HIP_BUILD = bool(torch.version.hip)\n"
+                   "if HIP_BUILD:\n    nvcc = ['-O3', '-U__CUDA_NO_HALF_OPERATORS__']\n"
+                   "else:\n    nvcc = ['-O3', '-U__CUDA_NO_HALF_OPERATORS__', '--use_fast_math']\n"
+                   "e = CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': nvcc})\n")
+    assert [f.data["flag"] for f in findings("setup.py", text, ("BLD005",)) if f.data.get("flag")] == []
+    assert fix_all("setup.py", text) == text

@@ -1029,6 +1029,8 @@ class TorchCudaExtension(Rule):
             if shape.guarded(f.start):
                 continue  # in a branch only CUDA builds of PyTorch take: never reaches hipcc
             kind = f.data["flag"]
+            if kind == "cuda-half-undef" and shape.rocm_branch(f.start):
+                continue  # the project's own ROCm flags (causal-conv1d, mamba-ssm): built and tested as they are
             breaks = kind in self.BREAKS
             how = "rejects" if breaks else "ignores or misreads"
             # A flag and its value from two statements (append("-gencode"); append("arch=...")): no edit
@@ -1416,9 +1418,14 @@ class _SetupShape:
 
     list_items: frozenset[int] = frozenset()
     cuda_only: tuple[tuple[int, int], ...] = ()
+    rocm_only: tuple[tuple[int, int], ...] = ()
 
     def guarded(self, at: int) -> bool:
         return any(a <= at < b for a, b in self.cuda_only)
+
+    def rocm_branch(self, at: int) -> bool:
+        """Whether ``at`` is in a branch only ROCm builds take (the project's own ROCm flags)."""
+        return any(a <= at < b for a, b in self.rocm_only)
 
 
 def _setup_shape(text: str) -> _SetupShape:
@@ -1449,11 +1456,11 @@ def _setup_shape(text: str) -> _SetupShape:
             return True if isinstance(test, (ast.Attribute, ast.Name, ast.Call)) else None
         return None
 
-    items, spans = set(), []
+    items, spans, rocm_spans = set(), [], []
 
-    def span(nodes: list) -> None:
+    def span(nodes: list, into: list | None = None) -> None:
         for n in nodes:
-            spans.append((off(n.lineno, n.col_offset), off(n.end_lineno, n.end_col_offset)))
+            (spans if into is None else into).append((off(n.lineno, n.col_offset), off(n.end_lineno, n.end_col_offset)))
 
     for node in ast.walk(tree):
         if isinstance(node, ast.List):
@@ -1466,7 +1473,9 @@ def _setup_shape(text: str) -> _SetupShape:
                 continue
             cuda_branch = node.orelse if pol else node.body
             span(cuda_branch if isinstance(cuda_branch, list) else [cuda_branch])
-    return _SetupShape(frozenset(items), tuple(spans))
+            rocm_branch = node.body if pol else node.orelse
+            span(rocm_branch if isinstance(rocm_branch, list) else [rocm_branch], rocm_spans)
+    return _SetupShape(frozenset(items), tuple(spans), tuple(rocm_spans))
 
 
 #: A setup.py that imports torch somewhere (a torch extension's): where a helper does not, the flag fix binds it.
