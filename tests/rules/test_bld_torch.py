@@ -350,6 +350,27 @@ def test_toolkit_calls_that_a_rocm_build_does_not_reach_are_no_stops():
     assert _stops(fixed + "raise_if_cuda_home_none('ext')\n") == []
 
 
+def test_docstrings_and_callers_that_tell_the_builds_apart_are_no_stops():
+    # pytorch3d 9381c40: get_existing_ccbin's docstring says "Given a list of nvcc arguments" (it runs nothing) and
+    # get_extensions() calls it only under `if not is_rocm` (is_rocm = torch.version.hip is not None) beside its
+    # CUDAExtension: BLD005 said setup.py "runs nvcc" on every run and stops on ROCm; its ROCm build builds.
+    text = ("import os, torch\nfrom torch.utils.cpp_extension import CUDAExtension, CppExtension\n"
+            "def get_existing_ccbin(nvcc_args):\n    \"\"\"Given a list of nvcc arguments, return the compiler.\"\"\"\n"
+            "    for arg in reversed(nvcc_args):\n        if arg.startswith('-ccbin'):\n            return arg\n"
+            "    return None\n"
+            "def get_extensions():\n    is_rocm = torch.version.hip is not None\n    nvcc_args = ['-O3']\n"
+            "    if not is_rocm:\n        get_existing_ccbin(nvcc_args)\n"
+            "    return [CUDAExtension('k._C', ['k.cu'], extra_compile_args={'nvcc': nvcc_args})]\n"
+            "exts = get_extensions()\n")
+    assert _stops(text) == []
+    # a helper that runs nvcc stays one, and so does a caller that does not tell the builds apart
+    runs = text.replace('    for arg in reversed(nvcc_args):\n', '    subprocess.check_output(["nvcc", "-V"])\n'
+                        '    for arg in reversed(nvcc_args):\n').replace("get_existing_ccbin(nvcc_args)\n    return [CUD",
+                                                                      "pass\n    return [CUD")
+    runs += "def probe():\n    return get_existing_ccbin([])\nv = probe()\n"
+    assert [name for _, name in _stops(runs)] == ["probe"]
+
+
 def _fixpoint(name: str, text: str) -> str:
     """Fixes applied round after round until none applies, as ``vado port`` does (a fix that binds torch in a
     function and one for a later flag there share the inserted line: the later one applies the next round)."""

@@ -34,6 +34,15 @@ def _callee(node: ast.Call) -> str:
     return f.id if isinstance(f, ast.Name) else ""
 
 
+def _cleared(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether ``fn`` asks for a ROCm build itself or builds the extension list: what it runs then is its own
+    choice per platform (a ``CUDA_HOME`` test in it is a gate, which BLD005 fixes), not a stop."""
+    if any(_ROCM_TEST.search(ast.unparse(n.test)) for n in ast.walk(fn) if isinstance(n, (ast.If, ast.IfExp))):
+        return True
+    return any(isinstance(n, ast.Name) and n.id == "CUDAExtension" or isinstance(n, ast.Attribute) and n.attr == "CUDAExtension"
+               for n in ast.walk(fn))
+
+
 def _needs_toolkit(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
     """Why ``fn`` itself fails without the CUDA toolkit ("" where it does not): it raises and tests
     ``CUDA_HOME`` (apex's ``raise_if_cuda_home_none``: ``if CUDA_HOME is not None: return`` then ``raise``),
@@ -41,15 +50,15 @@ def _needs_toolkit(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
     printed) and not in a ``try`` that catches (torchsort's ``try: call(["nvcc"]) except ...`` stops nothing).
     A test that asks for a ROCm build in ``fn`` clears it, and so does a ``CUDAExtension`` in it (chamferdist's
     ``get_extensions``: the raise in the else of its ``CUDA_HOME`` gate is the gate's, which BLD005 fixes)."""
-    if any(_ROCM_TEST.search(ast.unparse(n.test)) for n in ast.walk(fn) if isinstance(n, (ast.If, ast.IfExp))):
+    if _cleared(fn):
         return ""
-    if any(isinstance(n, ast.Name) and n.id == "CUDAExtension" or isinstance(n, ast.Attribute) and n.attr == "CUDAExtension"
-           for n in ast.walk(fn)):
-        return ""  # builds the extension list: its CUDA_HOME test is a gate (BLD005 fixes it), not a stop
     if (any(isinstance(n, ast.Raise) for n in ast.walk(fn))
             and any(isinstance(n, ast.Name) and n.id == "CUDA_HOME" for n in ast.walk(fn))):
         return "raises when CUDA_HOME is None"
     skip = {id(k) for n in ast.walk(fn) if isinstance(n, ast.Dict) for k in n.keys if k is not None}
+    # A string that stands as a statement (a docstring: pytorch3d's get_existing_ccbin, "Given a list of nvcc
+    # arguments ...") runs nothing.
+    skip |= {id(n.value) for n in ast.walk(fn) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
     skip |= {id(n.slice) for n in ast.walk(fn) if isinstance(n, ast.Subscript)}
     skip |= {id(m) for n in ast.walk(fn) if isinstance(n, ast.Try) and n.handlers for s in n.body for m in ast.walk(s)}
     messages = [n for n in ast.walk(fn) if isinstance(n, ast.Raise)
@@ -75,8 +84,8 @@ def _functions(tree: ast.Module) -> dict[str, str]:
     while changed:
         changed = False
         for name, fn in defs.items():
-            if name in bad:
-                continue
+            if name in bad or _cleared(fn):
+                continue  # a function that tells the builds apart calls the others where it chooses to
             for n in ast.walk(fn):
                 if isinstance(n, ast.Call) and _callee(n) in bad:
                     bad[name] = bad[_callee(n)]
