@@ -114,6 +114,42 @@ setup(ext_modules=[CUDAExtension("m", ["a.cu", "b.cpp"], define_macros=[("X", "1
     assert not cfg["derived"]["undecidable"]
 
 
+def test_set_difference_environ_membership_and_an_absent_submodule(tmp_path):
+    # xformers ca6d2aa: list(set(cuda) - set(generated)), `"XFORMERS_SELECTIVE_BUILD" in os.environ`, and a raise
+    # when third_party/cutlass (a git submodule) does not exist: the tree without its submodules derived nothing.
+    text = """
+import glob, os, torch
+from setuptools import setup
+from torch.utils.cpp_extension import CUDAExtension
+cuda = glob.glob("csrc/**/*.cu", recursive=True)
+generated = glob.glob("csrc/hip_fmha/**/*.cu", recursive=True)
+cuda = list(set(cuda) - set(generated))
+if "SELECTIVE" in os.environ:
+    cuda = [f for f in cuda if os.environ["SELECTIVE"] in f]
+if not os.path.exists(os.path.join("third_party", "cutlass", "include")):
+    raise RuntimeError("CUTLASS submodule not found")
+if torch.version.hip:
+    sources = ["csrc/api.cpp"] + [f.replace(".cpp", ".cu") for f in glob.glob("csrc/hip_fmha/*.cpp")]
+else:
+    sources = ["csrc/api.cpp"] + sorted(cuda)
+setup(ext_modules=[CUDAExtension("m._C", sources)])
+"""
+    files = {"csrc/api.cpp": "", "csrc/a.cu": "", "csrc/b/c.cu": "", "csrc/hip_fmha/f.cpp": "",
+             "csrc/hip_fmha/f.cu": "", ".gitmodules": '[submodule "c"]\n\tpath = third_party/cutlass\n'}
+    _setup(tmp_path, text, files)
+    (tmp_path / "third_party" / "cutlass").mkdir(parents=True)  # not checked out: empty
+    d = derive(tmp_path)
+    assert [e.sources for e in d.extensions["cuda"]] == [("csrc/api.cpp", "csrc/a.cu", "csrc/b/c.cu")]
+    assert [e.sources for e in d.extensions["rocm"]] == [("csrc/api.cpp", "csrc/hip_fmha/f.cu")]
+    assert [(u.line, u.kind) for u in d.undecidable if "cutlass" in u.what] == [(10, "raise")]  # not decided
+    assert "environment SELECTIVE unset (setup.py's default None)" in d.assumptions
+    with_env = derive(tmp_path, env={"SELECTIVE": "b/"})
+    assert [e.sources for e in with_env.extensions["cuda"]] == [("csrc/api.cpp", "csrc/b/c.cu")]
+    # a path that is missing outside any submodule stays missing: the build stops there
+    (tmp_path / ".gitmodules").write_text('[submodule "c"]\n\tpath = other\n')
+    assert derive(tmp_path).extensions["cuda"] == ()
+
+
 def test_unknown_sources_are_reported_not_guessed(tmp_path):
     _setup(tmp_path, """
 import os

@@ -216,6 +216,11 @@ class ExprEvaluator:
             if isinstance(a, Unknown) or isinstance(b, Unknown):
                 return self._cause(a, b, line)
             return (a is b) if isinstance(op, ast.Is) else (a is not b)
+        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(b, Sym) and b.name == "os.environ" and isinstance(a, str):
+            # `"X" in os.environ` (xformers' XFORMERS_SELECTIVE_BUILD): set only where the platform's env names it.
+            self.getenv(a, None, line)  # recorded among the variables read (an assumption when unset)
+            r = a in self.platform.env
+            return r if isinstance(op, ast.In) else not r
         if isinstance(op, (ast.In, ast.NotIn)) and isinstance(b, (list, tuple, set, dict, str)) \
                 and not isinstance(a, Unknown) and not _has_unknown(b):
             try:
@@ -286,6 +291,10 @@ class ExprEvaluator:
                     return a / b
             elif isinstance(op, ast.BitOr) and isinstance(a, (set, dict)) and type(a) is type(b):
                 return a | b
+            elif isinstance(op, (ast.Sub, ast.BitAnd)) and isinstance(a, (set, frozenset)) \
+                    and isinstance(b, (set, frozenset)):
+                # xformers: list(set(source_cuda) - set(source_hip_generated))
+                return a - b if isinstance(op, ast.Sub) else a & b
         except (TypeError, ValueError, OverflowError):
             pass
         return Unknown(f"`{type(op).__name__}` of {type(a).__name__} and {type(b).__name__}", line)

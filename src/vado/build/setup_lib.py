@@ -151,7 +151,31 @@ def _on_disk(ev: Evaluator, path: str, test, line: int):
     full = _abs(ev, path)
     if not inside(ev.root, full):
         return Unknown(f"a file outside the project ({path})", line)
-    return bool(test(full))
+    found = bool(test(full))
+    if not found:
+        module = _absent_submodule(ev.root, full)
+        if module:
+            # A checkout with its submodules has it (xformers' `if not os.path.exists(cutlass_dir): raise` on
+            # third_party/cutlass): a tree without them says nothing of what the build does.
+            return Unknown(f"a path in the git submodule {module}, not checked out here ({path})", line)
+    return found
+
+
+def _absent_submodule(root: str, full: str) -> str:
+    """The submodule path (``.gitmodules`` of ``root``) holding ``full`` when that submodule's directory is
+    missing or empty here (not checked out); ``""`` otherwise."""
+    from vado.scan.discover import _submodule_paths
+
+    rel = posixpath.relpath(full, root)
+    for module in sorted(_submodule_paths(os.path.join(root, ".gitmodules"))):
+        if rel == module or rel.startswith(module + "/"):
+            where = os.path.join(root, module)
+            try:
+                empty = not os.path.isdir(where) or not os.listdir(where)
+            except OSError:
+                empty = True
+            return module if empty else ""
+    return ""
 
 
 def _library(ev: Evaluator, name: str, args: list, kwargs: dict, line: int, node: ast.Call):  # noqa: C901
