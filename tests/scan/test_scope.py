@@ -226,7 +226,8 @@ def test_setup_py_torch_version_hip_is_the_switch(tmp_path: Path):
         "setuptools.setup(ext_modules=[CUDAExtension('k', ['k.cu'], extra_compile_args={'nvcc': flags})])\n")
     scope = project_scope(tmp_path)
     assert scope.hip is not None and scope.hip.complete and scope.hip.switch == "torch.version.hip"
-    assert scope.hip.defines == ("USE_ROCM=1",) and scope.hip.evidence == ("setup.py: torch.version.hip",)
+    assert scope.hip.defines == ("USE_ROCM=1",)
+    assert scope.hip.evidence == ("setup.py: torch.version.hip", "setup.py:5: its ROCm build compiles 1 source")
 
 
 BACKEND_DIRS = PROJECTS / "backend-dirs"
@@ -403,3 +404,95 @@ def test_sources_the_rocm_branch_removes_from_its_list_are_cuda_only(tmp_path: P
     assert awq.scope is Scope.HIP_PATH and "compiled only by the project's CUDA build" in awq.why and awq.not_for_amd
     assert keep.scope is Scope.HIP_PATH and "compiled only" not in keep.why and not keep.not_for_amd
     assert "compiled only" not in cudnn.why
+
+
+def _torch_two_builds(root: Path, *, rocm_aware: bool = True) -> Path:
+    """A PyTorch extension whose setup.py compiles other sources on ROCm (flash-attention 0251105's layout: CUTLASS
+    kernels for CUDA in csrc/cuda/, CK sources for ROCm in csrc/ck/ renamed .cpp -> .cu by setup.py, a header both
+    include), or, with ``rocm_aware`` False, one that gates the CUDA sources on CUDA_HOME only (detectron2's
+    TensorMask: its ROCm build leaves them out, which BLD005 says; nothing is taken for CUDA-only)."""
+    files = {
+        "csrc/common/shared.h": "#pragma once\ninline int shared() { return 1; }\n",
+        "csrc/cuda/api.cpp": '#include "src/kernel.h"\n#include "../common/shared.h"\nvoid api() {}\n',
+        "csrc/cuda/src/kernel.h": "#pragma once\n#include <cute/tensor.hpp>\ntemplate <int N> void run();\n",
+        "csrc/cuda/src/fwd.cu": ('#include "kernel.h"\n__global__ void fwd(float* x) {\n'
+                                 '  asm volatile("cp.async.wait_all;\\n" ::);\n'
+                                 "  x[threadIdx.x] = __shfl_down_sync(0xffffffff, x[threadIdx.x], 16);\n}\n"),
+        "csrc/ck/api.cpp": '#include "../common/shared.h"\n#include "ck.hpp"\nvoid api() {}\n',
+        "csrc/ck/ck.hpp": "#pragma once\nint ck();\n",
+        "csrc/ck/fwd.cpp": '#include "ck.hpp"\n#include <hip/hip_runtime.h>\n__global__ void fwd(float* x) { x[0] = 1; }\n',
+    }
+    for name, body in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(body)
+    if rocm_aware:
+        setup = ("import glob, os, shutil\nfrom setuptools import setup\n"
+                 "from torch.utils.cpp_extension import CUDAExtension, BuildExtension, IS_HIP_EXTENSION\n"
+                 "def rename_cpp_to_cu(files):\n    for f in files:\n        shutil.copy(f, os.path.splitext(f)[0] + '.cu')\n"
+                 "if IS_HIP_EXTENSION:\n    ck = glob.glob('csrc/ck/*.cpp')\n    rename_cpp_to_cu(ck)\n"
+                 "    sources = [os.path.splitext(f)[0] + '.cu' for f in ck]\n    macros = [('K_WITH_HIP', None), ('K_ANY', '1')]\n"
+                 "else:\n    sources = ['csrc/cuda/api.cpp'] + glob.glob('csrc/cuda/src/*.cu')\n"
+                 "    macros = [('K_WITH_CUDA', None), ('K_ANY', '1')]\n"
+                 "setup(name='k', ext_modules=[CUDAExtension('k._C', sources, define_macros=macros)],\n"
+                 "      cmdclass={'build_ext': BuildExtension})\n")
+    else:
+        setup = ("import glob\nfrom setuptools import setup\n"
+                 "from torch.utils.cpp_extension import CUDAExtension, CppExtension, CUDA_HOME\n"
+                 "sources = ['csrc/cuda/api.cpp']\next = CppExtension\n"
+                 "if CUDA_HOME is not None:\n    ext = CUDAExtension\n    sources += glob.glob('csrc/cuda/src/*.cu')\n"
+                 "setup(name='k', ext_modules=[ext('k._C', sources)])\n")
+    (root / "setup.py").write_text(setup)
+    return root
+
+
+def test_torch_extension_sources_only_its_cuda_build_compiles_are_left_as_they_are(tmp_path: Path):
+    scope = project_scope(_torch_two_builds(tmp_path / "fa"))
+    hip = scope.hip
+    assert hip is not None and hip.torch_rocm and hip.switch == "IS_HIP_EXTENSION" and not hip.complete
+    assert hip.rocm_sources == ("csrc/ck/api.cpp", "csrc/ck/fwd.cpp")  # the .cpp setup.py copies to .cu
+    assert hip.cuda_only == ("csrc/cuda/api.cpp", "csrc/cuda/src/fwd.cu")
+    # the ROCm extension's macros (what every ROCm unit gets) with cpp_extension's USE_ROCM, not the CUDA ones
+    assert hip.defines == ("USE_ROCM=1", "K_WITH_HIP", "K_ANY=1")
+    for path in ("csrc/cuda/api.cpp", "csrc/cuda/src/fwd.cu", "csrc/cuda/src/kernel.h"):
+        fs = scope.of(path)
+        assert fs.scope is Scope.HIP_PATH and fs.not_for_amd and "compiled only by the project's CUDA build" in fs.why
+    # what the ROCm build compiles stays the project's (hipified at build time: the torch-extension port's),
+    # and so does a header both builds include, and the setup.py
+    for path in ("csrc/ck/api.cpp", "csrc/ck/fwd.cpp", "csrc/ck/ck.hpp", "csrc/common/shared.h", "setup.py"):
+        assert scope.of(path).scope is Scope.PROJECT, path
+
+
+def test_a_setup_py_that_is_not_rocm_aware_has_no_cuda_only_sources(tmp_path: Path):
+    scope = project_scope(_torch_two_builds(tmp_path / "tm", rocm_aware=False))
+    assert scope.hip is None
+    assert all(fs.scope is Scope.PROJECT for fs in scope.files.values())
+
+
+def test_a_setup_py_that_stops_on_rocm_says_nothing_of_its_sources(tmp_path: Path):
+    # flash-attention's hopper/setup.py tests IS_HIP_EXTENSION, then runs CUDA_HOME + "/bin/nvcc" -V on every run:
+    # a ROCm build stops there. Its sources are neither the ROCm build's nor CUDA-only.
+    root = _torch_two_builds(tmp_path / "stop")
+    text = (root / "setup.py").read_text()
+    (root / "setup.py").write_text(text.replace(
+        "def rename_cpp_to_cu", "import subprocess\nfrom torch.utils.cpp_extension import CUDA_HOME\n"
+        "def nvcc_version(home):\n    return subprocess.check_output([home + '/bin/nvcc', '-V'])\n"
+        "v = nvcc_version(CUDA_HOME)\ndef rename_cpp_to_cu"))
+    scope = project_scope(root)
+    assert scope.hip is not None and not scope.hip.torch_rocm and not scope.hip.cuda_only
+    assert scope.of("csrc/cuda/src/fwd.cu").scope is Scope.PROJECT
+
+
+def test_a_top_setup_py_is_the_rocm_build_over_a_deep_cmake_file(tmp_path: Path):
+    # xformers ca6d2aa: xformers/csrc/attention/hip_decoder/CMakeLists.txt (enable_language(HIP)) builds one
+    # directory's kernels for their developers; the project's ROCm build is its setup.py's.
+    root = _torch_two_builds(tmp_path / "xf")
+    (root / "csrc" / "ck" / "dev").mkdir()
+    (root / "csrc" / "ck" / "dev" / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(dev LANGUAGES CXX HIP)\nadd_definitions(-DDEV_ONLY=1)\n"
+        "add_executable(dev ../fwd.cpp)\n")
+    hip = project_scope(root).hip
+    assert hip is not None and hip.how.startswith("pip install .") and "DEV_ONLY=1" not in hip.defines
+    # a CMake HIP build at the top (or above the setup.py) stays the project's ROCm build
+    (root / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.21)\noption(K_HIP \"hip\" OFF)\n"
+                                         "if(K_HIP)\n  enable_language(HIP)\nendif()\n")
+    assert project_scope(root).hip.how.startswith("cmake -DK_HIP=ON")

@@ -26,6 +26,15 @@ A multi-directory project holds more than the CUDA code to judge and port:
   kernels) and the headers only they include are left as they are too: its ROCm build does not
   compile them. A string switch (``if(COMPUTE_BACKEND STREQUAL "hip")``) names the build as
   ``cmake -DCOMPUTE_BACKEND=hip``.
+* **a PyTorch extension's own ROCm build** — a setup.py that tells the builds apart (``IS_HIP_EXTENSION``,
+  ``torch.version.hip``) and makes a ``CUDAExtension`` on ROCm: PyTorch hipifies its CUDA-spelled sources at
+  build time, so they stay the project's (the torch-extension port writes what hipify gets wrong in
+  ``USE_ROCM`` branches), with the macros its ROCm extensions get as the AMD configuration's. The sources only
+  its CUDA extensions compile (flash-attention's CUTLASS kernels beside its CK ones) and the headers only they
+  include are left as they are: its ROCm build does not compile them. Read by
+  :func:`vado.build.torch_setup.derive` (evaluated, never run); a setup.py that stops on ROCm
+  (:func:`vado.rules.bld_setup_stops.toolkit_stops`) says nothing of its sources. A top-level setup.py is the
+  project's ROCm build over a CMake HIP file deeper in the tree (a directory's build for its developers).
 
 Nothing here runs project code: files are read (C-family files whole, up to the walk's size
 limit), never built; a file that cannot be read is a typed :class:`~vado.model.Skip` and counts
@@ -102,6 +111,17 @@ class HipBuild:
     hip_language: tuple[str, ...] = ()
     cuda_only: tuple[str, ...] = ()
     hipify_step: tuple[str, ...] = ()
+    #: A PyTorch extension whose setup.py builds for ROCm itself (``IS_HIP_EXTENSION``, ``torch.version.hip``):
+    #: the sources its ROCm build compiles, as :func:`vado.build.torch_setup.derive` reads them (read, not run).
+    #: PyTorch hipifies them at build time, so they stay the project's to port (in ``USE_ROCM`` branches);
+    #: ``cuda_only`` then holds the sources only its CUDA extensions compile (flash-attention's CUTLASS kernels
+    #: beside the CK ones its ROCm build compiles).
+    rocm_sources: tuple[str, ...] = ()
+
+    @property
+    def torch_rocm(self) -> bool:
+        """Whether this is a PyTorch extension's own ROCm build, derived from its setup.py (:attr:`rocm_sources`)."""
+        return bool(self.rocm_sources)
 
     @property
     def complete(self) -> bool:
@@ -697,6 +717,54 @@ def _setup_hip(path: str, text: str) -> HipBuild | None:
     return None
 
 
+#: The extensions of a source a setup.py may copy to another extension before it compiles it.
+_SOURCE_TWINS = (".cpp", ".cc", ".cxx", ".cu", ".hip")
+
+
+def _setup_rocm_sources(root: str, path: str, text: str, files: frozenset[str]):
+    """What the ROCm-aware setup.py at ``path`` (relative to ``root``) builds on each platform, read by
+    :func:`vado.build.torch_setup.derive` (evaluated, never run): ``(defines, rocm_sources, cuda_only, evidence)``
+    with the macros every ROCm extension gets, the planned sources the ROCm extensions compile and those only
+    the CUDA extensions compile; None where it derives no ROCm extension (a setup.py that stops on ROCm, one it
+    cannot read: nothing is then said of its sources)."""
+    from vado.build.torch_setup import derive
+
+    from vado.rules.bld_setup_stops import toolkit_stops
+
+    if toolkit_stops(text):
+        return None  # it stops on ROCm before it builds (hopper/setup.py runs CUDA_HOME + "/bin/nvcc" -V)
+    here = posixpath.dirname(path)
+    d = derive(os.path.join(root, here) if here else root)
+    rocm, cuda = d.extensions.get("rocm", ()), d.extensions.get("cuda", ())
+    if d.skipped or not any(e.kind == "CUDAExtension" for e in rocm):
+        return None
+
+    def planned(exts) -> list[str]:
+        out = []
+        for e in exts:
+            for src in e.sources:
+                rel = posixpath.normpath(posixpath.join(here, src)) if here else posixpath.normpath(src)
+                if rel not in files:
+                    # A source setup.py writes before it compiles: flash-attention's rename_cpp_to_cu copies
+                    # csrc/flash_attn_ck/X.cpp to X.cu and names the copy. The tree's source of that name is it.
+                    stem = posixpath.splitext(rel)[0]
+                    rel = next((stem + x for x in _SOURCE_TWINS if stem + x in files), rel)
+                if rel in files:
+                    out.append(rel)
+        return out
+
+    spelled = [[m if v is None else f"{m}={v}" for m, v in e.define_macros] for e in rocm]
+    common = set.intersection(*map(set, spelled))  # a header sees only what every unit agrees on
+    defines = [m for m in dict.fromkeys(m for ms in spelled for m in ms) if m in common]
+    srcs = planned(rocm)
+    only = sorted(set(planned(cuda)) - set(srcs))
+    line = min(e.line for e in rocm if e.kind == "CUDAExtension")
+    n = len(set(srcs))
+    said = (f"{path}:{line}: its ROCm build compiles {n} source{'' if n == 1 else 's'}"
+            + (f"; {len(only)} more only its CUDA build" if only else ""))
+    return defines, srcs, only, said
+
+
 def _unique(items: Iterable[str]) -> tuple[str, ...]:
     seen: dict[str, None] = {}
     for i in items:
@@ -807,7 +875,7 @@ def project_scope(root: str | os.PathLike, plan=None, *, arches: Iterable[str] =
                 scopes[src] = FileScope(src, Scope.BACKEND, f"{b.backend} code (includes {header})", b.backend)
                 queue.append(src)
 
-    hip = _hip_build(build_texts, scopes, tuple(arches), frozenset(kinds))
+    hip = _hip_build(build_texts, scopes, tuple(arches), frozenset(kinds), os.fspath(root))
     if hip is not None and hip.switch and hip.how.split(" ", 1)[0] in ("cmake", "make"):
         # A CMake/Make switch turns HIP on and the project includes HIP's headers itself: that code is
         # its own HIP path (Ginkgo's hip/*.hip.cpp, a header choosing <hip/hip_runtime.h> or
@@ -826,13 +894,17 @@ def project_scope(root: str | os.PathLike, plan=None, *, arches: Iterable[str] =
     if hip is not None and hip.complete:
         _mark_not_compiled_for_amd(hip, scopes, kinds, build_texts, edges)
         _mark_hip_path(hip, scopes, cfiles, edges, kinds, frozenset(by_include))
+    elif hip is not None and hip.torch_rocm and hip.cuda_only:
+        # A PyTorch extension whose setup.py compiles other sources on ROCm: what only its CUDA extensions
+        # compile is no ROCm build's business. The rest stays the project's (hipified at build time).
+        _mark_not_compiled_for_amd(hip, scopes, kinds, {}, edges)
     files = {p: scopes.get(p) or FileScope(p, Scope.PROJECT) for p in sorted(kinds, key=lambda p: p.split("/"))}
     vendored = tuple(s for s in plan.skips if s.reason is SkipReason.VENDORED)
     return ProjectScope(str(root), files, vendored, hip, tuple(skips))
 
 
 def _hip_build(build_texts: Mapping[str, str], scopes: Mapping[str, FileScope], arches: tuple[str, ...],
-               files: frozenset[str] = frozenset()) -> HipBuild | None:
+               files: frozenset[str] = frozenset(), root: str | None = None) -> HipBuild | None:
     arch_list = ";".join(arches) or "gfx942"
     if ";" in arch_list:
         arch_list = f'"{arch_list}"'
@@ -841,18 +913,51 @@ def _hip_build(build_texts: Mapping[str, str], scopes: Mapping[str, FileScope], 
     hip_dirs = {posixpath.dirname(p) for p in cmake
                 if any(w in ("hip", "rocm") for w in _DIR_WORD.split(posixpath.basename(posixpath.dirname(p)).lower()))}
     found = _cmake_hip(cmake, hip_dirs, arch_list, files) if cmake else None
-    if found is not None:
+    if found is not None and not _setup_above(own, cmake, hip_dirs):
         return found
-    for path, text in sorted(own.items()):
+    setups = []
+    for path, text in sorted(own.items(), key=lambda kv: (kv[0].count("/"), kv[0])):
         name = posixpath.basename(path).lower()
-        got = None
         if name in ("makefile", "gnumakefile") or name.endswith((".mk", ".make")):
             got = _make_hip(path, text)
+            if got is not None:
+                return got
         elif name == "setup.py":
             got = _setup_hip(path, text)
-        if got is not None:
-            return got
-    return None
+            if got is not None:
+                setups.append((path, got))
+    if not setups:
+        return None
+    # The top-most setup.py's switch names the build; every setup.py that builds for ROCm itself says which
+    # sources its ROCm and CUDA extensions compile (flash-attention: the root's CK build and hopper/'s).
+    path, hip = setups[0]
+    if root is None:
+        return hip
+    defines, rocm, cuda_only, evidence = list(hip.defines), [], [], list(hip.evidence)
+    for at, _ in setups:
+        got = _setup_rocm_sources(root, at, own[at], files)
+        if got is None:
+            continue
+        macros, srcs, only, said = got
+        if at == path:
+            defines.extend(macros)
+        rocm.extend(srcs)
+        cuda_only.extend(only)
+        evidence.append(said)
+    if not rocm:
+        return hip
+    return dataclasses.replace(hip, defines=_unique(defines), evidence=tuple(evidence), rocm_sources=_unique(rocm),
+                               cuda_only=tuple(sorted(set(cuda_only) - set(rocm))))
+
+
+def _setup_above(own: Mapping[str, str], cmake: Mapping[str, str], hip_dirs: set[str]) -> bool:
+    """Whether a setup.py that builds for ROCm itself sits above every CMake file that builds with HIP: the
+    project's ROCm build is that setup.py's (xformers: its setup.py builds the CK kernels; a CMakeLists.txt deep
+    in xformers/csrc/attention/hip_decoder/ builds one directory's kernels on its own, for their developers)."""
+    setups = [p.count("/") for p, t in own.items() if posixpath.basename(p).lower() == "setup.py"
+              and ("IS_HIP_EXTENSION" in t or "torch.version.hip" in t)]
+    hips = [p.count("/") for p, t in cmake.items() if _HIP_CMAKE_SIGN.search(t) or posixpath.dirname(p) in hip_dirs]
+    return bool(setups) and (not hips or min(setups) < min(hips))
 
 
 def _mark_not_compiled_for_amd(hip: HipBuild, scopes: dict[str, FileScope], kinds: Mapping[str, FileKind],
