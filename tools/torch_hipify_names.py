@@ -23,6 +23,26 @@ from pathlib import Path
 OUT = Path(__file__).resolve().parent.parent / "src" / "vado" / "port" / "data" / "torch_hipify.json"
 
 
+def macro_targets(source: str) -> dict[str, str]:
+    """The compiler macros (``__NAME__``) the mappings rename, with what each becomes (``__CUDACC__`` →
+    ``__HIPCC__``): a fix that writes the same in a ``#if`` is hipify's work, not the port's."""
+    out: dict[str, str] = {}
+    for node in ast.parse(source).body:
+        call = node.value if isinstance(node, ast.Assign) else None
+        if not (isinstance(call, ast.Call) and call.args and isinstance(call.args[0], ast.List)):
+            continue
+        for e in call.args[0].elts:
+            if not (isinstance(e, ast.Tuple) and len(e.elts) >= 2 and isinstance(e.elts[0], ast.Constant)):
+                continue
+            key, value = e.elts[0].value, e.elts[1]
+            if isinstance(value, ast.Tuple) and value.elts:
+                value = value.elts[0]
+            if (isinstance(key, str) and key.startswith("__") and key.endswith("__") and len(key) > 4
+                    and isinstance(value, ast.Constant) and isinstance(value.value, str)):
+                out.setdefault(key, value.value)
+    return dict(sorted(out.items()))
+
+
 def mapping_keys(source: str) -> tuple[list[str], list[str]]:
     """(identifier keys, include keys) of the mappings ``CUDA_TO_HIP_MAPPINGS`` lists, read from the module's text.
 
@@ -61,14 +81,17 @@ def main(argv: list[str] | None = None) -> int:
     src = args.hipify / "hipify" / "cuda_to_hip_mappings.py"
     if not src.is_file():
         src = args.hipify / "cuda_to_hip_mappings.py"
-    names, includes = mapping_keys(src.read_text(encoding="utf-8"))
+    text = src.read_text(encoding="utf-8")
+    names, includes = mapping_keys(text)
     data = {
         "about": "The keys of PyTorch's torch/utils/hipify/cuda_to_hip_mappings.py CUDA_TO_HIP_MAPPINGS (names) and "
                  "CUDA_INCLUDE_MAP (includes): what cpp_extension's build-time hipify renames in a CUDAExtension's "
-                 "sources on a ROCm build of PyTorch. Written by tools/torch_hipify_names.py.",
+                 "sources on a ROCm build of PyTorch; macros: the compiler macros among them with what each becomes. "
+                 "Written by tools/torch_hipify_names.py.",
         "torch": args.torch_version,
         "names": names,
         "includes": includes,
+        "macros": macro_targets(text),
     }
     args.out.write_text(json.dumps(data, indent=0) + "\n", encoding="utf-8")
     print(f"{len(names)} names, {len(includes)} include keys → {args.out}")

@@ -461,3 +461,34 @@ def test_hipify_names_tool_reads_the_mapping_tables_without_running_them():
     assert mod.mapping_keys(source) == (["__nv_bfloat162", "cudaStream_t"], ["cuda_runtime.h"])
     with pytest.raises(SystemExit):
         mod.mapping_keys(source.replace("CUDA_TO_HIP_MAPPINGS = [CUDA_IDENTIFIER_MAP", "CUDA_TO_HIP_MAPPINGS = [MISSING"))
+
+
+def test_a_compiler_macro_hipify_renames_is_left_to_it():
+    # pytorch3d 9381c40 (pulsar/global.h, include/commands.h, logging.h): `#ifdef __CUDACC__` became
+    # `#if (defined(USE_ROCM) && (defined(__HIPCC__))) || (!defined(USE_ROCM) && (defined(__CUDACC__)))`; PyTorch's
+    # hipify writes `#ifdef __HIPCC__` itself (its map: __CUDACC__ -> __HIPCC__), which hipcc defines.
+    src = ("#ifdef __CUDACC__\n#define HD __host__ __device__\n#else\n#define HD\n#endif\n"
+           "#if defined(__CUDACC__) && !defined(__NVCC__)\nint clang_cuda;\n#endif\n")
+    out = port_bytes("g.h", FileKind.CXX_HEADER, src.encode(), ROCM, PortOptions(torch_extension="on"))
+    text = out.after.decode()
+    assert text.startswith("#ifdef __CUDACC__\n#define HD __host__ __device__\n")
+    # __NVCC__ is no key of hipify's: that rename stays the port's, in a combined condition
+    assert "__NVCC__" in text and "defined(USE_ROCM)" in text and _cuda_side(text) == src
+    # the plain port still writes __HIPCC__ (no build-time hipify there)
+    plain = port_bytes("g.h", FileKind.CXX_HEADER, src.encode(), ROCM, PortOptions(torch_extension="off"))
+    assert plain.after.decode().startswith("#ifdef __HIPCC__\n")
+
+
+def test_hipify_names_tool_keeps_the_compiler_macros_with_their_targets():
+    import importlib.util
+    import json
+
+    path = Path(__file__).resolve().parents[2] / "tools" / "torch_hipify_names.py"
+    spec = importlib.util.spec_from_file_location("torch_hipify_names_m", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    source = ("import collections\nCUDA_IDENTIFIER_MAP = collections.OrderedDict([('__CUDACC__', '__HIPCC__'), "
+              "('cudaStream_t', ('hipStream_t', 1)), ('__nv_x__', ('__hip_x__', 1)), ('____', 'x')])\n")
+    assert mod.macro_targets(source) == {"__CUDACC__": "__HIPCC__", "__nv_x__": "__hip_x__"}
+    data = json.loads((Path(__file__).resolve().parents[2] / "src" / "vado" / "port" / "data" / "torch_hipify.json").read_text())
+    assert data["macros"] == {"__CUDACC__": "__HIPCC__"} and "__CUDACC__" in data["names"]

@@ -126,6 +126,8 @@ def without_hipify(fix, text: str = ""):
     from vado.model import Fix
     from vado.port.translate import ARGUMENTS
 
+    if text and _hipify_macros(fix, text):
+        return None
     if not HIPIFY_TAGS.intersection(fix.tags):
         return fix
     if text and "include" not in fix.tags and "cub" not in fix.tags and not _hipify_does(fix, text):
@@ -153,6 +155,29 @@ def _hipify_does(fix, text: str) -> bool:
                 or f'include "{header}' in includes
                 or any(header.startswith(k + "/") for k in includes if "/" in k and not k.endswith((".h", ".cuh"))))
     return old in names
+
+
+def _hipify_macros(fix, text: str) -> bool:
+    """Whether every edit of ``fix`` renames a compiler macro as PyTorch's hipify renames it: ARCH007's
+    ``#ifdef __CUDACC__`` → ``__HIPCC__`` (pytorch3d 9381c40's pulsar headers got
+    ``#if (defined(USE_ROCM) && (defined(__HIPCC__))) || …`` where the hipified ``#ifdef __HIPCC__`` holds)."""
+    macros = hipify_macros()
+    return bool(fix.edits) and all(macros.get(text[e.start:e.end]) == e.content for e in fix.edits)
+
+
+def hipify_macros() -> dict[str, str]:
+    """The compiler macros PyTorch's build-time hipify renames, with what each becomes (``port/data/torch_hipify.json``)."""
+    global _MACROS
+    if _MACROS is None:
+        import json
+        from importlib.resources import files
+
+        data = json.loads((files("vado.port") / "data" / "torch_hipify.json").read_text(encoding="utf-8"))
+        _MACROS = dict(data.get("macros", {}))
+    return _MACROS
+
+
+_MACROS: dict[str, str] | None = None
 
 
 def hipify_renames() -> tuple[frozenset[str], frozenset[str]]:
