@@ -285,3 +285,56 @@ def test_own_hip_path_code_that_cuts_lane_masks_remains_for_a_person(tmp_path: P
     assert sorted(f.code for f in left) == ["WARP002", "WARP003", "WARP003"]
     assert all(f.verdicts["rocm-7.2"] is Verdict.MANUAL and "own HIP path" in f.message for f in left)
     assert (tmp_path / "out2" / "src" / "mb-cuda" / "kernel.cu").read_bytes() == kernel.read_bytes()
+
+
+TORCH_ROCM = PROJECTS / "torch-rocm-aware"
+
+
+def test_audit_of_a_torch_extension_that_builds_for_rocm_says_so_and_what_remains():
+    # flash-attention 0251105 was "blocked" by the CUTLASS kernels its CK-based ROCm build never compiles; mmcv
+    # a8073c7's warp header (64 under MMCV_WITH_HIP, which its setup.py defines on ROCm) was "manual work: no build
+    # of the port is known to define it".
+    from vado.audit import audit
+    from vado.report import render
+
+    result = audit(TORCH_ROCM, [ROCM])
+    rocm = next(tv for tv in result.verdicts if tv.target == "rocm-7.2")
+    assert rocm.reason.startswith(
+        "builds for ROCm already: pip install . (with a ROCm build of PyTorch) compiles 2 sources of its extensions, "
+        "hipified at build time (2 sources only its CUDA build compiles, and the headers only they include, are left "
+        "as they are); these ")
+    # the renames, includes and the __CUDACC__ test hipify takes care of are no work left
+    assert "more are renames and includes its hipify makes" in rocm.reason
+    by_path = {f.path: f for f in result.files}
+    for path in ("csrc/cuda/src/fwd.cu", "csrc/cuda/src/kernel.h", "csrc/cuda/api.cpp"):
+        assert next(tv for tv in by_path[path].verdicts if tv.target == "rocm-7.2").verdict is Verdict.MOVES_AS_IS
+    assert not any(f.code in ("PTX003", "LIB003") and f.verdicts.get("rocm-7.2") for f in result.findings)
+    warp = [f for f in result.findings if f.span.path == "csrc/common/warp.cuh" and f.code == "WARP009"]
+    assert warp and all("no build of the port is known to define it" not in f.message for f in warp)
+    # the sub-project's setup.py gates its CUDA source on CUDA_HOME: that is still said (BLD005), its source judged
+    sub = [f for f in result.findings if f.span.path == "projects/sub/setup.py" and f.code == "BLD005"]
+    assert any("CUDA_HOME is not None decides" in f.message for f in sub)
+    assert next(tv for tv in by_path["projects/sub/csrc/sub.cu"].verdicts
+                if tv.target == "rocm-7.2").verdict is not Verdict.MOVES_AS_IS
+    assert "builds for ROCm already" in render(result, "concise")
+
+
+def test_port_of_a_torch_extension_that_builds_for_rocm_leaves_its_cuda_only_sources_and_build(tmp_path: Path):
+    from vado.port.summary import render_port_text
+
+    out = tmp_path / "out"
+    result = port_tree(TORCH_ROCM, out, ROCM)
+    assert ("builds for ROCm already (pip install . (with a ROCm build of PyTorch)); 3 files only its CUDA build "
+            "compiles left as is") in render_port_text(result, width=400)
+    before, after = _hashes(TORCH_ROCM), _hashes(out)
+    changed = sorted(p for p in before if before[p] != after.get(p))
+    # what only the CUDA build compiles, the ROCm-aware setup.py and the __CUDACC__ header hipify renames: as they are
+    for path in ("csrc/cuda/src/fwd.cu", "csrc/cuda/src/kernel.h", "csrc/cuda/api.cpp", "setup.py",
+                 "csrc/common/host.h", "csrc/ck/api.cpp"):
+        assert path not in changed, path
+    # the 32-bit mask HIP rejects, in a USE_ROCM branch of the header both builds read; the sub-project is ported
+    assert changed == ["csrc/common/warp.cuh", "projects/sub/csrc/sub.cu", "projects/sub/setup.py"]
+    # the __CUDACC__ test hipify renames is no work left for a person either
+    assert not [f for f in result.remaining if f.code == "ARCH007"]
+    warp = (out / "csrc/common/warp.cuh").read_text()
+    assert "#if defined(USE_ROCM)" in warp and "__shfl_down_sync(0xffffffff, v, o)" in warp

@@ -172,7 +172,7 @@ def audit(
     walked = plan is None
     if plan is None:
         plan = walk(root, **walk_kwargs)
-    from vado.audit.scope import audit_scope, judge_own_hip_path, with_own_rocm_build
+    from vado.audit.scope import audit_scope, judge_own_hip_path, with_own_rocm_build, with_torch_rocm_build
 
     scope = audit_scope(root, plan, targets, include_backends=include_backends, include_hip_path=include_hip_path)
     judged = None
@@ -261,6 +261,7 @@ def audit(
         wl = [replace(w, verdicts=with_own_rocm_build(w.verdicts, scope, sum(p in scope.hip_path for p in w.files)))
               for w in wl]
         repo = with_own_rocm_build(repo, scope, sum(fr.path in scope.hip_path for fr in file_reports))
+    repo = with_torch_rocm_build(repo, scope, findings, root if os.path.isdir(root) else "")
     used = sorted({f.code for f in findings})
     return AuditResult(
         root=str(root),

@@ -38,6 +38,9 @@ class AuditScope:
     amd_defines: tuple[str, ...] = ()
     #: The ``hip_path`` files the project's ROCm build does not compile (:attr:`vado.scan.scope.FileScope.not_for_amd`).
     not_for_amd: frozenset[str] = frozenset()
+    #: A PyTorch extension whose setup.py builds for ROCm itself (:attr:`vado.scan.scope.HipBuild.torch_rocm`): what
+    #: the repository's ROCm verdicts say of it ("" for any other project).
+    torch_rocm: str = ""
 
 
 def audit_scope(root: str | os.PathLike, plan, targets: Sequence[Target], *, include_backends: bool = False,
@@ -61,7 +64,50 @@ def audit_scope(root: str | os.PathLike, plan, targets: Sequence[Target], *, inc
                 not_for_amd.add(path)
     own = scope.own_rocm_build() if not include_hip_path else ""
     defines = scope.hip.defines if scope.hip is not None else ()
-    return AuditScope(frozenset(left), tuple(skips), hip, own, tuple(t.name for t in rocm), defines, frozenset(not_for_amd))
+    torch_rocm = ""
+    if scope.hip is not None and scope.hip.torch_rocm and rocm and not include_hip_path:
+        n, only = len(scope.hip.rocm_sources), len(scope.hip.cuda_only)
+        torch_rocm = (f"builds for ROCm already: {scope.hip.how} compiles {n} source{'' if n == 1 else 's'} of its "
+                      "extensions, hipified at build time"
+                      + (f" ({only} source{'' if only == 1 else 's'} only its CUDA build compiles, and the headers "
+                         "only they include, are left as they are)" if only else ""))
+    return AuditScope(frozenset(left), tuple(skips), hip, own, tuple(t.name for t in rocm), defines, frozenset(not_for_amd),
+                      torch_rocm)
+
+
+def with_torch_rocm_build(verdicts: Sequence[TargetVerdict], scope: AuditScope, findings: Sequence[Finding],
+                          root: str | os.PathLike = "") -> tuple[TargetVerdict, ...]:
+    """The repository's verdicts of a PyTorch extension whose setup.py builds for ROCm itself
+    (:attr:`AuditScope.torch_rocm`): for the ROCm targets, the reason says that it builds already and how many
+    findings remain: active ones that change its code for that target, less what PyTorch's build-time hipify
+    does itself (:func:`vado.port.torch_ext.hipify_makes`, with the file's text read under ``root``)."""
+    if not scope.torch_rocm:
+        return tuple(verdicts)
+    from vado.port.torch_ext import hipify_makes
+
+    texts: dict[str, str] = {}
+
+    def text_of(path: str) -> str:
+        if path not in texts:
+            from vado.scan.discover import read_regular
+
+            try:
+                texts[path] = read_regular(os.path.join(os.fspath(root), path), 64 << 20).decode("latin-1") if root else ""
+            except OSError:
+                texts[path] = ""
+        return texts[path]
+
+    out = []
+    for tv in verdicts:
+        if tv.target in scope.rocm_targets:
+            mine = [f for f in findings if f.verdicts.get(tv.target, Verdict.MOVES_AS_IS) is not Verdict.MOVES_AS_IS]
+            hipify = sum(1 for f in mine if hipify_makes(f, text_of(f.span.path) if f.fix is not None else ""))
+            n = len(mine) - hipify
+            left = f"these {n} findings remain" if n != 1 else "this 1 finding remains"
+            done = f" ({hipify} more are renames and includes its hipify makes)" if hipify else ""
+            tv = dataclasses.replace(tv, reason=f"{scope.torch_rocm}; {left}{done}" + (f": {tv.reason}" if n else ""))
+        out.append(tv)
+    return tuple(out)
 
 
 def judge_own_hip_path(findings: list[Finding], report: FileReport, why: str,

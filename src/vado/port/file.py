@@ -154,6 +154,15 @@ def untouched_regions(ctx: FileContext, target: Target) -> Conditionals | None:
     return both or None
 
 
+def _not_hipifys(findings, text: str) -> tuple:
+    """``findings`` less those whose fix PyTorch's build-time hipify makes (renames, includes, a compiler macro it
+    renames as the fix would: :func:`vado.port.torch_ext.hipify_makes`)."""
+    from vado.port import torch_ext
+
+    return tuple(f for f in findings if f.fix is None or not (torch_ext.HIPIFY_TAGS.intersection(f.fix.tags)
+                                                              or torch_ext.hipify_makes(f, text)))
+
+
 def _unguarded_finding(path: str, text: str, u: "torch_ext.Unguarded", target: Target) -> Finding:
     """A change the torch-extension port could not write inside ``#if defined(USE_ROCM)``: open work."""
     lines = text.splitlines(keepends=True)
@@ -248,8 +257,8 @@ def port_bytes(path: str, kind: FileKind, data: bytes, target: Target, options: 
         after = encode_source(guarded)
         # What remains is read on the AMD side (the unguarded port, as hipify sees it); what hipify
         # does itself is no work left. Line numbers are those of that AMD-side text.
-        remaining = tuple(f for f in remaining if f.fix is None or not torch_ext.HIPIFY_TAGS.intersection(f.fix.tags))
+        remaining = _not_hipifys(remaining, result.text)
         remaining += tuple(_unguarded_finding(path, text, u, target) for u in left)
     elif torch:
-        remaining = tuple(f for f in remaining if f.fix is None or not torch_ext.HIPIFY_TAGS.intersection(f.fix.tags))
+        remaining = _not_hipifys(remaining, result.text)
     return FilePort(data, after, applied, remaining, tuple(unsafe_applied), changes)

@@ -157,6 +157,24 @@ def _hipify_does(fix, text: str) -> bool:
     return old in names
 
 
+def hipify_makes(finding, text: str = "") -> bool:
+    """Whether PyTorch's build-time hipify makes all that ``finding`` asks of a ROCm build (``text``: its file's,
+    where known): a fix the torch-extension port leaves to it (:func:`without_hipify`), or, without a fix, renames
+    (API004) and includes (API005) that are all keys of hipify's mappings. For the audit of a torch extension
+    that builds for ROCm itself: what remains is what is left when these are taken out."""
+    data = finding.data or {}
+    if finding.fix is not None:
+        return without_hipify(finding.fix, text) is None
+    names, includes = hipify_renames()
+    if finding.code == "API004" and data.get("renames"):
+        return all(n in names for n in data["renames"])
+    if finding.code == "API005" and data.get("cuda_header"):
+        header = data["cuda_header"]
+        return (header in includes or f"<{header}>" in includes
+                or any(header.startswith(k + "/") for k in includes if "/" in k and not k.endswith((".h", ".cuh"))))
+    return False
+
+
 def _hipify_macros(fix, text: str) -> bool:
     """Whether every edit of ``fix`` renames a compiler macro as PyTorch's hipify renames it: ARCH007's
     ``#ifdef __CUDACC__`` → ``__HIPCC__`` (pytorch3d 9381c40's pulsar headers got

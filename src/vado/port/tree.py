@@ -806,6 +806,7 @@ def port_tree(
         return _joined(out_str, root_path.name if single_file else rel)
 
     amd_support: list[str] = []
+    amd_kinds: dict[str, FileKind] = {}
     for f in candidates:
         if f.kind in (FileKind.CMAKE, FileKind.MAKEFILE, FileKind.SETUP_PY):
             try:
@@ -814,10 +815,21 @@ def port_tree(
                 continue  # reported when the port reads it
             if sign:
                 amd_support.append(f"{f.path}: {sign}")
+                amd_kinds[f.path] = f.kind
+    # Each setup.py is a build of its own: where only setup.py files build for AMD, another setup.py of the tree
+    # that does not (detectron2 02b5c4e's projects/TensorMask/setup.py, which gates its CUDA source on CUDA_HOME
+    # beside the ROCm-aware top one) still gets its build fixes.
+    own_setup = (build_fixes is None and not in_place and bool(amd_kinds)
+                 and all(k is FileKind.SETUP_PY for k in amd_kinds.values()))
     if build_fixes is None:
         # A project that already builds for AMD (ggml's GGML_HIP, a USE_ROCM branch, a torch
         # extension that tests IS_HIP_EXTENSION) keeps its build files: the port leaves that intact.
         build_fixes = not in_place and not amd_support
+
+    def fixes_build(f) -> bool:
+        if own_setup and f.kind is FileKind.SETUP_PY:
+            return f.path not in amd_kinds
+        return build_fixes and f.kind in BUILD_KINDS
     if build_fixes and any(f.kind in (FileKind.MAKEFILE, FileKind.CMAKE) for f in ported):
         links = _source_links(ported)
         if links:
@@ -838,7 +850,7 @@ def port_tree(
         else:
             job_list.append(_Job(f.path, src, src if in_place else dst_of(f.path), f.kind,
                                  copied=os.path.join(root_str, f.path) in copied or src in copied,
-                                 build_fixes=build_fixes and f.kind in BUILD_KINDS, build=macros_of(f.path)))
+                                 build_fixes=fixes_build(f), build=macros_of(f.path)))
     if in_place and not single_file:
         inplace.write_journal(root_path, {rel: renamed_name(rel) for rel in rename_set}, [f.path for f in ported],
                               options.rule_options.get("amd_defines", ()))
@@ -904,6 +916,10 @@ def _in_scope(root: Path, plan, ported: list, target: Target, include_backends: 
     if own and hip_path:
         lines.append(f"has its own ROCm build: {own}; its HIP path ({hip_path} files) left as is; "
                      "pass --include-hip-path to port it anyway")
+    elif hip_path and scope.hip is not None and scope.hip.torch_rocm:
+        only = sum(1 for fs in left.values() if fs.scope is Scope.HIP_PATH and fs.not_for_amd)
+        lines.append(f"builds for ROCm already ({scope.hip.how}); {only} files only its CUDA build compiles left "
+                     "as is; pass --include-hip-path to port them anyway")
     elif hip_path:
         lines.append(f"the project's own HIP mapping headers ({hip_path} files) left as is; "
                      "pass --include-hip-path to port them anyway")
