@@ -225,6 +225,22 @@ def test_cuda_home_gate_builds_the_extension_on_rocm_too():
     assert got and all(f.fix is None for f in got)
 
 
+def test_a_gate_that_tests_a_name_assigned_from_a_rocm_test_is_rocm_aware():
+    # detectron2 02b5c4e: is_rocm_pytorch = (torch.version.hip is not None) and (ROCM_HOME is not None), then
+    # `if (torch.cuda.is_available() and ((CUDA_HOME is not None) or is_rocm_pytorch)) or FORCE_CUDA`: BLD005 said
+    # the extension is left out on ROCm (medium, an unsafe fix) where that build builds it.
+    text = ("import os, torch\nfrom torch.utils.cpp_extension import CUDA_HOME, ROCM_HOME, CppExtension, CUDAExtension\n"
+            "def exts():\n    extension = CppExtension\n"
+            "    is_rocm_pytorch = True if ((torch.version.hip is not None) and (ROCM_HOME is not None)) else False\n"
+            "    rocm = is_rocm_pytorch\n"
+            "    if (torch.cuda.is_available() and ((CUDA_HOME is not None) or rocm)) or os.getenv('F') == '1':\n"
+            "        extension = CUDAExtension\n    return [extension('a', ['a.cu'])]\n")
+    assert [f for f in findings("setup.py", text, ("BLD005",)) if f.data.get("gate")] == []
+    # a name assigned from something else is no ROCm test: the gate stays
+    other = text.replace("rocm = is_rocm_pytorch", "rocm = os.getenv('R') == '1'")
+    assert [f.data["gate"] for f in findings("setup.py", other, ("BLD005",)) if f.data.get("gate")] == ["CUDA_HOME"]
+
+
 def test_gate_of_an_if_that_picks_the_extension_class():
     # chamferdist 1.0.3: the `if` assigns `extension = CUDAExtension` and goes on; the gate was missed when
     # the body's statements were read run together ("CUDAExtensionsources").

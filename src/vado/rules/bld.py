@@ -1168,9 +1168,17 @@ def _cuda_home_gates(text: str) -> list[tuple[int, int, str]]:
     probes = {n.name for n in ast.walk(tree)
               if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and names_nvcc(n)}
     gates: list[tuple[int, int, str]] = []
+    rocm_names = _rocm_test_names(tree, src)
+
+    def asks_rocm(expr: ast.AST) -> bool:
+        # A test of a ROCm build itself, or of a name the file assigns from one (detectron2 02b5c4e:
+        # `(CUDA_HOME is not None) or is_rocm_pytorch`, is_rocm_pytorch = torch.version.hip is not None and …).
+        text = src(expr)
+        return bool(_HIP_TEST.search(text) or "ROCM_HOME" in text
+                    or any(isinstance(n, ast.Name) and n.id in rocm_names for n in ast.walk(expr)))
 
     def collect(expr: ast.AST, in_if: bool) -> None:
-        if _HIP_TEST.search(src(expr)) or "ROCM_HOME" in src(expr):
+        if asks_rocm(expr):
             return
         for node in ast.walk(expr):
             if (isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and node.left.id == "CUDA_HOME"
@@ -1189,6 +1197,26 @@ def _cuda_home_gates(text: str) -> list[tuple[int, int, str]]:
         elif isinstance(node, ast.If) and re.search(r"\bCUDAExtension\b", "\n".join(src(b) for b in node.body)):
             collect(node.test, True)
     return sorted(set(gates))
+
+
+def _rocm_test_names(tree: ast.AST, src) -> set[str]:
+    """The names a setup.py assigns from a test of a ROCm build (``torch.version.hip``, ``IS_HIP_EXTENSION``,
+    ``ROCM_HOME``), directly or through another such name, anywhere in the file."""
+    assigns = [(t.id, n.value) for n in ast.walk(tree) if isinstance(n, ast.Assign)
+               for t in n.targets if isinstance(t, ast.Name)]
+    names: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, value in assigns:
+            if name in names:
+                continue
+            text = src(value)
+            if (_HIP_TEST.search(text) or "ROCM_HOME" in text
+                    or any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(value))):
+                names.add(name)
+                changed = True
+    return names
 
 
 def _call_tail(func: ast.AST) -> str:
