@@ -103,3 +103,32 @@ def test_torch_pin_moves_to_an_index_that_has_it():
 def test_unpinned_torch_keeps_the_targets_index():
     fixed = fix_all("requirements.txt", "--index-url https://download.pytorch.org/whl/cu121\ntorch>=2.3\n")
     assert fixed == "--index-url https://download.pytorch.org/whl/rocm7.2\ntorch>=2.3\n"
+
+
+def test_a_requirement_on_the_projects_own_distribution_is_no_dependency():
+    # detectron2 02b5c4e: projects/DensePose/setup.py requires detectron2, the repository's own package (whose
+    # setup.py builds it for ROCm): DEP003 "detectron2: ROCm support is community" decided its ROCm verdict.
+    from vado.knowledge.targets import get_target
+    from vado.rules.engine import check_text
+
+    text = "from setuptools import setup\nsetup(name='densepose', install_requires=['detectron2', 'flash-attn'])\n"
+    rocm = [get_target("rocm-7.2")]
+    plain = {f.data.get("package") for f in check_text("setup.py", text, rocm) if f.code.startswith("DEP")}
+    assert {"detectron2", "flash-attn"} <= plain
+    own = {f.data.get("package") for f in check_text("setup.py", text, rocm, options={"own_packages": ("detectron2",)})
+           if f.code.startswith("DEP")}
+    assert "detectron2" not in own and "flash-attn" in own
+    req = "Detectron_2>=0.6\n"  # compared as PEP 503 names
+    assert [f for f in check_text("requirements.txt", req, rocm, options={"own_packages": ("detectron-2",)})
+            if f.code.startswith("DEP")] == []
+
+
+def test_own_packages_are_read_from_setup_py_and_pyproject_without_running_them():
+    from vado.scan.scope import own_packages
+
+    texts = {"setup.py": "import os\nsetup(name='Detectron2', version='1')\n",
+             "projects/a/setup.py": "setup(name=os.environ['N'])\n",  # computed: not known
+             "projects/b/pyproject.toml": "[project]\nname = 'dense_pose'\n",
+             "projects/c/pyproject.toml": "[project\nname = 'broken'\n",
+             "projects/d/setup.py": "setup(name='bad name!')\n"}
+    assert own_packages(texts) == ("dense-pose", "detectron2")

@@ -191,6 +191,9 @@ def audit(
         # The project's own ROCm build is the configuration AMD compiles: findings in the branches its
         # option switches off do not decide a ROCm verdict (vado.scan.preprocessor).
         options["amd_defines"] = scope.amd_defines
+    if scope.own_packages and "own_packages" not in options:
+        # A requirement on a distribution the tree builds itself is the project's own (DEP rules).
+        options["own_packages"] = scope.own_packages
     if job_list and "source_root" not in options:
         # The tree's own headers decide which branches a build compiles (vado.scan.preprocessor.ProjectHeaders).
         first = job_list[0]

@@ -41,6 +41,8 @@ class AuditScope:
     #: A PyTorch extension whose setup.py builds for ROCm itself (:attr:`vado.scan.scope.HipBuild.torch_rocm`): what
     #: the repository's ROCm verdicts say of it ("" for any other project).
     torch_rocm: str = ""
+    #: The distributions the tree declares itself (:attr:`vado.scan.scope.ProjectScope.packages`).
+    own_packages: tuple[str, ...] = ()
 
 
 def audit_scope(root: str | os.PathLike, plan, targets: Sequence[Target], *, include_backends: bool = False,
@@ -72,7 +74,7 @@ def audit_scope(root: str | os.PathLike, plan, targets: Sequence[Target], *, inc
                       + (f" ({only} source{'' if only == 1 else 's'} only its CUDA build compiles, and the headers "
                          "only they include, are left as they are)" if only else ""))
     return AuditScope(frozenset(left), tuple(skips), hip, own, tuple(t.name for t in rocm), defines, frozenset(not_for_amd),
-                      torch_rocm)
+                      torch_rocm, scope.packages)
 
 
 def with_torch_rocm_build(verdicts: Sequence[TargetVerdict], scope: AuditScope, findings: Sequence[Finding],

@@ -748,8 +748,11 @@ def port_tree(
         ported = [f for f in candidates if f.path in journal.files]
         defines = journal.amd_defines
     elif not single_file:
-        ported, scope_skips, own_build, left_out, defines, own_path = _in_scope(root_path, plan, ported, target,
-                                                                                include_backends, include_hip_path)
+        ported, scope_skips, own_build, left_out, defines, own_path, packages = _in_scope(
+            root_path, plan, ported, target, include_backends, include_hip_path)
+        if packages and "own_packages" not in options.rule_options:
+            # A requirement on a distribution the tree builds itself is the project's own (DEP rules).
+            options = dataclasses.replace(options, rule_options={**options.rule_options, "own_packages": packages})
     if options.torch_extension == "on" and "amd_defines" not in options.rule_options:
         # cpp_extension defines USE_ROCM=1 on ROCm: its branches (the project's and the port's own)
         # are what the AMD build compiles, their #else what only CUDA compiles; neither is edited.
@@ -893,10 +896,11 @@ def port_tree(
 
 
 def _in_scope(root: Path, plan, ported: list, target: Target, include_backends: bool,
-              include_hip_path: bool) -> tuple[list, list[Skip], str, tuple[str, ...], tuple[str, ...]]:
+              include_hip_path: bool) -> tuple:
     """The files of ``ported`` that are the project's CUDA code to port, skips for the others
     (other backends, the project's own HIP path), how to enable the project's own ROCm build,
-    a line per group of what was left as it is, and the macros the project's own AMD build defines."""
+    a line per group of what was left as it is, the macros the project's own AMD build defines, the files of
+    its own HIP path its ROCm build compiles, and the distributions the tree declares itself."""
     from vado.scan.scope import Scope, project_scope
 
     scope = project_scope(root, plan, arches=target.default_arch or ("gfx942",))
@@ -938,7 +942,7 @@ def _in_scope(root: Path, plan, ported: list, target: Target, include_backends: 
                      "pass --include-vendored to port it")
     defines = scope.hip.defines if scope.hip is not None else ()
     runs_on_amd = tuple(p for p, fs in left.items() if fs.scope is Scope.HIP_PATH and not fs.not_for_amd)
-    return [f for f in ported if f.path not in left], skips, own, tuple(lines), tuple(defines), runs_on_amd
+    return [f for f in ported if f.path not in left], skips, own, tuple(lines), tuple(defines), runs_on_amd, scope.packages
 
 
 def _own_path_wave64(plan, paths: Sequence[str], target: Target, options: PortOptions) -> list[Finding]:

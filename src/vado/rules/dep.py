@@ -179,9 +179,12 @@ def _matches(ctx: FileContext):
         return cached
     pk = _packages()
     out = []
+    own = set((ctx.options or {}).get("own_packages") or ())
     for r in deps(ctx).requirements:
         if not r.name:
             continue
+        if own and re.sub(r"[-_.]+", "-", r.name).lower() in own:
+            continue  # the project itself (a sub-project that needs the repository's own package): its build is here
         m = pk.match_package(r.name)
         if m is None:
             continue

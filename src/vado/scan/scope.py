@@ -142,6 +142,9 @@ class ProjectScope:
     vendored: tuple[Skip, ...] = ()
     hip: HipBuild | None = None
     skips: tuple[Skip, ...] = ()
+    #: The Python distributions the tree's own setup.py/pyproject.toml files declare (``name=``), normalised:
+    #: a requirement on one of them is on the project itself (detectron2's projects/DensePose needs detectron2).
+    packages: tuple[str, ...] = ()
 
     def of(self, path: str) -> FileScope:
         """The scope of ``path`` (the project's for a path this scope does not know)."""
@@ -900,7 +903,47 @@ def project_scope(root: str | os.PathLike, plan=None, *, arches: Iterable[str] =
         _mark_not_compiled_for_amd(hip, scopes, kinds, {}, edges)
     files = {p: scopes.get(p) or FileScope(p, Scope.PROJECT) for p in sorted(kinds, key=lambda p: p.split("/"))}
     vendored = tuple(s for s in plan.skips if s.reason is SkipReason.VENDORED)
-    return ProjectScope(str(root), files, vendored, hip, tuple(skips))
+    return ProjectScope(str(root), files, vendored, hip, tuple(skips), own_packages(build_texts))
+
+
+#: A distribution name (PEP 508).
+_DIST_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
+
+
+def normalized_package(name: str) -> str:
+    """A distribution name as PEP 503 compares them (``Detectron2`` and ``detectron_2`` ≠ ``detectron2``)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def own_packages(build_texts: Mapping[str, str]) -> tuple[str, ...]:
+    """The distributions the tree declares itself: a ``setup(name="…")`` string literal of a setup.py, the
+    ``[project] name`` of a pyproject.toml (read, never run; a name computed at run time is not known)."""
+    import ast
+
+    found: set[str] = set()
+    for path, text in build_texts.items():
+        base = posixpath.basename(path).lower()
+        if base == "setup.py":
+            try:
+                tree = ast.parse(text.encode("latin-1"))
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                continue
+            for n in ast.walk(tree):
+                if isinstance(n, ast.Call) and (getattr(n.func, "id", "") == "setup" or getattr(n.func, "attr", "") == "setup"):
+                    for kw in n.keywords:
+                        if (kw.arg == "name" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str)
+                                and _DIST_NAME.fullmatch(kw.value.value)):
+                            found.add(normalized_package(kw.value.value))
+        elif base == "pyproject.toml":
+            import tomllib
+
+            try:
+                name = (tomllib.loads(text).get("project") or {}).get("name")
+            except (tomllib.TOMLDecodeError, ValueError, AttributeError):
+                continue
+            if isinstance(name, str) and _DIST_NAME.fullmatch(name):
+                found.add(normalized_package(name))
+    return tuple(sorted(found))
 
 
 def _hip_build(build_texts: Mapping[str, str], scopes: Mapping[str, FileScope], arches: tuple[str, ...],
