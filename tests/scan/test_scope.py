@@ -458,7 +458,29 @@ def test_torch_extension_sources_only_its_cuda_build_compiles_are_left_as_they_a
         assert fs.scope is Scope.HIP_PATH and fs.not_for_amd and "compiled only by the project's CUDA build" in fs.why
     # what the ROCm build compiles stays the project's (hipified at build time: the torch-extension port's),
     # and so does a header both builds include, and the setup.py
-    for path in ("csrc/ck/api.cpp", "csrc/ck/fwd.cpp", "csrc/ck/ck.hpp", "csrc/common/shared.h", "setup.py"):
+    for path in ("csrc/ck/api.cpp", "csrc/ck/ck.hpp", "csrc/common/shared.h", "setup.py"):
+        assert scope.of(path).scope is Scope.PROJECT, path
+    # but HIP code, written for ROCm (xformers' ck_tile kernels): its ROCm build compiles it as written
+    fwd = scope.of("csrc/ck/fwd.cpp")
+    assert fwd.scope is Scope.HIP_PATH and not fwd.not_for_amd and "includes <hip/hip_runtime.h>" in fwd.why
+
+
+def test_torch_extension_hip_code_and_the_headers_only_it_includes_are_its_own(tmp_path: Path):
+    root = _torch_two_builds(tmp_path / "xf")
+    (root / "csrc" / "ck" / "tile.hpp").write_text("#pragma once\n#include <ck_tile/core.hpp>\n")
+    (root / "csrc" / "ck" / "tile_only.h").write_text("#pragma once\ntemplate <int N> struct T {};\n")
+    (root / "csrc" / "ck" / "attn.cpp").write_text('#include "tile.hpp"\n#include "tile_only.h"\n#include "ck.hpp"\n')
+    # CUDA code that picks HIP's header in a USE_ROCM branch is hipified CUDA code: the project's to port
+    (root / "csrc" / "ck" / "mixed.cpp").write_text(
+        "#ifdef USE_ROCM\n#include <hip/hip_runtime.h>\n#else\n#include <cuda_runtime.h>\n#endif\n"
+        '#include "ck.hpp"\n__global__ void k() {}\n')
+    scope = project_scope(root)
+    # tile.hpp includes ck_tile; attn.cpp includes tile.hpp (it compiles only as HIP); tile_only.h only attn.cpp includes
+    for path in ("csrc/ck/tile.hpp", "csrc/ck/fwd.cpp", "csrc/ck/attn.cpp", "csrc/ck/tile_only.h"):
+        assert scope.of(path).scope is Scope.HIP_PATH, path
+    assert "includes <ck_tile/core.hpp>" in scope.of("csrc/ck/attn.cpp").why
+    # ck.hpp is shared with CUDA-spelled code; mixed.cpp picks HIP's header in a branch
+    for path in ("csrc/ck/mixed.cpp", "csrc/ck/ck.hpp", "csrc/ck/api.cpp"):
         assert scope.of(path).scope is Scope.PROJECT, path
 
 
@@ -496,3 +518,29 @@ def test_a_top_setup_py_is_the_rocm_build_over_a_deep_cmake_file(tmp_path: Path)
     (root / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.21)\noption(K_HIP \"hip\" OFF)\n"
                                          "if(K_HIP)\n  enable_language(HIP)\nendif()\n")
     assert project_scope(root).hip.how.startswith("cmake -DK_HIP=ON")
+
+
+def test_ascend_npu_and_cambricon_mlu_code_are_other_backends(tmp_path: Path):
+    # mmcv a8073c7: common/pytorch_npu_util.hpp (Ascend: <acl/acl_base.h>, torch_npu) got `#include <string.h>` in a
+    # USE_ROCM branch; its pytorch/npu/ and pytorch/mlu/ sources are the Ascend and Cambricon builds' code.
+    files = {
+        "ops/common/pytorch_npu_util.hpp": "#pragma once\n#include <acl/acl_base.h>\n#include <acl/acl_rt.h>\n"
+                                           "inline void copy(void* d, const void* s, int n) { memcpy(d, s, n); }\n",
+        "ops/common/pytorch_npu_helper.hpp": '#pragma once\n#include "pytorch_npu_util.hpp"\n',
+        "ops/pytorch/npu/nms_npu.cpp": '#include "pytorch_npu_helper.hpp"\nvoid nms_npu() {}\n',
+        "ops/pytorch/mlu/nms_mlu.cpp": '#include "mlu_common_helper.h"\nvoid nms_mlu() {}\n',
+        "ops/common/mlu/common_mlu_helper.hpp": "#pragma once\n#include <cnrt.h>\n",
+        "ops/pytorch/cuda/nms_cuda.cu": "#include <cuda_runtime.h>\n__global__ void nms() {}\n",
+        # a CUDA source in an npu-named directory stays the project's
+        "ops/npu_tools/k.cu": "__global__ void k() {}\n",
+    }
+    for name, body in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(body)
+    scope = project_scope(tmp_path)
+    assert {p: fs.backend for p, fs in scope.files.items() if fs.scope is Scope.BACKEND} == {
+        "ops/common/pytorch_npu_util.hpp": "CANN (Ascend)", "ops/common/pytorch_npu_helper.hpp": "CANN (Ascend)",
+        "ops/pytorch/npu/nms_npu.cpp": "CANN (Ascend)", "ops/pytorch/mlu/nms_mlu.cpp": "MLU (Cambricon)",
+        "ops/common/mlu/common_mlu_helper.hpp": "MLU (Cambricon)"}
+    assert scope.of("ops/pytorch/cuda/nms_cuda.cu").scope is Scope.PROJECT
+    assert scope.of("ops/npu_tools/k.cu").scope is Scope.PROJECT

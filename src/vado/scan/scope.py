@@ -195,7 +195,7 @@ _HIP_NAME = re.compile(rb"(?:hip|HIP|roc|ROC|rccl|RCCL)")
 #: Included names that mean HIP: the runtime and ROCm's libraries (the project writes HIP itself).
 _HIP_INCLUDE = re.compile(r"(?:hip/|hip_runtime|(?:hipblas|hipblaslt|hipsparse|hipsparselt|hipfft|hiprand|hipsolver"
                           r"|hipcub|hiptensor|rocprim|rocblas|rocrand|rocsparse|rocsolver|rocfft|rocthrust|rocwmma"
-                          r"|rccl|miopen)[/._])")
+                          r"|rccl|miopen)[/._]|ck_tile/|ck/(?:ck\.hpp|utility/|tensor_operation/|library/|host_utility/))")
 _MUSA_NAME = re.compile(rb"(?:musa|MUSA|mu[A-Z]|mublas|MUBLAS|mccl|MCCL)")
 #: Mapping lines a header needs to be a vendor header (``#define cudaX hipX`` …).
 _VENDOR_MIN = 8
@@ -897,10 +897,13 @@ def project_scope(root: str | os.PathLike, plan=None, *, arches: Iterable[str] =
     if hip is not None and hip.complete:
         _mark_not_compiled_for_amd(hip, scopes, kinds, build_texts, edges)
         _mark_hip_path(hip, scopes, cfiles, edges, kinds, frozenset(by_include))
-    elif hip is not None and hip.torch_rocm and hip.cuda_only:
+    elif hip is not None and hip.torch_rocm:
         # A PyTorch extension whose setup.py compiles other sources on ROCm: what only its CUDA extensions
-        # compile is no ROCm build's business. The rest stays the project's (hipified at build time).
-        _mark_not_compiled_for_amd(hip, scopes, kinds, {}, edges)
+        # compile is no ROCm build's business. The rest stays the project's (hipified at build time) but its
+        # HIP code, written for ROCm.
+        if hip.cuda_only:
+            _mark_not_compiled_for_amd(hip, scopes, kinds, {}, edges)
+        _mark_torch_hip_code(hip, scopes, cfiles, edges)
     files = {p: scopes.get(p) or FileScope(p, Scope.PROJECT) for p in sorted(kinds, key=lambda p: p.split("/"))}
     vendored = tuple(s for s in plan.skips if s.reason is SkipReason.VENDORED)
     return ProjectScope(str(root), files, vendored, hip, tuple(skips), own_packages(build_texts))
@@ -1054,6 +1057,50 @@ def _mark_not_compiled_for_amd(hip: HipBuild, scopes: dict[str, FileScope], kind
                 queue.append(t)
     for p, why in marked.items():
         scopes[p] = FileScope(p, Scope.HIP_PATH, why, mixed=scopes[p].mixed if p in scopes else "", not_for_amd=True)
+
+
+def _mark_torch_hip_code(hip: HipBuild, scopes: dict[str, FileScope], cfiles: Mapping[str, _CFile],
+                         edges: Mapping[str, list[tuple[str, bool]]]) -> None:
+    """Mark the HIP code of a PyTorch extension that builds for ROCm itself: a file that includes a HIP or
+    Composable Kernel header unconditionally (xformers ca6d2aa's hip_fmha/ and hip_decoder/ kernels on
+    ``<ck_tile/core.hpp>``, compiled only by its ROCm build), a file that includes such a file unconditionally,
+    and the project headers only such files include.
+    Its ROCm build compiles them as written; a file that picks ``<hip/hip_runtime.h>`` in a ``USE_ROCM``
+    branch is CUDA code hipify rewrites, and stays the project's."""
+    def free(p: str) -> bool:
+        return scopes.get(p) is None or scopes[p].scope is Scope.PROJECT
+
+    marked: dict[str, str] = {}
+    for p, cf in cfiles.items():
+        if not free(p):
+            continue
+        header = next((n for n, _, top in cf.includes if top and _HIP_INCLUDE.match(n)), "")
+        if header:
+            marked[p] = header
+    includers: dict[str, list[str]] = {}
+    top_includers: dict[str, list[str]] = {}
+    for src, outs in edges.items():
+        for t, top in outs:
+            includers.setdefault(t, []).append(src)
+            if top:
+                top_includers.setdefault(t, []).append(src)
+    queue = deque(marked)
+    while queue:  # up: a file that includes HIP code unconditionally compiles only as HIP
+        p = queue.popleft()
+        for src in top_includers.get(p, ()):
+            if src not in marked and free(src):
+                marked[src] = marked[p]
+                queue.append(src)
+    queue = deque(marked)
+    while queue:  # down to the headers that only HIP code includes
+        p = queue.popleft()
+        for t, _ in edges.get(p, ()):
+            if t not in marked and free(t) and all(src in marked for src in includers.get(t, ())):
+                marked[t] = marked[p]
+                queue.append(t)
+    for p, header in marked.items():
+        scopes[p] = FileScope(p, Scope.HIP_PATH, f"the project's HIP code (includes <{header}>): its own ROCm build "
+                              f"({hip.how}) compiles it as written", mixed=scopes[p].mixed if p in scopes else "")
 
 
 def _mark_hip_path(hip: HipBuild, scopes: dict[str, FileScope], cfiles: Mapping[str, _CFile],
