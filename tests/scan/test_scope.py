@@ -544,3 +544,34 @@ def test_ascend_npu_and_cambricon_mlu_code_are_other_backends(tmp_path: Path):
         "ops/common/mlu/common_mlu_helper.hpp": "MLU (Cambricon)"}
     assert scope.of("ops/pytorch/cuda/nms_cuda.cu").scope is Scope.PROJECT
     assert scope.of("ops/npu_tools/k.cu").scope is Scope.PROJECT
+
+
+def test_headers_a_torch_rocm_build_includes_only_under_a_switch_it_leaves_off_are_not_its(tmp_path: Path):
+    # mmcv a8073c7: parrots_cuda_helper.hpp (and the warp header only it includes) are included only under
+    # `#ifdef MMCV_USE_PARROTS`, the Parrots build's switch, which its setup.py names but its ROCm extension does not
+    # define: the port rewrote them (warp32 emulation, __CUDA_ARCH__ conditions) for no build.
+    root = _torch_two_builds(tmp_path / "mm")
+    (root / "setup.py").write_text((root / "setup.py").read_text() + "# define_macros = [('K_USE_PARROTS', None)]\n")
+    files = {
+        "csrc/common/parrots_helper.hpp": '#pragma once\n#include "parrots_warp.cuh"\n',
+        "csrc/common/parrots_warp.cuh": "#pragma once\n__device__ float w(float v) { return __shfl_down_sync(0xffffffff, v, 1); }\n",
+        "csrc/common/torch_helper.hpp": "#pragma once\n#include <cuda_runtime.h>\n",
+        "csrc/common/not_rocm.h": "#pragma once\n#include <cuda_runtime.h>\n",
+        "csrc/common/unknown.h": "#pragma once\n#include <cuda_runtime.h>\n",
+        "csrc/common/loose.cuh": "#pragma once\n__global__ void loose();\n",  # no include reaches it: left alone
+        "csrc/ck/kernel.cu": ('#ifdef K_USE_PARROTS\n#include "parrots_helper.hpp"\n#else\n#include "torch_helper.hpp"\n#endif\n'
+                              '#ifndef USE_ROCM\n#include "not_rocm.h"\n#endif\n'
+                              '#ifdef SOMETHING_NO_BUILD_FILE_NAMES\n#include "unknown.h"\n#endif\n'
+                              "__global__ void k() {}\n"),
+    }
+    for name, body in files.items():
+        (root / name).write_text(body)
+    (root / "csrc" / "ck" / "kernel.cpp").write_text((root / "csrc" / "ck" / "kernel.cu").read_text())
+    (root / "csrc" / "ck" / "kernel.cu").unlink()  # setup.py copies csrc/ck/*.cpp to .cu
+    scope = project_scope(root)
+    for path in ("csrc/common/parrots_helper.hpp", "csrc/common/parrots_warp.cuh", "csrc/common/not_rocm.h"):
+        fs = scope.of(path)
+        assert fs.scope is Scope.HIP_PATH and fs.not_for_amd and fs.why.startswith("read by no unit"), path
+    # a name no build file mentions is not known to be off; a header the build includes, one nothing includes
+    for path in ("csrc/common/torch_helper.hpp", "csrc/common/unknown.h", "csrc/common/loose.cuh"):
+        assert scope.of(path).scope is Scope.PROJECT, path

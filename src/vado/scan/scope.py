@@ -209,6 +209,11 @@ class _CFile:
     cuda: bool
     maps_to: str  # "hip", "musa" or ""
     hip: bool = False  # includes a HIP header (<hip/hip_runtime.h>, <hipblas/hipblas.h>, <rocprim/...>)
+    #: Per include (same order): what the enclosing ``#ifdef X``/``#ifndef X``/``#if [!]defined(X)`` groups ask,
+    #: ``(X, defined?)`` each; groups of other conditions (and include guards) ask nothing read here.
+    include_conds: list[tuple[tuple[str, bool], ...]] = field(default_factory=list)
+    #: The macros the file ``#define``s anywhere.
+    defines: frozenset[str] = frozenset()
 
 
 def _read_c(path: str, abs_path: str, kind: FileKind, limit: int) -> _CFile | Skip:
@@ -221,6 +226,9 @@ def _read_c(path: str, abs_path: str, kind: FileKind, limit: int) -> _CFile | Sk
     if len(data) > limit:
         return Skip(path, SkipReason.TOO_LARGE, f"not classified: more than {limit} bytes")
     includes: list[tuple[str, bool, bool]] = []
+    conds: list[tuple[tuple[str, bool], ...]] = []
+    frames: list[tuple[str, bool] | None] = []  # what each open group asks (None: nothing read here)
+    defined: set[str] = set()
     depth = 0
     guard = b""  # the name of a leading "#ifndef X": an include guard when "#define X" follows
     guard_depth = 0
@@ -231,11 +239,23 @@ def _read_c(path: str, abs_path: str, kind: FileKind, limit: int) -> _CFile | Sk
             if n == 0 and word == b"ifndef":
                 guard = rest.strip()
             depth += 1
+            frames.append(_simple_condition(word, rest))
+        elif word == b"elif" and frames:
+            frames[-1] = None
+        elif word == b"else" and frames:
+            frames[-1] = None if frames[-1] is None else (frames[-1][0], not frames[-1][1])
         elif word == b"endif":
             depth = max(0, depth - 1)
+            if frames:
+                frames.pop()
         elif word == b"define":
+            name = rest.strip().split(b"(")[0].split()[0] if rest.strip() else b""
+            if name:
+                defined.add(name.decode("latin-1"))
             if n == 1 and guard and rest.strip().split(b" ")[0] == guard:
                 guard_depth = 1
+                if frames:
+                    frames[0] = None  # the include guard asks nothing of the build
             mm = _DEFINE_MAP.match(rest)
             if mm and _CUDA_NAME.match(mm.group(1)):
                 if _HIP_NAME.match(mm.group(2)):
@@ -246,12 +266,29 @@ def _read_c(path: str, abs_path: str, kind: FileKind, limit: int) -> _CFile | Sk
             mi = _INCLUDE_ARG.match(rest)
             if mi:
                 includes.append((mi.group(2).decode("latin-1").strip(), mi.group(1) == b'"', depth <= guard_depth))
+                conds.append(tuple(f for f in frames if f is not None))
     maps_to = ""
     best = max(to, key=lambda k: to[k])
     if to[best] >= _VENDOR_MIN and to[best] >= 2 * min(to.values()):
         maps_to = best
     hip = any(_HIP_INCLUDE.match(name) for name, _, _ in includes)
-    return _CFile(path, kind, includes, kind in _CUDA_KINDS or _uses_cuda(data, includes), maps_to, hip)
+    return _CFile(path, kind, includes, kind in _CUDA_KINDS or _uses_cuda(data, includes), maps_to, hip, conds,
+                  frozenset(defined))
+
+
+_DEFINED_TEST = re.compile(rb"^\s*(!?)\s*defined\s*(?:\(\s*(\w+)\s*\)|\s(\w+))\s*(?://.*|/\*.*\*/)?\s*$")
+
+
+def _simple_condition(word: bytes, rest: bytes) -> tuple[str, bool] | None:
+    """``(X, True)`` for ``#ifdef X`` / ``#if defined(X)``, ``(X, False)`` for ``#ifndef X`` / ``#if !defined(X)``;
+    None for any other condition."""
+    if word in (b"ifdef", b"ifndef"):
+        parts = rest.split()
+        return (parts[0].decode("latin-1"), word == b"ifdef") if parts and re.fullmatch(rb"\w+", parts[0]) else None
+    m = _DEFINED_TEST.match(rest)
+    if not m:
+        return None
+    return (m.group(2) or m.group(3)).decode("latin-1"), not m.group(1)
 
 
 def _uses_cuda(data: bytes, includes: list[tuple[str, bool, bool]]) -> bool:
@@ -903,6 +940,7 @@ def project_scope(root: str | os.PathLike, plan=None, *, arches: Iterable[str] =
         # HIP code, written for ROCm.
         if hip.cuda_only:
             _mark_not_compiled_for_amd(hip, scopes, kinds, {}, edges)
+        _mark_unreached_by_rocm(hip, scopes, cfiles, resolver, build_texts)
         _mark_torch_hip_code(hip, scopes, cfiles, edges)
     files = {p: scopes.get(p) or FileScope(p, Scope.PROJECT) for p in sorted(kinds, key=lambda p: p.split("/"))}
     vendored = tuple(s for s in plan.skips if s.reason is SkipReason.VENDORED)
@@ -1057,6 +1095,66 @@ def _mark_not_compiled_for_amd(hip: HipBuild, scopes: dict[str, FileScope], kind
                 queue.append(t)
     for p, why in marked.items():
         scopes[p] = FileScope(p, Scope.HIP_PATH, why, mixed=scopes[p].mixed if p in scopes else "", not_for_amd=True)
+
+
+#: What a ROCm build of a PyTorch extension defines in every unit, C++ and HIP alike (cpp_extension's flags for
+#: both compilers); hipcc's own __HIPCC__ is not among them: the host C++ compiler compiles the .cpp units.
+_ROCM_PREDEFINED = frozenset({"__HIP_PLATFORM_AMD__", "USE_ROCM"})
+
+
+def _mark_unreached_by_rocm(hip: HipBuild, scopes: dict[str, FileScope], cfiles: Mapping[str, _CFile],
+                            resolver: "_Includes", build_texts: Mapping[str, str]) -> None:
+    """Mark the headers a PyTorch extension's ROCm build never reads: every ``#include`` of them sits in a group
+    that build does not compile, or in a file so marked (mmcv a8073c7: ``parrots_cuda_helper.hpp`` and
+    ``parrots_cudawarpfunction.cuh``, included only under ``#ifdef MMCV_USE_PARROTS``, the SenseTime Parrots
+    build's switch). A group is not compiled where it asks for a switch (a name a build file mentions) that the
+    ROCm extensions do not define and no file of the tree ``#define``s, or asks a name that build defines
+    (``USE_ROCM``, its ``-D`` macros, hipcc's own) to be undefined. A file no include reaches is left alone:
+    nothing says which build it belongs to."""
+    on = {d.partition("=")[0] for d in hip.defines} | _ROCM_PREDEFINED
+    tree_defined = set().union(*(cf.defines for cf in cfiles.values())) if cfiles else set()
+    build_words = " ".join(build_texts.values())
+
+    def dead(conds) -> bool:
+        for name, want in conds:
+            if want and name not in on and name not in tree_defined and re.search(rf"\b{re.escape(name)}\b", build_words):
+                return True
+            if not want and name in on:
+                return True
+        return False
+
+    incoming: dict[str, list[tuple[str, bool]]] = {}
+    for src, cf in cfiles.items():
+        for (name, quoted, _), conds in zip(cf.includes, cf.include_conds):
+            t = resolver.resolve(src, name, quoted)
+            if t is not None and t != src and t in cfiles:
+                incoming.setdefault(t, []).append((src, dead(conds)))
+    roots = [p for p in hip.rocm_sources if p in cfiles]
+    reached = set(roots)
+    queue = deque(roots)
+    while queue:
+        p = queue.popleft()
+        cf = cfiles[p]
+        for (name, quoted, _), conds in zip(cf.includes, cf.include_conds):
+            t = resolver.resolve(p, name, quoted)
+            if t is not None and t in cfiles and t not in reached and not dead(conds):
+                reached.add(t)
+                queue.append(t)
+    marked: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for t, ins in incoming.items():
+            if t in reached or t in marked or t in hip.rocm_sources:
+                continue
+            if all(is_dead or src in marked for src, is_dead in ins):
+                marked.add(t)
+                changed = True
+    why = (f"read by no unit of the project's own ROCm build ({hip.how}): every #include of it sits in a branch that "
+           "build does not compile")
+    for p in marked:
+        if scopes.get(p) is None or scopes[p].scope is Scope.PROJECT:
+            scopes[p] = FileScope(p, Scope.HIP_PATH, why, mixed=scopes[p].mixed if p in scopes else "", not_for_amd=True)
 
 
 def _mark_torch_hip_code(hip: HipBuild, scopes: dict[str, FileScope], cfiles: Mapping[str, _CFile],
