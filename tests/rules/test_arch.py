@@ -187,6 +187,28 @@ def test_cuda_version_prefers_the_branch_whose_apis_the_target_has_and_never_an_
     assert o.fix is None
 
 
+def test_cuda_version_prefers_the_portable_branch_over_inline_ptx():
+    # A toolkit-version test around inline PTX beside a portable branch: HIP's CUDA API level (11.7) answered
+    # `CUDA_VERSION >= 11000` true and the port took the PTX branch (then "lowered" or left for a person), where
+    # the program's own portable branch is right there.
+    ptx = ("__device__ void f(unsigned* b) {\n#if CUDA_VERSION >= 11000\n"
+           "  asm volatile(\"red.release.gpu.global.add.s32 [%0], 1;\" :: \"l\"(b));\n#else\n  atomicAdd(b, 1);\n#endif\n}\n")
+    (f,) = check_text("k.cu", ptx, (ROCM,), rules=[arch.CudaVersionMacroTest])
+    assert f.fix.edits[0].content == "0" and "takes the portable branch" in f.message
+    # older-toolkit PTX beside a newer portable branch: the answer (true) is the portable one already
+    older = ptx.replace(">= 11000", "< 11000")
+    (g,) = check_text("k.cu", older.replace("#else\n  atomicAdd(b, 1);\n", "#else\n  atomicAdd(b, 2);\n"), (ROCM,),
+                      rules=[arch.CudaVersionMacroTest])
+    assert g.fix.edits[0].content == "0"
+    # PTX in both branches, or no other branch: the level decides as before
+    both = ptx.replace("  atomicAdd(b, 1);\n", "  asm volatile(\"red.relaxed.gpu.global.add.s32 [%0], 1;\" :: \"l\"(b));\n")
+    (h,) = check_text("k.cu", both, (ROCM,), rules=[arch.CudaVersionMacroTest])
+    assert h.fix.edits[0].content == "1"
+    alone = ptx.replace("#else\n  atomicAdd(b, 1);\n", "")
+    (k,) = check_text("k.cu", alone, (ROCM,), rules=[arch.CudaVersionMacroTest])
+    assert k.fix.edits[0].content == "1"
+
+
 def get_target_named(name):
     from vado.knowledge.targets import get_target
 

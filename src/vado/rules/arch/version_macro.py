@@ -11,7 +11,7 @@ from vado.model import Applicability, Effort, Finding, Fix, Severity
 from vado.rules import cuda_syntax as cs
 from vado.rules.arch.common import MANUAL, _by_family
 from vado.rules.arch.directives import (
-    _CMP, _PREPROC_VERDICTS, _comparison_branches, _directive_name, _has_code, _has_error, _static_assert_condition,
+    _CMP, _PREPROC_VERDICTS, _comparison_branches, _directive_name, _has_code, _has_error, _has_ptx, _static_assert_condition,
     _tested_name,
 )
 from vado.rules.base import FileContext, Rule, verdicts_for
@@ -249,6 +249,12 @@ class CudaVersionMacroTest(Rule):
             answer = not answer
             why += ("; that branch is an #error demanding a CUDA toolkit version, which a HIP build is not: the port "
                     "takes the other branch (its calls are judged by their own findings)")
+        elif _has_ptx(toks, taken) and not _has_ptx(toks, other) and _has_code(toks, other):
+            # A newer toolkit's branch in inline PTX (red.release.gpu, cp.async) beside the program's portable
+            # version: no AMD GPU runs PTX, and the portable branch is what CUDA itself builds on older toolkits.
+            answer = not answer
+            why += ("; that branch is inline PTX, which no AMD GPU runs, and the other is the program's portable "
+                    "version: the port takes the portable branch")
         else:
             lacking = _lacking_apis(toks, taken, target)
             if lacking and not _lacking_apis(toks, other, target) and _has_code(toks, other):
