@@ -573,3 +573,45 @@ def test_the_projects_own_rocm_flags_keep_their_half_undefines():
                    "e = CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': nvcc})\n")
     assert [f.data["flag"] for f in findings("setup.py", text, ("BLD005",)) if f.data.get("flag")] == []
     assert fix_all("setup.py", text) == text
+
+
+_XFORMERS_LIKE = ("import os, torch\nfrom setuptools import setup\n"
+                  "from torch.utils.cpp_extension import CUDA_HOME, CppExtension, CUDAExtension\n"
+                  "extension, args = CppExtension, {'cxx': ['-O3']}\n"
+                  "if (torch.cuda.is_available() and (CUDA_HOME is not None) and (torch.version.cuda is not None))"
+                  " or os.getenv('FORCE_CUDA', '0') == '1':\n"
+                  "    extension = CUDAExtension\n    args['nvcc'] = ['--use_fast_math', '--extended-lambda', '-O3']\n"
+                  "elif torch.version.hip and torch.cuda.is_available():\n"
+                  "    extension = CUDAExtension\n    args['nvcc'] = ['-O3']\n"
+                  "setup(name='x', ext_modules=[extension('x._C', ['a.cu'], extra_compile_args=args)])\n")
+
+
+def test_a_setup_py_whose_rocm_build_is_derived_has_no_gate_and_its_cuda_only_flags_no_findings(tmp_path):
+    # xformers ca6d2aa: its CUDA branch tests `torch.version.cuda is not None` (and CUDA_HOME) and holds nvcc's flags;
+    # an elif on torch.version.hip builds the CK extension. BLD005 said "left out on ROCm" and 7 flags "reach hipcc".
+    from vado.knowledge.targets import get_target
+    from vado.rules.engine import check_text
+
+    rocm = [get_target("rocm-7.2")]
+    plain = [f for f in check_text("setup.py", _XFORMERS_LIKE, rocm) if f.code == "BLD005" and f.severity.value != "info"]
+    assert {f.data.get("gate") for f in plain} == {"CUDA_HOME", None} and len(plain) == 3
+    derived = {"rocm_setups": (("setup.py", ("-O3",)),)}
+    left = [f for f in check_text("setup.py", _XFORMERS_LIKE, rocm, options=derived)
+            if f.code == "BLD005" and f.severity.value != "info"]
+    assert left == []
+    # a flag its ROCm extension does get still reaches hipcc
+    rocm_too = {"rocm_setups": (("setup.py", ("-O3", "--use_fast_math")),)}
+    got = [f.data.get("flag") for f in check_text("setup.py", _XFORMERS_LIKE, rocm, options=rocm_too) if f.data.get("flag")]
+    assert got == ["fast-math"]
+    # the options name another setup.py: this one is judged as before
+    other = {"rocm_setups": (("sub/setup.py", ("-O3",)),)}
+    assert len([f for f in check_text("setup.py", _XFORMERS_LIKE, rocm, options=other)
+                if f.code == "BLD005" and f.severity.value != "info"]) == 3
+
+    # end to end: the scope derives it from the tree and the audit passes it on
+    from vado.audit import audit
+
+    (tmp_path / "setup.py").write_text(_XFORMERS_LIKE)
+    (tmp_path / "a.cu").write_text("__global__ void k() {}\n")
+    result = audit(tmp_path, rocm)
+    assert [f for f in result.findings if f.code == "BLD005" and f.severity.value != "info"] == []

@@ -194,6 +194,9 @@ def audit(
     if scope.own_packages and "own_packages" not in options:
         # A requirement on a distribution the tree builds itself is the project's own (DEP rules).
         options["own_packages"] = scope.own_packages
+    if scope.rocm_setups and "rocm_setups" not in options:
+        # What a ROCm-aware setup.py builds on ROCm, as derived (BLD005: its gates and CUDA-only flags are no findings).
+        options["rocm_setups"] = scope.rocm_setups
     if job_list and "source_root" not in options:
         # The tree's own headers decide which branches a build compiles (vado.scan.preprocessor.ProjectHeaders).
         first = job_list[0]

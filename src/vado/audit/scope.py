@@ -43,6 +43,8 @@ class AuditScope:
     torch_rocm: str = ""
     #: The distributions the tree declares itself (:attr:`vado.scan.scope.ProjectScope.packages`).
     own_packages: tuple[str, ...] = ()
+    #: The ROCm-aware setup.py files and the flags their ROCm extensions get (:attr:`vado.scan.scope.HipBuild.rocm_setups`).
+    rocm_setups: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 def audit_scope(root: str | os.PathLike, plan, targets: Sequence[Target], *, include_backends: bool = False,
@@ -74,7 +76,7 @@ def audit_scope(root: str | os.PathLike, plan, targets: Sequence[Target], *, inc
                       + (f" ({only} source{'' if only == 1 else 's'} only its CUDA build compiles, and the headers "
                          "only they include, are left as they are)" if only else ""))
     return AuditScope(frozenset(left), tuple(skips), hip, own, tuple(t.name for t in rocm), defines, frozenset(not_for_amd),
-                      torch_rocm, scope.packages)
+                      torch_rocm, scope.packages, scope.hip.rocm_setups if scope.hip is not None else ())
 
 
 def with_torch_rocm_build(verdicts: Sequence[TargetVerdict], scope: AuditScope, findings: Sequence[Finding],

@@ -748,11 +748,13 @@ def port_tree(
         ported = [f for f in candidates if f.path in journal.files]
         defines = journal.amd_defines
     elif not single_file:
-        ported, scope_skips, own_build, left_out, defines, own_path, packages = _in_scope(
+        ported, scope_skips, own_build, left_out, defines, own_path, extra = _in_scope(
             root_path, plan, ported, target, include_backends, include_hip_path)
-        if packages and "own_packages" not in options.rule_options:
-            # A requirement on a distribution the tree builds itself is the project's own (DEP rules).
-            options = dataclasses.replace(options, rule_options={**options.rule_options, "own_packages": packages})
+        # What the scope knows for the rules: the distributions the tree declares (DEP), what its ROCm-aware
+        # setup.py files build on ROCm (BLD005).
+        extra = {k: v for k, v in extra.items() if v and k not in options.rule_options}
+        if extra:
+            options = dataclasses.replace(options, rule_options={**options.rule_options, **extra})
     if options.torch_extension == "on" and "amd_defines" not in options.rule_options:
         # cpp_extension defines USE_ROCM=1 on ROCm: its branches (the project's and the port's own)
         # are what the AMD build compiles, their #else what only CUDA compiles; neither is edited.
@@ -900,7 +902,7 @@ def _in_scope(root: Path, plan, ported: list, target: Target, include_backends: 
     """The files of ``ported`` that are the project's CUDA code to port, skips for the others
     (other backends, the project's own HIP path), how to enable the project's own ROCm build,
     a line per group of what was left as it is, the macros the project's own AMD build defines, the files of
-    its own HIP path its ROCm build compiles, and the distributions the tree declares itself."""
+    its own HIP path its ROCm build compiles, and rule options the scope knows (``own_packages``, ``rocm_setups``)."""
     from vado.scan.scope import Scope, project_scope
 
     scope = project_scope(root, plan, arches=target.default_arch or ("gfx942",))
@@ -942,7 +944,8 @@ def _in_scope(root: Path, plan, ported: list, target: Target, include_backends: 
                      "pass --include-vendored to port it")
     defines = scope.hip.defines if scope.hip is not None else ()
     runs_on_amd = tuple(p for p, fs in left.items() if fs.scope is Scope.HIP_PATH and not fs.not_for_amd)
-    return [f for f in ported if f.path not in left], skips, own, tuple(lines), tuple(defines), runs_on_amd, scope.packages
+    extra = {"own_packages": scope.packages, "rocm_setups": scope.hip.rocm_setups if scope.hip is not None else ()}
+    return [f for f in ported if f.path not in left], skips, own, tuple(lines), tuple(defines), runs_on_amd, extra
 
 
 def _own_path_wave64(plan, paths: Sequence[str], target: Target, options: PortOptions) -> list[Finding]:

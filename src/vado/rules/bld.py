@@ -1006,9 +1006,15 @@ class TorchCudaExtension(Rule):
     def check(self, ctx: FileContext) -> Iterator[Finding]:
         facts = build_facts(ctx)
         shape: _SetupShape | None = None
-        if facts.of(FactKind.CUDA_EXTENSION):
+        # A ROCm-aware setup.py whose ROCm build vado derived (vado.scan.scope: it makes CUDAExtensions there, with
+        # these flags): its CUDA_HOME tests gate nothing on ROCm, and a flag its ROCm extensions do not get stays in
+        # a branch only CUDA builds take (xformers ca6d2aa: nvcc flags under `torch.version.cuda is not None`).
+        rocm_flags = dict((ctx.options or {}).get("rocm_setups") or ()).get(ctx.path)
+        if facts.of(FactKind.CUDA_EXTENSION) and rocm_flags is None:
             yield from self._cuda_home_tests(ctx)
         for f in facts.of(FactKind.CUDA_EXTENSION, FactKind.NVCC_FLAG):
+            if rocm_flags is not None and f.kind is FactKind.NVCC_FLAG and not _reaches(f.text, rocm_flags):
+                continue
             if f.kind is FactKind.CUDA_EXTENSION:
                 if f.context == "BuildExtension":
                     continue  # the build command; CUDAExtension carries the finding
@@ -1133,6 +1139,12 @@ class TorchCudaExtension(Rule):
                 severity=Severity.MEDIUM,
                 data={"gate": gate},
             )
+
+
+def _reaches(flag: str, rocm_flags) -> bool:
+    """Whether the flag written ``flag`` (its first word, quotes and commas stripped) is among ``rocm_flags``."""
+    words = flag.replace('"', " ").replace("'", " ").replace(",", " ").split()
+    return bool(words) and any(x == words[0] or x.startswith(words[0] + "=") for x in rocm_flags)
 
 
 def _cuda_home_gates(text: str) -> list[tuple[int, int, str]]:

@@ -117,6 +117,9 @@ class HipBuild:
     #: ``cuda_only`` then holds the sources only its CUDA extensions compile (flash-attention's CUTLASS kernels
     #: beside the CK ones its ROCm build compiles).
     rocm_sources: tuple[str, ...] = ()
+    #: Per ROCm-aware setup.py of :attr:`rocm_sources`: ``(path, flags)``, every compiler flag its ROCm extensions
+    #: get (``cxx`` and ``nvcc``), as derived: a flag a setup.py writes elsewhere never reaches hipcc.
+    rocm_setups: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def torch_rocm(self) -> bool:
@@ -763,10 +766,10 @@ _SOURCE_TWINS = (".cpp", ".cc", ".cxx", ".cu", ".hip")
 
 def _setup_rocm_sources(root: str, path: str, text: str, files: frozenset[str]):
     """What the ROCm-aware setup.py at ``path`` (relative to ``root``) builds on each platform, read by
-    :func:`vado.build.torch_setup.derive` (evaluated, never run): ``(defines, rocm_sources, cuda_only, evidence)``
-    with the macros every ROCm extension gets, the planned sources the ROCm extensions compile and those only
-    the CUDA extensions compile; None where it derives no ROCm extension (a setup.py that stops on ROCm, one it
-    cannot read: nothing is then said of its sources)."""
+    :func:`vado.build.torch_setup.derive` (evaluated, never run): ``(defines, rocm_sources, cuda_only, evidence,
+    flags)`` with the macros every ROCm extension gets, the planned sources the ROCm extensions compile, those only
+    the CUDA extensions compile, and the compiler flags of the ROCm extensions; None where it derives no ROCm
+    extension (a setup.py that stops on ROCm, one it cannot read: nothing is then said of its sources)."""
     from vado.build.torch_setup import derive
 
     from vado.rules.bld_setup_stops import toolkit_stops
@@ -802,7 +805,8 @@ def _setup_rocm_sources(root: str, path: str, text: str, files: frozenset[str]):
     n = len(set(srcs))
     said = (f"{path}:{line}: its ROCm build compiles {n} source{'' if n == 1 else 's'}"
             + (f"; {len(only)} more only its CUDA build" if only else ""))
-    return defines, srcs, only, said
+    flags = tuple(dict.fromkeys(str(x) for e in rocm for x in (*e.cxx, *e.nvcc)))
+    return defines, srcs, only, said, flags
 
 
 def _unique(items: Iterable[str]) -> tuple[str, ...]:
@@ -1018,11 +1022,13 @@ def _hip_build(build_texts: Mapping[str, str], scopes: Mapping[str, FileScope], 
     if root is None:
         return hip
     defines, rocm, cuda_only, evidence = list(hip.defines), [], [], list(hip.evidence)
+    derived: list[tuple[str, tuple[str, ...]]] = []
     for at, _ in setups:
         got = _setup_rocm_sources(root, at, own[at], files)
         if got is None:
             continue
-        macros, srcs, only, said = got
+        macros, srcs, only, said, flags = got
+        derived.append((at, flags))
         if at == path:
             defines.extend(macros)
         rocm.extend(srcs)
@@ -1031,7 +1037,7 @@ def _hip_build(build_texts: Mapping[str, str], scopes: Mapping[str, FileScope], 
     if not rocm:
         return hip
     return dataclasses.replace(hip, defines=_unique(defines), evidence=tuple(evidence), rocm_sources=_unique(rocm),
-                               cuda_only=tuple(sorted(set(cuda_only) - set(rocm))))
+                               cuda_only=tuple(sorted(set(cuda_only) - set(rocm))), rocm_setups=tuple(derived))
 
 
 def _setup_above(own: Mapping[str, str], cmake: Mapping[str, str], hip_dirs: set[str]) -> bool:
