@@ -324,8 +324,8 @@ def test_port_of_a_torch_extension_that_builds_for_rocm_leaves_its_cuda_only_sou
 
     out = tmp_path / "out"
     result = port_tree(TORCH_ROCM, out, ROCM)
-    assert ("builds for ROCm already (pip install . (with a ROCm build of PyTorch)); 3 files only its CUDA build "
-            "compiles left as is") in render_port_text(result, width=400)
+    assert ("builds for ROCm already (pip install . (with a ROCm build of PyTorch)); 3 files its ROCm build "
+            "does not compile left as is") in render_port_text(result, width=400)
     before, after = _hashes(TORCH_ROCM), _hashes(out)
     changed = sorted(p for p in before if before[p] != after.get(p))
     # what only the CUDA build compiles, the ROCm-aware setup.py and the __CUDACC__ header hipify renames: as they are

@@ -924,8 +924,10 @@ def _in_scope(root: Path, plan, ported: list, target: Target, include_backends: 
                      "pass --include-hip-path to port it anyway")
     elif hip_path and scope.hip is not None and scope.hip.torch_rocm:
         only = sum(1 for fs in left.values() if fs.scope is Scope.HIP_PATH and fs.not_for_amd)
-        lines.append(f"builds for ROCm already ({scope.hip.how}); {only} files only its CUDA build compiles left "
-                     "as is; pass --include-hip-path to port them anyway")
+        parts = ([f"its HIP code ({hip_path - only} files)"] if hip_path - only else []) + (
+            [f"{only} files its ROCm build does not compile"] if only else [])
+        lines.append(f"builds for ROCm already ({scope.hip.how}); {' and '.join(parts)} left as is; "
+                     "pass --include-hip-path to port them anyway")
     elif hip_path:
         lines.append(f"the project's own HIP mapping headers ({hip_path} files) left as is; "
                      "pass --include-hip-path to port them anyway")
