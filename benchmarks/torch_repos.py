@@ -132,6 +132,9 @@ def affected_units(repo: Path, out: Path) -> list[str]:
     units = []
     for ext in derive(repo).extensions.get("rocm", ()):
         for src in ext.sources:
+            if src not in kinds:  # a copy setup.py writes before it compiles (flash-attention's X.cpp -> X.cu)
+                stem = os.path.splitext(src)[0]
+                src = next((stem + x for x in (".cpp", ".cc", ".cxx", ".cu") if stem + x in kinds), src)
             seen, todo = {src}, [src]
             while todo:
                 for t in includes(todo.pop()):
