@@ -173,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
             work.mkdir(parents=True, exist_ok=True)
             got = {"audit": audit(src, repo, work), "port": port(src, repo, work / name)}
             if "changed" in got["port"]:
+                # The ROCm units whose inputs the port changed (the rest read byte-identical project files).
+                got["port"]["rocm_units_affected"] = affected_units(repo, work / name)
                 scopes = classify(repo, got["port"]["changed"])
                 got["port"]["changed"] = [{"path": p, "scope": s} for p, s in scopes.items()]
                 got["port"]["outside_project"] = sum(s != "project" for s in scopes.values())
