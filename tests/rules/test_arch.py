@@ -209,6 +209,16 @@ def test_cuda_version_prefers_the_portable_branch_over_inline_ptx():
     assert k.fix.edits[0].content == "1"
 
 
+def test_cudacc_in_a_torch_extension_is_hipifys_to_rename():
+    # pytorch3d 9381c40 (pulsar/global.h): `#ifdef __CUDACC__` got "hipcc defines __HIPCC__, not __CUDACC__: the test
+    # is false in every pass" (high); PyTorch's build-time hipify writes __HIPCC__ there itself.
+    src = "#ifdef __CUDACC__\n#define HD __host__ __device__\n#endif\n#ifndef __NVCC__\nint host_only;\n#endif\n"
+    plain = [f.data.get("replacement") for f in check_text("g.h", src, (ROCM,), rules=[arch.CudaArchMacroTest])]
+    torch = [f.span.line for f in check_text("g.h", src, (ROCM,), rules=[arch.CudaArchMacroTest],
+                                             options={"torch_extension": True})]
+    assert len(plain) == 2 and torch == [4]  # __NVCC__ is no key of hipify's: still reported
+
+
 def get_target_named(name):
     from vado.knowledge.targets import get_target
 

@@ -191,6 +191,12 @@ def audit(
         # The project's own ROCm build is the configuration AMD compiles: findings in the branches its
         # option switches off do not decide a ROCm verdict (vado.scan.preprocessor).
         options["amd_defines"] = scope.amd_defines
+    if "torch_extension" not in options and os.path.isdir(root):
+        from vado.port.torch_ext import is_torch_extension
+
+        if is_torch_extension(root):
+            # Judged as vado port --torch-extension auto judges it: PyTorch hipifies its sources at build time.
+            options["torch_extension"] = True
     if scope.own_packages and "own_packages" not in options:
         # A requirement on a distribution the tree builds itself is the project's own (DEP rules).
         options["own_packages"] = scope.own_packages

@@ -199,6 +199,8 @@ class CudaArchMacroTest(Rule):
             how = _tested_name(toks, i)
             if how is None or how == "define" and _directive_name(toks[i - 1]) in ("#define", "#undef"):
                 continue
+            if name == "__CUDACC__" and (ctx.options or {}).get("torch_extension"):
+                continue  # a torch extension's ROCm build hipifies it to __HIPCC__ (cuda_to_hip_mappings), which hipcc defines
             if name in ("__CUDACC__", "__NVCC__"):
                 if aware is None:
                     aware = hip_aware_directives(toks, view.directive_marks, amd_configuration(ctx.options))
