@@ -160,10 +160,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.affected:
         print(",".join(affected_units(Path(args.affected[0]), Path(args.affected[1]))))
         return 0
-    if not args.repo:
-        ap.error("--repo is required")
+    if not args.repo and not args.compiled:
+        ap.error("--repo or --compiled is required")
+    if not args.json or (args.repo and not (args.before and args.after and args.work)):
+        ap.error("--json, and with --repo --before, --after and --work, are required")
     doc = json.loads(args.json.read_text()) if args.json.is_file() else {"repositories": {}}
-    for spec in args.repo:
+    for spec in args.repo or ():
         name, _, rest = spec.partition("=")
         where, _, commit = rest.partition("@")
         repo = Path(where)
