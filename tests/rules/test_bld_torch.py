@@ -594,7 +594,8 @@ def test_a_setup_py_whose_rocm_build_is_derived_has_no_gate_and_its_cuda_only_fl
 
     rocm = [get_target("rocm-7.2")]
     plain = [f for f in check_text("setup.py", _XFORMERS_LIKE, rocm) if f.code == "BLD005" and f.severity.value != "info"]
-    assert {f.data.get("gate") for f in plain} == {"CUDA_HOME", None} and len(plain) == 3
+    gates = {f.data.get("gate") for f in plain if f.data.get("gate")}
+    assert "CUDA_HOME" in gates and [f.data.get("flag") for f in plain if f.data.get("flag")] == ["fast-math", "expt"]
     derived = {"rocm_setups": (("setup.py", ("-O3",)),)}
     left = [f for f in check_text("setup.py", _XFORMERS_LIKE, rocm, options=derived)
             if f.code == "BLD005" and f.severity.value != "info"]
@@ -606,7 +607,7 @@ def test_a_setup_py_whose_rocm_build_is_derived_has_no_gate_and_its_cuda_only_fl
     # the options name another setup.py: this one is judged as before
     other = {"rocm_setups": (("sub/setup.py", ("-O3",)),)}
     assert len([f for f in check_text("setup.py", _XFORMERS_LIKE, rocm, options=other)
-                if f.code == "BLD005" and f.severity.value != "info"]) == 3
+                if f.code == "BLD005" and f.severity.value != "info"]) == len(plain)
 
     # end to end: the scope derives it from the tree and the audit passes it on
     from vado.audit import audit
