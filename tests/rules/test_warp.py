@@ -445,3 +445,40 @@ def test_own_hip_path_sources_its_rocm_build_does_not_compile_keep_moves_as_is(t
     res = audit(root, [get_target("rocm-7.2")])
     assert not [f for f in res.findings if f.verdicts.get("rocm-7.2") is Verdict.MANUAL and f.code.startswith("WARP")]
     assert next(v for v in res.verdicts if v.target == "rocm-7.2").verdict is Verdict.MOVES_AS_IS
+
+
+PULSAR = """#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void render(int* done_count, const int* done) {
+  cg::coalesced_group warp = cg::coalesced_threads();
+#if defined(__CUDACC__) && defined(__HIP_PLATFORM_AMD__)
+  unsigned long long bits = __ballot(done[threadIdx.x]);
+  int n = __popcll(bits);
+#else
+  unsigned bits = warp.ballot(done[threadIdx.x]);
+  int n = __popc(bits);
+#endif
+  if (warp.thread_rank() == 0) atomicAdd(done_count, n);
+}
+"""
+
+
+def test_a_torch_extensions_amd_branch_under_cuda_cc_is_its_own_wavefront_code():
+    # pytorch3d 9381c40 pulsar renderer.render.device.h: PyTorch's hipify makes every __CUDACC__ __HIPCC__, so the
+    # `defined(__CUDACC__) && defined(__HIP_PLATFORM_AMD__)` branch is what its ROCm build runs: HIP's 64-bit
+    # __ballot counted from rank 0 of the whole-wave coalesced group. Split by half (as main's port did), each
+    # wave added its count twice, and the header's host units lost __lane_id. Plain hipcc takes the #else.
+    from vado.knowledge.targets import get_target
+
+    rocm = (get_target("rocm-7.2"),)
+
+    def active(options):
+        found = check_text("renderer.render.device.h", PULSAR, rocm, rules=[warp.WarpFunctionOnWavefront],
+                           options=options)
+        return sorted((f.data.get("call"), f.span.line) for f in found if f.verdicts)
+    assert active({"torch_extension": True, "amd_defines": ("USE_ROCM=1",)}) == []
+    assert active({}) == [("coalesced_threads", 4)]
+    # the host C++ units of the extension do not define __HIPCC__: a .cpp reads the #else
+    found = check_text("render.cpp", PULSAR, rocm, rules=[warp.WarpFunctionOnWavefront],
+                       options={"torch_extension": True})
+    assert [f.span.line for f in found if f.data.get("call") == "__ballot" and f.verdicts] == []

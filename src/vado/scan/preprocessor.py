@@ -34,11 +34,13 @@ rewrite a condition are never inside the body it governs.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import functools
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
 
+from vado.scan.classify import FileKind
 from vado.scan.lexer import Kind
 
 __all__ = ["Configuration", "Conditionals", "amd_configuration", "build_macros", "configuration", "cuda_configuration",
@@ -60,7 +62,9 @@ class Configuration:
     ``port_renamed`` lists macros vado's port rewrites into a HIP macro (``__CUDACC__`` →
     ``__HIPCC__``): they read as defined, except in a conditional that also tests one of
     ``hip_markers`` (the project's own HIP code), where the port keeps them and they read
-    as undefined (what hipcc says of them).
+    as undefined (what hipcc says of them). ``hipify_renamed``: those of them PyTorch's build-time
+    hipify rewrites everywhere in a torch extension's device sources (``__CUDACC__`` → ``__HIPCC__``),
+    which read as defined there, the project's own HIP conditionals included.
     """
 
     name: str
@@ -68,6 +72,7 @@ class Configuration:
     undefined: frozenset[str] = frozenset()
     port_renamed: frozenset[str] = frozenset()
     hip_markers: frozenset[str] = frozenset()
+    hipify_renamed: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         # The macros' token texts, once per configuration (every file starts from them).
@@ -483,7 +488,7 @@ def _is_defined(name: str, macros: dict, config: Configuration, aware: bool):
             return None
         return v is not None
     if name in config.port_renamed:
-        return not aware
+        return name in config.hipify_renamed or not aware
     return None
 
 
@@ -598,7 +603,7 @@ class _Parser:
                 return None
             return _Parser(v, self.macros, self.config, self.aware, self.depth + 1, self.tokens).parse()
         if name in self.config.port_renamed:
-            return int(not self.aware)
+            return int(name in self.config.hipify_renamed or not self.aware)
         return None
 
     def _skip_parens(self) -> None:
@@ -690,6 +695,9 @@ def file_conditionals(ctx, config: Configuration) -> Conditionals:
     if cache is None or cache[0] is not ctx.text:
         cache = (ctx.text, {})
         ctx._conditionals = cache
+    if config.hipify_renamed and ctx.kind in (FileKind.CXX_SOURCE, FileKind.HIP_SOURCE):
+        # The host C++ compiler compiles a torch extension's .cpp units: hipify's __HIPCC__ is undefined there.
+        config = _with_hipify_renamed(config, frozenset())
     found = cache[1].get(config)
     if found is None:
         from vado.rules.cuda_syntax import device_view
@@ -759,8 +767,25 @@ def amd_configuration(options: Mapping | None = None) -> Configuration:
     defines, undefined = options.get("amd_defines"), options.get("amd_undefined")
     bdef, bundef = build_macros(options, amd=True)
     if not defines and not undefined and not bdef and not bundef:
-        return configuration("amd")
-    return configuration("amd", _option_names(defines), _option_names(undefined), bdef, bundef)
+        config = configuration("amd")
+    else:
+        config = configuration("amd", _option_names(defines), _option_names(undefined), bdef, bundef)
+    if options.get("torch_extension"):
+        # A torch extension's ROCm build runs PyTorch's hipify over its sources: every __CUDACC__ test reads
+        # __HIPCC__ there (pytorch3d's `defined(__CUDACC__) && defined(__HIP_PLATFORM_AMD__)` branch is its
+        # AMD code), not only those the port would rename.
+        from vado.port.torch_ext import hipify_macros
+
+        hipcc = frozenset(n for n, to in hipify_macros().items() if to == "__HIPCC__") & config.port_renamed
+        config = _with_hipify_renamed(config, hipcc)
+    return config
+
+
+@functools.lru_cache(maxsize=256)
+def _with_hipify_renamed(config: Configuration, names: frozenset[str]) -> Configuration:
+    """``config`` with ``hipify_renamed`` = ``names``, one object per pair: configurations key the per-file caches
+    by identity."""
+    return config if config.hipify_renamed == names else dataclasses.replace(config, hipify_renamed=names)
 
 
 #: A name that says HIP or ROCm as a word of it (``GGML_USE_HIP``, ``USE_ROCM``, ``LLAMA_HIPBLAS``).

@@ -53,7 +53,7 @@ from vado.rules.warp.modes import (  # noqa: F401
     _WARP_NAME,
     WideWarps,
     _is_wide,
-    _hip_regions,
+    hip_regions,
     _calls_warp_function,
     wide_warps,
     _find_wide_warps,

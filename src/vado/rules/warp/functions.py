@@ -19,6 +19,7 @@ from vado.rules.warp.common import (
 from vado.rules.warp.modes import (
     WARP32_CALLS,
     emulated,
+    hip_regions,
     port_target,
     warp32_helper,
     warp32_renames,
@@ -183,6 +184,49 @@ def _unread_qualifiers(view: cs.DeviceView, func) -> tuple[str, ...]:
 
 
 _MACRO_LIKE = re.compile(r"^[A-Z][A-Z0-9]*_[A-Z0-9_]*$|^[A-Z]{3,}$")
+
+
+#: What only code written for AMD's wavefront spells: HIP's unsynchronised 64-lane votes, its lane id and the
+#: wavefront's size (CUDA 9 and later have no __ballot/__any/__all; their _sync forms are WARP rules' business).
+_AMD_WAVE_WORDS = frozenset({"__ballot", "__any", "__all", "__lane_id", "__AMDGCN_WAVEFRONT_SIZE",
+                             "__AMDGCN_WAVEFRONT_SIZE__"})
+
+
+def _reads_its_wavefront_on_amd(ctx: FileContext, view: cs.DeviceView, func) -> bool:
+    """Whether ``func``'s body holds an ``#if`` group of the project's own AMD build (its condition names
+    ``__HIP_PLATFORM_AMD__``, ``USE_ROCM`` …) whose branch the AMD build takes spells the wavefront itself
+    (:data:`_AMD_WAVE_WORDS`, an ``__builtin_amdgcn_`` builtin). pytorch3d 9381c40's pulsar renderer counts its
+    finished pixels there with HIP's 64-bit ``__ballot`` and ``__popcll`` under ``defined(__CUDACC__) &&
+    defined(__HIP_PLATFORM_AMD__)`` (taken once PyTorch's hipify writes ``__HIPCC__``) and adds them from rank 0
+    of a whole-wave coalesced group: split by half, each wave added its count twice (and the host build of the
+    same header lost ``__lane_id``). A branch the AMD build does not take (plain hipcc there) is not the code
+    that runs: the group stays CUDA's and is split."""
+    toks = view.tokens
+    for start, end, _cond in hip_regions(view):
+        if end <= func.body_start or start >= func.body_end:
+            continue
+        a = bisect.bisect_left(view.token_starts, start)
+        for k in range(a, len(toks)):
+            tok = toks[k]
+            if tok[1] >= end:
+                break
+            if (tok[0] is Kind.IDENT and (tok[3] in _AMD_WAVE_WORDS or tok[3].startswith("__builtin_amdgcn_"))
+                    and _in_own_amd_code(ctx, view, tok)):
+                return True
+    return False
+
+
+def _in_own_amd_code(ctx: FileContext, view: cs.DeviceView, tok) -> bool:
+    """Whether ``tok`` lies in a branch of an ``#if`` group naming the AMD build (:func:`hip_regions`) that the
+    AMD build takes: code the project wrote for HIP, where ``__ballot`` is HIP's 64-lane vote."""
+    if not any(s <= tok[1] < e for s, e, _c in hip_regions(view)):
+        return False
+    inactive = getattr(view, "_vado_amd_inactive", False)
+    if inactive is False:
+        from vado.scan.preprocessor import amd_configuration, file_conditionals
+
+        inactive = view._vado_amd_inactive = file_conditionals(ctx, amd_configuration(ctx.options))
+    return not (inactive and inactive.covers(tok[1], tok[2]))
 
 
 def _calls_warp_functions(view: cs.DeviceView, func) -> bool:
@@ -656,6 +700,8 @@ class WarpFunctionOnWavefront(Rule):
                 continue  # __syncwarp(): every lane of the wavefront, which holds both warps: right as it is
             if not warp32_renames(name, target):
                 continue
+            if name in _AMD_WAVE_WORDS and _in_own_amd_code(ctx, view, tok):
+                continue  # HIP's own unsynchronised vote in the project's AMD branch: 64 lanes as written
             helper = warp32_helper(name)
             fix = Fix((ctx.edit(start, tok[2], helper),), Applicability.SAFE,
                       f"{name} → {helper} (CUDA's 32-lane warp on a 64-lane wavefront)", ("warp", "warp32"))
@@ -694,6 +740,8 @@ class WarpFunctionOnWavefront(Rule):
         func = view.function_at(toks[i][1])
         if not (view.in_device_code(toks[i][1]) or (func is not None and macro_device(func))):
             return  # host code (a kernel qualified through the project's macro, GLOBAL void render(…), is not)
+        if func is not None and _reads_its_wavefront_on_amd(ctx, view, func):
+            return  # the group is the project's own, used as the whole wavefront in its AMD branch
         end = toks[i + 2][2]
         why = ("cooperative_groups::coalesced_threads() on a 64-lane wavefront holds the active lanes of both 32-lane "
                "warps (size() up to 64, thread_rank() up to 63) where CUDA's holds its warp's")

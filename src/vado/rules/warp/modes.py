@@ -120,7 +120,7 @@ def _is_wide(tok) -> bool:
     return tok[3] in _WIDE_WORDS or (tok[0] is Kind.NUMBER and cs.int_value(tok[3]) == 64)
 
 
-def _hip_regions(view: cs.DeviceView) -> list[tuple[int, int, str]]:
+def hip_regions(view: cs.DeviceView) -> list[tuple[int, int, str]]:
     """``(start, end, condition)`` of each ``#if`` group whose condition (of its ``#if`` or an ``#elif``)
     names the HIP/AMD build (``__HIP_PLATFORM_AMD__``, ``USE_ROCM``, ``__HIPCC__`` …)."""
     toks = view.tokens
@@ -214,7 +214,7 @@ def _platform_width(view: cs.DeviceView, sixty_four: list[int], names: set[str] 
     consts = [k - 2 for k in sixty_four if k >= 2 and toks[k - 1][3] == "=" and toks[k - 2][0] is Kind.IDENT
               and _WARP_NAME.search(toks[k - 2][3]) and (names is None or toks[k - 2][3] in names)]
     if named or consts:
-        regions = _hip_regions(view)
+        regions = hip_regions(view)
         for m in named:
             conds = tuple(c for a, b, c in regions if a <= m.start < b)
             if conds:
