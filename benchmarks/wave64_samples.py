@@ -4,7 +4,8 @@
 A program there is a directory of sources in a public repository (NVIDIA/cuda-samples,
 NVIDIA/CUDALibrarySamples …), the shared directories it includes headers from (cuda-samples'
 ``Common/``), sources of those it is built with, libraries to link and run arguments, with the reason
-it was chosen. Each source repository is fetched and extracted beforehand (the list names repository,
+it was chosen; a directory holding several programs (llm.c's ``dev/cuda``: a ``main`` in each ``.cu``) is named
+with the ``files`` of one. Each source repository is fetched and extracted beforehand (the list names repository,
 commit and where it is extracted; ``--root NAME=PATH`` overrides); no fetched code is committed.
 
 ``prepare`` writes the same work directory :mod:`wave64_differential` runs (its ``run`` and ``report``
@@ -62,6 +63,10 @@ def load_list(path: str | Path = LIST, roots: dict[str, str] | None = None) -> d
         for s in p.get("shared", []):
             if s not in src.get("shared", {}):
                 raise ValueError(f"program {p['name']!r} names an unknown shared directory {s!r}")
+        files = p.get("files")
+        if files is not None and not (isinstance(files, list) and files and all(
+                isinstance(f, str) and f and not Path(f).is_absolute() and ".." not in Path(f).parts for f in files)):
+            raise ValueError(f"program {p['name']!r}: files needs a list of paths inside its directory")
         ig = p.get("ignore_lines")
         if ig is not None:
             if not (isinstance(ig, dict) and ig.get("pattern") and ig.get("why")):
@@ -73,11 +78,12 @@ def load_list(path: str | Path = LIST, roots: dict[str, str] | None = None) -> d
     return doc
 
 
-def _copy_sources(src: Path, dst: Path, glob: str = "**/*") -> None:
+def _copy_sources(src: Path, dst: Path, glob: str = "**/*", files: list[str] | None = None) -> None:
     """Copy the source files (:data:`SOURCE_EXTS`, at most :data:`MAX_FILE` bytes) of ``src`` matching
-    ``glob`` to ``dst``, keeping their relative paths; links are not followed."""
+    ``glob`` (or, given, those of ``files``, paths inside ``src``) to ``dst``, keeping their relative paths;
+    links are not followed."""
     dst.mkdir(parents=True, exist_ok=True)
-    for p in sorted(src.glob(glob)):
+    for p in sorted(src / f for f in files) if files is not None else sorted(src.glob(glob)):
         if p.is_symlink() or not p.is_file() or p.suffix not in SOURCE_EXTS or p.stat().st_size > MAX_FILE:
             continue
         out = dst / p.relative_to(src)
@@ -191,8 +197,13 @@ def prepare(args) -> dict:
         if not d.is_dir():
             print(f"  {name}: {d} is absent (fetch {src['repo']} at {src['commit']} and extract it there)", flush=True)
             continue
+        # A program of some files of a directory (llm.c's dev/cuda: one main per .cu, a header they share).
+        absent = [f for f in spec.get("files", []) if not (d / f).is_file()]
+        if absent:
+            print(f"  {name}: {d / absent[0]} is absent (fetch {src['repo']} at {src['commit']})", flush=True)
+            continue
         at = {v: program_dir(work, name, v) for v in VARIANTS}
-        _copy_sources(d, at["orig"])
+        _copy_sources(d, at["orig"], files=spec.get("files"))
         stops, remaining, untranslated = _port_three(at, target, hipify)
         shared = [f"{spec['source']}/{s}" for s in spec.get("shared", [])]
         stops += [s for sh in shared for s in shared_stops.get(sh, [])]
@@ -200,6 +211,7 @@ def prepare(args) -> dict:
         prog = {"name": name, "source": spec["source"], "dir": spec["dir"], "tags": spec.get("tags", []),
                 "why": spec.get("why", ""), "args": spec.get("args", ""), "shared": shared,
                 **({"makefile_args": spec["makefile_args"]} if "makefile_args" in spec else {}),
+                **({"files": spec["files"]} if "files" in spec else {}),
                 "shared_sources": [f"{spec['source']}/{s}" for s in spec.get("shared_sources", [])],
                 "libs": spec.get("libs", []), "ignore_lines": spec.get("ignore_lines"), "siblings": [], "data": [], "remaining": remaining, "host_cpp": True,
                 "hipify_failed": untranslated,

@@ -315,3 +315,30 @@ def test_rocm_compiles_vados_ports_unit_by_unit_and_records_each_result(tmp_path
     assert len(args) == 2 and all(a.startswith("-x hip --offload-arch=gfx950 -O1 -std=c++17 -fopenmp "
                                                "-DVADO_W64_EXIT_GUARD= -I") for a in args)
     assert all(f"{work.resolve()}/shared/vado/s/Common" in a for a in args)
+
+
+def test_a_program_of_named_files_copies_only_those_and_builds_only_its_own_sources(tmp_path):
+    """llm.c's dev/cuda: one directory of many programs (each .cu has its own main) and the header they share; a
+    program naming ``files`` gets those alone, and a file it names that is absent, or a path leaving its directory,
+    is refused."""
+    w = _samples()
+    repo = tmp_path / "repo" / "dev"
+    repo.mkdir(parents=True)
+    (repo / "common.h").write_text("#include <cuda_runtime.h>\n")
+    for n in ("a", "b"):
+        (repo / f"{n}.cu").write_text('#include "common.h"\nint main() { return 0; }\n')
+    prog = {"name": "a", "source": "s", "dir": "dev", "files": ["a.cu", "common.h"], "tags": [], "why": "test"}
+    lst = _list(tmp_path, [prog], shared={})
+    args = Namespace(list=str(lst), root=[], hipify=str(_perl_hipify(tmp_path)), work=str(tmp_path / "work"),
+                     programs="", check=False, jobs=1)
+    manifest = w.prepare(args)
+    (a,) = manifest["programs"]
+    assert [u["source"] for u in a["units"]] == ["a.cu"]
+    for v in ("orig", "vado", "hipify"):
+        assert sorted(p.name for p in (tmp_path / "work" / "src" / "a" / v / "prog").iterdir()) == ["a.cu", "common.h"]
+    for bad in (["../x.cu"], ["/abs/a.cu"], "a.cu", [], [3]):
+        with pytest.raises(ValueError, match="files"):
+            w.load_list(_list(tmp_path, [{**prog, "files": bad}], shared={}))
+    # A named file the extracted source lacks (another commit): the program is left out, said, not half-copied.
+    args.list = str(_list(tmp_path, [{**prog, "files": ["a.cu", "c.cu"]}], shared={}))
+    assert w.prepare(args)["programs"] == []
