@@ -82,6 +82,14 @@ def test_cuda12_graph_instantiate_becomes_with_flags() -> None:
     assert body("cudaGraphInstantiate(&e, g, nullptr, nullptr, 0);\n") == "hipGraphInstantiate(&e, g, nullptr, nullptr, 0);\n"
 
 
+def test_event_create_with_flags_by_cuda_cpp_overload_becomes_with_flags() -> None:
+    # cuda_runtime.h's C++ overload cudaEventCreate(event, flags); HIP declares hipEventCreate(hipEvent_t*) only
+    # (ROCm 7.2.4 hip_runtime_api.h), so the two-argument call is HIP's hipEventCreateWithFlags.
+    assert body("cudaEventCreate(&e, cudaEventBlockingSync);\n") == "hipEventCreateWithFlags(&e, hipEventBlockingSync);\n"
+    assert body("cudaEventCreate(&e);\n") == "hipEventCreate(&e);\n"
+    assert body("cudaEventCreateWithFlags(&e, 0);\n") == "hipEventCreateWithFlags(&e, 0);\n"
+
+
 def test_malloc_host_gets_the_default_flag() -> None:
     # HIPIFY tests/unit_tests/synthetic/transforming_matchers.cu
     assert body("cudaMallocHost(&p, n * 2);\n") == "hipHostMalloc(&p, n * 2, hipHostMallocDefault);\n"

@@ -227,6 +227,18 @@ def test_a_32_bit_mask_is_rejected_as_rocm_7_does(tmp_path):
     assert _compile(tmp_path, bad, 32).returncode == 0  # HIP on NVIDIA takes CUDA's 32-bit masks
 
 
+@requires_nvcc
+def test_cuda_only_overloads_fail_through_the_layer_as_on_rocm(tmp_path):
+    """A HIP name the layer spells as CUDA's must not take the arguments of a C++ overload only CUDA declares:
+    hipEventCreate(&e, flags) compiles with CUDA's cudaEventCreate(event, flags) but not with ROCm's HIP."""
+    ok = "#include <hip/hip_runtime.h>\nint main() { hipEvent_t e; return hipEventCreate(&e) != hipSuccess; }\n"
+    bad = ok.replace("hipEventCreate(&e)", "hipEventCreate(&e, hipEventBlockingSync)")
+    for wave in (32, 64):
+        assert _compile(tmp_path, ok, wave).returncode == 0
+        proc = _compile(tmp_path, bad, wave)
+        assert proc.returncode != 0 and "hipEventCreate" in proc.stderr
+
+
 def _marked_checks(d: Path) -> Path:
     n = hip_on_cuda.mark_file_exits(CHECKS, d / CHECKS.name)
     assert n == (d / CHECKS.name).read_text().count(f"{{ {hip_on_cuda.EXIT_GUARD}") >= 20

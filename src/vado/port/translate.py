@@ -113,7 +113,10 @@ KERNEL_POINTER_ARGS = {
 #: is HIP's ``hipGraphInstantiateWithFlags``; the five-argument (CUDA 11) form is
 #: ``hipGraphInstantiate`` (HIPIFY ``CUDA2HIP_Runtime_API_functions.cpp``; HIP
 #: ``hip_runtime_api.h``).
-ARITY_RENAMES = {("cudaGraphInstantiate", 3): "hipGraphInstantiateWithFlags"}
+#: ``cuda_runtime.h``'s C++ overload ``cudaEventCreate(event, flags)`` is HIP's ``hipEventCreateWithFlags``: HIP
+#: declares ``hipEventCreate(hipEvent_t*)`` alone (ROCm 7.2.4 ``hip_runtime_api.h``).
+ARITY_RENAMES = {("cudaGraphInstantiate", 3): "hipGraphInstantiateWithFlags",
+                 ("cudaEventCreate", 2): "hipEventCreateWithFlags"}
 #: The names ARITY_RENAMES renames by their argument count.
 _ARITY_NAMES = frozenset(name for name, _count in ARITY_RENAMES)
 #: Arguments HIP requires that CUDA defaults: ``cudaMallocHost(ptr, size)`` is

@@ -121,6 +121,10 @@ _OVERRIDES = r"""
 #endif
 // rocBLAS-era bfloat16 type that HIP still ships (hip/hip_bfloat16.h); CUDA's bfloat16 stands for it.
 typedef __nv_bfloat16 hip_bfloat16;
+// HIP functions that CUDA overloads in C++ with arguments HIP does not take: CUDA's name would accept them here
+// and ROCm would not (cudaEventCreate(event, flags) is hipEventCreateWithFlags in HIP).
+#undef hipEventCreate
+static inline cudaError_t hipEventCreate(cudaEvent_t* event) { return cudaEventCreate(event); }
 #undef hipHostMalloc
 template <class T>
 static inline cudaError_t hipHostMalloc(T** ptr, size_t size, unsigned int flags = 0) {
