@@ -453,6 +453,46 @@ def extra_tables(compat_path: Path) -> list[Table]:
     return out
 
 
+#: CUDA 13 names HIPIFY's tables (at the imported commits) lack: the math-emulation controls of CUDA's
+#: ``library_types.h`` (CUDA 13.0, /usr/local/cuda/include) and of cuBLAS (``cublas_api.h`` of cuBLAS 13.1, the
+#: nvidia-cublas 13.1 wheel): BF16x9 and fixed-point emulation of FP32/FP64 GEMMs. Neither HIP nor hipBLAS/rocBLAS
+#: of ROCm 7.2.4 declares a counterpart (measured: no ``Emulation`` name in /usr/include/hip*, rocblas). Without a
+#: row, a port left them with no finding and hipcc failed on an unknown type (CUDALibrarySamples' cuBLAS/utils).
+EMULATION_NAMES = (
+    *(("type", n, "13.0") for n in ("cudaEmulationStrategy", "cudaEmulationStrategy_t", "cudaEmulationMantissaControl",
+                                    "cudaEmulationMantissaControl_t", "cudaEmulationSpecialValuesSupport",
+                                    "cudaEmulationSpecialValuesSupport_t")),
+    *(("enum", f"CUDA_EMULATION_{n}", "13.0") for n in (
+        "STRATEGY_DEFAULT", "STRATEGY_PERFORMANT", "STRATEGY_EAGER", "MANTISSA_CONTROL_DYNAMIC",
+        "MANTISSA_CONTROL_FIXED", "SPECIAL_VALUES_SUPPORT_DEFAULT", "SPECIAL_VALUES_SUPPORT_NONE",
+        "SPECIAL_VALUES_SUPPORT_INFINITY", "SPECIAL_VALUES_SUPPORT_NAN")),
+    ("type", "cublasEmulationStrategy_t", ""),
+    *(("enum", f"CUBLAS_EMULATION_STRATEGY_{n}", "") for n in ("DEFAULT", "PERFORMANT", "EAGER")),
+    *(("function", f"cublas{gs}{n}", "") for n in (
+        "EmulationStrategy", "EmulationSpecialValuesSupport", "FixedPointEmulationMantissaControl",
+        "FixedPointEmulationMaxMantissaBitCount", "FixedPointEmulationMantissaBitOffset",
+        "FixedPointEmulationMantissaBitCountPointer") for gs in ("Get", "Set")),
+)
+EMULATION_SOURCE = Source(
+    "https://docs.nvidia.com/cuda/cublas/", "",
+    "CUDA 13.0 library_types.h (cudaEmulation*); cuBLAS 13.1 cublas_api.h (cublas*Emulation*); absent from "
+    "HIPIFY's tables and from ROCm 7.2.4's HIP, hipBLAS and rocBLAS headers")
+
+
+def emulation_table() -> Table:
+    """Rows for :data:`EMULATION_NAMES`: no HIP or ROCm counterpart."""
+    t = Table("CUDA 13 emulation names HIPIFY lacks", "cublas", EMULATION_SOURCE)
+    for kind, name, added in EMULATION_NAMES:
+        r = {f: "" for f in FIELDS}
+        where = "CUDA's library_types.h" if name.startswith(("cuda", "CUDA")) else "cuBLAS"
+        r.update(cuda_name=name, kind=kind, library="cublas", section="CUDA 13 emulation", support="unsupported",
+                 cuda_added=added, note=f"vado: {where} math emulation (CUDA 13); HIPIFY lists no counterpart and "
+                                        "ROCm 7.2.4's HIP, hipBLAS and rocBLAS declare none")
+        t.rows.append(r)
+    t.kind_from["curated"] += len(t.rows)
+    return t
+
+
 #: CUDA-internal headers a project may include directly (warp-rnnt 0.7.0: <device_atomic_functions.h>), which
 #: HIPIFY's include map does not list: hip/hip_runtime.h declares what they declare, so the #include goes.
 _INTERNAL_NOTE = ("not needed under HIP: a CUDA-internal header (cuda_runtime.h includes it) whose functions "
@@ -700,6 +740,7 @@ def main(argv: list[str] | None = None) -> int:
         tables.append(parse_headers(mirror))
     if args.compat is not None:
         tables += extra_tables(args.compat)
+    tables.append(emulation_table())
     by_lib = write_data(tables, args.out)
     if args.docs is not None:
         args.docs.parent.mkdir(parents=True, exist_ok=True)

@@ -351,3 +351,19 @@ def test_fp8_data_types_map_to_the_ocp_hip_types():
         assert entry.hip_name == hip and entry.hip_added == "7.2.0"
         assert api.availability(entry, get_target("rocm-7.2")).status.value in ("renamed", "available")
         assert api.availability(entry, get_target("hip-5.2")).status.value == "newer-than-target"
+
+
+def test_cuda13_emulation_names_hipify_lacks_are_known_unsupported():
+    """CUDA 13's library_types.h and cuBLAS 13's emulation API (CUDALibrarySamples' cuBLAS/utils/cublas_utils.h
+    spells cudaEmulationMantissaControl): HIPIFY's tables lack them, so a port left them without a finding and
+    hipcc failed on an unknown type. vado's curated rows name them, with no HIP counterpart."""
+    for name in ("cudaEmulationMantissaControl", "cudaEmulationStrategy", "cudaEmulationSpecialValuesSupport_t",
+                 "CUDA_EMULATION_MANTISSA_CONTROL_FIXED", "cublasSetEmulationStrategy",
+                 "cublasGetFixedPointEmulationMantissaControl", "CUBLAS_EMULATION_STRATEGY_EAGER"):
+        e = lookup(name)
+        assert e is not None and e.support is ApiSupport.UNSUPPORTED and not e.hip_name, name
+        assert availability(e, ROCM_72).status is AvailabilityStatus.UNAVAILABLE
+        assert "vado" in e.note
+    assert lookup("cudaEmulationMantissa") is None  # only the names CUDA declares
+    emulation = next(t for t in api.sources() if t["name"] == "CUDA 13 emulation names HIPIFY lacks")
+    assert emulation["library"] == "cublas" and emulation["rows"] == 31

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 
 import pytest
+from pathlib import Path
 
 from vado.knowledge.targets import get_target
 from vado.port.file import PortOptions, port_bytes
@@ -221,3 +222,13 @@ def test_legacy_header_without_legacy_calls_is_renamed() -> None:
     out = port('#include <cublas.h>\ncublasStatus_t s;\n')
     assert "#include <hipblas/hipblas.h>" in out
     assert "hipblasStatus_t s;" in out
+
+
+def test_a_cuda13_emulation_type_hipify_lacks_leaves_a_finding() -> None:
+    # CUDALibrarySamples cuBLAS/utils/cublas_utils.h: hipcc (ROCm 7.2.4) fails on the type; the port says why.
+    src = (b"#include <cublas_v2.h>\nsize_t ws(cudaEmulationMantissaControl c) { return c == "
+           b"CUDA_EMULATION_MANTISSA_CONTROL_FIXED; }\n")
+    path = Path("u.h")
+    result = port_bytes(path, classify(path), src, ROCM, PortOptions())
+    codes = sorted((f.code, f.message.split("`")[1]) for f in result.remaining)
+    assert codes == [("API001", "CUDA_EMULATION_MANTISSA_CONTROL_FIXED"), ("API001", "cudaEmulationMantissaControl")]
