@@ -239,6 +239,24 @@ def test_cuda_only_overloads_fail_through_the_layer_as_on_rocm(tmp_path):
         assert proc.returncode != 0 and "hipEventCreate" in proc.stderr
 
 
+@requires_nvcc
+def test_clangs_nontemporal_builtins_compile_through_the_layer(tmp_path):
+    """vado's port writes __ldcs/__stcs (vado.port.cache_hints) and lowered PTX .cs loads as clang's
+    __builtin_nontemporal_load/store, which hipcc has and nvcc does not: the layer gives nvcc both, for scalars,
+    CUDA's vector types and may_alias words (llm.c dev/cuda common.h's Packed128 loads)."""
+    src = ("#include <hip/hip_runtime.h>\n"
+           "typedef unsigned int __attribute__((may_alias)) word4;\n"
+           "__global__ void k(const float* a, float* b, const float4* c, float4* d, const word4* e, word4* f) {\n"
+           "  int i = threadIdx.x;\n"
+           "  __builtin_nontemporal_store(__builtin_nontemporal_load(a + i) * 2.0f, b + i);\n"
+           "  __builtin_nontemporal_store(__builtin_nontemporal_load(&c[i]), &d[i]);\n"
+           "  __builtin_nontemporal_store(__builtin_nontemporal_load(e + i), f + i);\n"
+           "}\nint main() { return 0; }\n")
+    for wave in (32, 64):
+        proc = _compile(tmp_path, src, wave)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+
+
 def _marked_checks(d: Path) -> Path:
     n = hip_on_cuda.mark_file_exits(CHECKS, d / CHECKS.name)
     assert n == (d / CHECKS.name).read_text().count(f"{{ {hip_on_cuda.EXIT_GUARD}") >= 20

@@ -121,6 +121,15 @@ _OVERRIDES = r"""
 #endif
 // rocBLAS-era bfloat16 type that HIP still ships (hip/hip_bfloat16.h); CUDA's bfloat16 stands for it.
 typedef __nv_bfloat16 hip_bfloat16;
+// clang's nontemporal builtins, which hipcc has and nvcc does not: vado's port spells CUDA's __ldcs/__stcs and PTX
+// .cs loads with them (vado.port.cache_hints, rules.ptx_lower). The hint is a cache policy, not a value: here a
+// plain load and store of the same type.
+#if !defined(__clang__) || defined(__CUDA_ARCH__)  // nvcc: its device pass (EDG) lacks them, whatever the host compiler
+template <class T>
+static __device__ __forceinline__ T __builtin_nontemporal_load(const T* p) { return *p; }
+template <class T>
+static __device__ __forceinline__ void __builtin_nontemporal_store(T v, T* p) { *p = v; }
+#endif
 // HIP functions that CUDA overloads in C++ with arguments HIP does not take: CUDA's name would accept them here
 // and ROCm would not (cudaEventCreate(event, flags) is hipEventCreateWithFlags in HIP).
 #undef hipEventCreate
