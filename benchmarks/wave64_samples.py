@@ -31,6 +31,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -107,18 +108,49 @@ def blocking_findings(result, target, manual: bool = True) -> list[str]:
     return out[Verdict.BLOCKED] + out.get(Verdict.MANUAL, [])
 
 
-def _port_three(at: dict[str, Path], target, hipify: Path, manual: bool = True) -> tuple[list[str], dict, list[str]]:
+def _port_three(at: dict[str, Path], target, hipify: Path, manual: bool = True,
+                open_work: dict[str, list[str]] | None = None) -> tuple[list[str], dict, list[str]]:
     """Port ``at['orig']`` (the copied sources) with vado and hipify-perl; returns the blocking
     findings of vado's port, the counts of its remaining findings by code, and the files hipify-perl left
-    untranslated."""
+    untranslated. ``open_work`` (a shared directory's) receives the port's needs-manual-work findings by file
+    name (see :func:`included_open_work`)."""
     from vado.port.tree import port_tree
 
     result = port_tree(at["orig"], at["vado"], target)
     remaining: dict[str, int] = {}
     for f in result.remaining:
         remaining[f.code] = remaining.get(f.code, 0) + 1
+    if open_work is not None:
+        for f in result.remaining:
+            for line in blocking_findings(SimpleNamespace(remaining=[f]), target):
+                open_work.setdefault(Path(f.span.path).name, []).append(line)
     failed = [f"port failed on {Path(f.path).name}: {f.error}" for f in result.files if f.status == "failed"]
     return failed + blocking_findings(result, target, manual), remaining, hipify_tree(at["orig"], at["hipify"], hipify)
+
+
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]', re.M)
+
+
+def included_open_work(program: Path, shared: dict[str, Path], open_work: dict[str, dict[str, list[str]]]) -> list[str]:
+    """The needs-manual-work findings of the shared-directory headers the sources of ``program`` include, directly
+    or through another of those headers (matched by file name: the directories are on the include path), in the
+    order met. A shared directory's open work stops only the programs that include its file: cuBLAS/utils'
+    cublas_utils.h defines a function over a CUDA 13 type ROCm lacks, and every includer fails hipcc, while
+    cuda-samples' Common is a library of headers of which a program includes a few."""
+    by_name = {f.name: (d, f) for d, root in shared.items() for f in sorted(root.rglob("*")) if f.is_file()}
+    out: list[str] = []
+    seen: set[str] = set()
+    todo = [f for f in _sources(program)]
+    while todo:
+        for m in _INCLUDE.finditer(todo.pop(0).read_bytes()):
+            name = Path(m.group(1).decode("latin-1")).name
+            if name in seen or name not in by_name:
+                continue
+            seen.add(name)
+            d, f = by_name[name]
+            out += open_work.get(d, {}).get(name, [])
+            todo.append(f)
+    return out
 
 
 #: Include guards ROCm 7.2.4's headers define, by the HIP header that defines them. vado's port turns a test of
@@ -176,16 +208,18 @@ def prepare(args) -> dict:
     hipify = Path(args.hipify)
     programs = [p for p in doc["programs"] if only is None or p["name"] in only]
     # Shared directories: ported once per variant; a blocked finding in one stops every program using it. Their
-    # needs-manual-work findings do not: a shared helper directory (cuda-samples' Common) is a library of which a
-    # program uses a part (helper_cuda.h's cuBLAS error strings, ARCH009, concern only the cuBLAS samples), and
-    # the directory alone does not say which part.
+    # needs-manual-work findings stop only the programs whose sources include the file they are in (directly or
+    # through another shared header: included_open_work): a shared helper directory (cuda-samples' Common) is a
+    # library of which a program includes a part.
     shared_stops: dict[str, list[str]] = {}
+    shared_open: dict[str, dict[str, list[str]]] = {}
     for sname in sorted({p["source"] for p in programs}):
         src = doc["sources"][sname]
         for dname, spec in src.get("shared", {}).items():
             at = {v: work / "shared" / v / sname / dname for v in VARIANTS}
             _copy_sources(Path(src["path"]) / spec["from"], at["orig"], spec.get("glob", "**/*"))
-            stops, _, _ = _port_three(at, target, hipify, manual=False)
+            stops, _, _ = _port_three(at, target, hipify, manual=False,
+                                      open_work=shared_open.setdefault(f"{sname}/{dname}", {}))
             shared_stops[f"{sname}/{dname}"] = stops
             print(f"shared {sname}/{dname}: {len(_sources(at['orig']))} files"
                   + (f"; vado port stopped: {stops[0]}" if stops else ""), flush=True)
@@ -207,6 +241,8 @@ def prepare(args) -> dict:
         stops, remaining, untranslated = _port_three(at, target, hipify)
         shared = [f"{spec['source']}/{s}" for s in spec.get("shared", [])]
         stops += [s for sh in shared for s in shared_stops.get(sh, [])]
+        stops += [s for s in included_open_work(at["orig"], {sh: work / "shared" / "orig" / sh for sh in shared},
+                                                shared_open) if s not in stops]
         flags = [*src.get("flags", []), *spec.get("flags", []), *[f"-I{i}" for i in spec.get("include", [])]]
         prog = {"name": name, "source": spec["source"], "dir": spec["dir"], "tags": spec.get("tags", []),
                 "why": spec.get("why", ""), "args": spec.get("args", ""), "shared": shared,

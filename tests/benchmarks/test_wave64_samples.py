@@ -342,3 +342,28 @@ def test_a_program_of_named_files_copies_only_those_and_builds_only_its_own_sour
     # A named file the extracted source lacks (another commit): the program is left out, said, not half-copied.
     args.list = str(_list(tmp_path, [{**prog, "files": ["a.cu", "c.cu"]}], shared={}))
     assert w.prepare(args)["programs"] == []
+
+
+def test_a_shared_headers_open_work_stops_the_programs_that_include_it_only(tmp_path):
+    """CUDALibrarySamples' cuBLAS/utils/cublas_utils.h defines a function over cudaEmulationMantissaControl (API001,
+    needs manual work): every program including it fails hipcc, so its finding stops them; a program of the same
+    source that does not include it (directly or through another shared header) is not stopped."""
+    w = _samples()
+    repo = tmp_path / "repo"
+    (repo / "utils").mkdir(parents=True)
+    (repo / "utils" / "utils.h").write_text(
+        "#include <cublas_api.h>\nsize_t ws(cudaEmulationMantissaControl c) { return (size_t)c; }\n")
+    (repo / "utils" / "outer.h").write_text('#include "utils.h"\n')
+    (repo / "utils" / "clean.h").write_text("#include <cuda_runtime.h>\ninline int one() { return 1; }\n")
+    for n, inc in (("direct", "utils.h"), ("through", "outer.h"), ("clean", "clean.h")):
+        (repo / n).mkdir()
+        (repo / n / "main.cu").write_text(f'#include "{inc}"\nint main() {{ return 0; }}\n')
+    programs = [{"name": n, "source": "s", "dir": n, "shared": ["utils"], "tags": [], "why": "test"}
+                for n in ("direct", "through", "clean")]
+    lst = _list(tmp_path, programs, shared={"utils": {"from": "utils", "glob": "*.h"}})
+    args = Namespace(list=str(lst), root=[], hipify=str(_perl_hipify(tmp_path)), work=str(tmp_path / "work"),
+                     programs="", check=False, jobs=1)
+    by = {p["name"]: p for p in w.prepare(args)["programs"]}
+    for n in ("direct", "through"):
+        assert by[n]["stopped"]["vado"].startswith("API001 utils.h:2:") and "cudaEmulationMantissaControl" in by[n]["stopped"]["vado"]
+    assert "stopped" not in by["clean"]
