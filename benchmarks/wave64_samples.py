@@ -121,36 +121,100 @@ def _port_three(at: dict[str, Path], target, hipify: Path, manual: bool = True,
     for f in result.remaining:
         remaining[f.code] = remaining.get(f.code, 0) + 1
     if open_work is not None:
+        depth: dict[str, list[int]] = {}
         for f in result.remaining:
+            name = Path(f.span.path).name
+            if name not in depth:
+                src = next((p for p in at["orig"].rglob(name) if p.is_file()), None)
+                depth[name] = conditional_depths(src.read_bytes()) if src is not None else []
             for line in blocking_findings(SimpleNamespace(remaining=[f]), target):
-                open_work.setdefault(Path(f.span.path).name, []).append(line)
+                # A test of a CUDA library header's include guard (ARCH009) concerns the programs using that library;
+                # a finding under another conditional (helper_cuda.h's cuSOLVER strings under #ifdef
+                # CUSOLVER_COMMON_H_) is not counted: what the file compiles depends on what its includer includes.
+                guarded = (f.data or {}).get("header") if f.code == "ARCH009" else None
+                if guarded is None and f.span.line <= len(depth[name]) and depth[name][f.span.line - 1] > 0:
+                    continue
+                open_work.setdefault(name, []).append((line, guarded))
     failed = [f"port failed on {Path(f.path).name}: {f.error}" for f in result.files if f.status == "failed"]
     return failed + blocking_findings(result, target, manual), remaining, hipify_tree(at["orig"], at["hipify"], hipify)
+
+
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(ifndef|ifdef|if|endif|define)\b[ \t]*(\w*)")
+
+
+def conditional_depths(text: bytes) -> list[int]:
+    """Per line of ``text``: how many ``#if``/``#ifdef``/``#ifndef`` enclose it, the file's include guard (a first
+    ``#ifndef X`` whose next directive is ``#define X``) not counted."""
+    lines = text.split(b"\n")
+    guard = None
+    for ln in lines:
+        m = _DIRECTIVE.match(ln)
+        if m is None:
+            continue
+        if guard is None and m.group(1) == b"ifndef":
+            guard = m.group(2)
+            continue
+        if guard is not None and not (m.group(1) == b"define" and m.group(2) == guard):
+            guard = b""
+        break
+    out, depth, guard_open = [], 0, False
+    for ln in lines:
+        m = _DIRECTIVE.match(ln)
+        kind = m.group(1) if m else None
+        if kind in (b"ifndef", b"ifdef", b"if"):
+            if guard and not guard_open and kind == b"ifndef" and m.group(2) == guard:
+                guard_open = True
+                out.append(depth)
+                continue
+            out.append(depth)  # the directive itself is read at the depth outside it (ARCH007 on an #if line)
+            depth += 1
+            continue
+        elif kind == b"endif" and depth > 0:
+            depth -= 1
+            out.append(depth)
+            continue
+        out.append(depth)
+    return out
 
 
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]', re.M)
 
 
-def included_open_work(program: Path, shared: dict[str, Path], open_work: dict[str, dict[str, list[str]]]) -> list[str]:
+def _library_of(header: str) -> str | None:
+    from vado.knowledge.api import lookup
+
+    e = lookup(header)
+    return e.library if e is not None and e.kind == "header" else None
+
+
+def included_open_work(program: Path, shared: dict[str, Path],
+                       open_work: dict[str, dict[str, list[tuple[str, str | None]]]]) -> list[str]:
     """The needs-manual-work findings of the shared-directory headers the sources of ``program`` include, directly
     or through another of those headers (matched by file name: the directories are on the include path), in the
     order met. A shared directory's open work stops only the programs that include its file: cuBLAS/utils'
     cublas_utils.h defines a function over a CUDA 13 type ROCm lacks, and every includer fails hipcc, while
-    cuda-samples' Common is a library of headers of which a program includes a few."""
+    cuda-samples' Common is a library of headers of which a program includes a few. A test of a CUDA library
+    header's include guard there (ARCH009: helper_cuda.h's ``#ifdef CUBLAS_API_H_``) concerns only a program that
+    includes a header of that library itself."""
     by_name = {f.name: (d, f) for d, root in shared.items() for f in sorted(root.rglob("*")) if f.is_file()}
-    out: list[str] = []
+    found: list[tuple[str, str | None]] = []
     seen: set[str] = set()
+    libraries: set[str] = set()
     todo = [f for f in _sources(program)]
     while todo:
         for m in _INCLUDE.finditer(todo.pop(0).read_bytes()):
-            name = Path(m.group(1).decode("latin-1")).name
+            path = m.group(1).decode("latin-1")
+            lib = _library_of(path)
+            if lib is not None:
+                libraries.add(lib)
+            name = Path(path).name
             if name in seen or name not in by_name:
                 continue
             seen.add(name)
             d, f = by_name[name]
-            out += open_work.get(d, {}).get(name, [])
+            found += open_work.get(d, {}).get(name, [])
             todo.append(f)
-    return out
+    return [line for line, guarded in found if guarded is None or _library_of(guarded) in libraries]
 
 
 #: Include guards ROCm 7.2.4's headers define, by the HIP header that defines them. vado's port turns a test of

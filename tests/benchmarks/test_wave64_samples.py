@@ -367,3 +367,34 @@ def test_a_shared_headers_open_work_stops_the_programs_that_include_it_only(tmp_
     for n in ("direct", "through"):
         assert by[n]["stopped"]["vado"].startswith("API001 utils.h:2:") and "cudaEmulationMantissaControl" in by[n]["stopped"]["vado"]
     assert "stopped" not in by["clean"]
+
+
+def test_a_shared_headers_include_guard_test_stops_only_the_programs_using_that_library(tmp_path):
+    """cuda-samples' helper_cuda.h tests CUBLAS_API_H_ (ARCH009: false in the port, the code under it dropped):
+    that matters to a program including cuBLAS (its checkCudaErrors(cublas...) needs the dropped overload), not to
+    the others including helper_cuda.h."""
+    w = _samples()
+    repo = tmp_path / "repo"
+    (repo / "Common").mkdir(parents=True)
+    (repo / "Common" / "helper.h").write_text(
+        "#include <cuda_runtime.h>\n#ifdef CUBLAS_API_H_\nstatic const char* err(cublasStatus_t e) { return \"\"; }\n"
+        "#endif\ninline int helper() { return 1; }\n")
+    (repo / "blas").mkdir()
+    (repo / "blas" / "main.cu").write_text('#include <cublas_v2.h>\n#include "helper.h"\nint main() { return helper(); }\n')
+    (repo / "plain").mkdir()
+    (repo / "plain" / "main.cu").write_text('#include "helper.h"\nint main() { return helper(); }\n')
+    programs = [{"name": n, "source": "s", "dir": n, "shared": ["Common"], "tags": [], "why": "test"}
+                for n in ("blas", "plain")]
+    args = Namespace(list=str(_list(tmp_path, programs)), root=[], hipify=str(_perl_hipify(tmp_path)),
+                     work=str(tmp_path / "work"), programs="", check=False, jobs=1)
+    by = {p["name"]: p for p in w.prepare(args)["programs"]}
+    assert by["blas"]["stopped"]["vado"].startswith("ARCH009 helper.h:2:")
+    assert "stopped" not in by["plain"]
+
+
+def test_conditional_depths_leave_out_the_include_guard():
+    w = _samples()
+    text = b"#ifndef G_H\n#define G_H\nint a;\n#ifdef X\nint b;\n#if Y\nint c;\n#endif\n#endif\nint d;\n#endif\n"
+    assert w.conditional_depths(text) == [0, 0, 0, 0, 1, 1, 2, 1, 0, 0, 0, 0]
+    # no guard: the first #ifndef counts
+    assert w.conditional_depths(b"#ifndef X\nint a;\n#endif\n") == [0, 1, 0, 0]
