@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from vado.cli.app import app
+from vado.model import Applicability
 
 KERNEL = """#include <cuda_runtime.h>
 __global__ void k(int* out) { out[threadIdx.x] = threadIdx.x & 31; }
@@ -205,3 +206,51 @@ def test_plan_jobs_default_to_one_per_cpu_too():
     from vado.cli import plan
 
     assert inspect.signature(plan.plan).parameters["jobs"].default.default == 0
+
+
+THRUST = """#include <thrust/device_ptr.h>
+#include <thrust/sort.h>
+#include <cuda_runtime.h>
+void f(int* a, int n) { thrust::sort(thrust::cuda::par, thrust::device_ptr<int>(a), thrust::device_ptr<int>(a) + n); }
+"""
+
+
+def test_identity_renames_are_no_change(tmp_path: Path, monkeypatch):
+    # rocThrust keeps Thrust's header paths: <thrust/sort.h> → <thrust/sort.h> changes nothing, so neither
+    # the JSON `changes`, the applied counts nor the Markdown report's "What changed" lists it; the real
+    # renames beside it are listed.
+    src = tmp_path / "t"
+    src.mkdir()
+    (src / "k.cu").write_text(THRUST)
+    monkeypatch.chdir(tmp_path)
+    doc = json.loads(run("t", "-o", "out", "--format", "json", "--no-build-fixes").stdout)
+    (k,) = doc["files"]
+    assert k["changes"] == {"<cuda_runtime.h> → <hip/hip_runtime.h>": 1, "thrust::cuda:: → thrust::hip::": 1}
+    assert k["applied"] == {"header": 1, "rename": 1}
+    report = (Path("out") / "vado-port-report.md").read_text()
+    assert "<thrust/sort.h> → <thrust/sort.h>" not in report and "<thrust/device_ptr.h> →" not in report
+    assert "thrust::cuda:: → thrust::hip::" in report
+    assert (Path("out") / "k.cu").read_text().startswith("#include <thrust/device_ptr.h>\n#include <thrust/sort.h>\n")
+
+
+def test_a_header_keeps_its_real_change_only(tmp_path: Path, monkeypatch):
+    # A .cuh whose Thrust include stays as it is: the include HIP needs is its one change.
+    src = tmp_path / "t"
+    src.mkdir()
+    (src / "k.cuh").write_text("#include <thrust/sort.h>\ninline void f(int* a, int n) { thrust::sort(a, a + n); }\n")
+    monkeypatch.chdir(tmp_path)
+    doc = json.loads(run("t", "-o", "out", "--format", "json", "--no-build-fixes").stdout)
+    (k,) = doc["files"]
+    assert k["changes"] == {"add #include <hip/hip_runtime.h>": 1}
+
+
+def test_changes_nothing_compares_the_replaced_text():
+    from vado.model import Edit, Fix
+    from vado.port.file import _changes_nothing
+
+    text = "#include <thrust/sort.h>\n"
+    same = Fix((Edit("k.cu", 9, 24, "<thrust/sort.h>"),), Applicability.SAFE, "same", ("header",))
+    other = Fix((Edit("k.cu", 9, 24, "<thrust/sort.h>"), Edit("k.cu", 0, 0, "// x\n")), Applicability.SAFE, "x", ("header",))
+    renamed = Fix((Edit("k.cu", 9, 24, "<rocthrust/sort.h>"),), Applicability.SAFE, "r", ("header",))
+    assert _changes_nothing(same, text)
+    assert not _changes_nothing(other, text) and not _changes_nothing(renamed, text)

@@ -226,6 +226,9 @@ def port_bytes(path: str, kind: FileKind, data: bytes, target: Target, options: 
     def fixes_of(t: str) -> list[Fix]:
         fixes = produce_fixes(path, kind, t, target, options, findings_of(t),
                               tokens=context_of(t).tokens if kind.is_c_family else None)
+        # A fix whose every edit writes back the text it replaces (rocThrust's <thrust/sort.h> for
+        # Thrust's) changes nothing: no change to apply, count or list in the report.
+        fixes = [f for f in fixes if not _changes_nothing(f, t)]
         if torch:
             # PyTorch's build-time hipify does these: the CUDA spelling stays.
             fixes = [g for g in (torch_ext.without_hipify(f, t) for f in fixes) if g is not None]
@@ -262,3 +265,8 @@ def port_bytes(path: str, kind: FileKind, data: bytes, target: Target, options: 
     elif torch:
         remaining = _not_hipifys(remaining, result.text)
     return FilePort(data, after, applied, remaining, tuple(unsafe_applied), changes)
+
+
+def _changes_nothing(fix: Fix, text: str) -> bool:
+    """Whether each of ``fix``'s edits replaces a span of ``text`` with the same text."""
+    return all(encode_source(text[e.start:e.end]) == encode_source(e.content) for e in fix.edits)
