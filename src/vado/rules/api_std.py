@@ -10,6 +10,9 @@ libstdc++ 16; gsplat 1.5.3 ``Cameras.cuh``).
 
 from __future__ import annotations
 
+import os
+import posixpath
+import re
 from typing import Iterable
 
 from vado.model import Applicability, Effort, Finding, Fix, Severity, Verdict
@@ -32,6 +35,29 @@ def _declared_std_array(toks, name: str, before: int) -> bool:
                 break
             j -= 1
         if j > 0 and toks[j - 1][3] == "array":
+            return True
+    return False
+
+
+_QUOTED = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\r\n]+)"', re.M)
+
+
+def _project_header_defines(ctx: FileContext, text: str, name: str) -> bool:
+    """Whether a project header the file includes (``#include "…"``, read within the audited tree,
+    ``source_root``), or one those include, defines a function ``name`` (a member of its own class or struct)."""
+    root = (ctx.options or {}).get("source_root")
+    quoted = [m.group(1) for m in _QUOTED.finditer(text)]
+    if not root or not quoted:
+        return False
+    from vado.scan.project_headers import project_headers
+
+    headers = project_headers(str(root))
+    base = posixpath.dirname(ctx.path.replace(os.sep, "/"))
+    for inc in quoted:
+        target = posixpath.normpath(posixpath.join(base, inc))
+        if target == ".." or target.startswith("../") or posixpath.isabs(target):
+            continue
+        if name in headers.defined_functions(target):
             return True
     return False
 
@@ -113,8 +139,12 @@ class StdArrayAtInDeviceCode(Rule):
     and no exception path, which device code cannot take anyway. Safe where the
     value is declared ``std::array<…>`` in the file; unsafe otherwise (vado
     does not see the type: a class of the project's own with an ``at`` that
-    differs from its ``operator[]`` would change meaning; a file that defines
-    an ``at`` member itself is left alone).
+    differs from its ``operator[]`` would change meaning). Where the file, or
+    a project header it includes (read within the audited tree), defines an
+    ``at`` of its own, a call is that member's as far as vado can tell: only
+    values declared ``std::array<…>`` in the file are reported (torch-ans
+    0.4.0's ``__host__ __device__ T& at(int64_t)`` of its view type in
+    ``ta/view.hpp`` is not std's).
 
     References
     ----------
@@ -136,8 +166,12 @@ class StdArrayAtInDeviceCode(Rule):
         view = cs.device_view(ctx)
         toks = view.tokens
         hits = view.ident_indices(("at",))
-        if not hits or any(f.name == "at" for f in view.functions):
-            return  # the file defines an `at` of its own
+        if not hits:
+            return
+        # The file, or a project header it includes, defines an `at` of its own (torch-ans 0.4.0's
+        # `TA_VIEW_API T& at(int64_t i) const` in ta/view.hpp): `.at()` may be that member, not std's;
+        # only values declared std::array here are reported then.
+        own = any(f.name == "at" for f in view.functions) or _project_header_defines(ctx, view.text, "at")
         for i in hits:
             if i < 2 or i + 1 >= len(toks) or toks[i - 1][3] != "." or toks[i + 1][3] != "(":
                 continue
@@ -149,6 +183,8 @@ class StdArrayAtInDeviceCode(Rule):
                 continue
             obj = toks[i - 2]
             known = obj[0] is Kind.IDENT and _declared_std_array(toks, obj[3], i - 2)
+            if own and not known:
+                continue
             fix = Fix((ctx.edit(toks[i - 1][1], toks[i + 1][2], "["), ctx.edit(toks[close][1], toks[close][2], "]")),
                       Applicability.SAFE if known else Applicability.UNSAFE,
                       ".at(i) → [i] in device code (no host-only throw path)", ("std", "array-at"))

@@ -47,6 +47,7 @@ class ProjectHeaders:
         self._cache: dict[tuple, dict | None] = {}
         self._names: dict[tuple, frozenset[str]] = {}
         self._system: dict[tuple, frozenset[str]] = {}
+        self._functions: dict[tuple, frozenset[str]] = {}
         self._real: dict[str, str | None] = {}  # path → its real path inside the root (None: outside)
         self._visiting: set[str] = set()
 
@@ -99,6 +100,12 @@ class ProjectHeaders:
         as :meth:`defined_names` finds them) name in an ``#include``, wherever it stands."""
         return self._gather(path, self._system,
                             lambda data: {m.decode("latin-1").strip() for m in _SYSTEM_INCLUDE_RE.findall(data)})
+
+    def defined_functions(self, path: str) -> frozenset[str]:
+        """The names of the functions (free functions and members of the project's own classes and structs)
+        that the header at ``path`` and the project headers it includes define with a body, found as
+        :func:`vado.rules.cuda_syntax.declarations.find_functions` finds them in a file's tokens."""
+        return self._gather(path, self._functions, _function_names)
 
     def _gather(self, path: str, memo: dict, own_of, _seen: frozenset[str] = frozenset()) -> frozenset[str]:
         """What ``own_of(bytes)`` finds in the header at ``path`` and, through its quoted includes inside
@@ -194,6 +201,20 @@ class ProjectHeaders:
             marks = [i for i, t in enumerate(code) if t[0] is Kind.DIRECTIVE or t[0] is Kind.EOD]
             index = None
         return _walk(text, code, _directives(code, marks), config, index, self.resolver(path, config), exports=True)[1]
+
+
+#: The bytes test before a header is lexed for :meth:`ProjectHeaders.defined_functions`: a body.
+_HAS_BODY = re.compile(rb"\)[^;{}()]*\{")
+
+
+def _function_names(data: bytes) -> set[str]:
+    """The names of the functions ``data`` (a header's bytes) defines with a body."""
+    if not _HAS_BODY.search(data):
+        return set()
+    from vado.rules.cuda_syntax.declarations import find_functions
+    from vado.scan.lexer import lex
+
+    return {f.name for f in find_functions(lex(data.decode("latin-1")))}
 
 
 @functools.lru_cache(maxsize=8)
