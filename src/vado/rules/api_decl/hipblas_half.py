@@ -12,6 +12,7 @@ from vado.model import Applicability, Effort, Finding, Fix, Severity
 from vado.rules import cuda_syntax as cs
 from vado.rules.api_decl.common import AUTO, MANUAL, _CONDITIONALS, _directive_word, _line_start, _rocm_targets
 from vado.rules.base import FileContext, Rule
+from vado.scan.classify import FileKind
 from vado.scan.lexer import Kind
 
 
@@ -38,11 +39,15 @@ def _include_operand(toks, i: int) -> bool:
     return i > 0 and toks[i - 1][0] is Kind.DIRECTIVE and _directive_word(toks[i - 1]) in ("include", "include_next")
 
 
-def half_define_offset(view: cs.DeviceView) -> int | None:
+def half_define_offset(view: cs.DeviceView, *, unit: bool = False) -> int | None:
     """Where ``#define HIPBLAS_USE_HIP_HALF`` goes: before the file's first ``#include`` when
     that one is outside every ``#if`` and not after the cuBLAS/hipBLAS include, else right
-    before the first cuBLAS/hipBLAS include (under the same conditions as it); None when the
-    file includes neither header itself."""
+    before the first cuBLAS/hipBLAS include (under the same conditions as it). A file that
+    includes neither header itself gets it only when it is a translation unit (``unit``: a
+    source file, not a header): before its first ``#include`` or ``#if`` outside every ``#if``,
+    ahead of every header the unit includes (exllama 0.1.0's ``q4_matmul.cu`` gets hipblas.h
+    through its own ``q4_matmul.cuh``); None for a header (its includer may have included
+    hipblas.h before it) and for a unit with no such directive."""
     toks = view.tokens
     blas_index = None
     for tok, base in view.header_names:
@@ -52,7 +57,7 @@ def half_define_offset(view: cs.DeviceView) -> int | None:
                 blas_index = k
                 break
     if blas_index is None:
-        return None
+        return _unit_head(view) if unit else None
     depth = 0
     for d in view.directive_marks:
         if d >= blas_index:
@@ -68,6 +73,24 @@ def half_define_offset(view: cs.DeviceView) -> int | None:
         elif word in ("include", "include_next") and depth == 0:
             return _line_start(view.text, tok[1])
     return _line_start(view.text, toks[blas_index - 1][1])
+
+
+def _unit_head(view: cs.DeviceView) -> int | None:
+    """The start of the line of a unit's first ``#include``/``#include_next`` or conditional directive outside
+    every ``#if`` (a header can only come in at or after it), else None."""
+    toks = view.tokens
+    for d in view.directive_marks:
+        tok = toks[d]
+        if tok[0] is not Kind.DIRECTIVE:
+            continue
+        word = _directive_word(tok)
+        if word in _CONDITIONALS or word in ("include", "include_next"):
+            return _line_start(view.text, tok[1])
+    return None
+
+
+#: Source files: translation units, whose first directives come before anything they include.
+_UNIT_KINDS = frozenset({FileKind.CUDA_SOURCE, FileKind.CXX_SOURCE, FileKind.HIP_SOURCE})
 
 
 class HipblasHalfArgumentType(Rule):
@@ -114,10 +137,19 @@ class HipblasHalfArgumentType(Rule):
     the file's first ``#include`` (or before its cuBLAS include when an ``#if``
     comes first), which makes hipBLAS's declarations take ``__half``, the type
     cuBLAS takes; both are 16-bit IEEE halves with the same bits, so no value
-    changes. A file that calls the functions but does not include cuBLAS itself
-    gets no fix: its includer must define the macro first (or the build must pass
-    ``-DHIPBLAS_USE_HIP_HALF``). Targets before ROCm 5.5 (hipBLAS 0.54) lack the
-    option and need casts to ``hipblasHalf*``.
+    changes. A source file (a translation unit) that gets hipblas.h through a
+    header of its own (exllama 0.1.0's ``q4_matmul.cu`` through ``q4_matmul.cuh``)
+    gets the define before its first ``#include`` or ``#if``: every header of the
+    unit comes after it, whatever the build's flags (exllama's are in a
+    ``torch.utils.cpp_extension.load`` call of ``cuda_ext.py``, which vado does
+    not edit). A header that calls the functions but does not include cuBLAS
+    itself gets no fix: its includer may have included hipblas.h before it, so
+    the includer must define the macro first (or the build must pass
+    ``-DHIPBLAS_USE_HIP_HALF``). The define is per unit: a function of the
+    project's own declared with ``hipblasHalf`` and defined in a unit without it
+    would differ between units (the build flag gives every unit the same type).
+    Targets before ROCm 5.5 (hipBLAS 0.54) lack the option and need casts to
+    ``hipblasHalf*``.
 
     References
     ----------
@@ -153,7 +185,8 @@ class HipblasHalfArgumentType(Rule):
         counts: dict[str, int] = {}
         for i in uses:
             counts[toks[i][3]] = counts.get(toks[i][3], 0) + 1
-        at = half_define_offset(view)
+        at = half_define_offset(view, unit=ctx.kind in _UNIT_KINDS)
+        own = at is not None and not any(base in _BLAS_HEADERS for _, base in view.header_names)
         able = [t for t in targets if cs.hip_at_least(t, HALF_MACRO_SINCE)]
         fix = None
         message = (f"`{first[3]}` passes __half where hipBLAS declares hipblasHalf, which is uint16_t unless "
@@ -162,7 +195,9 @@ class HipblasHalfArgumentType(Rule):
             text = (f"// vado: hipBLAS takes __half (cuBLAS's half type) only with {HALF_MACRO}\n"
                     f"#ifndef {HALF_MACRO}\n#define {HALF_MACRO}\n#endif\n")
             fix = Fix((ctx.edit(at, at, text),), Applicability.SAFE, f"define {HALF_MACRO} before hipblas.h", ("api",))
-            message += "; the port defines it before the first include"
+            message += ("; the port defines it before the first include" if not own else
+                        "; the port defines it before the first include (this file includes no BLAS header "
+                        "itself: the define comes before every header it includes)")
         elif at is None:
             message += f"; define it before hipblas.h is included (e.g. -D{HALF_MACRO})"
         if len(able) < len(targets):
