@@ -673,17 +673,17 @@ _diff_lines = st.lists(st.sampled_from([b"a\n", b"b\n", b"cuda\n", b"\n", b"x", 
 @settings(max_examples=400, deadline=None)
 @given(_diff_lines, _diff_lines, st.sampled_from([0, 1, 3]))
 def test_unified_diff_is_difflibs_with_and_without_the_compiled_matcher(a, b, context):
-    import vado.port.apply as apply_mod
+    import vado.port.diff as diff_mod  # unified_diff's module (vado.port.apply re-exports it)
 
     before, after = b"".join(a), b"".join(b)
     want = _difflib_unified(before, after, "k.cu", context)
     assert unified_diff(before, after, "k.cu", context=context) == want
-    saved = apply_mod._native
-    apply_mod._native = None  # the pure-Python path: difflib's SequenceMatcher
+    saved = diff_mod._native
+    diff_mod._native = None  # the pure-Python path: difflib's SequenceMatcher
     try:
         assert unified_diff(before, after, "k.cu", context=context) == want
     finally:
-        apply_mod._native = saved
+        diff_mod._native = saved
 
 
 def _reference_selection(fixes, unsafe=False, size=None):

@@ -15,44 +15,21 @@ Layers, from pure to effectful:
 - :func:`fixpoint` repeats produce → select → apply on text until it is stable.
 - :func:`write_atomic` writes bytes to disk: temp file in the same directory,
   fsync, ``os.replace``; never overwrites an existing file without a backup.
+  It lives in :mod:`vado.port.write`, which states the write policy.
 - :func:`apply_to_file` combines them for one file and returns an :class:`ApplyResult`.
+
+:func:`unified_diff` (:mod:`vado.port.diff`) shows what a port changed. Both
+modules' public names are re-exported here.
 
 Text is handled in the latin-1 view of :mod:`vado.model.text` (one character per
 byte), so offsets are byte offsets and every byte outside an edit, whatever the
 file's encoding, comes out exactly as it went in.
-
-Write policy ("never overwrite without a backup")
--------------------------------------------------
-- A target that does not exist is written (a new output tree); missing parent
-  directories are created.
-- An existing target is replaced only when a backup is requested
-  (``backup=True``: ``<file>.vado-bak`` beside it; ``backup=<dir>``: ``<dir>/<name>.vado-bak``)
-  or when the caller passes ``overwrite=True``, the explicit "no backup" switch
-  (for trees under version control). An existing backup is never clobbered: the
-  next free name ``<name>.vado-bak.1``, ``.2`` … is used, created exclusively.
-- ``expected``: when given, the target's current bytes must equal it, or the
-  write is refused (the file changed on disk since it was read). The check and
-  the replace are not one atomic step; the window is the few microseconds between
-  them, which is what an editor's "file changed on disk" check gives too.
-- Symlinks: a target that is a symlink is refused by default, because replacing
-  it would turn the link into a regular file, and following it could write
-  outside the ported tree (the scanner skips links that leave the root for the
-  same reason). ``follow_symlinks=True`` writes to the resolved file and keeps
-  the link; the backup then sits beside the resolved file.
-- The file's permission bits are kept (owner and group are not: that needs
-  privileges). ``os.replace`` gives the path a new inode, so other hard links to
-  the old file keep the old content.
 """
 
 from __future__ import annotations
 
 import bisect
-
-import difflib
-import errno
 import os
-import shutil
-import stat
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -61,9 +38,19 @@ from typing import NamedTuple
 
 from vado.errors import PortError
 from vado.model.edit import Applicability, Edit, Fix
-from vado.model.text import decode_source, display_text, encode_source
-from vado.native import ext as _native
-from vado.safefs import lock_fd, temp_name
+from vado.model.text import decode_source, encode_source
+
+# Writing files and diffing them live in their own modules; their names are re-exported
+# here, where callers have always found them.
+from vado.port.diff import _lines, unified_diff  # noqa: F401  (re-exported)
+from vado.port.write import (  # noqa: F401  (re-exported)
+    BACKUP_SUFFIX,
+    WriteFailed,
+    _read,
+    backup_path,
+    write_atomic,
+    write_new,
+)
 
 __all__ = [
     "BACKUP_SUFFIX",
@@ -81,10 +68,6 @@ __all__ = [
     "write_atomic",
     "write_new",
 ]
-
-BACKUP_SUFFIX = ".vado-bak"
-#: Numbered backups tried before giving up (a directory with this many backups is a bug elsewhere).
-_MAX_BACKUPS = 10_000
 
 
 # ---------------------------------------------------------------------------
@@ -440,271 +423,6 @@ def fixpoint(
 
 
 # ---------------------------------------------------------------------------
-# Writing
-
-
-def backup_path(target: Path, backup: bool | Path = True) -> Path:
-    """The first free backup name for ``target`` (does not create it).
-
-    ``backup=True``: beside the file; a path: in that directory.
-    """
-    base = (target.parent if backup is True else Path(backup)) / _backup_name(target.name)
-    if not os.path.lexists(base):
-        return base
-    for n in range(1, _MAX_BACKUPS):
-        candidate = base.with_name(f"{base.name}.{n}")
-        if not os.path.lexists(candidate):
-            return candidate
-    raise PortError(f"no free backup name for {target}", f"{base} and {_MAX_BACKUPS} numbered ones exist",
-                    "remove old .vado-bak files")
-
-
-#: The longest file name most file systems take (NAME_MAX).
-_NAME_MAX = 255
-
-
-def _backup_name(name: str) -> str:
-    """``name.vado-bak``, or for a name too long for that (and a ``.N`` number) the name's
-    first bytes, a hash of the whole name, and the suffix: still a backup name (the walk
-    leaves it out), and one per file."""
-    full = name + BACKUP_SUFFIX
-    if len(os.fsencode(full)) + 6 <= _NAME_MAX:
-        return full
-    import hashlib
-
-    digest = hashlib.sha1(os.fsencode(name)).hexdigest()[:12]
-    raw = os.fsencode(name)[: _NAME_MAX - 6 - len(BACKUP_SUFFIX) - 14]
-    head = os.fsdecode(raw)  # a character cut in two stays bytes (surrogateescape), as names may be
-    return f"{head}~{digest}{BACKUP_SUFFIX}"
-
-
-def _make_backup(target: Path, data: bytes, backup: bool | Path) -> Path:
-    """Write ``data`` to a new backup file, created exclusively so none is ever clobbered."""
-    if backup is not True:
-        Path(backup).mkdir(parents=True, exist_ok=True)
-    # The backup is complete before it has its name: written and fsynced under a temp
-    # name, then linked to the first free backup name (link, like O_EXCL, never replaces
-    # a file). A port killed meanwhile leaves a temp file, never a short backup.
-    directory = target.parent if backup is True else Path(backup)
-    tmp, fd = _open_temp(directory, target.name + BACKUP_SUFFIX)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            os.chmod(tmp, 0o600)
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        shutil.copystat(target, tmp)
-        for _ in range(_MAX_BACKUPS):
-            candidate = backup_path(target, backup)
-            try:
-                os.link(tmp, candidate)
-            except FileExistsError:
-                continue  # another writer took the name between the check and the link
-            except OSError as exc:
-                if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EXDEV, errno.EMLINK):
-                    raise
-                os.rename(tmp, candidate)  # a file system without hard links: the name was free just now
-            return candidate
-    finally:
-        _remove_quietly(tmp)
-    raise PortError(f"no free backup name for {target}", "every candidate name was taken",
-                    "remove old .vado-bak files")
-
-
-def _remove_quietly(path: Path) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
-
-
-def _fsync_dir(directory: Path) -> None:
-    # Makes the rename itself durable. Not possible on every platform (Windows
-    # cannot open directories), where os.replace's atomicity is all we get.
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _resolve_target(path: Path, follow_symlinks: bool) -> Path:
-    if not path.is_symlink():
-        return path
-    if not follow_symlinks:
-        raise PortError(
-            f"refusing to write {path}",
-            f"it is a symlink to {os.readlink(path)}; replacing it would turn the link into a file",
-            "write the file the link points to, or pass follow_symlinks=True to write through the link",
-        )
-    try:
-        return path.resolve(strict=True)
-    except (OSError, RuntimeError) as exc:
-        raise PortError(f"cannot follow symlink {path}", str(exc), "fix or remove the dangling link") from exc
-
-
-class WriteFailed(PortError):
-    """Writing a file of the port failed (a full disk, a quota, an I/O error): the port is
-    incomplete, and a port into a new tree is abandoned rather than published (exit 3)."""
-
-
-def write_atomic(
-    path: str | os.PathLike[str],
-    data: bytes,
-    *,
-    backup: bool | str | os.PathLike[str] = False,
-    expected: bytes | None = None,
-    overwrite: bool = False,
-    follow_symlinks: bool = False,
-    mode: int | None = None,
-    durable: bool = True,
-) -> Path | None:
-    """Write ``data`` to ``path`` atomically; return the backup's path, or None.
-
-    ``durable=False`` skips the fsyncs: the replace stays atomic, but after a
-    power loss the new content may be missing. Only for files that exist
-    nowhere else yet, such as a fresh output tree, where a lost write loses
-    nothing of the user's (and the fsyncs are a sixth of a port's time).
-
-    ``mode`` sets the permission bits of a file that does not exist yet (the
-    source's mode when writing an output tree); without it the umask decides.
-    An existing file always keeps its own mode.
-
-    Readers see either the old file or the new one, never a torn one: the bytes
-    go to a temp file in the same directory, are fsynced, and ``os.replace``
-    puts them in place. On any failure the temp file (and a backup made by this
-    call) is removed and the original is untouched; the failure is a
-    :class:`PortError`. See the module docstring for the overwrite, backup,
-    ``expected`` and symlink policy.
-    """
-    if isinstance(backup, (str, os.PathLike)):
-        backup = Path(backup)
-    target = _resolve_target(Path(path), follow_symlinks)
-    try:
-        st = os.stat(target)
-    except FileNotFoundError:
-        st = None
-    except OSError as exc:
-        raise PortError(f"cannot write {target}", exc.strerror or str(exc), "check the path and its permissions") from exc
-
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        raise PortError(f"cannot write {target}", "it exists and is not a regular file",
-                        "choose an output path that is a file or does not exist yet")
-    current: bytes | None = None
-    if st is not None and (expected is not None or backup):
-        current = _read(target)
-    if expected is not None and current != expected:
-        why = "it no longer exists" if st is None else "its bytes differ from the ones read before the edits"
-        raise PortError(f"{target} changed on disk", why, "scan the file again and re-run the port")
-    if st is not None and not backup and not overwrite:
-        raise PortError(
-            f"refusing to overwrite {target} without a backup",
-            "the file exists",
-            "write into a new output directory, request a backup (backup=True / --backup), "
-            "or pass overwrite=True when the tree is under version control",
-        )
-
-    parent = target.parent
-    made_backup: Path | None = None
-    tmp: Path | None = None
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-        if st is not None and backup:
-            assert current is not None
-            made_backup = _make_backup(target, current, backup)
-        tmp, fd = _open_temp(parent, target.name)
-        try:
-            if st is not None:
-                os.fchmod(fd, stat.S_IMODE(st.st_mode))
-            elif mode is not None:
-                os.fchmod(fd, stat.S_IMODE(mode))
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            if durable:
-                os.fsync(fd)
-            os.replace(tmp, target)  # while the temp is open, and so locked
-            tmp = None
-        finally:
-            os.close(fd)
-    except BaseException as exc:
-        if tmp is not None:
-            _remove_quietly(tmp)
-        if made_backup is not None:
-            # The original is intact; a backup of it from a write that never happened is noise.
-            _remove_quietly(made_backup)
-        if isinstance(exc, OSError):
-            raise WriteFailed(f"cannot write {target}", exc.strerror or str(exc),
-                              "check free space and permissions; the original file is unchanged") from exc
-        raise
-    if durable:
-        _fsync_dir(parent)
-    return made_backup
-
-
-def write_new(path: str | os.PathLike[str], data: bytes, *, mode: int | None = None) -> None:
-    """Create ``path``, which must not exist, holding ``data``: for a file of a fresh output tree.
-
-    There is nothing at ``path`` to keep safe, so no temp file, rename or fsync
-    (see :func:`write_atomic`'s ``durable``): ``O_EXCL`` makes the call fail rather
-    than touch anything that appeared there. ``mode`` sets the permission bits
-    (the umask decides without it). A failed write removes its partial file and
-    raises :class:`WriteFailed`.
-    """
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    try:
-        fd = os.open(path, flags, 0o666)
-    except OSError as exc:
-        raise WriteFailed(f"cannot write {path}", exc.strerror or str(exc), "check the output directory") from exc
-    try:
-        try:
-            if mode is not None:
-                os.fchmod(fd, stat.S_IMODE(mode))
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-        finally:
-            os.close(fd)  # close reports a deferred write error (NFS, some full file systems)
-    except BaseException as exc:
-        _remove_quietly(Path(path))
-        if isinstance(exc, OSError):
-            raise WriteFailed(f"cannot write {path}", exc.strerror or str(exc), "check free space and permissions") from exc
-        raise
-
-
-def _open_temp(directory: Path, name: str) -> tuple[Path, int]:
-    """A new temp file in ``directory`` for a write to ``name``: ``(path, descriptor)``.
-
-    Its name is short whatever ``name`` is (``safefs.temp_name``: a 250-byte source can be
-    ported in place) and it is locked while open, so that the stale-temp clean-up of a later
-    run (``safefs.remove_stale_temps``) removes it only once its writer is gone.
-    """
-    # os.open with 0o666 lets the umask decide a new file's mode, as a plain
-    # open() would; tempfile.mkstemp would force 0o600 on new outputs.
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-    while True:
-        tmp = directory / temp_name()
-        try:
-            fd = os.open(tmp, flags, 0o666)
-        except FileExistsError:
-            continue
-        lock_fd(fd)
-        return tmp, fd
-
-
-def _read(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise PortError(f"cannot read {path}", exc.strerror or str(exc), "check the path and its permissions") from exc
-
-
-# ---------------------------------------------------------------------------
 # One file
 
 
@@ -814,83 +532,3 @@ def apply_to_file(
         )
         written = True
     return ApplyResult(source, dest, tuple(accepted), tuple(rejected), before, after, made_backup, written)
-
-
-# ---------------------------------------------------------------------------
-# Diffs
-
-
-def _lines(data: bytes) -> list[bytes]:
-    # Split on b"\n" only: bytes.splitlines would also split on \r, and a CR alone is
-    # content, not a line end, in C sources. Without a CR the two agree.
-    if b"\r" not in data:
-        return data.splitlines(keepends=True)
-    parts = data.split(b"\n")
-    lines = [p + b"\n" for p in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
-
-
-class _KnownBlocks(difflib.SequenceMatcher):
-    """A SequenceMatcher whose matching blocks were computed already (by the compiled
-    :func:`matching_blocks`); difflib's grouping of opcodes into hunks runs on them."""
-
-    def __init__(self, a: list[bytes], b: list[bytes], blocks: list[tuple[int, int, int]]):
-        # Deliberately not calling super().__init__: it would index b for a search we skip.
-        self.a, self.b = a, b
-        self.matching_blocks = [difflib.Match._make(m) for m in blocks]
-        self.opcodes = None
-
-
-def _matcher(a: list[bytes], b: list[bytes]) -> difflib.SequenceMatcher:
-    if _native is not None:
-        return _KnownBlocks(a, b, _native.matching_blocks(a, b))
-    return difflib.SequenceMatcher(None, a, b)
-
-
-def _hunk_range(start: int, stop: int) -> bytes:
-    # difflib's _format_range_unified: "line,count", one number for a single line.
-    length = stop - start
-    if length == 1:
-        return b"%d" % (start + 1)
-    return b"%d,%d" % (start if not length else start + 1, length)
-
-
-def unified_diff(before: bytes, after: bytes, path: str | os.PathLike[str], *, context: int = 3) -> str:
-    """A ``git diff``-style unified diff of one file, for humans.
-
-    The comparison is on the exact bytes (two different invalid UTF-8 bytes are
-    a change); only the output is display-decoded with
-    :func:`vado.model.text.display_text`. A last line without a newline gets
-    git's ``\\ No newline at end of file`` marker. Empty when nothing changed.
-    The hunks are ``difflib.unified_diff``'s, byte for byte; the line matching
-    runs compiled where vado's extension is built.
-    """
-    if context < 0:
-        raise ValueError("unified_diff: the context must not be negative")
-    if before == after:
-        return ""
-    name = os.fsencode(os.fspath(path))
-    a, b = _lines(before), _lines(after)
-    head = b"--- a/" + name + b"\n+++ b/" + name + b"\n"
-    if _native is not None:  # the grouping and formatting below, compiled
-        return display_text(head + _native.unified_hunks(a, b, _native.matching_blocks(a, b), context))
-    out: list[bytes] = [head]
-
-    def emit(prefix: bytes, lines: list[bytes]) -> None:
-        for line in lines:
-            out.append(prefix + line if line.endswith(b"\n") else prefix + line + b"\n\\ No newline at end of file\n")
-
-    for group in _matcher(a, b).get_grouped_opcodes(context):
-        first, last = group[0], group[-1]
-        out.append(b"@@ -" + _hunk_range(first[1], last[2]) + b" +" + _hunk_range(first[3], last[4]) + b" @@\n")
-        for tag, i1, i2, j1, j2 in group:
-            if tag == "equal":
-                emit(b" ", a[i1:i2])
-                continue
-            if tag in ("replace", "delete"):
-                emit(b"-", a[i1:i2])
-            if tag in ("replace", "insert"):
-                emit(b"+", b[j1:j2])
-    return display_text(b"".join(out))

@@ -22,14 +22,12 @@ What is skipped, and recorded
 
     * ``.git`` (file or directory), ``.hg`` and ``.svn`` are never entered nor recorded.
     * ``IGNORED``: matched by a ``.gitignore`` (at any level, with git's wildmatch
-      semantics: negations, directory-only patterns, anchored patterns; deeper files
-      win over shallower ones, the last matching line of a file wins) or by
-      ``.git/info/exclude``. When the root lies inside a git work tree, the
-      ``.gitignore`` files between the top of the work tree and the root apply
-      too. A directory that is ignored is not entered (as in git, a negation
-      cannot bring back a file below it). A root that its work tree ignores is
-      scanned with only the ignore files inside it. The user's global excludes file is not
-      read, so a plan does not depend on who runs it. Also ``IGNORED``: a symlink
+      semantics) or by ``.git/info/exclude``, including the ``.gitignore`` files
+      between the top of the root's git work tree and the root; the user's global
+      excludes file is not read (:mod:`vado.scan.gitignore` says how they are
+      read and which one wins). A directory that is ignored is not entered (as in
+      git, a negation cannot bring back a file below it). A root that its work tree
+      ignores is scanned with only the ignore files inside it. Also ``IGNORED``: a symlink
       when ``follow_symlinks`` is off, and a second path to a file already in the
       plan (a symlink or hard link alias), so that a port never edits one file twice.
     * ``VENDORED`` (unless ``include_vendored``): directories named ``third_party``,
@@ -43,7 +41,8 @@ What is skipped, and recorded
       ``.ninja_log``, ``meson-info``, ``config.status``, or setuptools'
       ``lib.*``/``temp.*``/``bdist.*``). A ``build/`` without a marker holds
       sources or build scripts in many projects and is scanned. Also vendored, wherever
-      they sit: the git submodules the ``.gitmodules`` of the root's work tree lists, a directory that
+      they sit: the git submodules the ``.gitmodules`` of the root's work tree lists
+      (:mod:`vado.scan.gitignore`), a directory that
       holds a copy of a known library (CUTLASS's ``include/cutlass/cutlass.h``, fmt's
       ``include/fmt/format.h``, a ``cub`` directory holding ``cub.cuh`` …) and
       single-file libraries by name (``catch.hpp``, ``doctest.h`` …): the table is
@@ -68,37 +67,53 @@ What is skipped, and recorded
       against the ``.gitignore``; the other lines still apply).
 
 Reading
-    :func:`read_source` and :func:`read_text` read a planned file. C/C++/CUDA and
-    PTX files are always read as the latin-1 view of their bytes
-    (:mod:`vado.model.text`: character offsets are byte offsets), with a note when
-    the bytes are not valid UTF-8. The other kinds are decoded as text: UTF-8 (a
-    byte order mark is dropped), UTF-16/32 with a byte order mark, Python files by
-    their PEP 263 coding line; anything else is ``UNDECODABLE``.
+    :func:`read_source` and :func:`read_text` read a planned file; they live in
+    :mod:`vado.scan.reading` (which says how each kind is decoded) and are
+    re-exported here, with :class:`SourceFile`, :class:`SourceText` and
+    :func:`read_regular`.
 """
 
 from __future__ import annotations
 
-import codecs
 import errno
 import functools
-import io
 import os
-import posixpath
 import re
 import stat
-import tokenize as py_tokenize
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
-
-if TYPE_CHECKING:
-    from pathspec import GitIgnoreSpec
-    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+from typing import Iterator
 
 from vado.errors import ScanError, UsageError
 from vado.model import Skip, SkipReason
-from vado.model.text import decode_source
 from vado.scan.classify import FileKind, classify
+
+# The ignore files and submodules of a git work tree, and reading a planned file, live in
+# their own modules; their names are re-exported here, where callers have always found them.
+from vado.scan.gitignore import (  # noqa: F401  (re-exported)
+    _IgnoreFile,
+    _any_pattern,
+    _is_ignored,
+    _linear_stars,
+    _load_ignore_file,
+    _outer_ignores,
+    _parse_ignore_file,
+    _root_submodules,
+    _submodule_paths,
+)
+from vado.scan.reading import (  # noqa: F401  (re-exported)
+    _BYTE_VIEW,
+    DEFAULT_MAX_FILE_SIZE,
+    SourceFile,
+    SourceText,
+    _bom_encoding,
+    _display,
+    _os_error,
+    _special_kind,
+    read_regular,
+    read_source,
+    read_text,
+)
 
 __all__ = [
     "DEFAULT_MAX_FILE_SIZE",
@@ -112,7 +127,6 @@ __all__ = [
     "walk",
 ]
 
-DEFAULT_MAX_FILE_SIZE = 64 * 2**20
 HEAD_SIZE = 8192
 """How many leading bytes are read to tell text from binary and to sniff a kind."""
 
@@ -134,17 +148,6 @@ _DEVICE_BINARY = {".cubin": "cubin", ".fatbin": "fatbin"}
 _PREBUILT = frozenset({".o", ".obj", ".a", ".lib", ".so", ".dylib", ".dll", ".pyd"})
 _VERSIONED_SO = re.compile(r".+\.so(?:\.\d+)+", re.IGNORECASE)
 
-_BYTE_VIEW = frozenset(
-    {FileKind.CUDA_SOURCE, FileKind.CUDA_HEADER, FileKind.CXX_SOURCE, FileKind.CXX_HEADER,
-     FileKind.HIP_SOURCE, FileKind.PTX}
-)  # fmt: skip
-_BOMS = (  # longest first: the UTF-32-LE mark starts with the UTF-16-LE one
-    (codecs.BOM_UTF32_LE, "utf-32"),
-    (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF8, "utf-8-sig"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-)
 _C_LIKE = re.compile(
     rb"\A(?:\xef\xbb\xbf)?\s*(?://[^\n]*\n\s*|/\*.*?\*/\s*)*"
     rb"#\s*(?:pragma\s+once|ifndef|ifdef|if|include|define)\b",
@@ -153,32 +156,6 @@ _C_LIKE = re.compile(
 _EMACS_CXX = re.compile(rb"\A[^\n]*-\*-\s*(?:mode:\s*)?c\+\+", re.IGNORECASE)
 _CUDA_MARKERS = re.compile(rb"__global__|__device__|<<<|cuda_runtime|__CUDACC__")
 _PYTHON_SHEBANG = re.compile(rb"\A#![^\n]*\bpython[0-9.]*\b")
-
-
-@dataclass(frozen=True, order=True)
-class SourceFile:
-    """A file to scan: ``path`` is relative to the root, in POSIX form."""
-
-    path: str
-    abs_path: Path = field(compare=False)
-    kind: FileKind = field(compare=False)
-    size: int = field(compare=False)
-
-
-@dataclass(frozen=True)
-class SourceText:
-    """A file's text as vado reads it.
-
-    For C/C++/CUDA and PTX ``text`` is the latin-1 view of the bytes and
-    ``encoding`` is ``"latin-1"``; otherwise it is the decoded text (offsets are
-    character offsets) and ``encoding`` names the codec used. ``note`` says what
-    a reader may want to know (bytes that are not UTF-8), or is empty.
-    """
-
-    file: SourceFile
-    text: str
-    encoding: str
-    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -204,225 +181,6 @@ class ScanPlan:
         """The planned files of any of ``kinds``."""
         wanted = set(kinds)
         return tuple(f for f in self.files if f.kind in wanted)
-
-
-# --- .gitignore ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _IgnoreFile:
-    """One ignore file: its patterns apply to paths below ``base`` (relative to the root).
-
-    ``prefix`` is the root's own path relative to the ignore file's directory, for
-    ignore files above the root (empty for those inside it).
-    """
-
-    base: str
-    prefix: str
-    source: str  # shown in details: the ignore file's path relative to the root
-    spec: GitIgnoreSpec
-    lines: tuple[tuple[int, str], ...]  # (line number, pattern) per spec pattern
-    #: One regex matching where any pattern matches (None when it cannot be built).
-    any_pattern: re.Pattern | None = None
-
-    def decide(self, path: str):
-        """pathspec's result for ``path`` (relative to this file's directory) when a pattern
-        decides it, else None. A path no pattern matches (most of them) is settled by one
-        regex, ``any_pattern``."""
-        if self.any_pattern is not None and self.any_pattern.match(path) is None:
-            return None
-        result = self.spec.check_file(path)
-        return None if result.include is None else result
-
-    def check(self, rel: str, is_dir: bool) -> tuple[bool, str] | None:
-        """``(ignored, why)`` when a pattern of this file decides ``rel``, else None."""
-        if self.base:
-            if not rel.startswith(self.base + "/"):
-                return None
-            rel = rel[len(self.base) + 1:]
-        result = self.decide(self.prefix + rel + ("/" if is_dir else ""))
-        if result is None:
-            return None
-        lineno, pattern = self.lines[result.index]
-        return bool(result.include), f"matches {pattern!r} in {self.source}:{lineno}"
-
-
-def _load_ignore_file(path: Path, base: str, prefix: str, source: str, skips: list[Skip]) -> _IgnoreFile | None:
-    try:
-        st = os.stat(path)
-        key = (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-        cached = _PARSED_IGNORES.get(key)
-        if cached is None:
-            parsed = _parse_ignore_file(read_regular(path, _MAX_IGNORE_FILE))
-            # pathspec is imported here, by the first walk that meets an ignore file: a
-            # one-file audit (an editor, a pre-commit hook) never needs it.
-            from pathspec import GitIgnoreSpec
-
-            # One pathspec per parsed file, shared by every walk: pathspec only reads it.
-            cached = (parsed, GitIgnoreSpec(list(parsed[0])) if parsed[0] else None)
-            if len(_PARSED_IGNORES) >= 4096:
-                _PARSED_IGNORES.clear()
-            _PARSED_IGNORES[key] = cached
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        skips.append(Skip(_display(source), SkipReason.UNREADABLE, f"ignore file not read: {_os_error(exc)}"))
-        return None
-    (patterns, lines, malformed, any_pattern), spec = cached
-    for detail in malformed:
-        skips.append(Skip(_display(source), SkipReason.MALFORMED, detail))
-    if spec is None:
-        return None
-    return _IgnoreFile(base, prefix, _display(source), spec, lines, any_pattern)
-
-
-#: The bytes of an ignore file that are read (git itself reads any size; none comes near).
-_MAX_IGNORE_FILE = 4 * 2**20
-
-#: Parsed ignore files by path and identity (device, inode, size, mtime): the same
-#: ``.gitignore`` files above the roots of many walks (a fleet, a port per program) are
-#: parsed once, with their pathspec. A file that changes gets a new key.
-_PARSED_IGNORES: dict[tuple, tuple[tuple[tuple, tuple, tuple, re.Pattern | None], GitIgnoreSpec | None]] = {}
-
-
-def _parse_ignore_file(data: bytes) -> tuple[tuple, tuple[tuple[int, str], ...], tuple[str, ...], re.Pattern | None]:
-    """``(patterns, (line number, pattern) per pattern, details of the malformed lines, their
-    union as one regex)``."""
-    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
-
-    patterns = []
-    lines = []
-    malformed = []
-    # Paths from os.scandir carry undecodable bytes as surrogates; decode the same way.
-    for lineno, line in enumerate(data.decode("utf-8", "surrogateescape").splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        try:
-            pattern = GitIgnoreSpecPattern(line)
-        except Exception as exc:  # pathspec raises GitIgnorePatternError, ValueError, re.error
-            malformed.append(f"line {lineno}: pattern {_display(line)!r} not used: {exc}")
-            continue
-        if pattern.include is None:
-            continue
-        if line.count("**") > _MAX_DOUBLE_STARS:
-            malformed.append(f"line {lineno}: pattern {_display(line)!r} not used: more than "
-                             f"{_MAX_DOUBLE_STARS} '**' (matching it could take exponential time)")
-            continue
-        _linear_stars(pattern)
-        patterns.append(pattern)
-        lines.append((lineno, _display(line)))
-    return tuple(patterns), tuple(lines), tuple(malformed), _any_pattern(patterns)
-
-
-_PLAIN_FLAGS = re.compile("").flags
-
-#: The most ``**`` one ignore pattern may hold: each is a ``.+`` that can span directories,
-#: and a path is tried at every split among them.
-_MAX_DOUBLE_STARS = 4
-
-_STAR = "[^/]*"
-#: What lies between two ``*`` of one path segment in pathspec's regex: escaped or plain
-#: characters, ``[^/]`` for ``?`` and bracket classes, each matching exactly one character.
-_FIXED_CHUNK = re.compile(r"(?:\\.|[^\\()|*+?{}/.\[\]^$]|\[(?:\\.|[^\]\\])+\])+")
-
-
-def _linear_stars(pattern: GitIgnoreSpecPattern) -> None:
-    """Give ``pattern`` a regex whose ``*`` cannot backtrack exponentially (``a*a*a*…b``).
-
-    pathspec turns each ``*`` into ``[^/]*``; with k of them in one segment a failing
-    match tries every split of the name among them. Every ``*`` but the last of a run
-    is followed by a fixed-length chunk and another ``*``: taking that chunk at its
-    first occurrence loses no match (the next ``*`` absorbs the rest), so
-    ``[^/]*CHUNK`` becomes the atomic ``(?>[^/]*?CHUNK)``. The last ``*`` keeps its
-    backtracking, which is linear. Same matches: ``tests/fuzz/test_fuzz_targets.py`` compares them.
-    """
-    regex = getattr(pattern, "regex", None)
-    if regex is None or regex.pattern.count(_STAR) < 2:
-        return
-    text = regex.pattern
-    while _STAR + _STAR in text:  # "a**b" inside a segment: two stars are one
-        text = text.replace(_STAR + _STAR, _STAR)
-    parts = text.split(_STAR)
-    if any((len(p) - len(p.rstrip("\\"))) % 2 for p in parts[:-1]):
-        return  # a "[^/]*" that is an escaped "[" and text, not pathspec's star: leave the regex as it is
-    out = [parts[0]]
-    for i in range(1, len(parts)):
-        piece = parts[i]
-        if i < len(parts) - 1 and _FIXED_CHUNK.fullmatch(piece):
-            out.append(f"(?>{_STAR}?{piece})")
-        else:
-            out.append(_STAR + piece)
-    try:
-        pattern.regex = re.compile("".join(out), regex.flags)
-    except (re.error, AttributeError):
-        return
-
-
-def _any_pattern(patterns: list) -> re.Pattern | None:
-    """The patterns' regexes as one alternation (``match`` semantics, as pathspec's), or None.
-
-    pathspec tries each pattern's regex in turn to find the last one that matches;
-    a path no pattern matches (most of them) needs only this one search to say so.
-    Group names are dropped: every pattern names its trailing-slash group alike.
-    """
-    try:
-        if any(p.regex.flags != _PLAIN_FLAGS for p in patterns):
-            return None
-        parts = [re.sub(r"\(\?P<\w+>", "(?:", p.regex.pattern) for p in patterns]
-        return re.compile("|".join(f"(?:{part})" for part in parts)) if parts else None
-    except (AttributeError, re.error):
-        return None
-
-
-def _is_ignored(stack: tuple[_IgnoreFile, ...], rel: str, is_dir: bool) -> str | None:
-    """Why ``rel`` is ignored, or None. The deepest deciding ignore file wins."""
-    for ignore in reversed(stack):
-        decided = ignore.check(rel, is_dir)
-        if decided is not None:
-            return decided[1] if decided[0] else None
-    return None
-
-
-def _outer_ignores(real_root: Path, skips: list[Skip]) -> list[_IgnoreFile]:
-    """``.git/info/exclude`` and the ``.gitignore`` files above the root, outermost first."""
-    top = None
-    for candidate in (real_root, *real_root.parents):
-        if os.path.lexists(candidate / ".git"):
-            top = candidate
-            break
-    if top is None:
-        return []
-    out: list[_IgnoreFile] = []
-    root_in_top = real_root.relative_to(top).as_posix()
-    prefix = "" if root_in_top == "." else root_in_top + "/"
-    up = "../" * (0 if not prefix else prefix.count("/"))
-    git_dir = top / ".git"
-    if git_dir.is_file():  # a worktree or submodule: ".git" says "gitdir: <path>"
-        try:
-            line = git_dir.read_text(encoding="utf-8", errors="replace").strip()
-        except OSError:
-            line = ""
-        if line.startswith("gitdir:"):
-            git_dir = (top / line[len("gitdir:"):].strip()).resolve()
-    exclude = _load_ignore_file(git_dir / "info" / "exclude", "", prefix, f"{up}.git/info/exclude", skips)
-    if exclude is not None:
-        out.append(exclude)
-    if prefix:
-        parts = root_in_top.split("/")
-        for depth in range(len(parts)):
-            directory = top.joinpath(*parts[:depth])
-            sub_prefix = "/".join(parts[depth:]) + "/"
-            source = "../" * (len(parts) - depth) + ".gitignore"
-            found = _load_ignore_file(directory / ".gitignore", "", sub_prefix, source, skips)
-            if found is not None:
-                out.append(found)
-        # The root was asked for by name: if the work tree ignores it (``vado audit build/``),
-        # the ignore files above it would hide everything, so only its own ones apply.
-        for ignore in reversed(out):
-            result = ignore.decide(ignore.prefix)
-            if result is not None:
-                return [] if result.include else out
-    return out
 
 
 # --- classification by content ----------------------------------------------------
@@ -457,29 +215,7 @@ def _relevant_name(name: str) -> bool:
     return classify(name) is not FileKind.OTHER or _prebuilt(name) is not None
 
 
-def _bom_encoding(head: bytes) -> str | None:
-    for bom, encoding in _BOMS:
-        if head.startswith(bom):
-            return encoding
-    return None
-
-
 # --- the walk ---------------------------------------------------------------------
-
-
-def _os_error(exc: OSError) -> str:
-    if exc.errno is not None:
-        return f"[Errno {exc.errno}] {os.strerror(exc.errno)}"
-    return str(exc) or type(exc).__name__
-
-
-def _display(text: str) -> str:
-    """``text`` with undecodable file-name bytes shown as ``\\xNN`` (always encodable)."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _open_head(path: str) -> tuple[os.stat_result, bytes]:
@@ -492,16 +228,6 @@ def _open_head(path: str) -> tuple[os.stat_result, bytes]:
         return st, os.read(fd, HEAD_SIZE)
     finally:
         os.close(fd)
-
-
-def _special_kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "not a regular file"
 
 
 @dataclass
@@ -838,39 +564,6 @@ class _Walker:
         return ScanPlan(Path(self.root), tuple(files), tuple(skips))
 
 
-_SUBMODULE_PATH = re.compile(r"^\s*path\s*=\s*(.+?)\s*$", re.MULTILINE)
-
-
-def _submodule_paths(gitmodules: str) -> frozenset[str]:
-    """The ``path =`` values of a ``.gitmodules`` file, as clean relative POSIX paths (none
-    when the file is absent, unreadable or not text: the walk goes on without them)."""
-    try:
-        data = read_regular(gitmodules, _MAX_IGNORE_FILE)
-    except OSError:
-        return frozenset()
-    out = set()
-    for m in _SUBMODULE_PATH.finditer(data.decode("utf-8", "surrogateescape")):
-        path = posixpath.normpath(m.group(1).strip('"').replace("\\", "/"))
-        if path and not path.startswith(("/", "../")) and path != ".":
-            out.add(path)
-    return frozenset(out)
-
-
-def _root_submodules(real_root: Path) -> frozenset[str]:
-    """The submodule paths of the git work tree holding ``real_root``, relative to ``real_root``
-    (the ``.gitmodules`` of the work tree's top, which may lie above the root)."""
-    for top in (real_root, *real_root.parents):
-        if os.path.lexists(top / ".git") or os.path.lexists(top / ".gitmodules"):
-            break
-    else:
-        return frozenset()
-    paths = _submodule_paths(str(top / ".gitmodules"))
-    if top == real_root:
-        return paths
-    prefix = real_root.relative_to(top).as_posix() + "/"
-    return frozenset(p[len(prefix):] for p in paths if p.startswith(prefix))
-
-
 def _inside(real: str, real_root: str) -> bool:
     try:
         return os.path.commonpath([real, real_root]) == real_root
@@ -925,76 +618,3 @@ def _single_file(path: Path, max_file_size: int) -> ScanPlan:
             "pass a .cu/.cuh/.cpp/.h/.py file, a build file, or a directory",
         )
     return walker._plan()
-
-
-# --- reading ----------------------------------------------------------------------
-
-
-def read_regular(path: str | os.PathLike, limit: int | None = None) -> bytes:
-    """The bytes of the regular file at ``path`` (at most ``limit`` of them when given).
-
-    Opened without blocking, so a FIFO (or a device) that took a file's place after
-    the walk raises ``OSError`` at once instead of waiting for a writer forever.
-    """
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(f"{_special_kind(st.st_mode)}, not a regular file")
-        want = st.st_size + 1 if limit is None else min(st.st_size + 1, limit)
-        chunks = [os.read(fd, want)]
-        got = len(chunks[0])
-        while chunks[-1] and (limit is None or got < limit):
-            chunks.append(os.read(fd, 1 << 20 if limit is None else min(1 << 20, limit - got)))
-            got += len(chunks[-1])
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
-
-
-def read_source(sf: SourceFile, *, max_file_size: int = DEFAULT_MAX_FILE_SIZE) -> SourceText | Skip:
-    """The text of a planned file, or a :class:`~vado.model.Skip` if it cannot be read as text.
-
-    Never raises for a bad file: a file that vanished or became unreadable since
-    the walk is ``UNREADABLE``, one that grew past ``max_file_size`` ``TOO_LARGE``.
-    """
-    try:
-        data = read_regular(sf.abs_path, max_file_size + 1)
-    except OSError as exc:
-        return Skip(sf.path, SkipReason.UNREADABLE, _os_error(exc))
-    if len(data) > max_file_size:
-        return Skip(sf.path, SkipReason.TOO_LARGE, f"more than the limit of {max_file_size} bytes")
-    bom = _bom_encoding(data[:4])
-    if sf.kind in _BYTE_VIEW:
-        if bom is not None and bom != "utf-8-sig":
-            return Skip(sf.path, SkipReason.UNDECODABLE, f"{bom.upper()} text: convert the file to UTF-8")
-        note = ""
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            note = f"not valid UTF-8 (first bad byte at offset {exc.start}); read byte for byte"
-        return SourceText(sf, decode_source(data), "latin-1", note)
-    if bom is not None:
-        encoding = bom
-    elif sf.kind in (FileKind.PYTHON, FileKind.SETUP_PY):
-        try:
-            encoding, _ = py_tokenize.detect_encoding(io.BytesIO(data).readline)
-        except (SyntaxError, LookupError) as exc:
-            return Skip(sf.path, SkipReason.UNDECODABLE, f"bad coding declaration: {exc}")
-    else:
-        encoding = "utf-8"
-    try:
-        text = data.decode(encoding)
-    except UnicodeDecodeError as exc:
-        return Skip(sf.path, SkipReason.UNDECODABLE, f"not valid {encoding} (first bad byte at offset {exc.start})")
-    except LookupError as exc:
-        return Skip(sf.path, SkipReason.UNDECODABLE, str(exc))
-    if text.startswith("\ufeff"):  # "utf-8-sig" drops it; the utf-16/32 codecs keep a second one
-        text = text[1:]
-    return SourceText(sf, text, encoding)
-
-
-def read_text(sf: SourceFile, *, max_file_size: int = DEFAULT_MAX_FILE_SIZE) -> str | Skip:
-    """:func:`read_source`'s text, or its skip."""
-    got = read_source(sf, max_file_size=max_file_size)
-    return got if isinstance(got, Skip) else got.text
