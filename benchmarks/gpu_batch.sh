@@ -6,13 +6,15 @@
 # between calls. Prepared here first (all four fit one carry: 41.4 MiB, about 50 with the tracked tree):
 #   python3 benchmarks/wave64_differential.py prepare --hecbench /work/repos/HeCBench/src \
 #       --hipify /work/repos/HIPIFY/bin/hipify-perl --work .gpu-work --seed 15 --count 38
-#   python3 benchmarks/wave64_samples.py prepare --work .gpu-samples27 --programs "$(cat benchmarks/gpu_batch_samples.txt)"
+# (gpu_batch_samples.txt: the 27 list programs the keyed meeting and the coalesced-group change can affect, and the
+#  14 programs new to the list on 2026-12-05 that no finding stops: cuda-training-series, CoffeeBeforeArch, code-samples)
+#   python3 benchmarks/wave64_samples.py prepare --work .gpu-samples41 --programs "$(cat benchmarks/gpu_batch_samples.txt)"
 #   python3 benchmarks/torch_ext_device.py prepare --work .gpu-torch --ports /work/repos/pypi-port5  (a ports dir made
 #       with today's vado: prepare ports only packages whose port is missing there)
 #   python3 benchmarks/torch_ext_device.py prepare --config benchmarks/torch_ext/unseen_packages.json \
 #       --pypi /work/repos/pypi2 --ports /work/repos/pypi2-port3 --work .gpu-torch2
 # The calls (fire each as soon as the last returns: an idle machine is given back after 30 s):
-#   1 (carry .gpu-work .gpu-samples27 .gpu-torch .gpu-torch2): bash benchmarks/gpu_batch.sh start; bash benchmarks/device_session.sh wait 540
+#   1 (carry .gpu-work .gpu-samples41 .gpu-torch .gpu-torch2): bash benchmarks/gpu_batch.sh start; bash benchmarks/device_session.sh wait 540
 #   2 (no carry: a carried path would replace what the jobs read): bash benchmarks/device_session.sh wait 560
 #   3: bash benchmarks/device_session.sh wait 230; bash benchmarks/device_session.sh collect
 # then here: tar -xzf each NAME.tar.gz; python3 benchmarks/wave64_differential.py report out/wave64_results.json ...
@@ -28,6 +30,6 @@ case "${1:-}" in
       --config benchmarks/torch_ext/unseen_packages.json --work .gpu-torch2 --build /tmp/te-build2 --reuse
     bash $S start w64 -- env W64_JOBS=6 W64_LIMIT=1100 W64_DEADLINE=950 bash benchmarks/wave64_device.sh --args bscan=10
     bash $S start samples -- env W64_CHECKS=0 W64_JOBS=3 W64_LIMIT=1000 W64_DEADLINE=820 bash benchmarks/wave64_device.sh \
-      --work .gpu-samples27 --programs "$(cat benchmarks/gpu_batch_samples.txt)";;
+      --work .gpu-samples41 --programs "$(cat benchmarks/gpu_batch_samples.txt)";;
   *) echo "usage: gpu_batch.sh start (see the header for the calls)" >&2; exit 2;;
 esac

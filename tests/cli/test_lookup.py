@@ -58,7 +58,7 @@ STATS = (
     'library     supported  deprecated  removed  experimental  unsupported  total\n'
     'complex            27           0        0             0            0     27\n'
     'cub               107           0        0             0           59    166\n'
-    'cublas            817           0        0            29          136    982\n'
+    'cublas            817           0        0            29          167   1013\n'
     'cublaslt           86           0        0             0          409    495\n'
     'cudnn             648           0        0             0          515   1163\n'
     'cufft              89           0        0             0           60    149\n'
@@ -75,7 +75,7 @@ STATS = (
     'rtc                28           0        0             0            9     37\n'
     'runtime           932          11        0             3          516   1462\n'
     'thrust             14           0        0             0            0     14\n'
-    'total            5670         350        2            47         3566   9635\n'
+    'total            5670         350        2            47         3597   9666\n'
 )
 
 UNKNOWN = (
