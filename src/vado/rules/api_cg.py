@@ -21,6 +21,7 @@ from typing import Iterable
 
 from vado.model import Applicability, Edit, Effort, Finding, Fix, Severity, Target, Verdict
 from vado.rules import cuda_syntax as cs
+from vado.rules.api_cg_tiles import tile_sizes
 from vado.rules.base import FileContext, Rule
 from vado.scan.lexer import Kind
 
@@ -328,10 +329,36 @@ class CooperativeGroupsTheTargetLacks(Rule):
                     f"{name} of {size} threads: HIP's tiles are at most one wavefront ({HIP_MAX_TILE} threads): "
                     f"{ADVICE['tile']}",
                     targets)
+            elif size is None:
+                yield from self._named_tile(ctx, view, i, targets)
         if view.ident_indices((_NAMESPACE, *_TILES, "coalesced_threads", "coalesced_group")):  # groups in use
             yield from self._shuffles(ctx, view, targets)
         if view.ident_indices(tuple(_MAKERS) + tuple(_MAKERS.values())):
             yield from self._members(ctx, view, names, using, targets)
+
+    def _named_tile(self, ctx: FileContext, view, i: int, targets) -> Iterable[Finding]:
+        """A tile whose size is a name (``tiled_partition<TILE>``): reported where a value the file gives it is over
+        64 threads, or where the size cannot be read and the tile is made here (``tiled_partition``; a
+        ``thread_block_tile<N>`` parameter takes the size of a tile made elsewhere)."""
+        toks = view.tokens
+        sizes = tile_sizes(view, i)
+        if sizes is None:
+            return
+        name = toks[i][3]
+        wide = sorted(v for v in sizes.values if v > HIP_MAX_TILE)
+        if wide:
+            yield self._finding(
+                ctx, toks[i][1], toks[i][2],
+                f"{name}<{sizes.name}> of {', '.join(map(str, wide))} threads ({sizes.source}): HIP's tiles are at "
+                f"most one wavefront ({HIP_MAX_TILE} threads) and a larger one does not compile: {ADVICE['tile']}",
+                targets)
+        elif sizes.unresolved and name == "tiled_partition":
+            yield self._finding(
+                ctx, toks[i][1], toks[i][2],
+                f"tiled_partition<{sizes.name}>: vado could not read the size ({sizes.why}); HIP's tiles are at most "
+                f"one wavefront ({HIP_MAX_TILE} threads) and a larger one does not compile: check it is at most "
+                f"{HIP_MAX_TILE}, else {ADVICE['tile']}",
+                targets)
 
     def _shuffles(self, ctx: FileContext, view, targets) -> Iterable[Finding]:
         """A group's shuffle of a value whose declared type is a vector type or a struct (see the class)."""

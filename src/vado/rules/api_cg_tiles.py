@@ -1,0 +1,219 @@
+"""The size of a cooperative-groups tile spelt with a name (API009's tile-size check).
+
+``cg::tiled_partition<TILE>(block)`` and ``cg::thread_block_tile<TILE>`` compile with HIP only for a power of 2 of
+at most the 64-lane wavefront (ROCm 7.2.4's ``static_assert``: "Tiled partition with size > wavefront size"), while
+CUDA takes up to 512 threads on a ``thread_block``. A size spelt as a literal is read where it stands; this module
+reads the sizes a name stands for in the same file:
+
+* ``#define TILE 256`` and ``constexpr int kTile = 128;`` / ``const unsigned kTile{128};`` (every definition of the
+  name in the file: ``#if`` branches may give several);
+* a template parameter of the enclosing function or class (``template <int TILE> __global__ void k(…)``): the
+  arguments of its explicit instantiations and launches in the file (``template __global__ void k<32>(…);``,
+  ``k<128><<<…>>>(…)``), each a literal or a name defined as above, else the parameter's default.
+
+What it cannot read (an argument that is another template's parameter, a name defined in another file, a template
+with no instantiation in the file) is *unresolved*: the rule then reports the tile instead of letting the port
+claim that nothing remains.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vado.rules import cuda_syntax as cs
+from vado.scan.lexer import Kind
+
+#: Types a non-type template parameter or a constant holding a tile size is declared with.
+_INTEGRAL = frozenset({"int", "unsigned", "long", "short", "size_t", "std", "uint32_t", "int32_t", "uint64_t",
+                       "int64_t", "auto", "signed", "char", "uint", "u32", "i32"})
+_DECL_WORDS = frozenset({"constexpr", "const", "static", "inline", "__device__", "__constant__", "__host__"})
+
+
+@dataclass(frozen=True)
+class TileSizes:
+    """What a tile's size names: the values read (``values``), where they come from, and whether some use of the
+    name could not be read (``unresolved``, with ``why``)."""
+
+    name: str
+    values: frozenset[int]
+    unresolved: bool
+    why: str = ""
+    source: str = ""
+
+
+def _close_angle(toks, k: int) -> int | None:
+    """The index of the ``>`` closing the ``<`` at ``k`` (``>>`` closes two), or None."""
+    depth, j = 0, k
+    while j < len(toks):
+        t = toks[j][3]
+        if t in ("(", "["):
+            j = _skip_paren(toks, j)
+            if j is None:
+                return None
+        elif t == "<":
+            depth += 1
+        elif t in (">", ">>"):
+            depth -= len(t)
+            if depth <= 0:
+                return j
+        elif t in (";", "{", "}"):
+            return None
+        j += 1
+    return None
+
+
+def _skip_paren(toks, j: int) -> int | None:
+    depth = 0
+    while j < len(toks):
+        t = toks[j][3]
+        depth += 1 if t in ("(", "[") else -1 if t in (")", "]") else 0
+        if depth == 0:
+            return j
+        j += 1
+    return None
+
+
+def _args(toks, open_: int, close: int) -> list[list]:
+    """The top-level comma-separated arguments between ``<`` at ``open_`` and ``>`` at ``close``."""
+    out, cur, depth = [], [], 0
+    for t in toks[open_ + 1:close]:
+        s = t[3]
+        if s in ("(", "[", "<", "{"):
+            depth += 1
+        elif s in (")", "]", ">", "}"):
+            depth -= 1
+        if s == "," and depth == 0:
+            out.append(cur)
+            cur = []
+        else:
+            cur.append(t)
+    out.append(cur)
+    return out
+
+
+def _literal(tokens) -> int | None:
+    """The value of ``128``, ``(128)``, ``128u``: an integer literal, maybe parenthesized."""
+    toks = [t for t in tokens if t[3] not in ("(", ")")]
+    if len(toks) == 1 and toks[0][0] is Kind.NUMBER:
+        return cs.int_value(toks[0][3])
+    return None
+
+
+def constant_values(view, name: str) -> frozenset[int] | None:
+    """The values the file gives ``name`` through ``#define name N`` or a ``const``/``constexpr`` integral
+    declaration ``name = N`` / ``name{N}``; None where it gives none (or one that is not a literal)."""
+    toks, values = view.tokens, set()
+    for j in view.ident_indices((name,)):
+        if j < 1:
+            continue
+        prev = toks[j - 1]
+        if prev[0] is Kind.DIRECTIVE and prev[3].replace(" ", "").replace("\t", "").endswith("define"):
+            end = j + 1
+            while end < len(toks) and toks[end][0] is not Kind.EOD:
+                end += 1
+            body = toks[j + 1:end]
+            if body and body[0][3] == "(" and body[0][1] == toks[j][2]:
+                return None  # a function-like macro
+            v = _literal(body)
+            if v is None:
+                return None
+            values.add(v)
+            continue
+        if j + 2 >= len(toks) or toks[j + 1][3] not in ("=", "{"):
+            continue
+        k, words = j - 1, set()
+        while k >= 0 and (toks[k][3] in _INTEGRAL or toks[k][3] in _DECL_WORDS or toks[k][3] == "::"):
+            words.add(toks[k][3])
+            k -= 1
+        if not (words & {"const", "constexpr"}) or not (words & _INTEGRAL):
+            continue
+        end = j + 2
+        while end < len(toks) and toks[end][3] not in (";", ",", "}"):
+            end += 1
+        v = _literal(toks[j + 2:end])
+        if v is None:
+            return None
+        values.add(v)
+    return frozenset(values) if values else None
+
+
+def _template_parameter(view, i: int, name: str) -> tuple[int, int, int | None, str] | None:
+    """For ``name`` used at token ``i`` as a parameter of an enclosing ``template <…>``: (the ``template`` token,
+    the parameter's position, its default (None if none or not a literal), the templated entity's name)."""
+    toks, pairs = view.tokens, view.pairs
+    for t in reversed(view.ident_indices(("template",))):
+        if t >= i or t + 1 >= len(toks) or toks[t + 1][3] != "<":
+            continue
+        close = _close_angle(toks, t + 1)
+        if close is None:
+            continue
+        # the templated entity: its name (before the first '(' or the struct's name) and its body's braces
+        k, entity, body = close + 1, None, None
+        while k < len(toks) and toks[k][3] not in (";",):
+            s = toks[k][3]
+            if s in ("struct", "class") and k + 1 < len(toks) and toks[k + 1][0] is Kind.IDENT and entity is None:
+                entity = toks[k + 1][3]
+            elif s == "(" and entity is None and toks[k - 1][0] is Kind.IDENT:
+                entity = toks[k - 1][3]
+                k = pairs.get(k, k)
+            elif s == "(":
+                k = pairs.get(k, k)
+            elif s == "{":
+                body = (k, pairs.get(k, len(toks)))
+                break
+            k += 1
+        if body is None or not body[0] < i < body[1] or entity is None:
+            continue
+        for pos, arg in enumerate(_args(toks, t + 1, close)):
+            idents = [a for a in arg if a[0] is Kind.IDENT]
+            eq = next((n for n, a in enumerate(arg) if a[3] == "="), len(arg))
+            if eq >= 1 and arg[eq - 1][3] == name and any(a[3] in _INTEGRAL for a in arg[:eq - 1]):
+                return t, pos, _literal(arg[eq + 1:]) if eq < len(arg) else None, entity
+            if idents and idents[0][3] in ("typename", "class") and name in [a[3] for a in arg]:
+                return None  # a type parameter of that name
+    return None
+
+
+def tile_sizes(view, i: int) -> TileSizes | None:
+    """The sizes of the tile whose name is at token ``i`` (``tiled_partition`` / ``thread_block_tile``) when its
+    size is a name (``tiled_partition<TILE>``); None for a literal size or another shape."""
+    toks = view.tokens
+    if not (i + 3 < len(toks) and toks[i + 1][3] == "<" and toks[i + 2][0] is Kind.IDENT
+            and toks[i + 3][3] in (">", ",", ">>")):
+        return None
+    name = toks[i + 2][3]
+    param = _template_parameter(view, i, name)
+    if param is None:
+        values = constant_values(view, name)
+        if values is None:
+            return TileSizes(name, frozenset(), True, f"{name} is not defined in this file")
+        return TileSizes(name, values, False, source=f"the value this file gives {name}")
+    t, pos, default, entity = param
+    values, unresolved, why = set(), False, ""
+    found = False
+    for j in view.ident_indices((entity,)):
+        if j + 1 >= len(toks) or toks[j + 1][3] != "<":
+            continue
+        close = _close_angle(toks, j + 1)
+        if close is None:
+            continue
+        args = _args(toks, j + 1, close)
+        if pos >= len(args):
+            continue
+        found = True
+        v = _literal(args[pos])
+        if v is not None:
+            values.add(v)
+            continue
+        arg = [a for a in args[pos] if a[3] not in ("(", ")")]
+        consts = constant_values(view, arg[0][3]) if len(arg) == 1 and arg[0][0] is Kind.IDENT else None
+        if consts is None:
+            unresolved = True
+            why = f"{entity}<{' '.join(a[3] for a in args[pos])}> is not resolved in this file"
+        else:
+            values |= consts
+    if not found:
+        if default is not None:
+            return TileSizes(name, frozenset({default}), False, source=f"{entity}'s default argument")
+        return TileSizes(name, frozenset(), True, f"{entity} is not instantiated with a size in this file")
+    return TileSizes(name, frozenset(values), unresolved, why, source=f"{entity}'s instantiations in this file")
