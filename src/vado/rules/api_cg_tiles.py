@@ -201,7 +201,7 @@ def tile_sizes(view, i: int) -> TileSizes | None:
         if pos >= len(args):
             continue
         found = True
-        v = _literal(args[pos])
+        v = _literal(args[pos]) if args[pos] else default  # k<>: the default argument
         if v is not None:
             values.add(v)
             continue
