@@ -617,8 +617,8 @@ def _drop_block_tile_memory(ctx: FileContext, view, i: int) -> Fix | None:
     """``__shared__ cg::block_tile_memory<…> btm;`` at token ``i`` and ``this_thread_block(btm)``: the declaration
     becomes a comment and the argument goes (HIP's ``this_thread_block()`` takes none; its tiles are at most one
     wavefront and use no scratch; CUDA needs it only for tiles over 32 threads before sm_80). None where the
-    declaration has another shape, the name has another use, or a tile of its block has a size that is not a
-    literal (it may be over 64 threads: the finding then stays as the stop)."""
+    declaration has another shape, the name has another use, or a tile of its block has a size vado does not read
+    as at most 64 threads (:func:`tile_sizes`; it may be over 64: the finding then stays as the stop)."""
     toks = view.tokens
     k = i + 1
     if k >= len(toks) or toks[k][3] != "<":
@@ -645,7 +645,9 @@ def _drop_block_tile_memory(ctx: FileContext, view, i: int) -> Fix | None:
         # a tile whose size is known only at instantiation (cuda-samples reduction: tiled_partition<MultiWarpGroupSize>
         # of up to 512 threads): HIP's stop at 64, so the scratch's finding stays, without a fix
         if max(o, 0) < j < close and j + 2 < len(toks) and toks[j + 1][3] == "<" and toks[j + 2][0] is not Kind.NUMBER:
-            return None
+            sizes = tile_sizes(view, j)
+            if sizes is None or sizes.unresolved or not sizes.values or max(sizes.values) > HIP_MAX_TILE:
+                return None
     for j in view.ident_indices((name,)):
         if j == k + 1 or not k < j < close:
             continue
