@@ -341,7 +341,7 @@ class CooperativeGroupsTheTargetLacks(Rule):
         64 threads, or where the size cannot be read and the tile is made here (``tiled_partition``; a
         ``thread_block_tile<N>`` parameter takes the size of a tile made elsewhere)."""
         toks = view.tokens
-        sizes = tile_sizes(view, i)
+        sizes = tile_sizes(view, i, ctx)
         if sizes is None:
             return
         name = toks[i][3]
@@ -645,7 +645,7 @@ def _drop_block_tile_memory(ctx: FileContext, view, i: int) -> Fix | None:
         # a tile whose size is known only at instantiation (cuda-samples reduction: tiled_partition<MultiWarpGroupSize>
         # of up to 512 threads): HIP's stop at 64, so the scratch's finding stays, without a fix
         if max(o, 0) < j < close and j + 2 < len(toks) and toks[j + 1][3] == "<" and toks[j + 2][0] is not Kind.NUMBER:
-            sizes = tile_sizes(view, j)
+            sizes = tile_sizes(view, j, ctx)
             if sizes is None or sizes.unresolved or not sizes.values or max(sizes.values) > HIP_MAX_TILE:
                 return None
     for j in view.ident_indices((name,)):

@@ -6,7 +6,8 @@ CUDA takes up to 512 threads on a ``thread_block``. A size spelt as a literal is
 reads the sizes a name stands for in the same file:
 
 * ``#define TILE 256`` and ``constexpr int kTile = 128;`` / ``const unsigned kTile{128};`` (every definition of the
-  name in the file: ``#if`` branches may give several);
+  name in the file: ``#if`` branches may give several), else ``#define TILE 256`` in a project header the file
+  includes;
 * a template parameter of the enclosing function or class (``template <int TILE> __global__ void k(…)``): the
   arguments of its explicit instantiations and launches in the file (``template __global__ void k<32>(…);``,
   ``k<128><<<…>>>(…)``), each a literal or a name defined as above, else the parameter's default.
@@ -18,6 +19,7 @@ claim that nothing remains.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from vado.rules import cuda_syntax as cs
@@ -26,6 +28,8 @@ from vado.scan.lexer import Kind
 #: Types a non-type template parameter or a constant holding a tile size is declared with.
 _INTEGRAL = frozenset({"int", "unsigned", "long", "short", "size_t", "std", "uint32_t", "int32_t", "uint64_t",
                        "int64_t", "auto", "signed", "char", "uint", "u32", "i32"})
+#: Names before a parenthesis that are not the templated function's name (``__launch_bounds__(256) k(…)``).
+_ATTRIBUTES = frozenset({"__launch_bounds__", "__attribute__", "__declspec", "alignas", "__align__", "decltype"})
 _DECL_WORDS = frozenset({"constexpr", "const", "static", "inline", "__device__", "__constant__", "__host__"})
 
 
@@ -153,6 +157,8 @@ def _template_parameter(view, i: int, name: str) -> tuple[int, int, int | None, 
             s = toks[k][3]
             if s in ("struct", "class") and k + 1 < len(toks) and toks[k + 1][0] is Kind.IDENT and entity is None:
                 entity = toks[k + 1][3]
+            elif s == "(" and toks[k - 1][3] in _ATTRIBUTES:
+                k = pairs.get(k, k)
             elif s == "(" and entity is None and toks[k - 1][0] is Kind.IDENT:
                 entity = toks[k - 1][3]
                 k = pairs.get(k, k)
@@ -174,7 +180,42 @@ def _template_parameter(view, i: int, name: str) -> tuple[int, int, int | None, 
     return None
 
 
-def tile_sizes(view, i: int) -> TileSizes | None:
+_QUOTED = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\r\n]+)"', re.M)
+
+
+def header_values(ctx, text: str, name: str) -> frozenset[int] | None:
+    """The values ``#define name N`` gives ``name`` in the project headers the file includes (quoted includes,
+    read within the audited tree, ``source_root``, as :class:`vado.scan.project_headers.ProjectHeaders` finds
+    them); None where none defines it, or one defines it as something other than an integer literal."""
+    root = (getattr(ctx, "options", None) or {}).get("source_root")
+    quoted = [m.group(1) for m in _QUOTED.finditer(text)]
+    if not root or not quoted:
+        return None
+    from vado.scan.project_headers import project_headers
+
+    values: set[int] = set()
+    define = re.compile(rf"^[ \t]*#[ \t]*define[ \t]+{re.escape(name)}\b(\(?)[ \t]*([^\r\n]*)", re.M)
+    for _, header in project_headers(str(root)).headers_defining(ctx.path, quoted, {name}):
+        for m in define.finditer(header):
+            body = re.sub(r"//.*|/\*.*?\*/", "", m.group(2)).strip()
+            if m.group(1):
+                return None  # a function-like macro
+            lit = re.fullmatch(r"\(?\s*((?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*)\s*\)?", body)
+            if lit is None:
+                return None
+            values.add(cs.int_value(lit.group(1)))
+    return frozenset(values) if values else None
+
+
+def _named_values(view, ctx, name: str) -> frozenset[int] | None:
+    """The values the file, else the project headers it includes, give ``name``."""
+    values = constant_values(view, name)
+    if values is None and ctx is not None:
+        values = header_values(ctx, view.text, name)
+    return values
+
+
+def tile_sizes(view, i: int, ctx=None) -> TileSizes | None:
     """The sizes of the tile whose name is at token ``i`` (``tiled_partition`` / ``thread_block_tile``) when its
     size is a name (``tiled_partition<TILE>``); None for a literal size or another shape."""
     toks = view.tokens
@@ -184,9 +225,9 @@ def tile_sizes(view, i: int) -> TileSizes | None:
     name = toks[i + 2][3]
     param = _template_parameter(view, i, name)
     if param is None:
-        values = constant_values(view, name)
+        values = _named_values(view, ctx, name)
         if values is None:
-            return TileSizes(name, frozenset(), True, f"{name} is not defined in this file")
+            return TileSizes(name, frozenset(), True, f"{name} is not defined in this file or a header it includes")
         return TileSizes(name, values, False, source=f"the value this file gives {name}")
     t, pos, default, entity = param
     values, unresolved, why = set(), False, ""
@@ -206,7 +247,7 @@ def tile_sizes(view, i: int) -> TileSizes | None:
             values.add(v)
             continue
         arg = [a for a in args[pos] if a[3] not in ("(", ")")]
-        consts = constant_values(view, arg[0][3]) if len(arg) == 1 and arg[0][0] is Kind.IDENT else None
+        consts = _named_values(view, ctx, arg[0][3]) if len(arg) == 1 and arg[0][0] is Kind.IDENT else None
         if consts is None:
             unresolved = True
             why = f"{entity}<{' '.join(a[3] for a in args[pos])}> is not resolved in this file"
