@@ -35,12 +35,12 @@ def test_hipcc_rejects_the_wide_tiles_vado_reports_and_no_ok_line(tmp_path: Path
     ported = tmp_path / "port" / FIXTURE.name
     lines = ported.read_text(encoding="latin-1").splitlines()
     ruleid, ok = _marked(lines, "ruleid"), _marked(lines, "ok")
-    assert len(ruleid) == 4 and len(ok) == 5
+    assert len(ruleid) == 5 and len(ok) == 6
     left = [f for f in result.remaining if f.code == "API009"]
     assert {f.span.line for f in left} == ruleid  # the port claims nothing it cannot compile
     wide = {f.span.line for f in left if "threads (" in f.message}
     unread = {f.span.line for f in left if "could not read the size" in f.message}
-    assert len(wide) == 3 and len(unread) == 1 and wide | unread == ruleid
+    assert len(wide) == 4 and len(unread) == 1 and wide | unread == ruleid
     proc = subprocess.run([compiler.path, f"--offload-arch={compiler.archs[0]}", "-x", "hip", "-c", str(ported),
                            "-o", str(tmp_path / "k.o")], capture_output=True, text=True, timeout=900)
     assert proc.returncode != 0

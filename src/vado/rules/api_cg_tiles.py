@@ -5,9 +5,9 @@ at most the 64-lane wavefront (ROCm 7.2.4's ``static_assert``: "Tiled partition 
 CUDA takes up to 512 threads on a ``thread_block``. A size spelt as a literal is read where it stands; this module
 reads the sizes a name stands for in the same file:
 
-* ``#define TILE 256`` and ``constexpr int kTile = 128;`` / ``const unsigned kTile{128};`` (every definition of the
-  name in the file: ``#if`` branches may give several), else ``#define TILE 256`` in a project header the file
-  includes;
+* ``#define TILE 256`` and ``constexpr int kTile = 128;`` / ``const unsigned kTile{128};`` or a constant
+  expression of such names (``WARP_SIZE / LINES_PER_WARP``), every definition of the name in the file (``#if``
+  branches may give several), else ``#define TILE 256`` in a project header the file includes;
 * a template parameter of the enclosing function or class (``template <int TILE> __global__ void k(…)``): the
   arguments of its explicit instantiations and launches in the file (``template __global__ void k<32>(…);``,
   ``k<128><<<…>>>(…)``), each a literal or a name defined as above, else the parameter's default.
@@ -19,6 +19,8 @@ claim that nothing remains.
 
 from __future__ import annotations
 
+import ast
+import operator
 import re
 from dataclasses import dataclass
 
@@ -103,7 +105,60 @@ def _literal(tokens) -> int | None:
     return None
 
 
-def constant_values(view, name: str) -> frozenset[int] | None:
+_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+        ast.Mod: operator.mod, ast.LShift: operator.lshift, ast.RShift: operator.rshift}
+
+
+def _value(tokens, resolve) -> int | None:
+    """The value of an integer constant expression of literals, names ``resolve`` gives one value for, ``+ - * / %
+    << >>`` and parentheses (``WARP_SIZE / LINES_PER_WARP``); None for anything else."""
+    lit = _literal(tokens)
+    if lit is not None or resolve is None:
+        return lit
+    parts = []
+    for t in tokens:
+        if t[0] is Kind.NUMBER:
+            v = cs.int_value(t[3])
+            if v is None:
+                return None
+            parts.append(str(v))
+        elif t[0] is Kind.IDENT:
+            v = resolve(t[3])
+            if v is None:
+                return None
+            parts.append(f"({v})")
+        elif t[3] in ("+", "-", "*", "%", "<<", ">>", "(", ")"):
+            parts.append(t[3])
+        elif t[3] == "/":
+            parts.append("//")  # C's integer division of the non-negative sizes
+        else:
+            return None
+    try:
+        tree = ast.parse(" ".join(parts), mode="eval")
+    except (SyntaxError, ValueError):
+        return None
+
+    def ev(node):
+        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+            return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -ev(node.operand)
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+            left, right = ev(node.left), ev(node.right)
+            if isinstance(node.op, (ast.FloorDiv, ast.Mod)) and right == 0:
+                raise ZeroDivisionError
+            if isinstance(node.op, ast.LShift) and not 0 <= right < 64:
+                raise ValueError
+            return _OPS[type(node.op)](left, right)
+        raise ValueError
+
+    try:
+        return ev(tree.body)
+    except (ValueError, ZeroDivisionError, RecursionError):
+        return None
+
+
+def constant_values(view, name: str, resolve=None) -> frozenset[int] | None:
     """The values the file gives ``name`` through ``#define name N`` or a ``const``/``constexpr`` integral
     declaration ``name = N`` / ``name{N}``; None where it gives none (or one that is not a literal)."""
     toks, values = view.tokens, set()
@@ -118,7 +173,7 @@ def constant_values(view, name: str) -> frozenset[int] | None:
             body = toks[j + 1:end]
             if body and body[0][3] == "(" and body[0][1] == toks[j][2]:
                 return None  # a function-like macro
-            v = _literal(body)
+            v = _value(body, resolve)
             if v is None:
                 return None
             values.add(v)
@@ -126,15 +181,18 @@ def constant_values(view, name: str) -> frozenset[int] | None:
         if j + 2 >= len(toks) or toks[j + 1][3] not in ("=", "{"):
             continue
         k, words = j - 1, set()
+        if toks[k][0] is Kind.IDENT and toks[k][3] not in _INTEGRAL and toks[k][3] not in _DECL_WORDS:
+            words.add("type")  # constexpr int_t warp_size = 32: a project's own integer type
+            k -= 1
         while k >= 0 and (toks[k][3] in _INTEGRAL or toks[k][3] in _DECL_WORDS or toks[k][3] == "::"):
             words.add(toks[k][3])
             k -= 1
-        if not (words & {"const", "constexpr"}) or not (words & _INTEGRAL):
+        if not ("constexpr" in words or ("const" in words and words & _INTEGRAL)):
             continue
         end = j + 2
         while end < len(toks) and toks[end][3] not in (";", ",", "}"):
             end += 1
-        v = _literal(toks[j + 2:end])
+        v = _value(toks[j + 2:end], resolve)
         if v is None:
             return None
         values.add(v)
@@ -207,9 +265,16 @@ def header_values(ctx, text: str, name: str) -> frozenset[int] | None:
     return frozenset(values) if values else None
 
 
-def _named_values(view, ctx, name: str) -> frozenset[int] | None:
-    """The values the file, else the project headers it includes, give ``name``."""
-    values = constant_values(view, name)
+def _named_values(view, ctx, name: str, _depth: int = 0) -> frozenset[int] | None:
+    """The values the file, else the project headers it includes, give ``name`` (an expression's names read
+    the same way, 4 deep)."""
+    def resolve(other: str) -> int | None:
+        if _depth >= 4 or other == name:
+            return None
+        vals = _named_values(view, ctx, other, _depth + 1)
+        return next(iter(vals)) if vals and len(vals) == 1 else None
+
+    values = constant_values(view, name, resolve)
     if values is None and ctx is not None:
         values = header_values(ctx, view.text, name)
     return values
