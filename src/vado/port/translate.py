@@ -176,6 +176,32 @@ def _include_directives(toks) -> list[tuple[int, str]]:
     return [(i, t) for i, t in zip(directives, index.texts(directives)) if t.endswith(("include", "include_next"))]
 
 
+def _include_branches(toks) -> dict[int, tuple[tuple[int, int], ...]]:
+    """For each include directive of ``toks`` (by token index): the conditional branches it sits in,
+    outermost first, each as ``(group, branch)``: the ``#if``/``#ifdef``/``#ifndef`` group's ordinal in
+    the file and which of its ``#if``/``#elif``/``#else`` parts holds the include. ``()`` for an include
+    outside any group."""
+    index = spelling_index(toks)
+    directives = index.directives()
+    out: dict[int, tuple[tuple[int, int], ...]] = {}
+    stack: list[tuple[int, int]] = []
+    groups = 0
+    for i, text in zip(directives, index.texts(directives)):
+        word = text[1:].strip()
+        if word.startswith("if"):
+            stack.append((groups, 0))
+            groups += 1
+        elif word.startswith(("elif", "else")):
+            if stack:
+                stack[-1] = (stack[-1][0], stack[-1][1] + 1)
+        elif word == "endif":
+            if stack:
+                stack.pop()
+        elif word.startswith("include"):
+            out[i] = tuple(stack)
+    return out
+
+
 def _ident_indices(toks, names) -> list[int]:
     """Indices of the IDENT tokens of ``toks`` spelt one of ``names`` (a set or dict), in order."""
     return spelling_index(toks).indices_of(names, Kind.IDENT)
@@ -340,12 +366,21 @@ def include_fixes(path: str, toks: list, target: Target, *, roc: bool = False) -
     A ``cub/`` header no table lists follows ``cub/cub.cuh`` (:data:`_UMBRELLA_DIRS`).
     A header whose HIP counterpart is empty (``device_launch_parameters.h``) is
     turned into a comment; a second include of the same HIP header is dropped,
-    as HIPIFY does. ``cublas.h`` stays in a legacy-cuBLAS file (:func:`legacy_cublas`)
+    as HIPIFY does, where the first is included on every configuration the second
+    is (not when the first sits in an ``#if`` branch the second is outside of). ``cublas.h`` stays in a legacy-cuBLAS file (:func:`legacy_cublas`)
     that calls legacy functions.
     """
     names = rename_map(target, roc)
     fixes: list[Fix] = []
-    seen: set[str] = set()
+    # header -> the conditional branches of each earlier include of it (:func:`_include_branches`). A later
+    # include is redundant only where an earlier one sits in the same branches or fewer (unconditional,
+    # or in a group branch that also holds the later one): one inside `#ifdef HALF_IO` does not make a
+    # later unconditional `#include <cuda_fp16.h>` redundant, since builds without HALF_IO need it.
+    seen: dict[str, list[tuple]] = {}
+    branches = _include_branches(toks)
+
+    def included(header: str, where: tuple) -> bool:
+        return any(where[: len(p)] == p for p in seen.get(header, ()))
     # A legacy-cuBLAS file that calls legacy functions keeps <cublas.h>: hipBLAS
     # has no handle-less API, the calls stay (identifier_fixes), and keeping the
     # header keeps the file recognisable as legacy, so a second port changes nothing.
@@ -362,10 +397,11 @@ def include_fixes(path: str, toks: list, target: Target, *, roc: bool = False) -
         r = names.get(inner)
         if r is None and inner.startswith(tuple(_UMBRELLA_DIRS)):
             r = names.get(_UMBRELLA_DIRS[inner[: inner.index("/") + 1]])
+        where = branches.get(i, ())
         if r is None or r.kind != "header" or inner in keep:
-            seen.add(inner)
+            seen.setdefault(inner, []).append(where)
             continue
-        if not r.new or r.new in seen:
+        if not r.new or included(r.new, where):
             end = toks[i + 2][1] if i + 2 < len(toks) and toks[i + 2][0] is Kind.EOD else operand[2]
             why = "not needed with HIP" if not r.new else f"{r.new} is already included"
             fixes.append(
@@ -377,7 +413,7 @@ def include_fixes(path: str, toks: list, target: Target, *, roc: bool = False) -
                 )
             )
             continue
-        seen.add(r.new)
+        seen.setdefault(r.new, []).append(where)
         new_operand = operand[3][0] + r.new + operand[3][-1]
         if r.new in HEADER_FALLBACKS:
             fixes.append(Fix((Edit(path, tok[1], operand[2], _fallback_include(tok[3], operand[3], r.new)),),
