@@ -21,7 +21,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 TODAY = ("cmake_hip", "cmake_rename", "makefile_rename", "makefile_link", "include_rename", "include", "identifier",
          "sync_downgrade", "local_helper", "half_cast", "dependent_template", "warp32_helper", "cg_reduce",
          "cg_shuffle_helper", "solve_buffer", "braced_zero", "scale_type", "fast_accum", "device_error_string", "location_overload",
-         "lt_descriptor", "fp8", "dim3_assign", "block_io", "register_keyword", "namespace", "launch",
+         "lt_descriptor", "fp8", "dim3_assign", "block_io", "register_keyword", "callback_convention", "namespace", "launch",
          "runtime_include", "torch_cub_alias", "implicit_std_include")
 BEFORE_OVERLOADS = (RULES, *TODAY[4:19])
 
@@ -104,7 +104,7 @@ def _old_produce_fixes(path, kind, text, target, options, findings):
     from vado.port.namespaces import namespace_fixes
     from vado.port.overloads import dim3_assign_fixes, location_overload_fixes, yield_to
     from vado.port.passes import offload_archs, source_links_under
-    from vado.port.translate import (identifier_fixes, implicit_std_include_fixes, include_fixes,
+    from vado.port.translate import (callback_convention_fixes, identifier_fixes, implicit_std_include_fixes, include_fixes,
                                      register_keyword_fixes, runtime_include_fix, sync_downgrade_fixes)
     from vado.port.wave import warp32_helper_fixes
 
@@ -142,6 +142,8 @@ def _old_produce_fixes(path, kind, text, target, options, findings):
         fixes.extend(dim3_assign_fixes(path, text, toks, target))
         fixes.extend(block_io_fixes(path, text, toks, target))
         fixes.extend(register_keyword_fixes(path, toks))
+        if target.family == "rocm":
+            fixes.extend(callback_convention_fixes(path, text, toks))
         fixes.extend(namespace_fixes(path, toks, text))
         if options.launch == "ggl":
             fixes.extend(launch_fixes(path, text, toks))

@@ -54,6 +54,7 @@ from vado.port.namespaces import namespace_fixes
 from vado.port.overloads import dim3_assign_fixes, location_overload_fixes, yield_to
 from vado.port.torch_cub import cub_alias_fixes
 from vado.port.translate import (
+    callback_convention_fixes,
     identifier_fixes,
     implicit_std_include_fixes,
     include_fixes,
@@ -245,6 +246,8 @@ for _p in (
     FixPass("dim3_assign", _text_toks_target(dim3_assign_fixes), _C_FAMILY, 270),
     FixPass("block_io", _text_toks_target(block_io_fixes), _C_FAMILY, 280),
     FixPass("register_keyword", lambda i: register_keyword_fixes(i.path, i.toks), _C_FAMILY, 290),
+    FixPass("callback_convention", lambda i: callback_convention_fixes(i.path, i.text, i.toks), _C_FAMILY, 295,
+            families=frozenset({"rocm"})),
     FixPass("namespace", lambda i: namespace_fixes(i.path, i.toks, i.text), _C_FAMILY, 300),
     FixPass("launch", lambda i: launch_fixes(i.path, i.text, i.toks), _C_FAMILY, 310, needs=("launch",),
             when=lambda o: o.launch == "ggl"),

@@ -13,6 +13,7 @@ location, and the name stays so the compiler error points at it too.
 
 from __future__ import annotations
 
+import bisect
 import functools
 
 from dataclasses import dataclass
@@ -537,6 +538,48 @@ def register_keyword_fixes(path: str, toks: list) -> list[Fix]:
         if prev is not None and (prev[0] is Kind.DIRECTIVE or prev[3] in (".", "->", "::")):
             continue  # `#define register`, or a member or scoped name
         fixes.append(Fix((Edit(path, tok[1], nxt[1], ""),), Applicability.SAFE, "drop the `register` storage class", ("cxx17",)))
+    return fixes
+
+
+#: CUDA's calling-convention macros for host callbacks → the CUDA header that defines them. Each is
+#: ``__stdcall`` on Windows and empty elsewhere (CUDA 13.0 ``driver_types.h``: ``CUDART_CB``; ``cuda.h``:
+#: ``CUDA_CB``). HIP has no such macro: ROCm 7.2.4's ``hip_runtime_api.h`` declares ``hipHostFn_t`` and
+#: ``hipStreamCallback_t`` with the default calling convention, and HIPIFY maps neither (hipify-perl lists
+#: ``CUDA_CB`` as unsupported and leaves ``CUDART_CB``), so hipcc failed on them (cuda-samples
+#: simpleCudaGraphs, simpleCallback). Without the macro a callback has HIP's declaration on every platform.
+CALLBACK_CONVENTIONS = {"CUDART_CB": "driver_types.h", "CUDA_CB": "cuda.h"}
+
+
+def callback_convention_fixes(path: str, text: str, toks: list) -> list[Fix]:
+    """Drop :data:`CALLBACK_CONVENTIONS`' macros (``void CUDART_CB fn(void*)`` → ``void fn(void*)``).
+
+    A file that ``#define``s the macro itself keeps it (it compiles as it is); a use in a
+    conditional (``#ifdef CUDART_CB``) or as a member or scoped name is not the macro's expansion.
+    """
+    index = spelling_index(toks)
+    uses = index.indices_of(CALLBACK_CONVENTIONS, Kind.IDENT)
+    if not uses:
+        return []
+    marks = index.directive_marks()
+    defined = {toks[i + 1][3] for i, t in zip(index.directives(), index.texts(index.directives()))
+               if t[1:].strip() == "define" and i + 1 < len(toks) and toks[i + 1][0] is Kind.IDENT}
+    fixes: list[Fix] = []
+    for i in uses:
+        tok = toks[i]
+        if tok[3] in defined:
+            continue
+        k = bisect.bisect_left(marks, i) - 1
+        if k >= 0 and toks[marks[k]][0] is Kind.DIRECTIVE and toks[marks[k]][3][1:].strip() != "define":
+            continue  # #ifdef CUDART_CB, #if defined(CUDA_CB), #undef …: a test of the macro, not a use
+        prev = _prev_code(toks, i)
+        if prev is not None and prev[3] in (".", "->", "::"):
+            continue
+        end = tok[2]
+        while end < len(text) and text[end] in " \t":
+            end += 1
+        fixes.append(Fix((Edit(path, tok[1], end, ""),), Applicability.SAFE,
+                         f"drop {tok[3]} (CUDA's host-callback calling convention, {CALLBACK_CONVENTIONS[tok[3]]}: "
+                         "empty outside Windows; HIP's callback types declare none)", ("callback-convention",)))
     return fixes
 
 

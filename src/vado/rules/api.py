@@ -350,6 +350,13 @@ class CudaNameWithoutHipEquivalent(_PerTargetStatusRule):
     file_kinds = CUDA_KINDS
     statuses = frozenset({UNAVAILABLE})
 
+    def reported_elsewhere(self, use: NameUses, target: Target) -> bool:
+        """A host-callback calling-convention macro (``CUDA_CB``) has nothing to rewrite: ``vado port``
+        drops it on ROCm (:data:`vado.port.translate.CALLBACK_CONVENTIONS`)."""
+        from vado.port.translate import CALLBACK_CONVENTIONS
+
+        return target.family == "rocm" and use.name in CALLBACK_CONVENTIONS
+
     def verdict(self, ctx: FileContext, use: NameUses, target: Target, av: Any) -> Verdict:
         if _library_blocked_on(use.name, target):
             return Verdict.BLOCKED
