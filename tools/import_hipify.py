@@ -493,6 +493,39 @@ def emulation_table() -> Table:
     return t
 
 
+#: CUDA's scoped atomics HIPIFY's device table (at the imported commit) lacks: every ``*_block`` form and
+#: ``atomicInc_system``/``atomicDec_system`` (CUDA 13.0 sm_60_atomic_functions.h declares them). ROCm 7.2.4's
+#: ``hip/amd_detail/amd_hip_atomic.h`` declares the ``*_system`` forms of the others and no ``*_block`` form; its
+#: plain atomics are device (agent) scope, which covers a block's, so a ``*_block`` call renames to the plain one
+#: and keeps every guarantee. Without a row, a port left these names with no finding and hipcc failed
+#: (cuda-samples systemWideAtomics: atomicInc_system).
+SCOPED_ATOMIC_OPS = ("Add", "Sub", "Exch", "Min", "Max", "Inc", "Dec", "CAS", "And", "Or", "Xor")
+SCOPED_ATOMICS_SOURCE = Source(
+    "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#atomic-functions", "",
+    "CUDA 13.0 sm_60_atomic_functions.h (atomic*_block, atomic*_system); ROCm 7.2.4 hip/amd_detail/amd_hip_atomic.h "
+    "declares atomic{Add,Sub,Exch,Min,Max,CAS,And,Or,Xor}_system and no *_block form; absent from HIPIFY's device table")
+
+
+def scoped_atomics_table() -> Table:
+    """Rows for :data:`SCOPED_ATOMIC_OPS`' ``*_block`` forms (HIP's device-scope atomic) and for
+    ``atomicInc_system``/``atomicDec_system`` (no HIP counterpart)."""
+    t = Table("CUDA scoped atomics HIPIFY lacks", "device", SCOPED_ATOMICS_SOURCE)
+    for op in SCOPED_ATOMIC_OPS:
+        r = {f: "" for f in FIELDS}
+        r.update(cuda_name=f"atomic{op}_block", kind="function", library="device", section="Device Functions",
+                 hip_name=f"atomic{op}", support="supported", hip_added="1.6.0",
+                 note=f"vado: HIP has no block-scope atomics; its atomic{op} is device scope, which covers a block's")
+        t.rows.append(r)
+    for op in ("Inc", "Dec"):
+        r = {f: "" for f in FIELDS}
+        r.update(cuda_name=f"atomic{op}_system", kind="function", library="device", section="Device Functions",
+                 support="unsupported",
+                 note=f"vado: ROCm 7.2.4's amd_hip_atomic.h has atomic{op} (device scope) and no atomic{op}_system")
+        t.rows.append(r)
+    t.kind_from["curated"] += len(t.rows)
+    return t
+
+
 #: CUDA-internal headers a project may include directly (warp-rnnt 0.7.0: <device_atomic_functions.h>), which
 #: HIPIFY's include map does not list: hip/hip_runtime.h declares what they declare, so the #include goes.
 _INTERNAL_NOTE = ("not needed under HIP: a CUDA-internal header (cuda_runtime.h includes it) whose functions "
@@ -741,6 +774,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.compat is not None:
         tables += extra_tables(args.compat)
     tables.append(emulation_table())
+    tables.append(scoped_atomics_table())
     by_lib = write_data(tables, args.out)
     if args.docs is not None:
         args.docs.parent.mkdir(parents=True, exist_ok=True)

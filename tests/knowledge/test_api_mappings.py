@@ -367,3 +367,20 @@ def test_cuda13_emulation_names_hipify_lacks_are_known_unsupported():
     assert lookup("cudaEmulationMantissa") is None  # only the names CUDA declares
     emulation = next(t for t in api.sources() if t["name"] == "CUDA 13 emulation names HIPIFY lacks")
     assert emulation["library"] == "cublas" and emulation["rows"] == 31
+
+
+def test_scoped_atomics_hipify_lacks():
+    """CUDA's *_block atomics and atomicInc_system/atomicDec_system (cuda-samples systemWideAtomics): HIPIFY's
+    device table lacks them, so a port left them without a finding and hipcc failed. A *_block form is HIP's
+    device-scope atomic; the two system counters have no HIP counterpart (vado.port.compat writes one)."""
+    for op in ("Add", "Sub", "Exch", "Min", "Max", "Inc", "Dec", "CAS", "And", "Or", "Xor"):
+        e = lookup(f"atomic{op}_block")
+        assert e is not None and e.hip_name == f"atomic{op}", op
+        assert availability(e, ROCM_72).status is AvailabilityStatus.RENAMED
+    for name in ("atomicInc_system", "atomicDec_system"):
+        e = lookup(name)
+        assert e is not None and e.support is ApiSupport.UNSUPPORTED and not e.hip_name, name
+        assert availability(e, ROCM_72).status is AvailabilityStatus.UNAVAILABLE
+    assert lookup("atomicAdd_system").hip_name == "atomicAdd_system"  # HIP has it: HIPIFY's row stays
+    scoped = next(t for t in api.sources() if t["name"] == "CUDA scoped atomics HIPIFY lacks")
+    assert scoped["library"] == "device" and scoped["rows"] == 13

@@ -511,6 +511,43 @@ def _bf16_conversion(cuda_name: str) -> LocalHelper:
 _MODE_WORDS = {"rn": "to nearest even", "rz": "toward zero", "rd": "down", "ru": "up"}
 
 
+#: CUDA's system-scope wrap-around counters that HIP lacks (ROCm 7.2.4's amd_hip_atomic.h has atomicInc/atomicDec,
+#: device scope, and the *_system forms of the other atomics only): name → the new value from the old, as CUDA
+#: defines it (``((old >= val) ? 0 : (old + 1))``; ``(((old == 0) || (old > val)) ? val : (old - 1))``).
+SYSTEM_COUNTERS = {"atomicInc_system": "assumed >= val ? 0u : assumed + 1u",
+                   "atomicDec_system": "(assumed == 0u || assumed > val) ? val : assumed - 1u"}
+
+
+def _system_counter(cuda_name: str) -> LocalHelper:
+    """``atomicInc_system``/``atomicDec_system`` as a compare-and-swap loop on HIP's ``atomicCAS_system``.
+
+    Not the clang builtin HIP's device-scope ``atomicInc`` calls with the system scope: clang marks that
+    builtin's access ``!amdgpu.no.fine.grained.memory`` (measured, ROCm 7.2.4 for gfx942), so on host-visible
+    (fine-grained) memory, where a system-scope atomic is meant to work, the instruction it allows may not.
+    ``atomicCAS_system`` is HIP's own system-scope atomic for such memory.
+    """
+    helper = "vado_" + cuda_name
+    code = (
+        f"static __device__ inline unsigned int {helper}(unsigned int* address, unsigned int val) {{\n"
+        "  unsigned int old = *(volatile unsigned int*)address, assumed;\n"
+        "  do {\n"
+        "    assumed = old;\n"
+        f"    old = atomicCAS_system(address, assumed, {SYSTEM_COUNTERS[cuda_name]});\n"
+        "  } while (old != assumed);\n"
+        "  return old;\n"
+        "}\n"
+    )
+    op = "increment" if "Inc" in cuda_name else "decrement"
+    return LocalHelper(
+        cuda_name, helper, code,
+        f"HIP has no {cuda_name}; CUDA's wrap-around {op} with system scope, on HIP's atomicCAS_system",
+        "CUDA C++ Programming Guide, atomicInc/atomicDec (the new value) and their _system forms (CUDA 13.0 "
+        "sm_60_atomic_functions.h); ROCm 7.2.4 hip/amd_detail/amd_hip_atomic.h (atomicCAS_system: "
+        "__HIP_MEMORY_SCOPE_SYSTEM, no atomicInc_system/atomicDec_system)",
+        _unavailable(cuda_name),
+    )
+
+
 @functools.cache
 def local_helpers() -> dict[str, LocalHelper]:
     """``{cuda_name: LocalHelper}``, built once on first use."""
@@ -519,5 +556,6 @@ def local_helpers() -> dict[str, LocalHelper]:
     helpers = [*half_math_helpers(), _sparse_error_string(), _match_any_sync(), *(_simd_minmax(n) for n in SIMD_MINMAX),
                *(_cache_hint(n) for n in CACHE_HINTS), *(_nvtx_name(n) for n in NVTX_NAMES),
                *(_bf16_pair(n) for n in BF16_PAIRS), _cub_debug_exit(), *(_dot_product(n) for n in DOT_PRODUCTS),
-               *(_find_first_set(n) for n in FIND_FIRST_SET), *(_bf16_conversion(n) for n in _bf16_names())]
+               *(_find_first_set(n) for n in FIND_FIRST_SET), *(_bf16_conversion(n) for n in _bf16_names()),
+               *(_system_counter(n) for n in SYSTEM_COUNTERS)]
     return {h.cuda_name: h for h in helpers}
