@@ -378,7 +378,9 @@ def test_a_shared_headers_include_guard_test_stops_only_the_programs_using_that_
     (repo / "Common").mkdir(parents=True)
     (repo / "Common" / "helper.h").write_text(
         "#include <cuda_runtime.h>\n#ifdef CUBLAS_API_H_\nstatic const char* err(cublasStatus_t e) { return \"\"; }\n"
-        "#endif\ninline int helper() { return 1; }\n")
+        # two CUDA names that become one HIP name (HIPBLAS_OP_C): the guard's fix stays unsafe, the finding manual
+        "static int op(cublasOperation_t o) { switch (o) { case CUBLAS_OP_C: return 1; case CUBLAS_OP_HERMITAN: return 2; "
+        "default: return 0; } }\n#endif\ninline int helper() { return 1; }\n")
     (repo / "blas").mkdir()
     (repo / "blas" / "main.cu").write_text('#include <cublas_v2.h>\n#include "helper.h"\nint main() { return helper(); }\n')
     (repo / "plain").mkdir()

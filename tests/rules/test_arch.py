@@ -256,3 +256,32 @@ def test_header_guard_of_a_library_is_unsafe_and_none_with_roc():
     assert core.fix.applicability.value == "safe" and core.fix.edits[0].content == "HIP_INCLUDE_HIP_DRIVER_TYPES_H"
     lib_roc, _ = check_text("k.cu", src, (ROCM,), rules=[arch.CudaHeaderGuardTest], options={"roc": True})
     assert lib_roc.fix is None
+
+
+def _guard_fix(body: str, guard: str = "CURAND_H_"):
+    from vado.knowledge.targets import get_target
+    src = f"#include <curand.h>\n#ifdef {guard}\n{body}\n#endif\n"
+    (f,) = check_text("helper.h", src, (get_target("rocm-7.2"),), rules=[arch.CudaHeaderGuardTest])
+    return f.fix.applicability.value, list(f.verdicts.values())[0].value
+
+
+def test_a_library_guards_code_that_moves_gets_the_safe_fix():
+    # cuda-samples helper_cuda.h: the curand error strings under #ifdef CURAND_H_ name statuses hipRAND has, one
+    # each: CURAND_H_ -> HIPRAND_H_ brings them back and compiles (ROCm 7.2.4, gfx942: MC_EstimatePiP's port).
+    body = ("static const char* e(curandStatus_t s) { switch (s) { case CURAND_STATUS_SUCCESS: return \"ok\";\n"
+            "case CURAND_STATUS_ARCH_MISMATCH: return \"arch\"; } return \"?\"; }")
+    assert _guard_fix(body) == ("safe", "moves-with-automatic-edits")
+
+
+def test_a_library_guards_code_that_may_not_compile_keeps_the_unsafe_fix():
+    # a name HIP lacks, a library name the tables do not know (CUDA 13's CUFFT_NVSHMEM_FAILURE: hipcc 'undeclared
+    # identifier' in helper_cuda.h's cufft block, measured), two CUDA names that become one HIP name (two case labels)
+    assert _guard_fix("int a = CUSOLVER_STATUS_INVALID_LICENSE;", "CUSOLVER_COMMON_H_")[0] == "unsafe"
+    assert _guard_fix("int a = CUFFT_NVSHMEM_FAILURE;", "_CUFFT_H_")[0] == "unsafe"
+    collide = "switch (op) { case CUBLAS_OP_C: return 1; case CUBLAS_OP_HERMITAN: return 2; }"
+    assert _guard_fix(collide, "CUBLAS_API_H_") == ("unsafe", "needs-manual-work")
+    # a negated test (#ifndef) is not judged by its body
+    from vado.knowledge.targets import get_target
+    src = "#ifndef CURAND_H_\nint a = CURAND_STATUS_SUCCESS;\n#endif\n"
+    (f,) = check_text("helper.h", src, (get_target("rocm-7.2"),), rules=[arch.CudaHeaderGuardTest])
+    assert f.fix.applicability.value == "unsafe"

@@ -4,12 +4,13 @@ declaration specifiers (ARCH010) and kernel-launch chevrons split by spaces (ARC
 
 from __future__ import annotations
 
+import re
 from typing import Iterable
 
 from vado.model import Applicability, Effort, Finding, Fix, Severity
 from vado.rules import cuda_syntax as cs
 from vado.rules.arch.common import AS_IS, AUTO, MANUAL, _by_family
-from vado.rules.arch.directives import _PREPROC_VERDICTS, _directive_name, _directive_of, _tested_name
+from vado.rules.arch.directives import _PREPROC_VERDICTS, _branches, _directive_name, _directive_of, _tested_name
 from vado.rules.base import FileContext, Rule, verdicts_for
 from vado.scan.lexer import Kind
 
@@ -105,12 +106,15 @@ class CudaHeaderGuardTest(Rule):
                 continue
             header, hip_guard, core = CUDA_HEADER_GUARDS[tok[3]]
             fix = None
+            moves = core or (_directive_name(toks[d]) == "#ifdef" and _guarded_code_moves(ctx, toks, d))
             if hip_guard and (core or not roc):
-                fix = Fix((ctx.edit(tok[1], tok[2], hip_guard),), Applicability.SAFE if core else Applicability.UNSAFE,
+                fix = Fix((ctx.edit(tok[1], tok[2], hip_guard),), Applicability.SAFE if moves else Applicability.UNSAFE,
                           f"{tok[3]} → {hip_guard}, the guard of the HIP header the port includes", ("arch",))
             safe = fix is not None and fix.applicability is Applicability.SAFE
             msg = (f"{tok[3]} is the include guard of CUDA's {header}; the port includes a HIP header with another guard, "
                    "so this test is false and the code under it is dropped")
+            if safe and not core:
+                msg += "; every CUDA library name under it has its own HIP counterpart on this target"
             yield self.finding(ctx, tok[1], tok[2], msg, verdicts_for(ctx, _by_family({**_PREPROC_VERDICTS, "rocm": AUTO if safe else MANUAL})),
                                fix=fix, effort=Effort(lines=1, constructs=1, hours=0.0 if safe else 0.25),
                                data={"guard": tok[3], "header": header, "hip_guard": hip_guard})
@@ -123,6 +127,44 @@ class CudaHeaderGuardTest(Rule):
             k += 1
         return (k + 1 < len(toks) and toks[k][0] is Kind.DIRECTIVE and _directive_name(toks[k]) == "#define"
                 and toks[k + 1][3] == toks[i][3])
+
+
+#: A CUDA library's own spelling (cuBLAS, cuFFT, cuSPARSE, cuSOLVER, cuRAND, NPP, nvJPEG: ``CUFFT_NVRTC_FAILURE``).
+_CUDA_LIBRARY_NAME = re.compile(r"^(?:CU(?:BLAS|FFT|SPARSE|SOLVER|RAND)|cu(?:blas|fft|sparse|solver|rand)|NPP|npp|NVJPEG|nvjpeg)")
+
+
+def _guarded_code_moves(ctx: FileContext, toks, d: int) -> bool:
+    """Whether the code an ``#ifdef`` of a library guard at directive ``d`` brings back compiles on the port's ROCm
+    targets as far as vado's API tables tell: every CUDA name under it that the tables know is available there, and
+    no two of them become one HIP name (cuBLAS's ``CUBLAS_STATUS_LICENSE_ERROR`` and ``..._NOT_SUPPORTED`` both
+    become ``HIPBLAS_STATUS_UNKNOWN``: two ``case`` labels of helper_cuda.h's switch). cuda-samples' curand error
+    strings move so (MC_EstimatePiP); cuSOLVER's ``CUSOLVER_STATUS_INVALID_LICENSE`` has no HIP name: not so."""
+    from vado.knowledge.api import AvailabilityStatus, availability, lookup
+
+    branches = _branches(toks, d)
+    targets = [t for t in ctx.targets if t.family == "rocm"]
+    if branches is None or not targets:
+        return False
+    body = branches[0]
+    names = {toks[k][3] for k in body if toks[k][0] is Kind.IDENT}
+    ok = (AvailabilityStatus.AVAILABLE, AvailabilityStatus.RENAMED)
+    if not any(_CUDA_LIBRARY_NAME.match(n) for n in names):
+        return False  # nothing of the library's under it that the tables could vouch for
+    for target in targets:
+        became: dict[str, str] = {}
+        for name in names:
+            entry = lookup(name)
+            if entry is None:
+                if _CUDA_LIBRARY_NAME.match(name):
+                    return False  # a library name the tables do not know (CUDA 13's CUFFT_NVSHMEM_FAILURE): unproven
+                continue
+            got = availability(entry, target)
+            if got.status not in ok:
+                return False
+            hip = got.replacement or name
+            if became.setdefault(hip, name) != name:
+                return False
+    return True
 
 
 #: CUDA declaration specifiers hipcc does not know (no HIP header defines them), with what each means.
