@@ -243,12 +243,13 @@ def test_without_hips_guards_the_port_would_not_build(tmp_path):
 @requires_cublas
 @pytest.mark.parametrize("wave,unsafe", [(32, False), (64, False), (32, True), (64, True)])
 def test_a_hipblas_port_using_a_helper_header_builds(tmp_path, wave, unsafe):
-    # ARCH009's library-guard rewrite (CUBLAS_API_H_ → HIPBLAS_H) is an unsafe fix: with it the layer's
-    # HIPBLAS_H keeps the code; without it cuBLAS's own guard does (the wrapper reads cublas_v2.h).
+    # ARCH009's library-guard rewrite (CUBLAS_API_H_ → HIPBLAS_H) is safe where every cuBLAS name under it has its
+    # own hipBLAS name (this helper's error strings): the default port makes it too, and the layer's HIPBLAS_H keeps
+    # the code; had it not, cuBLAS's own guard would (the wrapper reads cublas_v2.h).
     port = _port(tmp_path, {"check_helper.h": HELPER, "main.cu": CUBLAS_MAIN}, unsafe=unsafe)
     text = (port / "main.cu").read_text()
     assert "hipblasStatus_t" in text and "hipblas/hipblas.h" in text
-    assert ("#ifdef HIPBLAS_H" in (port / "check_helper.h").read_text()) is unsafe
+    assert "#ifdef HIPBLAS_H" in (port / "check_helper.h").read_text()
     proc = _compile(port, "main.cu", wave, [f"-I{CUBLAS}"])
     assert proc.returncode == 0, proc.stderr[-3000:]
 
