@@ -238,18 +238,17 @@ def _template_parameter(view, i: int, name: str) -> tuple[int, int, int | None, 
     return None
 
 
-_QUOTED = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\r\n]+)"', re.M)
-
 
 def header_values(ctx, text: str, name: str) -> frozenset[int] | None:
     """The values ``#define name N`` gives ``name`` in the project headers the file includes (quoted includes,
     read within the audited tree, ``source_root``, as :class:`vado.scan.project_headers.ProjectHeaders` finds
     them); None where none defines it, or one defines it as something other than an integer literal."""
+    from vado.scan.project_headers import project_headers, quoted_includes
+
     root = (getattr(ctx, "options", None) or {}).get("source_root")
-    quoted = [m.group(1) for m in _QUOTED.finditer(text)]
+    quoted = quoted_includes(text)
     if not root or not quoted:
         return None
-    from vado.scan.project_headers import project_headers
 
     values: set[int] = set()
     define = re.compile(rf"^[ \t]*#[ \t]*define[ \t]+{re.escape(name)}\b(\(?)[ \t]*([^\r\n]*)", re.M)

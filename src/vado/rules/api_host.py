@@ -10,8 +10,6 @@ hipcc. Each fact was measured with ROCm 7.2.4's hipcc for gfx942 and nvcc 13 (th
 
 from __future__ import annotations
 
-import os
-import posixpath
 import re
 from typing import Iterable
 
@@ -345,27 +343,18 @@ STRING_H = frozenset({"strcmp", "strncmp", "strcpy", "strncpy", "strcat", "strnc
                       "memcpy", "memset", "memcmp", "memmove", "memchr"})
 _STRING_HEADERS = frozenset({"string.h", "cstring"})
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\r\n]+)[>"]', re.M)
-_QUOTED = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\r\n]+)"', re.M)
 
 
 def _header_includes_string_h(ctx: FileContext, view: cs.DeviceView) -> bool:
     """Whether a project header the file includes (``#include "…"``, read within the audited tree,
     ``source_root``) includes ``<string.h>``/``<cstring>``, itself or through its own project headers."""
-    root = (ctx.options or {}).get("source_root")
-    quoted = [m.group(1) for m in _QUOTED.finditer(view.text)]
-    if not root or not quoted:
-        return False
-    from vado.scan.project_headers import project_headers
+    from vado.scan.project_headers import included_project_headers
 
-    headers = project_headers(str(root))
-    base = posixpath.dirname(ctx.path.replace(os.sep, "/"))
-    for name in quoted:
-        target = posixpath.normpath(posixpath.join(base, name))
-        if target == ".." or target.startswith("../") or posixpath.isabs(target):
-            continue
-        if not headers.system_includes(target).isdisjoint(_STRING_HEADERS):
-            return True
-    return False
+    found = included_project_headers((ctx.options or {}).get("source_root"), ctx.path, view.text)
+    if found is None:
+        return False
+    headers, targets = found
+    return any(not headers.system_includes(target).isdisjoint(_STRING_HEADERS) for target in targets)
 
 
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*#[ \t]*(\w+)[ \t]*([^\r\n]*)", re.M)

@@ -10,9 +10,6 @@ libstdc++ 16; gsplat 1.5.3 ``Cameras.cuh``).
 
 from __future__ import annotations
 
-import os
-import posixpath
-import re
 from typing import Iterable
 
 from vado.model import Applicability, Effort, Finding, Fix, Severity, Verdict
@@ -39,27 +36,17 @@ def _declared_std_array(toks, name: str, before: int) -> bool:
     return False
 
 
-_QUOTED = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\r\n]+)"', re.M)
-
 
 def _project_header_defines(ctx: FileContext, text: str, name: str) -> bool:
     """Whether a project header the file includes (``#include "…"``, read within the audited tree,
     ``source_root``), or one those include, defines a function ``name`` (a member of its own class or struct)."""
-    root = (ctx.options or {}).get("source_root")
-    quoted = [m.group(1) for m in _QUOTED.finditer(text)]
-    if not root or not quoted:
-        return False
-    from vado.scan.project_headers import project_headers
+    from vado.scan.project_headers import included_project_headers
 
-    headers = project_headers(str(root))
-    base = posixpath.dirname(ctx.path.replace(os.sep, "/"))
-    for inc in quoted:
-        target = posixpath.normpath(posixpath.join(base, inc))
-        if target == ".." or target.startswith("../") or posixpath.isabs(target):
-            continue
-        if name in headers.defined_functions(target):
-            return True
-    return False
+    found = included_project_headers((ctx.options or {}).get("source_root"), ctx.path, text)
+    if found is None:
+        return False
+    headers, targets = found
+    return any(name in headers.defined_functions(target) for target in targets)
 
 
 _CONTROL = frozenset({"if", "for", "while", "switch", "catch", "do", "else", "try"})

@@ -60,10 +60,7 @@ class ProjectHeaders:
         base = posixpath.dirname(path.replace(os.sep, "/"))
 
         def target_of(name: str) -> str | None:
-            target = posixpath.normpath(posixpath.join(base, name))
-            if target == ".." or target.startswith("../") or posixpath.isabs(target):
-                return None
-            return target
+            return in_tree(base, name)
 
         def resolve(name: str) -> dict | None:
             target = target_of(name)
@@ -126,8 +123,8 @@ class ProjectHeaders:
             own = set(own_of(data))
             base = posixpath.dirname(path)
             for inc in _INCLUDE_RE.findall(data):
-                target = posixpath.normpath(posixpath.join(base, inc.decode("latin-1")))
-                if not (target == ".." or target.startswith("../") or posixpath.isabs(target)):
+                target = in_tree(base, inc.decode("latin-1"))
+                if target is not None:
                     own |= self._gather(target, memo, own_of, _seen | {full})
             names = memo[key] = frozenset(own)
         return names
@@ -141,8 +138,8 @@ class ProjectHeaders:
         stack = [(posixpath.dirname(path.replace(os.sep, "/")), name, 1) for name in reversed(list(includes))]
         while stack:
             base, name, depth = stack.pop()
-            target = posixpath.normpath(posixpath.join(base, name))
-            if target == ".." or target.startswith("../") or posixpath.isabs(target) or depth > _MAX_INCLUDE_DEPTH:
+            target = in_tree(base, name)
+            if target is None or depth > _MAX_INCLUDE_DEPTH:
                 continue
             found = self._file(target)
             if found is None or found[0] in seen or self.defined_names(target).isdisjoint(names):
@@ -215,6 +212,34 @@ def _function_names(data: bytes) -> set[str]:
     from vado.scan.lexer import lex
 
     return {f.name for f in find_functions(lex(data.decode("latin-1")))}
+
+
+_QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\r\n]+)"', re.MULTILINE)
+
+
+def quoted_includes(text: str) -> list[str]:
+    """The names of the quoted ``#include "…"`` lines of a source text, in order."""
+    return [m.group(1) for m in _QUOTED_INCLUDE.finditer(text)]
+
+
+def in_tree(base: str, name: str) -> str | None:
+    """Include ``name`` of a file in directory ``base`` as a path relative to the tree's root; None where it
+    leaves the tree (``../`` past the root, an absolute path)."""
+    target = posixpath.normpath(posixpath.join(base, name))
+    if target == ".." or target.startswith("../") or posixpath.isabs(target):
+        return None
+    return target
+
+
+def included_project_headers(root, path: str, text: str) -> tuple["ProjectHeaders", list[str]] | None:
+    """The :class:`ProjectHeaders` of ``root`` (the rule option ``source_root``) and the headers the file at
+    ``path`` includes by quoted ``#include`` lines of ``text``, as paths inside the tree; None where no root is
+    known or the text includes nothing so."""
+    quoted = quoted_includes(text)
+    if not root or not quoted:
+        return None
+    base = posixpath.dirname(path.replace(os.sep, "/"))
+    return project_headers(str(root)), [t for t in (in_tree(base, q) for q in quoted) if t is not None]
 
 
 @functools.lru_cache(maxsize=8)
