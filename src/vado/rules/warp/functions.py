@@ -211,22 +211,23 @@ def _reads_its_wavefront_on_amd(ctx: FileContext, view: cs.DeviceView, func) -> 
             if tok[1] >= end:
                 break
             if (tok[0] is Kind.IDENT and (tok[3] in _AMD_WAVE_WORDS or tok[3].startswith("__builtin_amdgcn_"))
-                    and _in_own_amd_code(ctx, view, tok)):
+                    and _taken_by_amd(ctx, tok)):
                 return True
     return False
+
+
+def _taken_by_amd(ctx: FileContext, tok) -> bool:
+    """Whether the AMD build compiles ``tok`` (no branch it does not take holds it)."""
+    from vado.scan.preprocessor import amd_configuration, file_conditionals
+
+    inactive = file_conditionals(ctx, amd_configuration(ctx.options))  # kept on the context per configuration
+    return not (inactive and inactive.covers(tok[1], tok[2]))
 
 
 def _in_own_amd_code(ctx: FileContext, view: cs.DeviceView, tok) -> bool:
     """Whether ``tok`` lies in a branch of an ``#if`` group naming the AMD build (:func:`hip_regions`) that the
     AMD build takes: code the project wrote for HIP, where ``__ballot`` is HIP's 64-lane vote."""
-    if not any(s <= tok[1] < e for s, e, _c in hip_regions(view)):
-        return False
-    inactive = getattr(view, "_vado_amd_inactive", False)
-    if inactive is False:
-        from vado.scan.preprocessor import amd_configuration, file_conditionals
-
-        inactive = view._vado_amd_inactive = file_conditionals(ctx, amd_configuration(ctx.options))
-    return not (inactive and inactive.covers(tok[1], tok[2]))
+    return any(s <= tok[1] < e for s, e, _c in hip_regions(view)) and _taken_by_amd(ctx, tok)
 
 
 def _calls_warp_functions(view: cs.DeviceView, func) -> bool:

@@ -122,7 +122,14 @@ def _is_wide(tok) -> bool:
 
 def hip_regions(view: cs.DeviceView) -> list[tuple[int, int, str]]:
     """``(start, end, condition)`` of each ``#if`` group whose condition (of its ``#if`` or an ``#elif``)
-    names the HIP/AMD build (``__HIP_PLATFORM_AMD__``, ``USE_ROCM``, ``__HIPCC__`` …)."""
+    names the HIP/AMD build (``__HIP_PLATFORM_AMD__``, ``USE_ROCM``, ``__HIPCC__`` …); kept on the view."""
+    cached = getattr(view, "_vado_hip_regions", None)
+    if cached is None:
+        cached = view._vado_hip_regions = _find_hip_regions(view)
+    return cached
+
+
+def _find_hip_regions(view: cs.DeviceView) -> list[tuple[int, int, str]]:
     toks = view.tokens
     stack: list[list] = []  # [start offset, hip condition text or ""]
     out = []
