@@ -1082,40 +1082,33 @@ class TorchCudaExtension(Rule):
         from vado.rules.bld_setup_stops import (cuda_version_gates, cuda_version_stops, missing_extension_classes,
                                                 toolkit_stops)
 
+        def stops_on_rocm(start: int, end: int, msg: str, lines: int, hours: float, data: dict) -> Finding:
+            # setup.py stops or builds nothing on a ROCm (or oneAPI) build of PyTorch: manual there, high
+            return self.finding(ctx, start, end, msg,
+                                per_family(ctx, rocm=_MANUAL, oneapi=_MANUAL, scale=_AS_IS, zluda=_AS_IS),
+                                effort=Effort(lines=lines, constructs=1, hours=hours), severity=Severity.HIGH, data=data)
+
         for start, end, callee, why in toolkit_stops(ctx.text):
-            test = _hip_test(ctx.text, start)
-            yield self.finding(
-                ctx, start, end,
+            yield stops_on_rocm(
+                start, end,
                 f"{callee}() runs on every run of setup.py and {why}: a ROCm build of PyTorch has no nvcc "
                 f"(CUDA_HOME is None), so setup.py stops before it builds anything; call it only when not "
-                f"{test or 'torch.version.hip'} (and give what it computes a ROCm value)",
-                per_family(ctx, rocm=_MANUAL, oneapi=_MANUAL, scale=_AS_IS, zluda=_AS_IS),
-                effort=Effort(lines=2, constructs=1, hours=0.25),
-                severity=Severity.HIGH,
-                data={"stop": callee},
-            )
+                f"{_hip_test(ctx.text, start) or 'torch.version.hip'} (and give what it computes a ROCm value)",
+                2, 0.25, {"stop": callee})
         for start, end, name in missing_extension_classes(ctx.text):
-            yield self.finding(
-                ctx, start, end,
+            yield stops_on_rocm(
+                start, end,
                 f"torch.utils.cpp_extension has no {name} (PyTorch has CppExtension, CUDAExtension and SyclExtension): "
                 "on a ROCm build of PyTorch CUDAExtension is the class that hipifies the sources, compiles them with "
                 "hipcc and links the HIP libraries; a fallback to CppExtension builds none of that",
-                per_family(ctx, rocm=_MANUAL, oneapi=_MANUAL, scale=_AS_IS, zluda=_AS_IS),
-                effort=Effort(lines=2, constructs=1, hours=0.25),
-                severity=Severity.HIGH,
-                data={"missing": name},
-            )
+                2, 0.25, {"missing": name})
         for start, end, use in cuda_version_stops(ctx.text):
-            yield self.finding(
-                ctx, start, end,
+            yield stops_on_rocm(
+                start, end,
                 f"{use} runs on every run of setup.py, and torch.version.cuda is None on a ROCm build of PyTorch: "
                 f"setup.py stops there before it builds anything; use it only when not "
                 f"{_hip_test(ctx.text, start) or 'torch.version.hip'} (or fall back to torch.version.hip)",
-                per_family(ctx, rocm=_MANUAL, oneapi=_MANUAL, scale=_AS_IS, zluda=_AS_IS),
-                effort=Effort(lines=1, constructs=1, hours=0.1),
-                severity=Severity.HIGH,
-                data={"stop": use},
-            )
+                1, 0.1, {"stop": use})
         gates = [(s, e, "CUDA_HOME" if ctx.text[s:e].startswith("CUDA_HOME") else g) for s, e, g in _cuda_home_gates(ctx.text)]
         gates += [(s, e, "torch.version.cuda") for s, e in cuda_version_gates(ctx.text)]
         for start, end, gate in sorted(set(gates)):
