@@ -98,6 +98,55 @@ def _arch_port(src: str) -> list[tuple[str, str]]:
             if f.fix is not None and any(op in f.fix.description.split("→")[0] for op in "<>")]
 
 
+# An exact-level test (`==`/`!=`) is no fix in general (`== 800` above: an sm_86 answers otherwise), but where
+# every branch of its group only gives the same macros or constants other numbers (llm.c's
+# MAX_1024_THREADS_BLOCKS), it picks a tuning value: a low note with AMD's value, fixed to hipcc's answer.
+def _arch_all(src: str):
+    return check_text("k.cu", src, (ROCM,), rules=[arch.CudaArchMacroTest])
+
+
+@pytest.mark.parametrize("branches, tuned, amd", [
+    ("#define B 2\n#else\n#define B 1\n", True, ["1"]),
+    ("#define B (2)\n#define T 256\n#else\n#define B (1)\n#define T 256\n", True, ["(1)"]),
+    ("static constexpr int kB = 2;\n#else\nstatic constexpr int kB = 1;\n", True, ["1"]),
+    ("#define B 2\n#elif __CUDA_ARCH__ == 700\n#define B 3\n#else\n#define B 1\n", True, ["1"]),
+    ("#define B 2\n", False, None),                                         # no #else: B undefined on AMD
+    ("#define B 2\n#else\n#define C 1\n", False, None),                    # other names
+    ("#define B() 2\n#else\n#define B() 1\n", False, None),                # function-like macros
+    ("int b = f(2);\n#else\nint b = f(1);\n", False, None),                # an argument, not a constant's value
+    ("#define B __ldg(p)\n#else\n#define B (*p)\n", False, None),          # different code
+    ("#define B 2\n#else\n#define B 2\n", False, None),                    # the same text: nothing chosen
+])
+def test_exact_arch_test_that_only_picks_a_tuning_value(branches, tuned, amd):
+    src = f"#if __CUDA_ARCH__ == 800\n{branches}#endif\n"
+    f, *elif_test = _arch_all(src)
+    assert all(g.data.get("tuning") == f.data.get("tuning") for g in elif_test)  # an #elif's test: the same group
+    if not tuned:
+        assert f.fix is None and f.verdicts["rocm-7.2"] is Verdict.MANUAL and "tuning" not in f.data
+        return
+    assert f.severity is Severity.LOW and f.verdicts["rocm-7.2"] is Verdict.AUTOMATIC
+    assert f.fix.applicability.value == "safe" and f.fix.edits[0].content == "0"
+    assert f.data["tuning"]["amd"] == amd and "not a correctness question" in f.message
+
+
+def test_tuning_value_where_the_other_tests_of_the_group_depend_on_the_pass():
+    # `>= 800` becomes defined(__HIP_DEVICE_COMPILE__) in the port: the branch differs per pass, so no value is claimed
+    src = "#if __CUDA_ARCH__ == 800 || __CUDA_ARCH__ >= 800\n#define B 2\n#else\n#define B 1\n#endif\n"
+    tuned = [f for f in _arch_all(src) if "tuning" in f.data]
+    assert len(tuned) == 1 and tuned[0].data["tuning"]["amd"] is None and "depends on" in tuned[0].message
+    # `!= 800` is true under hipcc: the first branch
+    src = "#if __CUDA_ARCH__ != 800\n#define B 2\n#else\n#define B 1\n#endif\n"
+    (f,) = _arch_all(src)
+    assert f.fix.edits[0].content == "1" and f.data["tuning"]["amd"] == ["2"]
+
+
+def test_tuning_value_names_its_launch_bounds_use():
+    src = ("#if __CUDA_ARCH__ == 800\n#define B 2\n#else\n#define B 1\n#endif\n"
+           "__global__ void __launch_bounds__(1024, B) k() {}\n")
+    (f,) = _arch_all(src)
+    assert "__launch_bounds__'s minimum blocks per multiprocessor" in f.message and "(line 6)" in f.message
+
+
 # Between sm_75 and sm_90 the answer depends on the GPU. The port takes the Ampere-class branch (what
 # A100/L40 run: bf16 and fp8 types HIP has) unless that branch is inline PTX, which no AMD GPU runs.
 def test_cuda_arch_between_levels_takes_the_newer_branch_unless_it_is_ptx():

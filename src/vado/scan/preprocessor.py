@@ -620,11 +620,14 @@ class _Parser:
         raise _Syntax
 
 
-def evaluate_expression(texts: Sequence[str], values: Mapping[str, int]) -> int | None:
+def evaluate_expression(texts: Sequence[str], values: Mapping[str, int], undefined: Iterable[str] = ()) -> int | None:
     """The value of a C expression of integer constants given as token texts (``#if`` arithmetic and logic),
-    each identifier in ``values`` read as its value; None where an operand is unknown or the text does not
-    parse. For constant expressions outside directives (a ``static_assert``'s condition)."""
-    macros = {name: (str(int(v)),) for name, v in values.items()}
+    each identifier in ``values`` read as its value and each of ``undefined`` as a macro known not to be
+    defined (``defined(X)`` is 0, ``X`` is 0); None where an operand is unknown or the text does not
+    parse. For constant expressions outside directives (a ``static_assert``'s condition) and one
+    condition read under a single assumption (``__CUDA_ARCH__`` undefined, as hipcc leaves it)."""
+    macros: dict[str, object] = dict.fromkeys(undefined)
+    macros.update({name: (str(int(v)),) for name, v in values.items()})
     return _Parser(list(texts), macros, Configuration("expression"), False, 0, ()).parse()
 
 

@@ -9,6 +9,7 @@ from typing import Iterable
 
 from vado.model import Applicability, Effort, Finding, Fix, Severity
 from vado.rules import cuda_syntax as cs
+from vado.rules.arch import tuning
 from vado.rules.arch.common import AUTO, MANUAL, _by_family
 from vado.rules.arch.directives import (
     CUDA_ARCH_FLOOR, CUDA_ARCH_HOPPER, DEVICE_PASS, _CMP, _PREPROC_VERDICTS, _comparison_branches, _directive_name,
@@ -164,7 +165,17 @@ class CudaArchMacroTest(Rule):
     ``static_assert(true, …)``. PTX in both branches, PTX with no other branch
     (taking none would drop what it does), or a comparison outside an ``#if``,
     gets the newer branch with an unsafe fix: choose by hand. ``==``/``!=``
-    tests and ``__CUDA_ARCH__`` used as a value in code get no fix. A
+    tests and ``__CUDA_ARCH__`` used as a value in code get no fix, with one
+    exception: an exact-level test whose conditional only gives the same
+    macros or constants other numbers in every branch (``#if __CUDA_ARCH__ ==
+    800`` / ``#define MAX_BLOCKS 2`` / ``#else`` / ``#define MAX_BLOCKS 1``,
+    karpathy/llm.c) selects no code but a tuning value: a low-severity note
+    says which value AMD gets (hipcc leaves ``__CUDA_ARCH__`` undefined, so
+    the test is false: the ``#else`` one) and where it is used (a
+    ``__launch_bounds__`` minimum), and the test becomes hipcc's answer
+    (``0``; ``1`` for ``!=``), safe since that is what hipcc reads anyway. A
+    conditional whose branches differ in code, intrinsics, PTX or the names
+    they define, or that has no ``#else``, stays work by hand. A
     ``__CUDACC__``/``__NVCC__`` test in a conditional that also tests a HIP
     macro (``#if defined(__NVCC__) … #elif defined(__HIP_PLATFORM_AMD__)``,
     or the project's own HIP option given as the rule option ``amd_defines``)
@@ -259,10 +270,55 @@ class CudaArchMacroTest(Rule):
                     (True, True): "1", (False, False): "0"}[(device, host)]
             yield self._fixed(ctx, tok[1], num[2], repl, safe, why)
             return
+        if op is not None and op[3] in ("==", "!=") and level is not None:
+            tuned = self._tuning(ctx, toks, i, op[3], level, num)
+            if tuned is not None:
+                yield tuned
+                return
         yield self.finding(ctx, tok[1], tok[2], "HIP does not define __CUDA_ARCH__: this test of its value is false in the device "
                            "pass; rewrite it with __HIP_DEVICE_COMPILE__ or __gfx942__-style macros",
                            verdicts_for(ctx, _by_family({**_PREPROC_VERDICTS, "rocm": MANUAL})),
                            effort=Effort(lines=1, constructs=1, hours=0.5), data={"macro": "__CUDA_ARCH__"})
+
+    def _tuning(self, ctx: FileContext, toks, i: int, op: str, level: int, num) -> Finding | None:
+        """An ``__CUDA_ARCH__ == N`` / ``!= N`` test in an ``#if``/``#elif`` whose group only picks numbers for the
+        same macros or constants (:func:`vado.rules.arch.tuning.tuning_choice`): a note with the values AMD gets
+        and where they are used, and the comparison written as hipcc answers it (``__CUDA_ARCH__`` undefined);
+        None for any other exact-architecture test."""
+        d = _directive_of(toks, i)
+        if d is None or _directive_name(toks[d]) not in ("#if", "#elif"):
+            return None
+        branches = tuning.group_branches(toks, d)
+        choice = tuning.tuning_choice(toks, branches) if branches else None
+        if choice is None:
+            return None
+        text = cs.text_of(ctx.text, toks, i, i + 3)
+        host = _CMP[op](0, level)
+        repl = "1" if host else "0"
+        names = ", ".join(choice.names)
+        why = (f"`{text}` only picks a tuning value ({names}: "
+               + " / ".join(", ".join(v) for v in choice.values)
+               + " in the group's branches), not different code; no AMD GPU is that NVIDIA architecture and hipcc "
+               f"leaves __CUDA_ARCH__ undefined, so the port reads the test as {'true' if host else 'false'}")
+        if choice.amd is not None:
+            got = ", ".join(f"{n} = {v}" for n, v in zip(choice.names, choice.values[choice.amd]))
+            which = _directive_name(toks[branches[choice.amd].directive])
+            why += f" and AMD gets {got} (the {which} branch)"
+        else:
+            why += "; which branch AMD gets depends on the other names in the conditions"
+        group = range(branches[0].directive, branches[-1].body.stop)
+        view = cs.device_view(ctx)
+        used = tuning.uses(toks, choice.names, group, view.ident_indices(set(choice.names)))
+        if used:
+            why += "; used as " + "; ".join(f"{what} (line {ctx.span(toks[k][1], toks[k][2]).line})" for k, what in used)
+        why += ": a performance choice to measure again on the AMD GPU, not a correctness question"
+        fix = Fix((ctx.edit(toks[i][1], num[2], repl),), Applicability.SAFE, f"{text} → {repl}", ("arch",))
+        verdicts = verdicts_for(ctx, _by_family({**_PREPROC_VERDICTS, "rocm": AUTO}))
+        data = {"replacement": repl, "tuning": {"names": list(choice.names),
+                                                "values": [list(v) for v in choice.values],
+                                                "amd": None if choice.amd is None else list(choice.values[choice.amd])}}
+        return self.finding(ctx, toks[i][1], num[2], why, verdicts, fix=fix, severity=Severity.LOW,
+                            effort=Effort(lines=1, constructs=1, hours=0.0), data=data)
 
     def _fixed(self, ctx: FileContext, start: int, end: int, repl: str, applicability: Applicability, why: str) -> Finding:
         safe = applicability is Applicability.SAFE
