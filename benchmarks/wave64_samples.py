@@ -254,6 +254,20 @@ def complete_layer(inc: Path) -> list[str]:
     return changed
 
 
+def write_compile_db(program: Path, flags: list[str], shared: list[Path]) -> None:
+    """``compile_commands.json`` in the copied ``program``: the commands this benchmark builds its units with
+    (``nvcc`` with the list's flags and the shared directories), so that vado's port judges the configuration
+    that runs (a switch the program documents as ``-DNAME`` and this build leaves off is off: llm.c's
+    ``ENABLE_CUDNN``), as it would with the project's own compile database."""
+    entries = [{"directory": str(program.resolve()),
+                "arguments": ["nvcc", *flags, *[f"-I{p.resolve()}" for p in shared], "-c", str(f.relative_to(program)),
+                              "-o", f"{f.name}.o"],
+                "file": str(f.relative_to(program))}
+               for f in _sources(program) if f.suffix in (".cu", ".cpp", ".cc", ".c")]
+    if entries:
+        (program / "compile_commands.json").write_text(json.dumps(entries, indent=1))
+
+
 def prepare(args) -> dict:
     """Write the work directory for the list's programs (see the module docstring); returns the manifest."""
     from vado.knowledge.targets import get_target
@@ -302,12 +316,13 @@ def prepare(args) -> dict:
             continue
         at = {v: program_dir(work, name, v) for v in VARIANTS}
         _copy_sources(d, at["orig"], files=spec.get("files"))
-        stops, remaining, untranslated = _port_three(at, target, hipify)
         shared = [f"{spec['source']}/{s}" for s in spec.get("shared", [])]
+        flags = [*src.get("flags", []), *spec.get("flags", []), *[f"-I{i}" for i in spec.get("include", [])]]
+        write_compile_db(at["orig"], flags, [work / "shared" / "orig" / sh for sh in shared])
+        stops, remaining, untranslated = _port_three(at, target, hipify)
         stops += [s for sh in shared for s in shared_stops.get(sh, [])]
         stops += [s for s in included_open_work(at["orig"], {sh: work / "shared" / "orig" / sh for sh in shared},
                                                 shared_open) if s not in stops]
-        flags = [*src.get("flags", []), *spec.get("flags", []), *[f"-I{i}" for i in spec.get("include", [])]]
         prog = {"name": name, "source": spec["source"], "dir": spec["dir"], "tags": spec.get("tags", []),
                 "why": spec.get("why", ""), "args": spec.get("args", ""), "shared": shared,
                 **({"makefile_args": spec["makefile_args"]} if "makefile_args" in spec else {}),

@@ -361,3 +361,59 @@ def test_plan_judges_the_build_and_says_which(tmp_path):
     third = plan_fleet(FleetSpec(specs_from_args([str(root)])), targets=["rocm-7.2", "scale"],
                        cache_dir=str(tmp_path / "cache"))
     assert third.repos[0].findings == repo.findings and not third.repos[0].cached
+
+
+# --- a library switch the program documents as -DNAME (llm.c's ENABLE_CUDNN) ---------------------------------
+
+def _without_flash(root: Path) -> None:
+    p = root / "attention.cu"
+    p.write_text(p.read_text().split("#ifdef USE_FLASH")[0])
+
+
+def test_a_documented_library_switch_the_build_leaves_off_is_inactive_and_says_which(tmp_path):
+    root = _copy("optional_cudnn", tmp_path)
+    _without_flash(root)
+    _compdb(root, {"attention.cu": ["-O3"]})  # the comment gives `-DENABLE_CUDNN`; this build does not pass it
+    (lib,) = [f for f in audit(root).findings if f.code == "LIB001"]
+    assert lib.span.line == 11 and "rocm-7.2" not in lib.verdicts
+    assert lib.inactive["rocm-7.2"] is Verdict.MANUAL and lib.data["inactive_branch"] == "#ifdef ENABLE_CUDNN"
+    from vado.report._location import verdict_note
+
+    assert "a branch that build does not compile: `#ifdef ENABLE_CUDNN`" in verdict_note(lib)
+
+
+def test_a_documented_library_switch_counts_where_the_build_defines_it_or_no_build_is_read(tmp_path):
+    root = _copy("optional_cudnn", tmp_path)
+    _without_flash(root)
+    (lib,) = [f for f in audit(root).findings if f.code == "LIB001"]  # no build: vado cannot tell
+    assert lib.verdicts["rocm-7.2"] is Verdict.MANUAL and lib.inactive == {}
+    _compdb(root, {"attention.cu": ["-O3", "-DENABLE_CUDNN"]})
+    (lib,) = [f for f in audit(root).findings if f.code == "LIB001"]
+    assert lib.verdicts["rocm-7.2"] is Verdict.MANUAL and lib.inactive == {}
+
+
+def test_a_library_finding_stands_where_the_amd_build_may_still_use_the_library(tmp_path):
+    # The first use is off (ENABLE_CUDNN), another is under an undocumented switch (USE_FLASH): unknown, so the
+    # finding moves to that use and keeps its ROCm verdict.
+    root = _copy("optional_cudnn", tmp_path)
+    _compdb(root, {"attention.cu": ["-O3"]})
+    (lib,) = [f for f in audit(root).findings if f.code == "LIB001"]
+    assert lib.span.line == 22 and lib.verdicts["rocm-7.2"] is Verdict.MANUAL and lib.inactive == {}
+
+
+def test_the_amd_configuration_keeps_an_nvidia_library_switch_the_build_leaves_off():
+    options = {"build_undefined": ("ENABLE_CUDNN", "WITH_NVTX", "USE_CUDA_CUDNN", "GGML_USE_HIPBLAS", "USE_CUDA")}
+    amd = amd_configuration(options)
+    assert {"ENABLE_CUDNN", "WITH_NVTX"} <= amd.undefined
+    assert not {"USE_CUDA_CUDNN", "GGML_USE_HIPBLAS", "USE_CUDA"} & amd.undefined
+    # defined library switches stay unknown for AMD, as before
+    assert "ENABLE_CUDNN" not in amd_configuration({"build_defines": ("ENABLE_CUDNN=1",)}).defined
+
+
+def test_documented_switches_are_read_from_comments_only(tmp_path):
+    from vado.build.judged import documented_switches
+
+    src = tmp_path / "k.cu"
+    src.write_text("// nvcc -DWITH_A k.cu\n/* or -DWITH_B=2 */\nint f(int n) { return n -DIM; }\nconst char* s = \"-DFROM_STRING\";\n")
+    assert documented_switches(tmp_path, [str(src)]) == {"WITH_A", "WITH_B"}
+    assert documented_switches(tmp_path, [str(tmp_path.parent / "elsewhere.cu")]) == set()

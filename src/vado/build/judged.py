@@ -10,8 +10,9 @@ options ``build_defines`` and ``build_undefined`` (:func:`vado.scan.preprocessor
 - with a complete build (a compile database, a File API reply or a Make dry run, not a guess and
   not ``setup.py``), a *build switch* the unit does not define is undefined there: a name some unit
   of the build defines or undefines, or that a Makefile or CMake file of the tree can pass with
-  ``-D`` (read as text, every branch). A name the build never mentions stays unknown, whatever the
-  build: a header outside the tree may define it (``CUDART_VERSION``), and so may the compiler
+  ``-D`` (read as text, every branch), or that a comment of a compiled source gives as a ``-DNAME``
+  option (``nvcc … -DENABLE_CUDNN``: how to build that file). A name the build never mentions stays
+  unknown, whatever the build: a header outside the tree may define it (``CUDART_VERSION``), and so may the compiler
   (names starting with ``_``); names with ``VERSION`` in them are left unknown for the same reason;
 - a header: only what every unit of the build agrees on (a macro defined in some units and not in
   others stays unknown), and only when some file of the tree includes a file of that name and the
@@ -168,6 +169,36 @@ def build_file_switches(root: str | os.PathLike, build_files: Iterable[str]) -> 
     return names
 
 
+#: A ``-DNAME`` word: a compiler's define option, as a comment shows how to build a file.
+_DEFINE_WORD = re.compile(r"(?<![\w-])-D([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def documented_switches(root: str | os.PathLike, sources: Iterable[str]) -> set[str]:
+    """Names the comments of the build's own sources give as ``-DNAME`` options (llm.c's attention_forward.cu:
+    ``nvcc … -DENABLE_CUDNN …`` in its header, ``can be enabled via nvcc "-DENABLE_CUDNN"``): a switch the file
+    documents for its command line, so the build's command, which vado read whole, decides it."""
+    from vado.scan.lexer import Kind, tokenize
+    from vado.model.text import decode_source
+
+    names: set[str] = set()
+    for src in sources:
+        if _relpath(src, str(root)) is None:
+            continue
+        p = Path(src)
+        try:
+            if p.is_symlink() or not p.is_file() or p.stat().st_size > _MAX_SCANNED_BYTES:
+                continue
+            data = p.read_bytes()
+        except OSError:
+            continue
+        if not re.search(rb"(?<![\w-])-D[A-Za-z_]", data):
+            continue
+        for tok in tokenize(decode_source(data)):
+            if tok[0] is Kind.COMMENT and "-D" in tok[3]:
+                names.update(m.group(1) for m in _DEFINE_WORD.finditer(tok[3]))
+    return names
+
+
 #: Files read for ``#define``/``#undef``/``#include`` beyond the audited ones (vendored, ignored by git).
 _MAX_SCANNED_FILES = 200_000
 _MAX_SCANNED_BYTES = 8 * 2**20
@@ -282,6 +313,7 @@ def judge(config: BuildConfig, root: str | os.PathLike, files: Sequence[tuple[st
         unit_states.append((u, None if _opaque(u, root_s) else st))
     if complete:
         switches |= build_file_switches(root_s, build_files)
+        switches |= documented_switches(root_s, {u.source for u in config.units})
     absent = {n for n in switches if _switch_by_absence(n)}
     kinds = dict(files)
     c_files = [rel for rel, kind in files if getattr(kind, "is_c_family", False)]

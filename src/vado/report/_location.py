@@ -50,5 +50,12 @@ def verdict_note(finding: Finding) -> str:
     from vado.model import Verdict
 
     work = [f"{t}: {v.label}" for t, v in finding.verdicts.items() if v is not Verdict.MOVES_AS_IS]
-    work += [f"inactive for {t} (a branch that build does not compile)" for t in getattr(finding, "inactive", {}) or {}]
+    work += [f"inactive for {t} (a branch that build does not compile{_deciding(finding)})"
+             for t in getattr(finding, "inactive", {}) or {}]
     return f" [{'; '.join(work)}]" if work else ""
+
+
+def _deciding(finding: Finding) -> str:
+    """``: `#ifdef ENABLE_CUDNN```: the test that switches the finding's code off, where the engine found it."""
+    why = (getattr(finding, "data", None) or {}).get("inactive_branch")
+    return f": `{why}`" if why else ""

@@ -132,7 +132,9 @@ def _findings_block(findings: tuple[Finding, ...], targets: list[str], width: in
         # Not one verdict line per finding (the file has one); only what is special about this finding.
         off = [t for t in targets if t in f.inactive]
         if off:
-            words = f"inactive for {', '.join(off)} (a branch that build does not compile)".split()
+            why = f.data.get("inactive_branch")
+            words = (f"inactive for {', '.join(off)} (a branch that build does not compile"
+                     + (f": {why})" if why else ")")).split()
             lines += _wrap_units([("→", "dim"), *((w, "dim") for w in words)], room)
         for n, line in enumerate(lines):
             if n == 0:

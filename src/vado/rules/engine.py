@@ -105,7 +105,8 @@ def mark_inactive(ctx: FileContext, findings: list[Finding]) -> list[Finding]:
     if not findings or not ctx.kind.is_c_family:
         return findings
     rocm = [t.name for t in ctx.targets if t.family == "rocm"]
-    from vado.scan.preprocessor import amd_configuration, cuda_configuration, file_conditionals, has_build_macros
+    from vado.scan.preprocessor import (amd_configuration, cuda_configuration, deciding_directive, file_conditionals,
+                                        has_build_macros)
 
     others = [t.name for t in ctx.targets if t.family != "rocm"] if has_build_macros(ctx.options) else []
     if not rocm and not others:
@@ -136,8 +137,15 @@ def mark_inactive(ctx: FileContext, findings: list[Finding]) -> list[Finding]:
             off += others
         moved = {n: f.verdicts[n] for n in off if n in f.verdicts}
         if moved:
+            data = f.data
+            if rocm and any(n in moved for n in rocm) and "inactive_branch" not in data:
+                # Which test switches the code off, for reports ("#ifdef ENABLE_CUDNN").
+                view = device_view(ctx)
+                why = deciding_directive(ctx.text, view.tokens, view.directive_marks, f.span.start, regions)
+                if why:
+                    data = {**data, "inactive_branch": why}
             f = dataclasses.replace(f, verdicts={k: v for k, v in f.verdicts.items() if k not in moved},
-                                    inactive={**f.inactive, **moved})
+                                    inactive={**f.inactive, **moved}, data=data)
         out.append(f)
     return out
 

@@ -44,7 +44,7 @@ from vado.scan.classify import FileKind
 from vado.scan.lexer import Kind
 
 __all__ = ["Configuration", "Conditionals", "amd_configuration", "build_macros", "configuration", "cuda_configuration",
-           "evaluate", "file_conditionals", "has_build_macros", "parse_defines"]
+           "deciding_directive", "evaluate", "file_conditionals", "has_build_macros", "parse_defines"]
 
 #: The conditional directives, by name without ``#`` and blanks.
 _OPENERS = frozenset({"if", "ifdef", "ifndef"})
@@ -723,6 +723,29 @@ def file_conditionals(ctx, config: Configuration) -> Conditionals:
     return found
 
 
+def deciding_directive(text: str, tokens: Sequence, marks: Sequence[int], offset: int,
+                       conditionals: Conditionals) -> str | None:
+    """The directive line (``#ifdef ENABLE_CUDNN``) of the outermost branch around ``offset`` whose body
+    ``conditionals`` marks inactive: the test that switches the code there off (a branch inside it is off
+    because of it); None where no enclosing body is inactive."""
+    stack: list[tuple[int, int]] = []  # (directive token index, its end-of-directive index), per open group
+    for d, eod, name in _directives(tokens, marks):
+        if tokens[d][1] >= offset:
+            break
+        if name in _OPENERS:
+            stack.append((d, eod))
+        elif name in _BRANCHES and stack:
+            stack[-1] = (d, eod)
+        elif name == "endif" and stack:
+            stack.pop()
+    for d, eod in stack:
+        body = tokens[eod][2] if eod < len(tokens) else len(text)
+        if conditionals.covers(body, body):
+            end = tokens[eod][1] if eod < len(tokens) else len(text)
+            return " ".join(text[tokens[d][1]:end].split())
+    return None
+
+
 def _option_names(value) -> tuple[str, ...]:
     if not value:
         return ()
@@ -738,10 +761,24 @@ _PLATFORM_SWITCH = re.compile(
     r"|HIP|HIPBLAS|HIPBLASLT|ROCM|ROCBLAS|MIOPEN|AMD|CK)(?:_|$|BLAS)", re.IGNORECASE)
 
 
+#: An NVIDIA library's word in a build switch (``ENABLE_CUDNN``, ``USE_CUTLASS``, ``WITH_NVTX``).
+_NVIDIA_LIBRARY = re.compile(r"(?:^|_)(?:CUBLASLT|CUBLAS|CUDNN|CUFFT|CURAND|CUSPARSE|CUSOLVER|CUTLASS|NVTX|TENSORRT)(?=_|$)",
+                             re.IGNORECASE)
+
+
+def _library_switch_left_off(name: str) -> bool:
+    """Whether ``name`` names an NVIDIA library and no GPU platform (``ENABLE_CUDNN``, not ``USE_CUDA_CUDNN``
+    or ``GGML_USE_HIPBLAS``): a build that leaves it off leaves it off in vado's port of that build too (the port
+    switches no library on), where a platform switch left off (``USE_HIP``) is what an AMD build turns on."""
+    rest = _NVIDIA_LIBRARY.sub("_", name)
+    return rest != name and not _PLATFORM_SWITCH.search(rest)
+
+
 def build_macros(options: Mapping | None, *, amd: bool = False) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The rule options' ``build_defines`` and ``build_undefined`` (what the project's build decides
     for the file, :mod:`vado.build.judged`), for the ``amd`` configuration without the macros named
-    for one GPU platform (:data:`_PLATFORM_SWITCH`)."""
+    for one GPU platform (:data:`_PLATFORM_SWITCH`), except an NVIDIA library's switch the build leaves
+    undefined (:func:`_library_switch_left_off`)."""
     options = options or {}
     defines, undefined = options.get("build_defines") or (), options.get("build_undefined") or ()
     if isinstance(defines, str):
@@ -752,7 +789,7 @@ def build_macros(options: Mapping | None, *, amd: bool = False) -> tuple[tuple[s
     undefined = tuple(sorted(str(u) for u in undefined))
     if amd:
         defines = tuple(d for d in defines if not _PLATFORM_SWITCH.search(d.partition("=")[0]))
-        undefined = tuple(u for u in undefined if not _PLATFORM_SWITCH.search(u))
+        undefined = tuple(u for u in undefined if not _PLATFORM_SWITCH.search(u) or _library_switch_left_off(u))
     return defines, undefined
 
 

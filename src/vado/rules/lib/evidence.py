@@ -82,6 +82,8 @@ class LibraryUse:
     identifiers: dict[str, int] = field(default_factory=dict)
     links: list[str] = field(default_factory=list)
     lines: set[int] = field(default_factory=set)
+    #: Every use's ``(start, end)`` (headers, names, links), in the order noted.
+    spans: list[tuple[int, int]] = field(default_factory=list)
 
     def add(self, start: int, end: int) -> None:
         if start < self.first[0]:
@@ -125,6 +127,7 @@ def library_uses(ctx: FileContext) -> dict[str, LibraryUse]:
             use = uses[lib.id] = LibraryUse(lib, (start, end))
         else:
             use.add(start, end)
+        use.spans.append((start, end))
         use.lines.add(ctx.lines.position(start)[0])
         return use
 
@@ -167,6 +170,7 @@ def library_uses(ctx: FileContext) -> dict[str, LibraryUse]:
         use.identifiers[name] = use.identifiers.get(name, 0) + len(plain)
         for s in plain[1:]:
             use.lines.add(ctx.lines.position(s)[0])
+            use.spans.append((s, s + len(name)))
 
     for ns, starts in facts.scopes.items():
         lib = libs.library_for_identifier(ns + "::")
@@ -177,6 +181,7 @@ def library_uses(ctx: FileContext) -> dict[str, LibraryUse]:
         use.identifiers[key] = use.identifiers.get(key, 0) + len(starts)
         for s in starts[1:]:
             use.lines.add(ctx.lines.position(s)[0])
+            use.spans.append((s, s + len(ns)))
 
     for link in facts.links:
         lib = libs.library_for_link(link.file) or libs.library_for_link(link.name)

@@ -54,10 +54,11 @@ class _LibraryRule(Rule):
                 constructs=distinct if manual else 0,
                 hours=round(self.hours_per_name * max(distinct, 1), 2) if manual else 0.0,
             )
+            start, end = _first_compiled(ctx, use)
             yield self.finding(
                 ctx,
-                use.first[0],
-                use.first[1],
+                start,
+                end,
                 message,
                 verdicts,
                 effort=effort,
@@ -71,3 +72,19 @@ class _LibraryRule(Rule):
                     "reasons": reasons,
                 },
             )
+
+
+def _first_compiled(ctx: FileContext, use: LibraryUse) -> tuple[int, int]:
+    """Where the finding of ``use`` stands: its first use, unless that lies in a branch the AMD build does not
+    compile (``#ifdef ENABLE_CUDNN`` in a build without it) while another use lies outside every such branch
+    (``#ifdef USE_FLASH``, unknown): then that one, so that the engine (:func:`vado.rules.engine.mark_inactive`,
+    which judges a finding by its span) keeps the ROCm verdict of a library the AMD build may still use."""
+    if not any(t.family == "rocm" for t in ctx.targets) or len(use.spans) < 2:
+        return use.first
+    from vado.scan.preprocessor import amd_configuration, file_conditionals
+
+    regions = file_conditionals(ctx, amd_configuration(ctx.options))
+    if not regions or not regions.covers(*use.first):
+        return use.first
+    active = [s for s in use.spans if not regions.covers(*s)]
+    return min(active) if active else use.first
