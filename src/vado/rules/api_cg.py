@@ -21,12 +21,26 @@ from typing import Iterable
 
 from vado.model import Applicability, Edit, Effort, Finding, Fix, Severity, Target, Verdict
 from vado.rules import cuda_syntax as cs
+from vado.rules.api_cg_tiles import _args as _tile_args
+from vado.rules.api_cg_tiles import _literal as _tile_literal
+from vado.rules.api_cg_tiles import _named_values as _tile_named_values
 from vado.rules.api_cg_tiles import tile_sizes
 from vado.rules.base import FileContext, Rule
 from vado.scan.lexer import Kind
 
 #: The largest tile HIP's ``thread_block_tile``/``tiled_partition`` take: the wavefront (``is_valid_wavefront``).
 HIP_MAX_TILE = 64
+#: The largest tile CUDA's run-time ``tiled_partition(parent, n)`` makes: CUDA 13.0's cooperative_groups.h aborts for
+#: ``n > 32`` or ``n`` not a power of 2 (``_get_tiled_threads``), where ROCm 7.2.4's takes a power of 2 up to the
+#: wavefront (``new_tiled_group``: ``__hip_assert`` otherwise, which NDEBUG compiles away), as vado's wave64
+#: emulation does (verify/data/hip_on_cuda_wave64_cg.cuh).
+CUDA_RUNTIME_TILE = 32
+_RUNTIME_TILE = (
+    "CUDA makes such tiles only of a power of 2 up to 32 "
+    "threads and aborts otherwise; HIP (ROCm 7.2.4) and vado's wave64 emulation make the same tiles for those sizes "
+    "and also take 64 (the wavefront), so every size the original runs with gives the same tiles on AMD, and a size "
+    "the original aborts on (64) runs there instead; HIP checks the size only by assert (none under NDEBUG). Where "
+    "the size is a warp's width computed by the program, check that it is 32 (CUDA's warp) in the port too")
 #: Cooperative-groups names CUDA declares and ROCm 7.2.4's HIP does not, and what each is.
 MISSING = {
     "labeled_partition": "labeled_partition (HIP has binary_partition and tiled_partition only)",
@@ -174,6 +188,12 @@ class CooperativeGroupsTheTargetLacks(Rule):
     ``N`` above 64; and the members of CUDA's ``grid_group`` (``block_rank``,
     ``num_blocks``, ``block_index``, ``dim_blocks``, ``thread_index``,
     ``dim_threads``) and ``thread_block`` (``dim_threads``) that HIP's lack.
+    A ``tiled_partition(group, n)`` whose ``n`` is known only at run time (or
+    is a constant CUDA's run-time tiles abort on) gets a low note that moves as
+    is: CUDA 13's run-time tiles are a power of 2 up to 32 threads (it aborts
+    otherwise), HIP's and vado's wave64 emulation's up to 64, so every size
+    the original runs with makes the same tiles (``warpSize`` as the size is
+    the WARP rules').
 
     Why is this bad?
     ----------------
@@ -333,6 +353,7 @@ class CooperativeGroupsTheTargetLacks(Rule):
                     targets)
             elif size is None:
                 yield from self._named_tile(ctx, view, i, targets)
+                yield from self._runtime_tile(ctx, view, i, targets)
         if view.ident_indices((_NAMESPACE, *_TILES, "coalesced_threads", "coalesced_group")):  # groups in use
             yield from self._shuffles(ctx, view, targets)
         if view.ident_indices(tuple(_MAKERS) + tuple(_MAKERS.values())):
@@ -364,6 +385,34 @@ class CooperativeGroupsTheTargetLacks(Rule):
                 f"one wavefront ({HIP_MAX_TILE} threads) and a larger one does not compile: check it is at most "
                 f"{HIP_MAX_TILE}, else {ADVICE['tile']}",
                 targets)
+
+    def _runtime_tile(self, ctx: FileContext, view, i: int, targets) -> Iterable[Finding]:
+        """``tiled_partition(g, n)`` whose ``n`` is not a constant the file gives (:data:`_RUNTIME_TILE`): a note,
+        not work. A size named ``warpSize`` is the WARP rules' (32 under warp32 emulation, 64 natively)."""
+        toks = view.tokens
+        if toks[i][3] != "tiled_partition" or i + 1 >= len(toks) or toks[i + 1][3] != "(":
+            return
+        close = view.pairs.get(i + 1)
+        if close is None:
+            return
+        args = _tile_args(toks, i + 1, close)
+        if len(args) != 2 or not args[1]:
+            return
+        arg = [a for a in args[1] if a[3] not in ("(", ")")]
+        if _tile_literal(args[1]) is not None or (len(arg) == 1 and arg[0][3] == "warpSize"):
+            return  # a literal: judged by its value above; warpSize: the WARP rules'
+        expr = " ".join(ctx.text[args[1][0][1]:args[1][-1][2]].split())
+        head = f"tiled_partition(…, {expr}): a tile size known at run time"
+        if len(arg) == 1 and arg[0][0] is Kind.IDENT:
+            values = _tile_named_values(view, ctx, arg[0][3])
+            if values and all(0 < v <= CUDA_RUNTIME_TILE and v & (v - 1) == 0 for v in values):
+                return  # a constant the file gives, a tile CUDA and HIP make alike
+            if values:
+                head = (f"tiled_partition(…, {expr}) of {', '.join(map(str, sorted(values)))} threads, a size CUDA's "
+                        "run-time tiles abort on")
+        yield self.finding(ctx, toks[i][1], toks[i][2], f"{head}. {_RUNTIME_TILE}",
+                           {t.name: Verdict.MOVES_AS_IS for t in targets}, severity=Severity.LOW,
+                           effort=Effort(lines=1, constructs=1, hours=0.0), data={"tile_size": expr})
 
     def _shuffles(self, ctx: FileContext, view, targets) -> Iterable[Finding]:
         """A group's shuffle of a value whose declared type is a vector type or a struct (see the class)."""
