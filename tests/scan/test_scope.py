@@ -575,3 +575,76 @@ def test_headers_a_torch_rocm_build_includes_only_under_a_switch_it_leaves_off_a
     # a name no build file mentions is not known to be off; a header the build includes, one nothing includes
     for path in ("csrc/common/torch_helper.hpp", "csrc/common/unknown.h", "csrc/common/loose.cuh"):
         assert scope.of(path).scope is Scope.PROJECT, path
+
+
+def _backend_tree(root: Path) -> None:
+    """stdgpu's layout (stotko/stdgpu 22599cf): one directory per backend under src/lib, picked by a computed
+    include whose directory name the CMake configure writes into config.h."""
+    (root / "CMakeLists.txt").write_text(
+        'project(p LANGUAGES CXX)\nset(P_BACKEND "P_BACKEND_CUDA" CACHE STRING "backend")\n'
+        "if(P_BACKEND STREQUAL P_BACKEND_HIP)\n  enable_language(HIP)\nendif()\nadd_subdirectory(src/lib)\n")
+    lib = root / "src" / "lib"
+    for d in ("cuda", "hip", "openmp"):
+        (lib / d / "impl").mkdir(parents=True)
+    (lib / "CMakeLists.txt").write_text("add_library(p impl/memory.cpp)\nadd_subdirectory(${P_BACKEND_DIRECTORY})\n")
+    (lib / "platform.h").write_text(
+        "#pragma once\n#include <lib/config.h>\n"
+        "#define P_BACKEND_HEADER(header_file) \\\n    <lib/P_BACKEND_DIRECTORY/header_file>\n"
+        "#include P_BACKEND_HEADER(platform.h)\n")
+    (lib / "impl").mkdir()
+    (lib / "impl" / "memory.cpp").write_text('#include <lib/platform.h>\n#include P_BACKEND_HEADER(memory.h)\n'
+                                              'int f() { return 1; }\n')
+    (lib / "cuda" / "platform.h").write_text("#pragma once\n#include <cuda_runtime_api.h>\n#define P_DEVICE __device__\n")
+    (lib / "cuda" / "memory.h").write_text("#pragma once\n#include <cuda_runtime_api.h>\n"
+                                           "inline void* dmalloc(size_t n) { void* p; cudaMalloc(&p, n); return p; }\n")
+    (lib / "cuda" / "impl" / "memory.cpp").write_text('#include <lib/cuda/memory.h>\nvoid* g() { return dmalloc(4); }\n')
+    (lib / "hip" / "platform.h").write_text("#pragma once\n#include <hip/hip_runtime.h>\n#define P_DEVICE __device__\n")
+    (lib / "hip" / "memory.h").write_text("#pragma once\n#include <hip/hip_runtime.h>\n"
+                                          "inline void* dmalloc(size_t n) { void* p; (void)hipMalloc(&p, n); return p; }\n")
+    (lib / "openmp" / "platform.h").write_text("#pragma once\n#define P_DEVICE\n")
+    (lib / "openmp" / "memory.h").write_text("#pragma once\n#include <cstdlib>\n"
+                                             "inline void* dmalloc(size_t n) { return std::malloc(n); }\n")
+    (root / "bench").mkdir()
+    (root / "bench" / "main.hip").write_text('#include <lib/platform.h>\n#include P_BACKEND_HEADER(memory.h)\n'
+                                             'int main() { return dmalloc(4) == nullptr; }\n')
+
+
+def test_a_computed_include_reaches_the_hip_backend_directory_and_leaves_the_cuda_one(tmp_path: Path):
+    _backend_tree(tmp_path)
+    scope = project_scope(tmp_path)
+    assert scope.hip is not None and scope.hip.complete
+    # The HIP alternatives are the project's own HIP path (reached through `#include P_BACKEND_HEADER(...)`).
+    for p in ("src/lib/hip/platform.h", "src/lib/hip/memory.h"):
+        assert scope.of(p).scope is Scope.HIP_PATH and not scope.of(p).not_for_amd, p
+    # The CUDA alternatives' directory is the CUDA build's: left as it is, not compiled for AMD.
+    for p in ("src/lib/cuda/platform.h", "src/lib/cuda/memory.h", "src/lib/cuda/impl/memory.cpp"):
+        s = scope.of(p)
+        assert s.scope is Scope.HIP_PATH and s.not_for_amd and "P_BACKEND_HEADER(" in s.why, p
+    # Another backend's directory is not decided by this.
+    assert not scope.of("src/lib/openmp/memory.h").not_for_amd
+
+
+def test_a_cuda_backend_directory_another_file_includes_by_name_is_kept(tmp_path: Path):
+    _backend_tree(tmp_path)
+    (tmp_path / "src" / "lib" / "impl" / "direct.cpp").write_text('#include <lib/cuda/memory.h>\nint h() { return 0; }\n')
+    scope = project_scope(tmp_path)
+    assert not scope.of("src/lib/cuda/memory.h").not_for_amd
+    assert scope.of("src/lib/hip/memory.h").scope is Scope.HIP_PATH
+
+
+def test_computed_include_parsing():
+    from vado.scan.computed_includes import computed_alternatives, parse_computed, parse_path_macro
+
+    assert parse_computed(b" P_HDR(memory.h) // x") == ("P_HDR", ("memory.h",))
+    assert parse_computed(b" <lib/x.h>") is None and parse_computed(b' "x.h"') is None
+    assert parse_path_macro(b" P_HDR(f) <lib/P_DIR/f>") == ("P_HDR", ("f",), "lib/P_DIR/f")
+    assert parse_path_macro(b" P_X 1") is None
+    macros = {"a.h": [("P_HDR", ("f",), "lib/P_DIR/f")]}
+    paths = ["src/lib/cuda/m.h", "src/lib/hip/m.h", "src/lib/openmp/m.h"]
+    (alt,) = computed_alternatives({"x.cpp": [("P_HDR", ("m.h",))]}, macros, paths)["x.cpp"]
+    assert alt.hip == ("src/lib/hip/m.h",) and alt.cuda == ("src/lib/cuda/m.h",)
+    # two bodies of one macro, or a path without a name the build fills in: nothing
+    twice = {**macros, "b.h": [("P_HDR", ("f",), "lib/other/f")]}
+    assert computed_alternatives({"x.cpp": [("P_HDR", ("m.h",))]}, twice, paths) == {}
+    fixed = {"a.h": [("P_HDR", ("f",), "lib/hip/f")]}
+    assert computed_alternatives({"x.cpp": [("P_HDR", ("m.h",))]}, fixed, paths) == {}

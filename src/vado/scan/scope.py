@@ -55,6 +55,8 @@ from typing import Iterable, Mapping
 
 from vado.model import Skip, SkipReason
 from vado.scan.classify import FileKind
+from vado.scan.computed_includes import (computed_alternatives, continued, cuda_directories, parse_computed,
+                                        parse_path_macro)
 
 __all__ = ["FileScope", "HipBuild", "ProjectScope", "Scope", "amd_defines", "project_scope"]
 
@@ -217,6 +219,9 @@ class _CFile:
     include_conds: list[tuple[tuple[str, bool], ...]] = field(default_factory=list)
     #: The macros the file ``#define``s anywhere.
     defines: frozenset[str] = frozenset()
+    #: ``#include MACRO(args)`` operands and ``#define NAME(params) <path>`` macros (:mod:`vado.scan.computed_includes`).
+    computed: tuple = ()
+    path_macros: tuple = ()
 
 
 def _read_c(path: str, abs_path: str, kind: FileKind, limit: int) -> _CFile | Skip:
@@ -236,6 +241,8 @@ def _read_c(path: str, abs_path: str, kind: FileKind, limit: int) -> _CFile | Sk
     guard = b""  # the name of a leading "#ifndef X": an include guard when "#define X" follows
     guard_depth = 0
     to: dict[str, int] = {"hip": 0, "musa": 0}
+    computed: list = []
+    path_macros: list = []
     for n, m in enumerate(_DIRECTIVE.finditer(data)):
         word, rest = m.group(1), m.group(2)
         if word in (b"if", b"ifdef", b"ifndef"):
@@ -252,6 +259,11 @@ def _read_c(path: str, abs_path: str, kind: FileKind, limit: int) -> _CFile | Sk
             if frames:
                 frames.pop()
         elif word == b"define":
+            full = continued(rest, data, m.end()) if rest.rstrip().endswith(b"\\") else rest
+            if b"<" in full or b'"' in full:
+                pm = parse_path_macro(full)
+                if pm is not None:
+                    path_macros.append(pm)
             name = rest.strip().split(b"(")[0].split()[0] if rest.strip() else b""
             if name:
                 defined.add(name.decode("latin-1"))
@@ -270,13 +282,17 @@ def _read_c(path: str, abs_path: str, kind: FileKind, limit: int) -> _CFile | Sk
             if mi:
                 includes.append((mi.group(2).decode("latin-1").strip(), mi.group(1) == b'"', depth <= guard_depth))
                 conds.append(tuple(f for f in frames if f is not None))
+            else:
+                pc = parse_computed(rest)
+                if pc is not None:
+                    computed.append(pc)
     maps_to = ""
     best = max(to, key=lambda k: to[k])
     if to[best] >= _VENDOR_MIN and to[best] >= 2 * min(to.values()):
         maps_to = best
     hip = any(_HIP_INCLUDE.match(name) for name, _, _ in includes)
     return _CFile(path, kind, includes, kind in _CUDA_KINDS or _uses_cuda(data, includes), maps_to, hip, conds,
-                  frozenset(defined))
+                  frozenset(defined), tuple(computed), tuple(path_macros))
 
 
 _DEFINED_TEST = re.compile(rb"^\s*(!?)\s*defined\s*(?:\(\s*(\w+)\s*\)|\s(\w+))\s*(?://.*|/\*.*\*/)?\s*$")
@@ -857,6 +873,12 @@ def project_scope(root: str | os.PathLike, plan=None, *, arches: Iterable[str] =
             if target is not None and target != path:
                 out.append((target, top))
         edges[path] = out
+    # A computed include (stdgpu's `#include STDGPU_DETAIL_BACKEND_HEADER(platform.h)`) names the file of the
+    # backend directory the build picks: the HIP one is an edge of the project's HIP path.
+    computed = computed_alternatives({p: cf.computed for p, cf in cfiles.items() if cf.computed},
+                                     {p: cf.path_macros for p, cf in cfiles.items() if cf.path_macros}, kinds)
+    for path, alts in computed.items():
+        edges[path].extend((t, False) for alt in alts for t in alt.hip if t != path)
     # A file that includes a project CUDA header (.cuh) uses CUDA.
     for path, cf in cfiles.items():
         if not cf.cuda and any(kinds.get(t) in _CUDA_KINDS for t, _ in edges[path]):
@@ -936,7 +958,7 @@ def project_scope(root: str | os.PathLike, plan=None, *, arches: Iterable[str] =
         hip = HipBuild("", vendor_headers=tuple(sorted(vendor_headers)), hip_sources=tuple(sorted(hip_sources)),
                        evidence=("no build switch for HIP found",))
     if hip is not None and hip.complete:
-        _mark_not_compiled_for_amd(hip, scopes, kinds, build_texts, edges)
+        _mark_not_compiled_for_amd(hip, scopes, kinds, build_texts, edges, cuda_directories(computed, edges))
         _mark_hip_path(hip, scopes, cfiles, edges, kinds, frozenset(by_include))
     elif hip is not None and hip.torch_rocm:
         # A PyTorch extension whose setup.py compiles other sources on ROCm: what only its CUDA extensions
@@ -1051,7 +1073,8 @@ def _setup_above(own: Mapping[str, str], cmake: Mapping[str, str], hip_dirs: set
 
 
 def _mark_not_compiled_for_amd(hip: HipBuild, scopes: dict[str, FileScope], kinds: Mapping[str, FileKind],
-                               build_texts: Mapping[str, str], edges: Mapping[str, list[tuple[str, bool]]]) -> None:
+                               build_texts: Mapping[str, str], edges: Mapping[str, list[tuple[str, bool]]],
+                               computed: Mapping[str, str] | None = None) -> None:
     """Mark what the project's own ROCm build never compiles, so that a port leaves it as it is and its
     findings do not stand between the project and ROCm. One mechanism for both ways a build says so:
 
@@ -1060,6 +1083,8 @@ def _mark_not_compiled_for_amd(hip: HipBuild, scopes: dict[str, FileScope], kind
       under a folder;
     - the CUDA sources only its CUDA build names (:attr:`HipBuild.cuda_only`: a CMake file that compiles
       other sources as HIP);
+    - the CUDA directory among the backend directories a computed include picks from (``computed``:
+      :func:`vado.scan.computed_includes.cuda_directories`, stdgpu's ``src/stdgpu/cuda``);
 
     and, from either, the project headers that only such files include (with the reason of the file that
     reached them first)."""
@@ -1072,6 +1097,9 @@ def _mark_not_compiled_for_amd(hip: HipBuild, scopes: dict[str, FileScope], kind
         roots[d] = f"not compiled by the project's own ROCm build ({hip.how}): {why}"
     for p in hip.cuda_only:
         roots.setdefault(p, f"compiled only by the project's CUDA build; its ROCm build ({hip.how}) does not compile it")
+    for d, shown in (computed or {}).items():
+        roots.setdefault(d, f"the CUDA backend directory of a computed include ({shown}), whose HIP twin the project's "
+                            f"ROCm build ({hip.how}) includes")
     if not roots:
         return
 
