@@ -240,6 +240,9 @@ SAFE, UNSAFE, DISPLAY = Applicability.SAFE, Applicability.UNSAFE, Applicability.
     ('asm("nanosleep.u32 1000;");', SAFE, "__builtin_amdgcn_s_sleep(23)"),
     ('asm("bar.sync 0;");', SAFE, "__syncthreads()"),
     ('asm("red.global.add.f32 [%0], %1;" :: "l"(p), "f"(f));', SAFE, "atomicAdd((float*)p, f)"),
+    ('asm("add.rn.f32 %0, %1, %2;" : "=f"(f) : "f"(f), "f"(f));', UNSAFE, "f = __ocml_add_rte_f32(f, f)"),
+    ('asm("div.rn.f32 %0, %1, %2;" : "=f"(f) : "f"(f), "f"(f));', UNSAFE, "f = f / f"),
+    ('asm("sqrt.rn.f64 %0, %1;" : "=d"(x) : "d"(x));', UNSAFE, "x = __builtin_sqrt(x)"),
 ])
 def test_applicability_of_each_idiom(stmt, level, contains):
     got = lowered(stmt)
@@ -289,6 +292,7 @@ def test_sync_builtins_follow_the_target_feature():
     ('asm("shfl.sync.down.b32 %0|p, %1, 1, 0x1f, 0xffffffff;" : "=r"(a) : "r"(b));', "predicate destination"),
     ('asm("L1: bra L1;");', "labels"),
     ('asm("add.u32 %0, %1, 1;" : "=r"(a) : "r"(b), "r"(c));', "never used"),
+    ('asm("add.rn.ftz.f32 %0, %1, %2;" : "=f"(f) : "f"(f), "f"(g));', "no automatic rewrite"),  # flushes subnormals
 ])
 def test_refusals_say_why(stmt, why):
     got = lowered(stmt)

@@ -492,3 +492,33 @@ def test_hipify_names_tool_keeps_the_compiler_macros_with_their_targets():
     assert mod.macro_targets(source) == {"__CUDACC__": "__HIPCC__", "__nv_x__": "__hip_x__"}
     data = json.loads((Path(__file__).resolve().parents[2] / "src" / "vado" / "port" / "data" / "torch_hipify.json").read_text())
     assert data["macros"] == {"__CUDACC__": "__HIPCC__"} and "__CUDACC__" in data["names"]
+
+
+JIT_MODULE = ("import sys\nimport torch\nimport numba.cuda\nfrom torch.utils.cpp_extension import load\n\n"
+              "def _load(cu_path):\n"
+              "    extra_cuda_cflags = ['-O3', '--use_fast_math']\n"
+              "    return load(name='k', sources=[cu_path], extra_cuda_cflags=extra_cuda_cflags)\n")
+
+
+def test_a_just_in_time_modules_build_fixes_apply_by_tag_and_its_other_unsafe_fixes_do_not():
+    # adafactor8bit 0.4.6's optimizer.py: torch.utils.cpp_extension.load(..., extra_cuda_cflags=[..., '--use_fast_math'])
+    rocm = get_target("rocm-7.2")
+    plain = port_bytes("pkg/optimizer.py", FileKind.PYTHON, JIT_MODULE.encode(), rocm, PortOptions())
+    assert plain.after == JIT_MODULE.encode()  # unsafe: not applied by default
+    tagged = port_bytes("pkg/optimizer.py", FileKind.PYTHON, JIT_MODULE.encode(), rocm,
+                        PortOptions(unsafe_tags=("build",)))
+    after = tagged.after.decode()
+    assert "*(['-ffast-math'] if torch.version.hip else ['--use_fast_math'])" in after
+    assert "import numba.cuda" in after  # DEP's findings on it stay findings
+    assert any(f.code == "DEP005" for f in tagged.remaining)
+    assert tagged.unsafe_applied
+
+
+def test_a_tree_port_applies_a_just_in_time_modules_flag_fixes(tmp_path: Path):
+    root = tmp_path / "pkg"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "optimizer.py").write_text(JIT_MODULE)
+    (root / "pkg" / "kernels.cu").write_text("#include <torch/extension.h>\n__global__ void k(float* x) { x[0] = 1.f; }\n")
+    port_tree(root, tmp_path / "out", get_target("rocm-7.2"))
+    after = (tmp_path / "out" / "pkg" / "optimizer.py").read_text()
+    assert "*(['-ffast-math'] if torch.version.hip else ['--use_fast_math'])" in after

@@ -616,3 +616,117 @@ def test_a_setup_py_whose_rocm_build_is_derived_has_no_gate_and_its_cuda_only_fl
     (tmp_path / "a.cu").write_text("__global__ void k() {}\n")
     result = audit(tmp_path, rocm)
     assert [f for f in result.findings if f.code == "BLD005" and f.severity.value != "info"] == []
+
+
+def test_an_extension_class_picked_inline_is_a_cuda_extension_and_its_gates_build_it_on_rocm():
+    # torch-ms-deform-attn 0.1.1: `(CUDAExtension if with_cuda else CppExtension)(...)`, with_cuda testing
+    # CUDA_HOME and torch.version.cuda in one parenthesised `and` chain: no finding, so the port built the
+    # CPU-only extension on ROCm and said "nothing remains".
+    text = ("import os\nimport torch\nfrom setuptools import setup\n"
+            "from torch.utils.cpp_extension import CUDA_HOME, BuildExtension, CppExtension, CUDAExtension\n"
+            "force_cpu = os.getenv('FORCE_CPU', '0') == '1'\n"
+            "with_cuda = (\n    not force_cpu\n    and CUDA_HOME is not None\n    and torch.version.cuda is not None\n"
+            "    and torch.cuda.is_available()\n)\n"
+            "sources = ['csrc/vision.cpp']\nif with_cuda:\n    sources.append('csrc/cuda/attn.cu')\n"
+            "setup(ext_modules=[(CUDAExtension if with_cuda else CppExtension)('m._C', sources=sources)],\n"
+            "      cmdclass={'build_ext': BuildExtension})\n")
+    got = findings("setup.py", text, ("BLD005",))
+    assert sorted(f.data["gate"] for f in got if f.data.get("gate")) == ["CUDA_HOME", "torch.version.cuda"]
+    assert any(f.data.get("call") for f in got)  # the extension itself is reported
+    fixed = _fixpoint("setup.py", text)
+    assert "    and (CUDA_HOME is not None or torch.version.hip)\n" in fixed
+    assert "    and (torch.version.cuda is not None or torch.version.hip)\n" in fixed
+    stub = ("class torch:\n    class version:\n        cuda = None\n        hip = '7.2.4'\n"
+            "    class cuda:\n        is_available = staticmethod(lambda: True)\n"
+            "CUDA_HOME = None\nCUDAExtension, CppExtension = 'cuda', 'cpp'\n")
+    code = "\n".join(l for l in fixed.splitlines() if not l.startswith(("import torch", "from torch", "from setuptools")))
+    ns: dict = {}
+    exec(compile(stub + code.split("setup(")[0], "setup.py", "exec"), ns)  # our own fixture text
+    assert ns["with_cuda"] and ns["sources"] == ["csrc/vision.cpp", "csrc/cuda/attn.cu"]
+    assert fix_all("setup.py", fixed) == fixed
+
+
+def test_a_package_module_that_builds_its_extension_just_in_time_gets_its_nvcc_flags_fixed():
+    # adafactor8bit 0.4.6: optimizer.py calls torch.utils.cpp_extension.load(sources=[kernels.cu],
+    # extra_cuda_cflags=flags) at run time; '--use_fast_math' reached hipcc ("unknown argument") and vado said
+    # nothing (only setup.py was read for flags).
+    text = ("import sys\nimport torch\nfrom torch.utils.cpp_extension import load\n\n"
+            "def _load(cu_path):\n"
+            "    extra_cuda_cflags = ['-O3', '--use_fast_math']\n"
+            "    if sys.platform == 'win32':\n        extra_cuda_cflags.extend(['-Xcompiler', '/Zc:preprocessor'])\n"
+            "    return load(name='k', sources=[cu_path], extra_cuda_cflags=extra_cuda_cflags)\n")
+    got = findings("pkg/optimizer.py", text, ("BLD005",))
+    assert {f.data.get("flag") for f in got if f.data.get("flag")} >= {"fast-math"}
+    fixed = _fixpoint("pkg/optimizer.py", text)
+    assert "*(['-ffast-math'] if torch.version.hip else ['--use_fast_math'])" in fixed
+    assert fix_all("pkg/optimizer.py", fixed) == fixed
+    # a module that only imports the name, or a load() that is not cpp_extension's, is no build
+    assert findings("pkg/util.py", "import json\ndef load(p):\n    return json.load(open(p))\n", ("BLD005",)) == []
+
+
+def test_nvcc_flags_a_method_returns_from_a_class_attribute_reach_hipcc():
+    # stainx 0.1.6: CUDAExtension(..., extra_compile_args={"nvcc": nvcc_flags}) in a method, nvcc_flags =
+    # self.flags_manager.get_architecture_flags(cc), which returns self.BASE_FLAGS.copy() grown by extend();
+    # BASE_FLAGS: ClassVar[list[str]] = ["--expt-relaxed-constexpr", "--use_fast_math", ...]: none was found,
+    # and hipcc stopped at '--expt-relaxed-constexpr'.
+    text = ("from typing import ClassVar\nimport torch\nfrom torch.utils.cpp_extension import CUDAExtension\n\n"
+            "class Flags:\n"
+            "    BASE_FLAGS: ClassVar[list[str]] = ['--expt-relaxed-constexpr', '--use_fast_math', '-O3']\n\n"
+            "    def get_architecture_flags(self, cc):\n"
+            "        flags = self.BASE_FLAGS.copy()\n"
+            "        flags.extend(['-gencode', f'arch=compute_{cc},code=sm_{cc}'])\n"
+            "        return flags\n\n"
+            "class Builder:\n"
+            "    def __init__(self):\n        self.flags_manager = Flags()\n\n"
+            "    def build(self):\n"
+            "        nvcc_flags = self.flags_manager.get_architecture_flags(75)\n"
+            "        return [CUDAExtension(name='s', sources=['a.cu'], extra_compile_args={'cxx': ['-O3'], 'nvcc': nvcc_flags})]\n")
+    got = {f.data.get("flag") for f in findings("setup.py", text, ("BLD005",)) if f.data.get("flag")}
+    assert {"expt", "fast-math", "gencode"} <= got
+    fixed = _fixpoint("setup.py", text)
+    assert "*([] if torch.version.hip else ['-gencode', f'arch=compute_{cc},code=sm_{cc}'])" in fixed
+    assert "*([] if torch.version.hip else ['--expt-relaxed-constexpr'])" in fixed
+    assert "*(['-ffast-math'] if torch.version.hip else ['--use_fast_math'])" in fixed
+    assert fix_all("setup.py", fixed) == fixed
+
+
+def test_a_function_that_gives_up_when_nvcc_is_not_found_is_a_gate():
+    # stainx 0.1.6: the builder method looks for nvcc and returns no extension without it; a ROCm build of
+    # PyTorch has no nvcc, so nothing was built there.
+    text = ("import shutil\nimport torch\nfrom torch.utils.cpp_extension import CUDAExtension\n\n"
+            "def build():\n"
+            "    nvcc_path = shutil.which('nvcc')\n"
+            "    if not nvcc_path:\n        print('no toolkit')\n        return []\n"
+            "    return [CUDAExtension('s', ['a.cu'])]\n\n"
+            "def version():\n"  # a probe that decides nothing about the extension: no gate
+            "    nvcc = shutil.which('nvcc')\n    return nvcc or 'none'\n")
+    gates = [f for f in findings("setup.py", text, ("BLD005",)) if f.data.get("gate")]
+    assert [f.data["gate"] for f in gates] == ["nvcc"]
+    fixed = _fixpoint("setup.py", text)
+    assert "    nvcc_path = (shutil.which('nvcc') or torch.version.hip)\n" in fixed
+    assert "    nvcc = shutil.which('nvcc')\n" in fixed
+
+
+def test_nvccs_short_spellings_and_a_value_in_the_next_word_are_nvcc_flags():
+    # torchcompactradius 0.5.5: nvcc_flags += ['-extended-lambda'] (hipcc: "unknown argument: '-extended-lambda'");
+    # accelerated-scan 0.3.1: load_inline(extra_cuda_cflags=[..., "--fmad", "false"]).
+    text = (HEAD + "NVCC = ['-O2', '-extended-lambda', '-expt-relaxed-constexpr', '--fmad', 'false']\n"
+            "e = CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': NVCC})\n")
+    got = [(f.data["flag"], f.data["option"]) for f in findings("setup.py", text, ("BLD005",)) if f.data.get("flag")]
+    assert got == [("expt", "-extended-lambda"), ("expt", "-expt-relaxed-constexpr"), ("nvcc-only", "--fmad")]
+    fixed = _fixpoint("setup.py", text)
+    assert _nvcc_list(fixed, None) == _nvcc_list(text, None)
+    assert _nvcc_list(fixed, "7.2.4") == ["-O2", "-ffp-contract=off"]  # nvcc's --fmad false: no FMA contraction
+
+
+def test_a_flag_written_as_an_f_string_that_the_derived_rocm_build_gets_is_still_a_finding():
+    # torchcompactradius 0.5.5 (its setup.py builds on ROCm itself): nvcc_flags += [f'-extended-lambda'] reaches
+    # hipcc, which stops at it; the f-string prefix hid it from the derived ROCm flags, so no finding was left.
+    from vado.knowledge.targets import get_target
+    from vado.rules.engine import check_text
+
+    text = HEAD + "nvcc = ['-O2']\nnvcc += [f'-extended-lambda']\ne = CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': nvcc})\n"
+    derived = {"rocm_setups": (("setup.py", ("-O2", "-extended-lambda")),)}
+    got = [f.data.get("flag") for f in check_text("setup.py", text, [get_target("rocm-7.2")], options=derived)
+           if f.data.get("flag")]
+    assert got == ["expt"]

@@ -58,6 +58,10 @@ class PortOptions:
     #: every other change is written inside ``#if defined(USE_ROCM)`` (:mod:`vado.port.torch_ext`).
     #: A single file is ported as ``off`` unless ``on`` is given.
     torch_extension: str = "auto"
+    #: Unsafe fixes carrying one of these tags are applied although ``unsafe`` is off: a new output tree's
+    #: build fixes (``("build",)``) in a Python module that builds a torch extension just in time
+    #: (``cpp_extension.load``: its nvcc flags, as setup.py's), and none of that module's other unsafe fixes.
+    unsafe_tags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -240,7 +244,13 @@ def port_bytes(path: str, kind: FileKind, data: bytes, target: Target, options: 
         if around is not None:
             regions[new] = around.shifted((e.start, e.end, len(encode_source(e.content))) for e in edits)
 
-    result = fixpoint(text, fixes_of, unsafe=options.unsafe, on_round=moved)
+    unsafe, produce = options.unsafe, fixes_of
+    if not unsafe and options.unsafe_tags:
+        def produce(t: str) -> list[Fix]:
+            return [f for f in fixes_of(t) if f.applicability is not Applicability.UNSAFE
+                    or any(tag in options.unsafe_tags for tag in f.tags)]
+        unsafe = True
+    result = fixpoint(text, produce, unsafe=unsafe, on_round=moved)
     applied: dict[str, int] = {}
     unsafe_applied: list[str] = []
     changes: dict[str, int] = {}

@@ -79,7 +79,9 @@ class _Job:
 def _port_one(job: _Job, target: Target, options: PortOptions, in_place: bool, backup: bool) -> tuple[PortedFile, list[Finding]]:
     try:
         if job.build_fixes and not options.unsafe:
-            options = dataclasses.replace(options, unsafe=True)
+            # a Python module: only its build fixes (a just-in-time torch build's nvcc flags), not its other unsafe ones
+            options = (dataclasses.replace(options, unsafe_tags=("build",)) if job.kind is FileKind.PYTHON
+                       else dataclasses.replace(options, unsafe=True))
         if job.build:
             options = dataclasses.replace(options, rule_options={**options.rule_options, **dict(job.build)})
         src_stat, data = _read_file(job.src)
@@ -834,7 +836,7 @@ def port_tree(
     def fixes_build(f) -> bool:
         if own_setup and f.kind is FileKind.SETUP_PY:
             return f.path not in amd_kinds
-        return build_fixes and f.kind in BUILD_KINDS
+        return build_fixes and (f.kind in BUILD_KINDS or f.kind is FileKind.PYTHON)
     if build_fixes and any(f.kind in (FileKind.MAKEFILE, FileKind.CMAKE) for f in ported):
         links = _source_links(ported)
         if links:

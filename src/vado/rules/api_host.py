@@ -342,19 +342,34 @@ STRING_H = frozenset({"strcmp", "strncmp", "strcpy", "strncpy", "strcat", "strnc
                       "strstr", "strtok", "strdup", "strndup", "strerror", "strspn", "strcspn", "strpbrk", "strcoll",
                       "memcpy", "memset", "memcmp", "memmove", "memchr"})
 _STRING_HEADERS = frozenset({"string.h", "cstring"})
+#: PyTorch's headers bring ``<cstring>`` with them: ``torch/extension.h``, ``torch/types.h``, ``torch/library.h``,
+#: ``ATen/ATen.h``, ``ATen/Dispatch.h``, ``ATen/core/TensorAccessor.h``, ``ATen/cuda/Atomic.cuh``,
+#: ``ATen/cuda/CUDAContext.h``, ``c10/cuda/CUDAGuard.h``, ``c10/cuda/CUDAStream.h`` … (measured with the torch
+#: 2.13.0 ROCm headers, hipified ones through ROCm 7.2.4 hipcc ``-E -H``). A file that includes one (itself or
+#: through a project header) has the C string functions on ROCm too.
+_TORCH_PREFIXES = ("torch/", "ATen/", "c10/cuda/", "c10/hip/")
+#: Of those, the ones measured not to bring it (leaf headers of numeric limits and macros).
+_TORCH_WITHOUT_STRING_H = frozenset({"ATen/cuda/NumericLimits.cuh", "ATen/hip/NumericLimits.cuh"})
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\r\n]+)[>"]', re.M)
+
+
+def _brings_string_h(header: str) -> bool:
+    """Whether including ``header`` declares the ``<string.h>`` functions: the header itself, or one of
+    PyTorch's that include it."""
+    return header in _STRING_HEADERS or (header.startswith(_TORCH_PREFIXES) and header not in _TORCH_WITHOUT_STRING_H)
 
 
 def _header_includes_string_h(ctx: FileContext, view: cs.DeviceView) -> bool:
     """Whether a project header the file includes (``#include "…"``, read within the audited tree,
-    ``source_root``) includes ``<string.h>``/``<cstring>``, itself or through its own project headers."""
+    ``source_root``) includes ``<string.h>``/``<cstring>`` or a PyTorch header that brings it, itself or
+    through its own project headers."""
     from vado.scan.project_headers import included_project_headers
 
     found = included_project_headers((ctx.options or {}).get("source_root"), ctx.path, view.text)
     if found is None:
         return False
     headers, targets = found
-    return any(not headers.system_includes(target).isdisjoint(_STRING_HEADERS) for target in targets)
+    return any(_brings_string_h(h) for target in targets for h in headers.system_includes(target))
 
 
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*#[ \t]*(\w+)[ \t]*([^\r\n]*)", re.M)
@@ -393,7 +408,8 @@ class StringFunctionsWithoutStringH(Rule):
     On ROCm targets, finds the first call of a ``<string.h>`` function (``strcmp``, ``strlen``,
     ``memcpy``, ``memset`` …) in a CUDA source or header, or a C++ header, that includes neither
     ``<string.h>`` nor ``<cstring>``, itself or through a project header it includes (read within the
-    audited tree).
+    audited tree). PyTorch's headers (``torch/…``, ``ATen/…``, ``c10/cuda/…``) include ``<cstring>``: a
+    torch extension's file that includes one is left alone.
 
     Why is this bad?
     ----------------
@@ -444,7 +460,7 @@ class StringFunctionsWithoutStringH(Rule):
         toks = view.tokens
         if ctx.kind is FileKind.CXX_SOURCE and not any(w in view.text for w in ("__global__", "__device__", "__host__")):
             return  # a C++ source without device code is compiled by the host compiler, which needs the include anyway
-        if any(m.group(1).strip() in _STRING_HEADERS for m in _INCLUDE.finditer(view.text)):
+        if any(_brings_string_h(m.group(1).strip()) for m in _INCLUDE.finditer(view.text)):
             return
         # Device code has HIP's device memcpy/memset; the host's are <string.h>'s.
         calls = [i for i in view.ident_indices(tuple(STRING_H)) if _plain_call(toks, i)

@@ -47,12 +47,24 @@ def build_facts(ctx: FileContext) -> BuildFacts:
         facts = parse_cmake(ctx.text, ctx.path)
     elif ctx.kind is FileKind.MAKEFILE:
         facts = parse_makefile(ctx.text, ctx.path)
-    elif ctx.kind is FileKind.SETUP_PY:
+    elif ctx.kind is FileKind.SETUP_PY or (ctx.kind is FileKind.PYTHON and builds_just_in_time(ctx.text)):
         facts = parse_setup_py_build(ctx.text, ctx.path)
     else:
         facts = BuildFacts(ctx.path)
     setattr(ctx, "_vado_build_facts", facts)
     return facts
+
+
+#: A Python module that compiles a torch extension when it runs: ``torch.utils.cpp_extension``'s ``load`` or
+#: ``load_inline`` (adafactor8bit 0.4.6's optimizer.py, accelerated-scan 0.3.1's warp.py).
+_JIT_BUILD = re.compile(r"\bcpp_extension\b[\s\S]*\bload(?:_inline)?\s*\(|\bload(?:_inline)?\s*\([\s\S]*\bcpp_extension\b")
+
+
+def builds_just_in_time(text: str) -> bool:
+    """Whether a Python module (not setup.py) may build a torch extension at run time with
+    ``torch.utils.cpp_extension.load``/``load_inline``: its nvcc flags reach hipcc on ROCm as setup.py's do
+    (which calls are cpp_extension's is decided by :func:`vado.scan.buildfiles.parse_setup_py_build`)."""
+    return "cpp_extension" in text and _JIT_BUILD.search(text) is not None
 
 
 def offload_archs(ctx: FileContext) -> tuple[str, ...]:
@@ -990,7 +1002,8 @@ class TorchCudaExtension(Rule):
     can_fix = True
     name = "torch-cuda-extension"
     severity = Severity.MEDIUM
-    file_kinds = frozenset({FileKind.SETUP_PY})
+    # A package module that builds its extension just in time (cpp_extension.load/load_inline) too.
+    file_kinds = frozenset({FileKind.SETUP_PY, FileKind.PYTHON})
 
     #: Flags hipcc rejects (errors) vs. accepts with a warning or ignores. Measured with ROCm 7.2.4's
     #: hipcc for gfx942: --use_fast_math, --expt-*, -gencode=, -Xptxas=/--ptxas-options=, --threads and
@@ -1004,13 +1017,16 @@ class TorchCudaExtension(Rule):
                "default-stream", "deprecated-targets"}
 
     def check(self, ctx: FileContext) -> Iterator[Finding]:
+        if ctx.kind is FileKind.PYTHON and not builds_just_in_time(ctx.text):
+            return
         facts = build_facts(ctx)
         shape: _SetupShape | None = None
         # A ROCm-aware setup.py whose ROCm build vado derived (vado.scan.scope: it makes CUDAExtensions there, with
         # these flags): its CUDA_HOME tests gate nothing on ROCm, and a flag its ROCm extensions do not get stays in
         # a branch only CUDA builds take (xformers ca6d2aa: nvcc flags under `torch.version.cuda is not None`).
         rocm_flags = dict((ctx.options or {}).get("rocm_setups") or ()).get(ctx.path)
-        if facts.of(FactKind.CUDA_EXTENSION) and rocm_flags is None:
+        # (a module that builds just in time runs when the package is used: setup.py's gates and stops are not its)
+        if facts.of(FactKind.CUDA_EXTENSION) and rocm_flags is None and ctx.kind is FileKind.SETUP_PY:
             yield from self._cuda_home_tests(ctx)
         for f in facts.of(FactKind.CUDA_EXTENSION, FactKind.NVCC_FLAG):
             if rocm_flags is not None and f.kind is FactKind.NVCC_FLAG and not _reaches(f.text, rocm_flags):
@@ -1135,7 +1151,9 @@ class TorchCudaExtension(Rule):
 
 
 def _reaches(flag: str, rocm_flags) -> bool:
-    """Whether the flag written ``flag`` (its first word, quotes and commas stripped) is among ``rocm_flags``."""
+    """Whether the flag written ``flag`` (its first word, quotes, string prefixes and commas stripped) is among
+    ``rocm_flags`` (torchcompactradius 0.5.5's ``f'-extended-lambda'``: an f-string)."""
+    flag = re.sub(r"(?<![\w-])[rRfFbBuU]{1,2}(?=[\"'])", "", flag)
     words = flag.replace('"', " ").replace("'", " ").replace(",", " ").split()
     return bool(words) and any(x == words[0] or x.startswith(words[0] + "=") for x in rocm_flags)
 
@@ -1201,7 +1219,33 @@ def _cuda_home_gates(text: str) -> list[tuple[int, int, str]]:
             collect(node.value, False)
         elif isinstance(node, ast.If) and re.search(r"\bCUDAExtension\b", "\n".join(src(b) for b in node.body)):
             collect(node.test, True)
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and re.search(r"\bCUDAExtension\b", src(fn)):
+            for stmt in _probe_bailouts(fn, probes, names_nvcc):
+                if not asks_rocm(stmt.value):
+                    collect(stmt.value, True)
     return sorted(set(gates))
+
+
+def _probe_bailouts(fn: ast.AST, probes: set[str], names_nvcc) -> list[ast.Assign]:
+    """The assignments in ``fn`` (a function that makes a ``CUDAExtension``) of a name from an nvcc probe
+    (``shutil.which("nvcc")``, a function of the file that runs nvcc) that an ``if`` of ``fn`` tests before it
+    returns or raises: the function gives up when nvcc is not found (stainx 0.1.6's
+    ``CUDAExtensionBuilder.build``: ``nvcc_path = shutil.which("nvcc")`` … ``if not nvcc_path: return []``)."""
+    assigns = {}
+    for a in ast.walk(fn):
+        if (isinstance(a, ast.Assign) and len(a.targets) == 1 and isinstance(a.targets[0], ast.Name)
+                and isinstance(a.value, ast.Call) and a.value.lineno == a.value.end_lineno
+                and ((isinstance(a.value.func, ast.Name) and a.value.func.id in probes)
+                     or (_call_tail(a.value.func) == "which" and names_nvcc(a.value)))):
+            assigns.setdefault(a.targets[0].id, a)
+    out = []
+    for node in ast.walk(fn):
+        if isinstance(node, ast.If) and any(isinstance(b, (ast.Return, ast.Raise)) for b in node.body):
+            for n in ast.walk(node.test):
+                if isinstance(n, ast.Name) and n.id in assigns and assigns[n.id] not in out:
+                    out.append(assigns[n.id])
+    return out
 
 
 def _rocm_test_names(tree: ast.AST, src) -> set[str]:
@@ -1282,8 +1326,11 @@ def _item_quotes(text: str, f: BuildFact) -> set[int]:
 
 
 def _nvcc_only_for_hipcc(option: str, value: str) -> str:
-    """hipcc's spelling of an nvcc-only switch: clang's flush-to-zero flag for ``-ftz=true``, else nothing."""
-    return "-fgpu-flush-denormals-to-zero" if option.lstrip("-") == "ftz" and value == "true" else ""
+    """hipcc's spelling of an nvcc-only switch: clang's flush-to-zero flag for ``-ftz=true``, no contraction into
+    FMAs for ``--fmad=false`` (accelerated-scan 0.3.1), else nothing."""
+    if option.lstrip("-") == "ftz" and value == "true":
+        return "-fgpu-flush-denormals-to-zero"
+    return "-ffp-contract=off" if option.lstrip("-") == "fmad" and value == "false" else ""
 
 
 def _hipcc_flag(kind: str, option: str, value: str) -> str | None:

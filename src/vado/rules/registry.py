@@ -47,7 +47,8 @@ FAMILY_KINDS: dict[str, frozenset[str]] = {
     "vado.rules.arch": _C_FAMILY_KINDS,
     "vado.rules.dep": frozenset({"conda-env", "dockerfile", "pyproject", "python", "requirements", "setup-cfg", "setup-py"}),
     "vado.rules.img": frozenset({"dockerfile"}),
-    "vado.rules.bld": frozenset({"cmake", "makefile", "setup-py"}),
+    # python: a module that builds a torch extension just in time (cpp_extension.load: BLD005 on its flags)
+    "vado.rules.bld": frozenset({"cmake", "makefile", "python", "setup-py"}),
     "vado.rules.bld_torch": frozenset({"setup-py"}),
 }
 
@@ -59,7 +60,7 @@ FAMILIES = {
     "ARCH": "architecture-only features (tensor cores, TMA, clusters, FP8 …)",
     "DEP": "Python dependencies",
     "IMG": "container base images",
-    "BLD": "build files (CMake, Make, setup.py)",
+    "BLD": "build files (CMake, Make, setup.py, a torch extension's just-in-time build)",
 }
 
 

@@ -118,7 +118,8 @@ _FLAG_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
         ("xnvlink", r"^(?:-Xnvlink|--nvlink-options)=.*$"),
         ("rdc", r"^(?:-rdc|--relocatable-device-code)=(?:true|1)$"),
         ("rdc", r"^(?:-dc|--device-c|-dlink|--device-link|-dw|--device-w)$"),
-        ("expt", r"^--(?:expt-relaxed-constexpr|expt-extended-lambda|extended-lambda)$"),
+        # nvcc takes the short spellings too (torchcompactradius 0.5.5: -extended-lambda; hipcc: "unknown argument").
+        ("expt", r"^--?(?:expt-relaxed-constexpr|expt-extended-lambda|extended-lambda)$"),
         ("lineinfo", r"^(?:-lineinfo|--generate-line-info)$"),
         ("maxrregcount", r"^(?:-maxrregcount|--maxrregcount)=\d+$"),
         ("threads", r"^(?:--threads|-t)=\d+$"),
@@ -153,6 +154,8 @@ _TAKES_VALUE = {
     "-Xnvlink": "xnvlink", "--nvlink-options": "xnvlink",
     "-Xcudafe": "xcudafe", "--cudafe-options": "xcudafe",
     "-Xfatbin": "nvcc-only", "--fatbin-options": "nvcc-only",
+    # `--fmad false` as two words (accelerated-scan 0.3.1's load_inline flags)
+    **{f"{d}{o}": "nvcc-only" for d in ("-", "--") for o in ("ftz", "prec-div", "prec-sqrt", "fmad")},
     "-rdc": "rdc", "--relocatable-device-code": "rdc",
     "-maxrregcount": "maxrregcount", "--threads": "threads",
     "-ccbin": "ccbin", "--compiler-bindir": "ccbin", "--default-stream": "default-stream",
@@ -184,7 +187,8 @@ _FLAG_OPTIONS = frozenset({
     "-Xptxas", "--ptxas-options", "-Xcompiler", "--compiler-options", "-Xnvlink", "--nvlink-options",
     "-Xcudafe", "--cudafe-options",
     "-rdc", "--relocatable-device-code", "-dc", "--device-c", "-dlink", "--device-link", "-dw", "--device-w",
-    "--expt-relaxed-constexpr", "--expt-extended-lambda", "--extended-lambda", "-lineinfo", "--generate-line-info",
+    *(f"{d}{o}" for d in ("-", "--") for o in ("expt-relaxed-constexpr", "expt-extended-lambda", "extended-lambda")),
+    "-lineinfo", "--generate-line-info",
     "-maxrregcount", "--maxrregcount", "--threads", "-t", "-cudart", "--cudart", "--default-stream",
     "-ccbin", "--compiler-bindir", "-Wno-deprecated-gpu-targets",
     *(f"{d}{o}" for d in ("-", "--") for o in (
@@ -963,6 +967,8 @@ def parse_setup_py_build(text: str, path: str = "setup.py") -> BuildFacts:
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             full = call_name(node.func)
+            if not full and _picks_cuda_extension(node.func):
+                full = "CUDAExtension"  # (CUDAExtension if with_cuda else CppExtension)(...): torch-ms-deform-attn 0.1.1
             short = full.rsplit(".", 1)[-1]
             if short in aliases and short not in _EXT_CALLS:
                 short = "CUDAExtension"
@@ -1079,6 +1085,14 @@ class _NvccItem(ast.AST):
     _fields = ("node",)
 
 
+def _picks_cuda_extension(func: ast.AST) -> bool:
+    """Whether a call's callee is a conditional expression one of whose branches is ``CUDAExtension``
+    (``(CUDAExtension if with_cuda else CppExtension)(...)``): the build makes a CUDA extension where that
+    branch is taken."""
+    return isinstance(func, ast.IfExp) and any(call_name(b).rsplit(".", 1)[-1] == "CUDAExtension"
+                                               for b in (func.body, func.orelse))
+
+
 def _setup_names(tree: ast.AST) -> dict[str, list[ast.AST]]:
     """What each name of a setup.py is bound to or grown by, in source order.
 
@@ -1086,9 +1100,16 @@ def _setup_names(tree: ast.AST) -> dict[str, list[ast.AST]]:
     ``X.extend(v)`` gives ``v``; ``X["nvcc"] = v`` an :class:`_NvccItem` (the way
     torch_scatter fills ``extra_compile_args``). Flags appended in any branch reach the list.
     """
-    names: dict[str, list[ast.AST]] = {}
+    names: dict = {}
     for stmt in ast.walk(tree):
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            # What a function or method of the file returns, under ("return", name): a flag list built by a
+            # method (stainx 0.1.6's get_architecture_flags) reaches the extension that takes its result.
+            names.setdefault(("return", stmt.name), []).extend(
+                r.value for r in ast.walk(stmt) if isinstance(r, ast.Return) and r.value is not None)
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+            names.setdefault(stmt.target.id, []).append(stmt.value)  # BASE_FLAGS: ClassVar[list[str]] = [...]
+        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
             t = stmt.targets[0]
             if isinstance(t, ast.Name):
                 names.setdefault(t.id, []).append(stmt.value)
@@ -1116,12 +1137,21 @@ def _py_words(text: str, node: ast.AST, names: dict, starts: list[int],
     Names are followed through every binding and growth (:func:`_setup_names`), once each
     (``X = X + [...]`` does not loop); both arms of ``a if t else b`` count.
     """
-    if isinstance(node, ast.Name):
-        if node.id not in names or node.id in _seen:
+    if isinstance(node, ast.Name) or (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                                       and node.value.id in ("self", "cls")):
+        name = node.id if isinstance(node, ast.Name) else node.attr  # self.BASE_FLAGS: the class attribute
+        if name not in names or name in _seen:
             return []
-        seen = _seen | {node.id}
-        return [w for v in names[node.id] if not isinstance(v, _NvccItem)
+        seen = _seen | {name}
+        return [w for v in names[name] if not isinstance(v, _NvccItem)
                 for w in _py_words(text, v, names, starts, seen)]
+    if isinstance(node, ast.Call):
+        callee = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        if callee == "copy" and not node.args and isinstance(node.func, ast.Attribute):  # flags.copy()
+            return _py_words(text, node.func.value, names, starts, _seen)
+        key = ("return", callee)
+        if key in names and key not in _seen:  # what a function or method of the file returns
+            return [w for v in names[key] for w in _py_words(text, v, names, starts, _seen | {key})]
     items: list[ast.AST] = []
     if isinstance(node, (ast.List, ast.Tuple)):
         items = list(node.elts)
@@ -1141,6 +1171,15 @@ def _py_words(text: str, node: ast.AST, names: dict, starts: list[int],
             out += _py_words(text, it.value, names, starts, _seen)
             continue
         if isinstance(it, ast.JoinedStr):  # f"-arch=sm_{cc}"
+            if out and out[-1][2].startswith("-") and _is_value_fstring(it):
+                # the value of the option before it (stainx 0.1.6: "-gencode", f"arch={a},code={c}"): its content,
+                # as a plain string's, so that the pair is two items of one list
+                sp = node_span(it, starts)
+                content = string_content_span(text, sp) if sp else None
+                words = _formatted_words(it, it, starts, values=True)
+                if content is not None and words:
+                    out.append((content[0], content[1], words[0][2]))
+                    continue
             out += _formatted_words(it, it, starts)
             continue
         if not (isinstance(it, ast.Constant) and isinstance(it.value, str)):
@@ -1155,9 +1194,16 @@ def _py_words(text: str, node: ast.AST, names: dict, starts: list[int],
     return out
 
 
-def _formatted_words(node: ast.AST, elt: ast.AST, starts: list[int]) -> list[tuple[int, int, str]]:
+def _is_value_fstring(node: ast.JoinedStr) -> bool:
+    """Whether an f-string renders one word that is no flag (``f"arch=compute_{a},code=sm_{a}"``)."""
+    rendered = "".join(v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else "0" for v in node.values)
+    return len(rendered.split()) == 1 and not rendered.startswith("-")
+
+
+def _formatted_words(node: ast.AST, elt: ast.AST, starts: list[int], values: bool = False) -> list[tuple[int, int, str]]:
     """The words of an f-string (or a string) ``elt`` with each replacement field read as ``0``
-    (``-gencode=arch=compute_0,code=sm_0``: enough to tell the flag), each spanning ``node``."""
+    (``-gencode=arch=compute_0,code=sm_0``: enough to tell the flag), each spanning ``node``. Only a flag
+    (``-…``) unless ``values`` (the value of the option before it)."""
     if isinstance(elt, ast.JoinedStr):
         rendered = "".join(v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else "0"
                            for v in elt.values)
@@ -1166,7 +1212,7 @@ def _formatted_words(node: ast.AST, elt: ast.AST, starts: list[int]) -> list[tup
     else:
         return []
     sp = node_span(node, starts)
-    if sp is None or not rendered.startswith("-"):
+    if sp is None or not (values or rendered.startswith("-")):
         return []
     return [(sp[0], sp[1], w) for w in rendered.split()]
 
