@@ -150,3 +150,20 @@ def test_hip_at_least():
     assert cs.hip_at_least(_target("rocm", {}, "7.2"), "7.0")
     assert not cs.hip_at_least(_target("rocm", {}, "5.2"), "6.2")
     assert not cs.hip_at_least(_target("scale", {}), "1.0")
+
+
+def test_enclosing_paren_stops_at_the_statement_and_optionally_at_a_comma():
+    t = toks("x = 1; static_assert(N == f(a, b) && M, \"m\"); g(a, (b + c)); #define P (q\n{ y; }")
+    spell = [tok[3] for tok in t]
+    n = spell.index("N")
+    assert spell[cs.enclosing_paren(t, n) - 1] == "static_assert"
+    assert spell[cs.enclosing_paren(t, n, comma_stops=True) - 1] == "static_assert"
+    m = spell.index("M")  # past f(a, b): the nested parentheses are skipped
+    assert spell[cs.enclosing_paren(t, m) - 1] == "static_assert"
+    quoted = spell.index('"m"')  # the message, after a top-level comma
+    assert cs.enclosing_paren(t, quoted) is not None
+    assert cs.enclosing_paren(t, quoted, comma_stops=True) is None
+    c = spell.index("c")  # the inner parenthesis of g's second argument
+    assert spell[cs.enclosing_paren(t, c) - 1] == ","
+    assert cs.enclosing_paren(t, spell.index("x")) is None  # not inside parentheses
+    assert cs.enclosing_paren(t, spell.index("y")) is None  # a block boundary comes first

@@ -6,6 +6,7 @@ ARCH007-ARCH010, with the verdicts of a preprocessor test per target family.
 from __future__ import annotations
 
 from vado.rules.arch.common import AS_IS, AUTO, MANUAL
+from vado.rules.cuda_syntax.tokens import enclosing_paren
 from vado.scan.lexer import Kind
 
 
@@ -130,19 +131,8 @@ def _comparison_branches(toks, i: int) -> tuple[range, range] | None:
 def _static_assert_condition(toks, i: int) -> tuple[int, int] | None:
     """For a name at ``i`` inside the condition of ``static_assert(COND, …)`` / ``static_assert(COND)``: the
     token range ``(start, end)`` of ``COND``; None elsewhere."""
-    depth, k = 0, i - 1
-    while k >= 0:
-        t = toks[k][3]
-        if t == ")":
-            depth += 1
-        elif t == "(":
-            if depth == 0:
-                break
-            depth -= 1
-        elif t in (";", "{", "}") or (t == "," and depth == 0) or toks[k][0] is Kind.EOD:
-            return None
-        k -= 1
-    if k < 1 or toks[k - 1][3] not in ("static_assert", "_Static_assert"):
+    k = enclosing_paren(toks, i, comma_stops=True)
+    if k is None or k < 1 or toks[k - 1][3] not in ("static_assert", "_Static_assert"):
         return None
     start, depth, j, n = k + 1, 0, i, len(toks)
     while j < n:

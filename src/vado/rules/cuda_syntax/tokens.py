@@ -295,6 +295,26 @@ def statement_start(tokens: list, i: int) -> int:
     return j
 
 
+def enclosing_paren(tokens, i: int, *, comma_stops: bool = False) -> int | None:
+    """Index of the unmatched ``(`` that encloses token ``i`` within its statement, scanning back from ``i - 1``;
+    None when a statement boundary (``;``, ``{``, ``}``, the end of a directive) comes first, or, with
+    ``comma_stops``, a ``,`` outside nested parentheses (``i`` is then not in the first argument)."""
+    depth, k = 0, i - 1
+    while k >= 0:
+        tok = tokens[k]
+        t = tok[3]
+        if t == ")":
+            depth += 1
+        elif t == "(":
+            if depth == 0:
+                return k
+            depth -= 1
+        elif t in (";", "{", "}") or tok[0] is Kind.EOD or (comma_stops and t == "," and depth == 0):
+            return None
+        k -= 1
+    return None
+
+
 def directive_ranges(tokens: list, marks: list[int] | None = None) -> list[tuple[int, int]]:
     """``(directive index, EOD index)`` of every preprocessor directive.
 

@@ -225,17 +225,8 @@ def _parameter_scope(view: cs.DeviceView, k: int) -> tuple[int, int] | None:
     with an initialiser list): from its parameter list through the declaration's ``;`` or its body's ``}``.
     None when token ``k`` is not inside parentheses."""
     toks, pairs = view.tokens, view.pairs
-    j, depth = k - 1, 0
-    while j >= 0 and toks[j][3] not in (";", "{", "}") and toks[j][0] is not Kind.EOD:
-        t = toks[j][3]
-        if t == ")":
-            depth += 1
-        elif t == "(":
-            if depth == 0:
-                break
-            depth -= 1
-        j -= 1
-    if j < 0 or toks[j][3] != "(" or j not in pairs:
+    j = cs.enclosing_paren(toks, k)
+    if j is None or j not in pairs:
         return None
     m, level = pairs[j] + 1, 0
     while m < len(toks):

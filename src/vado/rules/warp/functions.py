@@ -647,7 +647,7 @@ class WarpFunctionOnWavefront(Rule):
                 continue  # a helper of vado's own (vado.port.wave, vado.port.compat)
             prev = toks[i - 1] if i > 0 else None
             if tok[3] == "coalesced_threads":
-                yield from self._coalesced(ctx, view, toks, i, target, macro_device)
+                yield from self._coalesced(ctx, view, toks, i, target)
                 continue
             if tok[3] in _WARP_SIZE_ATTRIBUTES:
                 yield from self._attribute_query(ctx, view, toks, i, verdicts)
@@ -724,8 +724,8 @@ class WarpFunctionOnWavefront(Rule):
                             "CUDA's 32-lane warps", verdicts, fix=fix, effort=Effort(lines=1, constructs=1, hours=0.0),
                             data={"call": "warpSize", "helper": "32", "host": True})
 
-    def _coalesced(self, ctx: FileContext, view, toks, i: int, target, macro_device) -> Iterable[Finding]:
-        """``cg::coalesced_threads()`` in device code: on a 64-lane wavefront HIP's group holds the active lanes
+    def _coalesced(self, ctx: FileContext, view, toks, i: int, target) -> Iterable[Finding]:
+        """``cg::coalesced_threads()`` (device code wherever it stands): on a 64-lane wavefront HIP's group holds the active lanes
         of both 32-lane halves, where CUDA's holds those of the caller's warp: ``size()`` reaches 64,
         ``thread_rank()`` 63, ``shfl(v, 0)`` reads the other warp's leader. The port splits it by half,
         ``binary_partition(coalesced_threads(), vado_half32() != 0u)`` (HIP 6.0+): the active lanes of the
@@ -738,9 +738,11 @@ class WarpFunctionOnWavefront(Rule):
         first = i - 2 if ns else i
         if first >= 2 and toks[first - 1][3] == "(" and toks[first - 2][3] == "binary_partition":
             return  # split already (the port's own form, or the program's)
+        # No test for device code: CUDA declares coalesced_threads() for device code only, so the call runs on the
+        # device whatever vado reads of its function's qualifiers (warpcore 3745e9d: a kernel and a device lambda
+        # qualified through GLOBALQUALIFIER/DEVICEQUALIFIER, macros of a library its build downloads, kept HIP's
+        # whole-wavefront group while the port said nothing remained).
         func = view.function_at(toks[i][1])
-        if not (view.in_device_code(toks[i][1]) or (func is not None and macro_device(func))):
-            return  # host code (a kernel qualified through the project's macro, GLOBAL void render(…), is not)
         if func is not None and _reads_its_wavefront_on_amd(ctx, view, func):
             return  # the group is the project's own, used as the whole wavefront in its AMD branch
         end = toks[i + 2][2]
