@@ -166,3 +166,17 @@ def test_project_header_cycles_end(tmp_path):
     (tmp_path / "b.h").write_text('#include "a.h"\n#define B 2\n')
     got = project_headers(str(tmp_path)).macros("a.h", AMD)
     assert got["A"] == ("1",) and got["B"] == ("2",)
+
+
+def test_deciding_directive_is_the_outermost_inactive_branch():
+    from vado.scan.preprocessor import deciding_directive
+
+    src = ("int a;\n#ifdef OFF\nint b;\n#ifdef ONE\nint c;\n#endif\n#else\nint d;\n#endif\n"
+           "#if UNKNOWN\nint e;\n#endif\n")
+    toks = [t for t in lex(src) if t[0] is not Kind.COMMENT]
+    marks = [i for i, t in enumerate(toks) if t[0] in (Kind.DIRECTIVE, Kind.EOD)]
+    regions = evaluate(src, toks, marks, TEST)
+    at = {w: src.index(f"int {w};") for w in "abcde"}
+    assert deciding_directive(src, toks, marks, at["b"], regions) == "#ifdef OFF"
+    assert deciding_directive(src, toks, marks, at["c"], regions) == "#ifdef OFF"  # off because of the outer test
+    assert [deciding_directive(src, toks, marks, at[w], regions) for w in "ade"] == [None, None, None]

@@ -129,6 +129,7 @@ def mark_inactive(ctx: FileContext, findings: list[Finding]) -> list[Finding]:
     if not regions and not others:
         return findings
     out = []
+    directives = None  # the file's directive list, read once for the findings that move
     for f in findings:
         off = []
         if regions and regions.covers(f.span.start, f.span.end):
@@ -141,7 +142,12 @@ def mark_inactive(ctx: FileContext, findings: list[Finding]) -> list[Finding]:
             if rocm and any(n in moved for n in rocm) and "inactive_branch" not in data:
                 # Which test switches the code off, for reports ("#ifdef ENABLE_CUDNN").
                 view = device_view(ctx)
-                why = deciding_directive(ctx.text, view.tokens, view.directive_marks, f.span.start, regions)
+                if directives is None:
+                    from vado.scan.preprocessor import _directives
+
+                    directives = _directives(view.tokens, view.directive_marks)
+                why = deciding_directive(ctx.text, view.tokens, view.directive_marks, f.span.start, regions,
+                                         directives)
                 if why:
                     data = {**data, "inactive_branch": why}
             f = dataclasses.replace(f, verdicts={k: v for k, v in f.verdicts.items() if k not in moved},

@@ -724,12 +724,13 @@ def file_conditionals(ctx, config: Configuration) -> Conditionals:
 
 
 def deciding_directive(text: str, tokens: Sequence, marks: Sequence[int], offset: int,
-                       conditionals: Conditionals) -> str | None:
+                       conditionals: Conditionals, directives: list | None = None) -> str | None:
     """The directive line (``#ifdef ENABLE_CUDNN``) of the outermost branch around ``offset`` whose body
     ``conditionals`` marks inactive: the test that switches the code there off (a branch inside it is off
-    because of it); None where no enclosing body is inactive."""
+    because of it); None where no enclosing body is inactive. ``directives``: the file's
+    ``(directive, end, name)`` list where the caller keeps it for several offsets."""
     stack: list[tuple[int, int]] = []  # (directive token index, its end-of-directive index), per open group
-    for d, eod, name in _directives(tokens, marks):
+    for d, eod, name in directives if directives is not None else _directives(tokens, marks):
         if tokens[d][1] >= offset:
             break
         if name in _OPENERS:
