@@ -398,7 +398,15 @@ def test_a_library_finding_stands_where_the_amd_build_may_still_use_the_library(
     root = _copy("optional_cudnn", tmp_path)
     _compdb(root, {"attention.cu": ["-O3"]})
     (lib,) = [f for f in audit(root).findings if f.code == "LIB001"]
-    assert lib.span.line == 22 and lib.verdicts["rocm-7.2"] is Verdict.MANUAL and lib.inactive == {}
+    assert lib.span.line == 23 and lib.verdicts["rocm-7.2"] is Verdict.MANUAL and lib.inactive == {}
+
+
+def test_a_gathered_rename_finding_stands_at_a_use_the_amd_build_compiles(tmp_path):
+    # cudaDeviceSynchronize first appears inside #ifdef ENABLE_CUDNN (off), then in run(): API004 stands there.
+    root = _copy("optional_cudnn", tmp_path)
+    _compdb(root, {"attention.cu": ["-O3"]})
+    (api,) = [f for f in audit(root).findings if f.code == "API004"]
+    assert api.span.line == 20 and "rocm-7.2" in api.verdicts and api.inactive == {}
 
 
 def test_the_amd_configuration_keeps_an_nvidia_library_switch_the_build_leaves_off():

@@ -26,6 +26,7 @@ from typing import Any, Iterable, Iterator
 
 from vado.model import Effort, Finding, Severity, Target, Verdict
 from vado.rules.base import FileContext, Rule
+from vado.rules.compiled_span import first_compiled
 from vado.scan.classify import FileKind
 from vado.scan.facts import source_facts
 
@@ -628,10 +629,13 @@ class CudaNamesWithHipRenames(Rule):
                 f"{'s' if distinct != 1 else ''} rename 1:1 to HIP ({sample}{more})"
             )
             all_starts = [s for u in uses for s in u.starts]
+            start, end = first_compiled(
+                ctx, (first.starts[0], first.starts[0] + len(first.name.rsplit("::", 1)[-1])),
+                [(s, s + len(u.name.rsplit("::", 1)[-1])) for u in uses for s in u.starts])
             yield self.finding(
                 ctx,
-                first.starts[0],
-                first.starts[0] + len(first.name.rsplit("::", 1)[-1]),
+                start,
+                end,
                 message,
                 verdicts,
                 effort=Effort(lines=_line_count(ctx, all_starts)),

@@ -8,6 +8,7 @@ from typing import ClassVar, Iterable, Iterator
 
 from vado.model import Effort, Finding, Verdict
 from vado.rules.base import FileContext, Rule
+from vado.rules.compiled_span import first_compiled
 from vado.rules.lib.evidence import LibraryUse, _evidence_text, library_uses
 from vado.rules.lib.verdicts import library_verdict
 from vado.scan.classify import FileKind
@@ -54,7 +55,7 @@ class _LibraryRule(Rule):
                 constructs=distinct if manual else 0,
                 hours=round(self.hours_per_name * max(distinct, 1), 2) if manual else 0.0,
             )
-            start, end = _first_compiled(ctx, use)
+            start, end = first_compiled(ctx, use.first, use.spans)
             yield self.finding(
                 ctx,
                 start,
@@ -73,18 +74,3 @@ class _LibraryRule(Rule):
                 },
             )
 
-
-def _first_compiled(ctx: FileContext, use: LibraryUse) -> tuple[int, int]:
-    """Where the finding of ``use`` stands: its first use, unless that lies in a branch the AMD build does not
-    compile (``#ifdef ENABLE_CUDNN`` in a build without it) while another use lies outside every such branch
-    (``#ifdef USE_FLASH``, unknown): then that one, so that the engine (:func:`vado.rules.engine.mark_inactive`,
-    which judges a finding by its span) keeps the ROCm verdict of a library the AMD build may still use."""
-    if not any(t.family == "rocm" for t in ctx.targets) or len(use.spans) < 2:
-        return use.first
-    from vado.scan.preprocessor import amd_configuration, file_conditionals
-
-    regions = file_conditionals(ctx, amd_configuration(ctx.options))
-    if not regions or not regions.covers(*use.first):
-        return use.first
-    active = [s for s in use.spans if not regions.covers(*s)]
-    return min(active) if active else use.first
