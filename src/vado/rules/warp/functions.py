@@ -738,6 +738,10 @@ class WarpFunctionOnWavefront(Rule):
         first = i - 2 if ns else i
         if first >= 2 and toks[first - 1][3] == "(" and toks[first - 2][3] == "binary_partition":
             return  # split already (the port's own form, or the program's)
+        before = toks[first - 1] if first >= 1 else None
+        if before is not None and (before[3] in (".", "->") or before[0] is Kind.DIRECTIVE
+                                   or (before[0] is Kind.IDENT and before[3] not in _DECL_PREV)):
+            return  # a member, a macro being defined, or a declaration of a function of that name (a shim's)
         # No test for device code: CUDA declares coalesced_threads() for device code only, so the call runs on the
         # device whatever vado reads of its function's qualifiers (warpcore 3745e9d: a kernel and a device lambda
         # qualified through GLOBALQUALIFIER/DEVICEQUALIFIER, macros of a library its build downloads, kept HIP's
