@@ -545,7 +545,15 @@ class WarpFunctionOnWavefront(Rule):
     (``warp_reduce_any<64>(…)``) or shuffles with width 64. Its warp helpers
     compute over 64-lane groups under HIP; the 32-lane helpers would leave
     lanes 32-63 of each group out. The other WARP rules judge such a file as
-    under ``--wave native`` (:func:`wide_warps`).
+    under ``--wave native`` (:func:`wide_warps`). So is the project's own HIP
+    code inside a file: the argument a per-platform selector macro gives the
+    AMD build (AMReX's ``AMREX_HIP_OR_CUDA(__shfl_down(x, i),
+    __shfl_down_sync(…))``: a macro named for its platforms in argument order,
+    whose definition may sit in a header vado does not read), a HIP vote in a
+    branch the AMD build takes, and ``prop.warpSize`` or
+    ``hipDeviceAttributeWarpSize`` read in an ``#if``/``#elif`` branch whose
+    own condition names the AMD build. ``cg::coalesced_threads()`` is split by
+    32-lane half wherever it is called: CUDA declares it for device code only.
 
     Why is this bad?
     ----------------
