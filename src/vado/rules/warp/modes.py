@@ -97,6 +97,8 @@ _HIP_CONDITION = re.compile(r"(?:^|_)(?:HIP|HIPCC|ROCM|AMD|AMDGCN|GFX\d*)(?:_|$)
 #: HIP-named macros no ROCm 6+ build defines (preprocessor.yaml's ``amd`` configuration; ROCm 7.2.4's hipcc
 #: with hip_runtime.h defines __HIP_PLATFORM_AMD__ only): a width set under them is not the AMD build's
 #: (inplace-abn 1.1.0: WARP_SIZE 64 under __HIP_PLATFORM_HCC__, so ROCm 7 compiles its 32).
+#: A condition word naming the CUDA build (``__CUDA_ARCH__``, ``__CUDACC__``, ``AMREX_USE_CUDA``).
+_CUDA_CONDITION = re.compile(r"(?:^|_)(?:CUDA|CUDACC|NVCC|NVIDIA)(?:_|$)", re.I)
 _NOT_AMD = frozenset({"__HIP_PLATFORM_HCC__", "__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__"})
 #: Spellings of a 64-lane width: AMD's wavefront size macro, HIP's warpSize.
 _WIDE_WORDS = frozenset({"warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"})
@@ -220,7 +222,10 @@ def hip_branches(view: cs.DeviceView) -> list[tuple[int, int]]:
         if d in ("#if", "#ifdef", "#ifndef") or d.startswith("#elif"):
             cond = toks[a + 1:b]
             names = [t[3] for t in cond if t[0] is Kind.IDENT and _HIP_CONDITION.search(t[3]) and t[3] not in _NOT_AMD]
-            negated = d == "#ifndef" or any(t[3] == "!" for t in cond)
+            # negated, or shared with a CUDA build (#if defined(USE_ROCM) || defined(__CUDA_ARCH__)): not the AMD
+            # build's alone
+            negated = d == "#ifndef" or any(t[3] == "!" or (t[0] is Kind.IDENT and _CUDA_CONDITION.search(t[3]))
+                                            for t in cond)
             start = toks[b][2] if b < len(toks) else len(view.text)
             if d in ("#if", "#ifdef", "#ifndef"):
                 stack.append(start if names and not negated else None)
