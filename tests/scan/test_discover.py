@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -375,3 +376,45 @@ def test_one_regex_settles_paths_no_ignore_pattern_matches():
         path = "/".join(rng.choice(parts) for _ in range(rng.randint(1, 4)))
         is_dir = rng.random() < 0.3
         assert fast.check(path, is_dir) == slow.check(path, is_dir), path
+
+
+def test_a_negated_directory_pattern_keeps_directories_a_catch_all_ignores(tmp_path):
+    """``*`` then ``!*.*`` then ``!*/`` (Learn-CUDA-Programming 10bd9b5: ignore the binaries, which have no
+    extension): every directory stays in the walk, as with git; pathspec alone ranks ``*``'s match of a
+    directory above ``!*/``'s and left the whole tree out."""
+    make(tmp_path, {
+        ".gitignore": "# Ignore all\n*\n\n# Unignore all with extensions\n!*.*\n\n# Unignore all dirs\n!*/\n",
+        "Chapter03/sub/reduction.cu": "x", "Chapter03/sub/Makefile": "all:\n", "Chapter03/sub/reduction": "\x7fELF",
+    })  # fmt: skip
+    plan = walk(tmp_path)
+    assert paths(plan) == ["Chapter03/sub/reduction.cu"]
+    got = skips(plan)
+    assert got["Chapter03/sub/Makefile"] == (SkipReason.IGNORED, "matches '*' in .gitignore:2")
+    assert "Chapter03" not in got and "Chapter03/sub" not in got
+
+
+_GIT_PATTERNS = ("*", "!*/", "!*.*", "build/", "!build/", "*.o", "/top/", "sub/", "!sub/", "a*/", "**/deep/",
+                 "!keep*", "docs", "/docs/", "x/y/", "!x/", "*/y/", "deep/**", "!deep/**/z/")
+_GIT_PATHS = ("a.cu", "build/b.cu", "top/t.cu", "x/top/t.cu", "sub/s.cu", "sub/sub/s.cu", "ab/c.cu", "docs/d.cu",
+              "x/docs/d.cu", "x/y/z.cu", "q/x/y/z.cu", "deep/z/k.cu", "m/deep/n.cu", "keep1/k.cu", "Makefile", "x/Makefile")
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+def test_directory_decisions_agree_with_git(tmp_path):
+    """Random .gitignore files from a pool of directory, negated and catch-all patterns: the walk keeps exactly
+    the files ``git ls-files --others --exclude-standard`` lists (git itself is the oracle)."""
+    import random
+    import subprocess
+
+    rng = random.Random(26)
+    for case in range(80):
+        root = tmp_path / f"c{case}"
+        lines = rng.sample(_GIT_PATTERNS, rng.randint(1, 5))
+        if case % 2:  # a catch-all first, as the ignore files that keep only what they name begin
+            lines = ["*"] + [line for line in lines if line != "*"]
+        make(root, {".gitignore": "\n".join(lines) + "\n", **{p: "x" for p in _GIT_PATHS}})
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        listed = subprocess.run(["git", "-C", str(root), "ls-files", "--others", "--exclude-standard"],
+                                check=True, capture_output=True, text=True).stdout.split()
+        kept = [p for p in paths(walk(root)) if p != ".gitignore"]
+        assert sorted(kept) == sorted(p for p in listed if p != ".gitignore"), lines

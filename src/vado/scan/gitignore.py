@@ -54,6 +54,9 @@ class _IgnoreFile:
     lines: tuple[tuple[int, str], ...]  # (line number, pattern) per spec pattern
     #: One regex matching where any pattern matches (None when it cannot be built).
     any_pattern: re.Pattern | None = None
+    #: The patterns as they test a directory's own path (:func:`_directory_patterns`); derived on first use
+    #: when not given.
+    dir_patterns: tuple | None = None
 
     def decide(self, path: str):
         """pathspec's result for ``path`` (relative to this file's directory) when a pattern
@@ -70,11 +73,61 @@ class _IgnoreFile:
             if not rel.startswith(self.base + "/"):
                 return None
             rel = rel[len(self.base) + 1:]
-        result = self.decide(self.prefix + rel + ("/" if is_dir else ""))
-        if result is None:
+        if is_dir:
+            index, include = self._decide_directory(self.prefix + rel)
+        else:
+            result = self.decide(self.prefix + rel)
+            index, include = (None, None) if result is None else (result.index, result.include)
+        if index is None:
             return None
-        lineno, pattern = self.lines[result.index]
-        return bool(result.include), f"matches {pattern!r} in {self.source}:{lineno}"
+        lineno, pattern = self.lines[index]
+        return bool(include), f"matches {pattern!r} in {self.source}:{lineno}"
+
+    def _decide_directory(self, path: str) -> tuple[int | None, bool | None]:
+        """``(pattern index, include)`` of the last pattern that matches the directory ``path`` itself, as git
+        decides a directory: a ``dir/`` pattern matches it as ``dir`` does, and a match of one of its parents
+        does not count (the walk judged the parents; they were not ignored). pathspec ranks a file pattern's
+        match above a directory pattern's whatever their order, which is right for files below an ignored
+        directory but not for the directory: ``*`` then ``!*/`` (ignore every file without an extension, keep
+        the directories: Learn-CUDA-Programming 10bd9b5) left every directory out of the walk."""
+        patterns = self.dir_patterns
+        if patterns is None:
+            patterns = _directory_patterns(self.spec.patterns)
+            object.__setattr__(self, "dir_patterns", patterns)  # frozen: derived once, from the spec alone
+        for index in range(len(patterns) - 1, -1, -1):
+            pattern = patterns[index]
+            if pattern.include is None:
+                continue
+            result = pattern.match_file(path)
+            if result is None:
+                continue
+            if (result.match.groupdict().get(_DIR_MARK) or "") != "":
+                continue  # matched a parent directory of path
+            return index, pattern.include
+        return None, None
+
+
+#: The group pathspec's gitignore regexes give the ``/`` after a directory a pattern matched.
+_DIR_MARK = "ps_d"
+
+
+def _directory_patterns(patterns) -> tuple:
+    """``patterns`` as git applies them to a directory's own path (without its trailing ``/``): a directory-only
+    pattern (``build/``, ``!*/``) as the same pattern without the slash, the others as they are."""
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
+    out = []
+    for pattern in patterns:
+        text = (pattern.pattern or "").rstrip()
+        if text.endswith("/") and not text.endswith("\\/") and text.strip("!/"):
+            try:
+                pattern = GitIgnoreSpecPattern(text[:-1])
+            except Exception:  # pathspec raises GitIgnorePatternError, ValueError, re.error
+                pass  # kept as it is: pathspec's own reading
+            else:
+                _linear_stars(pattern)
+        out.append(pattern)
+    return tuple(out)
 
 
 def _load_ignore_file(path: Path, base: str, prefix: str, source: str, skips: list[Skip]) -> _IgnoreFile | None:
@@ -89,7 +142,8 @@ def _load_ignore_file(path: Path, base: str, prefix: str, source: str, skips: li
             from pathspec import GitIgnoreSpec
 
             # One pathspec per parsed file, shared by every walk: pathspec only reads it.
-            cached = (parsed, GitIgnoreSpec(list(parsed[0])) if parsed[0] else None)
+            cached = (parsed, GitIgnoreSpec(list(parsed[0])) if parsed[0] else None,
+                      _directory_patterns(parsed[0]) if parsed[0] else None)
             if len(_PARSED_IGNORES) >= 4096:
                 _PARSED_IGNORES.clear()
             _PARSED_IGNORES[key] = cached
@@ -98,12 +152,12 @@ def _load_ignore_file(path: Path, base: str, prefix: str, source: str, skips: li
     except OSError as exc:
         skips.append(Skip(_display(source), SkipReason.UNREADABLE, f"ignore file not read: {_os_error(exc)}"))
         return None
-    (patterns, lines, malformed, any_pattern), spec = cached
+    (patterns, lines, malformed, any_pattern), spec, dir_patterns = cached
     for detail in malformed:
         skips.append(Skip(_display(source), SkipReason.MALFORMED, detail))
     if spec is None:
         return None
-    return _IgnoreFile(base, prefix, _display(source), spec, lines, any_pattern)
+    return _IgnoreFile(base, prefix, _display(source), spec, lines, any_pattern, dir_patterns)
 
 
 #: The bytes of an ignore file that are read (git itself reads any size; none comes near).
@@ -112,7 +166,7 @@ _MAX_IGNORE_FILE = 4 * 2**20
 #: Parsed ignore files by path and identity (device, inode, size, mtime): the same
 #: ``.gitignore`` files above the roots of many walks (a fleet, a port per program) are
 #: parsed once, with their pathspec. A file that changes gets a new key.
-_PARSED_IGNORES: dict[tuple, tuple[tuple[tuple, tuple, tuple, re.Pattern | None], GitIgnoreSpec | None]] = {}
+_PARSED_IGNORES: dict[tuple, tuple[tuple[tuple, tuple, tuple, re.Pattern | None], GitIgnoreSpec | None, tuple | None]] = {}
 
 
 def _parse_ignore_file(data: bytes) -> tuple[tuple, tuple[tuple[int, str], ...], tuple[str, ...], re.Pattern | None]:

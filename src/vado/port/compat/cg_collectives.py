@@ -21,6 +21,17 @@ SCAN_GUARD = "VADO_CG_SCAN"
 #: The guard of :data:`CG_INVOKE_ONE`.
 INVOKE_ONE_GUARD = "VADO_CG_INVOKE_ONE"
 
+#: The value type CUDA's two-argument scans and ``invoke_one_broadcast`` return: their argument's or result's
+#: type without reference and cv qualifiers. One guarded alias, written before each block that uses it.
+CG_VALUE_T = """\
+#ifndef VADO_CG_VALUE_T
+#define VADO_CG_VALUE_T
+namespace cooperative_groups {
+template <class T> using vado_cg_value_t = typename std::remove_cv<typename std::remove_reference<T>::type>::type;
+}  // namespace cooperative_groups
+#endif
+"""
+
 #: CUDA's scans as its own code computes them for a single-warp tile (``details/coalesced_scan.h``,
 #: ``inclusive_scan_contiguous``): a Hillis-Steele scan of the group's ``shfl_up`` in which each thread combines
 #: ``op(own partial, partial from rank - d)``, in that order; the exclusive scan is the inclusive one moved up one
@@ -36,7 +47,7 @@ CG_SCAN = """\
 #include <hip/hip_cooperative_groups.h>
 #include <string.h>
 #include <type_traits>
-""" + CG_COMMON + f"""\
+""" + CG_COMMON + CG_VALUE_T + f"""\
 #ifndef {SCAN_GUARD}
 #define {SCAN_GUARD}
 namespace cooperative_groups {{
@@ -74,24 +85,24 @@ __device__ auto exclusive_scan(const coalesced_group& g, TyVal&& val, TyOp&& op)
   return vado_exclusive_scan(g, val, op);
 }}
 template <unsigned int Size, class Parent, class TyVal>
-__device__ typename std::remove_cv<typename std::remove_reference<TyVal>::type>::type
+__device__ vado_cg_value_t<TyVal>
 inclusive_scan(const thread_block_tile<Size, Parent>& g, TyVal&& val) {{
-  return vado_inclusive_scan(g, val, plus<typename std::remove_cv<typename std::remove_reference<TyVal>::type>::type>());
+  return vado_inclusive_scan(g, val, plus<vado_cg_value_t<TyVal>>());
 }}
 template <class TyVal>
-__device__ typename std::remove_cv<typename std::remove_reference<TyVal>::type>::type
+__device__ vado_cg_value_t<TyVal>
 inclusive_scan(const coalesced_group& g, TyVal&& val) {{
-  return vado_inclusive_scan(g, val, plus<typename std::remove_cv<typename std::remove_reference<TyVal>::type>::type>());
+  return vado_inclusive_scan(g, val, plus<vado_cg_value_t<TyVal>>());
 }}
 template <unsigned int Size, class Parent, class TyVal>
-__device__ typename std::remove_cv<typename std::remove_reference<TyVal>::type>::type
+__device__ vado_cg_value_t<TyVal>
 exclusive_scan(const thread_block_tile<Size, Parent>& g, TyVal&& val) {{
-  return vado_exclusive_scan(g, val, plus<typename std::remove_cv<typename std::remove_reference<TyVal>::type>::type>());
+  return vado_exclusive_scan(g, val, plus<vado_cg_value_t<TyVal>>());
 }}
 template <class TyVal>
-__device__ typename std::remove_cv<typename std::remove_reference<TyVal>::type>::type
+__device__ vado_cg_value_t<TyVal>
 exclusive_scan(const coalesced_group& g, TyVal&& val) {{
-  return vado_exclusive_scan(g, val, plus<typename std::remove_cv<typename std::remove_reference<TyVal>::type>::type>());
+  return vado_exclusive_scan(g, val, plus<vado_cg_value_t<TyVal>>());
 }}
 }}  // namespace cooperative_groups
 #endif
@@ -111,7 +122,7 @@ CG_INVOKE_ONE = """\
 #include <string.h>
 #include <type_traits>
 #include <utility>
-""" + CG_COMMON + f"""\
+""" + CG_COMMON + CG_VALUE_T + f"""\
 #ifndef {INVOKE_ONE_GUARD}
 #define {INVOKE_ONE_GUARD}
 namespace cooperative_groups {{
@@ -121,8 +132,8 @@ __device__ void invoke_one(const Group& group, Fn&& fn, Args&&... args) {{
 }}
 template <class Group, class Fn, class... Args>
 __device__ auto vado_invoke_one_broadcast(const Group& group, Fn&& fn, Args&&... args)
-    -> typename std::remove_cv<typename std::remove_reference<decltype(fn(args...))>::type>::type {{
-  typedef typename std::remove_cv<typename std::remove_reference<decltype(fn(args...))>::type>::type Result;
+    -> vado_cg_value_t<decltype(fn(args...))> {{
+  typedef vado_cg_value_t<decltype(fn(args...))> Result;
   static_assert(!std::is_same<Result, void>::value, "For invocables returning void invoke_one should be used instead");
   Result result{{}};
   if (group.thread_rank() == 0) result = std::forward<Fn>(fn)(std::forward<Args>(args)...);

@@ -19,7 +19,9 @@ from vado.rules.warp.common import (
 from vado.rules.warp.modes import (
     WARP32_CALLS,
     emulated,
+    hip_branches,
     hip_regions,
+    in_selector_amd_argument,
     port_target,
     warp32_helper,
     warp32_renames,
@@ -222,6 +224,12 @@ def _taken_by_amd(ctx: FileContext, tok) -> bool:
 
     inactive = file_conditionals(ctx, amd_configuration(ctx.options))  # kept on the context per configuration
     return not (inactive and inactive.covers(tok[1], tok[2]))
+
+
+def _in_amd_branch(ctx: FileContext, view: cs.DeviceView, tok) -> bool:
+    """Whether ``tok`` lies in an ``#if``/``#elif`` branch whose own condition names the AMD build
+    (:func:`hip_branches`; not the group's ``#else``) and the AMD build may take it."""
+    return any(s <= tok[1] < e for s, e in hip_branches(view)) and _taken_by_amd(ctx, tok)
 
 
 def _in_own_amd_code(ctx: FileContext, view: cs.DeviceView, tok) -> bool:
@@ -537,7 +545,15 @@ class WarpFunctionOnWavefront(Rule):
     (``warp_reduce_any<64>(…)``) or shuffles with width 64. Its warp helpers
     compute over 64-lane groups under HIP; the 32-lane helpers would leave
     lanes 32-63 of each group out. The other WARP rules judge such a file as
-    under ``--wave native`` (:func:`wide_warps`).
+    under ``--wave native`` (:func:`wide_warps`). So is the project's own HIP
+    code inside a file: the argument a per-platform selector macro gives the
+    AMD build (AMReX's ``AMREX_HIP_OR_CUDA(__shfl_down(x, i),
+    __shfl_down_sync(…))``: a macro named for its platforms in argument order,
+    whose definition may sit in a header vado does not read), a HIP vote in a
+    branch the AMD build takes, and ``prop.warpSize`` or
+    ``hipDeviceAttributeWarpSize`` read in an ``#if``/``#elif`` branch whose
+    own condition names the AMD build. ``cg::coalesced_threads()`` is split by
+    32-lane half wherever it is called: CUDA declares it for device code only.
 
     Why is this bad?
     ----------------
@@ -645,6 +661,8 @@ class WarpFunctionOnWavefront(Rule):
             func = view.function_at(tok[1])
             if func is not None and func.name.startswith("vado_"):
                 continue  # a helper of vado's own (vado.port.wave, vado.port.compat)
+            if in_selector_amd_argument(view, tok[1]):
+                continue  # the project's own HIP code: AMREX_HIP_OR_CUDA(__shfl_down(x, i), …) over its 64 lanes
             prev = toks[i - 1] if i > 0 else None
             if tok[3] == "coalesced_threads":
                 yield from self._coalesced(ctx, view, toks, i, target)
@@ -738,6 +756,10 @@ class WarpFunctionOnWavefront(Rule):
         first = i - 2 if ns else i
         if first >= 2 and toks[first - 1][3] == "(" and toks[first - 2][3] == "binary_partition":
             return  # split already (the port's own form, or the program's)
+        before = toks[first - 1] if first >= 1 else None
+        if before is not None and (before[3] in (".", "->") or before[0] is Kind.DIRECTIVE
+                                   or (before[0] is Kind.IDENT and before[3] not in _DECL_PREV)):
+            return  # a member, a macro being defined, or a declaration of a function of that name (a shim's)
         # No test for device code: CUDA declares coalesced_threads() for device code only, so the call runs on the
         # device whatever vado reads of its function's qualifiers (warpcore 3745e9d: a kernel and a device lambda
         # qualified through GLOBALQUALIFIER/DEVICEQUALIFIER, macros of a library its build downloads, kept HIP's
@@ -768,8 +790,8 @@ class WarpFunctionOnWavefront(Rule):
         wave64 GPUs, as ``prop.warpSize`` is, while the port's kernels keep 32-lane warps. The port sets the
         value to 32 after the call's statement where that statement stands alone in a block (not the body of
         an ``if``/loop, not a ``return``); elsewhere the finding is left for review."""
-        if view.in_device_code(toks[i][1]) or i < 4 or toks[i - 1][3] != ",":
-            return
+        if view.in_device_code(toks[i][1]) or i < 4 or toks[i - 1][3] != "," or _in_amd_branch(ctx, view, toks[i]):
+            return  # device code, another shape, or the project's AMD branch asking for its wavefront
         # The attribute is the call's second argument: walk back over the first to the "(".
         k, depth = i - 2, 0
         while k > 0 and not (depth == 0 and toks[k][3] == "("):
@@ -825,6 +847,8 @@ class WarpFunctionOnWavefront(Rule):
         obj = toks[i - 2]
         if obj[0] is not Kind.IDENT or view.in_device_code(obj[1]):
             return
+        if _in_amd_branch(ctx, view, toks[i]):
+            return  # the project's AMD branch checks its wavefront (AMReX 92679ba: warp_size == device_prop.warpSize)
         if i >= 3 and toks[i - 3][3] in (".", "->", "::"):
             return  # a longer access path: left alone
         if i + 1 < len(toks) and toks[i + 1][3] in ("=", "+=", "-=", "*=", "/="):

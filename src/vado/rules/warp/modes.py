@@ -97,6 +97,8 @@ _HIP_CONDITION = re.compile(r"(?:^|_)(?:HIP|HIPCC|ROCM|AMD|AMDGCN|GFX\d*)(?:_|$)
 #: HIP-named macros no ROCm 6+ build defines (preprocessor.yaml's ``amd`` configuration; ROCm 7.2.4's hipcc
 #: with hip_runtime.h defines __HIP_PLATFORM_AMD__ only): a width set under them is not the AMD build's
 #: (inplace-abn 1.1.0: WARP_SIZE 64 under __HIP_PLATFORM_HCC__, so ROCm 7 compiles its 32).
+#: A condition word naming the CUDA build (``__CUDA_ARCH__``, ``__CUDACC__``, ``AMREX_USE_CUDA``).
+_CUDA_CONDITION = re.compile(r"(?:^|_)(?:CUDA|CUDACC|NVCC|NVIDIA)(?:_|$)", re.I)
 _NOT_AMD = frozenset({"__HIP_PLATFORM_HCC__", "__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__"})
 #: Spellings of a 64-lane width: AMD's wavefront size macro, HIP's warpSize.
 _WIDE_WORDS = frozenset({"warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"})
@@ -145,6 +147,93 @@ def _find_hip_regions(view: cs.DeviceView) -> list[tuple[int, int, str]]:
             start, text = stack.pop()
             if text:
                 out.append((start, toks[b][1] if b < len(toks) else len(view.text), text))
+    return out
+
+
+#: A function-like macro named for the platforms of its arguments, in order: ``AMREX_HIP_OR_CUDA(a, b)``
+#: (``a`` where AMReX builds for HIP, ``b`` for CUDA), ``AMREX_HIP_OR_CUDA_OR_SYCL(a, b, c)``, ``CUDA_OR_HIP(a, b)``.
+_SELECTOR = re.compile(r"^(?:\w+_)?(?:HIP|ROCM|AMD|CUDA|NV|NVIDIA|SYCL|CPU|GPU|HOST)(?:_OR_(?:HIP|ROCM|AMD|CUDA|NV|NVIDIA|SYCL|CPU|GPU|HOST))+$")
+_AMD_WORDS = frozenset({"HIP", "ROCM", "AMD"})
+_CUDA_WORDS = frozenset({"CUDA", "NV", "NVIDIA"})
+
+
+def _selector_amd_index(name: str) -> int | None:
+    """The argument of selector macro ``name`` that the AMD build compiles (see :data:`_SELECTOR`), or None when
+    ``name`` is not one that tells HIP and CUDA apart."""
+    if "_OR_" not in name or not _SELECTOR.match(name):
+        return None
+    words = [part.rsplit("_", 1)[-1] for part in name.split("_OR_")]
+    amd = [k for k, w in enumerate(words) if w in _AMD_WORDS]
+    if len(amd) != 1 or not any(w in _CUDA_WORDS for w in words):
+        return None
+    return amd[0]
+
+
+def selector_amd_arguments(view: cs.DeviceView) -> list[tuple[int, int]]:
+    """``(start, end)`` offsets of the arguments of per-platform selector macros that the AMD build compiles:
+    the project's own HIP code, written for its 64-lane wavefront (AMReX 92679ba: ``AMREX_HIP_OR_CUDA(
+    __shfl_down(x, offset), __shfl_down_sync(0xffffffff, x, offset))`` inside a reduction over
+    ``Gpu::Device::warp_size``, 64 where AMReX builds for HIP). The macro's definitions may live in a header
+    vado does not read (AMReX's ``AMReX_GpuControl.H``, included as ``<…>``), so the name tells the argument
+    order (:data:`_SELECTOR`). Kept on the view."""
+    cached = getattr(view, "_vado_selector_args", None)
+    if cached is not None:
+        return cached
+    toks, pairs, out = view.tokens, view.pairs, []
+    names = [n for n in view.spelling_index.spellings(Kind.IDENT) if "_OR_" in n]
+    for name in names:
+        index = _selector_amd_index(name)
+        if index is None:
+            continue
+        for i in view.ident_indices((name,)):
+            if i + 1 >= len(toks) or toks[i + 1][3] != "(" or (i + 1) not in pairs or (
+                    i > 0 and toks[i - 1][0] is Kind.DIRECTIVE):
+                continue  # not an invocation (the #define itself, a bare mention)
+            args = cs.split_args(toks, i + 1, pairs[i + 1])
+            if index < len(args):
+                a, b = args[index]  # b: exclusive
+                if a < b:
+                    out.append((toks[a][1], toks[b - 1][2]))
+    out.sort()
+    view._vado_selector_args = out
+    return out
+
+
+def in_selector_amd_argument(view: cs.DeviceView, offset: int) -> bool:
+    """Whether ``offset`` lies in an argument :func:`selector_amd_arguments` finds."""
+    return any(a <= offset < b for a, b in selector_amd_arguments(view))
+
+
+def hip_branches(view: cs.DeviceView) -> list[tuple[int, int]]:
+    """``(start, end)`` of each ``#if``/``#ifdef``/``#elif`` branch whose own condition names the HIP/AMD build
+    (:data:`_HIP_CONDITION`) without negating it: the branch itself, not the group's ``#else`` or its other
+    ``#elif`` branches (which :func:`hip_regions` spans). Kept on the view."""
+    cached = getattr(view, "_vado_hip_branches", None)
+    if cached is not None:
+        return cached
+    toks, out = view.tokens, []
+    stack: list[int | None] = []  # per open group: where its current HIP branch starts, else None
+    for a, b in cs.directive_ranges(toks, view.directive_marks):
+        d = toks[a][3].replace(" ", "").replace("\t", "")
+        if d in ("#if", "#ifdef", "#ifndef", "#elif", "#else", "#endif") or d.startswith("#elif"):
+            if stack and stack[-1] is not None and d not in ("#if", "#ifdef", "#ifndef"):
+                out.append((stack[-1], toks[a][1]))  # the HIP branch ends where the next branch begins
+                stack[-1] = None
+        if d in ("#if", "#ifdef", "#ifndef") or d.startswith("#elif"):
+            cond = toks[a + 1:b]
+            names = [t[3] for t in cond if t[0] is Kind.IDENT and _HIP_CONDITION.search(t[3]) and t[3] not in _NOT_AMD]
+            # negated, or shared with a CUDA build (#if defined(USE_ROCM) || defined(__CUDA_ARCH__)): not the AMD
+            # build's alone
+            negated = d == "#ifndef" or any(t[3] == "!" or (t[0] is Kind.IDENT and _CUDA_CONDITION.search(t[3]))
+                                            for t in cond)
+            start = toks[b][2] if b < len(toks) else len(view.text)
+            if d in ("#if", "#ifdef", "#ifndef"):
+                stack.append(start if names and not negated else None)
+            elif stack:
+                stack[-1] = start if names and not negated else None
+        elif d == "#endif" and stack:
+            stack.pop()
+    view._vado_hip_branches = out
     return out
 
 
