@@ -166,6 +166,10 @@ def run(args) -> int:
             cmp = ted.compare_builds(o, p)
             entry["calls"] = cmp
             entry["times"] = {"orig": o["times"], "port": p["times"]}
+            # calls after which a fresh process went on (a CUDA error: the context is unusable after it)
+            restarted = {v: x["restarted_after"] for v, x in (("orig", o), ("port", p)) if x.get("restarted_after")}
+            if restarted:
+                entry["restarted_after"] = restarted
             counts: dict[str, int] = {}
             for c in cmp.values():
                 counts[c["status"]] = counts.get(c["status"], 0) + 1

@@ -53,7 +53,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from vado.verify.hip_on_cuda import EXIT_GUARD  # noqa: E402
+from vado.verify.hip_on_cuda import WAVE64_NVCC_FLAGS  # noqa: E402
 
 WARP = re.compile(r"__shfl|__ballot|__any_sync|__all_sync|__activemask|warpSize|%laneid")
 LIBS = re.compile(r"cublas|cufft|curand|cusparse|cusolver|cudnn|nccl|<mpi\.h>|nvml|cutlass|nvrtc|-lcuda\b")
@@ -238,7 +238,7 @@ def nvcc_argv(prog: dict, variant: str, work: Path, nvcc: str = "nvcc", arch: st
     cmd = [nvcc, "-O3", f"-arch={arch}", *as_cuda, "--expt-relaxed-constexpr", "--extended-lambda",
            *(["-rdc=true"] if rdc else [])]
     if variant != "orig":
-        cmd += [f"-I{(work / 'inc64').resolve()}", f"-D{EXIT_GUARD}="]
+        cmd += [f"-I{(work / 'inc64').resolve()}", *WAVE64_NVCC_FLAGS]
     # Directories several programs share (cuda-samples' Common/), each variant its own copy under
     # shared/VARIANT: searched for headers, and the sources named from them built with the program.
     shared = work / "shared" / variant

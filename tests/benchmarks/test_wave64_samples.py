@@ -186,7 +186,8 @@ def test_prepare_writes_three_variants_shared_copies_and_stops_a_blocked_port(tm
     assert "stopped" not in plain and plain["host_cpp"] is True
     for v in ("orig", "vado", "hipify"):
         prog = work / "src" / "plain" / v / "prog"
-        assert sorted(p.name for p in prog.iterdir()) == ["main.cu"]  # the data file stays behind
+        # the data file stays behind; compile_commands.json is the build vado's port judges (nvcc's commands)
+        assert sorted(p.name for p in prog.iterdir()) == ["compile_commands.json", "main.cu"]
         assert sorted(p.name for p in (work / "shared" / v / "s" / "Common").iterdir()) == ["helper.h"]
     assert "cudaMalloc" in (work / "src" / "plain" / "orig" / "prog" / "main.cu").read_text()
     assert "hipMalloc" in (work / "src" / "plain" / "vado" / "prog" / "main.cu").read_text()
@@ -335,7 +336,8 @@ def test_a_program_of_named_files_copies_only_those_and_builds_only_its_own_sour
     (a,) = manifest["programs"]
     assert [u["source"] for u in a["units"]] == ["a.cu"]
     for v in ("orig", "vado", "hipify"):
-        assert sorted(p.name for p in (tmp_path / "work" / "src" / "a" / v / "prog").iterdir()) == ["a.cu", "common.h"]
+        assert sorted(p.name for p in (tmp_path / "work" / "src" / "a" / v / "prog").iterdir()) == [
+            "a.cu", "common.h", "compile_commands.json"]
     for bad in (["../x.cu"], ["/abs/a.cu"], "a.cu", [], [3]):
         with pytest.raises(ValueError, match="files"):
             w.load_list(_list(tmp_path, [{**prog, "files": bad}], shared={}))

@@ -230,6 +230,7 @@ def test_run_builds_the_packages_of_the_config_given(tmp_path, capsys):
     port = next(c for c in cmds if "/w64/a-1.0/csrc/k.cu" in c)
     assert f"-I{inc}" in orig and " -include " not in orig
     assert f"-include {work.resolve()}/prelude/a.h" in port and "-DVADO_W64_EXIT_GUARD=" in port
+    assert "-maxrregcount=64" in port and "-maxrregcount" not in orig  # HIP's 1024-thread launch promise
     # the default config is packages.json: 'a' is not one of its packages
     assert bench.main(["run", "--work", str(work), "--dry-run", "--torch-include", str(inc)]) == 2
     assert "not in" in capsys.readouterr().err
@@ -320,3 +321,68 @@ def test_the_bindings_check_reports_each_case(tmp_path):
     assert res["good"]["status"] == "ok" and "1 call(s) checked (scale)" in res["good"]["detail"]
     assert res["wrong"]["status"] == "error" and "2 arguments, the C++ takes 3" in res["wrong"]["detail"]
     assert res["chain_ends"]["status"] == "checked"
+
+
+# --- the calls process: a kernel fault is charged to its call, not to every call after it ----------------------
+
+FAKE_TORCH = '''
+import pickle
+class Tensor: pass
+def save(obj, path):
+    with open(path, "wb") as f:
+        pickle.dump(obj, f)
+def load(path):
+    with open(path, "rb") as f:
+        return pickle.load(f)
+class cuda:
+    @staticmethod
+    def synchronize():
+        if _state["faulted"]:
+            raise RuntimeError("CUDA error: unspecified launch failure")
+_state = {"faulted": False}
+'''
+
+FAKE_EXT = '''
+import torch
+def ok(x):
+    return x * 2
+def fault():
+    torch._state["faulted"] = True   # as a kernel fault does: this process's later calls all fail
+    return 0
+def die():
+    import os
+    os._exit(1)
+'''
+
+
+def _fake_caller(tmp_path: Path, cases: str) -> tuple[list[str], Path]:
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "__init__.py").write_text(FAKE_TORCH)
+    (tmp_path / "ext.py").write_text(FAKE_EXT)
+    calls = tmp_path / "calls.py"
+    calls.write_text(f"def cases(ext, torch, dev):\n    assert dev == 'cpu'\n    return {{{cases}}}\n")
+    env_python = [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(tmp_path)!r}); exec({ted.CALLER!r})"]
+    return [*env_python, "pybind", str(tmp_path / "ext.py"), "ext", str(calls)], tmp_path / "out.pkl"
+
+
+def _pickle_load(path: Path) -> dict:
+    import pickle
+
+    return pickle.loads(path.read_bytes())
+
+
+def test_a_call_that_faults_the_context_is_charged_alone_and_the_rest_run_in_a_fresh_process(tmp_path):
+    caller, res = _fake_caller(tmp_path, "'a': lambda: ext.ok(1), 'b': ext.fault, 'c': lambda: ext.ok(3), "
+                                         "'d': ext.fault, 'e': lambda: ext.ok(5)")
+    ran, log, out = ted.call_cases(caller, res, 60, _pickle_load, device="cpu")
+    assert ran and log == "", log
+    assert out["results"]["a"] == 2 and out["results"]["c"] == 6 and out["results"]["e"] == 10
+    for faulted in ("b", "d"):
+        assert out["results"][faulted] == {"error": "RuntimeError: CUDA error: unspecified launch failure"}
+    assert out["restarted_after"] == ["b", "d"] and set(out["times"]) == set("abcde")
+
+
+def test_a_calls_process_that_dies_says_how(tmp_path):
+    caller, res = _fake_caller(tmp_path, "'a': lambda: ext.ok(1), 'z': ext.die")
+    ran, log, out = ted.call_cases(caller, res, 60, _pickle_load, device="cpu")
+    assert not ran and out is None and log == "the calls process exited 1 without output"

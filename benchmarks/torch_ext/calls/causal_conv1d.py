@@ -36,7 +36,11 @@ def cases(ext, torch, dev):
 
             def update(state=state, xu=xu, wu=wu):
                 s, o = state.clone(), torch.empty_like(xu)
-                ext.causal_conv1d_update(xu, s, wu, None, o, False, None, None)
+                # the extension takes x as (batch, dim, seqlen): the Python wrapper unsqueezes a (batch, dim) x
+                # (causal_conv1d_interface.causal_conv1d_update); the H200 run of 2026-12-05 passed it 2-D, and
+                # both builds rejected it ("x must have shape (batch_size, dim, seqlen)")
+                x3, o3 = xu.unsqueeze(-1), o.unsqueeze(-1)
+                ext.causal_conv1d_update(x3, s, wu, None, o3, False, None, None)
                 return {"out": o, "conv_state": s}
 
             out[f"update_{str(dt).split('.')[-1]}_w{width}"] = update

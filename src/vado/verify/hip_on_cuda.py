@@ -436,6 +436,15 @@ _ATTRIBUTES = {"__launch_bounds__", "__attribute__", "__declspec", "alignas", "_
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 #: What :func:`mark_kernel_exits` puts at the top of a kernel body (the wave64 layer defines it).
 EXIT_GUARD = "VADO_W64_EXIT_GUARD"
+#: nvcc flags of every build under the wave64 emulation: the exit guard's default (the layer redefines it), and
+#: HIP's launch guarantee. hipcc compiles every kernel without __launch_bounds__ for blocks of up to 1024 threads
+#: (amdgpu-flat-work-group-size 1,1024), so such a launch never lacks registers on AMD; nvcc makes no such
+#: promise, and the emulation's exit guard and lane bookkeeping cost registers: torchsort 0.1.10's
+#: isotonic_kl_backward_kernel<double> took 64 registers as CUDA builds it and 71 through the layer, and its
+#: 1024-thread launch failed ("too many resources requested for launch", H200, 2026-12-05) where the original ran.
+#: -maxrregcount=64 (65536 registers / 1024 threads) gives the same promise; nvcc ignores it for a kernel with
+#: its own __launch_bounds__, as hipcc's default yields to those.
+WAVE64_NVCC_FLAGS = (f"-D{EXIT_GUARD}=", "-maxrregcount=64")
 
 
 def _blank_comments(text: str) -> str:
@@ -640,7 +649,7 @@ def build_port(
         copy_with_exit_marks(root_path, copy)
         files = [str(copy / u.abs_path.relative_to(root_path)) for u in units]
         moved = [_moved_flag(f, root_path, copy.resolve()) for f in flags]
-        flags = [*moved, *[f for f in flags if f.startswith("-I") and f not in moved], f"-D{EXIT_GUARD}="]
+        flags = [*moved, *[f for f in flags if f.startswith("-I") and f not in moved], *WAVE64_NVCC_FLAGS]
     cmd = nvcc_port_command(nvcc, files, str(out_bin), inc, arch=arch, flags=[*flags, *extra])
     outcome = run_limited(cmd, cwd=out_bin.parent, limits=limits or COMPILE_LIMITS)
     return build_evidence(outcome, role, arch=arch, toolchain=toolchain, how="hip-on-cuda", wave=wave)

@@ -110,6 +110,7 @@ def tu_jobs(orig: Path, port_w64: Path, port_host: Path, prelude: Path, inc64: P
     ``port_w64``, the copy marked for the emulation, with the prelude; its host ``.cpp`` from ``port_host``).
     A host TU the port leaves byte for byte gets the same key as the original's (compiled once)."""
     from vado.build.torch_setup import arch_free, extension_settings
+    from vado.verify.hip_on_cuda import WAVE64_NVCC_FLAGS
 
     _, incs, _, abi, cuda_home = info
     root = (port_w64 if variant == "port" else orig).resolve()
@@ -135,7 +136,7 @@ def tu_jobs(orig: Path, port_w64: Path, port_host: Path, prelude: Path, inc64: P
                        "-D__CUDA_NO_HALF2_OPERATORS__", "--expt-relaxed-constexpr", *common, *defs,
                        *arch_free(st["nvcc"]), *flag_incs]
                 if variant == "port":
-                    cmd += ["-include", str(prelude.resolve()), f"-I{inc64.resolve()}", "-DVADO_W64_EXIT_GUARD="]
+                    cmd += ["-include", str(prelude.resolve()), f"-I{inc64.resolve()}", *WAVE64_NVCC_FLAGS]
                 key, path = f"{name}/{variant}/{src}", root / src
             else:
                 hsrc = host_root / src
@@ -207,6 +208,8 @@ CALLER = r"""
 import importlib.util, json, sys, time, traceback
 import torch
 kind, lib, module, calls_file, out_file = sys.argv[1:6]
+skip = set(json.loads(sys.argv[6])) if len(sys.argv) > 6 else set()
+dev = sys.argv[7] if len(sys.argv) > 7 else "cuda"
 def load(module, lib):
     spec = importlib.util.spec_from_file_location(module, lib)
     mod = importlib.util.module_from_spec(spec)
@@ -231,17 +234,24 @@ def cpu(v):
     if isinstance(v, (list, tuple)):
         return [cpu(x) for x in v]
     return v
-results, times = {}, {}
-for name, fn in calls.cases(ext, torch, "cuda").items():
+results, times, sticky = {}, {}, False
+for name, fn in calls.cases(ext, torch, dev).items():
+    if name in skip:
+        continue
     t = time.monotonic()
     try:
         results[name] = cpu(fn())
         torch.cuda.synchronize()
     except Exception as exc:
         results[name] = {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]}
+        # a kernel fault leaves the process's CUDA context unusable: every later call would fail for it
+        sticky = "CUDA error" in str(exc)
     times[name] = round(time.monotonic() - t, 3)
+    if sticky:
+        break
 torch.save({"results": results, "times": times}, out_file)
 print(f"{len(results)} calls")
+sys.exit(3 if sticky else 0)
 """
 
 
@@ -282,18 +292,47 @@ def link_and_call(name: str, pkg: dict, variant: str, jobs: Sequence[dict], comp
     else:
         kind, lib_arg = pkg["kind"], libs_built[""]
         module = pkg["module"] if pkg["kind"] == "ops" else pkg["extensions"][0]["name"]
-    try:
-        proc = subprocess.run([python or sys.executable, "-c", CALLER, kind, lib_arg, module, str(calls),
-                               str(res)], capture_output=True, text=True, errors="replace", timeout=call_timeout)
-        ran, log = proc.returncode == 0 and res.is_file(), (proc.stdout + proc.stderr)[-2000:]
-    except subprocess.TimeoutExpired:
-        ran, log = False, f"calls timed out after {call_timeout:.0f} s"
+    import torch
+
+    ran, log, outputs = call_cases([python or sys.executable, "-c", CALLER, kind, lib_arg, module, str(calls)], res,
+                                   call_timeout, torch.load)
     entry: dict[str, Any] = {"built": True, "ran": ran, "log": "" if ran else log}
     if ran:
-        import torch
-
-        entry["outputs"] = torch.load(res)
+        entry["outputs"] = outputs
     return entry
+
+
+def call_cases(caller: Sequence[str], res: Path, call_timeout: float, load: Callable[[Path], dict],
+               device: str = "cuda") -> tuple[bool, str, dict | None]:
+    """Run the calls process ``caller`` (CALLER's argv without its output, skip list and device); after a call
+    that left a CUDA error (the caller exits 3: the context is unusable from then on), start a fresh process for
+    the calls after it, so that one kernel fault is charged to its own call, not to every call that followed.
+    Returns ``(ran, log, {"results", "times"})``; ``log`` says how a process that wrote nothing ended."""
+    merged: dict[str, dict] = {"results": {}, "times": {}}
+    restarts = []
+    while True:
+        res.unlink(missing_ok=True)
+        try:
+            proc = subprocess.run([*caller, str(res), json.dumps(sorted(merged["results"])), device],
+                                  capture_output=True, text=True, errors="replace", timeout=call_timeout)
+        except subprocess.TimeoutExpired:
+            return False, f"calls timed out after {call_timeout:.0f} s", None
+        log = (proc.stdout + proc.stderr)[-2000:]
+        if proc.returncode not in (0, 3) or not res.is_file():
+            how = (f"the calls process died from signal {-proc.returncode}" if proc.returncode < 0
+                   else f"the calls process exited {proc.returncode}")
+            return False, f"{how}{' without output' if not log.strip() else ''}: {log}".rstrip(": "), None
+        part = load(res)
+        merged["results"].update(part["results"])
+        merged["times"].update(part["times"])
+        if proc.returncode == 0:
+            break
+        restarts.append(next(reversed(part["results"]), "?"))
+        if not part["results"]:  # nothing new ran: stop rather than loop
+            break
+    if restarts:
+        merged["restarted_after"] = restarts
+    return True, "", merged
 
 
 def dtype_of(value) -> str:
