@@ -7,6 +7,10 @@ text, which is not on the macro's line: it takes the ``(`` of whatever follows (
 list), so the TU stops with "variable has incomplete type 'void'". hipcc itself launches ``<<<…>>>``: only
 hipify's text rewrite breaks it.
 
+Also ``else kernel<<<…>>>(…);``: hipify takes the kernel's name from the space before it, which it moves into
+``hipLaunchKernelGGL((`` and leaves ``elsehipLaunchKernelGGL`` (adafactor8bit's 24 ``else`` launches: "use of
+undeclared identifier"). The port braces such a launch on ROCm (``else { kernel<<<…>>>(…); }``).
+
 The torch-extension port adds, right after such a definition, a ROCm-only group whose first line carries the ``(``
 hipify stops at (in a comment, so that what it removes is harmless there) and which redefines the macro without
 ``<<<``: ``vado_launch_later(kernel, grid, block, shmem, stream)`` returns a callable that launches the kernel with
@@ -101,4 +105,54 @@ def launch_macro_fixes(path: str, text: str) -> list[Fix]:
         fixes.append(Fix((Edit(path, end, end, content),), Applicability.SAFE,
                          f"{name}: a kernel launch macro redefined for ROCm (PyTorch's hipify mangles a <<<>>> whose "
                          "arguments follow the macro)", ("torch", "launch-macro")))
+    return fixes
+
+
+#: A launch's kernel name (qualified, template arguments) and ``<<<`` after a keyword.
+_KEYWORD_LAUNCH = re.compile(r"\b(?P<kw>else|do)[ \t]+(?=[A-Za-z_][\w:]*[ \t]*(?:<[^;{}<>]*(?:<[^;{}<>]*>[^;{}<>]*)*>)?[ \t]*<<<)")
+
+
+def _statement_end(text: str, at: int) -> int:
+    """The offset past the ``;`` that ends the launch starting at ``at`` (``k<<<…>>>(…);``), or -1."""
+    close = text.find(">>>", at)
+    if close < 0:
+        return -1
+    i = close + 3
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    if i >= len(text) or text[i] != "(":
+        return -1
+    depth = 0
+    while i < len(text):
+        c = text[i]
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                break
+        elif c in ";{}":
+            return -1
+        i += 1
+    j = i + 1
+    while j < len(text) and text[j] in " \t":
+        j += 1
+    return j + 1 if j < len(text) and text[j] == ";" else -1
+
+
+def keyword_launch_fixes(path: str, text: str, toks) -> list[Fix]:
+    """``else k<<<…>>>(…);`` → ``else { k<<<…>>>(…); }`` (the launch a keyword precedes, which hipify glues to it)."""
+    if "<<<" not in text:
+        return []
+    code = {t[1] for t in toks if t[3] in ("else", "do")}
+    fixes = []
+    for m in _KEYWORD_LAUNCH.finditer(text):
+        if m.start("kw") not in code:
+            continue  # in a comment or a string
+        end = _statement_end(text, m.end())
+        if end < 0:
+            continue
+        fixes.append(Fix((Edit(path, m.end(), m.end(), "{ "), Edit(path, end, end, " }")), Applicability.SAFE,
+                         f"{m.group('kw')} {{ launch }}: PyTorch's hipify glues a launch to the keyword before it",
+                         ("torch", "launch-keyword")))
     return fixes
