@@ -537,6 +537,7 @@ def test_a_launch_macro_gets_a_rocm_redefinition_hipify_leaves_whole(tmp_path: P
     assert define + "#ifdef USE_ROCM  // vado: ( is where" in text
     assert "#define LAUNCH_SCALE(T, M) vado_launch_later(scale_kernel<T, M>, blocks, threads, 0, stream)\n" in text
     assert "  else { scale_kernel<float, 0><<<(n + 255) / 256, 256>>>(" in text and "(float)s, n); }\n" in text
+    assert "  { scale_kernel<T, 0><<<(n + 255) / 256, 256>>>(out, in, s, n); return; }\n" in text
     assert _cuda_side(text) == original or text.count("#ifdef USE_ROCM") == 1
     again = port_bytes("csrc/ops.cu", FileKind.CUDA_SOURCE, text.encode(), ROCM,
                        PortOptions(torch_extension="on", rule_options={"amd_defines": ("USE_ROCM=1",)}))

@@ -9,7 +9,8 @@ hipify's text rewrite breaks it.
 
 Also ``else kernel<<<…>>>(…);``: hipify takes the kernel's name from the space before it, which it moves into
 ``hipLaunchKernelGGL((`` and leaves ``elsehipLaunchKernelGGL`` (adafactor8bit's 24 ``else`` launches: "use of
-undeclared identifier"). The port braces such a launch on ROCm (``else { kernel<<<…>>>(…); }``).
+undeclared identifier"), and ``return kernel<<<…>>>(…);`` (torchcompactradius 0.5.5's ``returnhipLaunchKernelGGL``).
+The port braces such a launch on ROCm (``else { kernel<<<…>>>(…); }``, ``{ kernel<<<…>>>(…); return; }``).
 
 The torch-extension port adds, right after such a definition, a ROCm-only group whose first line carries the ``(``
 hipify stops at (in a comment, so that what it removes is harmless there) and which redefines the macro without
@@ -109,7 +110,7 @@ def launch_macro_fixes(path: str, text: str) -> list[Fix]:
 
 
 #: A launch's kernel name (qualified, template arguments) and ``<<<`` after a keyword.
-_KEYWORD_LAUNCH = re.compile(r"\b(?P<kw>else|do)[ \t]+(?=[A-Za-z_][\w:]*[ \t]*(?:<[^;{}<>]*(?:<[^;{}<>]*>[^;{}<>]*)*>)?[ \t]*<<<)")
+_KEYWORD_LAUNCH = re.compile(r"\b(?P<kw>else|do|return)[ \t]+(?=[A-Za-z_][\w:]*[ \t]*(?:<[^;{}<>]*(?:<[^;{}<>]*>[^;{}<>]*)*>)?[ \t]*<<<)")
 
 
 def _statement_end(text: str, at: int) -> int:
@@ -141,10 +142,11 @@ def _statement_end(text: str, at: int) -> int:
 
 
 def keyword_launch_fixes(path: str, text: str, toks) -> list[Fix]:
-    """``else k<<<…>>>(…);`` → ``else { k<<<…>>>(…); }`` (the launch a keyword precedes, which hipify glues to it)."""
+    """``else k<<<…>>>(…);`` → ``else { k<<<…>>>(…); }``, ``return k<<<…>>>(…);`` → ``{ k<<<…>>>(…); return; }`` (a
+    launch a keyword precedes, which hipify glues to it: torchcompactradius 0.5.5's ``returnhipLaunchKernelGGL``)."""
     if "<<<" not in text:
         return []
-    code = {t[1] for t in toks if t[3] in ("else", "do")}
+    code = {t[1] for t in toks if t[3] in ("else", "do", "return")}
     fixes = []
     for m in _KEYWORD_LAUNCH.finditer(text):
         if m.start("kw") not in code:
@@ -152,7 +154,11 @@ def keyword_launch_fixes(path: str, text: str, toks) -> list[Fix]:
         end = _statement_end(text, m.end())
         if end < 0:
             continue
-        fixes.append(Fix((Edit(path, m.end(), m.end(), "{ "), Edit(path, end, end, " }")), Applicability.SAFE,
+        if m.group("kw") == "return":  # `return k<<<...>>>(...);` returns void: the same as the launch, then return
+            edits = (Edit(path, m.start("kw"), m.end(), "{ "), Edit(path, end, end, " return; }"))
+        else:
+            edits = (Edit(path, m.end(), m.end(), "{ "), Edit(path, end, end, " }"))
+        fixes.append(Fix(edits, Applicability.SAFE,
                          f"{m.group('kw')} {{ launch }}: PyTorch's hipify glues a launch to the keyword before it",
                          ("torch", "launch-keyword")))
     return fixes
