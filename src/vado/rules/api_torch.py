@@ -245,3 +245,96 @@ class TorchRemovedApi(Rule):
                 effort=Effort(lines=2, constructs=1, hours=1.0),
                 data={"macro": "C10_WARP_SIZE", "context": needs},
             )
+
+
+#: The file kinds PyTorch's hipify may write under a ``_hip`` name (headers and host sources; ``.cu`` becomes ``.hip``).
+_COLLIDING_EXTS = (".h", ".hpp", ".hh", ".cuh", ".cpp", ".cc", ".cxx")
+
+
+def _hipify_twin(ctx: FileContext) -> str | None:
+    """The file of the tree (path relative to ``source_root``) that PyTorch's hipify writes to the same name as
+    ``ctx``'s file: ``X.h`` becomes ``X_hip.h`` when hipify changes it, and ``X_cuda.h`` always becomes
+    ``X_hip.h`` (``hipify_python.get_hip_file_path``: 'cuda' → 'hip' in the name, else ``_hip`` appended)."""
+    import os
+    import posixpath
+
+    root = (ctx.options or {}).get("source_root")
+    if not root:
+        return None
+    folder, name = posixpath.split(ctx.path.replace(os.sep, "/"))
+    stem, ext = posixpath.splitext(name)
+    if ext not in _COLLIDING_EXTS or "cuda" in stem or "CUDA" in stem:
+        return None
+    for spelling in ("cuda", "CUDA"):
+        twin = posixpath.join(folder, f"{stem}_{spelling}{ext}")
+        if os.path.isfile(os.path.join(str(root), twin)):
+            return twin
+    return None
+
+
+class TorchHipifyNameCollision(Rule):
+    """A torch extension's ``X.h`` beside an ``X_cuda.h``: PyTorch's hipify writes both to ``X_hip.h``.
+
+    What it does
+    ------------
+    In a PyTorch extension (the tree builds one: ``CUDAExtension``, ``cpp_extension.load``), reports a header or
+    host source ``X.h`` whose folder also holds ``X_cuda.h`` (or ``X_CUDA.h``).
+
+    Why is this bad?
+    ----------------
+    On a ROCm build ``torch.utils.cpp_extension`` hipifies every source and the project headers they include, and
+    writes each file it changes next to the original: a name with ``cuda`` gets ``hip`` instead
+    (``scatter_cuda.h`` → ``scatter_hip.h``), any other name gets ``_hip`` appended (``scatter.h`` →
+    ``scatter_hip.h``), and the includes are rewritten to the new names. ``X.h`` changes as soon as it, or a
+    project header it includes, names anything hipify renames; then both files are written to ``X_hip.h``, the
+    second replacing the first, and every TU that includes the lost one fails (torchcompactradius 0.5.5:
+    ``sparseOperations/scatter.h`` and ``scatter_cuda.h``: "use of undeclared identifier 'scatter_sum'" in
+    ``cppWrapper.cpp``, "use of undeclared identifier 'std'" in ``scatter_cpu.cpp``). The CUDA build is not
+    affected.
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        // ops/scatter.h (includes <common.h>, which hipify changes) and ops/scatter_cuda.h side by side
+
+    Use instead
+    -----------
+    Rename one of them (``scatter_cuda.h`` → ``scatter_kernels.h``, with its includes), so that the two hipified
+    names differ.
+
+    Fix safety
+    ----------
+    No fix: a rename of a project file and of every include of it is a person's call.
+
+    References
+    ----------
+    - PyTorch ``torch/utils/hipify/hipify_python.py`` (``get_hip_file_path``, torch 2.13.0)
+    """
+
+    code = "API018"
+    name = "hipify-file-name-collision"
+    severity = Severity.HIGH
+    file_kinds = cs.CUDA_CXX_KINDS
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        if not (ctx.options or {}).get("torch_extension"):
+            return
+        twin = _hipify_twin(ctx)
+        if twin is None:
+            return
+        import posixpath
+
+        stem, ext = posixpath.splitext(posixpath.basename(ctx.path))
+        # at the file's first line of code (past its leading comments)
+        first = re.search(r"^[ \t]*(?!//|/\*|\*|[ \t]*$)\S[^\n]*", ctx.text, re.M)
+        start, end = (first.start(), first.end()) if first else (0, 0)
+        yield self.finding(
+            ctx, start, end,
+            f"PyTorch's hipify writes this file and {twin} both to {stem}_hip{ext} on a ROCm build (this one when it, "
+            f"or a project header it includes, names anything hipify renames): the one written last replaces the "
+            f"other, and the TUs that include the lost one fail; rename one of them",
+            {t.name: (Verdict.MANUAL if t.family == "rocm" else Verdict.MOVES_AS_IS) for t in ctx.targets},
+            effort=Effort(lines=2, constructs=1, hours=0.5),
+            data={"twin": twin, "hipified": f"{stem}_hip{ext}"},
+        )
