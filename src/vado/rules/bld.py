@@ -852,7 +852,10 @@ class CudaLibraryLink(Rule):
         from vado.knowledge.libraries import library_for_link
 
         facts = build_facts(ctx)
+        shape = _setup_shape(ctx.text) if ctx.kind is FileKind.SETUP_PY else None
         for f in facts.of(FactKind.CUDA_LIBRARY, FactKind.FIND_CUDA):
+            if shape is not None and shape.guarded(f.start):
+                continue  # in a branch only CUDA builds of PyTorch take (`[...] if torch.version.hip else [...]`)
             if f.kind is FactKind.FIND_CUDA:
                 pkg = f.data.get("package", "")
                 if pkg in ("CUDA", "CUDAToolkit"):
@@ -882,7 +885,10 @@ class CudaLibraryLink(Rule):
         fix = None
         if replacement and shape in ("drop-in", "near-drop-in") and form in ("-l", "CUDA::", "name"):
             content = ("-l" + replacement) if form == "-l" else replacement
-            fix = _fix(ctx, f, content, Applicability.UNSAFE, f"link {content} instead of {f.text}")
+            fix = (_setup_link_fix(ctx, f, content) if ctx.kind is FileKind.SETUP_PY and _torch_extension(ctx) else
+                   _fix(ctx, f, content, Applicability.UNSAFE, f"link {content} instead of {f.text}"))
+            if fix is None:  # a torch setup.py where no conditional link can be written: a person's edit
+                verdicts = {k: (_MANUAL if v is _AUTO else v) for k, v in verdicts.items()}
         else:
             verdicts = {k: (_MANUAL if v is _AUTO else v) for k, v in verdicts.items()}
             if form in ("-l", "CUDA::", "name") and ctx.kind is not FileKind.SETUP_PY:
@@ -905,6 +911,31 @@ class CudaLibraryLink(Rule):
             fix=fix,
             data={"library": lib.id, "link": f.text, "replacement": replacement, "api_shape": shape},
         )
+
+
+def _setup_link_fix(ctx: FileContext, f: BuildFact, content: str) -> Fix | None:
+    """A torch extension's setup.py serves CUDA and ROCm builds: a CUDA library that is one quoted item of a list
+    display (``libraries=["cublas"]``, ``extra_link_args=["-lcudart"]``) becomes
+    ``*(["hipblas"] if torch.version.hip else ["cublas"])``; None where that cannot be written (no name to test
+    bound there, not a whole list item), so the finding stays without a fix rather than break the CUDA build."""
+    test, bind = _hip_test(ctx.text, f.start), None
+    if test is None and _TORCH_IMPORTED.search(ctx.text):
+        bind = _torch_import_edit(ctx.text, f.start)  # `import torch` where it can be bound, as BLD005's flag fixes do
+        test = "torch.version.hip" if bind is not None else None
+    text, qs, qe = ctx.text, f.start - 1, f.end
+    if test is None or qs < 0 or qe >= len(text) or text[qs] not in "\"'" or text[qe] != text[qs]:
+        return None
+    before, after = text[:qs].rstrip()[-1:], text[qe + 1:].lstrip()[:1]
+    if before not in ("[", ",") or after not in ("]", ",", "#"):
+        return None
+    q = text[qs]
+    new = f"*([{q}{content}{q}] if {test} else [{text[qs:qe + 1]}])"
+    edits = (ctx.edit(qs, qe + 1, new),)
+    if bind is not None:
+        edits = (ctx.edit(bind[0], bind[0], bind[1]),) + edits
+    return Fix(edits, Applicability.UNSAFE,
+               f"link {content} instead of {f.text} on ROCm builds of PyTorch ({test}"
+               f"{f', torch imported {bind[2]}' if bind else ''}), {f.text} on CUDA builds", ("build",))
 
 
 def _short(text: str, limit: int = 90) -> str:
