@@ -110,7 +110,9 @@ def launch_macro_fixes(path: str, text: str) -> list[Fix]:
 
 
 #: A launch's kernel name (qualified, template arguments) and ``<<<`` after a keyword.
-_KEYWORD_LAUNCH = re.compile(r"\b(?P<kw>else|do|return)[ \t]+(?=[A-Za-z_][\w:]*[ \t]*(?:<[^;{}<>]*(?:<[^;{}<>]*>[^;{}<>]*)*>)?[ \t]*<<<)")
+#: One blank only: hipify moves the blank next to the name into its rewrite, so a second one still separates them
+#: (exllama 0.1.0's `else           half_matmul_small_kernel<...> <<<...>>>` builds as it is).
+_KEYWORD_LAUNCH = re.compile(r"\b(?P<kw>else|do|return)[ \t](?=[A-Za-z_][\w:]*[ \t]*(?:<[^;{}<>]*(?:<[^;{}<>]*>[^;{}<>]*)*>)?[ \t]*<<<)")
 
 
 def _statement_end(text: str, at: int) -> int:
