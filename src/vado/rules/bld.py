@@ -57,14 +57,14 @@ def build_facts(ctx: FileContext) -> BuildFacts:
 
 #: A Python module that compiles a torch extension when it runs: ``torch.utils.cpp_extension``'s ``load`` or
 #: ``load_inline`` (adafactor8bit 0.4.6's optimizer.py, accelerated-scan 0.3.1's warp.py).
-_JIT_BUILD = re.compile(r"\bcpp_extension\b[\s\S]*\bload(?:_inline)?\s*\(|\bload(?:_inline)?\s*\([\s\S]*\bcpp_extension\b")
+_JIT_BUILD = re.compile(r"\bload(?:_inline)?\s*\(")
 
 
 def builds_just_in_time(text: str) -> bool:
     """Whether a Python module (not setup.py) may build a torch extension at run time with
     ``torch.utils.cpp_extension.load``/``load_inline``: its nvcc flags reach hipcc on ROCm as setup.py's do
     (which calls are cpp_extension's is decided by :func:`vado.scan.buildfiles.parse_setup_py_build`)."""
-    return "cpp_extension" in text and _JIT_BUILD.search(text) is not None
+    return "cpp_extension" in text and re.search(r"\bcpp_extension\b", text) is not None and _JIT_BUILD.search(text) is not None
 
 
 def offload_archs(ctx: FileContext) -> tuple[str, ...]:
