@@ -749,3 +749,15 @@ def test_a_torch_setup_py_links_the_rocm_library_on_rocm_and_keeps_the_cuda_one_
         ns: dict = {}
         exec(compile(stub.format(hip=hip) + code, "setup.py", "exec"), ns)  # our own fixture text
         assert ns["e"]["libraries"] == libs and ns["e"]["extra_link_args"] == link
+
+
+def test_a_just_in_time_build_links_the_rocm_library_on_rocm():
+    text = ("import torch\nfrom torch.utils.cpp_extension import load\n\n"
+            "def build(path):\n"
+            "    return load(name='k', sources=[path], extra_ldflags=['-lcublas'], extra_cuda_cflags=['-O3'])\n")
+    got = [f for f in findings("pkg/ops.py", text, ("BLD004",))]
+    assert [f.data["link"] for f in got] == ["-lcublas"]
+    fixed = _fixpoint("pkg/ops.py", text)
+    assert "extra_ldflags=[*(['-lhipblas'] if torch.version.hip else ['-lcublas'])]" in fixed
+    assert findings("pkg/ops.py", fixed, ("BLD004",)) == []
+    assert findings("pkg/io.py", "import json\nx = json.load(open('a'))\nlibs = ['-lcublas']\n", ("BLD004",)) == []

@@ -846,13 +846,16 @@ class CudaLibraryLink(Rule):
     can_fix = True
     name = "cuda-library-link"
     severity = Severity.MEDIUM
-    file_kinds = frozenset({FileKind.CMAKE, FileKind.MAKEFILE, FileKind.SETUP_PY})
+    # A Python module that builds a torch extension just in time (load(..., extra_ldflags=["-lcublas"])) too.
+    file_kinds = frozenset({FileKind.CMAKE, FileKind.MAKEFILE, FileKind.SETUP_PY, FileKind.PYTHON})
 
     def check(self, ctx: FileContext) -> Iterator[Finding]:
         from vado.knowledge.libraries import library_for_link
 
+        if ctx.kind is FileKind.PYTHON and not builds_just_in_time(ctx.text):
+            return
         facts = build_facts(ctx)
-        shape = _setup_shape(ctx.text) if ctx.kind is FileKind.SETUP_PY else None
+        shape = _setup_shape(ctx.text) if ctx.kind in (FileKind.SETUP_PY, FileKind.PYTHON) else None
         for f in facts.of(FactKind.CUDA_LIBRARY, FactKind.FIND_CUDA):
             if shape is not None and shape.guarded(f.start):
                 continue  # in a branch only CUDA builds of PyTorch take (`[...] if torch.version.hip else [...]`)
@@ -885,13 +888,14 @@ class CudaLibraryLink(Rule):
         fix = None
         if replacement and shape in ("drop-in", "near-drop-in") and form in ("-l", "CUDA::", "name"):
             content = ("-l" + replacement) if form == "-l" else replacement
-            fix = (_setup_link_fix(ctx, f, content) if ctx.kind is FileKind.SETUP_PY and _torch_extension(ctx) else
+            torch_build = ctx.kind is FileKind.PYTHON or (ctx.kind is FileKind.SETUP_PY and _torch_extension(ctx))
+            fix = (_setup_link_fix(ctx, f, content) if torch_build else
                    _fix(ctx, f, content, Applicability.UNSAFE, f"link {content} instead of {f.text}"))
             if fix is None:  # a torch setup.py where no conditional link can be written: a person's edit
                 verdicts = {k: (_MANUAL if v is _AUTO else v) for k, v in verdicts.items()}
         else:
             verdicts = {k: (_MANUAL if v is _AUTO else v) for k, v in verdicts.items()}
-            if form in ("-l", "CUDA::", "name") and ctx.kind is not FileKind.SETUP_PY:
+            if form in ("-l", "CUDA::", "name") and ctx.kind not in (FileKind.SETUP_PY, FileKind.PYTHON):
                 # No ROCm library answers to this name: the link can only fail. Code that calls the
                 # library fails to compile and is reported by the LIB rules; code that tests for it
                 # (`#if __has_include(<nvml.h>)`) builds without it.
