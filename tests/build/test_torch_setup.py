@@ -283,3 +283,15 @@ def test_packages_json_equals_what_the_setup_files_give():
                           env=dict(os.environ, PYTHONPATH=str(ROOT / "src")))
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert "6/6 packages" in proc.stdout
+
+
+def test_ops_registered_through_a_macro_name_the_extension_namespace(tmp_path):
+    # torchcompactradius 0.5.5: `#define GLUE_LIBRARY(...) TORCH_LIBRARY(__VA_ARGS__, m)` then
+    # `GLUE_LIBRARY(TORCH_EXTENSION_NAME) { m.def(...); }`: the namespace was read as '__VA_ARGS__'.
+    from vado.build.torch_setup import module_kind
+
+    (tmp_path / "w.cpp").write_text("#define GLUE_LIBRARY(...) TORCH_LIBRARY(__VA_ARGS__, m)\n"
+                                    "GLUE_LIBRARY(TORCH_EXTENSION_NAME) {\n  m.def(\"f\", &f);\n}\n")
+    assert module_kind(str(tmp_path), ["w.cpp"], "radius_cuda") == ("ops", "radius_cuda")
+    (tmp_path / "v.cpp").write_text("TORCH_LIBRARY(myops, m) { m.def(\"g\", &g); }\n")
+    assert module_kind(str(tmp_path), ["v.cpp"], "x") == ("ops", "myops")

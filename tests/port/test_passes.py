@@ -22,7 +22,7 @@ TODAY = ("cmake_hip", "cmake_rename", "makefile_rename", "makefile_link", "inclu
          "sync_downgrade", "local_helper", "half_cast", "dependent_template", "warp32_helper", "cg_reduce",
          "cg_shuffle_helper", "solve_buffer", "braced_zero", "scale_type", "fast_accum", "device_error_string", "location_overload",
          "lt_descriptor", "fp8", "dim3_assign", "block_io", "register_keyword", "callback_convention", "namespace", "launch",
-         "runtime_include", "torch_cub_alias", "implicit_std_include")
+         "runtime_include", "torch_cub_alias", "torch_launch_macro", "torch_launch_keyword", "implicit_std_include")
 BEFORE_OVERLOADS = (RULES, *TODAY[4:19])
 
 

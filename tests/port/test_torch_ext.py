@@ -522,3 +522,43 @@ def test_a_tree_port_applies_a_just_in_time_modules_flag_fixes(tmp_path: Path):
     port_tree(root, tmp_path / "out", get_target("rocm-7.2"))
     after = (tmp_path / "out" / "pkg" / "optimizer.py").read_text()
     assert "*(['-ffast-math'] if torch.version.hip else ['--use_fast_math'])" in after
+
+
+LAUNCH_MACRO = PROJECTS / "torch-launch-macro"
+
+
+def test_a_launch_macro_gets_a_rocm_redefinition_hipify_leaves_whole(tmp_path: Path):
+    out = tmp_path / "out"
+    port_tree(LAUNCH_MACRO, out, ROCM)
+    text = (out / "csrc" / "ops.cu").read_text()
+    original = (LAUNCH_MACRO / "csrc" / "ops.cu").read_text()
+    define = "#define LAUNCH_SCALE(T, M) scale_kernel<T, M><<<blocks, threads, 0, stream>>>\n"
+    # the group follows the macro's line directly: its first '(' is the one hipify's rewrite ends at
+    assert define + "#ifdef USE_ROCM  // vado: ( is where" in text
+    assert "#define LAUNCH_SCALE(T, M) vado_launch_later(scale_kernel<T, M>, blocks, threads, 0, stream)\n" in text
+    assert "  else { scale_kernel<float, 0><<<(n + 255) / 256, 256>>>(" in text and "(float)s, n); }\n" in text
+    assert "  { scale_kernel<T, 0><<<(n + 255) / 256, 256>>>(out, in, s, n); return; }\n" in text
+    assert _cuda_side(text) == original or text.count("#ifdef USE_ROCM") == 1
+    again = port_bytes("csrc/ops.cu", FileKind.CUDA_SOURCE, text.encode(), ROCM,
+                       PortOptions(torch_extension="on", rule_options={"amd_defines": ("USE_ROCM=1",)}))
+    assert again.after.decode() == text
+    plain = port_bytes("ops.cu", FileKind.CUDA_SOURCE, original.encode(), ROCM, PortOptions(torch_extension="off"))
+    assert "vado_launch_later" not in plain.after.decode()
+
+
+@pytest.mark.hipcc
+def test_a_launch_macro_port_compiles_for_gfx942_as_cpp_extension_builds_it(tmp_path: Path):
+    from tests._compile_fixtures import require_compiler
+    from vado.verify.torch_ext import compile_extension
+    from vado.verify.torch_headers import find_assembled
+
+    headers = find_assembled("2.13.0")
+    if headers is None:
+        pytest.skip("no assembled torch 2.13.0 ROCm headers (run tools/torch_rocm_headers.py)")
+    hipcc = require_compiler("rocm-7.2").path
+    before = compile_extension(LAUNCH_MACRO, ["csrc/ops.cu"], headers, hipcc, arch="gfx942", name="_C")
+    assert not before[0].ok  # hipify took the '(' of scale_cuda's parameter list
+    out = tmp_path / "out"
+    port_tree(LAUNCH_MACRO, out, ROCM)
+    after = compile_extension(out, ["csrc/ops.cu"], headers, hipcc, arch="gfx942", name="_C")
+    assert after[0].ok, after[0].first_error()

@@ -730,3 +730,34 @@ def test_a_flag_written_as_an_f_string_that_the_derived_rocm_build_gets_is_still
     got = [f.data.get("flag") for f in check_text("setup.py", text, [get_target("rocm-7.2")], options=derived)
            if f.data.get("flag")]
     assert got == ["expt"]
+
+
+def test_a_torch_setup_py_links_the_rocm_library_on_rocm_and_keeps_the_cuda_one_for_cuda():
+    # stainx 0.1.6: extra_link_args=["-lcudart"] (not read before: a ROCm link stops at 'cannot find -lcudart');
+    # libraries=["cublas"] became ["hipblas"] for both builds, which broke the CUDA build the same setup.py serves.
+    text = (HEAD + "e = CUDAExtension('x', ['x.cu'], libraries=['cublas'], extra_link_args=['-lcudart', '-O2'])\n")
+    got = {f.data["link"] for f in findings("setup.py", text, ("BLD004",))}
+    assert got == {"cublas", "-lcudart"}
+    fixed = _fixpoint("setup.py", text)
+    assert "libraries=[*(['hipblas'] if torch.version.hip else ['cublas'])]" in fixed
+    assert "extra_link_args=[*(['-lamdhip64'] if torch.version.hip else ['-lcudart']), '-O2']" in fixed
+    assert findings("setup.py", fixed, ("BLD004",)) == []
+    stub = ("class torch:\n    class version:\n        hip = {hip!r}\n"
+            "def CUDAExtension(*a, **k):\n    return k\n")
+    code = "\n".join(l for l in fixed.splitlines() if not l.startswith(("import torch", "from torch")))
+    for hip, libs, link in ((None, ["cublas"], ["-lcudart", "-O2"]), ("7.2.4", ["hipblas"], ["-lamdhip64", "-O2"])):
+        ns: dict = {}
+        exec(compile(stub.format(hip=hip) + code, "setup.py", "exec"), ns)  # our own fixture text
+        assert ns["e"]["libraries"] == libs and ns["e"]["extra_link_args"] == link
+
+
+def test_a_just_in_time_build_links_the_rocm_library_on_rocm():
+    text = ("import torch\nfrom torch.utils.cpp_extension import load\n\n"
+            "def build(path):\n"
+            "    return load(name='k', sources=[path], extra_ldflags=['-lcublas'], extra_cuda_cflags=['-O3'])\n")
+    got = [f for f in findings("pkg/ops.py", text, ("BLD004",))]
+    assert [f.data["link"] for f in got] == ["-lcublas"]
+    fixed = _fixpoint("pkg/ops.py", text)
+    assert "extra_ldflags=[*(['-lhipblas'] if torch.version.hip else ['-lcublas'])]" in fixed
+    assert findings("pkg/ops.py", fixed, ("BLD004",)) == []
+    assert findings("pkg/io.py", "import json\nx = json.load(open('a'))\nlibs = ['-lcublas']\n", ("BLD004",)) == []

@@ -42,6 +42,8 @@ WAVE = re.compile(r"(?:#|//|/\*)[ \t]*vado-wave:[ \t]*(\w+)")
 AMD_OPTION = re.compile(r"(?:#|//|/\*)[ \t]*vado-amd-(defines|undefined):[ \t]*([\w=,\t ]+)")
 #: The fixture's folder is the audited tree's root (rules that look for the tree's other files: API016).
 SOURCE_ROOT = re.compile(r"(?:#|//|/\*)[ \t]*vado-source-root:[ \t]*fixture-folder")
+#: The tree is a PyTorch extension (the rule option the audit and the port set for one: API018).
+TORCH_EXTENSION = re.compile(r"(?:#|//|/\*)[ \t]*vado-torch-extension\b")
 
 
 def fixture_files() -> list[Path]:
@@ -95,6 +97,8 @@ def fixture_options(text: str, folder: Path | None = None) -> dict:
     options = {}
     if folder is not None and SOURCE_ROOT.search(text):
         options["source_root"] = str(folder)
+    if TORCH_EXTENSION.search(text):
+        options["torch_extension"] = True
     wave = WAVE.search(text)
     if wave:
         options["wave"] = wave.group(1)

@@ -174,6 +174,23 @@ def test_every_unseen_package_the_device_run_takes_has_a_calls_file_and_a_valid_
         assert "def cases(" in text
 
 
+UNSEEN5 = ROOT / "benchmarks" / "torch_ext" / "unseen5_packages.json"
+
+
+@pytest.mark.parametrize("name", sorted(json.loads(UNSEEN5.read_text())["packages"]))
+def test_every_batch5_package_the_device_run_takes_has_a_calls_file_and_a_valid_description(tmp_path, name):
+    pkg = json.loads(UNSEEN5.read_text())["packages"][name]
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(pkg))
+    assert ted.load_config(path)["extensions"]
+    if pkg.get("device_skip"):
+        assert not (CALLS / f"{name}.py").exists(), "a package the device run leaves out has no calls to keep up"
+    else:
+        text = (CALLS / f"{name}.py").read_text()
+        compile(text, f"{name}.py", "exec")
+        assert "def cases(" in text
+
+
 def _packages(tmp_path: Path) -> tuple[Path, Path, Path]:
     """Two packages' sdists and ports: 'a' (one .cu and a docs/ folder), 'b' (a device_skip); the config."""
     pypi, ports = tmp_path / "pypi", tmp_path / "ports"

@@ -267,9 +267,32 @@ _PYBIND = re.compile(rb"\bPYBIND11_MODULE\s*\(")
 _OPS = re.compile(rb"""\bTORCH_LIBRARY(?:_FRAGMENT)?\s*\(\s*(\w+)|RegisterOperators\s*\(\s*\)\s*\.op\s*\(\s*"(\w+)::""")
 
 
-def module_kind(root: str, sources) -> tuple[str, str | None]:
+#: ``#define GLUE_LIBRARY(...) TORCH_LIBRARY(__VA_ARGS__, m)``: a macro that registers the ops of its argument.
+_OPS_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]*\([^)]*\)[ \t]*TORCH_LIBRARY(?:_FRAGMENT)?[ \t]*\(", re.M)
+
+
+def _ops_namespace(data: bytes, extension: str) -> str | None:
+    """The namespace ``data`` registers ops in: ``TORCH_LIBRARY(ns, m)`` outside a macro definition, or the argument
+    of a macro that expands to one (torchcompactradius 0.5.5: ``GLUE_LIBRARY(TORCH_EXTENSION_NAME)`` with
+    ``#define GLUE_LIBRARY(...) TORCH_LIBRARY(__VA_ARGS__, m)``); ``TORCH_EXTENSION_NAME`` is the extension's
+    name, which cpp_extension defines."""
+    names = []
+    for m in _OPS.finditer(data):
+        line_start = data.rfind(b"\n", 0, m.start()) + 1
+        if re.match(rb"[ \t]*#[ \t]*define\b", data[line_start:m.start()]):
+            continue  # the body of a macro: its parameter, not a namespace
+        names.append((m.group(1) or m.group(2)).decode("latin-1"))
+    for m in _OPS_MACRO.finditer(data):
+        use = re.compile(rb"(?<![\w#])" + re.escape(m.group(1)) + rb"\s*\(\s*(\w+)\s*\)")
+        names += [u.group(1).decode("latin-1") for u in use.finditer(data, m.end())]
+    names = [extension if n == "TORCH_EXTENSION_NAME" else n for n in names if n != "__VA_ARGS__"]
+    return names[0] if names and names[0] else None
+
+
+def module_kind(root: str, sources, extension: str = "") -> tuple[str, str | None]:
     """``("pybind", None)`` where a source defines ``PYBIND11_MODULE``, ``("ops", namespace)`` where one
-    registers ``TORCH_LIBRARY(ns, …)``/``RegisterOperators().op("ns::…")`` ops, else ``("", None)``."""
+    registers ``TORCH_LIBRARY(ns, …)``/``RegisterOperators().op("ns::…")`` ops (``extension``: the name
+    ``TORCH_EXTENSION_NAME`` stands for), else ``("", None)``."""
     ns = None
     for s in sources:
         path = os.path.join(root, s)
@@ -284,9 +307,8 @@ def module_kind(root: str, sources) -> tuple[str, str | None]:
             continue
         if _PYBIND.search(data):
             return "pybind", None
-        m = _OPS.search(data)
-        if m and ns is None:
-            ns = (m.group(1) or m.group(2)).decode("latin-1")
+        if ns is None:
+            ns = _ops_namespace(data, extension)
     return ("ops", ns) if ns else ("", None)
 
 
@@ -379,7 +401,7 @@ def torch_config(d: SetupDerivation) -> dict:
         exts.append({"name": base.short_name, "full_name": n, "line": base.line, "sources": list(base.sources)})
         for p, e in (("cuda", c), ("rocm", r)):
             blocks[p].append(block(e) if e is not None else None)
-    kind, ns = module_kind(root, [s for e in exts for s in e["sources"]])
+    kind, ns = module_kind(root, [s for e in exts for s in e["sources"]], exts[0]["name"] if exts else "")
     if not kind:
         notes.append({"at": "setup.py:0", "kind": "value", "what": "no source defines PYBIND11_MODULE or registers "
                       "TORCH_LIBRARY ops: kind taken as 'pybind'", "platforms": []})

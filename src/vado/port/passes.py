@@ -53,6 +53,7 @@ from vado.port.lt_descriptors import lt_descriptor_fixes
 from vado.port.namespaces import namespace_fixes
 from vado.port.overloads import dim3_assign_fixes, location_overload_fixes, yield_to
 from vado.port.torch_cub import cub_alias_fixes
+from vado.port.torch_launch import keyword_launch_fixes, launch_macro_fixes
 from vado.port.translate import (
     callback_convention_fixes,
     identifier_fixes,
@@ -255,6 +256,10 @@ for _p in (
             _SOURCE_KINDS, 320),
     # A torch extension's port: what PyTorch's build-time hipify gets wrong, written for USE_ROCM.
     FixPass("torch_cub_alias", lambda i: cub_alias_fixes(i.path, i.text, i.toks), _C_FAMILY, 325,
+            families=frozenset({"rocm"}), needs=("torch_extension",), when=lambda o: o.torch_extension == "on"),
+    FixPass("torch_launch_macro", lambda i: launch_macro_fixes(i.path, i.text), _C_FAMILY, 326,
+            families=frozenset({"rocm"}), needs=("torch_extension",), when=lambda o: o.torch_extension == "on"),
+    FixPass("torch_launch_keyword", lambda i: keyword_launch_fixes(i.path, i.text, i.toks), _C_FAMILY, 327,
             families=frozenset({"rocm"}), needs=("torch_extension",), when=lambda o: o.torch_extension == "on"),
     FixPass("implicit_std_include",
             lambda i: implicit_std_include_fixes(i.path, i.text, i.toks, cuda_file=i.kind in _SOURCE_KINDS),

@@ -404,6 +404,33 @@ def _cuda_neutral_pairs(old: list[str], new: list[str], hunks: list[tuple[int, i
     return accepted
 
 
+_ROCM_ONLY = re.compile(r"^\s*#\s*(?:ifdef\s+(?P<a>\w+)|if\s+defined\s*\(?\s*(?P<b>\w+)\s*\)?)\s*(?://.*)?$")
+
+
+def _rocm_only_group(lines: list[str]) -> bool:
+    """Whether inserted ``lines`` are one conditional group that only a HIP build enters (``#ifdef USE_ROCM`` …
+    ``#endif``, no ``#else``/``#elif`` of its own): a CUDA build skips it, so it stands as it is (the port's
+    launch-macro redefinition, whose first line must stay right after the macro: vado.port.torch_launch)."""
+    body = [x for x in lines if x.strip()]
+    if len(body) < 2 or not _balanced(body):
+        return False
+    m = _ROCM_ONLY.match(body[0].rstrip("\r\n"))
+    if not m or (m.group("a") or m.group("b")) not in _HIP_PLATFORM or _is_directive(body[-1]) != "endif":
+        return False
+    depth = 0
+    for i, line in enumerate(body):
+        d = _is_directive(line)
+        if d in ("if", "ifdef", "ifndef"):
+            depth += 1
+        elif d == "endif":
+            depth -= 1
+            if depth == 0 and i != len(body) - 1:
+                return False  # two groups, or text after the first
+        elif d in ("else", "elif") and depth == 1:
+            return False
+    return True
+
+
 def guard_lines(original: str, ported: str) -> tuple[str, list[Unguarded]]:
     """``original`` with each line range that ``ported`` changes written as a ``USE_ROCM`` branch.
 
@@ -428,8 +455,8 @@ def guard_lines(original: str, ported: str) -> tuple[str, list[Unguarded]]:
         out.extend(old[at:i1])
         at = i2
         before, after = old[i1:i2], new[j1:j2]
-        if k in neutral:
-            out.extend(after)  # true in the CUDA build: it reads the original lines inside
+        if k in neutral or (i1 == i2 and _rocm_only_group(after)):
+            out.extend(after)  # true in the CUDA build (it reads the original lines inside), or skipped by it
             continue
         first, last = i1 + 1, max(i1 + 1, i2)
         if {i1, i2} & old_open or {j1, j2} & new_open:

@@ -342,21 +342,39 @@ STRING_H = frozenset({"strcmp", "strncmp", "strcpy", "strncpy", "strcat", "strnc
                       "strstr", "strtok", "strdup", "strndup", "strerror", "strspn", "strcspn", "strpbrk", "strcoll",
                       "memcpy", "memset", "memcmp", "memmove", "memchr"})
 _STRING_HEADERS = frozenset({"string.h", "cstring"})
-#: PyTorch's headers bring ``<cstring>`` with them: ``torch/extension.h``, ``torch/types.h``, ``torch/library.h``,
-#: ``ATen/ATen.h``, ``ATen/Dispatch.h``, ``ATen/core/TensorAccessor.h``, ``ATen/cuda/Atomic.cuh``,
-#: ``ATen/cuda/CUDAContext.h``, ``c10/cuda/CUDAGuard.h``, ``c10/cuda/CUDAStream.h`` … (measured with the torch
-#: 2.13.0 ROCm headers, hipified ones through ROCm 7.2.4 hipcc ``-E -H``). A file that includes one (itself or
-#: through a project header) has the C string functions on ROCm too.
-_TORCH_PREFIXES = ("torch/", "ATen/", "c10/cuda/", "c10/hip/")
-#: Of those, the ones measured not to bring it (leaf headers of numeric limits and macros).
-_TORCH_WITHOUT_STRING_H = frozenset({"ATen/cuda/NumericLimits.cuh", "ATen/hip/NumericLimits.cuh"})
+#: PyTorch headers measured to bring ``<cstring>`` with them (torch 2.13.0's ROCm headers: host ones through g++
+#: ``-E -H``, the hipified ``ATen/hip``/``c10/hip`` ones through ROCm 7.2.4 hipcc ``-E -H``). A file that includes
+#: one (itself or through a project header) has the C string functions on ROCm too. Not every PyTorch header does:
+#: ``c10/macros/Macros.h``, ``c10/util/Exception.h``, ``c10/cuda/CUDAException.h``, ``c10/cuda/CUDAMathCompat.h``,
+#: ``ATen/cuda/NumericLimits.cuh``, ``ATen/cuda/AsmUtils.cuh``, ``ATen/cuda/PhiloxUtils.cuh``,
+#: ``ATen/cuda/detail/KernelUtils.h``, ``ATen/cuda/detail/TensorInfo.cuh`` and ``torch/headeronly/…`` were measured
+#: not to, so only this list counts.
+_TORCH_STRING_H = frozenset({
+    "torch/extension.h", "torch/types.h", "torch/all.h", "torch/torch.h", "torch/library.h", "torch/python.h",
+    "torch/script.h", "torch/csrc/utils/pybind.h", "torch/csrc/stable/library.h", "torch/csrc/api/include/torch/all.h",
+    "torch/csrc/api/include/torch/types.h",
+    "ATen/ATen.h", "ATen/Tensor.h", "ATen/core/Tensor.h", "ATen/core/TensorBase.h", "ATen/core/TensorAccessor.h",
+    "ATen/TensorAccessor.h", "ATen/Dispatch.h", "ATen/TensorUtils.h", "ATen/Parallel.h", "ATen/Context.h",
+    "ATen/AccumulateType.h", "ATen/OpMathType.h", "ATen/core/Scalar.h", "ATen/native/TensorIterator.h",
+    *(f"ATen/{gpu}/{h}" for gpu in ("cuda", "hip") for h in (
+        "Atomic.cuh", "DeviceUtils.cuh", "Exceptions.h", "detail/IndexUtils.cuh", "ScanUtils.cuh", "ThrustAllocator.h")),
+    *(f"ATen/cuda/{h}" for h in ("CUDAContext.h", "CUDAContextLight.h", "CUDAApplyUtils.cuh", "CUDAEvent.h",
+                                 "CUDAGeneratorImpl.h", "CUDABlas.h", "CUDADataType.h", "CUDATensorMethods.cuh")),
+    *(f"ATen/hip/{h}" for h in ("HIPContext.h", "HIPContextLight.h", "HIPApplyUtils.cuh", "HIPEvent.h",
+                                "HIPGeneratorImpl.h", "HIPBlas.h", "HIPDataType.h", "impl/HIPGuardImplMasqueradingAsCUDA.h")),
+    "ATen/native/cuda/block_reduce.cuh", "ATen/native/hip/block_reduce.cuh",
+    "c10/cuda/CUDAGuard.h", "c10/cuda/CUDAStream.h", "c10/cuda/CUDAFunctions.h", "c10/cuda/CUDACachingAllocator.h",
+    "c10/hip/HIPGuard.h", "c10/hip/HIPStream.h", "c10/hip/HIPFunctions.h", "c10/hip/HIPCachingAllocator.h",
+    "c10/util/Half.h", "c10/util/BFloat16.h", "c10/util/complex.h", "c10/util/Float8_e4m3fn.h", "c10/util/ArrayRef.h",
+    "c10/core/ScalarType.h", "c10/core/TensorOptions.h", "c10/core/Scalar.h",
+})
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\r\n]+)[>"]', re.M)
 
 
 def _brings_string_h(header: str) -> bool:
     """Whether including ``header`` declares the ``<string.h>`` functions: the header itself, or one of
-    PyTorch's that include it."""
-    return header in _STRING_HEADERS or (header.startswith(_TORCH_PREFIXES) and header not in _TORCH_WITHOUT_STRING_H)
+    PyTorch's measured to include it."""
+    return header in _STRING_HEADERS or header in _TORCH_STRING_H
 
 
 def _header_includes_string_h(ctx: FileContext, view: cs.DeviceView) -> bool:
@@ -408,8 +426,8 @@ class StringFunctionsWithoutStringH(Rule):
     On ROCm targets, finds the first call of a ``<string.h>`` function (``strcmp``, ``strlen``,
     ``memcpy``, ``memset`` …) in a CUDA source or header, or a C++ header, that includes neither
     ``<string.h>`` nor ``<cstring>``, itself or through a project header it includes (read within the
-    audited tree). PyTorch's headers (``torch/…``, ``ATen/…``, ``c10/cuda/…``) include ``<cstring>``: a
-    torch extension's file that includes one is left alone.
+    audited tree). Most of PyTorch's headers (``torch/extension.h``, ``ATen/ATen.h``, ``c10/cuda/CUDAGuard.h`` …,
+    a measured list) include ``<cstring>``: a torch extension's file that includes one is left alone.
 
     Why is this bad?
     ----------------

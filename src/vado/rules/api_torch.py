@@ -245,3 +245,144 @@ class TorchRemovedApi(Rule):
                 effort=Effort(lines=2, constructs=1, hours=1.0),
                 data={"macro": "C10_WARP_SIZE", "context": needs},
             )
+
+
+#: Headers: hipify rewrites each that a hipified file includes (``hipify_extra_files_only``: the extension's sources
+#: and the headers they include). A source (``lib.cpp`` beside ``lib_cuda.cpp``) is hipified only when the build
+#: lists it, which a file alone does not tell (torch-ans 0.4.0 builds lib.cpp only: no collision), so sources are
+#: not reported.
+_COLLIDING_EXTS = (".h", ".hpp", ".hh", ".cuh")
+
+
+def _hipify_twin(ctx: FileContext) -> str | None:
+    """The file of the tree (path relative to ``source_root``) that PyTorch's hipify writes to the same name as
+    ``ctx``'s file: ``X.h`` becomes ``X_hip.h`` when hipify changes it, and ``X_cuda.h`` always becomes
+    ``X_hip.h`` (``hipify_python.get_hip_file_path``: 'cuda' → 'hip' in the name, else ``_hip`` appended)."""
+    import os
+    import posixpath
+
+    root = (ctx.options or {}).get("source_root")
+    if not root:
+        return None
+    folder, name = posixpath.split(ctx.path.replace(os.sep, "/"))
+    stem, ext = posixpath.splitext(name)
+    if ext not in _COLLIDING_EXTS or "cuda" in stem or "CUDA" in stem:
+        return None
+    for spelling in ("cuda", "CUDA"):
+        twin = posixpath.join(folder, f"{stem}_{spelling}{ext}")
+        if os.path.isfile(os.path.join(str(root), twin)):
+            return twin
+    return None
+
+
+_INCLUDE_ANY = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\r\n]+)[>"]', re.M)
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def _hipify_changes(root: str, path: str, text: str | None = None, _seen: frozenset[str] = frozenset()) -> bool:
+    """Whether PyTorch's hipify rewrites the file at ``path`` (relative to ``root``): it names something hipify
+    renames (a CUDA name, ``__CUDACC__``, a CUDA header), includes a file whose name has ``cuda`` in it, or
+    includes a project header hipify rewrites (found beside the file or in a folder above it, within the tree),
+    whose include line it then points at the ``_hip`` copy."""
+    import os
+    import posixpath
+
+    from vado.port.torch_ext import hipify_macros, hipify_renames
+    from vado.scan.project_headers import in_tree
+    from vado.scan.reading import read_regular
+
+    if path in _seen or len(_seen) > 16:
+        return False
+    if text is None:
+        try:
+            text = read_regular(os.path.join(root, path), 2 * 1024 * 1024).decode("latin-1")
+        except (OSError, ValueError):
+            return False
+    names, includes = hipify_renames()
+    words = set(_WORD.findall(text))
+    if words & names or words & set(hipify_macros()):
+        return True
+    folder = posixpath.dirname(path)
+    for inc in _INCLUDE_ANY.findall(text):
+        if inc in includes or "cuda" in posixpath.basename(inc).lower():
+            return True
+        base = folder
+        while True:  # the file's folder, then the folders above it (an -I of the project's)
+            target = in_tree(base, inc)
+            if target is not None and os.path.isfile(os.path.join(root, target)):
+                if _hipify_changes(root, target, None, _seen | {path}):
+                    return True
+                break
+            if not base:
+                break
+            base = posixpath.dirname(base)
+    return False
+
+
+class TorchHipifyNameCollision(Rule):
+    """A torch extension's ``X.h`` beside an ``X_cuda.h``: PyTorch's hipify writes both to ``X_hip.h``.
+
+    What it does
+    ------------
+    In a PyTorch extension (the tree builds one: ``CUDAExtension``, ``cpp_extension.load``), reports a header
+    ``X.h`` whose folder also holds ``X_cuda.h`` (or ``X_CUDA.h``), where hipify rewrites ``X.h``: it
+    names something hipify renames or includes a file that hipify rewrites (followed through the project's headers).
+
+    Why is this bad?
+    ----------------
+    On a ROCm build ``torch.utils.cpp_extension`` hipifies every source and the project headers they include, and
+    writes each file it changes next to the original: a name with ``cuda`` gets ``hip`` instead
+    (``scatter_cuda.h`` → ``scatter_hip.h``), any other name gets ``_hip`` appended (``scatter.h`` →
+    ``scatter_hip.h``), and the includes are rewritten to the new names. ``X.h`` changes as soon as it, or a
+    project header it includes, names anything hipify renames; then both files are written to ``X_hip.h``, the
+    second replacing the first, and every TU that includes the lost one fails (torchcompactradius 0.5.5:
+    ``sparseOperations/scatter.h`` and ``scatter_cuda.h``: "use of undeclared identifier 'scatter_sum'" in
+    ``cppWrapper.cpp``, "use of undeclared identifier 'std'" in ``scatter_cpu.cpp``). The CUDA build is not
+    affected.
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        // ops/scatter.h (includes <common.h>, which hipify changes) and ops/scatter_cuda.h side by side
+
+    Use instead
+    -----------
+    Rename one of them (``scatter_cuda.h`` → ``scatter_kernels.h``, with its includes), so that the two hipified
+    names differ.
+
+    Fix safety
+    ----------
+    No fix: a rename of a project file and of every include of it is a person's call.
+
+    References
+    ----------
+    - PyTorch ``torch/utils/hipify/hipify_python.py`` (``get_hip_file_path``, torch 2.13.0)
+    """
+
+    code = "API018"
+    name = "hipify-file-name-collision"
+    severity = Severity.HIGH
+    file_kinds = cs.CUDA_CXX_KINDS
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        if not (ctx.options or {}).get("torch_extension"):
+            return
+        twin = _hipify_twin(ctx)
+        if twin is None or not _hipify_changes(str(ctx.options["source_root"]), ctx.path.replace("\\", "/"), ctx.text):
+            return  # hipify leaves this file as it is (beamgrad 2.3.0's include/dbs.h beside dbs_cuda.h): no collision
+        import posixpath
+
+        stem, ext = posixpath.splitext(posixpath.basename(ctx.path))
+        # at the file's first line of code (past its leading comments)
+        first = re.search(r"^[ \t]*(?!//|/\*|\*|[ \t]*$)\S[^\n]*", ctx.text, re.M)
+        start, end = (first.start(), first.end()) if first else (0, 0)
+        yield self.finding(
+            ctx, start, end,
+            f"PyTorch's hipify writes this file (which it rewrites: it, or a project header it includes, names "
+            f"something hipify renames) and {twin} both to {stem}_hip{ext} on a ROCm build: the one written last "
+            f"replaces the other, and the TUs that include the lost one fail; rename one of them",
+            {t.name: (Verdict.MANUAL if t.family == "rocm" else Verdict.MOVES_AS_IS) for t in ctx.targets},
+            effort=Effort(lines=2, constructs=1, hours=0.5),
+            data={"twin": twin, "hipified": f"{stem}_hip{ext}"},
+        )

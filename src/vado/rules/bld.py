@@ -57,14 +57,14 @@ def build_facts(ctx: FileContext) -> BuildFacts:
 
 #: A Python module that compiles a torch extension when it runs: ``torch.utils.cpp_extension``'s ``load`` or
 #: ``load_inline`` (adafactor8bit 0.4.6's optimizer.py, accelerated-scan 0.3.1's warp.py).
-_JIT_BUILD = re.compile(r"\bcpp_extension\b[\s\S]*\bload(?:_inline)?\s*\(|\bload(?:_inline)?\s*\([\s\S]*\bcpp_extension\b")
+_JIT_BUILD = re.compile(r"\bload(?:_inline)?\s*\(")
 
 
 def builds_just_in_time(text: str) -> bool:
     """Whether a Python module (not setup.py) may build a torch extension at run time with
     ``torch.utils.cpp_extension.load``/``load_inline``: its nvcc flags reach hipcc on ROCm as setup.py's do
     (which calls are cpp_extension's is decided by :func:`vado.scan.buildfiles.parse_setup_py_build`)."""
-    return "cpp_extension" in text and _JIT_BUILD.search(text) is not None
+    return "cpp_extension" in text and re.search(r"\bcpp_extension\b", text) is not None and _JIT_BUILD.search(text) is not None
 
 
 def offload_archs(ctx: FileContext) -> tuple[str, ...]:
@@ -846,13 +846,19 @@ class CudaLibraryLink(Rule):
     can_fix = True
     name = "cuda-library-link"
     severity = Severity.MEDIUM
-    file_kinds = frozenset({FileKind.CMAKE, FileKind.MAKEFILE, FileKind.SETUP_PY})
+    # A Python module that builds a torch extension just in time (load(..., extra_ldflags=["-lcublas"])) too.
+    file_kinds = frozenset({FileKind.CMAKE, FileKind.MAKEFILE, FileKind.SETUP_PY, FileKind.PYTHON})
 
     def check(self, ctx: FileContext) -> Iterator[Finding]:
         from vado.knowledge.libraries import library_for_link
 
+        if ctx.kind is FileKind.PYTHON and not builds_just_in_time(ctx.text):
+            return
         facts = build_facts(ctx)
+        shape = _setup_shape(ctx.text) if ctx.kind in (FileKind.SETUP_PY, FileKind.PYTHON) else None
         for f in facts.of(FactKind.CUDA_LIBRARY, FactKind.FIND_CUDA):
+            if shape is not None and shape.guarded(f.start):
+                continue  # in a branch only CUDA builds of PyTorch take (`[...] if torch.version.hip else [...]`)
             if f.kind is FactKind.FIND_CUDA:
                 pkg = f.data.get("package", "")
                 if pkg in ("CUDA", "CUDAToolkit"):
@@ -882,10 +888,14 @@ class CudaLibraryLink(Rule):
         fix = None
         if replacement and shape in ("drop-in", "near-drop-in") and form in ("-l", "CUDA::", "name"):
             content = ("-l" + replacement) if form == "-l" else replacement
-            fix = _fix(ctx, f, content, Applicability.UNSAFE, f"link {content} instead of {f.text}")
+            torch_build = ctx.kind is FileKind.PYTHON or (ctx.kind is FileKind.SETUP_PY and _torch_extension(ctx))
+            fix = (_setup_link_fix(ctx, f, content) if torch_build else
+                   _fix(ctx, f, content, Applicability.UNSAFE, f"link {content} instead of {f.text}"))
+            if fix is None:  # a torch setup.py where no conditional link can be written: a person's edit
+                verdicts = {k: (_MANUAL if v is _AUTO else v) for k, v in verdicts.items()}
         else:
             verdicts = {k: (_MANUAL if v is _AUTO else v) for k, v in verdicts.items()}
-            if form in ("-l", "CUDA::", "name") and ctx.kind is not FileKind.SETUP_PY:
+            if form in ("-l", "CUDA::", "name") and ctx.kind not in (FileKind.SETUP_PY, FileKind.PYTHON):
                 # No ROCm library answers to this name: the link can only fail. Code that calls the
                 # library fails to compile and is reported by the LIB rules; code that tests for it
                 # (`#if __has_include(<nvml.h>)`) builds without it.
@@ -905,6 +915,31 @@ class CudaLibraryLink(Rule):
             fix=fix,
             data={"library": lib.id, "link": f.text, "replacement": replacement, "api_shape": shape},
         )
+
+
+def _setup_link_fix(ctx: FileContext, f: BuildFact, content: str) -> Fix | None:
+    """A torch extension's setup.py serves CUDA and ROCm builds: a CUDA library that is one quoted item of a list
+    display (``libraries=["cublas"]``, ``extra_link_args=["-lcudart"]``) becomes
+    ``*(["hipblas"] if torch.version.hip else ["cublas"])``; None where that cannot be written (no name to test
+    bound there, not a whole list item), so the finding stays without a fix rather than break the CUDA build."""
+    test, bind = _hip_test(ctx.text, f.start), None
+    if test is None and _TORCH_IMPORTED.search(ctx.text):
+        bind = _torch_import_edit(ctx.text, f.start)  # `import torch` where it can be bound, as BLD005's flag fixes do
+        test = "torch.version.hip" if bind is not None else None
+    text, qs, qe = ctx.text, f.start - 1, f.end
+    if test is None or qs < 0 or qe >= len(text) or text[qs] not in "\"'" or text[qe] != text[qs]:
+        return None
+    before, after = text[:qs].rstrip()[-1:], text[qe + 1:].lstrip()[:1]
+    if before not in ("[", ",") or after not in ("]", ",", "#"):
+        return None
+    q = text[qs]
+    new = f"*([{q}{content}{q}] if {test} else [{text[qs:qe + 1]}])"
+    edits = (ctx.edit(qs, qe + 1, new),)
+    if bind is not None:
+        edits = (ctx.edit(bind[0], bind[0], bind[1]),) + edits
+    return Fix(edits, Applicability.UNSAFE,
+               f"link {content} instead of {f.text} on ROCm builds of PyTorch ({test}"
+               f"{f', torch imported {bind[2]}' if bind else ''}), {f.text} on CUDA builds", ("build",))
 
 
 def _short(text: str, limit: int = 90) -> str:

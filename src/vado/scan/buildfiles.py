@@ -998,7 +998,7 @@ def parse_setup_py_build(text: str, path: str = "setup.py") -> BuildFacts:
                             facts += _py_flag_facts(text, value, names, starts, short)
                 elif kw.arg in ("extra_cuda_cflags",):
                     facts += _py_flag_facts(text, kw.value, names, starts, short)
-                elif kw.arg == "extra_ldflags" or kw.arg == "libraries":
+                elif kw.arg in ("extra_ldflags", "libraries", "extra_link_args"):  # stainx 0.1.6: extra_link_args=["-lcudart"]
                     for s, e, w in _py_words(text, kw.value, names, starts):
                         lib = w[2:] if w.startswith("-l") else w if kw.arg == "libraries" else ""
                         if lib in CUDA_LIBRARIES:
