@@ -403,3 +403,17 @@ def test_a_calls_process_that_dies_says_how(tmp_path):
     caller, res = _fake_caller(tmp_path, "'a': lambda: ext.ok(1), 'z': ext.die")
     ran, log, out = ted.call_cases(caller, res, 60, _pickle_load, device="cpu")
     assert not ran and out is None and log == "the calls process exited 1 without output"
+
+
+def test_a_call_the_original_does_not_answer_the_same_way_twice_is_not_charged_to_the_port():
+    # fast_transformers 0.4.0's cluster: one curandState allocated, K used by racing threads (H200, 2026-12-05)
+    first = {"results": {"steady": 1, "racy": [4, 5], "fault": {"error": "RuntimeError: x"}}, "times": {}}
+    again = {"results": {"steady": 1, "racy": [4, 6], "fault": {"error": "RuntimeError: x"}}, "times": {}}
+    port = {"results": {"steady": 2, "racy": [7, 5], "fault": {"error": "RuntimeError: x"}}, "times": {}}
+    unstable = ted.unstable_calls(first, again)
+    assert list(unstable) == ["racy"]
+    cmp = ted.mark_unstable(ted.compare_builds(first, port), unstable)
+    assert cmp["steady"]["status"] == "differ"  # a stable original still holds the port to its answer
+    assert cmp["racy"]["status"] == "original-unstable"
+    assert cmp["racy"]["detail"]["original twice"] == {"[0]": "equal", "[1]": "5 vs 6"}
+    assert cmp["fault"]["status"] == "both-error"

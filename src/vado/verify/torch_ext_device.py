@@ -267,8 +267,10 @@ def link_units(pkg: dict, jobs: Sequence[dict]) -> dict[str, list[dict]]:
 
 
 def link_and_call(name: str, pkg: dict, variant: str, jobs: Sequence[dict], compiled: Mapping[str, dict], info,
-                  build: Path, calls: Path, out: Path, call_timeout: float, python: str | None = None) -> dict:
-    """Link one build, call its cases in a fresh process: ``{built, ran, log?, failed_tus?, outputs?}``."""
+                  build: Path, calls: Path, out: Path, call_timeout: float, python: str | None = None,
+                  again: bool = False) -> dict:
+    """Link one build, call its cases in a fresh process: ``{built, ran, log?, failed_tus?, outputs?}``; with
+    ``again``, a second fresh process calls them once more (``outputs_again``: what the build gives twice)."""
     _, _, libs, _, cuda_home = info
     mine = [j for j in jobs if j["package"] == name and j["variant"] == variant]
     bad = [j["key"] for j in mine if not compiled.get(j["key"], {}).get("ok")]
@@ -294,12 +296,34 @@ def link_and_call(name: str, pkg: dict, variant: str, jobs: Sequence[dict], comp
         module = pkg["module"] if pkg["kind"] == "ops" else pkg["extensions"][0]["name"]
     import torch
 
-    ran, log, outputs = call_cases([python or sys.executable, "-c", CALLER, kind, lib_arg, module, str(calls)], res,
-                                   call_timeout, torch.load)
+    caller = [python or sys.executable, "-c", CALLER, kind, lib_arg, module, str(calls)]
+    ran, log, outputs = call_cases(caller, res, call_timeout, torch.load)
     entry: dict[str, Any] = {"built": True, "ran": ran, "log": "" if ran else log}
     if ran:
         entry["outputs"] = outputs
+        if again:
+            ran2, _, outputs2 = call_cases(caller, res, call_timeout, torch.load)
+            if ran2:
+                entry["outputs_again"] = outputs2
     return entry
+
+
+def unstable_calls(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str, dict]:
+    """The calls whose outputs differ between two runs of the same build (``{"results": …}`` each), by name,
+    with what differed: a race or uninitialised memory in the code itself, so a difference from the other
+    build there says nothing about the port."""
+    cmp = compare_builds(first, second)
+    return {call: c for call, c in cmp.items() if c["status"] in ("differ", "error")}
+
+
+def mark_unstable(cmp: dict[str, dict], unstable: Mapping[str, dict]) -> dict[str, dict]:
+    """``cmp`` (:func:`compare_builds`) with each call that did not match and whose original is unstable
+    (:func:`unstable_calls`) as ``original-unstable``, the original's own difference beside the port's."""
+    for call, c in cmp.items():
+        if call in unstable and c["status"] not in ("match", "both-error"):
+            cmp[call] = {"status": "original-unstable",
+                         "detail": {"port": c["detail"], "original twice": unstable[call]["detail"]}}
+    return cmp
 
 
 def call_cases(caller: Sequence[str], res: Path, call_timeout: float, load: Callable[[Path], dict],
@@ -388,8 +412,11 @@ def run_extension(original: Path, port: Path, pkg: dict, calls: Path, scratch: P
     out: dict[str, Any] = {"tus": compiled}
     for variant in ("orig", "port"):
         out[variant] = link_and_call(name, pkg, variant, all_jobs, compiled, info, build, calls, scratch,
-                                     call_timeout, python)
+                                     call_timeout, python, again=variant == "orig")
     o, p = out["orig"].pop("outputs", None), out["port"].pop("outputs", None)
+    o2 = out["orig"].pop("outputs_again", None)
     if o is not None and p is not None:
         out["calls"] = compare_builds(o, p)
+        if o2 is not None:  # a call the original does not answer the same way twice is not the port's to match
+            out["calls"] = mark_unstable(out["calls"], unstable_calls(o, o2))
     return out
