@@ -13,7 +13,7 @@ from vado.rules.arch import tuning
 from vado.rules.arch.common import AUTO, MANUAL, _by_family
 from vado.rules.arch.directives import (
     CUDA_ARCH_FLOOR, CUDA_ARCH_HOPPER, DEVICE_PASS, _CMP, _PREPROC_VERDICTS, _comparison_branches, _directive_name,
-    _directive_of, _has_code, _has_error, _has_ptx, _static_assert_condition, _tested_name,
+    _directive_of, _has_code, _has_error, _has_ptx, _static_assert_condition, _tested_name, group_branches,
 )
 from vado.rules.base import FileContext, Rule, verdicts_for
 from vado.scan.lexer import Kind
@@ -288,7 +288,7 @@ class CudaArchMacroTest(Rule):
         d = _directive_of(toks, i)
         if d is None or _directive_name(toks[d]) not in ("#if", "#elif"):
             return None
-        branches = tuning.group_branches(toks, d)
+        branches = group_branches(toks, d)
         choice = tuning.tuning_choice(toks, branches) if branches else None
         if choice is None:
             return None

@@ -5,6 +5,8 @@ ARCH007-ARCH010, with the verdicts of a preprocessor test per target family.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from vado.rules.arch.common import AS_IS, AUTO, MANUAL
 from vado.rules.cuda_syntax.tokens import enclosing_paren
 from vado.scan.lexer import Kind
@@ -66,28 +68,72 @@ DEVICE_PASS = "defined(__HIP_DEVICE_COMPILE__)"
 _PTX_TOKENS = frozenset({"asm", "__asm__", "__asm"})
 
 
-def _branches(toks, d: int) -> tuple[range, range] | None:
-    """Token ranges of the branch an ``#if``/``#elif`` at ``d`` selects and of the branches after it
-    (its ``#elif``s and ``#else``, up to its ``#endif``); None where the group is not closed."""
+@dataclass(frozen=True)
+class Branch:
+    """One branch of a conditional group: its directive's token index and its body's token range."""
+
+    directive: int
+    body: range
+
+
+def group_branches(toks, d: int) -> list[Branch] | None:
+    """Every branch of the conditional group whose ``#if``/``#elif`` directive is at ``d``, from its
+    opening ``#if`` to its ``#endif``; None where the group is not closed or not found."""
+    opener, depth = d, 0
+    while _directive_name(toks[opener]) in ("#elif", "#else"):
+        k = opener - 1
+        while k >= 0:
+            if toks[k][0] is Kind.DIRECTIVE:
+                name = _directive_name(toks[k])
+                if name == "#endif":
+                    depth += 1
+                elif name in ("#if", "#ifdef", "#ifndef"):
+                    if depth == 0:
+                        break
+                    depth -= 1
+                elif name in ("#elif", "#else") and depth == 0:
+                    break
+            k -= 1
+        if k < 0:
+            return None
+        opener = k
+    out: list[Branch] = []
     n = len(toks)
-    j = d + 1
-    while j < n and toks[j][0] is not Kind.EOD:
-        j += 1
-    start, split, depth = j + 1, None, 0
-    for k in range(start, n):
+    current, depth = opener, 0
+    for k in range(opener + 1, n):
         if toks[k][0] is not Kind.DIRECTIVE:
             continue
         name = _directive_name(toks[k])
         if name in ("#if", "#ifdef", "#ifndef"):
             depth += 1
-        elif name == "#endif":
-            if depth == 0:
-                split = k if split is None else split
-                return range(start, split), range(split, k)
+        elif name == "#endif" and depth:
             depth -= 1
-        elif name in ("#elif", "#else") and depth == 0 and split is None:
-            split = k
+        elif depth == 0 and name in ("#elif", "#else", "#endif"):
+            out.append(Branch(current, range(_after_line(toks, current), k)))
+            if name == "#endif":
+                return out
+            current = k
     return None
+
+
+def _after_line(toks, d: int) -> int:
+    """The index of the first token after the end of the directive line at ``d``."""
+    n = len(toks)
+    j = d + 1
+    while j < n and toks[j][0] is not Kind.EOD:
+        j += 1
+    return j + 1
+
+
+def _branches(toks, d: int) -> tuple[range, range] | None:
+    """Token ranges of the branch an ``#if``/``#elif`` at ``d`` selects and of the branches after it
+    (its ``#elif``s and ``#else``, up to its ``#endif``); None where the group is not closed."""
+    group = group_branches(toks, d)
+    if group is None:
+        return None
+    i = next(i for i, b in enumerate(group) if b.directive == d)
+    end = group[-1].body.stop  # the #endif
+    return group[i].body, range(group[i + 1].directive if i + 1 < len(group) else end, end)
 
 
 def _negations(toks, d: int, i: int) -> int:

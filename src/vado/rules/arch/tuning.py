@@ -12,17 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from vado.rules.arch.directives import CUDA_ARCH_FLOOR, CUDA_ARCH_HOPPER, _CMP, _directive_name
+from vado.rules.arch.directives import CUDA_ARCH_FLOOR, CUDA_ARCH_HOPPER, _CMP, Branch, _directive_name
 from vado.scan.lexer import Kind
 from vado.scan.preprocessor import evaluate_expression
-
-
-@dataclass(frozen=True)
-class Branch:
-    """One branch of a conditional group: its directive's token index and its body's token range."""
-
-    directive: int
-    body: range
 
 
 @dataclass(frozen=True)
@@ -36,55 +28,6 @@ class TuningChoice:
     names: tuple[str, ...]
     values: tuple[tuple[str, ...], ...]
     amd: int | None
-
-
-def group_branches(toks, d: int) -> list[Branch] | None:
-    """Every branch of the conditional group whose ``#if``/``#elif`` directive is at ``d``, from its
-    opening ``#if`` to its ``#endif``; None where the group is not closed or not found."""
-    opener, depth = d, 0
-    while _directive_name(toks[opener]) in ("#elif", "#else"):
-        k = opener - 1
-        while k >= 0:
-            if toks[k][0] is Kind.DIRECTIVE:
-                name = _directive_name(toks[k])
-                if name == "#endif":
-                    depth += 1
-                elif name in ("#if", "#ifdef", "#ifndef"):
-                    if depth == 0:
-                        break
-                    depth -= 1
-                elif name in ("#elif", "#else") and depth == 0:
-                    break
-            k -= 1
-        if k < 0:
-            return None
-        opener = k
-    out: list[Branch] = []
-    n = len(toks)
-    current, depth = opener, 0
-    for k in range(opener + 1, n):
-        if toks[k][0] is not Kind.DIRECTIVE:
-            continue
-        name = _directive_name(toks[k])
-        if name in ("#if", "#ifdef", "#ifndef"):
-            depth += 1
-        elif name == "#endif" and depth:
-            depth -= 1
-        elif depth == 0 and name in ("#elif", "#else", "#endif"):
-            out.append(Branch(current, range(_after_line(toks, current), k)))
-            if name == "#endif":
-                return out
-            current = k
-    return None
-
-
-def _after_line(toks, d: int) -> int:
-    """The index of the first token after the end of the directive line at ``d``."""
-    n = len(toks)
-    j = d + 1
-    while j < n and toks[j][0] is not Kind.EOD:
-        j += 1
-    return j + 1
 
 
 def _value_slot(toks, body: range, k: int) -> str | None:
