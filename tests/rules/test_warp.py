@@ -534,3 +534,23 @@ def test_own_hip_macro_with_a_wavefront_sized_or_silent_user_stays_for_a_person(
         found = {f.data["call"]: f for f in _warp009_in(root, "csrc/cuda/utils.cuh")}
         assert "own_hip_32" not in found["__shfl"].data, user
         assert "own-hip-warp32" not in found["__shfl"].fix.tags, user
+
+
+def test_own_hip_xor_shuffle_is_not_judged():
+    """mmcv 2.x filtered_lrelu.cu: `s |= __shfl_xor(s, 1)` under MMCV_WITH_HIP in a kernel that indexes 32-lane
+    warps (`15 << ((threadIdx.x & 31) & ~3)`). A lane mask below 32 never leaves its 32-lane half, so the call is
+    the same on a 64-lane wavefront: no proof the ROCm path is wrong, and today's finding stays."""
+    src = ("__global__ void k(unsigned* o) {\n  unsigned s = o[threadIdx.x], m = 15 << ((threadIdx.x & 31) & ~3);\n"
+           "#ifdef MMCV_WITH_HIP\n  s |= __shfl_xor(s, 1);\n#else\n  s |= __shfl_xor_sync(m, s, 1);\n#endif\n"
+           "  o[threadIdx.x] = s;\n}\n")
+    from vado.knowledge.targets import get_target
+
+    found = check_text("k.cu", src, (get_target("rocm-7.2"),), rules=[warp.WarpFunctionOnWavefront],
+                       options={"amd_defines": ("MMCV_WITH_HIP",)})
+    own = [f for f in found if f.data.get("call") == "__shfl_xor"]
+    assert own and not any("own_hip_32" in f.data for f in own)
+    # The same kernel with an indexed shuffle is proven: every lane of 32-63 reads lanes 0-31.
+    found = check_text("k.cu", src.replace("__shfl_xor(s, 1)", "__shfl(s, 1)"), (get_target("rocm-7.2"),),
+                       rules=[warp.WarpFunctionOnWavefront], options={"amd_defines": ("MMCV_WITH_HIP",)})
+    (f,) = [f for f in found if f.data.get("call") == "__shfl"]
+    assert f.data["own_hip_wrong"] and "lanes 32-63 read or vote with lanes 0-31" in f.message

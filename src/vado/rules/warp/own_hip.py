@@ -30,6 +30,14 @@ OWN_HIP_TAG = "own-hip-warp32"
 #: width out (the votes have none).
 WIDTHLESS = {"__shfl": 2, "__shfl_up": 2, "__shfl_down": 2, "__shfl_xor": 2, "__ballot": 1, "__any": 1, "__all": 1}
 
+#: The calls whose every result differs for lanes 32-63 when 32-lane code runs them on a 64-lane wavefront: an
+#: indexed shuffle (``__shfl(v, i)`` reads lane ``i`` of the whole wave) and the votes. ``__shfl_up``/``__shfl_down``
+#: differ only next to the halves' boundary; ``__shfl_xor`` with a lane mask below 32 (all 32-lane code passes)
+#: never leaves its half, so it is no sign of anything and is not judged here.
+WRONG_ON_WAVE64 = frozenset({"__shfl", "__ballot", "__any", "__all"})
+#: The calls :func:`own_hip_lanes` judges.
+JUDGED = frozenset(WIDTHLESS) - {"__shfl_xor"}
+
 #: Token sequences (texts) that index lanes or warps by 32.
 _NARROW = (("&", "31"), ("&", "0x1f"), ("&", "0x1F"), ("&", "(", "32", "-", "1", ")"), ("%", "32"), (">>", "5"),
            ("/", "32"), ("<", "32"), ("<=", "31"))
@@ -85,7 +93,7 @@ def own_hip_lanes(ctx, view: cs.DeviceView, i: int) -> OwnLanes | None:
     """How the functions that run the own-HIP call at token ``i`` index their lanes, or None when the call
     passes a width or stands where no function runs it that vado can find (a macro body of another shape)."""
     toks = view.tokens
-    if toks[i][3] not in WIDTHLESS or explicit_width(view, i):
+    if toks[i][3] not in JUDGED or explicit_width(view, i):
         return None
     out = OwnLanes()
     func = view.function_at(toks[i][1])
