@@ -766,7 +766,8 @@ class WarpFunctionOnWavefront(Rule):
         effect = ("the project's existing ROCm path is wrong on 64-lane wavefronts (lanes 32-63 read or vote with "
                   "lanes 0-31)" if wrong else
                   "on a 64-lane wavefront the lanes next to the 32-lane halves' boundary read across it (lane 31 "
-                  "reads lane 32), which CUDA's 32-lane warp never does")
+                  "reads lane 32 in __shfl_down, lane 32 reads lane 31 in __shfl_up), which CUDA's 32-lane warp never "
+                  "does")
         why = (f"{name} in the project's own AMD branch acts on the whole 64-lane wavefront on gfx90a/gfx942/gfx950, "
                f"but {where} by {lanes.users} function{' that indexes' if lanes.users == 1 else 's that index'} 32-lane warps "
                f"({lanes.evidence()}) and never the wavefront's width: {effect}; {helper} keeps CUDA's 32-lane warp")
