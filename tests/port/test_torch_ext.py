@@ -562,3 +562,18 @@ def test_a_launch_macro_port_compiles_for_gfx942_as_cpp_extension_builds_it(tmp_
     port_tree(LAUNCH_MACRO, out, ROCM)
     after = compile_extension(out, ["csrc/ops.cu"], headers, hipcc, arch="gfx942", name="_C")
     assert after[0].ok, after[0].first_error()
+
+
+def test_guard_lines_inside_the_projects_own_rocm_branch_need_no_branch_of_their_own():
+    """torch_sparse 0.6.18's utils.cuh: WARP009 rewrites the shuffle macros of its own `#ifdef USE_ROCM` branch. The
+    CUDA build never compiles those lines, so the change is written as is (no `#if defined(USE_ROCM)` nested in it
+    with a dead `#else`), a multi-line macro too; its `#else` branch (the CUDA build's) is still guarded."""
+    old = ("#ifdef USE_ROCM\n#define SHFL(m, v, d) __shfl(v, d)\n#define RED(v) \\\n  __shfl_down(v, 1)\n"
+           "#else\n#define SHFL __shfl_sync\n#endif\n")
+    new = old.replace("__shfl(v, d)", "vado_shfl32(v, d)").replace("__shfl_down(v, 1)", "vado_shfl_down32(v, 1)")
+    text, left = guard_lines(old, new)
+    assert text == new and left == []
+    other = old.replace("#define SHFL __shfl_sync", "#define SHFL vado_shfl_sync32")
+    text, left = guard_lines(old, other)
+    assert "#if defined(USE_ROCM)\n#define SHFL vado_shfl_sync32\n#else\n#define SHFL __shfl_sync\n#endif\n" in text
+    assert left == []

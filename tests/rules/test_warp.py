@@ -482,3 +482,75 @@ def test_a_torch_extensions_amd_branch_under_cuda_cc_is_its_own_wavefront_code()
     found = check_text("render.cpp", PULSAR, rocm, rules=[warp.WarpFunctionOnWavefront],
                        options={"torch_extension": True})
     assert [f.span.line for f in found if f.data.get("call") == "__ballot" and f.verdicts] == []
+
+
+_UTILS_CUH = ("#pragma once\n#define FULL_MASK 0xffffffff\n#ifdef USE_ROCM\n"
+              "#define SHFL_UP_SYNC(mask, var, delta) __shfl_up(var, delta)\n"
+              "#define SHFL_SYNC(mask, var, delta) __shfl(var, delta)\n#else\n#define SHFL_UP_SYNC __shfl_up_sync\n"
+              "#define SHFL_SYNC __shfl_sync\n#endif\n")
+_SPMM_CU = ('#include "utils.cuh"\n'
+            "__global__ void spmm(const int* col, float* out) {\n"
+            "  int row = threadIdx.x >> 5, lane_idx = threadIdx.x & (32 - 1);\n"
+            "  int c = col[row * 32 + lane_idx];\n"
+            "  for (int i = 0; i < 32; i++) out[row * 32 + i] += SHFL_SYNC(FULL_MASK, c, i);\n}\n")
+
+
+def _own_hip_tree(tmp_path, kernel: str = _SPMM_CU, more: str = ""):
+    (tmp_path / "csrc" / "cuda").mkdir(parents=True)
+    (tmp_path / "csrc" / "cuda" / "utils.cuh").write_text(_UTILS_CUH)
+    (tmp_path / "csrc" / "cuda" / "spmm_cuda.cu").write_text(kernel)
+    if more:
+        (tmp_path / "csrc" / "cuda" / "more_cuda.cu").write_text(more)
+    return tmp_path
+
+
+def test_own_hip_macro_used_by_32_lane_kernels_of_another_file_gets_the_32_lane_helper(tmp_path):
+    """torch_sparse 0.6.18: utils.cuh maps SHFL_SYNC to HIP's __shfl(var, delta) under USE_ROCM, and the kernels of
+    spmm_cuda.cu (which includes it) index 32-lane warps: the project's ROCm path is wrong on 64-lane wavefronts and
+    the call gets vado_shfl32, found through the tree. SHFL_UP_SYNC, which no kernel uses, keeps today's finding."""
+    found = {f.data["call"]: f for f in _warp009_in(_own_hip_tree(tmp_path), "csrc/cuda/utils.cuh")}
+    shfl = found["__shfl"]
+    assert shfl.fix is not None and "own-hip-warp32" in shfl.fix.tags and shfl.data["helper"] == "vado_shfl32"
+    assert "existing ROCm path is wrong on 64-lane wavefronts" in shfl.message
+    assert any(e.startswith("spmm_cuda.cu:3 ") for e in shfl.data["own_hip_32"]), shfl.data
+    up = found["__shfl_up"]
+    assert "own_hip_32" not in up.data and "own-hip-warp32" not in up.fix.tags
+    # Without the tree the users are not read: today's finding, whose fix the port leaves out of the branch.
+    from vado.knowledge.targets import get_target
+
+    alone = check_text("utils.cuh", _UTILS_CUH, (get_target("rocm-7.2"),), rules=[warp.WarpFunctionOnWavefront])
+    assert not any("own_hip_32" in f.data for f in alone)
+
+
+def test_own_hip_macro_with_a_wavefront_sized_or_silent_user_stays_for_a_person(tmp_path):
+    """Negative cases: one user sizes its lanes by warpSize, a platform width or & 63, or shows no lane index at
+    all: the call is not proven 32-lane code and keeps today's finding."""
+    users = ("__global__ void k(float* o) { int l = threadIdx.x % warpSize; o[l] = SHFL_SYNC(0, o[l], 0); }\n",
+             "__global__ void k(float* o) { int l = threadIdx.x & (WARP_SIZE - 1); o[l] = SHFL_SYNC(0, o[l], 0); }\n",
+             "__global__ void k(float* o) { int l = threadIdx.x & 63; o[l] = SHFL_SYNC(0, o[l], 0); }\n",
+             "__global__ void k(float* o) { o[threadIdx.x] = SHFL_SYNC(0, o[threadIdx.x], 0); }\n")
+    for n, user in enumerate(users):
+        root = _own_hip_tree(tmp_path / str(n), more='#include "utils.cuh"\n' + user)
+        found = {f.data["call"]: f for f in _warp009_in(root, "csrc/cuda/utils.cuh")}
+        assert "own_hip_32" not in found["__shfl"].data, user
+        assert "own-hip-warp32" not in found["__shfl"].fix.tags, user
+
+
+def test_own_hip_xor_shuffle_is_not_judged():
+    """mmcv 2.x filtered_lrelu.cu: `s |= __shfl_xor(s, 1)` under MMCV_WITH_HIP in a kernel that indexes 32-lane
+    warps (`15 << ((threadIdx.x & 31) & ~3)`). A lane mask below 32 never leaves its 32-lane half, so the call is
+    the same on a 64-lane wavefront: no proof the ROCm path is wrong, and today's finding stays."""
+    src = ("__global__ void k(unsigned* o) {\n  unsigned s = o[threadIdx.x], m = 15 << ((threadIdx.x & 31) & ~3);\n"
+           "#ifdef MMCV_WITH_HIP\n  s |= __shfl_xor(s, 1);\n#else\n  s |= __shfl_xor_sync(m, s, 1);\n#endif\n"
+           "  o[threadIdx.x] = s;\n}\n")
+    from vado.knowledge.targets import get_target
+
+    found = check_text("k.cu", src, (get_target("rocm-7.2"),), rules=[warp.WarpFunctionOnWavefront],
+                       options={"amd_defines": ("MMCV_WITH_HIP",)})
+    own = [f for f in found if f.data.get("call") == "__shfl_xor"]
+    assert own and not any("own_hip_32" in f.data for f in own)
+    # The same kernel with an indexed shuffle is proven: every lane of 32-63 reads lanes 0-31.
+    found = check_text("k.cu", src.replace("__shfl_xor(s, 1)", "__shfl(s, 1)"), (get_target("rocm-7.2"),),
+                       rules=[warp.WarpFunctionOnWavefront], options={"amd_defines": ("MMCV_WITH_HIP",)})
+    (f,) = [f for f in found if f.data.get("call") == "__shfl"]
+    assert f.data["own_hip_wrong"] and "lanes 32-63 read or vote with lanes 0-31" in f.message

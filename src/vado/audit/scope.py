@@ -109,9 +109,25 @@ def with_torch_rocm_build(verdicts: Sequence[TargetVerdict], scope: AuditScope, 
             n = len(mine) - hipify
             left = f"these {n} findings remain" if n != 1 else "this 1 finding remains"
             done = f" ({hipify} more are renames and includes its hipify makes)" if hipify else ""
-            tv = dataclasses.replace(tv, reason=f"{scope.torch_rocm}; {left}{done}" + (f": {tv.reason}" if n else ""))
+            wrong = own_rocm_path_wrong(findings, tv.target)
+            wrong = f"; but {wrong}" if wrong else ""
+            tv = dataclasses.replace(tv, reason=f"{scope.torch_rocm}{wrong}; {left}{done}" + (f": {tv.reason}" if n else ""))
         out.append(tv)
     return tuple(out)
+
+
+def own_rocm_path_wrong(findings: Sequence[Finding], target: str = "") -> str:
+    """``"its own ROCm path is wrong on 64-lane wavefronts …"`` where WARP009 proved cross-lane calls of
+    the project's own AMD branch to be 32-lane code (``data["own_hip_wrong"]``: an indexed shuffle or a vote,
+    and every function that runs it indexes 32-lane warps, torch_sparse 0.6.18's ``SHFL_SYNC`` → ``__shfl(var, delta)``), else ``""``."""
+    wrong = [f for f in findings if (f.data or {}).get("own_hip_wrong") and (not target or target in f.verdicts)]
+    if not wrong:
+        return ""
+    places = sorted({f"{f.span.path}:{f.span.line}" for f in wrong})
+    shown = ", ".join(places[:3]) + (f" and {len(places) - 3} more" if len(places) > 3 else "")
+    return (f"its own ROCm path is wrong on 64-lane wavefronts (gfx90a/gfx942/gfx950): {len(wrong)} cross-lane "
+            f"call{'' if len(wrong) == 1 else 's'} of its AMD branch ({shown}) read or vote across the whole "
+            "wavefront where the kernels that run them index 32-lane warps (WARP009; a port points them at the 32-lane helpers)")
 
 
 def judge_own_hip_path(findings: list[Finding], report: FileReport, why: str,

@@ -20,6 +20,10 @@ from vado.port.passes import PassInput, run_passes
 from vado.rules.base import FileContext
 from vado.rules.engine import check_context, check_text, file_context
 from vado.rules.registry import all_rules
+from vado.rules.warp.own_hip import OWN_HIP_TAG
+
+#: The tag of vado.port.wave's helper block: placed before the first use, which may be a rewritten own-HIP call.
+_WARP32_HELPERS = "warp32-helpers"
 from vado.scan.classify import FileKind
 from vado.scan.lexer import lex
 from vado.rules.cuda_syntax import device_view
@@ -237,7 +241,11 @@ def port_bytes(path: str, kind: FileKind, data: bytes, target: Target, options: 
             # PyTorch's build-time hipify does these: the CUDA spelling stays.
             fixes = [g for g in (torch_ext.without_hipify(f, t) for f in fixes) if g is not None]
         around = regions.get(t)
-        return fixes if not around else [f for f in fixes if not any(around.overlaps(e.start, e.end) for e in f.edits)]
+        # The project's own HIP code is left as written, except a cross-lane call WARP009 proves 32-lane code
+        # (vado.rules.warp.own_hip: every function that runs it indexes 32-lane warps), and the helper
+        # definitions its rewrite calls, which stand before their first use.
+        return fixes if not around else [f for f in fixes if OWN_HIP_TAG in f.tags or _WARP32_HELPERS in f.tags
+                                         or not any(around.overlaps(e.start, e.end) for e in f.edits)]
 
     def moved(old: str, edits, new: str) -> None:
         around = regions.pop(old, None)

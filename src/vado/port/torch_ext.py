@@ -228,6 +228,33 @@ def _is_directive(line: str) -> str | None:
     return m.group(1) if m else None
 
 
+#: ``#ifdef USE_ROCM``, ``#if defined(USE_ROCM)``, ``#if defined USE_ROCM``: a branch only the ROCm build compiles.
+_ROCM_ONLY = re.compile(rf"^\s*#\s*(?:ifdef\s+{GUARD}|if\s+defined\s*\(?\s*{GUARD}\s*\)?)\s*(?://.*|/\*.*\*/)?$")
+
+
+def _rocm_only_lines(lines: list[str]) -> set[int]:
+    """Indices of the lines of ``lines`` inside a branch whose own condition is ``USE_ROCM`` alone (not its
+    ``#else``/``#elif``, nor a directive line): what the CUDA build of a torch extension never compiles."""
+    out: set[int] = set()
+    stack: list[bool] = []  # per open group: whether its current branch is USE_ROCM's
+    continued = False
+    for k, line in enumerate(lines):
+        d = None if continued else _is_directive(line)
+        continued = line.rstrip("\r\n").endswith("\\")
+        if d in ("if", "ifdef", "ifndef"):
+            stack.append(bool(_ROCM_ONLY.match(line.rstrip("\r\n"))))
+            continue
+        if d in ("elif", "else") and stack:
+            stack[-1] = False
+            continue
+        if d == "endif" and stack:
+            stack.pop()
+            continue
+        if any(stack):
+            out.add(k)
+    return out
+
+
 def _balanced(lines: list[str]) -> bool:
     """Whether the conditional directives of ``lines`` nest completely (a block an ``#if`` may hold)."""
     depth = 0
@@ -450,6 +477,7 @@ def guard_lines(original: str, ported: str) -> tuple[str, list[Unguarded]]:
     old_open, new_open = _open_lines(original, old), _open_lines(ported, new)
     at = 0  # the next original line not yet written
     hunks = _split_conditions(old, new, _hunks(old, new))
+    rocm_only = _rocm_only_lines(old)
     neutral = _cuda_neutral_pairs(old, new, hunks)
     for k, (i1, i2, j1, j2) in enumerate(hunks):
         out.extend(old[at:i1])
@@ -459,6 +487,12 @@ def guard_lines(original: str, ported: str) -> tuple[str, list[Unguarded]]:
             out.extend(after)  # true in the CUDA build (it reads the original lines inside), or skipped by it
             continue
         first, last = i1 + 1, max(i1 + 1, i2)
+        if i1 < i2 and all(x in rocm_only for x in range(i1, i2)) and _balanced(before) and _balanced(after) \
+                and not ({i1, i2} & old_open or {j1, j2} & new_open):
+            # Inside the project's own ``#ifdef USE_ROCM`` branch: the CUDA build never compiles these lines, so the
+            # change needs no branch of its own (WARP009's rewrite of a 32-lane own-HIP macro, multi-line ones too).
+            out.extend(after)
+            continue
         if {i1, i2} & old_open or {j1, j2} & new_open:
             left.append(Unguarded(first, last, "the change starts or ends inside a comment or string "
                                                "that spans lines, where an #if is not a directive"))

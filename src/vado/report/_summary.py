@@ -304,8 +304,14 @@ def build_lines(result, *, amd: bool = True) -> list[str]:
     summary says them its own way)."""
     b = getattr(result, "build", None)
     amd = list(getattr(result, "amd_support", None) or ()) if amd else []
+    from vado.audit.scope import own_rocm_path_wrong
+
+    wrong = own_rocm_path_wrong(getattr(result, "findings", None) or ()) if amd else ""
     tail = ([f"Existing AMD support: {'; '.join(amd)} (the project builds for AMD GPUs itself; a port keeps "
-             "its build files and its own ROCm code)."] if amd else [])
+             "its build files and its own ROCm code" + (", except the calls below" if wrong else "") + ")."]
+            if amd else [])
+    if wrong:
+        tail.append(wrong[0].upper() + wrong[1:] + ".")
     if b is None:
         return tail
     if b.guessed:

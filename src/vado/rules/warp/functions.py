@@ -29,6 +29,7 @@ from vado.rules.warp.modes import (
     wide_warps,
     unknown_switch,
 )
+from vado.rules.warp.own_hip import OWN_HIP_TAG, WIDTHLESS, WRONG_ON_WAVE64, own_hip_lanes
 from vado.scan.lexer import Kind
 
 
@@ -555,6 +556,24 @@ class WarpFunctionOnWavefront(Rule):
     own condition names the AMD build. ``cg::coalesced_threads()`` is split by
     32-lane half wherever it is called: CUDA declares it for device code only.
 
+    Not all of a project's own HIP code is wavefront-aware. A HIP ``__shfl``,
+    ``__shfl_up``, ``__shfl_down``, ``__ballot``, ``__any`` or ``__all``
+    without a width in its AMD branch, called directly or from a
+    function-like ``#define`` (torch_sparse 0.6.18: ``#ifdef USE_ROCM`` /
+    ``#define SHFL_SYNC(mask, var, delta) __shfl(var, delta)``), whose every
+    user (the function around it, or each function that invokes the macro, in
+    the file or, in a tree, in the files that include it) indexes lanes by 32
+    (``& 31``, ``& (32 - 1)``, ``% 32``, ``>> 5``, ``/ 32``, ``< 32``, a
+    32-bit full mask argument) and none by the wavefront's width
+    (``warpSize``, a ``WARP_SIZE``-like name, ``& 63``, ``64``, ``__popcll``,
+    ``__lane_id``, an ``__builtin_amdgcn_`` builtin), is 32-lane code: it
+    gets the 32-lane helper as the CUDA branch does, and the finding names the
+    evidence. For ``__shfl`` and the votes it says the project's ROCm path is
+    wrong on 64-lane wavefronts (lanes 32-63 read or vote with lanes 0-31),
+    and the audit's verdict says so too. ``__shfl_xor`` with a lane mask
+    below 32 never leaves its half and is not judged; mixed or absent
+    evidence leaves the finding for a person.
+
     Why is this bad?
     ----------------
     On gfx90a, gfx942 and gfx950 a wavefront has 64 lanes, while the CUDA
@@ -719,9 +738,14 @@ class WarpFunctionOnWavefront(Rule):
                 continue  # __syncwarp(): every lane of the wavefront, which holds both warps: right as it is
             if not warp32_renames(name, target):
                 continue
-            if name in _AMD_WAVE_WORDS and _in_own_amd_code(ctx, view, tok):
-                continue  # HIP's own unsynchronised vote in the project's AMD branch: 64 lanes as written
             helper = warp32_helper(name)
+            if name in WIDTHLESS and _in_own_amd_code(ctx, view, tok):
+                lanes = own_hip_lanes(ctx, view, i)
+                if lanes is not None and lanes.thirty_two:
+                    yield self._own_hip_32(ctx, view, toks, i, start, helper, lanes, verdicts)
+                    continue
+                if name in _AMD_WAVE_WORDS:
+                    continue  # HIP's own unsynchronised vote in the project's AMD branch: 64 lanes as written
             fix = Fix((ctx.edit(start, tok[2], helper),), Applicability.SAFE,
                       f"{name} → {helper} (CUDA's 32-lane warp on a 64-lane wavefront)", ("warp", "warp32"))
             yield self.finding(ctx, start, toks[view.pairs[i + 1]][2],
@@ -729,6 +753,31 @@ class WarpFunctionOnWavefront(Rule):
                                + (" (and ROCm 7 rejects 32-bit masks)" if name.endswith("_sync") else "")
                                + f"; {helper} keeps CUDA's 32-lane warp", verdicts, fix=fix,
                                effort=Effort(lines=1, constructs=1, hours=0.0), data={"call": name, "helper": helper})
+
+    def _own_hip_32(self, ctx: FileContext, view, toks, i: int, start: int, helper: str, lanes, verdicts) -> Finding:
+        """A HIP cross-lane call without a width in the project's own AMD branch whose every user indexes 32-lane
+        warps (:func:`own_hip_lanes`): the project's ROCm path is wrong on 64-lane wavefronts (torch_sparse 0.6.18's
+        ``SHFL_SYNC`` → ``__shfl(var, delta)`` under ``USE_ROCM``, read by kernels with ``lane_idx = thread_idx &
+        (32 - 1)``: lanes 32-63 read the other row's values). It gets the 32-lane helper, as the CUDA branch does;
+        the port applies this fix inside the branch it otherwise leaves as written (tag :data:`OWN_HIP_TAG`)."""
+        name = toks[i][3]
+        where = f"`{lanes.macro}`, used" if lanes.macro else "the call, run"
+        wrong = name in WRONG_ON_WAVE64
+        effect = ("the project's existing ROCm path is wrong on 64-lane wavefronts (lanes 32-63 read or vote with "
+                  "lanes 0-31)" if wrong else
+                  "on a 64-lane wavefront the lanes next to the 32-lane halves' boundary read across it (lane 31 "
+                  "reads lane 32 in __shfl_down, lane 32 reads lane 31 in __shfl_up), which CUDA's 32-lane warp never "
+                  "does")
+        why = (f"{name} in the project's own AMD branch acts on the whole 64-lane wavefront on gfx90a/gfx942/gfx950, "
+               f"but {where} by {lanes.users} function{' that indexes' if lanes.users == 1 else 's that index'} 32-lane warps "
+               f"({lanes.evidence()}) and never the wavefront's width: {effect}; {helper} keeps CUDA's 32-lane warp")
+        fix = Fix((ctx.edit(start, toks[i][2], helper),), Applicability.SAFE,
+                  f"{name} → {helper} in the project's own AMD branch, whose users index 32-lane warps",
+                  ("warp", "warp32", OWN_HIP_TAG))
+        return self.finding(ctx, start, toks[view.pairs[i + 1]][2], why, verdicts, fix=fix,
+                            effort=Effort(lines=1, constructs=1, hours=0.0),
+                            data={"call": name, "helper": helper, "own_hip_32": [f"{p} {t}" for p, t in lanes.narrow],
+                                  "own_hip_wrong": wrong})
 
     def _host_builtin(self, ctx: FileContext, tok, verdicts) -> Finding:
         """The built-in ``warpSize`` read in a host function (flashinfer's ``dim3(warpSize, NUM_WARPS)`` launch
