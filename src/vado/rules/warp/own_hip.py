@@ -15,6 +15,7 @@ functions that invoke the macro in this file and in the tree's files that includ
 
 from __future__ import annotations
 
+import bisect
 import functools
 import os
 import posixpath
@@ -98,7 +99,10 @@ def own_hip_lanes(ctx, view: cs.DeviceView, i: int) -> OwnLanes | None:
     out = OwnLanes()
     func = view.function_at(toks[i][1])
     if func is not None:
-        _judge(out, view, func, _line_of(view.text), ctx.path)
+        line_of = getattr(view, "_vado_line_of", None)
+        if line_of is None:
+            line_of = view._vado_line_of = _line_of(view.text)
+        _judge(out, view, func, line_of, ctx.path)
         return out
     macro = _macro_around(toks, i)
     if not macro:
@@ -144,8 +148,6 @@ def _judge_invokers(out: OwnLanes, view: cs.DeviceView, macro: str, path: str) -
 def _judge(out: OwnLanes, view: cs.DeviceView, func, line_of, path: str, macro_at: int | None = None) -> None:
     """Add what ``func``'s body says of its lanes to ``out``."""
     toks, text = view.tokens, view.text
-    import bisect
-
     a = bisect.bisect_left(view.token_starts, func.body_start)
     b = bisect.bisect_left(view.token_starts, func.body_end)
     name = posixpath.basename(path.replace(os.sep, "/"))
@@ -198,19 +200,20 @@ def _full32_mask_argument(view: cs.DeviceView, k: int) -> bool:
 
 
 def _matches(toks, k: int, end: int, seq) -> bool:
+    """Whether tokens ``k…`` (before ``end``) spell ``seq``."""
     if k + len(seq) > end:
         return False
     return all(toks[k + n][3] == s for n, s in enumerate(seq))
 
 
 def _line_of(text: str):
+    """offset → 1-based line number of ``text``."""
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
-    import bisect
-
     return lambda offset: bisect.bisect_right(starts, offset)
 
 
 def _line_text(text: str, offset: int) -> str:
+    """The source line around ``offset``, without its comment, cut to 80 characters."""
     a = text.rfind("\n", 0, offset) + 1
     b = text.find("\n", offset)
     line = text[a:b if b >= 0 else len(text)].strip()
@@ -264,6 +267,7 @@ def _includers(root: str) -> dict[str, tuple[str, ...]]:
 
 
 def _read(full: str) -> bytes | None:
+    """A regular file's bytes (no link, at most 4 MiB), or None."""
     try:
         if os.path.islink(full) or not os.path.isfile(full) or os.path.getsize(full) > _MAX_FILE:
             return None
