@@ -34,6 +34,11 @@ res = {
   "API012 no <string.h> for torch headers": "see class api012-torch-headers",
   "BLD005 torch setup.py / JIT": "see the bld005-* classes and the two regressions"
  },
+ "proposed_fix_rerun": {"how": "the two proposed patches applied to a copy of the after tree's src (/tmp/regress/psrc), audits of the 56 non-HeCBench trees re-run and compared with the after audits",
+   "result": "exactly 14 differences, all the regressions' sites: flash-attention csrc/layer_norm/setup.py 106,108,111,181,182,187,188,189 and rotary_emb setup.py 96,98,101,112x2 come back (with their fixes where they had them), nerfacc _backend.py:34 (json.load) goes; nothing else changes",
+   "lines": open("/tmp/regress/patched_vs_after.txt").read().splitlines()},
+ "main_moved_during_review": {"to": rev("/work/main", "HEAD"), "checked": "audits of the 56 non-HeCBench trees with main 1967a14 (ownhip merged) vs e38f944: 4 differences, message-only (WARP009 __shfl_up/__shfl_down in torch_sparse/torch_scatter csrc/cuda/utils.cuh name each direction: 66f03bd, intended); HeCBench and the ports were not re-run for these later commits (ownhip's own check: 531d9b7, dd94052)",
+   "lines": open("/tmp/regress/after2_vs_after.txt").read().splitlines()},
  "regressions_fix_location": "both regressions sit in scan/buildfiles.py on main (functions _py_words and parse_setup_py_build); helper 'split' is moving them to src/vado/scan/buildfiles/setup_py.py (same names). Not edited here; tests/rules/test_bld_torch.py carries two strict xfails that pass with the proposed patches (checked on a copy of src).",
 }
 os.makedirs("/work/wt/regress/benchmarks/results", exist_ok=True)
