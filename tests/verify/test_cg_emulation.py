@@ -47,8 +47,9 @@ __global__ void k(int* out) {
 """
 
 
-#: The fixes of API009 that write vado's own cooperative groups (the scans, invoke_one, the grid and block members).
-_CG_LOCAL_TAGS = {"cg-scan", "cg-invoke", "cg-members"}
+#: The fixes of API009 that write vado's own cooperative groups (the scans, invoke_one, the grid and block members,
+#: labeled_partition).
+_CG_LOCAL_TAGS = {"cg-scan", "cg-invoke", "cg-members", "cg-labeled-partition"}
 
 
 def _cg_local_fixes(t: str) -> list:
@@ -471,3 +472,122 @@ def test_the_stand_in_stops_where_hips_mask_check_traps(tmp_path):
                                "int main() { int* d; hipMalloc((void**)&d, 256);\n"
                                "  hipLaunchKernelGGL(k, dim3(1), dim3(64), 0, 0, d); std::printf(\"done\\n\"); }\n")
     assert run.returncode != 0 and "__hip_check_mask" in run.stdout and "done" not in run.stdout, run.stdout[-2000:]
+
+
+EARLY_RETURN = r"""
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+__global__ void k(int* out, const int* labels) {
+  int t = threadIdx.x;
+  if (labels[t] < 0) return;  // gsplat's projection backward: lanes of culled Gaussians leave first
+  auto warp = cg::tiled_partition<32>(cg::this_thread_block());
+  auto g = cg::labeled_partition(warp, labels[t]);
+  int sum = cg::reduce(g, t + 1, cg::plus<int>());
+  out[3 * t] = g.size();
+  out[3 * t + 1] = g.thread_rank();
+  out[3 * t + 2] = sum;
+}
+"""
+
+EARLY_RETURN_MAIN = r"""
+int main() {
+  const int n = 160;
+  int labels[n], out[3 * n];
+  // lane 0 of the first warp, a run in the middle of the second, every lane of the fourth (a whole half of the
+  // second wave) and the odd lanes of the fifth (a wave with one warp) return before the partition
+  for (int t = 0; t < n; ++t)
+    labels[t] = (t == 0 || (t >= 40 && t < 50) || (t >= 96 && t < 128) || (t >= 128 && t % 2)) ? -1 : (t * 5) % 3;
+  int *d_labels, *d_out;
+  hipMalloc((void**)&d_labels, sizeof labels);
+  hipMalloc((void**)&d_out, sizeof out);
+  hipMemset(d_out, 0xff, sizeof out);
+  hipMemcpy(d_labels, labels, sizeof labels, hipMemcpyHostToDevice);
+  hipLaunchKernelGGL(k, dim3(1), dim3(n), 0, 0, d_out, (const int*)d_labels);
+  hipMemcpy(out, d_out, sizeof out, hipMemcpyDeviceToHost);
+  for (int t = 0; t < n; ++t) std::printf("%d %d %d %d %d\n", t, labels[t], out[3 * t], out[3 * t + 1], out[3 * t + 2]);
+  return 0;
+}
+"""
+
+
+def _early_return_port() -> str:
+    from vado.port.file import port_bytes
+    from vado.scan.classify import FileKind
+
+    ported = port_bytes("k.cu", FileKind.CUDA_SOURCE, EARLY_RETURN.encode(), ROCM).after.decode()
+    assert "VADO_CG_LABELED_PARTITION" in ported and "VADO_CG_REDUCE" in ported
+    return "#include <cstdio>\n" + ported + EARLY_RETURN_MAIN
+
+
+@requires_stand_in
+def test_the_ports_labeled_partition_of_a_tile_leaves_out_lanes_that_returned(tmp_path):
+    # gsplat 1.5.3's projection backward: lanes return early, then labeled_partition(tiled_partition<32>(block),
+    # gid), a reduce over the group and an atomicAdd by its rank 0. CUDA's labeled_partition of a tile is a
+    # __match_any_sync over the tile, which leaves out lanes that have left the kernel (PTX match.sync on sm_70 and
+    # later waits for the mask's non-exited threads): each lane's group is the lanes of its 32-lane tile still
+    # running with its label, ranked in lane order. HIP's binary_partition of the tile ballots over the tile's
+    # whole build_mask(), so __hip_check_mask traps on the lanes that returned (the port's first form did that;
+    # under the emulation on the H200 it was `unspecified launch failure`); the port's labeled_partition now
+    # starts from coalesced_threads() (EXEC), split by tile. Run with ROCm 7.2.4's own binary_partition, ballot
+    # and mask rule on the CPU stand-in for a wave64 GPU: no trap, CUDA's groups, sizes, ranks and sums.
+    run = _run_on_the_stand_in(tmp_path, _early_return_port())
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-1000:]
+    rows = [tuple(map(int, line.split())) for line in run.stdout.split("\n") if line.strip()]
+    assert len(rows) == 160
+    label = {t: lab for t, lab, *_ in rows}
+    for t, lab, size, rank, total in rows:
+        if lab < 0:
+            assert (size, rank, total) == (-1, -1, -1)  # returned: never written
+            continue
+        group = [u for u in range(t // 32 * 32, t // 32 * 32 + 32) if label.get(u, -1) == lab]
+        assert (size, rank, total) == (len(group), group.index(t), sum(u + 1 for u in group)), (t, lab, size, rank)
+
+
+@requires_stand_in
+def test_hips_binary_partition_of_a_tile_traps_when_a_lane_returned(tmp_path):
+    # The negative case: HIP's own binary_partition of the tile (what the port's first labeled_partition called)
+    # stops at __hip_check_mask once a lane of the tile has returned, where CUDA goes on without it.
+    run = _run_on_the_stand_in(tmp_path, "#include <hip/hip_runtime.h>\n#include <hip/hip_cooperative_groups.h>\n"
+                               "#include <cstdio>\nnamespace cg = cooperative_groups;\n"
+                               "__global__ void k(int* out) { if (threadIdx.x == 3) return;\n"
+                               "  auto w = cg::tiled_partition<32>(cg::this_thread_block());\n"
+                               "  out[threadIdx.x] = cg::binary_partition(w, threadIdx.x & 1).size(); }\n"
+                               "int main() { int* d; hipMalloc((void**)&d, 256);\n"
+                               "  hipLaunchKernelGGL(k, dim3(1), dim3(64), 0, 0, d); std::printf(\"done\\n\"); }\n")
+    assert run.returncode != 0 and "__hip_check_mask" in run.stdout and "done" not in run.stdout, run.stdout[-2000:]
+
+
+@pytest.mark.hipcc
+@requires_rocm
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+def test_the_early_return_labeled_partition_port_compiles_with_rocm_hipcc(tmp_path, arch):
+    src = tmp_path / "early.hip"
+    src.write_text(_early_return_port())
+    proc = _hipcc(src, arch)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+
+
+@requires_nvcc
+def test_the_early_return_labeled_partition_port_builds_under_the_emulation(tmp_path):
+    # the same port builds and links under the emulation (nvcc through the wave64 layer); the checks program
+    # runs its shape on the GPU (k_labeled_after_return)
+    src = tmp_path / "early.hip"
+    src.write_text(_early_return_port())
+    assert hip_on_cuda.mark_file_exits(src) >= 1
+    proc = _compile(tmp_path, src, 64, out="early", compile_only=False)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+
+
+@requires_nvcc
+def test_the_ports_labeled_partition_leaves_hip_on_nvidia_to_cudas_own(tmp_path):
+    # HIP on NVIDIA (__HIP_PLATFORM_NVIDIA__: hipcc's nvcc path, vado's hip_nvidia build) is CUDA's cooperative
+    # groups, which have labeled_partition; the local one would not even link there (it assigns coalesced_group,
+    # whose thread_group::operator= CUDA declares and never defines: ptxas "Unresolved extern function").
+    src = tmp_path / "early.hip"
+    src.write_text(_early_return_port())
+    inc = hip_on_cuda.write_include_dir(tmp_path / "inc32", 32)
+    cmd = hip_on_cuda.nvcc_port_command(NVCC, [str(src)], str(tmp_path / "e.o"), inc, arch="sm_90",
+                                        flags=["-std=c++17", "-D__HIP_PLATFORM_NVIDIA__"], compile_only=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]

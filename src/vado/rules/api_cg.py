@@ -98,25 +98,44 @@ LABELED_GUARD = "VADO_CG_LABELED_PARTITION"
 #: ``cooperative_groups::labeled_partition`` for a HIP with ``binary_partition`` (the API009 fix). CUDA declares
 #: it for a ``coalesced_group`` and a ``thread_block_tile<32>`` with an ``int`` or ``unsigned int`` label; HIP's
 #: ``binary_partition`` takes a coalesced group and any ``thread_block_tile`` and returns a ``coalesced_group``.
+#: The split starts from the lanes that make the call: for a tile, the caller's tile of ``coalesced_threads()``
+#: (EXEC), not the tile itself. CUDA's labeled_partition of a tile is a ``__match_any_sync`` over the tile's
+#: mask, which leaves out lanes that have left the kernel (PTX ``match.sync``, sm_70 on: it waits for the
+#: non-exited threads of the mask; gsplat's projection backward returns early, then labels its warp); HIP's
+#: ``binary_partition`` of a tile ballots with the tile's full ``build_mask()``, and ``__hip_check_mask``
+#: traps (``__builtin_trap`` unless NDEBUG) when a lane of the mask does not make the call.
 LABELED_PARTITION = f"""\
 // vado: HIP has no cooperative_groups::labeled_partition: the group's threads with the same label as a
 // coalesced_group, found by splitting the group on each bit of the label (one binary_partition, a ballot,
-// per bit): what is left holds exactly the threads whose labels are equal, ranked in lane order.
+// per bit): what is left holds exactly the threads whose labels are equal, ranked in lane order. A tile is
+// first narrowed to its lanes that make the call (as CUDA, which leaves out lanes that have returned; HIP's
+// binary_partition of the tile itself names every lane of the tile and traps when one has returned).
+// HIP on NVIDIA has CUDA's own.
 #include <hip/hip_cooperative_groups.h>
 #include <type_traits>
 #ifndef {LABELED_GUARD}
 #define {LABELED_GUARD}
+#if !defined(__HIP_PLATFORM_NVIDIA__)
 namespace cooperative_groups {{
+__device__ inline coalesced_group vado_labeled_start(const coalesced_group& parent) {{ return parent; }}
+template <unsigned int Size, class Parent>
+__device__ coalesced_group vado_labeled_start(const thread_block_tile<Size, Parent>&) {{
+  coalesced_group group = coalesced_threads();  // the wave's lanes here (EXEC), then the caller's tile of them
+  for (unsigned int bit = Size; bit < static_cast<unsigned int>(warpSize); bit *= 2)
+    group = binary_partition(group, (__lane_id() & bit) != 0);
+  return group;
+}}
 template <class Group, class Label>
 __device__ coalesced_group labeled_partition(const Group& parent, Label label) {{
   static_assert(std::is_integral<Label>::value, "labeled_partition takes an integer label");
   typedef typename std::make_unsigned<Label>::type Bits;
   const Bits bits = static_cast<Bits>(label);
-  coalesced_group group = binary_partition(parent, (bits & 1u) != 0);
-  for (unsigned int bit = 1; bit < 8 * sizeof(Bits); ++bit) group = binary_partition(group, ((bits >> bit) & 1u) != 0);
+  coalesced_group group = vado_labeled_start(parent);
+  for (unsigned int bit = 0; bit < 8 * sizeof(Bits); ++bit) group = binary_partition(group, ((bits >> bit) & 1u) != 0);
   return group;
 }}
 }}  // namespace cooperative_groups
+#endif  // !__HIP_PLATFORM_NVIDIA__
 #endif
 
 """
@@ -240,7 +259,10 @@ class CooperativeGroupsTheTargetLacks(Rule):
     file, before its first use): the group split on each bit of the integer label, one
     ``binary_partition`` (a ballot) per bit, which leaves exactly the threads whose
     labels are equal, ranked in lane order, as CUDA's coalesced group of them is: safe,
-    one ballot per label bit where CUDA uses one match. On such a HIP the scans and
+    one ballot per label bit where CUDA uses one match. A tile is first narrowed to its
+    lanes that make the call (``coalesced_threads()`` split by tile): CUDA leaves out
+    lanes that have returned, where HIP's ``binary_partition`` of the tile itself names
+    all of them and traps. On such a HIP the scans and
     ``invoke_one``/``invoke_one_broadcast`` get local definitions
     (:mod:`vado.port.compat.cg_collectives`: CUDA's own algorithms, a scan of the group's
     ``shfl_up`` with ``op(own partial, partial below)``, rank 0 calling and its result

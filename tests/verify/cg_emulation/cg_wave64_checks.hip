@@ -325,6 +325,34 @@ static std::vector<u64> run_labeled_many(int threads, int blocks) {
   return h;
 }
 
+// Partitions after lanes have returned (gsplat's projection backward: culled Gaussians return, then
+// labeled_partition(tiled_partition<32>(block), gid), a reduce and an atomicAdd by rank 0). The expected values
+// are CUDA's: a tile's labeled_partition leaves out the lanes that returned (PTX match.sync waits for the mask's
+// non-exited threads), and so does the port's (vado's labeled_partition starts from coalesced_threads(); HIP's
+// binary_partition of the tile itself would trap at __hip_check_mask). A block of 128: lanes t % 7 == 2 return,
+// and so do 96..127 (the upper half of the second wave).
+__host__ __device__ bool returns_early(unsigned t) { return t % 7 == 2 || (t >= 96 && t < 128); }
+__global__ void k_labeled_after_return(u64* out) {
+  unsigned t = tid();
+  out[t] = 7;
+  if (returns_early(t)) return;
+  auto warp = cg::tiled_partition<32>(cg::this_thread_block());
+  cg::coalesced_group g = cg::labeled_partition(warp, t % 3);
+  u64 leader = g.shfl((u64)t, 0);
+  out[t] = g.size() * 100000000ull + g.thread_rank() * 1000000ull + leader * 10000ull +
+           (u64)cg::reduce(g, (int)t, cg::plus<int>());
+}
+// The coalesced form after returns, as the port writes CUDA's coalesced_threads() (split by 32-lane warp,
+// WARP009), then a binary_partition: the lanes still running of the caller's warp with the same predicate.
+__global__ void k_binary_after_return(u64* out) {
+  unsigned t = tid();
+  out[t] = 7;
+  if (returns_early(t)) return;
+  cg::coalesced_group warp = cg::binary_partition(cg::coalesced_threads(), (lane() & 32u) != 0u);
+  cg::coalesced_group g = cg::binary_partition(warp, (t & 4u) != 0u);
+  out[t] = warp.size() * 1000000ull + g.size() * 10000ull + g.thread_rank() * 100ull + (u64)__popcll(g.ballot(1));
+}
+
 // ---- what vado port writes for what HIP lacks (vado.port.compat.cg_collectives, cg_members): the scans,
 // invoke_one / invoke_one_broadcast, grid_group and thread_block members
 __global__ void k_reduce_ops_tile32(u64* out) {
@@ -695,6 +723,34 @@ int main() {
       }
     expect("labeled partitions (a binary_partition per label bit) in 4096 blocks, halves mixed in each group",
            run_labeled_many(threads, blocks), many);
+  }
+
+  {
+    // CUDA's groups after returns: the lanes of the caller's 32-lane warp still running (with its label / predicate)
+    std::vector<u64> lab(n), bin(n);
+    for (int t = 0; t < n; ++t) {
+      lab[t] = bin[t] = 7;
+      if (returns_early(t)) continue;
+      u64 size = 0, rank = 0, leader = 0, sum = 0, wsize = 0, bsize = 0, brank = 0;
+      for (int u = t & ~31; u < (t & ~31) + 32; ++u) {
+        if (returns_early(u)) continue;
+        ++wsize;
+        if (((u >> 2) & 1) == ((t >> 2) & 1)) {
+          ++bsize;
+          if (u < t) ++brank;
+        }
+        if (u % 3 != t % 3) continue;
+        if (size == 0) leader = u;
+        if (u < t) ++rank;
+        ++size;
+        sum += u;
+      }
+      lab[t] = size * 100000000ull + rank * 1000000ull + leader * 10000ull + sum;
+      bin[t] = wsize * 1000000ull + bsize * 10000ull + brank * 100ull + bsize;
+    }
+    expect("labeled_partition of a tile<32> after lanes returned: CUDA's groups, leaders and sums",
+           run(k_labeled_after_return, n), lab);
+    expect("binary_partition of a warp's coalesced_threads() after lanes returned", run(k_binary_after_return, n), bin);
   }
 
   printf("%d failures\n", failures);
