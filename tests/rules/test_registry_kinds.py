@@ -31,7 +31,7 @@ def test_every_module_of_a_family_package_is_imported():
 
     codes = {r.code for r in all_rules()}
     packages = [m for m in FAMILY_MODULES if hasattr(importlib.import_module(m), "__path__")]
-    assert {"vado.rules.arch", "vado.rules.lib", "vado.rules.api_decl"} <= set(packages)
+    assert {"vado.rules.arch", "vado.rules.lib", "vado.rules.api_decl", "vado.rules.bld"} <= set(packages)
     for package in packages:
         for sub in pkgutil.iter_modules(importlib.import_module(package).__path__):
             name = f"{package}.{sub.name}"
@@ -39,6 +39,29 @@ def test_every_module_of_a_family_package_is_imported():
             defined = [v for v in vars(sys.modules[name]).values()
                        if isinstance(v, type) and getattr(v, "code", None) and v.__module__ == name]
             assert all(r.code in codes and family_module(r) == package for r in defined), name
+
+
+def test_every_rule_code_is_defined_once():
+    """A rule registers by being defined: a class left behind in an old module after a split (or a code
+    given twice) would make two classes answer to one code, and all_rules() would keep one silently."""
+    from collections import Counter
+
+    from vado.rules.base import Rule
+    from vado.rules.registry import _subclasses
+
+    all_rules()
+    defined = Counter(r.code for r in _subclasses(Rule) if r.code)
+    assert [c for c, n in defined.items() if n > 1] == []
+    assert len(all_rules()) == len(defined)
+
+
+def test_the_bld_family_registers_its_nine_codes():
+    """The BLD rules (a package of modules since the split of vado/rules/bld.py, 1831 lines) are the nine
+    codes the single module and bld_torch had, each from its family module, each once."""
+    bld = {r.code: family_module(r) for r in all_rules() if r.code.startswith("BLD")}
+    assert bld == {**{f"BLD00{n}": "vado.rules.bld" for n in (1, 2, 3, 4, 5, 6, 7, 9)}, "BLD008": "vado.rules.bld_torch"}
+    setup_py = [r.code for r in rules_for_kind(FileKind.SETUP_PY) if r.code.startswith("BLD")]
+    assert setup_py == ["BLD002", "BLD004", "BLD005", "BLD006", "BLD007", "BLD008"]
 
 
 def test_rules_for_kind_equals_filtering_every_rule():

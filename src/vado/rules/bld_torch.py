@@ -19,7 +19,8 @@ from typing import Iterator
 
 from vado.model import Applicability, Edit, Effort, Finding, Fix, Severity, Verdict
 from vado.rules.base import FileContext, Rule
-from vado.rules.bld import _hip_test, _torch_extension
+from vado.rules.bld.common import torch_extension
+from vado.rules.bld.setup_flags import hip_test
 from vado.scan.classify import FileKind
 
 #: Directory names that hold vendored code (a path component, compared lower-case).
@@ -151,7 +152,7 @@ class VendoredHeadersHipifyRewrites(Rule):
 
     def check(self, ctx: FileContext) -> Iterator[Finding]:
         rocm = [t for t in ctx.targets if t.family == "rocm"]
-        if not rocm or MARKER in ctx.text or "include_dirs" not in ctx.text or not _torch_extension(ctx):
+        if not rocm or MARKER in ctx.text or "include_dirs" not in ctx.text or not torch_extension(ctx):
             return
         try:
             tree = ast.parse(ctx.text)
@@ -188,7 +189,7 @@ class VendoredHeadersHipifyRewrites(Rule):
         inc, eca = kw.get("include_dirs"), kw.get("extra_compile_args")
         if not (isinstance(inc, ast.Name) and isinstance(eca, ast.Name)):
             return None
-        test = _hip_test(ctx.text, offsets[call.lineno - 1] + call.col_offset)
+        test = hip_test(ctx.text, offsets[call.lineno - 1] + call.col_offset)
         if test is None:
             return None
         if not isinstance(_assigned(tree, eca.id, call.lineno), ast.Dict):
