@@ -114,18 +114,19 @@ def affected_units(repo: Path, out: Path) -> list[str]:
     compile can differ. The others read only byte-identical project files."""
     from vado.build.torch_setup import derive
     from vado.scan.discover import walk
-    from vado.scan.scope import _C_KINDS, _Includes, _read_c
+    from vado.scan.scope.c_files import Includes, read_c
+    from vado.scan.scope.model import C_KINDS
 
     plan = walk(repo)
     kinds = {f.path: f for f in plan.files}
-    resolver = _Includes(kinds)
+    resolver = Includes(kinds)
     changed = {p for p in kinds if _digest(repo / p) != _digest(out / p)}
     cache: dict[str, list[str]] = {}
 
     def includes(p: str) -> list[str]:
         if p not in cache:
             f = kinds.get(p)
-            cf = _read_c(p, str(f.abs_path), f.kind, 64 << 20) if f is not None and f.kind in _C_KINDS else None
+            cf = read_c(p, str(f.abs_path), f.kind, 64 << 20) if f is not None and f.kind in C_KINDS else None
             cache[p] = [t for n, q, _ in getattr(cf, "includes", ()) if (t := resolver.resolve(p, n, q)) is not None]
         return cache[p]
 

@@ -26,7 +26,7 @@ import posixpath
 import re
 from typing import Mapping
 
-from vado.scan.scope import _CMAKE_HERE, _CMAKE_TOP, _FALSE, _TRUE, _branches
+from vado.scan.scope.cmake_hip import CMAKE_FALSE, CMAKE_HERE, CMAKE_TOP, CMAKE_TRUE, branches
 
 __all__ = ["is_cuda_switch", "not_built_for_amd"]
 
@@ -54,20 +54,20 @@ def _options(parsed: Mapping[str, list]) -> dict[str, bool]:
         for c in cmds:
             if c.lname in ("option", "cmake_dependent_option") and c.args:
                 default = c.args[2].text.upper() if len(c.args) > 2 else "OFF"
-                if default in _TRUE or default in _FALSE:
-                    out[c.args[0].text] = default in _TRUE
+                if default in CMAKE_TRUE or default in CMAKE_FALSE:
+                    out[c.args[0].text] = default in CMAKE_TRUE
     return out
 
 
 def _path(cmake_path: str, arg: str) -> str | None:
     """The project path an argument names, relative to the root, or None (another variable, outside)."""
     base = posixpath.dirname(cmake_path)
-    for prefix in _CMAKE_HERE:
+    for prefix in CMAKE_HERE:
         if arg.startswith(prefix):
             arg = arg[len(prefix):]
             break
     else:
-        for prefix in _CMAKE_TOP:
+        for prefix in CMAKE_TOP:
             if arg.startswith(prefix):
                 arg, base = arg[len(prefix):], ""
                 break
@@ -123,7 +123,7 @@ def _walk(parsed: Mapping[str, list], values: Mapping[str, bool], commands, skip
     for path in sorted(parsed):
         if _under(path, skip):
             continue
-        for c, stack in _branches(parsed[path], values):
+        for c, stack in branches(parsed[path], values):
             if c.lname not in commands:
                 continue
             args = [a.text for a in c.args]
