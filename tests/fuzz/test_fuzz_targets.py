@@ -377,7 +377,7 @@ def test_fuzz_long_dependency_lines_are_bounded():
 def _check_long_cmake_line(text: str) -> None:
     from vado.scan import buildfiles
 
-    buildfiles._cmake_commands.cache_clear()
+    buildfiles.cmake_syntax._cmake_commands.cache_clear()
     buildfiles.parse_cmake(text)
 
 
@@ -413,9 +413,9 @@ def _check_cmake_token(text: str) -> None:
     from vado.scan import buildfiles
 
     for i in range(len(text)):
-        m = buildfiles._CMAKE_TOKEN.match(text, i)
+        m = buildfiles.cmake_syntax._CMAKE_TOKEN.match(text, i)
         ref = None if m is None else (m.lastgroup, m.start(), m.end())
-        got = buildfiles._cmake_token(text, i, set())
+        got = buildfiles.cmake_syntax._cmake_token(text, i, set())
         assert (got and got[:3]) == ref, (text, i)
         if m is not None and m.lastgroup == "bracket":
             assert got[3] == len(m.group("eq"))

@@ -111,14 +111,14 @@ def test_cmake_tokenizer_is_linear(shape: str):
 @pytest.mark.parametrize("shape", ["unquoted", "quoted", "escapes"])
 def test_long_cmake_argument_costs_no_memory_per_byte(shape: str):
     text = _CMAKE_SHAPES[shape](2_000_000)
-    buildfiles._cmake_commands.cache_clear()
+    buildfiles.cmake_syntax._cmake_commands.cache_clear()
     tracemalloc.start()
     try:
         buildfiles.cmake_commands(text)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-        buildfiles._cmake_commands.cache_clear()
+        buildfiles.cmake_syntax._cmake_commands.cache_clear()
     # The argument's own copy (a str of the same length) and a little more; the regular
     # expression took ~300 bytes per byte of stack here.
     assert peak < 4 * len(text), f"{peak / len(text):.0f} bytes per input byte"

@@ -132,7 +132,7 @@ def test_flag_option_names_cover_every_flag_pattern():
     """classify_flag looks at a word only when its option name is one a pattern accepts."""
     import random
 
-    from vado.scan import buildfiles as B
+    from vado.scan.buildfiles import nvcc_flags as B
 
     rng = random.Random(5)
     alphabet = "-_=aArRcChHsSmM0123456789tuvxXplTdDLiefgonwkb"
@@ -158,7 +158,7 @@ def test_makefile_flags_after_quotes_backslashes_and_assignments():
 
 def _every_line_facts(text: str) -> list:
     """The Makefile facts of reading every line in one run, the reference of parse_makefile's runs."""
-    from vado.scan import buildfiles as B
+    from vado.scan.buildfiles import makefile as B
 
     facts = B._makefile_lines(text.splitlines(keepends=True))
     return [(f.kind, f.start, f.end, f.text, f.context, f.data) for f in B._makefile_result(text, facts)]
@@ -209,7 +209,7 @@ def test_makefile_marks_find_the_lines_the_candidate_pattern_defines(text):
     import bisect
     import itertools
 
-    from vado.scan import buildfiles as bf
+    from vado.scan.buildfiles import makefile as bf
 
     starts = list(itertools.accumulate(map(len, text.splitlines(keepends=True)), initial=0))
 

@@ -618,7 +618,7 @@ def makefile_link_fixes(path: str, text: str, library_ids: Iterable[str]) -> lis
     or that names the library already, gets no fix.
     """
     from vado.knowledge.libraries import library
-    from vado.scan.buildfiles import _MAKE_ASSIGN, _make_comment_cut, other_platform_ranges
+    from vado.scan.buildfiles.makefile import MAKE_ASSIGN, make_comment_cut, other_platform_ranges
 
     wanted = _wanted_links(text, library_ids)
     if not wanted or not re.search(r"^[^#\n]*\bhipcc\b", text, re.MULTILINE):
@@ -637,14 +637,14 @@ def makefile_link_fixes(path: str, text: str, library_ids: Iterable[str]) -> lis
         offset += len(lines[k])
         k += 1
         stmt = "".join(lines[first:k])
-        am = _MAKE_ASSIGN.match(stmt) if not stmt.startswith("\t") else None
+        am = MAKE_ASSIGN.match(stmt) if not stmt.startswith("\t") else None
         if am is None or any(s <= start < e for s, e, _ in skipped):
             continue
-        code = "".join(line[:_make_comment_cut(line, False)] for line in lines[first:k])
+        code = "".join(line[:make_comment_cut(line, False)] for line in lines[first:k])
         if not any(m.group(1) in names for m in _MAKE_LINK_WORD.finditer(code[am.end():])):
             continue
         last = lines[k - 1]
-        body = last[:_make_comment_cut(last, False)].rstrip("\r\n")
+        body = last[:make_comment_cut(last, False)].rstrip("\r\n")
         at = last_start + len(body.rstrip(" \t"))
         flags = " ".join(implied_link_flag(c) for _, c in wanted)
         return [_unsafe(path, at, at, f" {flags}",
