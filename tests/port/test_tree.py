@@ -122,20 +122,20 @@ def test_unreadable_file_is_reported_not_fatal(tmp_path: Path):
 
 def test_file_that_fails_is_reported_not_fatal(tmp_path: Path, monkeypatch):
     """A file whose read fails after discovery (deleted, permissions) is a failed entry, the rest is ported."""
-    import vado.port.tree as tree_mod
+    import vado.port.tree_jobs as tree_mod  # the module that reads and ports each file
 
     src = tmp_path / "src"
     src.mkdir()
     (src / "ok.cu").write_text("void f(void** p) { cudaMalloc(p, 4); }\n")
     (src / "gone.cu").write_text("void g() {}\n")
-    real_read = tree_mod._read_file
+    real_read = tree_mod.read_file
 
     def flaky_read(path):
         if str(path).endswith("gone.cu"):
             raise PermissionError(13, "Permission denied")
         return real_read(path)
 
-    monkeypatch.setattr(tree_mod, "_read_file", flaky_read)
+    monkeypatch.setattr(tree_mod, "read_file", flaky_read)
     result = port_tree(src, tmp_path / "out", ROCM)
     status = {f.path: (f.status, f.error) for f in result.files}
     assert status["gone.cu"] == ("failed", "Permission denied")
@@ -164,7 +164,7 @@ def test_each_ported_file_lands_once_in_the_output(tmp_path: Path):
 
 @pytest.mark.parametrize("rename", [False, True])
 def test_a_file_whose_port_fails_stays_in_the_output_as_it_was(tmp_path: Path, monkeypatch, rename: bool):
-    import vado.port.tree as tree_mod
+    import vado.port.tree_jobs as tree_mod  # the module that reads and ports each file
     from vado.errors import PortError
 
     src = tmp_path / "src"
@@ -281,7 +281,7 @@ def test_unchanged_and_ported_files_keep_the_sources_mode_and_unchanged_ones_the
 
 
 def test_files_vado_does_not_port_are_copied_whole_with_mode_and_times(tmp_path: Path):
-    from vado.port.tree import _copy_file
+    from vado.port.tree_copy import copy_file
 
     src = tmp_path / "src"
     src.mkdir()
@@ -296,7 +296,7 @@ def test_files_vado_does_not_port_are_copied_whole_with_mode_and_times(tmp_path:
     assert stat.S_IMODE((out / "input.bin").stat().st_mode) == 0o604
     assert (out / "input.bin").stat().st_mtime_ns == 1_500_000_000_000_000_002
     with pytest.raises(FileExistsError):  # never over an existing file
-        _copy_file(str(src / "input.bin"), str(out / "input.bin"))
+        copy_file(str(src / "input.bin"), str(out / "input.bin"))
 
 
 def test_two_workers_port_what_one_does_and_leave_the_collector_as_they_found_it(tmp_path: Path):

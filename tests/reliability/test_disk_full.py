@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from vado.cli.app import app
 from vado.errors import PortError
 from vado.knowledge.targets import get_target
-from vado.port import tree
+from vado.port import tree, tree_copy
 
 ROCM = get_target("rocm-7.2")
 KERNEL = "#include <cuda_runtime.h>\n__global__ void k(){}\nint main(){cudaDeviceSynchronize();}\n"
@@ -92,7 +92,7 @@ def test_injected_enospc_at_any_write_abandons_the_port(tmp_path: Path, monkeypa
         return call
 
     monkeypatch.setattr(os, "write", failing(os.write))
-    monkeypatch.setattr(tree, "_SENDFILE", None)  # every copied byte goes through os.write
+    monkeypatch.setattr(tree_copy, "_SENDFILE", None)  # every copied byte goes through os.write
     out = tmp_path / "out"
     with pytest.raises(PortError, match="No space left") as info:
         tree.port_tree(src, out, ROCM)

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from vado.cli.app import app
 from vado.knowledge.targets import get_target
-from vado.port import apply, tree
+from vado.port import apply, tree, tree_jobs
 
 ROCM = get_target("rocm-7.2")
 KERNEL = "#include <cuda_runtime.h>\n__global__ void k(){}\nint main(){cudaDeviceSynchronize();}\n"
@@ -67,7 +67,7 @@ def test_interrupted_port_leaves_no_output(src: Path, tmp_path: Path, monkeypatc
             raise KeyboardInterrupt
         return real(path, data, **kw)
 
-    monkeypatch.setattr(tree, "write_new", failing_write_new)
+    monkeypatch.setattr(tree_jobs, "write_new", failing_write_new)
     out = tmp_path / "o"
     with pytest.raises(KeyboardInterrupt):
         tree.port_tree(src, out, ROCM)
@@ -75,7 +75,7 @@ def test_interrupted_port_leaves_no_output(src: Path, tmp_path: Path, monkeypatc
     leftovers = [p.name for p in tmp_path.iterdir() if p.name != "t"]
     assert len(leftovers) == 1 and leftovers[0].startswith(".o.vado-partial-")  # hidden, never OUT itself
     # The finished port appears at once, complete.
-    monkeypatch.setattr(tree, "write_new", real)
+    monkeypatch.setattr(tree_jobs, "write_new", real)
     result = tree.port_tree(src, out, ROCM)
     assert sorted(p.name for p in out.iterdir()) == ["README", "a.cu", "b.cu"]
     assert all(f.out_path.startswith(str(out)) for f in result.files)
@@ -102,14 +102,14 @@ def test_killed_port_leaves_no_truncated_output(src: Path, tmp_path: Path):
 
 def test_second_port_into_same_output_fails_cleanly(src: Path, tmp_path: Path, monkeypatch):
     out = tmp_path / "o"
-    real_publish = tree._publish
+    real_publish = tree.publish
 
     def publish_after_rival(stage, final, files):
         # Another port into the same new directory finishes first.
         shutil.copytree(src, final, dirs_exist_ok=True)
         return real_publish(stage, final, files)
 
-    monkeypatch.setattr(tree, "_publish", publish_after_rival)
+    monkeypatch.setattr(tree, "publish", publish_after_rival)
     from vado.errors import UsageError
 
     with pytest.raises(UsageError, match="filled while this port ran"):
@@ -172,13 +172,13 @@ def test_port_into_existing_empty_directory_is_staged_inside_it(src: Path, tmp_p
     out = tmp_path / "o"
     out.mkdir()
     seen = []
-    real_port_many = tree._port_one
+    real_port_many = tree_jobs._port_one
 
     def watch(job, *a, **k):
         seen.append(sorted(os.listdir(out)))
         return real_port_many(job, *a, **k)
 
-    monkeypatch.setattr(tree, "_port_one", watch)
+    monkeypatch.setattr(tree_jobs, "_port_one", watch)
     tree.port_tree(src, out, ROCM)
     assert all(len(names) == 1 and names[0].startswith(".vado-partial-") for names in seen)
     assert sorted(os.listdir(out)) == ["README", "a.cu", "b.cu"]
@@ -187,13 +187,13 @@ def test_port_into_existing_empty_directory_is_staged_inside_it(src: Path, tmp_p
 def test_rival_in_existing_empty_directory_is_detected(src: Path, tmp_path: Path, monkeypatch):
     out = tmp_path / "o"
     out.mkdir()
-    real_publish = tree._publish
+    real_publish = tree.publish
 
     def publish_after_rival(stage, final, files):
         (final / "a.cu").write_text("rival\n")
         return real_publish(stage, final, files)
 
-    monkeypatch.setattr(tree, "_publish", publish_after_rival)
+    monkeypatch.setattr(tree, "publish", publish_after_rival)
     from vado.errors import UsageError
 
     with pytest.raises(UsageError, match="filled while this port ran"):
