@@ -763,13 +763,8 @@ def test_a_just_in_time_build_links_the_rocm_library_on_rocm():
     assert findings("pkg/io.py", "import json\nx = json.load(open('a'))\nlibs = ['-lcublas']\n", ("BLD004",)) == []
 
 
-# Regressions found by the 2026-12-05 before/after review (main d917b27 vs e38f944); the fix belongs in
-# scan/buildfiles.py, which helper 'split' is splitting: strict xfails, so the fix shows as XPASS.
-_XFAIL_BUILDFILES = __import__("pytest").mark.xfail(
-    strict=True, reason="regression of 43d3c62 in scan/buildfiles.py (_py_words / parse_setup_py_build), fix pending")
-
-
-@_XFAIL_BUILDFILES
+# Regressions found by the 2026-12-05 before/after review (main d917b27 vs e38f944; benchmarks/results/
+# regression_2026-12-05.json), fixed in scan/buildfiles/setup_py.py.
 def test_flags_given_to_a_helper_that_returns_them_grown_are_still_read():
     # flash-attention csrc/layer_norm/setup.py, rotary_emb 0.5.2: 'nvcc': append_nvcc_threads([...] + cc_flag),
     # the helper returning nvcc_extra_args + ["--threads", "4"]. Since the helper's return is followed (43d3c62),
@@ -782,7 +777,6 @@ def test_flags_given_to_a_helper_that_returns_them_grown_are_still_read():
     assert {"threads", "fast-math", "expt"} <= set(flags)  # --threads, --use_fast_math, --expt-extended-lambda
 
 
-@_XFAIL_BUILDFILES
 def test_another_modules_load_is_no_build_where_cpp_extension_load_is_imported():
     # nerfacc 0.5.3's cuda/_backend.py imports load from torch.utils.cpp_extension and also calls
     # json.load(f): that call was reported as 'json.load builds a PyTorch CUDA extension'.

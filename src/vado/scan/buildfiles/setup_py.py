@@ -50,7 +50,8 @@ def parse_setup_py_build(text: str, path: str = "setup.py") -> BuildFacts:
                 short = "CUDAExtension"
             if short not in _EXT_CALLS:
                 continue
-            if short in ("load", "load_inline") and "cpp_extension" not in full and short not in imported_from_cpp_ext:
+            if short in ("load", "load_inline") and "cpp_extension" not in full and (
+                    short not in imported_from_cpp_ext or full != short):  # json.load(f): not cpp_extension's
                 continue
             sp = node_span(node.func, starts)
             if sp is None:
@@ -227,7 +228,10 @@ def _py_words(text: str, node: ast.AST, names: dict, starts: list[int],
             return _py_words(text, node.func.value, names, starts, _seen)
         key = ("return", callee)
         if key in names and key not in _seen:  # what a function or method of the file returns
-            return [w for v in names[key] for w in _py_words(text, v, names, starts, _seen | {key})]
+            returned = [w for v in names[key] for w in _py_words(text, v, names, starts, _seen | {key})]
+            # and the list it is given, which it may return grown (flash-attention's append_nvcc_threads(x))
+            given = _py_words(text, node.args[0], names, starts, _seen) if node.args else []
+            return given + [w for w in returned if w not in given]
     items: list[ast.AST] = []
     if isinstance(node, (ast.List, ast.Tuple)):
         items = list(node.elts)
