@@ -46,5 +46,29 @@ case "${1:-}" in
       --config benchmarks/torch_ext/unseen_packages.json --work .gpu-torch2 --build /tmp/te-build2 --reuse
     bash $S start samples -- env W64_CHECKS=0 W64_JOBS=3 W64_LIMIT=1000 W64_DEADLINE=820 bash benchmarks/wave64_device.sh \
       --work .gpu-samples41 --programs "$(cat benchmarks/gpu_batch_samples.txt)";;
-  *) echo "usage: gpu_batch.sh start|start-lean (see the header for the calls)" >&2; exit 2;;
+  start-next)
+    # The session after 2026-12-05's: everything with today's vado. Prepared here (carry .gpu-next1 .gpu-next2
+    # .gpu-next5 .gpu-samples-next .gpu-pylib; about 45 MiB with the tree):
+    #   python3 benchmarks/torch_ext_device.py prepare --work .gpu-next1 --pypi /work/repos/pypi --ports NEWDIR
+    #   python3 benchmarks/torch_ext_device.py prepare --config benchmarks/torch_ext/unseen_packages.json \
+    #       --work .gpu-next2 --pypi /work/repos/pypi2 --ports NEWDIR2
+    #   python3 benchmarks/torch_ext_device.py prepare --config benchmarks/torch_ext/unseen5_packages.json \
+    #       --work .gpu-next5 --pypi /work/repos/pypi6 --ports NEWDIR5
+    #   python3 benchmarks/wave64_samples.py prepare --work .gpu-samples-next        (the whole list: 110 run)
+    # What it answers: gsplat after the labeled_partition fix, torch_sparse after the own-HIP 32-lane fix,
+    # torchsort under -maxrregcount=64, causal_conv1d's update cases, fast_transformers' unstable original,
+    # nerfacc's calls exit, the unseen5 packages, the 24 llm.c programs ARCH007/ENABLE_CUDNN no longer stop,
+    # warpAggregatedAtomicsCG, and the two new cooperative-groups checks (lanes that returned).
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+    bash $S start cg -- bash -c 'mkdir -p "$OUT/gpu-logs"; PATH=$PATH:/usr/local/cuda/bin PYTHONPATH=src:.gpu-pylib VADO_GPU_LOG_DIR="$OUT/gpu-logs" timeout 300 \
+      python3 -m pytest -q -p no:cacheprovider -m gpu tests/verify/test_cg_emulation.py > "$OUT/pytest.txt" 2>&1; cat "$OUT/pytest.txt"'
+    bash $S start torch -- env TE_LIMIT=1300 TE_TU_TIMEOUT=1100 TE_JOBS=5 bash benchmarks/torch_ext_device.sh \
+      --work .gpu-next1 --build /tmp/te-build --reuse
+    bash $S start torch2 -- env TE_LIMIT=1250 TE_TU_TIMEOUT=900 TE_JOBS=5 bash benchmarks/torch_ext_device.sh \
+      --config benchmarks/torch_ext/unseen_packages.json --work .gpu-next2 --build /tmp/te-build2 --reuse
+    bash $S start torch5 -- env TE_LIMIT=900 TE_TU_TIMEOUT=700 TE_JOBS=2 bash benchmarks/torch_ext_device.sh \
+      --config benchmarks/torch_ext/unseen5_packages.json --work .gpu-next5 --build /tmp/te-build5 --reuse
+    bash $S start samples -- env W64_CHECKS=0 W64_JOBS=4 W64_LIMIT=1250 W64_DEADLINE=1100 bash benchmarks/wave64_device.sh \
+      --work .gpu-samples-next;;
+  *) echo "usage: gpu_batch.sh start|start-lean|start-next (see the header for the calls)" >&2; exit 2;;
 esac
