@@ -83,3 +83,14 @@ def test_default_cache_dir(monkeypatch, tmp_path):
     monkeypatch.delenv("VADO_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert default_cache_dir() == tmp_path / "xdg" / "vado"
+
+
+def test_a_change_to_vados_own_code_is_a_new_key_whatever_the_version(monkeypatch):
+    # an editable install or a checkout between releases keeps __version__: the code enters the key by content
+    from vado.plan import cache as cache_mod
+
+    rocm = get_target("rocm-7.2")
+    assert len(cache_mod.code_fingerprint()) == 64  # a sha256 of vado's own files
+    before = cache_mod.environment_key([rocm])
+    monkeypatch.setattr(cache_mod, "code_fingerprint", lambda: "another tree")
+    assert cache_mod.environment_key([rocm]) != before

@@ -18,6 +18,7 @@ is treated as a miss.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -47,17 +48,40 @@ def _sha(text: str | bytes) -> str:
     return hashlib.sha256(text.encode() if isinstance(text, str) else text).hexdigest()
 
 
+#: The files of vado's own package whose content decides findings: its code and the data it reads.
+_CODE_SUFFIXES = (".py", ".json", ".yaml", ".yml", ".toml", ".txt", ".h", ".cuh", ".hpp", ".c")
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """The hash of vado's own source and data files (paths and bytes), once per process.
+
+    The version number alone does not change when the code does (an editable install, a checkout
+    between releases): a rule fixed since an entry was written must not be answered from that entry.
+    """
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for f in sorted(p for p in root.rglob("*") if p.suffix in _CODE_SUFFIXES and "__pycache__" not in p.parts):
+        try:
+            data = f.read_bytes()
+        except OSError:
+            continue
+        h.update(str(f.relative_to(root)).encode() + b"\0" + hashlib.sha256(data).digest())
+    return h.hexdigest()
+
+
 def environment_key(targets: Sequence[Target], options: dict | None = None) -> str:
-    """What every key depends on besides the file: vado's version, the rules, the targets, the options.
+    """What every key depends on besides the file: vado's version and code, the rules, the targets, the options.
 
     Targets enter with their whole profile (``repr`` of the frozen dataclass), so a
     knowledge-base change to a target invalidates its entries even without a new
-    version number.
+    version number; vado's own files enter by content (:func:`code_fingerprint`).
     """
     from vado.rules.registry import all_rules
 
     rules = ",".join(sorted(r.code for r in all_rules()))
-    parts = [CACHE_FORMAT, __version__, rules, repr(tuple(targets)), json.dumps(options or {}, sort_keys=True)]
+    parts = [CACHE_FORMAT, __version__, code_fingerprint(), rules, repr(tuple(targets)),
+             json.dumps(options or {}, sort_keys=True)]
     return _sha("\0".join(parts))
 
 
