@@ -24,7 +24,7 @@ import ast
 import re
 
 #: ``nvcc`` as a word of a string (``"nvcc"``, ``"/bin/nvcc"``, ``"nvcc -V"``), not ``NVCC_FLAGS``.
-_NVCC_WORD = re.compile(r"(?<![\w-])nvcc(?![\w-])")
+NVCC_WORD = re.compile(r"(?<![\w-])nvcc(?![\w-])")
 #: A test that asks for a ROCm build (``torch.version.hip``, ``IS_HIP_EXTENSION``, ``ROCM_HOME``, ``HIP_BUILD``).
 _ROCM_TEST = re.compile(r"(?:\b|_)(?:hip|rocm)(?:\b|_)", re.I)
 
@@ -65,7 +65,7 @@ def _needs_toolkit(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
                 or (isinstance(n, ast.Call) and (isinstance(n.func, ast.Name) and n.func.id == "print"
                                                  or isinstance(n.func, ast.Attribute) and n.func.attr in _MESSAGES))]
     skip |= {id(m) for n in messages for m in ast.walk(n)}
-    if any(isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in skip and _NVCC_WORD.search(n.value)
+    if any(isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in skip and NVCC_WORD.search(n.value)
            for n in ast.walk(fn)):
         return "runs nvcc"
     return ""

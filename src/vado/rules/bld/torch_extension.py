@@ -36,6 +36,7 @@ from vado.rules.bld.setup_flags import (
     setup_shape,
     torch_import_edit,
 )
+from vado.rules.bld_setup_stops import NVCC_WORD
 from vado.scan.buildfiles import FactKind
 from vado.scan.classify import FileKind
 
@@ -287,7 +288,7 @@ def _cuda_home_gates(text: str) -> list[tuple[int, int, str]]:
         keys = {id(k) for n in ast.walk(node) if isinstance(n, ast.Dict) for k in n.keys if k is not None}
         keys |= {id(n.slice) for n in ast.walk(node) if isinstance(n, ast.Subscript)}
         return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in keys
-                   and _NVCC_WORD.search(n.value) for n in ast.walk(node))
+                   and NVCC_WORD.search(n.value) for n in ast.walk(node))
 
     probes = {n.name for n in ast.walk(tree)
               if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and names_nvcc(n)}
@@ -376,5 +377,3 @@ def _call_tail(func: ast.AST) -> str:
     return func.id if isinstance(func, ast.Name) else ""
 
 
-#: ``nvcc`` as a word of a string (``"nvcc"``, ``"bin/nvcc"``, ``"nvcc -V"``), not ``NVCC_FLAGS``.
-_NVCC_WORD = re.compile(r"(?<![\w-])nvcc(?![\w-])")
