@@ -54,6 +54,24 @@ def _own_class(text: str, scope: str, name: str) -> bool:
     return False
 
 
+def _cast_to_32(toks, first: int, pairs) -> bool:
+    """Whether the expression starting at ``first`` is cast to a 32-bit type (``(unsigned int)g.ballot(p)``,
+    ``static_cast<unsigned>(g.ballot(p))``, ``uint32_t(g.ballot(p))``): CUDA's type again."""
+    j = first - 1
+    if j >= 0 and toks[j][3] == ")" and j in pairs:
+        words = " ".join(t[3] for t in toks[pairs[j] + 1:j])
+        return words in _NARROW_DECL
+    if j >= 0 and toks[j][3] == "(" and j > 0:
+        k = j - 1
+        if toks[k][3] == ">" and k > 0:  # static_cast<unsigned int>(
+            m = k - 1
+            while m > 0 and toks[m][3] != "<":
+                m -= 1
+            return " ".join(t[3] for t in toks[m + 1:k]) in _NARROW_DECL and toks[m - 1][3] == "static_cast"
+        return toks[k][3] in ("uint32_t", "unsigned")
+    return False
+
+
 def _group_name(toks, dot: int, pairs) -> tuple[int, str | None]:
     """For the ``.`` of ``g.ballot(``: (index of the object's first token, its name when it is one identifier)."""
     j = dot - 1
@@ -185,6 +203,8 @@ class TileBallotWidth(Rule):
             if i < 2 or toks[i - 1][3] not in (".", "->") or i + 1 >= n or toks[i + 1][3] != "(" or (i + 1) not in pairs:
                 continue
             first, group = _group_name(toks, i - 1, pairs)
+            if _cast_to_32(toks, first, pairs):
+                continue
             func = view.function_at(toks[i][1])
             scope = text[func.start:func.body_end] if func is not None else text
             if group is not None and _own_class(text, scope, group):
