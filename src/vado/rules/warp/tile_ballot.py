@@ -19,7 +19,7 @@ from vado.model import Applicability, Effort, Finding, Fix, Severity
 from vado.rules import cuda_syntax as cs
 from vado.rules.base import FileContext, Rule
 from vado.rules.warp.common import _WARP_NOTE
-from vado.rules.warp.modes import wave_verdicts
+from vado.rules.warp.modes import wave_mode, wave_verdicts
 from vado.scan.lexer import Kind
 
 #: A 32-bit function or declaration that takes the value back to 32 bits, so bits 32..63 of ``~m`` drop as CUDA's
@@ -52,6 +52,14 @@ def _own_class(text: str, scope: str, name: str) -> bool:
         if re.search(rf"\b(?:struct|class)\s+{re.escape(m.group(1))}\b[^;]*?{{", text):
             return True
     return False
+
+
+def _coalesced(scope: str, name: str) -> bool:
+    """Whether ``name`` is a coalesced group in ``scope``: declared ``coalesced_group name`` or initialised from
+    ``coalesced_threads()``."""
+    n = re.escape(name)
+    return bool(re.search(rf"coalesced_group\s*(?:const\s*)?&?\s*{n}\b", scope)
+                or re.search(rf"\b{n}\s*=\s*(?:\w+\s*::\s*)*coalesced_threads\s*\(", scope))
 
 
 def _cast_to_32(toks, first: int, pairs) -> bool:
@@ -215,6 +223,17 @@ class TileBallotWidth(Rule):
                                                   text[toks[first][1]:toks[i][1]])):
                 size = int(lit.group(1))  # cg::tiled_partition<32>(block).ballot(p)
             call_text = text[toks[first][1]:toks[close][2]]
+            if group is not None and wave_mode(ctx) == "native" and _coalesced(scope, group):
+                narrow = self._narrow_holder(toks, first, close, n)
+                if narrow is not None:
+                    msg = (f"`{call_text}` of a coalesced group stored in 32-bit `{narrow[0]}`: on a 64-lane wavefront "
+                           f"(--wave native) HIP's coalesced group may have up to 64 members, and bits 32-63 "
+                           f"(ranks 32-63) are dropped; keep it unsigned long long (then __popcll/__ffsll) or "
+                           f"split the group to 32 lanes")
+                    yield self.finding(ctx, toks[narrow[1]][1], toks[close][2], msg,
+                                       wave_verdicts(ctx, fixable=False, covered=False), fix=None,
+                                       effort=Effort(lines=1, constructs=1, hours=0.5),
+                                       data={"call": "ballot", "group": group, **_WARP_NOTE})
             uses = []
             why = _width_use(toks, first, close, n, size)
             if why:
@@ -248,6 +267,19 @@ class TileBallotWidth(Rule):
                 yield self.finding(ctx, start, stop, msg, verdicts, fix=fix,
                                    effort=Effort(lines=1, constructs=1, hours=0.0 if fixable else 0.25),
                                    data={"call": "ballot", "group": group or "", **_WARP_NOTE})
+
+    @staticmethod
+    def _narrow_holder(toks, first: int, close: int, n: int) -> tuple[str, int] | None:
+        """(``T NAME``, index of ``T``'s first token) of ``T NAME = g.ballot(p);`` with a 32-bit ``T``, else None."""
+        if close + 1 >= n or toks[close + 1][3] != ";" or first < 3 or toks[first - 1][3] != "=":
+            return None
+        var = toks[first - 2]
+        k, words = first - 3, []
+        while k >= 0 and toks[k][0] is Kind.IDENT:
+            words.insert(0, toks[k][3])
+            k -= 1
+        typ = " ".join(words)
+        return (f"{typ} {var[3]}", k + 1) if var[0] is Kind.IDENT and typ in _NARROW_DECL else None
 
     @staticmethod
     def _held_name(toks, first: int, close: int, n: int) -> str | None:
