@@ -19,6 +19,7 @@ from vado.model import Applicability, Effort, Finding, Fix, Severity
 from vado.rules import cuda_syntax as cs
 from vado.rules.base import FileContext, Rule
 from vado.rules.warp.common import _WARP_NOTE
+from vado.rules.warp.functions import _taken_by_amd
 from vado.rules.warp.modes import wave_mode, wave_verdicts
 from vado.scan.lexer import Kind
 
@@ -211,8 +212,8 @@ class TileBallotWidth(Rule):
             if i < 2 or toks[i - 1][3] not in (".", "->") or i + 1 >= n or toks[i + 1][3] != "(" or (i + 1) not in pairs:
                 continue
             first, group = _group_name(toks, i - 1, pairs)
-            if _cast_to_32(toks, first, pairs):
-                continue
+            if _cast_to_32(toks, first, pairs) or not _taken_by_amd(ctx, toks[i]):
+                continue  # CUDA's type again; or a branch the AMD build does not compile (the project's own HIP path)
             func = view.function_at(toks[i][1])
             scope = text[func.start:func.body_end] if func is not None else text
             if group is not None and _own_class(text, scope, group):
