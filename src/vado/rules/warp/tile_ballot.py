@@ -246,10 +246,10 @@ class TileBallotWidth(Rule):
                     t = toks[j]
                     if t[1] >= end:
                         break
-                    if t[0] is Kind.IDENT and t[3] == held and toks[j - 1][3] not in (".", "->"):
-                        if (w := _width_use(toks, j, j, n, size)):
-                            s = toks[j - 1][1] if toks[j - 1][3] == "~" else t[1]
-                            uses.append((s, t[2], f"{w}; `{held}` holds it"))
+                    if (t[0] is Kind.IDENT and t[3] == held and toks[j - 1][3] not in (".", "->")
+                            and (w := _width_use(toks, j, j, n, size))):
+                        s = toks[j - 1][1] if toks[j - 1][3] == "~" else t[1]
+                        uses.append((s, t[2], f"{w}; `{held}` holds it"))
             if not uses:
                 continue
             fixable = size is not None and size <= _MAX_TILE_EXACT
