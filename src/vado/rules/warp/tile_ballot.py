@@ -18,7 +18,7 @@ from typing import Iterable
 from vado.model import Applicability, Effort, Finding, Fix, Severity
 from vado.rules import cuda_syntax as cs
 from vado.rules.base import FileContext, Rule
-from vado.rules.warp.common import _WARP_NOTE
+from vado.rules.warp.common import _SYNC_MASKED, _WARP_NOTE
 from vado.rules.warp.functions import _taken_by_amd
 from vado.rules.warp.modes import wave_mode, wave_verdicts
 from vado.scan.lexer import Kind
@@ -92,6 +92,19 @@ def _group_name(toks, dot: int, pairs) -> tuple[int, str | None]:
     return j, toks[j][3] if j >= 0 and toks[j][0] is Kind.IDENT else None
 
 
+def _lane_mask_use(toks, first: int, last: int, n: int, size: int | None) -> str | None:
+    """Under ``--wave native``: the ballot value (``toks[first..last]``) given as the lane mask of a ``*_sync``
+    function. HIP packs a tile's ballot by rank, so the upper tile<32> of a wave64 has its lanes 32-63 in bits
+    0-31, which as a wave lane mask name lanes 0-31; on CUDA a whole warp's tile ranks are its lanes."""
+    if size is not None and size < 32:
+        return None  # rank-relative on CUDA as well: the same lanes on both
+    if first > 1 and toks[first - 1][3] == "(" and toks[first - 2][3] in _SYNC_MASKED and last + 1 < n \
+            and toks[last + 1][3] == ",":
+        return (f"as the lane mask of {toks[first - 2][3]} it names wavefront lanes 0-31, where the upper 32-lane "
+                f"tile's own lanes are 32-63 (HIP packs a group's ballot by rank)")
+    return None
+
+
 def _width_use(toks, first: int, last: int, n: int, size: int | None) -> str | None:
     """What, around the expression ``toks[first..last]`` (the 64-bit ballot value of a group of ``size`` threads,
     None when not known), makes its width show, or None.
@@ -147,7 +160,11 @@ class TileBallotWidth(Rule):
     (in a file that uses cooperative groups), directly or held in an ``auto``
     variable of the same function, where its width changes the result:
     ``~`` of it (unless narrowed straight back: ``__popc(~m)``,
-    ``unsigned x = ~m;``), ``<<`` on it, and ``== -1`` / ``== ~0``.
+    ``unsigned x = ~m;``), ``<<`` on it, and ``== -1`` / ``== ~0``. Under
+    ``--wave native`` also a tile<32>'s or coalesced group's ballot given
+    as the lane mask of a ``*_sync`` function (ranks are not wavefront
+    lanes for the upper tile), and a coalesced group's ballot stored in 32
+    bits (the group may have 64 members there).
 
     Why is this bad?
     ----------------
@@ -158,7 +175,9 @@ class TileBallotWidth(Rule):
     ``__popcll(~m)``, ``(~m) >> k`` change), ``m << k`` keeps bits CUDA
     drops, and ``m == -1`` compares with 64 ones. Reads of the same bits
     (``if (m)``, ``__ffs(m)``, ``__popc(m)``, ``m & x``,
-    ``unsigned m = g.ballot(p)``) are not reported.
+    ``unsigned m = g.ballot(p)``) are not reported. For a tile of fewer than
+    32 threads ``~m == 0`` / ``if (~m)`` and ``m << k`` with ``k <= 32 - N``
+    answer as on CUDA and are not reported either.
 
     Example
     -------
@@ -236,7 +255,11 @@ class TileBallotWidth(Rule):
                                        effort=Effort(lines=1, constructs=1, hours=0.5),
                                        data={"call": "ballot", "group": group, **_WARP_NOTE})
             uses = []
+            native = wave_mode(ctx) == "native"
+            lane_mask = False  # a use as a *_sync lane mask, which no cast mends
             why = _width_use(toks, first, close, n, size)
+            if why is None and native and (why := _lane_mask_use(toks, first, close, n, size)):
+                lane_mask = True
             if why:
                 uses.append((toks[first - 1][1] if toks[first - 1][3] == "~" else toks[first][1], toks[close][2], why))
             held = self._held_name(toks, first, close, n)
@@ -246,13 +269,18 @@ class TileBallotWidth(Rule):
                     t = toks[j]
                     if t[1] >= end:
                         break
-                    if (t[0] is Kind.IDENT and t[3] == held and toks[j - 1][3] not in (".", "->")
-                            and (w := _width_use(toks, j, j, n, size))):
+                    if t[0] is not Kind.IDENT or t[3] != held or toks[j - 1][3] in (".", "->"):
+                        continue
+                    w = _width_use(toks, j, j, n, size)
+                    if w is None and native and (w := _lane_mask_use(toks, j, j, n, size)):
+                        lane_mask = True
+                    if w:
                         s = toks[j - 1][1] if toks[j - 1][3] == "~" else t[1]
                         uses.append((s, t[2], f"{w}; `{held}` holds it"))
             if not uses:
                 continue
-            fixable = size is not None and size <= _MAX_TILE_EXACT
+            # The cast gives CUDA's type, and the port then no longer sees the call: not where a use needs more.
+            fixable = size is not None and size <= _MAX_TILE_EXACT and not lane_mask
             for n_use, (start, stop, why) in enumerate(uses):
                 fix = None
                 if fixable and n_use == 0:  # one cast per call, however many uses show the width
@@ -260,8 +288,8 @@ class TileBallotWidth(Rule):
                     fix = Fix((ctx.edit(toks[first][1], toks[close][2], cast),), Applicability.SAFE,
                               f"cast to CUDA's unsigned int (HIP puts the {size} lanes in bits 0-{size - 1})", ("warp",))
                 what = f"tile of {size}" if size is not None else "group"
-                tail = ("; cast the ballot to unsigned int where the group has at most 32 members"
-                        if not fixable else "")
+                tail = ("" if fixable else "; build the mask from the wavefront's lanes by hand" if lane_mask
+                        else "; cast the ballot to unsigned int where the group has at most 32 members")
                 msg = (f"`{call_text}` is unsigned long long on HIP (unsigned int on CUDA), the {what}'s ranks in the "
                        f"low bits: {why}{tail}")
                 verdicts = wave_verdicts(ctx, fixable=fixable, covered=False)
