@@ -161,25 +161,13 @@ def _bench(name: str):
     return mod
 
 
-@pytest.mark.parametrize("name", sorted(json.loads(UNSEEN.read_text())["packages"]))
-def test_every_unseen_package_the_device_run_takes_has_a_calls_file_and_a_valid_description(tmp_path, name):
-    pkg = json.loads(UNSEEN.read_text())["packages"][name]
-    path = tmp_path / f"{name}.json"
-    path.write_text(json.dumps(pkg))
-    assert ted.load_config(path)["extensions"]
-    if pkg.get("device_skip"):
-        assert not (CALLS / f"{name}.py").exists(), "a package the device run leaves out has no calls to keep up"
-    else:
-        text = (CALLS / f"{name}.py").read_text()
-        assert "def cases(" in text
-
-
 UNSEEN5 = ROOT / "benchmarks" / "torch_ext" / "unseen5_packages.json"
 
 
-@pytest.mark.parametrize("name", sorted(json.loads(UNSEEN5.read_text())["packages"]))
-def test_every_batch5_package_the_device_run_takes_has_a_calls_file_and_a_valid_description(tmp_path, name):
-    pkg = json.loads(UNSEEN5.read_text())["packages"][name]
+@pytest.mark.parametrize("config, name", [(c, n) for c in (UNSEEN, UNSEEN5)
+                                          for n in sorted(json.loads(c.read_text())["packages"])])
+def test_every_unseen_package_the_device_run_takes_has_a_calls_file_and_a_valid_description(tmp_path, config, name):
+    pkg = json.loads(config.read_text())["packages"][name]
     path = tmp_path / f"{name}.json"
     path.write_text(json.dumps(pkg))
     assert ted.load_config(path)["extensions"]
