@@ -167,3 +167,12 @@ def test_enclosing_paren_stops_at_the_statement_and_optionally_at_a_comma():
     assert spell[cs.enclosing_paren(t, c) - 1] == ","
     assert cs.enclosing_paren(t, spell.index("x")) is None  # not inside parentheses
     assert cs.enclosing_paren(t, spell.index("y")) is None  # a block boundary comes first
+
+
+def test_split_text_args_cuts_at_commas_outside_the_brackets_it_is_given():
+    from vado.rules.cuda_syntax.tokens import split_text_args
+
+    assert split_text_args('"=r"(a), "r"(f(b, c)), ') == ['"=r"(a)', ' "r"(f(b, c))', " "]
+    assert split_text_args("a<b, c>, d") == ["a<b", " c>", " d"]  # '<' is no bracket by default
+    assert split_text_args("a<b, c>, d", "()[]{}<>") == ["a<b, c>", " d"]
+    assert split_text_args("") == [""]

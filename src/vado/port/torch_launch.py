@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 
 from vado.model import Applicability, Edit, Fix
+from vado.rules.cuda_syntax.tokens import split_text_args
 
 #: ``#define NAME`` or ``#define NAME(params)`` and the rest of the definition (continued lines joined later).
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>[A-Za-z_]\w*)(?P<params>\([^)\n]*\))?[ \t]*", re.M)
@@ -47,20 +48,8 @@ OPEN_LINE = ("#ifdef USE_ROCM  // vado: ( is where PyTorch's hipify ends its rew
 
 
 def _top_level_split(text: str) -> list[str]:
-    """``text`` split at the commas outside brackets."""
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        if ch in "([{<":
-            depth += 1
-        elif ch in ")]}>":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    out.append(cur.strip())
-    return [p for p in out if p]
+    """``text`` split at the commas outside brackets (template brackets too), each piece stripped, blanks left out."""
+    return [p.strip() for p in split_text_args(text, "()[]{}<>") if p.strip()]
 
 
 def _definition_end(text: str, start: int) -> int:

@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from vado.rules.cuda_syntax.tokens import CLOSE, OPEN, bracket_map, in_directive_mask, text_of
+from vado.rules.cuda_syntax.tokens import CLOSE, OPEN, bracket_map, in_directive_mask, split_text_args, text_of
 from vado.scan.lexer import Kind
 
 
@@ -204,19 +204,7 @@ def _next_state(state: int, ch: str) -> int:
 
 
 def _split_operands(text: str) -> list[str]:
-    out, depth, cur = [], 0, []
-    for ch in text:
-        if ch in "[{(":
-            depth += 1
-        elif ch in "]})":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    out.append("".join(cur))
-    return [o for o in out if o.strip()]
+    return [o for o in split_text_args(text) if o.strip()]
 
 
 @dataclass(frozen=True)

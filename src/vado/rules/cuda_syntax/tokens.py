@@ -180,6 +180,25 @@ def matching(tokens: list, i: int, pairs: Mapping[int, int] | None = None) -> in
     return pairs.get(i)
 
 
+def split_text_args(text: str, brackets: str = "()[]{}") -> list[str]:
+    """``text`` cut at its commas outside the ``brackets`` (pairs, opening then closing: ``"()[]{}<>"`` counts
+    template brackets too); every piece as written, blanks included, an empty text giving ``[""]``."""
+    opening, closing = brackets[0::2], brackets[1::2]
+    out, depth, cur = [], 0, []
+    for ch in text:
+        if ch in opening:
+            depth += 1
+        elif ch in closing:
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    out.append("".join(cur))
+    return out
+
+
 def split_args(tokens: list, open_i: int, close_i: int) -> list[tuple[int, int]]:
     """Top-level comma-separated pieces between brackets ``open_i`` and ``close_i``.
 
