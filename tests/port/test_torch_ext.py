@@ -237,7 +237,8 @@ def test_ported_fixture_compiles_with_nvcc(tmp_path: Path):
     assert proc.returncode == 0, proc.stderr[-2000:]
 
 
-def test_ported_fixture_compiles_for_gfx942_as_cpp_extension_builds_it(tmp_path: Path):
+def _gfx942_extension_build():
+    """(compile_extension, the assembled torch 2.13.0 ROCm headers, ROCm 7.2.4's hipcc); skips without the headers."""
     from tests._compile_fixtures import require_compiler
     from vado.verify.torch_ext import compile_extension
     from vado.verify.torch_headers import find_assembled
@@ -245,7 +246,11 @@ def test_ported_fixture_compiles_for_gfx942_as_cpp_extension_builds_it(tmp_path:
     headers = find_assembled("2.13.0")
     if headers is None:
         pytest.skip("no assembled torch 2.13.0 ROCm headers (run tools/torch_rocm_headers.py)")
-    hipcc = require_compiler("rocm-7.2").path
+    return compile_extension, headers, require_compiler("rocm-7.2").path
+
+
+def test_ported_fixture_compiles_for_gfx942_as_cpp_extension_builds_it(tmp_path: Path):
+    compile_extension, headers, hipcc = _gfx942_extension_build()
     # The original does not compile on ROCm 7 (32-bit shuffle masks); the port does.
     before = compile_extension(TORCH_WARP, ["csrc/warp_sum.cu"], headers, hipcc, arch="gfx942", name="warp_sum")
     assert not before[0].ok and "64-bit" in (before[0].first_error() or "")
@@ -429,14 +434,7 @@ def test_hipify_gaps_port_compiles_with_nvcc(tmp_path: Path):
 
 
 def test_hipify_gaps_port_compiles_for_gfx942_as_cpp_extension_builds_it(tmp_path: Path):
-    from tests._compile_fixtures import require_compiler
-    from vado.verify.torch_ext import compile_extension
-    from vado.verify.torch_headers import find_assembled
-
-    headers = find_assembled("2.13.0")
-    if headers is None:
-        pytest.skip("no assembled torch 2.13.0 ROCm headers (run tools/torch_rocm_headers.py)")
-    hipcc = require_compiler("rocm-7.2").path
+    compile_extension, headers, hipcc = _gfx942_extension_build()
     before = compile_extension(HIPIFY_GAPS, ["csrc/pairs.cu"], headers, hipcc, arch="gfx942", name="_C")
     assert not before[0].ok and "device_atomic_functions.h" in (before[0].first_error() or "")
     out = tmp_path / "out"
@@ -548,14 +546,7 @@ def test_a_launch_macro_gets_a_rocm_redefinition_hipify_leaves_whole(tmp_path: P
 
 @pytest.mark.hipcc
 def test_a_launch_macro_port_compiles_for_gfx942_as_cpp_extension_builds_it(tmp_path: Path):
-    from tests._compile_fixtures import require_compiler
-    from vado.verify.torch_ext import compile_extension
-    from vado.verify.torch_headers import find_assembled
-
-    headers = find_assembled("2.13.0")
-    if headers is None:
-        pytest.skip("no assembled torch 2.13.0 ROCm headers (run tools/torch_rocm_headers.py)")
-    hipcc = require_compiler("rocm-7.2").path
+    compile_extension, headers, hipcc = _gfx942_extension_build()
     before = compile_extension(LAUNCH_MACRO, ["csrc/ops.cu"], headers, hipcc, arch="gfx942", name="_C")
     assert not before[0].ok  # hipify took the '(' of scale_cuda's parameter list
     out = tmp_path / "out"
