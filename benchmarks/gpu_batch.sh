@@ -70,5 +70,22 @@ case "${1:-}" in
       --config benchmarks/torch_ext/unseen5_packages.json --work .gpu-next5 --build /tmp/te-build5 --reuse
     bash $S start samples -- env W64_CHECKS=0 W64_JOBS=4 W64_LIMIT=1250 W64_DEADLINE=1100 bash benchmarks/wave64_device.sh \
       --work .gpu-samples-next;;
-  *) echo "usage: gpu_batch.sh start|start-lean|start-next (see the header for the calls)" >&2; exit 2;;
+  start-next-lean)
+    # start-next when device time is short: only the packages whose last run failed or that never ran (gsplat,
+    # causal_conv1d; torchsort, nerfacc, fast_transformers, torch_sparse; the unseen5 four), the list programs and the
+    # cooperative-groups tests; every job ends within GB_SECONDS (default 1000; failed starts cost 90-180 s each).
+    L=${GB_SECONDS:-1000}
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+    bash $S start cg -- bash -c 'mkdir -p "$OUT/gpu-logs"; PATH=$PATH:/usr/local/cuda/bin PYTHONPATH=src:.gpu-pylib VADO_GPU_LOG_DIR="$OUT/gpu-logs" timeout 300 \
+      python3 -m pytest -q -p no:cacheprovider -m gpu tests/verify/test_cg_emulation.py > "$OUT/pytest.txt" 2>&1; cat "$OUT/pytest.txt"'
+    bash $S start torch -- env TE_LIMIT=$L TE_TU_TIMEOUT=$((L * 85 / 100)) TE_JOBS=5 bash benchmarks/torch_ext_device.sh \
+      --work .gpu-next1 --packages causal_conv1d,gsplat --build /tmp/te-build --reuse
+    bash $S start torch2 -- env TE_LIMIT=$L TE_TU_TIMEOUT=$((L * 75 / 100)) TE_JOBS=4 bash benchmarks/torch_ext_device.sh \
+      --config benchmarks/torch_ext/unseen_packages.json --work .gpu-next2 --packages torchsort,nerfacc,fast_transformers,torch_sparse \
+      --build /tmp/te-build2 --reuse
+    bash $S start torch5 -- env TE_LIMIT=$((L * 9 / 10)) TE_TU_TIMEOUT=$((L * 7 / 10)) TE_JOBS=2 bash benchmarks/torch_ext_device.sh \
+      --config benchmarks/torch_ext/unseen5_packages.json --work .gpu-next5 --build /tmp/te-build5 --reuse
+    bash $S start samples -- env W64_CHECKS=0 W64_JOBS=5 W64_LIMIT=$L W64_DEADLINE=$((L * 85 / 100)) bash benchmarks/wave64_device.sh \
+      --work .gpu-samples-next;;
+  *) echo "usage: gpu_batch.sh start|start-lean|start-next|start-next-lean (see the header for the calls)" >&2; exit 2;;
 esac
