@@ -230,6 +230,40 @@ def test_hip_cooperative_groups_semantics_on_the_gpu(checks_binary):
     assert "0 failures" in proc.stdout
 
 
+@pytest.mark.gpu
+@requires_gpu
+def test_groups_cuda_runs_apart_within_a_half_on_the_gpu(checks_binary):
+    # cuda-samples warpAggregatedAtomicsCG's port timed out under the emulation on the H200: CUDA ran the lanes of one
+    # 32-lane half as separate groups (independent thread scheduling), and the half's one set of wave-wide counters
+    # paired them with the other half's calls out of step. The divergent mode runs that sample's shapes (warp-
+    # aggregated increments over coalesced_threads() in a divergent loop, per-bucket increments and maxima over
+    # labeled partitions, the wave's group and the port's 32-lane one) and a half split by a branch every round, with
+    # what HIP gives whatever the grouping (counts, slots, maxima, groups that agree with themselves), and a split
+    # half beside one waiting at a barrier (exact values). It must finish, with every check passing.
+    try:
+        proc = subprocess.run([str(checks_binary), "divergent"], capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        log = _log("cg_wave64_divergent.log", f"$ {checks_binary} divergent\ntimed out after 300 s; the checks that ran:\n{out}")
+        pytest.fail(f"the divergent checks hung after the last one in {log}:\n{out}")
+    log = _log("cg_wave64_divergent.log", f"$ {checks_binary} divergent\nexit {proc.returncode}\n{proc.stdout}{proc.stderr}")
+    assert "FAIL" not in proc.stdout and proc.returncode == 0, f"see {log}:\n{proc.stdout}{proc.stderr}"
+    expected = len(re.findall(r"^\s*check_divergent\(\"", CHECKS.read_text(), re.MULTILINE))
+    assert expected == 6 and proc.stdout.count("\nok ") + proc.stdout.startswith("ok ") == expected, proc.stdout
+    assert "0 failures" in proc.stdout
+
+
+def test_the_divergent_mode_is_left_out_of_the_stand_in_and_counted_apart():
+    # the default mode's count (expect(") leaves out the divergent mode's checks, which the CPU stand-in cannot run
+    # (branches that both make cross-lane calls, a barrier beside a wave-wide call); both modes are in the program
+    text = CHECKS.read_text()
+    main = text[text.index("int main(int argc, char** argv)"):]
+    divergent = main[:main.index("const int n = 128;")]
+    assert 'strcmp(argv[1], "divergent")' in divergent and "expect(\"" not in divergent
+    assert len(re.findall(r"^\s*check_divergent\(\"", divergent, re.MULTILINE)) == 6
+    assert "k_agg_filter" in text and "k_agg_buckets" in text and "k_split_half" in text
+
+
 def test_kernels_with_cooperative_groups_count_as_cross_lane(tmp_path):
     # a differential that fails under --wave 64 names them (11 of 34 "equal" programs used only these)
     (tmp_path / "k.hip").write_text(

@@ -13,6 +13,7 @@
 #include <cooperative_groups/reduce.h>
 #include <cooperative_groups/scan.h>
 #include <stdio.h>
+#include <string.h>
 #include <algorithm>
 #include <type_traits>
 #include <utility>
@@ -34,6 +35,19 @@ static void expect(const char* name, const std::vector<u64>& got, const std::vec
   }
   printf("ok %s\n", name);
   fflush(stdout);  // a check that hangs leaves the ones before it in the log
+}
+
+// The checks of the divergent mode (cg_wave64_checks divergent): groups CUDA runs apart within a 32-lane half. Their
+// kernels make collectives in divergent branches and at barriers, which the CPU stand-in for a wave64 GPU cannot run
+// (test_cg_emulation.py runs this mode on the GPU only).
+static void check_divergent(const char* name, const std::vector<u64>& got, const std::vector<u64>& want) {
+  if (got.size() < want.size()) {
+    printf("FAIL %s: %zu values, HIP on AMD wave64 gives %zu\n", name, got.size(), want.size());
+    ++failures;
+    fflush(stdout);
+    return;
+  }
+  expect(name, got, want);
 }
 
 __device__ unsigned int tid() { return threadIdx.x; }
@@ -448,6 +462,301 @@ static std::vector<u64> run_grid(void (*k)(u64*), dim3 grid, dim3 block) {
   return h;
 }
 
+// ---- Groups that CUDA runs apart within one 32-lane half (independent thread scheduling: the two sides of a
+// branch, a loop whose lanes leave at different rounds), as in cuda-samples warpAggregatedAtomicsCG. The emulation
+// pairs each half-group of a wave with at most one half-group of the other half, by its own lanes, and a group of
+// known lanes meets by its mask: two groups of one half never share a counter.
+
+// Both sides of a binary_partition of the wave make collectives at once, for different numbers of rounds: each side
+// meets by its own mask. Exact values (HIP's: the sides are the wave's lanes with each predicate, ranked in lane order).
+__host__ __device__ bool side_of(unsigned block, unsigned l) { return (l * 11u + block * 7u) % 5u < 2u; }
+__global__ void k_partition_sides(u64* out) {
+  unsigned l = lane();
+  cg::coalesced_group g = cg::coalesced_threads();
+  bool side = side_of(blockIdx.x, l);
+  cg::coalesced_group p = cg::binary_partition(g, side);
+  u64 acc = p.size();
+  for (unsigned r = 0; r < (side ? 3u : 5u); ++r) {
+    int v = (int)(l * 3u + r);
+    int sum = cg::reduce(p, v, cg::plus<int>());
+    int first = p.shfl(v, (int)r);
+    u64 b = p.ballot((l + r) % 3u == 0u);
+    acc = acc * 1000003ull + (u64)sum * 7919ull + (u64)first * 31ull + (u64)__popcll(b);
+  }
+  p.sync();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+static std::vector<u64> partition_sides_want(int threads, int blocks) {
+  std::vector<u64> want((size_t)threads * blocks);
+  for (int b = 0; b < blocks; ++b)
+    for (int t = 0; t < threads; ++t) {
+      unsigned l = t % 64;
+      bool side = side_of(b, l);
+      std::vector<unsigned> members;
+      for (unsigned u = 0; u < 64; ++u)
+        if (side_of(b, u) == side) members.push_back(u);
+      u64 acc = members.size();
+      for (unsigned r = 0; r < (side ? 3u : 5u); ++r) {
+        u64 sum = 0, votes = 0;
+        for (unsigned u : members) {
+          sum += u * 3u + r;
+          votes += (u + r) % 3u == 0u;
+        }
+        u64 first = members[r % members.size()] * 3u + r;
+        acc = acc * 1000003ull + sum * 7919ull + first * 31ull + votes;
+      }
+      want[(size_t)b * threads + t] = acc;
+    }
+  return want;
+}
+static std::vector<u64> run_blocks(void (*k)(u64*), int threads, int blocks) {
+  return run_grid(k, dim3(blocks), dim3(threads));
+}
+
+// What a check in the divergent mode got and what HIP gives.
+struct Result {
+  std::vector<u64> got, want;
+};
+
+// Warp-aggregated increments (warpAggregatedAtomicsCG's filter_arr) as HIP code: coalesced_threads() of the wave in
+// a loop whose branch leaves other lanes active each round; by_half: the port's form (CUDA's 32-lane coalesced group:
+// WARP009 splits the wave's by half). Whatever the grouping, every element gets one slot: the count and the set of
+// slots filled are what HIP gives.
+__device__ int agg_inc(int* counter, bool by_half) {
+  cg::coalesced_group active = cg::coalesced_threads();
+  if (by_half) active = cg::binary_partition(active, (lane() & 32u) != 0u);
+  int res = 0;
+  if (active.thread_rank() == 0) res = atomicAdd(counter, (int)active.size());
+  res = active.shfl(res, 0);
+  return res + (int)active.thread_rank();
+}
+__global__ void k_agg_filter(int* dst, int* nres, const int* src, int n, bool by_half) {
+  for (int i = threadIdx.x + blockIdx.x * blockDim.x; i < n; i += gridDim.x * blockDim.x)
+    if (src[i] > 0) {
+      int k = agg_inc(nres, by_half);
+      if (k >= 0 && k < n) dst[k] = i;
+    }
+}
+static unsigned mix(unsigned x) {
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  return x ^ (x >> 16);
+}
+// The count, then the slots' elements in order; HIP: the positive elements, each once.
+static Result agg_filter(bool by_half) {
+  const int n = 1 << 21, blocks = 1024, threads = 256;
+  std::vector<int> src(n), dst(n, -1);
+  std::vector<u64> want(1, 0);
+  for (int i = 0; i < n; ++i) {
+    src[i] = (int)(mix((unsigned)i) % 7u) - 2;
+    if (src[i] > 0) want.push_back((u64)i);
+  }
+  want[0] = want.size() - 1;
+  int *d_src, *d_dst, *d_n, count = 0;
+  hipMalloc((void**)&d_src, n * sizeof(int));
+  hipMalloc((void**)&d_dst, n * sizeof(int));
+  hipMalloc((void**)&d_n, sizeof(int));
+  hipMemcpy(d_src, src.data(), n * sizeof(int), hipMemcpyHostToDevice);
+  hipMemset(d_dst, 0xff, n * sizeof(int));
+  hipMemset(d_n, 0, sizeof(int));
+  hipLaunchKernelGGL(k_agg_filter, dim3(blocks), dim3(threads), 0, 0, d_dst, d_n, (const int*)d_src, n, by_half);
+  hipError_t err = hipDeviceSynchronize();
+  if (err != hipSuccess) {
+    printf("FAIL launch: %s\n", hipGetErrorString(err));
+    ++failures;
+  }
+  hipMemcpy(&count, d_n, sizeof(int), hipMemcpyDeviceToHost);
+  hipMemcpy(dst.data(), d_dst, n * sizeof(int), hipMemcpyDeviceToHost);
+  hipFree(d_src);
+  hipFree(d_dst);
+  hipFree(d_n);
+  std::vector<u64> got(want.size(), ~0ull);
+  got[0] = (u64)count;
+  std::vector<u64> filled;
+  for (int k = 0; k < count && k < n; ++k) filled.push_back((u64)(unsigned)dst[k]);
+  std::sort(filled.begin(), filled.end());
+  for (size_t k = 0; k < filled.size() && k + 1 < got.size(); ++k) got[k + 1] = filled[k];
+  return {got, want};
+}
+
+// Per-bucket increments and maxima (warpAggregatedAtomicsCG's mapToBuckets and calculateMaxInEachBuckets): the
+// port's labeled_partition (a binary_partition per label bit, vado's) of the wave's coalesced group or its half, a
+// reduce over each label's group. The counts, maxima and each bucket's slots are what HIP gives whatever the grouping.
+__global__ void k_agg_buckets(const int* bucket_of, const int* value, int* counters, int* maxima, int* slots, int n,
+                              int buckets, bool by_half) {
+  for (int i = threadIdx.x + blockIdx.x * blockDim.x; i < n; i += gridDim.x * blockDim.x) {
+    const int b = bucket_of[i];
+    if (b < buckets) {
+      cg::coalesced_group active = cg::coalesced_threads();
+      if (by_half) active = cg::binary_partition(active, (lane() & 32u) != 0u);
+      cg::coalesced_group g = cg::labeled_partition(active, b);
+      int res = 0;
+      if (g.thread_rank() == 0) res = atomicAdd(&counters[b], (int)g.size());
+      res = g.shfl(res, 0) + (int)g.thread_rank();
+      if (res >= b * n && res < (b + 1) * n) slots[res] = i;
+      const int m = cg::reduce(g, value[i], cg::greater<int>());
+      if (g.thread_rank() == 0) atomicMax(&maxima[b], m);
+    }
+  }
+}
+static Result agg_buckets(bool by_half) {
+  const int n = 1 << 20, buckets = 5, blocks = 512, threads = 512;
+  std::vector<int> bucket_of(n), value(n), counters(buckets), maxima(buckets, 0), slots((size_t)n * buckets, -1);
+  std::vector<std::vector<u64>> members(buckets);
+  std::vector<u64> want;
+  for (int i = 0; i < n; ++i) {
+    bucket_of[i] = (int)(mix((unsigned)i * 3u + 1u) % 7u);  // 5 and 6: no bucket
+    value[i] = (int)(mix((unsigned)i * 5u + 2u) & 0x7fffffffu);
+    if (bucket_of[i] < buckets) {
+      members[bucket_of[i]].push_back((u64)i);
+      maxima[bucket_of[i]] = std::max(maxima[bucket_of[i]], value[i]);
+    }
+  }
+  for (int b = 0; b < buckets; ++b) want.push_back(members[b].size() * 10000000000ull + (u64)maxima[b]);
+  for (int b = 0; b < buckets; ++b) want.insert(want.end(), members[b].begin(), members[b].end());
+  for (int b = 0; b < buckets; ++b) counters[b] = b * n;
+  std::fill(maxima.begin(), maxima.end(), 0);
+  int *d_bucket, *d_value, *d_counters, *d_maxima, *d_slots;
+  hipMalloc((void**)&d_bucket, n * sizeof(int));
+  hipMalloc((void**)&d_value, n * sizeof(int));
+  hipMalloc((void**)&d_counters, buckets * sizeof(int));
+  hipMalloc((void**)&d_maxima, buckets * sizeof(int));
+  hipMalloc((void**)&d_slots, slots.size() * sizeof(int));
+  hipMemcpy(d_bucket, bucket_of.data(), n * sizeof(int), hipMemcpyHostToDevice);
+  hipMemcpy(d_value, value.data(), n * sizeof(int), hipMemcpyHostToDevice);
+  hipMemcpy(d_counters, counters.data(), buckets * sizeof(int), hipMemcpyHostToDevice);
+  hipMemcpy(d_maxima, maxima.data(), buckets * sizeof(int), hipMemcpyHostToDevice);
+  hipMemset(d_slots, 0xff, slots.size() * sizeof(int));
+  hipLaunchKernelGGL(k_agg_buckets, dim3(blocks), dim3(threads), 0, 0, (const int*)d_bucket, (const int*)d_value,
+                     d_counters, d_maxima, d_slots, n, buckets, by_half);
+  hipError_t err = hipDeviceSynchronize();
+  if (err != hipSuccess) {
+    printf("FAIL launch: %s\n", hipGetErrorString(err));
+    ++failures;
+  }
+  hipMemcpy(counters.data(), d_counters, buckets * sizeof(int), hipMemcpyDeviceToHost);
+  hipMemcpy(maxima.data(), d_maxima, buckets * sizeof(int), hipMemcpyDeviceToHost);
+  hipMemcpy(slots.data(), d_slots, slots.size() * sizeof(int), hipMemcpyDeviceToHost);
+  hipFree(d_bucket);
+  hipFree(d_value);
+  hipFree(d_counters);
+  hipFree(d_maxima);
+  hipFree(d_slots);
+  std::vector<u64> got;
+  for (int b = 0; b < buckets; ++b) got.push_back((u64)(counters[b] - b * n) * 10000000000ull + (u64)maxima[b]);
+  for (int b = 0; b < buckets; ++b) {
+    std::vector<u64> filled;
+    for (int k = b * n; k < counters[b] && k < (b + 1) * n; ++k) filled.push_back((u64)(unsigned)slots[(size_t)k]);
+    std::sort(filled.begin(), filled.end());
+    filled.resize(members[b].size(), ~0ull);
+    got.insert(got.end(), filled.begin(), filled.end());
+  }
+  return {got, want};
+}
+
+// One 32-lane half split into two groups by a branch while the other half is one group, every round, and both sides
+// of a binary_partition of each group making collectives: each group checks itself (ballot, shuffle by rank, reduce,
+// any/all over the sides) and hands out slots from its branch's counter. Which lanes share a group depends on how
+// CUDA schedules the branches (on AMD: the branch's lanes of the wave); what every grouping gives is checked: no
+// group disagrees with itself, and each counter hands out 0..k-1 to its k lanes.
+__device__ unsigned group_self_check(const cg::coalesced_group& g, int* counter, int* slot) {
+  unsigned size = g.size(), rank = g.thread_rank(), bad = 0;
+  if ((unsigned)__popcll(g.ballot(1)) != size) bad |= 1u;
+  if ((unsigned)g.shfl((int)rank, (int)((rank + 1u) % size)) != (rank + 1u) % size) bad |= 2u;
+  if ((unsigned)cg::reduce(g, 1, cg::plus<int>()) != size) bad |= 4u;
+  int res = 0;
+  if (rank == 0) res = atomicAdd(counter, (int)size);
+  *slot = g.shfl(res, 0) + (int)rank;
+  cg::coalesced_group p = cg::binary_partition(g, (rank & 1u) != 0u);
+  if ((unsigned)cg::reduce(p, 1, cg::plus<int>()) != p.size()) bad |= 8u;
+  if ((unsigned)p.shfl((int)rank, 0) != (rank & 1u)) bad |= 16u;
+  if (p.any(1) != 1 || p.all((int)(rank & 1u)) != (int)(rank & 1u)) bad |= 32u;
+  p.sync();
+  g.sync();
+  return bad;
+}
+__host__ __device__ bool split_branch(unsigned block, unsigned l, int round) {
+  return l < 32u && ((l + (unsigned)round + block) & 1u);
+}
+__global__ void k_split_half(u64* out, int* counters, int rounds) {
+  const unsigned l = lane(), t = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int r = 0; r < rounds; ++r) {
+    const bool odd = split_branch(blockIdx.x, l, r);
+    int* counter = &counters[(blockIdx.x * rounds + r) * 2 + (odd ? 1 : 0)];
+    int slot = -1;
+    unsigned bad;
+    if (odd) {
+      cg::coalesced_group g = cg::coalesced_threads();
+      bad = group_self_check(g, counter, &slot);
+    } else {
+      cg::coalesced_group g = cg::coalesced_threads();
+      bad = group_self_check(g, counter, &slot) << 8;
+      if ((unsigned)__popcll(g.ballot(1)) != g.size()) bad |= 1u << 16;  // one more collective in this branch
+    }
+    out[(size_t)t * rounds + r] = (u64)bad << 32 | (unsigned)slot;
+    if (r % 3 == 2) __syncthreads();
+  }
+}
+static Result split_half() {
+  const int threads = 128, blocks = 2048, rounds = 12;
+  const size_t total = (size_t)threads * blocks * rounds;
+  u64* d_out;
+  int* d_counters;
+  hipMalloc((void**)&d_out, total * sizeof(u64));
+  hipMalloc((void**)&d_counters, (size_t)blocks * rounds * 2 * sizeof(int));
+  hipMemset(d_out, 0xff, total * sizeof(u64));
+  hipMemset(d_counters, 0, (size_t)blocks * rounds * 2 * sizeof(int));
+  hipLaunchKernelGGL(k_split_half, dim3(blocks), dim3(threads), 0, 0, d_out, d_counters, rounds);
+  hipError_t err = hipDeviceSynchronize();
+  if (err != hipSuccess) {
+    printf("FAIL launch: %s\n", hipGetErrorString(err));
+    ++failures;
+  }
+  std::vector<u64> out(total);
+  hipMemcpy(out.data(), d_out, total * sizeof(u64), hipMemcpyDeviceToHost);
+  hipFree(d_out);
+  hipFree(d_counters);
+  // got: per block, round and branch, the slots its lanes got, in order (want: 0..k-1), then every lane's failed
+  // checks (want: none)
+  Result res;
+  for (int b = 0; b < blocks; ++b)
+    for (int r = 0; r < rounds; ++r)
+      for (int branch = 0; branch < 2; ++branch) {
+        std::vector<u64> slots;
+        for (int t = 0; t < threads; ++t)
+          if ((int)split_branch(b, t % 64, r) == branch) slots.push_back(out[((size_t)b * threads + t) * rounds + r] & 0xffffffffull);
+        std::sort(slots.begin(), slots.end());
+        for (size_t k = 0; k < slots.size(); ++k) res.want.push_back(k);
+        res.got.insert(res.got.end(), slots.begin(), slots.end());
+      }
+  for (size_t i = 0; i < total; ++i) {
+    res.got.push_back(out[i] >> 32);
+    res.want.push_back(0);
+  }
+  return res;
+}
+
+// One half split into two groups by a branch while the other half waits at a barrier: each group is its 16 lanes
+// alone, as on AMD (EXEC: one side of the branch, then the other). Exact values.
+__global__ void k_split_half_barrier(u64* out) {
+  unsigned l = lane();
+  u64 v = 7;
+  if (l < 32u) {
+    if (l & 1u) {
+      cg::coalesced_group g = cg::coalesced_threads();
+      v = g.size() * 10000ull + g.thread_rank() * 100ull + (u64)g.shfl((int)l, 3) + ((u64)g.ballot(1) << 32);
+    } else {
+      cg::coalesced_group g = cg::coalesced_threads();
+      v = g.size() * 10000ull + g.thread_rank() * 100ull + (u64)g.shfl((int)l, 5) +
+          ((u64)__popcll(g.ballot(l % 4u == 0u)) << 40);
+    }
+  }
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v;
+}
+
 template <class Kernel>
 static std::vector<u64> run(Kernel k, int threads) {
   u64* d = nullptr;
@@ -465,7 +774,35 @@ static std::vector<u64> run(Kernel k, int threads) {
   return h;
 }
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1 && !strcmp(argv[1], "divergent")) {
+    Result r = agg_filter(false);
+    check_divergent("warp-aggregated increments over coalesced_threads() in a divergent loop (filter_arr), 1024 blocks",
+                    r.got, r.want);
+    r = agg_filter(true);
+    check_divergent("warp-aggregated increments over the port's 32-lane coalesced group (filter_arr), 1024 blocks",
+                    r.got, r.want);
+    r = agg_buckets(false);
+    check_divergent("per-bucket increments and maxima over labeled partitions of the wave's coalesced group", r.got,
+                    r.want);
+    r = agg_buckets(true);
+    check_divergent("per-bucket increments and maxima over labeled partitions of the port's 32-lane group "
+                    "(mapToBuckets, calculateMaxInEachBuckets)", r.got, r.want);
+    r = split_half();
+    check_divergent("one half split in two groups by a branch, the other whole: every group consistent, slots 0..k-1",
+                    r.got, r.want);
+    std::vector<u64> alone(128 * 256);
+    for (size_t t = 0; t < alone.size(); ++t) {
+      unsigned l = t % 64;
+      alone[t] = l >= 32 ? 7
+                 : l % 2 ? 16 * 10000ull + (l / 2) * 100ull + 7ull + (0xffffull << 32)
+                         : 16 * 10000ull + (l / 2) * 100ull + 10ull + (8ull << 40);
+    }
+    check_divergent("one half split in two groups while the other waits at a barrier: each group its 16 lanes",
+                    run_blocks(k_split_half_barrier, 128, 256), alone);
+    printf("%d failures\n", failures);
+    return failures ? 1 : 0;
+  }
   const int n = 128;  // two waves
   std::vector<u64> want(n);
 
@@ -752,6 +1089,9 @@ int main() {
            run(k_labeled_after_return, n), lab);
     expect("binary_partition of a warp's coalesced_threads() after lanes returned", run(k_binary_after_return, n), bin);
   }
+
+  expect("both sides of a binary_partition make collectives for different numbers of rounds, 64 blocks",
+         run_blocks(k_partition_sides, 128, 64), partition_sides_want(128, 64));
 
   printf("%d failures\n", failures);
   return failures ? 1 : 0;

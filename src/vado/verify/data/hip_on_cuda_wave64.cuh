@@ -14,25 +14,35 @@
 // How: a call whose lanes all lie in the caller's 32-lane half (a shuffle of width <= 32, a _sync
 // call whose mask names only lanes of that half) runs on the caller's CUDA warp alone, so it may sit
 // in divergent code. A call over the whole wave exchanges 32-bit words through shared memory between
-// the two warps: each half's first active lane counts the wave-wide calls its half makes and waits
-// until the other half has reached the same call, has lanes waiting at a __syncthreads(), or has left
-// the kernel (on AMD it skipped the call: its lanes are inactive there, as in
-// `if (warp == 0) reduce(); __syncthreads();` or `if (warp == 1) return;`). The barrier macros count the
-// lanes waiting and add a second barrier so that no count is stale; lanes that leave are counted by
-// VADO_W64_EXIT_GUARD, an object whose destructor runs at every return, which vado puts at the top of each
-// kernel of the port it builds (vado.verify.hip_on_cuda.mark_kernel_exits). Counters carry a tag of the
-// grid (%gridid) and block, so shared memory left by an earlier block reads as zero. Limits, each reported:
+// the two warps. Its state belongs to the group making the call, never to a 32-lane half: CUDA may run the
+// lanes of one half as several groups at once (independent thread scheduling: the two sides of a branch, a
+// loop its lanes leave at different rounds), which on AMD are one wave at one call or at different calls.
+//   - A call whose lanes are known (a _sync mask, a cooperative group) and span both halves meets by its
+//     mask: the mask's lanes of each half meet (__syncwarp of them), then the two halves at a counter of the
+//     mask's lowest lane (meet()). Groups that call at once are disjoint, so their counters differ.
+//   - A call without a mask (__ballot, __activemask, __shfl, coalesced_threads(), a full-wave mask, taken
+//     as HIP's EXEC) is made by a half-group: the lanes of the caller's warp running it together. Its
+//     leader lane pairs it with one half-group of the other half through the wave's mailbox (form()), or,
+//     when every lane of the other half is parked (waiting at a __syncthreads(), gone from the kernel, or
+//     waiting at the meeting of a known group), lets it go alone: on AMD the other half skipped the call
+//     (`if (warp == 0) reduce(); __syncthreads();`, `if (warp == 1) return;`). The formed lanes then
+//     exchange as a known group.
+// Each lane keeps its state in shared memory (running, at a barrier, gone, at a meeting): the barrier
+// macros mark it and add a second barrier so that no mark is stale; lanes that leave are marked by
+// VADO_W64_EXIT_GUARD, an object opening each kernel of the port vado builds whose destructor runs at every
+// return (vado.verify.hip_on_cuda.mark_kernel_exits). Shared words carry a tag of the grid (%gridid) and
+// block, so those left by an earlier block read as their initial value. Limits, each reported:
 //   - a half that neither reaches the call, nor waits at a __syncthreads(), nor leaves the kernel (it
 //     spins on a flag, or waits at a cooperative-groups barrier) makes the run time out: vado reports the
 //     differential as inconclusive (a divergent wave-wide cross-lane call);
-//   - the two halves at different wave-wide calls at once (an if/else with a ballot in each branch,
-//     split between the halves) exchange with each other, where AMD would run the branches one after
-//     the other;
+//   - two half-groups at different calls without a mask at once (an if/else with a ballot in each branch,
+//     split between the halves) may pair with each other, where AMD would run the branches one after the
+//     other; which half-groups pair then depends on CUDA's scheduling, and every lane of a formed group
+//     sees the same group;
 //   - a wave whose second warp does not exist (the last wave of a block whose size is not a
 //     multiple of 64, up to 32 threads) is emulated without waiting: its lanes 32..63 are absent
 //     (inactive on AMD): ballot bits 0, shuffles from them 0.
-//   - about 5 KiB of static shared memory per block for kernels that make wave-wide calls, 4 KiB more for
-//     kernels whose _sync calls or cooperative groups name lanes of both halves but not the whole wave.
+//   - about 12.5 KiB of static shared memory per block for kernels that make wave-wide calls.
 #pragma once
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -44,16 +54,18 @@
 namespace vado_w64 {
 
 static __shared__ unsigned int xch[16][64];  // one 32-bit word per lane of each wave
-static __shared__ unsigned int act[16][2];   // the active lanes of each half at the current wave-wide call
-// tag << 32 | count, per wave and half: wave-wide calls entered, wave-wide calls read.
-static __shared__ unsigned long long entered[16][2];
-static __shared__ unsigned long long finished[16][2];
-// tag << 32 | lanes of the half waiting at a block barrier (__syncthreads and its _count/_and/_or forms).
-static __shared__ unsigned long long waiting[16][2];
-// tag << 32 | lanes of the half that have left the kernel (VADO_W64_EXIT_GUARD).
-static __shared__ unsigned long long exited[16][2];
-static __shared__ unsigned int partner_on[16][2];  // whether the other half took part in the half's current call
-// Meetings keyed by a call's mask (see keyed()): per wave and lowest lane of the mask (always in the first half),
+// What each lane is doing that the other half may wait out, the tag's upper 24 bits | state: RUNNING (0), AT_BARRIER,
+// EXITED, or MEETING | key while its half-group waits at the meeting of a known mask (kmeet[key]). Written by the lane
+// itself (VADO_W64_EXIT_GUARD marks it RUNNING as the kernel starts, so a word an earlier block left reads as
+// RUNNING unless its tag matches in 24 bits and the lane has not started yet).
+static __shared__ unsigned int lstate[16][64];
+// Where the half-groups of a wave find each other at a call without a mask (form()): tag << 32 | slot of half 1 << 8 |
+// slot of half 0, each EMPTY, POSTED (a half-group waits there for one of the other half) or ANSWERED (one took it;
+// the poster frees the slot once it has read post_mate).
+static __shared__ unsigned long long mbox[16];
+static __shared__ unsigned int post_act[16][2];         // the lanes of the half-group posted in each slot
+static __shared__ unsigned long long post_mate[16][2];  // 1 << 32 | the lanes of the half-group that took it (0 until then)
+// Meetings of a group spanning both halves, per wave and lowest lane of the group (always in the first half):
 // tag << 32 | arrivals << 16 | departures, both halves counted (16-bit, compared modulo 2^16).
 static __shared__ unsigned long long kmeet[16][32];
 
@@ -74,8 +86,8 @@ static __device__ __noinline__ void fail(const char* what) {
   __trap();
 }
 
-// A tag for this block of this grid (never 0): counters written by an earlier block in the same shared
-// memory carry another tag and read as 0.
+// A tag for this block of this grid (never 0): words written by an earlier block in the same shared memory carry
+// another tag and read as their initial value.
 __device__ __forceinline__ unsigned int tag() {
   unsigned long long g;
   asm volatile("mov.u64 %0, %%gridid;" : "=l"(g));
@@ -83,126 +95,56 @@ __device__ __forceinline__ unsigned int tag() {
   unsigned long long h = (g + 1ull) * 0x9E3779B97F4A7C15ull ^ (b + 1ull) * 0xC2B2AE3D27D4EB4Full;
   return (unsigned int)(h >> 32) | 1u;
 }
-__device__ __forceinline__ unsigned int count(unsigned long long* c, unsigned int t) {
-  unsigned long long v = *(volatile unsigned long long*)c;
-  return (unsigned int)(v >> 32) == t ? (unsigned int)v : 0u;
-}
-__device__ __forceinline__ void set(unsigned long long* c, unsigned int t, unsigned int n) {
-  *(volatile unsigned long long*)c = ((unsigned long long)t << 32) | n;
-}
 __device__ __forceinline__ bool leader(unsigned int am) { return warp_lane() == (unsigned int)(__ffs(am) - 1); }
-
-__device__ __forceinline__ unsigned int waiting_lanes(unsigned int w, unsigned int h) {
-  return count(&waiting[w][h], tag());
-}
-
-// The block barrier, as the __syncthreads() macros run it: each lane counts itself in its half's
-// `waiting` before the barrier and out after it, and a second barrier keeps any lane from reaching a
-// wave-wide call before every count is back to 0. A half with lanes waiting there while the other
-// half makes a wave-wide call skipped that call (on AMD, its lanes are inactive at it).
-// Adds one to a tagged counter: the first lane of this block replaces what an earlier block left there.
-__device__ __forceinline__ void count_in(unsigned long long* c) {
-  unsigned long long t = tag();
-  unsigned long long old = *(volatile unsigned long long*)c, assumed;
-  do {
-    assumed = old;
-    unsigned long long next = (assumed >> 32) == t ? assumed + 1ull : (t << 32) | 1ull;
-    old = atomicCAS(c, assumed, next);
-  } while (old != assumed);
-  __threadfence_block();
-}
-__device__ __forceinline__ void enter_barrier() {
-  if (!paired()) return;
-  count_in(&waiting[wave()][half() >> 5]);
-}
 
 // The lanes of half `h` of wave `w` that exist (a block whose size is not a multiple of 64 has fewer).
 __device__ __forceinline__ unsigned int half_lanes(unsigned int w, unsigned int h) {
   unsigned int first = w * 64u + h * 32u, n = nthreads();
   return n <= first ? 0u : (n - first < 32u ? n - first : 32u);
 }
-// A lane leaving the kernel (the destructor of VADO_W64_EXIT_GUARD, at every return): once every lane of a
-// half has left, the other half's wave-wide calls go on without it, as they do on AMD.
+__device__ __forceinline__ unsigned int present(unsigned int w, unsigned int h) {
+  unsigned int n = half_lanes(w, h);
+  return n >= 32u ? ~0u : (1u << n) - 1u;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lane states
+
+enum : unsigned int { RUNNING = 0u, AT_BARRIER = 1u, EXITED = 2u, MEETING = 0x80u };
+__device__ __forceinline__ void set_state(unsigned int s) {
+  __threadfence_block();  // what the lane wrote before is seen before its new state
+  *(volatile unsigned int*)&lstate[wave()][lane()] = (tag() & ~0xffu) | s;
+  __threadfence_block();
+}
+__device__ __forceinline__ unsigned int state_of(unsigned int w, unsigned int l, unsigned int t) {
+  unsigned int v = *(volatile unsigned int*)&lstate[w][l];
+  return (v & ~0xffu) == (t & ~0xffu) ? v & 0xffu : RUNNING;
+}
+
+// The block barrier, as the __syncthreads() macros run it: each lane marks itself AT_BARRIER before the barrier and
+// RUNNING after it, and a second barrier keeps any lane from reaching a wave-wide call before every lane is marked
+// RUNNING again. A half whose lanes wait there while the other half makes a wave-wide call skipped that call (on
+// AMD, its lanes are inactive at it).
+__device__ __forceinline__ void enter_barrier() {
+  if (paired()) set_state(AT_BARRIER);
+}
+__device__ __forceinline__ void leave_barrier() {
+  if (paired()) set_state(RUNNING);
+}
+// VADO_W64_EXIT_GUARD: the lane starts RUNNING, and leaves the kernel (the destructor, at every return): once every
+// lane of a half has left, the other half's wave-wide calls go on without it, as they do on AMD.
 struct exit_guard {
+  __device__ __forceinline__ exit_guard() {
+    if (paired()) set_state(RUNNING);
+  }
   __device__ __forceinline__ ~exit_guard() {
-    if (paired()) count_in(&exited[wave()][half() >> 5]);
+    if (paired()) set_state(EXITED);
   }
 };
-__device__ __forceinline__ void leave_barrier() {
-  if (!paired()) return;
-  atomicAdd(&waiting[wave()][half() >> 5], ~0ull);  // minus one: the count is at least 1, the tag stays
-}
 
-// A wave-wide call: publish() writes the caller's 32-bit word and returns the wave's active lanes
-// (AMD's EXEC; lanes of a half that skips the call or of an absent second warp are inactive), read()
-// takes lane `src`'s word (0 when that lane is inactive), done() ends the exchange before the words may
-// be written again.
-__device__ __forceinline__ unsigned long long publish(unsigned int v) {
-  unsigned int am = __activemask();
-  unsigned int w = wave();
-  xch[w][lane()] = v;
-  __syncwarp(am);
-  if (!paired()) return (unsigned long long)am;
-  unsigned int h = half() >> 5, p = h ^ 1u;
-  if (leader(am)) {
-    unsigned int t = tag();
-    unsigned int s = count(&entered[w][h], t) + 1u;
-    act[w][h] = am;
-    __threadfence_block();
-    set(&entered[w][h], t, s);
-    unsigned int on = 1u;
-    for (;;) {
-      if (count(&entered[w][p], t) >= s) break;
-      if (waiting_lanes(w, p) > 0u || count(&exited[w][p], t) >= half_lanes(w, p)) {
-        // The other half waits at a __syncthreads() this half has not reached, or has left the kernel: it
-        // skipped this call (and cannot leave the barrier before this half gets there, so its counters are
-        // ours to move).
-        on = 0u;
-        act[w][p] = 0u;
-        set(&entered[w][p], t, s);
-        set(&finished[w][p], t, s);
-        break;
-      }
-    }
-    partner_on[w][h] = on;
-    __threadfence_block();
-  }
-  __syncwarp(am);
-  return (unsigned long long)act[w][0] | ((unsigned long long)act[w][1] << 32);
-}
-__device__ __forceinline__ unsigned int read(unsigned int src, unsigned long long exec) {
-  src &= 63u;
-  if (!((exec >> src) & 1ull)) return 0u;
-  return ((volatile unsigned int*)xch[wave()])[src];
-}
-__device__ __forceinline__ void done() {
-  unsigned int am = __activemask();
-  __syncwarp(am);
-  if (!paired()) return;
-  unsigned int w = wave(), h = half() >> 5, p = h ^ 1u;
-  if (leader(am)) {
-    unsigned int t = tag();
-    unsigned int s = count(&entered[w][h], t);
-    __threadfence_block();
-    set(&finished[w][h], t, s);
-    if (partner_on[w][h])
-      while (count(&finished[w][p], t) < s) {
-      }
-    __threadfence_block();
-  }
-  __syncwarp(am);
-}
+// ---------------------------------------------------------------------------------------------
+// Meetings of a known group (a mask over both halves)
 
-// A call whose mask names lanes of both halves but not the whole wave (a cooperative group's partition, a
-// coalesced group) meets by its mask rather than by whoever is active: the lanes of one half may call at once
-// with different masks (the two sides of a binary_partition, every label of a labeled_partition), and CUDA may
-// run the lanes of one mask as separate groups where AMD's wave runs them together. Each mask's lanes of a half
-// first meet (__syncwarp of them), then the two halves meet at the counter of the mask's lowest lane: masks of
-// calls made at once are disjoint (ROCm's __hip_check_mask), so their lowest lanes differ. A named lane that
-// never calls leaves the others waiting (a time-out, where ROCm traps).
-__device__ __forceinline__ bool keyed(unsigned long long m) {
-  return m != ~0ull && (unsigned int)m != 0u && (m >> 32) != 0ull && ((m >> lane()) & 1ull) && paired();
-}
 __device__ __forceinline__ unsigned int kfield(unsigned long long v, unsigned int t, int shift) {
   return (unsigned int)(v >> 32) == t ? (unsigned int)(v >> shift) & 0xffffu : 0u;
 }
@@ -228,28 +170,160 @@ __device__ __forceinline__ void kmeet_both(unsigned long long* c, int shift) {
   }
   __threadfence_block();
 }
-__device__ __forceinline__ unsigned long long publish(unsigned int v, unsigned long long group) {
-  if (!keyed(group)) return publish(v);
-  unsigned int w = wave(), mine = (unsigned int)(group >> half());
+__device__ __forceinline__ bool spans(unsigned long long m) { return (unsigned int)m != 0u && (m >> 32) != 0ull; }
+
+// The lanes `m` meet (the caller is one of them), each having written `v` as its word: the lanes of the caller's
+// half first (__syncwarp of them: CUDA may run them as separate groups after a branch), then the two halves at the
+// counter of the lowest lane of `m`. Groups that call at once are disjoint (they partition the lanes that call), so
+// their lowest lanes, and their counters, differ; a group's next call with the same lowest lane waits for both
+// halves of this one to leave (done()). Returns the lanes of `m` that exist.
+__device__ __forceinline__ unsigned long long meet(unsigned int v, unsigned long long m) {
+  unsigned int w = wave();
+  m &= (unsigned long long)present(w, 0) | ((unsigned long long)present(w, 1) << 32);
+  unsigned int mine = (unsigned int)(m >> half());
   xch[w][lane()] = v;
-  __syncwarp(mine);
-  if (warp_lane() == (unsigned int)(__ffs(mine) - 1)) kmeet_both(&kmeet[w][__ffsll((long long)group) - 1], 16);
-  __syncwarp(mine);
-  return group;
-}
-__device__ __forceinline__ void done(unsigned long long group) {
-  if (!keyed(group)) return done();
-  unsigned int mine = (unsigned int)(group >> half());
-  __syncwarp(mine);
-  if (warp_lane() == (unsigned int)(__ffs(mine) - 1)) kmeet_both(&kmeet[wave()][__ffsll((long long)group) - 1], 0);
-  __syncwarp(mine);
+  __threadfence_block();
+  if (spans(m) && paired()) {
+    unsigned int key = (unsigned int)__ffsll((long long)m) - 1u;
+    set_state(MEETING | key);
+    __syncwarp(mine);
+    if (leader(mine)) kmeet_both(&kmeet[w][key], 16);
+    __syncwarp(mine);
+    set_state(RUNNING);
+  } else {
+    __syncwarp(mine);
+  }
+  return m;
 }
 
-// Lane `src` (0..63) of the caller's own half, natively; 0 when that lane is inactive.
-__device__ __forceinline__ unsigned int own32(unsigned int v, unsigned int src) {
-  unsigned int am = __activemask();
+// ---------------------------------------------------------------------------------------------
+// Calls without a mask (HIP's EXEC)
+
+// Whether every lane of half `p` of wave `w` waits where a call of the other half cannot be its call: at a block
+// barrier this half has not reached, gone from the kernel, or at the meeting of a known group that still waits for a
+// half (on AMD those lanes are on another path: inactive at this call).
+__device__ __forceinline__ bool parked(unsigned int w, unsigned int p) {
+  unsigned int t = tag(), n = half_lanes(w, p);
+  for (unsigned int l = 0; l < n; ++l) {
+    unsigned int s = state_of(w, 32u * p + l, t);
+    if (s == AT_BARRIER || s == EXITED) continue;
+    if ((s & MEETING) && (kfield(*(volatile unsigned long long*)&kmeet[w][s & 31u], t, 16) & 1u)) continue;
+    return false;
+  }
+  return true;
+}
+
+enum : unsigned int { EMPTY = 0u, POSTED = 1u, ANSWERED = 2u };
+__device__ __forceinline__ unsigned int slot(unsigned long long box, unsigned int t, unsigned int h) {
+  return (unsigned int)(box >> 32) == t ? (unsigned int)(box >> (8u * h)) & 0xffu : EMPTY;
+}
+__device__ __forceinline__ unsigned long long with_slot(unsigned long long box, unsigned int t, unsigned int h,
+                                                        unsigned int state) {
+  unsigned int s0 = h ? slot(box, t, 0u) : state, s1 = h ? state : slot(box, t, 1u);
+  return ((unsigned long long)t << 32) | (s1 << 8) | s0;
+}
+
+// The wave's lanes at a call without a mask. The caller's half-group is the lanes `am` of its warp running the call
+// together; its leader lane takes a half-group of the other half posted in the wave's mailbox, or posts its own and
+// waits to be taken, or goes alone once every lane of the other half is parked(). Each half-group pairs with at most
+// one other and is identified by its own lanes, never by a count of the calls its half has made: when CUDA runs the
+// lanes of one half as two groups (after a branch, independent thread scheduling), each meets a partner or goes
+// alone, and the two never share a counter. A second half-group of the same half waits until the slot is free.
+__device__ __forceinline__ unsigned long long form(unsigned int am) {
+  unsigned int w = wave(), h = half() >> 5, p = h ^ 1u;
+  unsigned int other = 0u;
+  if (leader(am)) {
+    unsigned int t = tag();
+    unsigned long long* box = &mbox[w];
+    bool posted = false;
+    for (;;) {
+      unsigned long long b = *(volatile unsigned long long*)box;
+      if (!posted) {
+        if (slot(b, t, p) == POSTED) {  // take the other half's half-group
+          if (atomicCAS(box, b, with_slot(b, t, p, ANSWERED)) != b) continue;
+          __threadfence_block();
+          other = *(volatile unsigned int*)&post_act[w][p];
+          __threadfence_block();
+          *(volatile unsigned long long*)&post_mate[w][p] = (1ull << 32) | am;
+          __threadfence_block();
+          break;
+        }
+        if (slot(b, t, h) != EMPTY) continue;  // another half-group of this half is meeting: wait for the slot
+        *(volatile unsigned int*)&post_act[w][h] = am;
+        *(volatile unsigned long long*)&post_mate[w][h] = 0ull;
+        __threadfence_block();
+        if (atomicCAS(box, b, with_slot(b, t, h, POSTED)) == b) posted = true;
+        continue;
+      }
+      unsigned long long mate = *(volatile unsigned long long*)&post_mate[w][h];
+      if (mate >> 32) {  // taken: free the slot (the other half's slot may change meanwhile)
+        __threadfence_block();
+        other = (unsigned int)mate;
+        for (unsigned long long cur = b;;) {
+          unsigned long long old = atomicCAS(box, cur, with_slot(cur, t, h, EMPTY));
+          if (old == cur) break;
+          cur = old;
+        }
+        break;
+      }
+      if (slot(b, t, h) == POSTED && parked(w, p) && atomicCAS(box, b, with_slot(b, t, h, EMPTY)) == b) break;  // alone
+    }
+    __threadfence_block();
+  }
+  __syncwarp(am);  // orders what the leader saw before its lanes' reads of the other half's words
+  other = __shfl_sync(am, other, __ffs(am) - 1);
+  return ((unsigned long long)am << (32u * h)) | ((unsigned long long)other << (32u * p));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The exchange: publish() writes the caller's 32-bit word and returns the lanes of the call (a group's mask, or
+// AMD's EXEC for a call without one), read() takes lane `src`'s word (0 when that lane is not in the call), done(exec)
+// ends the exchange before the words may be written again.
+
+// A call whose mask names lanes of both halves but not the whole wave (a cooperative group's partition, a coalesced
+// group, a _sync call) meets by its mask (meet()): the lanes of one half may call at once with different masks (the two
+// sides of a binary_partition, every label of a labeled_partition). A named lane that never calls leaves the others
+// waiting (a time-out, where ROCm traps). The whole wave's mask (~0: a tile<64>, a full-wave _sync call, CUDA's full
+// mask written as 64 bits) is taken as HIP's EXEC: the lanes that arrive together (form()).
+__device__ __forceinline__ bool keyed(unsigned long long m) {
+  return m != ~0ull && spans(m) && ((m >> lane()) & 1ull) && paired();
+}
+__device__ __forceinline__ unsigned long long publish_active(unsigned int v, unsigned int am) {
+  xch[wave()][lane()] = v;
+  __threadfence_block();
+  __syncwarp(am);
+  if (!paired()) return (unsigned long long)am;
+  return form(am);
+}
+__device__ __forceinline__ unsigned long long publish(unsigned int v, unsigned long long group = 0ull) {
+  if (keyed(group)) return meet(v, group);
+  return publish_active(v, __activemask());
+}
+__device__ __forceinline__ unsigned int read(unsigned int src, unsigned long long exec) {
+  src &= 63u;
+  if (!((exec >> src) & 1ull)) return 0u;
+  return ((volatile unsigned int*)xch[wave()])[src];
+}
+__device__ __forceinline__ void done(unsigned long long exec) {
+  unsigned int mine = (unsigned int)(exec >> half());
+  __syncwarp(mine);
+  if (spans(exec) && paired()) {
+    if (leader(mine)) kmeet_both(&kmeet[wave()][__ffsll((long long)exec) - 1], 0);
+    __syncwarp(mine);
+  }
+}
+
+// Lane `src` (0..63) of the caller's own half, natively, among the lanes `am` of it; 0 when that lane is not there.
+__device__ __forceinline__ unsigned int own32(unsigned int v, unsigned int src, unsigned int am) {
   unsigned int r = __shfl_sync(am, v, src & 31u);
   return ((am >> (src & 31u)) & 1u) ? r : 0u;
+}
+__device__ __forceinline__ unsigned int own32(unsigned int v, unsigned int src) { return own32(v, src, __activemask()); }
+// The caller's half of a known group (its lanes that exist), or the lanes running with the caller when the group is not
+// known, is the whole wave or does not hold the caller.
+__device__ __forceinline__ unsigned int own_lanes(unsigned long long group) {
+  if (group == ~0ull || !((group >> lane()) & 1ull)) return __activemask();  // the whole wave's mask: EXEC
+  return (unsigned int)(group >> half()) & present(wave(), half() >> 5);
 }
 
 template <class T>
@@ -271,23 +345,25 @@ struct Words {
 // The value of lane `index` (HIP's bpermute index; taken mod 64) of the wave; `local` when every lane's
 // index lies in its own half (then no barrier is needed).
 // `group`: the lanes of the call when its mask is known (a _sync form, a cooperative group; see keyed()).
+// The second word of an 8-byte value is exchanged among the lanes of the first (meet(): a half-group never pairs
+// with another one for it).
 template <class T>
 __device__ __forceinline__ T permute(T var, int index, bool local, unsigned long long group = 0ull) {
   Words<T> in(var), out(var);
   unsigned int src = (unsigned int)index & 63u;
   if (local) {  // every lane reads a lane of its own half
-    if (keyed(group)) __syncwarp((unsigned int)(group >> half()));
-    out.w[0] = own32(in.w[0], src);
-    if (sizeof(T) > 4) out.w[1] = own32(in.w[1], src);
+    unsigned int am = own_lanes(group);
+    out.w[0] = own32(in.w[0], src, am);
+    if (sizeof(T) > 4) out.w[1] = own32(in.w[1], src, am);
     return out.value();
   }
   unsigned long long exec = publish(in.w[0], group);
   out.w[0] = read(src, exec);
-  done(group);
+  done(exec);
   if (sizeof(T) > 4) {
-    exec = publish(in.w[1], group);
+    exec = meet(in.w[1], exec);
     out.w[1] = read(src, exec);
-    done(group);
+    done(exec);
   }
   return out.value();
 }
@@ -298,33 +374,33 @@ __device__ __forceinline__ T permute(T var, int index, bool local, unsigned long
 __device__ __forceinline__ unsigned int lane_id() { return lane(); }
 
 __device__ __forceinline__ unsigned long long ballot(int pred) {
-  unsigned int mine = __ballot_sync(__activemask(), pred);
+  unsigned int am = __activemask();
+  unsigned int mine = __ballot_sync(am, pred);
   if (!paired()) return (unsigned long long)mine;
-  // Every lane publishes its warp's ballot; the first active lane of each half is read.
-  unsigned long long exec = publish(mine);
+  // Every lane publishes its warp's ballot; the first lane of each half-group is read.
+  unsigned long long exec = publish_active(mine, am);
   unsigned int a0 = (unsigned int)exec, a1 = (unsigned int)(exec >> 32);
   unsigned int lo = a0 ? read(__ffs(a0) - 1, exec) : 0u;
   unsigned int hi = a1 ? read(32 + __ffs(a1) - 1, exec) : 0u;
-  done();
+  done(exec);
   return (unsigned long long)lo | ((unsigned long long)hi << 32);
 }
 __device__ __forceinline__ unsigned long long activemask() {
   unsigned int am = __activemask();
   if (!paired()) return (unsigned long long)am;
-  unsigned long long exec = publish(0u);
-  done();
-  return exec;
+  return form(am);  // no words: the meeting of the half-groups is the whole call
 }
 __device__ __forceinline__ int any(int pred) { return ballot(pred) != 0ull; }
 __device__ __forceinline__ int all(int pred) {
   // AMD: __ockl_wfall_i32, all active lanes.
-  unsigned int mine = __ballot_sync(__activemask(), pred);
-  if (!paired()) return mine == __activemask();
-  unsigned long long exec = publish(mine);
+  unsigned int am = __activemask();
+  unsigned int mine = __ballot_sync(am, pred);
+  if (!paired()) return mine == am;
+  unsigned long long exec = publish_active(mine, am);
   unsigned int a0 = (unsigned int)exec, a1 = (unsigned int)(exec >> 32);
   unsigned int lo = a0 ? read(__ffs(a0) - 1, exec) : 0u;
   unsigned int hi = a1 ? read(32 + __ffs(a1) - 1, exec) : 0u;
-  done();
+  done(exec);
   return lo == a0 && hi == a1;
 }
 
@@ -390,11 +466,10 @@ __device__ __forceinline__ unsigned long long match_any(unsigned long long mask,
 // __activemask(), which would miss the later group (a false trap, or a ballot missing lanes). A correct HIP
 // program has every named lane make the call with the same mask; lanes with other masks meet in their own
 // groups. A named lane that never calls leaves the others waiting (a time-out, where ROCm traps).
-// A mask over both halves but not the whole wave meets by its mask (keyed(), publish(v, group)): before that
-// meeting, cuda-samples warpAggregatedAtomicsCG's labeled_partition (a loop of binary_partition calls, lanes of
-// one half calling at once with different masks) trapped in a few of 19531 blocks on an H200, when CUDA ran the
-// lanes of one mask as separate groups and a half-wide meeting saw part of a mask. The whole wave's mask is left
-// to publish(), which takes the lanes of each half that arrive together.
+// A mask over both halves but not the whole wave meets by its mask (keyed(), meet()): before that meeting,
+// cuda-samples warpAggregatedAtomicsCG's labeled_partition (a loop of binary_partition calls, lanes of one half
+// calling at once with different masks) trapped in a few of 19531 blocks on an H200, when CUDA ran the lanes of one
+// mask as separate groups and a half-wide meeting saw part of a mask. The whole wave's mask is HIP's EXEC (form()).
 __device__ __forceinline__ void converge(unsigned long long mask) {
   if (!own_half(mask)) return;
   unsigned int mine = (unsigned int)(mask >> half());
@@ -424,12 +499,11 @@ __device__ __forceinline__ unsigned long long ballot_sync(MaskT mask, int pred) 
   VADO_W64_MASK_CHECK(MaskT);
   unsigned long long m = (unsigned long long)mask;
   check_mask(m);
-  if (own_half(m)) return ((unsigned long long)__ballot_sync(__activemask(), pred) << half()) & m;
+  if (own_half(m)) return ((unsigned long long)__ballot_sync(own_lanes(m), pred) << half()) & m;
   if (!keyed(m)) return ballot(pred) & m;
-  unsigned int mine = (unsigned int)(m >> half()), lo_lanes = (unsigned int)m, hi_lanes = (unsigned int)(m >> 32);
-  unsigned long long exec = publish(__ballot_sync(mine, pred), m);
-  unsigned int lo = read(__ffs(lo_lanes) - 1, exec), hi = read(32 + __ffs(hi_lanes) - 1, exec);
-  done(m);
+  unsigned long long exec = publish(__ballot_sync(own_lanes(m), pred), m);
+  unsigned int lo = read(__ffs((unsigned int)exec) - 1, exec), hi = read(32 + __ffs((unsigned int)(exec >> 32)) - 1, exec);
+  done(exec);
   return ((unsigned long long)lo | ((unsigned long long)hi << 32)) & m;
 }
 template <class MaskT>
@@ -474,8 +548,7 @@ __device__ __forceinline__ void syncwarp(MaskT mask) {
   unsigned long long m = (unsigned long long)mask;
   check_mask(m);
   if (keyed(m)) {
-    publish(0u, m);
-    done(m);
+    meet(0u, m);  // no words are read: the arrival is the whole call
   } else {
     __syncwarp(__activemask());
   }
@@ -504,22 +577,21 @@ template <class T>
 __device__ __forceinline__ unsigned long long match_any(unsigned long long mask, T value) {
   Words<T> in(value);
   if (own_half(mask)) {
-    unsigned int am = __activemask();
     unsigned long long v = 0ull;
     memcpy(&v, in.w, 8);
-    return ((unsigned long long)__match_any_sync(am, v) << half()) & mask;
+    return ((unsigned long long)__match_any_sync(own_lanes(mask), v) << half()) & mask;
   }
   unsigned int w = wave();
   unsigned long long same = 0ull;
   unsigned long long exec = publish(in.w[0], mask);
   for (unsigned int l = 0; l < 64u; ++l)
     if (((exec & mask) >> l) & 1ull && xch[w][l] == in.w[0]) same |= 1ull << l;
-  done(mask);
+  done(exec);
   if (sizeof(T) > 4) {
-    exec = publish(in.w[1], mask);
+    exec = meet(in.w[1], exec);  // the lanes of the first word
     for (unsigned int l = 0; l < 64u; ++l)
       if ((same >> l) & 1ull && xch[w][l] != in.w[1]) same &= ~(1ull << l);
-    done(mask);
+    done(exec);
   }
   return same;
 }
@@ -553,18 +625,23 @@ __device__ __forceinline__ T reduce(unsigned long long mask, T value, Op op) {
   unsigned long long exec = mask;
   unsigned int w = wave();
   bool wide = !own_half(mask);
-  if (wide) exec = publish(u, mask) & mask;
+  unsigned long long call = 0ull;
+  unsigned int am = wide ? 0u : own_lanes(mask);
+  if (wide) {
+    call = publish(u, mask);
+    exec = call & mask;
+  }
   T acc = value;
   bool first = true;
   for (unsigned int l = 0; l < 64u; ++l) {
     if (!((exec >> l) & 1ull)) continue;
-    unsigned int x = wide ? xch[w][l] : own32(u, l);
+    unsigned int x = wide ? xch[w][l] : own32(u, l, am);
     T t;
     memcpy(&t, &x, 4);
     acc = first ? t : op(acc, t);
     first = false;
   }
-  if (wide) done(mask);
+  if (wide) done(call);
   return acc;
 }
 struct Add { template <class T> __device__ T operator()(T a, T b) const { return a + b; } };

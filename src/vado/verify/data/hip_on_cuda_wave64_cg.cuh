@@ -79,8 +79,10 @@
 //   multi_grid_group / this_multi_grid (CUDA 13 has nothing to run it on) is not emulated.
 // Limits (besides those of the wave64 layer, which hold for a group that spans both warps of a wave: a
 // coalesced group or tile whose other half never reaches the call hangs, as any divergent wave-wide call does):
-//   - a group within one warp runs there alone; one that spans both warps exchanges through the layer, so
-//     two groups of one warp that span the wave differently must not call at the same time from divergent code;
+//   - a group within one warp runs there alone; one that spans both warps exchanges through the layer, by its own
+//     lanes (two groups of one warp calling at once from divergent code never share its state); coalesced_threads()
+//     in divergent code is the lanes that meet there, which may group lanes of one warp's half apart where AMD runs
+//     them together (CUDA ran them apart), and every member of a group sees the same group;
 //   - a CUDA C++ header vado has no HIP wrapper for, included after this one, reads `cooperative_groups` as
 //     vado_w64_cg (cooperative_groups/memcpy_async.h, which cuda/pipeline programs and CUB include, is
 //     included first, below).
@@ -174,8 +176,7 @@ __device__ __forceinline__ void wave_sync(unsigned long long members) {
   if (vado_w64::own_half(members)) {
     (__syncwarp)((__activemask)());
   } else {
-    vado_w64::publish(0u, members);
-    vado_w64::done(members);
+    vado_w64::publish(0u, members);  // the meeting of the group's lanes (or of the half-groups at the call) is the sync
   }
   __threadfence_block();
 }
