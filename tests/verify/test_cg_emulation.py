@@ -237,9 +237,10 @@ def test_groups_cuda_runs_apart_within_a_half_on_the_gpu(checks_binary):
     # 32-lane half as separate groups (independent thread scheduling), and the half's one set of wave-wide counters
     # paired them with the other half's calls out of step. The divergent mode runs that sample's shapes (warp-
     # aggregated increments over coalesced_threads() in a divergent loop, per-bucket increments and maxima over
-    # labeled partitions, the wave's group and the port's 32-lane one) and a half split by a branch every round, with
-    # what HIP gives whatever the grouping (counts, slots, maxima, groups that agree with themselves), and a split
-    # half beside one waiting at a barrier (exact values). It must finish, with every check passing.
+    # labeled partitions, the wave's group and the port's 32-lane one: counts, slots and maxima, what HIP gives whatever
+    # the grouping), a half split by a branch every round beside a whole one (AMD's groups: the emulation pairs
+    # half-groups at the same call site only) and a split half beside one waiting at a barrier (exact values). It must
+    # finish, with every check passing.
     try:
         proc = subprocess.run([str(checks_binary), "divergent"], capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired as exc:

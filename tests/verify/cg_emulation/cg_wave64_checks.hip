@@ -658,9 +658,11 @@ static Result agg_buckets(bool by_half) {
 
 // One 32-lane half split into two groups by a branch while the other half is one group, every round, and both sides
 // of a binary_partition of each group making collectives: each group checks itself (ballot, shuffle by rank, reduce,
-// any/all over the sides) and hands out slots from its branch's counter. Which lanes share a group depends on how
-// CUDA schedules the branches (on AMD: the branch's lanes of the wave); what every grouping gives is checked: no
-// group disagrees with itself, and each counter hands out 0..k-1 to its k lanes.
+// any/all over the sides) and hands out slots from its branch's counter. On AMD each branch's group is its lanes of
+// the wave: the odd branch 16 lanes of the lower half, the other branch the 16 others and the whole upper half (48).
+// The emulation pairs half-groups at the same call site only, so it forms the same groups; before, the lower half's
+// two groups shared its one set of counters and paired with the upper half's calls out of step (a hang). Also
+// checked: no group disagrees with itself, and each counter hands out 0..k-1 to its k lanes.
 __device__ unsigned group_self_check(const cg::coalesced_group& g, int* counter, int* slot) {
   unsigned size = g.size(), rank = g.thread_rank(), bad = 0;
   if ((unsigned)__popcll(g.ballot(1)) != size) bad |= 1u;
@@ -686,16 +688,18 @@ __global__ void k_split_half(u64* out, int* counters, int rounds) {
     const bool odd = split_branch(blockIdx.x, l, r);
     int* counter = &counters[(blockIdx.x * rounds + r) * 2 + (odd ? 1 : 0)];
     int slot = -1;
-    unsigned bad;
+    unsigned bad, size;
     if (odd) {
       cg::coalesced_group g = cg::coalesced_threads();
+      size = g.size();
       bad = group_self_check(g, counter, &slot);
     } else {
       cg::coalesced_group g = cg::coalesced_threads();
+      size = g.size();
       bad = group_self_check(g, counter, &slot) << 8;
       if ((unsigned)__popcll(g.ballot(1)) != g.size()) bad |= 1u << 16;  // one more collective in this branch
     }
-    out[(size_t)t * rounds + r] = (u64)bad << 32 | (unsigned)slot;
+    out[(size_t)t * rounds + r] = (u64)bad << 32 | (u64)size << 16 | (unsigned)slot;
     if (r % 3 == 2) __syncthreads();
   }
 }
@@ -726,14 +730,16 @@ static Result split_half() {
       for (int branch = 0; branch < 2; ++branch) {
         std::vector<u64> slots;
         for (int t = 0; t < threads; ++t)
-          if ((int)split_branch(b, t % 64, r) == branch) slots.push_back(out[((size_t)b * threads + t) * rounds + r] & 0xffffffffull);
+          if ((int)split_branch(b, t % 64, r) == branch) slots.push_back(out[((size_t)b * threads + t) * rounds + r] & 0xffffull);
         std::sort(slots.begin(), slots.end());
         for (size_t k = 0; k < slots.size(); ++k) res.want.push_back(k);
         res.got.insert(res.got.end(), slots.begin(), slots.end());
       }
-  for (size_t i = 0; i < total; ++i) {
-    res.got.push_back(out[i] >> 32);
-    res.want.push_back(0);
+  for (size_t i = 0; i < total; ++i) {  // the group sizes and failed checks (none)
+    const size_t t = i / rounds;
+    const bool odd = split_branch((unsigned)(t / threads), (unsigned)(t % 64), (int)(i % rounds));
+    res.got.push_back(out[i] >> 16);
+    res.want.push_back(odd ? 16 : 48);
   }
   return res;
 }
@@ -789,8 +795,8 @@ int main(int argc, char** argv) {
     check_divergent("per-bucket increments and maxima over labeled partitions of the port's 32-lane group "
                     "(mapToBuckets, calculateMaxInEachBuckets)", r.got, r.want);
     r = split_half();
-    check_divergent("one half split in two groups by a branch, the other whole: every group consistent, slots 0..k-1",
-                    r.got, r.want);
+    check_divergent("one half split in two groups by a branch, the other whole: AMD's groups (16, 48), each consistent, "
+                    "slots 0..k-1", r.got, r.want);
     std::vector<u64> alone(128 * 256);
     for (size_t t = 0; t < alone.size(); ++t) {
       unsigned l = t % 64;

@@ -60,10 +60,11 @@ static __shared__ unsigned int xch[16][64];  // one 32-bit word per lane of each
 // RUNNING unless its tag matches in 24 bits and the lane has not started yet).
 static __shared__ unsigned int lstate[16][64];
 // Where the half-groups of a wave find each other at a call without a mask (form()): tag << 32 | slot of half 1 << 8 |
-// slot of half 0, each EMPTY, POSTED (a half-group waits there for one of the other half) or ANSWERED (one took it;
-// the poster frees the slot once it has read post_mate).
+// slot of half 0, each a post count << 2 | EMPTY, POSTED (a half-group waits there for one of the other half at the
+// same call site) or ANSWERED (one took it; the poster frees the slot once it has read post_mate).
 static __shared__ unsigned long long mbox[16];
 static __shared__ unsigned int post_act[16][2];         // the lanes of the half-group posted in each slot
+static __shared__ unsigned int post_site[16][2];        // the call site it waits at (site_of())
 static __shared__ unsigned long long post_mate[16][2];  // 1 << 32 | the lanes of the half-group that took it (0 until then)
 // Meetings of a group spanning both halves, per wave and lowest lane of the group (always in the first half):
 // tag << 32 | arrivals << 16 | departures, both halves counted (16-bit, compared modulo 2^16).
@@ -96,6 +97,12 @@ __device__ __forceinline__ unsigned int tag() {
   return (unsigned int)(h >> 32) | 1u;
 }
 __device__ __forceinline__ bool leader(unsigned int am) { return warp_lane() == (unsigned int)(__ffs(am) - 1); }
+// A call site of the program: its line and file, given by the default argument VADO_W64_CALL_SITE of the HIP functions
+// and cooperative-groups members (evaluated where the program calls them). 0: the emulation's own calls.
+__device__ __forceinline__ unsigned int site_of(unsigned int line, const char* file) {
+  return (line * 0x9E3779B1u ^ (unsigned int)(unsigned long long)file) | 1u;
+}
+#define VADO_W64_CALL_SITE vado_w64::site_of(__builtin_LINE(), __builtin_FILE())
 
 // The lanes of half `h` of wave `w` that exist (a block whose size is not a multiple of 64 has fewer).
 __device__ __forceinline__ unsigned int half_lanes(unsigned int w, unsigned int h) {
@@ -199,12 +206,31 @@ __device__ __forceinline__ unsigned long long meet(unsigned int v, unsigned long
 // ---------------------------------------------------------------------------------------------
 // Calls without a mask (HIP's EXEC)
 
-// Whether every lane of half `p` of wave `w` waits where a call of the other half cannot be its call: at a block
-// barrier this half has not reached, gone from the kernel, or at the meeting of a known group that still waits for a
-// half (on AMD those lanes are on another path: inactive at this call).
-__device__ __forceinline__ bool parked(unsigned int w, unsigned int p) {
+enum : unsigned int { EMPTY = 0u, POSTED = 1u, ANSWERED = 2u };
+// Slot `h` of the mailbox word (post count << 2 | state); all EMPTY in a word an earlier block left.
+__device__ __forceinline__ unsigned int slot(unsigned long long box, unsigned int t, unsigned int h) {
+  return (unsigned int)(box >> 32) == t ? (unsigned int)(box >> (8u * h)) & 0xffu : EMPTY;
+}
+__device__ __forceinline__ unsigned int state(unsigned int s) { return s & 3u; }
+// The word with slot `h` in `to` (POSTED counts a post: a slot that was taken, freed and posted again differs).
+__device__ __forceinline__ unsigned long long with_slot(unsigned long long box, unsigned int t, unsigned int h,
+                                                        unsigned int to) {
+  unsigned int mine = slot(box, t, h), other = slot(box, t, h ^ 1u);
+  mine = to == POSTED ? ((mine + 4u) & 0xfcu) | POSTED : (mine & 0xfcu) | to;
+  return ((unsigned long long)t << 32) | (h ? (mine << 8) | other : (other << 8) | mine);
+}
+
+// Whether every lane of half `p` of wave `w` waits where it cannot make the caller's call (at `site`): at a block
+// barrier the caller has not reached, gone from the kernel, at the meeting of a known group that still waits for a
+// half, or posted at a call without a mask at another site (on AMD those lanes are on another path: inactive here).
+__device__ __forceinline__ bool parked(unsigned int w, unsigned int p, unsigned int site) {
   unsigned int t = tag(), n = half_lanes(w, p);
+  unsigned int elsewhere = 0u;
+  if (state(slot(*(volatile unsigned long long*)&mbox[w], t, p)) == POSTED &&
+      *(volatile unsigned int*)&post_site[w][p] != site)
+    elsewhere = *(volatile unsigned int*)&post_act[w][p];
   for (unsigned int l = 0; l < n; ++l) {
+    if ((elsewhere >> l) & 1u) continue;
     unsigned int s = state_of(w, 32u * p + l, t);
     if (s == AT_BARRIER || s == EXITED) continue;
     if ((s & MEETING) && (kfield(*(volatile unsigned long long*)&kmeet[w][s & 31u], t, 16) & 1u)) continue;
@@ -213,23 +239,15 @@ __device__ __forceinline__ bool parked(unsigned int w, unsigned int p) {
   return true;
 }
 
-enum : unsigned int { EMPTY = 0u, POSTED = 1u, ANSWERED = 2u };
-__device__ __forceinline__ unsigned int slot(unsigned long long box, unsigned int t, unsigned int h) {
-  return (unsigned int)(box >> 32) == t ? (unsigned int)(box >> (8u * h)) & 0xffu : EMPTY;
-}
-__device__ __forceinline__ unsigned long long with_slot(unsigned long long box, unsigned int t, unsigned int h,
-                                                        unsigned int state) {
-  unsigned int s0 = h ? slot(box, t, 0u) : state, s1 = h ? state : slot(box, t, 1u);
-  return ((unsigned long long)t << 32) | (s1 << 8) | s0;
-}
-
-// The wave's lanes at a call without a mask. The caller's half-group is the lanes `am` of its warp running the call
-// together; its leader lane takes a half-group of the other half posted in the wave's mailbox, or posts its own and
-// waits to be taken, or goes alone once every lane of the other half is parked(). Each half-group pairs with at most
-// one other and is identified by its own lanes, never by a count of the calls its half has made: when CUDA runs the
-// lanes of one half as two groups (after a branch, independent thread scheduling), each meets a partner or goes
-// alone, and the two never share a counter. A second half-group of the same half waits until the slot is free.
-__device__ __forceinline__ unsigned long long form(unsigned int am) {
+// The wave's lanes at a call without a mask, made at `site`. The caller's half-group is the lanes `am` of its warp
+// running the call together; its leader lane takes a half-group of the other half posted in the wave's mailbox at the
+// same site, or posts its own and waits to be taken, or goes alone once every lane of the other half is parked().
+// Each half-group pairs with at most one other and is identified by its own lanes, never by a count of the calls its
+// half has made: when CUDA runs the lanes of one half as two groups (after a branch, independent thread scheduling),
+// each meets a partner or goes alone, and the two never share a counter. Half-groups at different sites (the two
+// branches of an if/else, each half in one) do not pair: on AMD they are different instructions, run one after the
+// other. A second half-group of the same half waits until its half's slot is free.
+__device__ __forceinline__ unsigned long long form(unsigned int am, unsigned int site) {
   unsigned int w = wave(), h = half() >> 5, p = h ^ 1u;
   unsigned int other = 0u;
   if (leader(am)) {
@@ -238,8 +256,9 @@ __device__ __forceinline__ unsigned long long form(unsigned int am) {
     bool posted = false;
     for (;;) {
       unsigned long long b = *(volatile unsigned long long*)box;
+      __threadfence_block();  // a slot seen POSTED: its post_act and post_site are seen too
       if (!posted) {
-        if (slot(b, t, p) == POSTED) {  // take the other half's half-group
+        if (state(slot(b, t, p)) == POSTED && *(volatile unsigned int*)&post_site[w][p] == site) {  // take it
           if (atomicCAS(box, b, with_slot(b, t, p, ANSWERED)) != b) continue;
           __threadfence_block();
           other = *(volatile unsigned int*)&post_act[w][p];
@@ -248,8 +267,9 @@ __device__ __forceinline__ unsigned long long form(unsigned int am) {
           __threadfence_block();
           break;
         }
-        if (slot(b, t, h) != EMPTY) continue;  // another half-group of this half is meeting: wait for the slot
+        if (state(slot(b, t, h)) != EMPTY) continue;  // another half-group of this half is meeting: wait for the slot
         *(volatile unsigned int*)&post_act[w][h] = am;
+        *(volatile unsigned int*)&post_site[w][h] = site;
         *(volatile unsigned long long*)&post_mate[w][h] = 0ull;
         __threadfence_block();
         if (atomicCAS(box, b, with_slot(b, t, h, POSTED)) == b) posted = true;
@@ -266,7 +286,8 @@ __device__ __forceinline__ unsigned long long form(unsigned int am) {
         }
         break;
       }
-      if (slot(b, t, h) == POSTED && parked(w, p) && atomicCAS(box, b, with_slot(b, t, h, EMPTY)) == b) break;  // alone
+      if (state(slot(b, t, h)) == POSTED && parked(w, p, site) && atomicCAS(box, b, with_slot(b, t, h, EMPTY)) == b)
+        break;  // alone
     }
     __threadfence_block();
   }
@@ -288,16 +309,17 @@ __device__ __forceinline__ unsigned long long form(unsigned int am) {
 __device__ __forceinline__ bool keyed(unsigned long long m) {
   return m != ~0ull && spans(m) && ((m >> lane()) & 1ull) && paired();
 }
-__device__ __forceinline__ unsigned long long publish_active(unsigned int v, unsigned int am) {
+__device__ __forceinline__ unsigned long long publish_active(unsigned int v, unsigned int am, unsigned int site) {
   xch[wave()][lane()] = v;
   __threadfence_block();
   __syncwarp(am);
   if (!paired()) return (unsigned long long)am;
-  return form(am);
+  return form(am, site);
 }
-__device__ __forceinline__ unsigned long long publish(unsigned int v, unsigned long long group = 0ull) {
+__device__ __forceinline__ unsigned long long publish(unsigned int v, unsigned long long group = 0ull,
+                                                      unsigned int site = 0u) {
   if (keyed(group)) return meet(v, group);
-  return publish_active(v, __activemask());
+  return publish_active(v, __activemask(), site);
 }
 __device__ __forceinline__ unsigned int read(unsigned int src, unsigned long long exec) {
   src &= 63u;
@@ -348,7 +370,8 @@ struct Words {
 // The second word of an 8-byte value is exchanged among the lanes of the first (meet(): a half-group never pairs
 // with another one for it).
 template <class T>
-__device__ __forceinline__ T permute(T var, int index, bool local, unsigned long long group = 0ull) {
+__device__ __forceinline__ T permute(T var, int index, bool local, unsigned long long group = 0ull,
+                                     unsigned int site = 0u) {
   Words<T> in(var), out(var);
   unsigned int src = (unsigned int)index & 63u;
   if (local) {  // every lane reads a lane of its own half
@@ -357,7 +380,7 @@ __device__ __forceinline__ T permute(T var, int index, bool local, unsigned long
     if (sizeof(T) > 4) out.w[1] = own32(in.w[1], src, am);
     return out.value();
   }
-  unsigned long long exec = publish(in.w[0], group);
+  unsigned long long exec = publish(in.w[0], group, site);
   out.w[0] = read(src, exec);
   done(exec);
   if (sizeof(T) > 4) {
@@ -373,30 +396,30 @@ __device__ __forceinline__ T permute(T var, int index, bool local, unsigned long
 
 __device__ __forceinline__ unsigned int lane_id() { return lane(); }
 
-__device__ __forceinline__ unsigned long long ballot(int pred) {
+__device__ __forceinline__ unsigned long long ballot(int pred, unsigned int site = 0u) {
   unsigned int am = __activemask();
   unsigned int mine = __ballot_sync(am, pred);
   if (!paired()) return (unsigned long long)mine;
   // Every lane publishes its warp's ballot; the first lane of each half-group is read.
-  unsigned long long exec = publish_active(mine, am);
+  unsigned long long exec = publish_active(mine, am, site);
   unsigned int a0 = (unsigned int)exec, a1 = (unsigned int)(exec >> 32);
   unsigned int lo = a0 ? read(__ffs(a0) - 1, exec) : 0u;
   unsigned int hi = a1 ? read(32 + __ffs(a1) - 1, exec) : 0u;
   done(exec);
   return (unsigned long long)lo | ((unsigned long long)hi << 32);
 }
-__device__ __forceinline__ unsigned long long activemask() {
+__device__ __forceinline__ unsigned long long activemask(unsigned int site = 0u) {
   unsigned int am = __activemask();
   if (!paired()) return (unsigned long long)am;
-  return form(am);  // no words: the meeting of the half-groups is the whole call
+  return form(am, site);  // no words: the meeting of the half-groups is the whole call
 }
-__device__ __forceinline__ int any(int pred) { return ballot(pred) != 0ull; }
-__device__ __forceinline__ int all(int pred) {
+__device__ __forceinline__ int any(int pred, unsigned int site = 0u) { return ballot(pred, site) != 0ull; }
+__device__ __forceinline__ int all(int pred, unsigned int site = 0u) {
   // AMD: __ockl_wfall_i32, all active lanes.
   unsigned int am = __activemask();
   unsigned int mine = __ballot_sync(am, pred);
   if (!paired()) return mine == am;
-  unsigned long long exec = publish_active(mine, am);
+  unsigned long long exec = publish_active(mine, am, site);
   unsigned int a0 = (unsigned int)exec, a1 = (unsigned int)(exec >> 32);
   unsigned int lo = a0 ? read(__ffs(a0) - 1, exec) : 0u;
   unsigned int hi = a1 ? read(32 + __ffs(a1) - 1, exec) : 0u;
@@ -406,24 +429,27 @@ __device__ __forceinline__ int all(int pred) {
 
 // HIP's index formulas (amd_warp_functions.h); `local` when the width keeps every lane in its half.
 template <class T>
-__device__ __forceinline__ T shfl(T var, int src_lane, int width = 64, unsigned long long group = 0ull) {
+__device__ __forceinline__ T shfl(T var, int src_lane, int width = 64, unsigned long long group = 0ull,
+                                  unsigned int site = 0u) {
   int self = (int)lane();
   int index = (src_lane & (width - 1)) + (self & ~(width - 1));
-  return permute(var, index, width <= 32, group);
+  return permute(var, index, width <= 32, group, site);
 }
 template <class T>
-__device__ __forceinline__ T shfl_up(T var, unsigned int delta, int width = 64, unsigned long long group = 0ull) {
+__device__ __forceinline__ T shfl_up(T var, unsigned int delta, int width = 64, unsigned long long group = 0ull,
+                                  unsigned int site = 0u) {
   int self = (int)lane();
   int index = self - (int)delta;
   index = (index < (self & ~(width - 1))) ? self : index;
-  return permute(var, index, width <= 32, group);
+  return permute(var, index, width <= 32, group, site);
 }
 template <class T>
-__device__ __forceinline__ T shfl_down(T var, unsigned int delta, int width = 64, unsigned long long group = 0ull) {
+__device__ __forceinline__ T shfl_down(T var, unsigned int delta, int width = 64, unsigned long long group = 0ull,
+                                  unsigned int site = 0u) {
   int self = (int)lane();
   int index = self + (int)delta;
   index = (int)((self & (width - 1)) + delta) >= width ? self : index;
-  return permute(var, index, width <= 32, group);
+  return permute(var, index, width <= 32, group, site);
 }
 // HIP bounds the xor index above only (index >= the end of the caller's segment reads the caller's own lane):
 // with a mask that has bit 5 set (32..63), a lane of the upper half reads a lane of the lower half (lane 40,
@@ -433,11 +459,12 @@ __device__ __forceinline__ bool xor_stays_in_half(int lane_mask, int width) {
   return width <= 32 && lane_mask >= 0 && ((lane_mask & 32) == 0 || lane_mask >= 64);
 }
 template <class T>
-__device__ __forceinline__ T shfl_xor(T var, int lane_mask, int width = 64, unsigned long long group = 0ull) {
+__device__ __forceinline__ T shfl_xor(T var, int lane_mask, int width = 64, unsigned long long group = 0ull,
+                                  unsigned int site = 0u) {
   int self = (int)lane();
   int index = self ^ lane_mask;
   index = index >= ((self + width) & ~(width - 1)) ? self : index;
-  return permute(var, index, xor_stays_in_half(lane_mask, width), group);
+  return permute(var, index, xor_stays_in_half(lane_mask, width), group, site);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -454,7 +481,7 @@ __device__ __forceinline__ bool own_half(unsigned long long mask) {
 }
 
 template <class T>
-__device__ __forceinline__ unsigned long long match_any(unsigned long long mask, T value);
+__device__ __forceinline__ unsigned long long match_any(unsigned long long mask, T value, unsigned int site = 0u);
 
 // ROCm's __hip_check_mask: every lane that executes the call with a mask is named in it and the lanes
 // executing it with the same mask are exactly the mask (lanes may call it at once with different masks:
@@ -475,7 +502,8 @@ __device__ __forceinline__ void converge(unsigned long long mask) {
   unsigned int mine = (unsigned int)(mask >> half());
   if ((mine >> warp_lane()) & 1u) __syncwarp(mine);
 }
-__device__ __forceinline__ void check_mask(unsigned long long mask) {
+// `site`: the call's; the check's own exchange of a whole-wave mask meets at a site of its own (site ^ 2).
+__device__ __forceinline__ void check_mask(unsigned long long mask, unsigned int site = 0u) {
   converge(mask);
 #ifndef NDEBUG
   if (mask == 0ull) fail("__*_sync called with a zero mask");
@@ -488,57 +516,57 @@ __device__ __forceinline__ void check_mask(unsigned long long mask) {
       fail("the mask of a __*_sync call does not name exactly the lanes executing it (ROCm traps here)");
   } else {
     // A keyed meeting has exactly the mask's lanes: they must all name that mask.
-    if (match_any(keyed(mask) ? mask : ~0ull, mask) != mask)
+    if (match_any(keyed(mask) ? mask : ~0ull, mask, site ^ 2u) != mask)
       fail("the mask of a __*_sync call does not name exactly the lanes executing it (ROCm traps here)");
   }
 #endif
 }
 
 template <class MaskT>
-__device__ __forceinline__ unsigned long long ballot_sync(MaskT mask, int pred) {
+__device__ __forceinline__ unsigned long long ballot_sync(MaskT mask, int pred, unsigned int site = 0u) {
   VADO_W64_MASK_CHECK(MaskT);
   unsigned long long m = (unsigned long long)mask;
-  check_mask(m);
+  check_mask(m, site);
   if (own_half(m)) return ((unsigned long long)__ballot_sync(own_lanes(m), pred) << half()) & m;
-  if (!keyed(m)) return ballot(pred) & m;
+  if (!keyed(m)) return ballot(pred, site) & m;
   unsigned long long exec = publish(__ballot_sync(own_lanes(m), pred), m);
   unsigned int lo = read(__ffs((unsigned int)exec) - 1, exec), hi = read(32 + __ffs((unsigned int)(exec >> 32)) - 1, exec);
   done(exec);
   return ((unsigned long long)lo | ((unsigned long long)hi << 32)) & m;
 }
 template <class MaskT>
-__device__ __forceinline__ int any_sync(MaskT mask, int pred) {
+__device__ __forceinline__ int any_sync(MaskT mask, int pred, unsigned int site = 0u) {
   VADO_W64_MASK_CHECK(MaskT);
-  return ballot_sync((unsigned long long)mask, pred) != 0ull;
+  return ballot_sync((unsigned long long)mask, pred, site) != 0ull;
 }
 template <class MaskT>
-__device__ __forceinline__ int all_sync(MaskT mask, int pred) {
+__device__ __forceinline__ int all_sync(MaskT mask, int pred, unsigned int site = 0u) {
   VADO_W64_MASK_CHECK(MaskT);
-  return ballot_sync((unsigned long long)mask, pred) == (unsigned long long)mask;
+  return ballot_sync((unsigned long long)mask, pred, site) == (unsigned long long)mask;
 }
 template <class MaskT, class T>
-__device__ __forceinline__ T shfl_sync(MaskT mask, T var, int src_lane, int width = 64) {
+__device__ __forceinline__ T shfl_sync(MaskT mask, T var, int src_lane, int width = 64, unsigned int site = 0u) {
   VADO_W64_MASK_CHECK(MaskT);
-  check_mask((unsigned long long)mask);
-  return shfl(var, src_lane, width, (unsigned long long)mask);
+  check_mask((unsigned long long)mask, site);
+  return shfl(var, src_lane, width, (unsigned long long)mask, site);
 }
 template <class MaskT, class T>
-__device__ __forceinline__ T shfl_up_sync(MaskT mask, T var, unsigned int delta, int width = 64) {
+__device__ __forceinline__ T shfl_up_sync(MaskT mask, T var, unsigned int delta, int width = 64, unsigned int site = 0u) {
   VADO_W64_MASK_CHECK(MaskT);
-  check_mask((unsigned long long)mask);
-  return shfl_up(var, delta, width, (unsigned long long)mask);
+  check_mask((unsigned long long)mask, site);
+  return shfl_up(var, delta, width, (unsigned long long)mask, site);
 }
 template <class MaskT, class T>
-__device__ __forceinline__ T shfl_down_sync(MaskT mask, T var, unsigned int delta, int width = 64) {
+__device__ __forceinline__ T shfl_down_sync(MaskT mask, T var, unsigned int delta, int width = 64, unsigned int site = 0u) {
   VADO_W64_MASK_CHECK(MaskT);
-  check_mask((unsigned long long)mask);
-  return shfl_down(var, delta, width, (unsigned long long)mask);
+  check_mask((unsigned long long)mask, site);
+  return shfl_down(var, delta, width, (unsigned long long)mask, site);
 }
 template <class MaskT, class T>
-__device__ __forceinline__ T shfl_xor_sync(MaskT mask, T var, int lane_mask, int width = 64) {
+__device__ __forceinline__ T shfl_xor_sync(MaskT mask, T var, int lane_mask, int width = 64, unsigned int site = 0u) {
   VADO_W64_MASK_CHECK(MaskT);
-  check_mask((unsigned long long)mask);
-  return shfl_xor(var, lane_mask, width, (unsigned long long)mask);
+  check_mask((unsigned long long)mask, site);
+  return shfl_xor(var, lane_mask, width, (unsigned long long)mask, site);
 }
 
 __device__ __forceinline__ void syncwarp() { __syncwarp(__activemask()); }
@@ -574,7 +602,7 @@ struct match_type {
 // __match_any_sync / __match_all_sync over the lanes of `mask` (bits of `value` compared: the callers make
 // floating-point values canonical first).
 template <class T>
-__device__ __forceinline__ unsigned long long match_any(unsigned long long mask, T value) {
+__device__ __forceinline__ unsigned long long match_any(unsigned long long mask, T value, unsigned int site) {
   Words<T> in(value);
   if (own_half(mask)) {
     unsigned long long v = 0ull;
@@ -583,7 +611,7 @@ __device__ __forceinline__ unsigned long long match_any(unsigned long long mask,
   }
   unsigned int w = wave();
   unsigned long long same = 0ull;
-  unsigned long long exec = publish(in.w[0], mask);
+  unsigned long long exec = publish(in.w[0], mask, site);
   for (unsigned int l = 0; l < 64u; ++l)
     if (((exec & mask) >> l) & 1ull && xch[w][l] == in.w[0]) same |= 1ull << l;
   done(exec);
@@ -596,30 +624,30 @@ __device__ __forceinline__ unsigned long long match_any(unsigned long long mask,
   return same;
 }
 template <class MaskT, class T>
-__device__ __forceinline__ unsigned long long match_any_sync(MaskT mask, T value) {
+__device__ __forceinline__ unsigned long long match_any_sync(MaskT mask, T value, unsigned int site = 0u) {
   VADO_W64_MASK_CHECK(MaskT);
   VADO_W64_MATCH_TYPE_CHECK(T);
-  check_mask((unsigned long long)mask);
+  check_mask((unsigned long long)mask, site);
   if (value != value) fail("__match_any_sync of a NaN (HIP's __match_any never finishes: NaN == NaN is false)");
-  return match_any((unsigned long long)mask, canonical(value));
+  return match_any((unsigned long long)mask, canonical(value), site);
 }
 template <class MaskT, class T>
-__device__ __forceinline__ unsigned long long match_all_sync(MaskT mask, T value, int* pred) {
+__device__ __forceinline__ unsigned long long match_all_sync(MaskT mask, T value, int* pred, unsigned int site = 0u) {
   VADO_W64_MASK_CHECK(MaskT);
   VADO_W64_MATCH_TYPE_CHECK(T);
   unsigned long long m = (unsigned long long)mask;
-  check_mask(m);
-  unsigned long long same = match_any(m, canonical(value));
+  check_mask(m, site);
+  unsigned long long same = match_any(m, canonical(value), site);
   // A NaN in the group: HIP's __all(first == value) is false.
-  if (std::is_floating_point<T>::value && ballot_sync(m, value != value) != 0ull) same = 0ull;
+  if (std::is_floating_point<T>::value && ballot_sync(m, value != value, site ^ 4u) != 0ull) same = 0ull;
   *pred = same == m;
   return same == m ? m : 0ull;
 }
 
 // __reduce_{add,min,max,and,or,xor}_sync over the lanes of `mask` (32-bit integers, as in HIP).
 template <class T, class Op>
-__device__ __forceinline__ T reduce(unsigned long long mask, T value, Op op) {
-  check_mask(mask);
+__device__ __forceinline__ T reduce(unsigned long long mask, T value, Op op, unsigned int site) {
+  check_mask(mask, site);
   unsigned int u = 0u;
   memcpy(&u, &value, 4);
   unsigned long long exec = mask;
@@ -628,7 +656,7 @@ __device__ __forceinline__ T reduce(unsigned long long mask, T value, Op op) {
   unsigned long long call = 0ull;
   unsigned int am = wide ? 0u : own_lanes(mask);
   if (wide) {
-    call = publish(u, mask);
+    call = publish(u, mask, site);
     exec = call & mask;
   }
   T acc = value;
@@ -652,10 +680,10 @@ struct Or { template <class T> __device__ T operator()(T a, T b) const { return 
 struct Xor { template <class T> __device__ T operator()(T a, T b) const { return a ^ b; } };
 #define VADO_W64_REDUCE(NAME, OP)                                                                  \
   template <class MaskT, class T>                                                                \
-  __device__ __forceinline__ T reduce_##NAME##_sync(MaskT mask, T value) {                       \
+  __device__ __forceinline__ T reduce_##NAME##_sync(MaskT mask, T value, unsigned int site = 0u) { \
     VADO_W64_MASK_CHECK(MaskT);                                                                  \
     static_assert(sizeof(T) == 4, "__reduce_" #NAME "_sync takes 32-bit integers");              \
-    return reduce((unsigned long long)mask, value, OP());                                       \
+    return reduce((unsigned long long)mask, value, OP(), site);                                 \
   }
 VADO_W64_REDUCE(add, Add)
 VADO_W64_REDUCE(min, Min)
@@ -689,10 +717,11 @@ struct vado_w64_hip_shfl_type {
 };
 #define VADO_W64_IF_FITS(T) typename vado_w64_enable<vado_w64_hip_shfl_type<T>::value, T>::type
 __device__ __forceinline__ unsigned int vado_w64_lane_id() { return vado_w64::lane_id(); }
-__device__ __forceinline__ unsigned long long vado_w64_ballot(int p) { return vado_w64::ballot(p); }
-__device__ __forceinline__ unsigned long long vado_w64_activemask() { return vado_w64::activemask(); }
-__device__ __forceinline__ int vado_w64_any(int p) { return vado_w64::any(p); }
-__device__ __forceinline__ int vado_w64_all(int p) { return vado_w64::all(p); }
+// Each function that may meet the other half of the wave takes the program's call site as a last, defaulted argument.
+__device__ __forceinline__ unsigned long long vado_w64_ballot(int p, unsigned int site = VADO_W64_CALL_SITE) { return vado_w64::ballot(p, site); }
+__device__ __forceinline__ unsigned long long vado_w64_activemask(unsigned int site = VADO_W64_CALL_SITE) { return vado_w64::activemask(site); }
+__device__ __forceinline__ int vado_w64_any(int p, unsigned int site = VADO_W64_CALL_SITE) { return vado_w64::any(p, site); }
+__device__ __forceinline__ int vado_w64_all(int p, unsigned int site = VADO_W64_CALL_SITE) { return vado_w64::all(p, site); }
 // A value of another type (a class such as c10::BFloat16 with a conversion to float) reaches HIP's
 // non-template overloads through that conversion, and the result converts back: the fallbacks below pick the
 // overload as overload resolution over HIP's parameter types does (vado_w64_hip_pick: HIP's __shfl* of
@@ -727,95 +756,101 @@ struct vado_w64_converted {
   typename vado_w64_enable<vado_w64_converted<T, decltype(PICK(std::declval<T>()))>::value, \
                            typename vado_w64_converted<T, decltype(PICK(std::declval<T>()))>::type>::type
 template <class T>
-__device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl(T v, int s, int w = 64) { return vado_w64::shfl(v, s, w); }
-template <class T>
-__device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl_up(T v, unsigned int d, int w = 64) {
-  return vado_w64::shfl_up(v, d, w);
+__device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl(T v, int s, int w = 64, unsigned int site = VADO_W64_CALL_SITE) {
+  return vado_w64::shfl(v, s, w, 0ull, site);
 }
 template <class T>
-__device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl_down(T v, unsigned int d, int w = 64) {
-  return vado_w64::shfl_down(v, d, w);
+__device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl_up(T v, unsigned int d, int w = 64, unsigned int site = VADO_W64_CALL_SITE) {
+  return vado_w64::shfl_up(v, d, w, 0ull, site);
 }
 template <class T>
-__device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl_xor(T v, int m, int w = 64) {
-  return vado_w64::shfl_xor(v, m, w);
+__device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl_down(T v, unsigned int d, int w = 64, unsigned int site = VADO_W64_CALL_SITE) {
+  return vado_w64::shfl_down(v, d, w, 0ull, site);
+}
+template <class T>
+__device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl_xor(T v, int m, int w = 64, unsigned int site = VADO_W64_CALL_SITE) {
+  return vado_w64::shfl_xor(v, m, w, 0ull, site);
 }
 template <class M, class T>
-__device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl_sync(M m, T v, int s, int w = 64) {
-  return vado_w64::shfl_sync(m, v, s, w);
+__device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl_sync(M m, T v, int s, int w = 64, unsigned int site = VADO_W64_CALL_SITE) {
+  return vado_w64::shfl_sync(m, v, s, w, site);
 }
 template <class M, class T>
-__device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl_up_sync(M m, T v, unsigned int d, int w = 64) {
-  return vado_w64::shfl_up_sync(m, v, d, w);
+__device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl_up_sync(M m, T v, unsigned int d, int w = 64, unsigned int site = VADO_W64_CALL_SITE) {
+  return vado_w64::shfl_up_sync(m, v, d, w, site);
 }
 template <class M, class T>
-__device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl_down_sync(M m, T v, unsigned int d, int w = 64) {
-  return vado_w64::shfl_down_sync(m, v, d, w);
+__device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl_down_sync(M m, T v, unsigned int d, int w = 64, unsigned int site = VADO_W64_CALL_SITE) {
+  return vado_w64::shfl_down_sync(m, v, d, w, site);
 }
 template <class M, class T>
-__device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl_xor_sync(M m, T v, int l, int w = 64) {
-  return vado_w64::shfl_xor_sync(m, v, l, w);
+__device__ __forceinline__ VADO_W64_IF_FITS(T) vado_w64_shfl_xor_sync(M m, T v, int l, int w = 64, unsigned int site = VADO_W64_CALL_SITE) {
+  return vado_w64::shfl_xor_sync(m, v, l, w, site);
 }
 template <class T>
-__device__ __forceinline__ VADO_W64_CONVERTED(T, vado_w64_hip_pick) vado_w64_shfl(T v, int s, int w = 64) {
-  return vado_w64::shfl(static_cast<VADO_W64_CONVERTED(T, vado_w64_hip_pick)>(v), s, w);
+__device__ __forceinline__ VADO_W64_CONVERTED(T, vado_w64_hip_pick) vado_w64_shfl(T v, int s, int w = 64, unsigned int site = VADO_W64_CALL_SITE) {
+  return vado_w64::shfl(static_cast<VADO_W64_CONVERTED(T, vado_w64_hip_pick)>(v), s, w, 0ull, site);
 }
 template <class T>
-__device__ __forceinline__ VADO_W64_CONVERTED(T, vado_w64_hip_pick) vado_w64_shfl_up(T v, unsigned int d, int w = 64) {
-  return vado_w64::shfl_up(static_cast<VADO_W64_CONVERTED(T, vado_w64_hip_pick)>(v), d, w);
+__device__ __forceinline__ VADO_W64_CONVERTED(T, vado_w64_hip_pick) vado_w64_shfl_up(T v, unsigned int d, int w = 64, unsigned int site = VADO_W64_CALL_SITE) {
+  return vado_w64::shfl_up(static_cast<VADO_W64_CONVERTED(T, vado_w64_hip_pick)>(v), d, w, 0ull, site);
 }
 template <class T>
-__device__ __forceinline__ VADO_W64_CONVERTED(T, vado_w64_hip_pick) vado_w64_shfl_down(T v, unsigned int d, int w = 64) {
-  return vado_w64::shfl_down(static_cast<VADO_W64_CONVERTED(T, vado_w64_hip_pick)>(v), d, w);
+__device__ __forceinline__ VADO_W64_CONVERTED(T, vado_w64_hip_pick) vado_w64_shfl_down(T v, unsigned int d, int w = 64, unsigned int site = VADO_W64_CALL_SITE) {
+  return vado_w64::shfl_down(static_cast<VADO_W64_CONVERTED(T, vado_w64_hip_pick)>(v), d, w, 0ull, site);
 }
 template <class T>
-__device__ __forceinline__ VADO_W64_CONVERTED(T, vado_w64_hip_pick) vado_w64_shfl_xor(T v, int m, int w = 64) {
-  return vado_w64::shfl_xor(static_cast<VADO_W64_CONVERTED(T, vado_w64_hip_pick)>(v), m, w);
+__device__ __forceinline__ VADO_W64_CONVERTED(T, vado_w64_hip_pick) vado_w64_shfl_xor(T v, int m, int w = 64, unsigned int site = VADO_W64_CALL_SITE) {
+  return vado_w64::shfl_xor(static_cast<VADO_W64_CONVERTED(T, vado_w64_hip_pick)>(v), m, w, 0ull, site);
 }
 // HIP's _sync forms return T: the shuffled value converts back.
 template <class M, class T>
 __device__ __forceinline__ typename vado_w64_enable<
     vado_w64_converted<T, decltype(vado_w64_hip_pick_sync(std::declval<T>()))>::value, T>::type
-vado_w64_shfl_sync(M m, T v, int s, int w = 64) {
-  return vado_w64::shfl_sync(m, static_cast<VADO_W64_CONVERTED(T, vado_w64_hip_pick_sync)>(v), s, w);
+vado_w64_shfl_sync(M m, T v, int s, int w = 64, unsigned int site = VADO_W64_CALL_SITE) {
+  return vado_w64::shfl_sync(m, static_cast<VADO_W64_CONVERTED(T, vado_w64_hip_pick_sync)>(v), s, w, site);
 }
 template <class M, class T>
 __device__ __forceinline__ typename vado_w64_enable<
     vado_w64_converted<T, decltype(vado_w64_hip_pick_sync(std::declval<T>()))>::value, T>::type
-vado_w64_shfl_up_sync(M m, T v, unsigned int d, int w = 64) {
-  return vado_w64::shfl_up_sync(m, static_cast<VADO_W64_CONVERTED(T, vado_w64_hip_pick_sync)>(v), d, w);
+vado_w64_shfl_up_sync(M m, T v, unsigned int d, int w = 64, unsigned int site = VADO_W64_CALL_SITE) {
+  return vado_w64::shfl_up_sync(m, static_cast<VADO_W64_CONVERTED(T, vado_w64_hip_pick_sync)>(v), d, w, site);
 }
 template <class M, class T>
 __device__ __forceinline__ typename vado_w64_enable<
     vado_w64_converted<T, decltype(vado_w64_hip_pick_sync(std::declval<T>()))>::value, T>::type
-vado_w64_shfl_down_sync(M m, T v, unsigned int d, int w = 64) {
-  return vado_w64::shfl_down_sync(m, static_cast<VADO_W64_CONVERTED(T, vado_w64_hip_pick_sync)>(v), d, w);
+vado_w64_shfl_down_sync(M m, T v, unsigned int d, int w = 64, unsigned int site = VADO_W64_CALL_SITE) {
+  return vado_w64::shfl_down_sync(m, static_cast<VADO_W64_CONVERTED(T, vado_w64_hip_pick_sync)>(v), d, w, site);
 }
 template <class M, class T>
 __device__ __forceinline__ typename vado_w64_enable<
     vado_w64_converted<T, decltype(vado_w64_hip_pick_sync(std::declval<T>()))>::value, T>::type
-vado_w64_shfl_xor_sync(M m, T v, int l, int w = 64) {
-  return vado_w64::shfl_xor_sync(m, static_cast<VADO_W64_CONVERTED(T, vado_w64_hip_pick_sync)>(v), l, w);
+vado_w64_shfl_xor_sync(M m, T v, int l, int w = 64, unsigned int site = VADO_W64_CALL_SITE) {
+  return vado_w64::shfl_xor_sync(m, static_cast<VADO_W64_CONVERTED(T, vado_w64_hip_pick_sync)>(v), l, w, site);
 }
 template <class M>
-__device__ __forceinline__ unsigned long long vado_w64_ballot_sync(M m, int p) { return vado_w64::ballot_sync(m, p); }
+__device__ __forceinline__ unsigned long long vado_w64_ballot_sync(M m, int p, unsigned int site = VADO_W64_CALL_SITE) {
+  return vado_w64::ballot_sync(m, p, site);
+}
 template <class M>
-__device__ __forceinline__ int vado_w64_any_sync(M m, int p) { return vado_w64::any_sync(m, p); }
+__device__ __forceinline__ int vado_w64_any_sync(M m, int p, unsigned int site = VADO_W64_CALL_SITE) { return vado_w64::any_sync(m, p, site); }
 template <class M>
-__device__ __forceinline__ int vado_w64_all_sync(M m, int p) { return vado_w64::all_sync(m, p); }
+__device__ __forceinline__ int vado_w64_all_sync(M m, int p, unsigned int site = VADO_W64_CALL_SITE) { return vado_w64::all_sync(m, p, site); }
 __device__ __forceinline__ void vado_w64_syncwarp() { vado_w64::syncwarp(); }
 template <class M>
 __device__ __forceinline__ void vado_w64_syncwarp(M m) { vado_w64::syncwarp(m); }
 template <class M, class T>
-__device__ __forceinline__ unsigned long long vado_w64_match_any_sync(M m, T v) { return vado_w64::match_any_sync(m, v); }
+__device__ __forceinline__ unsigned long long vado_w64_match_any_sync(M m, T v, unsigned int site = VADO_W64_CALL_SITE) {
+  return vado_w64::match_any_sync(m, v, site);
+}
 template <class M, class T>
-__device__ __forceinline__ unsigned long long vado_w64_match_all_sync(M m, T v, int* p) {
-  return vado_w64::match_all_sync(m, v, p);
+__device__ __forceinline__ unsigned long long vado_w64_match_all_sync(M m, T v, int* p, unsigned int site = VADO_W64_CALL_SITE) {
+  return vado_w64::match_all_sync(m, v, p, site);
 }
 #define VADO_W64_REDUCE_GLOBAL(NAME)                                                          \
   template <class M, class T>                                                                 \
-  __device__ __forceinline__ T vado_w64_reduce_##NAME##_sync(M m, T v) {                     \
-    return vado_w64::reduce_##NAME##_sync(m, v);                                              \
+  __device__ __forceinline__ T vado_w64_reduce_##NAME##_sync(M m, T v, unsigned int site = VADO_W64_CALL_SITE) { \
+    return vado_w64::reduce_##NAME##_sync(m, v, site);                                        \
   }
 VADO_W64_REDUCE_GLOBAL(add)
 VADO_W64_REDUCE_GLOBAL(min)

@@ -164,19 +164,19 @@ __device__ __forceinline__ int fns64(unsigned long long mask, unsigned int base,
 // Lane `src` (0..63) of the wave for the members `members` of a group: within the caller's own warp when
 // every member is there (the other half need not take part), across the wave otherwise.
 template <class T>
-__device__ __forceinline__ T member_value(T var, int src, unsigned long long members) {
+__device__ __forceinline__ T member_value(T var, int src, unsigned long long members, unsigned int site) {
   // HIP's coalesced_group::shfl* call __shfl(var, lane, warpSize): a type it has an overload for.
   static_assert(vado_w64_hip_shfl_type<T>::value && !std::is_enum<T>::value,
                 "no matching function for call to '__shfl' (HIP's coalesced_group shuffles, emulated by vado)");
-  return vado_w64::permute(var, src & 63, vado_w64::own_half(members), members);
+  return vado_w64::permute(var, src & 63, vado_w64::own_half(members), members, site);
 }
 
 // A tile's or coalesced group's sync(): on AMD a fence (the wave is in lock step); here the group's warps meet.
-__device__ __forceinline__ void wave_sync(unsigned long long members) {
+__device__ __forceinline__ void wave_sync(unsigned long long members, unsigned int site) {
   if (vado_w64::own_half(members)) {
     (__syncwarp)((__activemask)());
   } else {
-    vado_w64::publish(0u, members);  // the meeting of the group's lanes (or of the half-groups at the call) is the sync
+    vado_w64::publish(0u, members, site);  // the meeting of the group's lanes (or of the half-groups at the call) is the sync
   }
   __threadfence_block();
 }
@@ -195,6 +195,25 @@ __device__ __forceinline__ unsigned long long tile_lanes(unsigned int n) {
   if (n == 0u || n >= 64u) return ~0ull;
   return (~0ull >> (64u - n)) << ((lane() / n) * n);
 }
+
+// A tile's shuffle: HIP's __shfl* types take the call site; a type of the program's with its own __shfl* overload
+// (found by the unqualified call, as HIP's is) is called with HIP's three arguments.
+template <class T>
+struct own_shuffle : std::integral_constant<bool, vado_w64_hip_shfl_type<T>::value> {};
+#define VADO_W64_TILE_SHUFFLE(NAME, ARG)                                                                    \
+  template <class T>                                                                                      \
+  __device__ __forceinline__ T tile_##NAME(T var, ARG a, int width, unsigned int site, std::true_type) {  \
+    return vado_w64_##NAME(var, a, width, site);                                                          \
+  }                                                                                                       \
+  template <class T>                                                                                      \
+  __device__ __forceinline__ T tile_##NAME(T var, ARG a, int width, unsigned int, std::false_type) {      \
+    return vado_w64_##NAME(var, a, width);                                                                \
+  }
+VADO_W64_TILE_SHUFFLE(shfl, int)
+VADO_W64_TILE_SHUFFLE(shfl_down, unsigned int)
+VADO_W64_TILE_SHUFFLE(shfl_up, unsigned int)
+VADO_W64_TILE_SHUFFLE(shfl_xor, int)
+#undef VADO_W64_TILE_SHUFFLE
 
 struct access;
 
@@ -237,7 +256,7 @@ class thread_group {
   __device__ __forceinline__ unsigned int cg_type() const { return _type; }
   __device__ __forceinline__ unsigned int thread_rank() const;
   __device__ __forceinline__ bool is_valid() const;
-  __device__ __forceinline__ void sync() const;
+  __device__ __forceinline__ void sync(unsigned int site = VADO_W64_CALL_SITE) const;
 };
 
 // ---------------------------------------------------------------------------------------------- grid_group
@@ -256,7 +275,7 @@ class grid_group : public thread_group {
   __device__ __forceinline__ bool is_valid() const { return vado_w64_cuda_cg::this_grid().is_valid(); }
   // The grid-wide barrier of CUDA's cooperative launch (hipLaunchCooperativeKernel), counted as a block
   // barrier by the wave64 layer: a half waiting here lets the other half's wave-wide calls go on.
-  __device__ __forceinline__ void sync() const {
+  __device__ __forceinline__ void sync(unsigned int = 0u) const {  // (cg::sync(g) passes a call site)
     vado_w64::enter_barrier();
     vado_w64_cuda_cg::this_grid().sync();
     vado_w64::leave_barrier();
@@ -280,7 +299,7 @@ class thread_block : public thread_group {
   static __device__ __forceinline__ unsigned int num_threads() { return internal::block_threads(); }
   static __device__ __forceinline__ unsigned int size() { return num_threads(); }
   static __device__ __forceinline__ bool is_valid() { return true; }
-  static __device__ __forceinline__ void sync() { __syncthreads(); }
+  static __device__ __forceinline__ void sync(unsigned int = 0u) { __syncthreads(); }
   // HIP's name (not static there); CUDA's dim_threads() is not in HIP 7.2.4.
   __device__ __forceinline__ dim3 group_dim() { return dim3(blockDim.x, blockDim.y, blockDim.z); }
 };
@@ -308,8 +327,8 @@ class tiled_group : public thread_group {
   __device__ __forceinline__ unsigned int thread_rank() const {
     return internal::block_rank() & (coalesced_info.tiled_info.num_threads - 1u);
   }
-  __device__ __forceinline__ void sync() const {
-    internal::wave_sync(internal::tile_lanes(coalesced_info.tiled_info.num_threads));
+  __device__ __forceinline__ void sync(unsigned int site = VADO_W64_CALL_SITE) const {
+    internal::wave_sync(internal::tile_lanes(coalesced_info.tiled_info.num_threads), site);
   }
 };
 
@@ -368,45 +387,49 @@ class coalesced_group : public thread_group {
   __device__ __forceinline__ unsigned int thread_rank() const {
     return __popcll(coalesced_info.member_mask & ((1ull << internal::lane()) - 1ull));
   }
-  __device__ __forceinline__ void sync() const { internal::wave_sync(coalesced_info.member_mask); }
+  __device__ __forceinline__ void sync(unsigned int site = VADO_W64_CALL_SITE) const { internal::wave_sync(coalesced_info.member_mask, site); }
   __device__ __forceinline__ unsigned int meta_group_rank() const { return coalesced_info.tiled_info.meta_group_rank; }
   __device__ __forceinline__ unsigned int meta_group_size() const { return coalesced_info.tiled_info.meta_group_size; }
 
   template <class T>
-  __device__ __forceinline__ T shfl(T var, int srcRank) const {
+  __device__ __forceinline__ T shfl(T var, int srcRank, unsigned int site = VADO_W64_CALL_SITE) const {
     srcRank = srcRank % (int)num_threads();
     int lane = num_threads() == 64u ? srcRank : internal::fns64(coalesced_info.member_mask, 0u, srcRank + 1);
-    return internal::member_value(var, lane, coalesced_info.member_mask);
+    return internal::member_value(var, lane, coalesced_info.member_mask, site);
   }
   template <class T>
-  __device__ __forceinline__ T shfl_down(T var, unsigned int lane_delta) const {
-    if (num_threads() == 64u) return vado_w64_shfl_down(var, lane_delta, 64);
+  __device__ __forceinline__ T shfl_down(T var, unsigned int lane_delta, unsigned int site = VADO_W64_CALL_SITE) const {
+    if (num_threads() == 64u) return vado_w64_shfl_down(var, lane_delta, 64, site);
     int lane = internal::fns64(coalesced_info.member_mask, internal::lane(), (int)lane_delta + 1);
     if (lane == -1) lane = (int)internal::lane();
-    return internal::member_value(var, lane, coalesced_info.member_mask);
+    return internal::member_value(var, lane, coalesced_info.member_mask, site);
   }
   template <class T>
-  __device__ __forceinline__ T shfl_up(T var, unsigned int lane_delta) const {
-    if (num_threads() == 64u) return vado_w64_shfl_up(var, lane_delta, 64);
+  __device__ __forceinline__ T shfl_up(T var, unsigned int lane_delta, unsigned int site = VADO_W64_CALL_SITE) const {
+    if (num_threads() == 64u) return vado_w64_shfl_up(var, lane_delta, 64, site);
     int lane = internal::fns64(coalesced_info.member_mask, internal::lane(), -((int)lane_delta + 1));
     if (lane == -1) lane = (int)internal::lane();
-    return internal::member_value(var, lane, coalesced_info.member_mask);
+    return internal::member_value(var, lane, coalesced_info.member_mask, site);
   }
-  __device__ __forceinline__ unsigned long long ballot(int pred) const {
+  __device__ __forceinline__ unsigned long long ballot(int pred, unsigned int site = VADO_W64_CALL_SITE) const {
     return internal::adjust_mask(coalesced_info.member_mask,
-                                 vado_w64::ballot_sync(coalesced_info.member_mask, pred));
+                                 vado_w64::ballot_sync(coalesced_info.member_mask, pred, site));
   }
-  __device__ __forceinline__ int any(int pred) const { return vado_w64::any_sync(coalesced_info.member_mask, pred); }
-  __device__ __forceinline__ int all(int pred) const { return vado_w64::all_sync(coalesced_info.member_mask, pred); }
+  __device__ __forceinline__ int any(int pred, unsigned int site = VADO_W64_CALL_SITE) const {
+    return vado_w64::any_sync(coalesced_info.member_mask, pred, site);
+  }
+  __device__ __forceinline__ int all(int pred, unsigned int site = VADO_W64_CALL_SITE) const {
+    return vado_w64::all_sync(coalesced_info.member_mask, pred, site);
+  }
   template <typename T>
-  __device__ __forceinline__ unsigned long long match_any(T value) const {
+  __device__ __forceinline__ unsigned long long match_any(T value, unsigned int site = VADO_W64_CALL_SITE) const {
     return internal::adjust_mask(coalesced_info.member_mask,
-                                 vado_w64::match_any_sync(coalesced_info.member_mask, value));
+                                 vado_w64::match_any_sync(coalesced_info.member_mask, value, site));
   }
   template <typename T>
-  __device__ __forceinline__ unsigned long long match_all(T value, int& pred) const {
+  __device__ __forceinline__ unsigned long long match_all(T value, int& pred, unsigned int site = VADO_W64_CALL_SITE) const {
     return internal::adjust_mask(coalesced_info.member_mask,
-                                 vado_w64::match_all_sync(coalesced_info.member_mask, value, &pred));
+                                 vado_w64::match_all_sync(coalesced_info.member_mask, value, &pred, site));
   }
 };
 
@@ -456,7 +479,7 @@ class tile_base : public tiled_group {
   static __device__ __forceinline__ unsigned int thread_rank() { return internal::block_rank() & (Size - 1u); }
   static __device__ __forceinline__ unsigned int num_threads() { return Size; }
   static __device__ __forceinline__ unsigned int size() { return Size; }
-  static __device__ __forceinline__ void sync() { internal::wave_sync(build_mask()); }
+  static __device__ __forceinline__ void sync(unsigned int site = VADO_W64_CALL_SITE) { internal::wave_sync(build_mask(), site); }
   __device__ __forceinline__ unsigned int meta_group_rank() const { return coalesced_info.tiled_info.meta_group_rank; }
   __device__ __forceinline__ unsigned int meta_group_size() const { return coalesced_info.tiled_info.meta_group_size; }
 
@@ -468,36 +491,36 @@ class tile_base : public tiled_group {
     typedef T type;
   };
   template <class T>
-  __device__ __forceinline__ typename not_enum<T>::type shfl(T var, int srcRank) const {
-    return vado_w64_shfl(var, srcRank, (int)Size);
+  __device__ __forceinline__ typename not_enum<T>::type shfl(T var, int srcRank, unsigned int site = VADO_W64_CALL_SITE) const {
+    return internal::tile_shfl(var, srcRank, (int)Size, site, internal::own_shuffle<T>());
   }
   template <class T>
-  __device__ __forceinline__ typename not_enum<T>::type shfl_down(T var, unsigned int lane_delta) const {
-    return vado_w64_shfl_down(var, lane_delta, (int)Size);
+  __device__ __forceinline__ typename not_enum<T>::type shfl_down(T var, unsigned int lane_delta, unsigned int site = VADO_W64_CALL_SITE) const {
+    return internal::tile_shfl_down(var, lane_delta, (int)Size, site, internal::own_shuffle<T>());
   }
   template <class T>
-  __device__ __forceinline__ typename not_enum<T>::type shfl_up(T var, unsigned int lane_delta) const {
-    return vado_w64_shfl_up(var, lane_delta, (int)Size);
+  __device__ __forceinline__ typename not_enum<T>::type shfl_up(T var, unsigned int lane_delta, unsigned int site = VADO_W64_CALL_SITE) const {
+    return internal::tile_shfl_up(var, lane_delta, (int)Size, site, internal::own_shuffle<T>());
   }
   template <class T>
-  __device__ __forceinline__ typename not_enum<T>::type shfl_xor(T var, unsigned int laneMask) const {
-    return vado_w64_shfl_xor(var, (int)laneMask, (int)Size);
+  __device__ __forceinline__ typename not_enum<T>::type shfl_xor(T var, unsigned int laneMask, unsigned int site = VADO_W64_CALL_SITE) const {
+    return internal::tile_shfl_xor(var, (int)laneMask, (int)Size, site, internal::own_shuffle<T>());
   }
-  __device__ __forceinline__ unsigned long long ballot(int pred) const {
+  __device__ __forceinline__ unsigned long long ballot(int pred, unsigned int site = VADO_W64_CALL_SITE) const {
     const unsigned long long mask = build_mask();
-    return internal::adjust_mask(mask, vado_w64::ballot_sync(mask, pred));
+    return internal::adjust_mask(mask, vado_w64::ballot_sync(mask, pred, site));
   }
-  __device__ __forceinline__ int any(int pred) const { return vado_w64::any_sync(build_mask(), pred); }
-  __device__ __forceinline__ int all(int pred) const { return vado_w64::all_sync(build_mask(), pred); }
+  __device__ __forceinline__ int any(int pred, unsigned int site = VADO_W64_CALL_SITE) const { return vado_w64::any_sync(build_mask(), pred, site); }
+  __device__ __forceinline__ int all(int pred, unsigned int site = VADO_W64_CALL_SITE) const { return vado_w64::all_sync(build_mask(), pred, site); }
   template <typename T>
-  __device__ __forceinline__ unsigned long long match_any(T value) const {
+  __device__ __forceinline__ unsigned long long match_any(T value, unsigned int site = VADO_W64_CALL_SITE) const {
     const unsigned long long mask = build_mask();
-    return internal::adjust_mask(mask, vado_w64::match_any_sync(mask, value));
+    return internal::adjust_mask(mask, vado_w64::match_any_sync(mask, value, site));
   }
   template <typename T>
-  __device__ __forceinline__ unsigned long long match_all(T value, int& pred) const {
+  __device__ __forceinline__ unsigned long long match_all(T value, int& pred, unsigned int site = VADO_W64_CALL_SITE) const {
     const unsigned long long mask = build_mask();
-    return internal::adjust_mask(mask, vado_w64::match_all_sync(mask, value, &pred));
+    return internal::adjust_mask(mask, vado_w64::match_all_sync(mask, value, &pred, site));
   }
 };
 
@@ -598,7 +621,7 @@ __device__ __forceinline__ bool thread_group::is_valid() const {
       return false;
   }
 }
-__device__ __forceinline__ void thread_group::sync() const {
+__device__ __forceinline__ void thread_group::sync(unsigned int site) const {
   switch (_type) {
     case internal::cg_grid:
       static_cast<const grid_group*>(this)->sync();
@@ -607,11 +630,11 @@ __device__ __forceinline__ void thread_group::sync() const {
       thread_block::sync();
       break;
     case internal::cg_tiled_group: {
-      internal::wave_sync(internal::tile_lanes(internal::access::tiled_size(*this)));
+      internal::wave_sync(internal::tile_lanes(internal::access::tiled_size(*this)), site);
       break;
     }
     case internal::cg_coalesced_group:
-      static_cast<const coalesced_group*>(this)->sync();
+      static_cast<const coalesced_group*>(this)->sync(site);
       break;
     default:
       internal::invalid("invalid cooperative group type");
@@ -624,8 +647,8 @@ __device__ __forceinline__ thread_block this_thread_block() { return internal::a
 __device__ __forceinline__ grid_group this_grid() { return internal::access::grid(); }
 __device__ __forceinline__ thread_group this_thread() { return internal::access::single(); }
 // EXEC: the active lanes of the whole wave (both warps of the emulated wave meet here).
-__device__ __forceinline__ coalesced_group coalesced_threads() {
-  return internal::access::coalesced(vado_w64::activemask());
+__device__ __forceinline__ coalesced_group coalesced_threads(unsigned int site = VADO_W64_CALL_SITE) {
+  return internal::access::coalesced(vado_w64::activemask(site));
 }
 
 __device__ __forceinline__ thread_group tiled_partition(const thread_group& parent, unsigned int tile_size) {
@@ -652,15 +675,16 @@ __device__ __forceinline__ thread_block_tile<Size, Parent> tiled_partition(const
   return internal::access::tile<Size, Parent>(g.thread_rank() / Size, (g.num_threads() + Size - 1u) / Size);
 }
 
-__device__ __forceinline__ coalesced_group binary_partition(const coalesced_group& cgrp, bool pred) {
+__device__ __forceinline__ coalesced_group binary_partition(const coalesced_group& cgrp, bool pred, unsigned int site = VADO_W64_CALL_SITE) {
   lane_mask members = internal::access::members(cgrp);
-  lane_mask mask = vado_w64::ballot_sync(members, pred);
+  lane_mask mask = vado_w64::ballot_sync(members, pred, site);
   return internal::access::coalesced(pred ? mask : members ^ mask);
 }
 template <unsigned int Size, class Parent>
-__device__ __forceinline__ coalesced_group binary_partition(const thread_block_tile<Size, Parent>& tgrp, bool pred) {
+__device__ __forceinline__ coalesced_group binary_partition(const thread_block_tile<Size, Parent>& tgrp, bool pred,
+                                                          unsigned int site = VADO_W64_CALL_SITE) {
   lane_mask members = internal::access::members(tgrp);
-  lane_mask mask = vado_w64::ballot_sync(members, pred);
+  lane_mask mask = vado_w64::ballot_sync(members, pred, site);
   return internal::access::coalesced(pred ? mask : members ^ mask);
 }
 
@@ -671,7 +695,7 @@ __device__ __forceinline__ unsigned int thread_rank(CGTy const& g) { return g.th
 template <class CGTy>
 __device__ __forceinline__ bool is_valid(CGTy const& g) { return g.is_valid(); }
 template <class CGTy>
-__device__ __forceinline__ void sync(CGTy const& g) { g.sync(); }
+__device__ __forceinline__ void sync(CGTy const& g, unsigned int site = VADO_W64_CALL_SITE) { g.sync(site); }
 
 }  // namespace vado_w64_cg
 
