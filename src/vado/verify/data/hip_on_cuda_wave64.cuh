@@ -55,8 +55,8 @@ namespace vado_w64 {
 
 static __shared__ unsigned int xch[16][64];  // one 32-bit word per lane of each wave
 // What each lane is doing that the other half may wait out, the tag's upper 24 bits | state: RUNNING (0), AT_BARRIER,
-// EXITED, or MEETING | key while its half-group waits at the meeting of a known mask (kmeet[key]). Written by the lane
-// itself (VADO_W64_EXIT_GUARD marks it RUNNING as the kernel starts, so a word an earlier block left reads as
+// EXITED, FORMING | 5 bits of the call site while its half-group is at a call without a mask (form()), or MEETING | key
+// while its half-group waits at the meeting of a known mask (kmeet[key]). Written by the lane itself (VADO_W64_EXIT_GUARD marks it RUNNING as the kernel starts, so a word an earlier block left reads as
 // RUNNING unless its tag matches in 24 bits and the lane has not started yet).
 static __shared__ unsigned int lstate[16][64];
 // Where the half-groups of a wave find each other at a call without a mask (form()): tag << 32 | slot of half 1 << 8 |
@@ -117,7 +117,7 @@ __device__ __forceinline__ unsigned int present(unsigned int w, unsigned int h) 
 // ---------------------------------------------------------------------------------------------
 // Lane states
 
-enum : unsigned int { RUNNING = 0u, AT_BARRIER = 1u, EXITED = 2u, MEETING = 0x80u };
+enum : unsigned int { RUNNING = 0u, AT_BARRIER = 1u, EXITED = 2u, FORMING = 0x40u, MEETING = 0x80u };
 __device__ __forceinline__ void set_state(unsigned int s) {
   __threadfence_block();  // what the lane wrote before is seen before its new state
   *(volatile unsigned int*)&lstate[wave()][lane()] = (tag() & ~0xffu) | s;
@@ -220,19 +220,25 @@ __device__ __forceinline__ unsigned long long with_slot(unsigned long long box, 
   return ((unsigned long long)t << 32) | (h ? (mine << 8) | other : (other << 8) | mine);
 }
 
+__device__ __forceinline__ unsigned int site_bits(unsigned int site) { return (site * 0x9E3779B1u) >> 27; }
 // Whether every lane of half `p` of wave `w` waits where it cannot make the caller's call (at `site`): at a block
 // barrier the caller has not reached, gone from the kernel, at the meeting of a known group that still waits for a
-// half, or posted at a call without a mask at another site (on AMD those lanes are on another path: inactive here).
+// half, or at a call without a mask at another site (on AMD those lanes are on another path: inactive here). The
+// half-group posted in the mailbox is compared by its whole site; a half-group waiting for its half's slot by 5 bits
+// of it (one at another site whose bits match is waited for, as if it were at this one).
 __device__ __forceinline__ bool parked(unsigned int w, unsigned int p, unsigned int site) {
   unsigned int t = tag(), n = half_lanes(w, p);
-  unsigned int elsewhere = 0u;
-  if (state(slot(*(volatile unsigned long long*)&mbox[w], t, p)) == POSTED &&
-      *(volatile unsigned int*)&post_site[w][p] != site)
-    elsewhere = *(volatile unsigned int*)&post_act[w][p];
+  unsigned int posted = 0u, elsewhere = 0u;
+  if (state(slot(*(volatile unsigned long long*)&mbox[w], t, p)) == POSTED) {
+    __threadfence_block();
+    posted = *(volatile unsigned int*)&post_act[w][p];
+    if (*(volatile unsigned int*)&post_site[w][p] != site) elsewhere = posted;
+  }
   for (unsigned int l = 0; l < n; ++l) {
     if ((elsewhere >> l) & 1u) continue;
     unsigned int s = state_of(w, 32u * p + l, t);
     if (s == AT_BARRIER || s == EXITED) continue;
+    if ((s & ~31u) == FORMING && !((posted >> l) & 1u) && (s & 31u) != site_bits(site)) continue;
     if ((s & MEETING) && (kfield(*(volatile unsigned long long*)&kmeet[w][s & 31u], t, 16) & 1u)) continue;
     return false;
   }
@@ -246,10 +252,13 @@ __device__ __forceinline__ bool parked(unsigned int w, unsigned int p, unsigned 
 // half has made: when CUDA runs the lanes of one half as two groups (after a branch, independent thread scheduling),
 // each meets a partner or goes alone, and the two never share a counter. Half-groups at different sites (the two
 // branches of an if/else, each half in one) do not pair: on AMD they are different instructions, run one after the
-// other. A second half-group of the same half waits until its half's slot is free.
+// other; lanes at another site count as parked. A second half-group of the same half waits until its half's slot is
+// free (taking a half-group of the other half at its own site meanwhile).
 __device__ __forceinline__ unsigned long long form(unsigned int am, unsigned int site) {
   unsigned int w = wave(), h = half() >> 5, p = h ^ 1u;
   unsigned int other = 0u;
+  set_state(FORMING | site_bits(site));
+  __syncwarp(am);
   if (leader(am)) {
     unsigned int t = tag();
     unsigned long long* box = &mbox[w];
@@ -293,6 +302,7 @@ __device__ __forceinline__ unsigned long long form(unsigned int am, unsigned int
   }
   __syncwarp(am);  // orders what the leader saw before its lanes' reads of the other half's words
   other = __shfl_sync(am, other, __ffs(am) - 1);
+  set_state(RUNNING);
   return ((unsigned long long)am << (32u * h)) | ((unsigned long long)other << (32u * p));
 }
 
