@@ -115,6 +115,18 @@ def test_the_checks_compile(tmp_path):
     assert proc.returncode == 0, proc.stderr[-4000:]
 
 
+@requires_nvcc
+def test_the_checks_compile_with_ndebug(tmp_path):
+    # a CMake Release build defines NDEBUG: the emulation's mask checks and HIP's tile-size assert are left out (a
+    # run-time tile over 64 threads is then the whole wave, as in HIP), and the layer still builds every check
+    src = _write_checks(tmp_path)
+    inc = hip_on_cuda.write_include_dir(tmp_path / "inc64", 64)
+    cmd = hip_on_cuda.nvcc_port_command(NVCC, [str(src)], str(tmp_path / "c.o"), inc, arch="sm_90",
+                                        flags=["-std=c++17", "-DNDEBUG"], compile_only=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+
+
 #: What HIP 7.2.4 rejects at compile time, with the word nvcc's error names under the emulation: tiles over 64
 #: threads, labeled_partition, thread_block::dim_threads (and block_dim: HIP's name is group_dim), cooperative_groups::
 #: reduce (a port gets vado's local one), a tile's numThreads (private in HIP), match_any/match_all of a type other

@@ -61,7 +61,9 @@
 //   as a thread_group (sliced): size() is 0 (HIP sets only the coalesced count), thread_rank() the rank
 //                                                    [check groups as thread_group: ...]
 // binary_partition(coalesced or tile, pred): coalesced_group of the group's lanes with the same pred: size = their
-//   count, thread_rank = rank among them            [check binary_partition of a tile<64>, of a coalesced group]
+//   count, thread_rank = rank among them            [check binary_partition of a tile<64>, of a coalesced group;
+//   both sides make collectives at once: check both sides of a binary_partition make collectives ...; groups CUDA
+//   runs apart within a half: cg_wave64_checks divergent (GPU only)]
 // this_thread(): a thread_group of type coalesced, size() 1 [check groups as thread_group: ...]; HIP's thread_rank()
 //   reads a mask it never sets (uninitialised: no answer to check); the emulation gives 0
 // thread_block: group_index, thread_index, thread_rank, num_threads/size, sync, group_dim (HIP's; no
