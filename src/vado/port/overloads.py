@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from vado.model import Applicability, Edit, Fix, Target
 from vado.port.compat import guarded_block, insertion_offsets, line_start_insert
 from vado.port.translate import split_call_args
-from vado.rules.cuda_syntax import hip_at_least, spelling_index
+from vado.rules.cuda_syntax import EXPRESSION_WORDS, hip_at_least, spelling_index
 from vado.scan.lexer import Kind
 
 
@@ -180,7 +180,7 @@ def _calls(toks, index, name: str) -> list[tuple[int, list[tuple[int, int]]]]:
             continue
         k = _prev_code(toks, i)
         if k >= 0 and (toks[k][3] in (".", "->", "::") or toks[k][0] is Kind.DIRECTIVE
-                       or toks[k][0] is Kind.IDENT and toks[k][3] not in ("return", "else", "case")):
+                       or toks[k][0] is Kind.IDENT and toks[k][3] not in EXPRESSION_WORDS):
             continue  # a member, a macro being defined, or a declaration
         j = _next_code(toks, i)
         if j >= len(toks) or toks[j][3] != "(":
@@ -383,7 +383,7 @@ def dim3_assign_fixes(path: str, text: str, toks: list, target: Target) -> list[
         before = _prev_code(toks, lhs)
         if before >= 0 and toks[before][3] in (".", "->"):
             continue  # a member of another object with the same name
-        if before >= 0 and toks[before][0] is Kind.IDENT and toks[before][3] not in ("return", "else", "case"):
+        if before >= 0 and toks[before][0] is Kind.IDENT and toks[before][3] not in EXPRESSION_WORDS:
             if toks[before][3] != "dim3":
                 continue  # a declaration of another type (``uint3 grid = make_uint3(...)``)
         fixes.append(Fix((Edit(path, toks[i][1], toks[i][2], "dim3"),), Applicability.SAFE,

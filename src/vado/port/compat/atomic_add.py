@@ -8,7 +8,7 @@ from vado.model import Target
 from vado.port.compat.helpers import LocalHelper, _api_status
 from vado.port.compat.placement import insertion_offsets
 from vado.port.translate import split_call_args
-from vado.rules.cuda_syntax import spelling_index
+from vado.rules.cuda_syntax import EXPRESSION_WORDS, spelling_index
 from vado.scan.lexer import Kind
 
 #: CUDA's ``atomicAdd`` overloads for 16-bit floating types that HIP 7.2.4 lacks (it has ``unsafeAtomicAdd``
@@ -111,7 +111,7 @@ def atomic_add_overloads(text: str, toks: list, target: Target) -> list[tuple[Lo
 
 
 #: Identifiers that may stand before a call of ``atomicAdd`` (``return atomicAdd(p, v);``), not a return type.
-_NOT_TYPES = frozenset({"return", "else", "do", "case", "throw", "co_return"})
+_NOT_TYPES = EXPRESSION_WORDS
 
 
 def _first_parameter_type(toks: list, open_paren: int) -> str:

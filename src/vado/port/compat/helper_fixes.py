@@ -9,7 +9,7 @@ from vado.model import Applicability, Edit, Fix, Target
 from vado.port.compat.atomic_add import atomic_add_overloads
 from vado.port.compat.helpers import local_helpers
 from vado.port.compat.placement import insertion_offsets, line_start_insert
-from vado.rules.cuda_syntax import spelling_index
+from vado.rules.cuda_syntax import EXPRESSION_WORDS, spelling_index
 from vado.scan.lexer import Kind
 
 
@@ -39,7 +39,7 @@ def local_helper_fixes(path: str, text: str, toks: list, target: Target) -> list
             while k >= 0 and toks[k][0] is Kind.COMMENT:
                 k -= 1
             if k >= 0 and (toks[k][3] in (".", "->", "::") or toks[k][0] is Kind.DIRECTIVE
-                           or toks[k][0] is Kind.IDENT and toks[k][3] not in ("return", "else", "case")):
+                           or toks[k][0] is Kind.IDENT and toks[k][3] not in EXPRESSION_WORDS):
                 continue  # a member, a macro being defined, or a declaration
             needs = helpers[tok[3]].call_needs
             if needs is not None and not needs(toks, i):

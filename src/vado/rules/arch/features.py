@@ -412,7 +412,7 @@ class VersionDependentWarpIntrinsic(Rule):
             tok = toks[i]
             if i + 1 >= len(toks) or toks[i + 1][3] != "(":
                 continue
-            if i > 0 and toks[i - 1][3] in (".", "->", "::") or (i > 0 and toks[i - 1][0] is Kind.IDENT and toks[i - 1][3] not in ("return", "else")):
+            if i > 0 and toks[i - 1][3] in (".", "->", "::") or (i > 0 and toks[i - 1][0] is Kind.IDENT and toks[i - 1][3] not in cs.EXPRESSION_WORDS):
                 continue  # a member, or a declaration of a function with the same name
             min_hip, note = _VERSIONED[tok[3]]
             name = tok[3]

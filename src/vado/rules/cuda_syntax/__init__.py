@@ -51,7 +51,9 @@ from vado.rules.cuda_syntax.declarations import (
 )
 from vado.rules.cuda_syntax.tokens import (
     CLOSE,
+    EXPRESSION_WORDS,
     OPEN,
+    OPERATOR_WORDS,
     SpellingIndex,
     _ID_CHAR,
     _plain_above,
@@ -89,6 +91,8 @@ __all__ = [
     "AsmOperand",
     "AsmStatement",
     "CLOSE",
+    "EXPRESSION_WORDS",
+    "OPERATOR_WORDS",
     "CUDA_CXX_KINDS",
     "DeviceView",
     "FUNCTION_QUALIFIERS",

@@ -17,6 +17,14 @@ from vado.scan.lexer import Kind, is_native_tokens
 if _native_ext is not None:
     Mapping.register(_native_ext.BracketPairs)
 
+#: C++'s alternative spellings of operators (``not``, ``and``, ``or``, ``bitand`` …): identifiers to the lexer,
+#: operators to the compiler. A name after one is an operand (``not done and __all_sync(m, p)``), never a
+#: declarator whose type the word would be (DeepEP's kernels spell their conditions so).
+OPERATOR_WORDS = frozenset({"and", "and_eq", "bitand", "bitor", "compl", "not", "not_eq", "or", "or_eq", "xor",
+                            "xor_eq"})
+#: Keywords an expression follows, and :data:`OPERATOR_WORDS`: a call after one is a call, not the
+#: declaration of a function of that name (``return __shfl_sync(…)``, ``else __syncwarp()``, ``x or __any(…)``).
+EXPRESSION_WORDS = frozenset({"return", "else", "case", "throw", "do", "co_return", "co_yield", "co_await"}) | OPERATOR_WORDS
 OPEN = {"(": ")", "[": "]", "{": "}"}
 CLOSE = {")": "(", "]": "[", "}": "{"}
 _BRACKETS = frozenset("()[]{}")

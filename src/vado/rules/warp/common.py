@@ -98,7 +98,9 @@ def _callee(toks, k: int, lo: int) -> str:
     return ""
 
 
-_DECL_PREV = frozenset({"return", "else", "case", "throw", "do", "co_return"})
+#: Words after which a name is an operand, not a declarator: a call after one is a call (``not done and
+#: __all_sync(m, p)``, DeepEP's combine kernels).
+_DECL_PREV = frozenset({"return", "else", "case", "throw", "do", "co_return"}) | cs.OPERATOR_WORDS
 
 
 def _in_directive(toks, i: int) -> bool:

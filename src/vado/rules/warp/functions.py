@@ -400,7 +400,7 @@ class WarpSyncIntrinsicWithoutSyncBuiltins(Rule):
                 continue
             prev = toks[i - 1] if i > 0 else None
             if prev is not None and (prev[3] in (".", "->", "::") or prev[0] is Kind.DIRECTIVE or (
-                    prev[0] is Kind.IDENT and prev[3] not in ("return", "else", "case", "throw"))):
+                    prev[0] is Kind.IDENT and prev[3] not in cs.EXPRESSION_WORDS)):
                 continue  # a member, a macro being defined, or a declaration of a function with the same name
             close = pairs[i + 1]
             name = tok[3]

@@ -271,7 +271,7 @@ class ClassValueToHipShuffle(Rule):
             name = toks[i][3]
             prev = toks[i - 1] if i > 0 else None
             if prev is not None and (prev[3] in (".", "->", "::") or
-                                     (prev[0] is Kind.IDENT and prev[3] not in ("return", "else", "case"))):
+                                     (prev[0] is Kind.IDENT and prev[3] not in cs.EXPRESSION_WORDS)):
                 continue  # a member, a qualified name (vado's own block) or a declaration
             if i + 1 >= len(toks) or toks[i + 1][3] != "(" or (i + 1) not in view.pairs:
                 continue
