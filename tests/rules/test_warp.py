@@ -424,6 +424,44 @@ def test_own_hip_path_lane_mask_built_from_a_32_lane_lane_id_is_manual(tmp_path)
     assert plain and all(f.verdicts["rocm-7.2"] is Verdict.MOVES_AS_IS for f in plain)
 
 
+def test_own_hip_path_lane_arithmetic_by_32_beside_64_lane_steps_is_manual(tmp_path):
+    """On the project's own HIP path, a function whose AMD branch scans over the whole 64-lane wavefront (a width-64
+    shuffle) and then picks lanes by 32 (``threadIdx.x % 32 == 31``) adds lanes 31 and 63: lanes 0-31 twice
+    (cuSZ d3cde38 histsp.cuhip.inl, which its HIP build compiles; it read 'moves as is'). Kept as manual work; a
+    function whose steps are all 32-lane, and the 32 of the CUDA-only branch, stay as they were."""
+    import shutil
+    from pathlib import Path
+
+    from vado.audit.pipeline import audit
+    from vado.knowledge.targets import get_target
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "PROJECTS" / "own-hip"
+    rocm = [get_target("rocm-7.2")]
+    tree = tmp_path / "own-hip"
+    shutil.copytree(fixture, tree)
+    kernel = tree / "src" / "mb-cuda" / "kernel.cu"
+    scan = ("__global__ void hist_mb(const unsigned* in, unsigned* out) {\n  unsigned sum = in[threadIdx.x];\n"
+            "#ifdef __HIP_PLATFORM_AMD__\n  for (int d = 1; d < 64; d *= 2) {\n    unsigned n = __shfl_up(sum, d, 64);\n"
+            "    if (threadIdx.x % 64 >= d) sum += n;\n  }\n#else\n  for (int d = 1; d < 32; d *= 2) {\n"
+            "    unsigned n = __shfl_up_sync(0xffffffff, sum, d);\n    if (threadIdx.x % 32 >= d) sum += n;\n  }\n"
+            "#endif\n  if (threadIdx.x % 32 == 31) atomicAdd(out, sum);\n}\n"
+            "__device__ int warp_of_mb() {\n  int w = threadIdx.x / 32;\n  return w;\n}\n")
+    kernel.write_text(kernel.read_text() + scan)
+    res = audit(tree, rocm)
+    lane = [f for f in res.findings if f.code == "WARP001" and f.span.path == "src/mb-cuda/kernel.cu"]
+    kept = [f for f in lane if f.verdicts.get("rocm-7.2") is Verdict.MANUAL]
+    assert len(kept) == 1 and "`% 32 == 31` holds for lanes 31 and 63" in kept[0].message, [f.message for f in lane]
+    assert "own HIP path" in kept[0].message and kept[0].fix is None
+    assert "__shfl_up(sum, d, 64)" in kept[0].message
+    # The CUDA branch's own `% 32` is inactive for ROCm and says nothing of 64 lanes; warp_of_mb moves as is.
+    assert not [f for f in lane if f is not kept[0] and f.verdicts.get("rocm-7.2") is not None
+                and f.verdicts["rocm-7.2"] is not Verdict.MOVES_AS_IS]
+    assert not [f for f in lane if f is not kept[0] and "64-lane wavefront (line" in f.message]
+    report = next(r for r in res.files if r.path == "src/mb-cuda/kernel.cu")
+    file_verdict = next(v for v in report.verdicts if v.target == "rocm-7.2")
+    assert file_verdict.verdict is Verdict.MANUAL and "lane arithmetic by 32" in file_verdict.reason
+
+
 def test_own_hip_path_sources_its_rocm_build_does_not_compile_keep_moves_as_is(tmp_path):
     """A source the project's ROCm build leaves out (its CUDA-only sources) runs on no wavefront: its lane mask
     cut to 32 bits is not the ROCm build's problem, so it stays out of the ROCm verdict."""

@@ -297,3 +297,11 @@ def qualifier_words(view: cs.DeviceView, func) -> set[str]:
             out.add(toks[k][3])
         k -= 1
     return out
+
+
+def taken_by_amd(ctx, tok) -> bool:
+    """Whether the AMD build compiles ``tok`` (no branch it does not take holds it)."""
+    from vado.scan.preprocessor import amd_configuration, file_conditionals
+
+    inactive = file_conditionals(ctx, amd_configuration(ctx.options))  # kept on the context per configuration
+    return not (inactive and inactive.covers(tok[1], tok[2]))

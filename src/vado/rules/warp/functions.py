@@ -13,6 +13,7 @@ from vado.model import Applicability, Effort, Finding, Fix, Severity, Verdict
 from vado.rules import cuda_syntax as cs
 from vado.rules.base import FileContext, Rule
 from vado.rules.warp.common import (
+    taken_by_amd as _taken_by_amd,
     _DECL_PREV, _EXEC_SPACES, _callee, _in_directive, _in_scopes, _own_warp_size_scopes, device_qualifier_macros,
     qualifier_words,
 )
@@ -217,14 +218,6 @@ def _reads_its_wavefront_on_amd(ctx: FileContext, view: cs.DeviceView, func) -> 
                     and _taken_by_amd(ctx, tok)):
                 return True
     return False
-
-
-def _taken_by_amd(ctx: FileContext, tok) -> bool:
-    """Whether the AMD build compiles ``tok`` (no branch it does not take holds it)."""
-    from vado.scan.preprocessor import amd_configuration, file_conditionals
-
-    inactive = file_conditionals(ctx, amd_configuration(ctx.options))  # kept on the context per configuration
-    return not (inactive and inactive.covers(tok[1], tok[2]))
 
 
 def _in_amd_branch(ctx: FileContext, view: cs.DeviceView, tok) -> bool:

@@ -17,6 +17,11 @@ from vado.scan.lexer import Kind
 #: counted or searched with __popc/__ffs): right under warp32 emulation, wrong where code runs on 64-lane
 #: wavefronts as written, which the project's own HIP path does (vado.audit.scope.judge_own_hip_path).
 WAVE64_TRUNCATES = "wave64_truncates"
+#: Data key of a finding whose lane arithmetic by 32 stands in a function whose AMD code works over the whole 64-lane
+#: wavefront (a width-64 shuffle, ``% 64``, ``warpSize``, the file's 64-lane platform width): the two widths split the
+#: wavefront differently (cuSZ d3cde38 histsp: a 64-lane scan, then ``threadIdx.x % 32 == 31`` adds lanes 31 and 63),
+#: wrong where the code runs as written, which the project's own HIP path does.
+WAVE64_MIXED = "wave64_mixed"
 
 
 class ThirtyTwoBitLaneMask(Rule):

@@ -15,13 +15,15 @@ from vado.rules.base import FileContext, Rule, verdicts_for
 from vado.rules.warp.common import (
     _WARPISH,
     _WARP_NOTE,
+    _callee,
     _idents,
     _in_directive,
     _is_laneish,
     _operand_left,
     _operand_right,
+    taken_by_amd,
 )
-from vado.rules.warp.masks import WAVE64_TRUNCATES
+from vado.rules.warp.masks import WAVE64_MIXED, WAVE64_TRUNCATES
 from vado.rules.warp.modes import emulated, wave_verdicts, wide_warps
 from vado.scan.lexer import Kind
 
@@ -174,11 +176,56 @@ class LiteralWarpWidthArithmetic(Rule):
                 msg += ("; it builds a lane mask (a shift by the lane id) that names lanes 0-31: right for a 32-lane warp, "
                         "not where the code runs as written on a 64-lane wavefront")
                 data[WAVE64_TRUNCATES] = True
+            if in_dev and not covered:
+                wide_at = _wide_in_function(ctx, view, tok[1])
+                if wide_at is not None:
+                    line = ctx.text.count("\n", 0, wide_at[0]) + 1
+                    msg += (f"; this function's code works over the whole 64-lane wavefront (line {line}: "
+                            f"`{wide_at[1]}`), which this lane arithmetic splits in two 32-lane halves: the two widths pick "
+                            "different lanes (`% 32 == 31` holds for lanes 31 and 63)")
+                    data[WAVE64_MIXED] = True
             yield self.finding(ctx, start, end, msg, verdicts, fix=None if covered else fix,
                                effort=Effort(lines=1, constructs=1, hours=0.1), data=data)
 
 
 _SHIFTS = ("<<", ">>")
+#: Lane arithmetic with the 64-lane wavefront's width: (operator, literal).
+_WIDE_LANE_OPS = {("%", 64), ("&", 63), ("/", 64), (">>", 6)}
+
+
+def _wide_in_function(ctx: FileContext, view: cs.DeviceView, at: int) -> tuple[int, str] | None:
+    """(offset, text) of the first sign, in the function around offset ``at`` of a file whose warp code is written
+    for 64-lane wavefronts (:func:`wide_warps`), that the function works over the whole wavefront: a shuffle of
+    width 64, lane arithmetic by 64 (``lane % 64``, ``& 63``), ``warpSize`` or ``__AMDGCN_WAVEFRONT_SIZE``, or the
+    file's platform width name (``WARP_SIZE`` defined 64 under HIP). None in any other file or function."""
+    wide = wide_warps(ctx)
+    if wide is None:
+        return None
+    func = view.function_at(at)
+    toks = view.tokens
+    if func is None or not taken_by_amd(ctx, (None, at, at + 1)):
+        return None  # outside functions, or in a branch the AMD build does not compile (the CUDA path's own 32)
+    names = {"warpSize", "__AMDGCN_WAVEFRONT_SIZE"} | ({wide.name} if wide.name else set())
+    hits = sorted(k for k in view.ident_indices(names) if func.body_start <= toks[k][1] < func.body_end)
+    for k in view.number_indices(64, 63, 6):
+        if not func.body_start <= toks[k][1] < func.body_end or k < 2:
+            continue
+        value, prev = cs.int_value(toks[k][3]), toks[k - 1]
+        if (prev[3], value) in _WIDE_LANE_OPS:
+            a, b = _operand_left(toks, k - 1, view.pairs)
+            if a < b and _is_laneish(_idents(toks, a, b)):
+                hits.append(k)
+        elif value == 64 and prev[3] == "," and k + 1 < len(toks) and toks[k + 1][3] == ")":
+            if _callee(toks, k, max(0, k - 64)).startswith("__shfl"):
+                hits.append(k)
+    hits = [k for k in hits if taken_by_amd(ctx, toks[k])]
+    if not hits:
+        return None
+    at = toks[min(hits)][1]
+    start = ctx.text.rfind("\n", 0, at) + 1
+    end = ctx.text.find("\n", at)
+    line = " ".join(ctx.text[start:end if end >= 0 else len(ctx.text)].split())
+    return at, line if len(line) <= 80 else line[:77] + "..."
 
 
 def _shifts_a_lane_mask(view: cs.DeviceView, a: int, i: int) -> bool:
