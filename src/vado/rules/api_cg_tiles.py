@@ -287,11 +287,19 @@ def tile_sizes(view, i: int, ctx=None) -> TileSizes | None:
             and toks[i + 3][3] in (">", ",", ">>")):
         return None
     name = toks[i + 2][3]
+    bound = asserted_sizes(view, i, name)
+    if bound is not None and max(bound[0]) > 64:
+        bound = None  # an assertion that allows more than a wavefront says nothing of the sizes used
     param = _template_parameter(view, i, name)
     if param is None:
         values = _named_values(view, ctx, name)
         if values is None:
-            return TileSizes(name, frozenset(), True, f"{name} is not defined in this file or a header it includes")
+            if bound is not None:
+                return TileSizes(name, bound[0], False, source=bound[1])
+            declared = _declared_here(view, i, name)
+            why = (f"{name} is computed here from values vado cannot read ({declared})" if declared
+                   else f"{name} is not defined in this file or a header it includes")
+            return TileSizes(name, frozenset(), True, why)
         return TileSizes(name, values, False, source=f"the value this file gives {name}")
     t, pos, default, entity = param
     values, unresolved, why = set(), False, ""
@@ -317,8 +325,75 @@ def tile_sizes(view, i: int, ctx=None) -> TileSizes | None:
             why = f"{entity}<{' '.join(a[3] for a in args[pos])}> is not resolved in this file"
         else:
             values |= consts
+    if (unresolved or not found) and bound is not None:
+        return TileSizes(name, bound[0], False, source=bound[1])
     if not found:
         if default is not None:
             return TileSizes(name, frozenset({default}), False, source=f"{entity}'s default argument")
         return TileSizes(name, frozenset(), True, f"{entity} is not instantiated with a size in this file")
     return TileSizes(name, frozenset(values), unresolved, why, source=f"{entity}'s instantiations in this file")
+
+
+def _declared_here(view, i: int, name: str) -> str:
+    """The initializer of a ``constexpr``/``const`` declaration of ``name`` before token ``i`` in the function around
+    it (``constexpr size_t tx = feat_in / vec_size;``, a constant of template parameters), or ""."""
+    toks = view.tokens
+    func = view.function_at(toks[i][1])
+    for j in view.ident_indices((name,)):
+        if j >= i or j + 2 >= len(toks) or toks[j + 1][3] not in ("=", "{"):
+            continue
+        if func is not None and not func.body_start <= toks[j][1] < func.body_end:
+            continue
+        words = {t[3] for t in toks[max(0, j - 4):j]}
+        if "constexpr" not in words and "const" not in words:
+            continue
+        end = j + 2
+        while end < len(toks) and toks[end][3] not in (";", ",", "}"):
+            end += 1
+        return " ".join(t[3] for t in toks[j + 2:end])
+    return ""
+
+
+#: Powers of 2 a tile size can be (CUDA and HIP both require one).
+_POWERS = tuple(1 << k for k in range(11))
+
+
+def asserted_sizes(view, i: int, name: str) -> tuple[frozenset[int], str] | None:
+    """The sizes a ``static_assert`` in the function around token ``i`` allows ``name`` (``static_assert(32 % tx ==
+    0)``: the powers of 2 dividing 32; ``static_assert(TILE <= 64)``: those up to 64), with its text; None where no
+    such assertion bounds it (punica 591b598 bgmv_expand_kernel: ``constexpr size_t tx = feat_in / vec_size;``
+    with ``static_assert(32 % tx == 0)``, a tile of at most 32 threads that vado could not read)."""
+    toks, pairs = view.tokens, view.pairs
+    func = view.function_at(toks[i][1])
+    if func is None:
+        return None
+    for a in view.ident_indices(("static_assert",)):
+        if not func.body_start <= toks[a][1] < func.body_end or a + 1 >= len(toks) or toks[a + 1][3] != "(":
+            continue
+        close = pairs.get(a + 1)
+        if close is None:
+            continue
+        cond = cs.split_args(toks, a + 1, close)[0]
+        # the conjuncts of the condition at the top level
+        parts, start, depth = [], cond[0], 0
+        for k in range(cond[0], cond[1]):
+            w = toks[k][3]
+            depth += 1 if w in ("(", "[") else -1 if w in (")", "]") else 0
+            if depth == 0 and w in ("&&", "and"):
+                parts.append((start, k))
+                start = k + 1
+        parts.append((start, cond[1]))
+        for s, e in parts:
+            words = [t[3] for t in toks[s:e] if t[3] not in ("(", ")")]
+            nums = [cs.int_value(w) for w in words]
+            allowed = None
+            if len(words) == 5 and words[1] == "%" and words[2] == name and words[3] == "==" and nums[4] == 0 and nums[0]:
+                allowed = {p for p in _POWERS if nums[0] % p == 0}
+            elif len(words) == 3 and nums[2] is not None and words[0] == name and words[1] in ("<=", "<"):
+                allowed = {p for p in _POWERS if p < nums[2] or (words[1] == "<=" and p == nums[2])}
+            elif len(words) == 3 and nums[0] is not None and words[2] == name and words[1] in (">=", ">"):
+                allowed = {p for p in _POWERS if p < nums[0] or (words[1] == ">=" and p == nums[0])}
+            if allowed:
+                text = " ".join(t[3] for t in toks[cond[0]:cond[1]])
+                return frozenset(allowed), f"static_assert({text})"
+    return None
