@@ -462,6 +462,41 @@ def test_own_hip_path_lane_arithmetic_by_32_beside_64_lane_steps_is_manual(tmp_p
     assert file_verdict.verdict is Verdict.MANUAL and "lane arithmetic by 32" in file_verdict.reason
 
 
+def test_own_hip_path_32_bit_mask_to_a_sync_function_is_not_moves_as_is(tmp_path):
+    """ROCm 7's ``*_sync`` warp functions assert a 64-bit mask at compile time: on the project's own HIP path, built
+    as written, ``__ballot_sync(0xffffffff, p)`` does not compile (cuSZ d3cde38 lrz_c.cuhip.inl; checked with ROCm
+    7.2.4 hipcc for gfx942). Manual work that says so, unless the file or a project header it includes redirects
+    the call through a macro (ggml's vendors/hip.h), and the file's verdict says that build does not compile it."""
+    import shutil
+    from pathlib import Path
+
+    from vado.audit.pipeline import audit
+    from vado.knowledge.targets import get_target
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "PROJECTS" / "own-hip"
+    rocm = [get_target("rocm-7.2")]
+    tree = tmp_path / "own-hip"
+    shutil.copytree(fixture, tree)
+    kernel = tree / "src" / "mb-cuda" / "kernel.cu"
+    vote = "__device__ int votes_mb(int p) {\n  return __popcll(__ballot_sync(0xffffffff, p));\n}\n"
+    kernel.write_text(kernel.read_text() + vote)
+    res = audit(tree, rocm)
+    masks = [f for f in res.findings if f.code == "WARP002" and f.span.path == "src/mb-cuda/kernel.cu"]
+    assert len(masks) == 1 and masks[0].verdicts["rocm-7.2"] is Verdict.MANUAL, [f.message for f in masks]
+    assert "asserts a 64-bit mask" in masks[0].message and masks[0].fix is None
+    report = next(r for r in res.files if r.path == "src/mb-cuda/kernel.cu")
+    file_verdict = next(v for v in report.verdicts if v.target == "rocm-7.2")
+    assert file_verdict.verdict is Verdict.MANUAL and "ROCm 7 rejects" in file_verdict.reason
+    # Redirected by a macro of a project header the file includes: the project's own spelling, as written.
+    (tree / "src" / "mb-cuda" / "hip_compat.h").write_text(
+        "#pragma once\n#define __ballot_sync(mask, pred) __ballot(pred)\n")
+    kernel.write_text('#include "hip_compat.h"\n' + kernel.read_text())
+    again = [f for f in audit(tree, rocm).findings if f.code == "WARP002" and f.span.path == "src/mb-cuda/kernel.cu"]
+    assert all(f.verdicts["rocm-7.2"] is Verdict.MOVES_AS_IS for f in again), [f.message for f in again]
+    report = next(r for r in audit(tree, rocm).files if r.path == "src/mb-cuda/kernel.cu")
+    assert next(v for v in report.verdicts if v.target == "rocm-7.2").verdict is Verdict.MOVES_AS_IS
+
+
 def test_own_hip_path_sources_its_rocm_build_does_not_compile_keep_moves_as_is(tmp_path):
     """A source the project's ROCm build leaves out (its CUDA-only sources) runs on no wavefront: its lane mask
     cut to 32 bits is not the ROCm build's problem, so it stays out of the ROCm verdict."""

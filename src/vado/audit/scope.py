@@ -179,14 +179,18 @@ def own_path_wave64(f: Finding, rocm_targets) -> Finding | None:
     """``f`` as a finding of the project's own HIP path that its ROCm build runs wrong on 64-lane wavefronts
     (a lane mask cut to 32 bits, :data:`vado.rules.warp.masks.WAVE64_TRUNCATES`, where the AMD configuration
     compiles it: a ROCm verdict of ``rocm_targets``): manual work, no fix; None for any other finding."""
-    from vado.rules.warp.masks import WAVE64_MIXED, WAVE64_TRUNCATES
+    from vado.rules.warp.masks import MASK32_REJECTED, WAVE64_MIXED, WAVE64_TRUNCATES
 
     wanted = set(rocm_targets)
     data = f.data or {}
-    if not (data.get(WAVE64_TRUNCATES) or data.get(WAVE64_MIXED)) or not wanted & f.verdicts.keys():
+    if not (data.get(WAVE64_TRUNCATES) or data.get(WAVE64_MIXED) or data.get(MASK32_REJECTED)) \
+            or not wanted & f.verdicts.keys():
         return None
     verdicts = {t: (Verdict.MANUAL if t in wanted else v) for t, v in f.verdicts.items()}
-    why = OWN_PATH_WAVE64 if data.get(WAVE64_TRUNCATES) else OWN_PATH_WAVE64_MIXED
+    if data.get(MASK32_REJECTED):
+        why = OWN_PATH_MASK32.format(call=data.get("call", "the call"))
+    else:
+        why = OWN_PATH_WAVE64 if data.get(WAVE64_TRUNCATES) else OWN_PATH_WAVE64_MIXED
     return dataclasses.replace(f, verdicts=verdicts, message=f.message + why, fix=None)
 
 
@@ -194,6 +198,11 @@ def own_path_wave64(f: Finding, rocm_targets) -> Finding | None:
 OWN_PATH_WAVE64 = ("; this file is on the project's own HIP path, which its ROCm build compiles as written (vado leaves "
                    "it as is, without warp32 emulation): on 64-lane wavefronts (gfx942, gfx950) the upper 32 lanes' "
                    "bits are cut off")
+#: What a kept 32-bit mask given to a HIP *_sync function on the project's own HIP path adds to its message.
+OWN_PATH_MASK32 = ("; this file is on the project's own HIP path, which its ROCm build compiles as written (vado leaves "
+                   "it as is): ROCm 7's {call} asserts a 64-bit mask (\"The mask must be a 64-bit integer\"), so that "
+                   "build does not compile this call unless a macro vado did not find (in a header outside the tree or "
+                   "reached through -I) redirects {call}")
 #: What a kept finding of 32-lane arithmetic beside 64-lane warp code on the project's own HIP path adds to its message.
 OWN_PATH_WAVE64_MIXED = ("; this file is on the project's own HIP path, which its ROCm build compiles as written (vado "
                          "leaves it as is, without warp32 emulation): on 64-lane wavefronts (gfx942, gfx950) this "
@@ -206,7 +215,7 @@ def _own_build_verdict(tv: TargetVerdict, breaks: Sequence[Finding], wave: Seque
     then theirs, worst first, with their codes."""
     from collections import Counter
 
-    from vado.rules.warp.masks import WAVE64_TRUNCATES
+    from vado.rules.warp.masks import MASK32_REJECTED, WAVE64_MIXED, WAVE64_TRUNCATES
 
     kept = [*breaks, *wave]
     mine = [f.verdicts[tv.target] for f in kept if tv.target in f.verdicts]
@@ -217,10 +226,13 @@ def _own_build_verdict(tv: TargetVerdict, breaks: Sequence[Finding], wave: Seque
     said = []
     if any(f.verdicts.get(tv.target) is worst for f in breaks):
         said.append("that build does not compile as it is")
-    if any(f.verdicts.get(tv.target) is worst and (f.data or {}).get(WAVE64_TRUNCATES) for f in wave):
+    worst_wave = [f.data or {} for f in wave if f.verdicts.get(tv.target) is worst]
+    if any(d.get(WAVE64_TRUNCATES) for d in worst_wave):
         said.append("that build runs warp code that cuts 64-bit lane masks to 32 bits on 64-lane wavefronts")
-    if any(f.verdicts.get(tv.target) is worst and not (f.data or {}).get(WAVE64_TRUNCATES) for f in wave):
+    if any(d.get(WAVE64_MIXED) for d in worst_wave):
         said.append("that build runs lane arithmetic by 32 beside warp code over 64-lane wavefronts")
+    if any(d.get(MASK32_REJECTED) for d in worst_wave):
+        said.append("that build passes 32-bit masks to *_sync functions ROCm 7 rejects")
     return TargetVerdict(tv.target, worst, tuple(sorted(codes.items())),
                          f"{why}; {' and '.join(said)} ({', '.join(sorted(codes))})")
 

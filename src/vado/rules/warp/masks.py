@@ -4,13 +4,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import Iterable
 
 from vado.model import Applicability, Effort, Finding, Fix, Severity
 from vado.rules import cuda_syntax as cs
 from vado.rules.base import FileContext, Rule
 from vado.rules.warp.common import _BALLOTS, _NARROW_TYPES, _SYNC_MASKED, _WARP_NOTE, _is_full_mask, _is_narrow_literal
-from vado.rules.warp.modes import emulated, wave_verdicts
+from vado.rules.warp.modes import emulated, port_target, uses_sync_builtins, wave_verdicts
 from vado.scan.lexer import Kind
 
 #: Data key of a finding whose code cuts a 64-bit lane mask to 32 bits (a ballot or active mask stored in 32 bits,
@@ -22,6 +23,13 @@ WAVE64_TRUNCATES = "wave64_truncates"
 #: wavefront differently (cuSZ d3cde38 histsp: a 64-lane scan, then ``threadIdx.x % 32 == 31`` adds lanes 31 and 63),
 #: wrong where the code runs as written, which the project's own HIP path does.
 WAVE64_MIXED = "wave64_mixed"
+#: Data key of a 32-bit mask literal given to a HIP ``*_sync`` function that ROCm 7 declares with a static assertion
+#: ("The mask must be a 64-bit integer"), where no macro of the file or of the project headers vado reads redirects the
+#: call: right under warp32 emulation (the port calls vado's helpers), a compile error where the code is built as
+#: written, which the project's own HIP path is (cuSZ d3cde38 lrz_c.cuhip.inl: ``__ballot_sync(0xffffffff, …)``).
+MASK32_REJECTED = "mask32_rejected"
+#: The HIP warp functions ROCm 7 declares with that assertion (amd_warp_sync_functions.h).
+_ASSERTS_64BIT_MASK = _SYNC_MASKED - {"__uni_sync"}
 
 
 class ThirtyTwoBitLaneMask(Rule):
@@ -106,6 +114,8 @@ class ThirtyTwoBitLaneMask(Rule):
                 full = (len(piece) == 1 and _is_full_mask(piece[0])) or (
                     len(piece) == 2 and piece[0][3] == "~" and piece[1][0] is Kind.NUMBER and cs.int_value(piece[1][3]) == 0
                     and "l" not in piece[1][3].lower())
+                rejected = {MASK32_REJECTED: True} if (full or (len(piece) == 1 and _is_narrow_literal(piece[0]))) \
+                    and _rejects_mask32(ctx, view, name) else {}
                 if full:
                     start, end = piece[0][1], piece[-1][2]
                     fix = Fix((ctx.edit(start, end, "0xffffffffffffffffull"),), Applicability.SAFE,
@@ -114,7 +124,8 @@ class ThirtyTwoBitLaneMask(Rule):
                     verdicts = wave_verdicts(ctx, fixable=True, covered=covered)
                     fix = None if covered else fix
                     yield self.finding(ctx, start, end, f"32-bit full mask `{ctx.text[start:end]}` passed to {name}; HIP masks are 64-bit",
-                                       verdicts, fix=fix, effort=Effort(lines=1, constructs=1), data={"call": name, **_WARP_NOTE})
+                                       verdicts, fix=fix, effort=Effort(lines=1, constructs=1),
+                                       data={"call": name, **rejected, **_WARP_NOTE})
                 elif len(piece) == 1 and _is_narrow_literal(piece[0]):
                     # A partial 32-bit mask (0x0000ffff): HIP's *_sync functions reject a
                     # 32-bit mask type; the ull suffix keeps the same lanes, but which
@@ -128,7 +139,8 @@ class ThirtyTwoBitLaneMask(Rule):
                     fix = None if covered else fix
                     yield self.finding(ctx, start, end,
                                        f"partial 32-bit mask `{piece[0][3]}` passed to {name}; HIP masks are 64-bit and a wavefront may have 64 lanes",
-                                       verdicts, fix=fix, effort=Effort(lines=1, constructs=1, hours=0.25), data={"call": name, **_WARP_NOTE})
+                                       verdicts, fix=fix, effort=Effort(lines=1, constructs=1, hours=0.25),
+                                       data={"call": name, **rejected, **_WARP_NOTE})
             if name in _BALLOTS and i + 1 < n and toks[i + 1][3] == "(" and i >= 2 and toks[i - 1][3] == "=":
                 var = toks[i - 2]
                 if var[0] is not Kind.IDENT:
@@ -150,6 +162,33 @@ class ThirtyTwoBitLaneMask(Rule):
                 yield self.finding(ctx, core[0][1], var[2], f"result of {name} stored in 32-bit `{type_text} {var[3]}`; HIP returns 64-bit masks",
                                    verdicts, fix=fix, effort=Effort(lines=1, constructs=1, hours=0.25),
                                    data={"call": name, WAVE64_TRUNCATES: True, **_WARP_NOTE})
+
+
+def _rejects_mask32(ctx: FileContext, view, name: str) -> bool:
+    """Whether the port target's HIP declares ``name`` with the 64-bit mask assertion (ROCm 7: its ``*_sync``
+    functions are on by default) and neither this file nor a project header it includes (read within the tree)
+    defines ``name`` as a macro (ggml's ``vendors/hip.h``: ``#define __shfl_xor_sync(mask, var, laneMask, width)
+    __shfl_xor(var, laneMask, width)``)."""
+    target = port_target(ctx)
+    if name not in _ASSERTS_64BIT_MASK or target is None or not uses_sync_builtins(target):
+        return False
+    cache = getattr(view, "_vado_mask32_redirects", None)
+    if cache is None:
+        cache = view._vado_mask32_redirects = {}
+    if name in cache:
+        return cache[name]
+    pattern = re.compile(rf"^[ \t]*#[ \t]*define[ \t]+{re.escape(name)}\b", re.M)
+    redirected = bool(pattern.search(ctx.text))
+    root = (ctx.options or {}).get("source_root")
+    if not redirected and root:
+        from vado.scan.project_headers import project_headers, quoted_includes
+
+        quoted = quoted_includes(ctx.text)
+        if quoted:
+            redirected = any(pattern.search(text) for _, text in
+                             project_headers(str(root)).headers_defining(ctx.path, quoted, {name}))
+    cache[name] = not redirected
+    return not redirected
 
 
 class BitCountOfLaneMask(Rule):
