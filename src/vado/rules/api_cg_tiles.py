@@ -297,6 +297,10 @@ def tile_sizes(view, i: int, ctx=None) -> TileSizes | None:
             if bound is not None:
                 return TileSizes(name, bound[0], False, source=bound[1])
             declared = _declared_here(view, i, name)
+            clamp = _clamped(declared)
+            if clamp is not None and clamp <= 64:
+                return TileSizes(name, frozenset(p for p in _POWERS if p <= clamp), False,
+                                 source=f"{name} = {declared}")
             why = (f"{name} is computed here from values vado cannot read ({declared})" if declared
                    else f"{name} is not defined in this file or a header it includes")
             return TileSizes(name, frozenset(), True, why)
@@ -352,6 +356,25 @@ def _declared_here(view, i: int, name: str) -> str:
             end += 1
         return " ".join(t[3] for t in toks[j + 2:end])
     return ""
+
+
+def _clamped(expr: str) -> int | None:
+    """The bound N of an initializer that clamps a name to at most N: ``X > N ? N : X``, ``X >= N ? N : X``,
+    ``X < N ? X : N``, ``X <= N ? X : N``, ``min(X, N)`` (marian c9f287d reduce_all.h: ``constexpr int
+    partitionSize = blockSize > 32 ? 32 : blockSize;``); None for any other shape."""
+    words = [w for w in expr.replace("std :: ", "").split() if w not in ("(", ")")]
+    nums = [cs.int_value(w) for w in words]
+    if len(words) == 7 and words[3] == "?" and words[5] == ":" and nums[2] is not None:
+        x, op, n, a, b = words[0], words[1], nums[2], words[4], words[6]
+        if op in (">", ">=") and cs.int_value(a) == n and b == x:
+            return n
+        if op in ("<", "<=") and a == x and cs.int_value(b) == n:
+            return n
+    if len(words) == 4 and words[0] in ("min", "std::min") and words[2] == ",":
+        for w in (words[1], words[3]):
+            if cs.int_value(w) is not None:
+                return cs.int_value(w)
+    return None
 
 
 #: Powers of 2 a tile size can be (CUDA and HIP both require one).
