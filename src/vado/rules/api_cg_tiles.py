@@ -301,7 +301,8 @@ def tile_sizes(view, i: int, ctx=None) -> TileSizes | None:
             if clamp is not None and clamp <= 64:
                 return TileSizes(name, frozenset(p for p in _POWERS if p <= clamp), False,
                                  source=f"{name} = {declared}")
-            why = (f"{name} is computed here from values vado cannot read ({declared})" if declared
+            shown = re.sub(r" ?(::|\.|->) ?", r"\1", declared)  # SetRef :: cg_size -> SetRef::cg_size
+            why = (f"{name} is computed here from values vado cannot read ({shown})" if declared
                    else f"{name} is not defined in this file or a header it includes")
             return TileSizes(name, frozenset(), True, why)
         return TileSizes(name, values, False, source=f"the value this file gives {name}")
@@ -354,7 +355,7 @@ def _declared_here(view, i: int, name: str) -> str:
         end = j + 2
         while end < len(toks) and toks[end][3] not in (";", ",", "}"):
             end += 1
-        return " ".join(t[3] for t in toks[j + 2:end])
+        return " ".join(t[3] for t in toks[j + 2:end]) if end > j + 2 else ""
     return ""
 
 
