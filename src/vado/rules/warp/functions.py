@@ -605,8 +605,13 @@ class WarpFunctionOnWavefront(Rule):
     passes one. With every warp function and ``warpSize`` so rewritten, the
     program's warps are 32 lanes as on NVIDIA: literal ``& 31``, ``/ 32``,
     ``[32]`` arrays and shuffle loops from 16 stay right, so WARP001-WARP006
-    report them as moving as is on ROCm. A wavefront keeps running its two
-    warps in lockstep, which CUDA code may rely on less, never more. On a
+    report them as moving as is on ROCm. A wavefront runs its two warps in
+    lockstep, as one instruction stream: code that needs two CUDA warps to
+    make progress independently, where one spins until a warp of the same
+    wavefront (warps 2k and 2k+1 of a block) writes a flag, does not finish
+    on AMD (no independent thread scheduling across the halves of a
+    wavefront); vado does not find such waits (named-barrier PTX, which such
+    kernels usually pair them with, is PTX002's manual work). On a
     HIP whose ``*_sync`` builtins are missing or off by default (hip-5.2,
     rocm-6.4), the helpers use the mask-less builtins (the mask only selects
     lanes of the vote, as in ROCm's own definitions), and ``__match_*_sync``,
