@@ -305,3 +305,26 @@ def taken_by_amd(ctx, tok) -> bool:
 
     inactive = file_conditionals(ctx, amd_configuration(ctx.options))  # kept on the context per configuration
     return not (inactive and inactive.covers(tok[1], tok[2]))
+
+
+def under_cuda_switch(view, offset: int) -> bool:
+    """Whether ``offset`` lies in an ``#if`` branch whose condition names a CUDA switch (``RAJA_CUDA_ACTIVE``,
+    ``GGML_USE_CUDA``, ``__CUDA_ARCH__``): a project with its own HIP build leaves such code out of it, though
+    vado does not know the switch's value (RAJA 2141422b policy/cuda/*.hpp under ``#if defined(RAJA_CUDA_ACTIVE)``)."""
+    toks = view.tokens
+    stack: list[list[bool]] = []  # per open group: [this branch is the CUDA switch's, its #else would be]
+    for a, b in cs.directive_ranges(toks, view.directive_marks):
+        if toks[a][1] >= offset:
+            break
+        d = toks[a][3].replace(" ", "").replace("\t", "")
+        cuda = any(t[0] is Kind.IDENT and "CUDA" in t[3] for t in toks[a + 1:b])
+        negated = d == "#ifndef" or any(t[3] in ("!", "not") for t in toks[a + 1:b])
+        if d in ("#if", "#ifdef", "#ifndef"):
+            stack.append([cuda and not negated, cuda and negated])
+        elif d.startswith("#elif") and stack:
+            stack[-1] = [cuda and not negated, False]
+        elif d == "#else" and stack:
+            stack[-1] = [stack[-1][1], False]
+        elif d == "#endif" and stack:
+            stack.pop()
+    return any(branch for branch, _ in stack)

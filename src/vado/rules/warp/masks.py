@@ -10,7 +10,15 @@ from typing import Iterable
 from vado.model import Applicability, Effort, Finding, Fix, Severity
 from vado.rules import cuda_syntax as cs
 from vado.rules.base import FileContext, Rule
-from vado.rules.warp.common import _BALLOTS, _NARROW_TYPES, _SYNC_MASKED, _WARP_NOTE, _is_full_mask, _is_narrow_literal
+from vado.rules.warp.common import (
+    _BALLOTS,
+    _NARROW_TYPES,
+    _SYNC_MASKED,
+    _WARP_NOTE,
+    _is_full_mask,
+    _is_narrow_literal,
+    under_cuda_switch,
+)
 from vado.rules.warp.modes import emulated, port_target, uses_sync_builtins, wave_verdicts
 from vado.scan.lexer import Kind
 
@@ -115,7 +123,7 @@ class ThirtyTwoBitLaneMask(Rule):
                     len(piece) == 2 and piece[0][3] == "~" and piece[1][0] is Kind.NUMBER and cs.int_value(piece[1][3]) == 0
                     and "l" not in piece[1][3].lower())
                 rejected = {MASK32_REJECTED: True} if (full or (len(piece) == 1 and _is_narrow_literal(piece[0]))) \
-                    and _rejects_mask32(ctx, view, name) else {}
+                    and _rejects_mask32(ctx, view, name) and not under_cuda_switch(view, tok[1]) else {}
                 if full:
                     start, end = piece[0][1], piece[-1][2]
                     fix = Fix((ctx.edit(start, end, "0xffffffffffffffffull"),), Applicability.SAFE,

@@ -22,6 +22,7 @@ from vado.rules.warp.common import (
     _operand_left,
     _operand_right,
     taken_by_amd,
+    under_cuda_switch,
 )
 from vado.rules.warp.masks import WAVE64_MIXED, WAVE64_TRUNCATES
 from vado.rules.warp.modes import emulated, wave_verdicts, wide_warps
@@ -203,7 +204,7 @@ def _wide_in_function(ctx: FileContext, view: cs.DeviceView, at: int) -> tuple[i
         return None
     func = view.function_at(at)
     toks = view.tokens
-    if func is None or not taken_by_amd(ctx, (None, at, at + 1)):
+    if func is None or not taken_by_amd(ctx, (None, at, at + 1)) or under_cuda_switch(view, at):
         return None  # outside functions, or in a branch the AMD build does not compile (the CUDA path's own 32)
     names = {"warpSize", "__AMDGCN_WAVEFRONT_SIZE"} | ({wide.name} if wide.name else set())
     hits = sorted(k for k in view.ident_indices(names) if func.body_start <= toks[k][1] < func.body_end)
