@@ -17,7 +17,8 @@ from vado.scan.scope.model import BUILD_KINDS, FileScope, HipBuild, Scope
 
 def mark_not_compiled_for_amd(hip: HipBuild, scopes: dict[str, FileScope], kinds: Mapping[str, FileKind],
                               build_texts: Mapping[str, str], edges: Mapping[str, list[tuple[str, bool]]],
-                              computed: Mapping[str, str] | None = None) -> None:
+                              computed: Mapping[str, str] | None = None,
+                              guarded: Mapping[tuple[str, str], str] | None = None) -> None:
     """Mark what the project's own ROCm build never compiles, so that a port leaves it as it is and its
     findings do not stand between the project and ROCm. One mechanism for both ways a build says so:
 
@@ -28,6 +29,9 @@ def mark_not_compiled_for_amd(hip: HipBuild, scopes: dict[str, FileScope], kinds
       other sources as HIP);
     - the CUDA directory among the backend directories a computed include picks from (``computed``:
       :func:`vado.scan.computed_includes.cuda_directories`, stdgpu's ``src/stdgpu/cuda``);
+
+    - the headers every includer of which includes them only under a CUDA ``#ifdef`` beside a HIP twin
+      (``guarded``: :func:`vado.scan.scope.project.cuda_twin_includes`);
 
     and, from either, the project headers that only such files include (with the reason of the file that
     reached them first)."""
@@ -43,6 +47,23 @@ def mark_not_compiled_for_amd(hip: HipBuild, scopes: dict[str, FileScope], kinds
     for d, shown in (computed or {}).items():
         roots.setdefault(d, f"the CUDA backend directory of a computed include ({shown}), whose HIP twin the project's "
                             f"ROCm build ({hip.how}) includes")
+    includers: dict[str, list[str]] = {}
+    for src, outs in edges.items():
+        for t, _ in outs:
+            includers.setdefault(t, []).append(src)
+    # A header every includer of which includes it under such a CUDA #ifdef, or is itself such a header (desul's
+    # Lock_Array_CUDA.hpp: Lock_Array.hpp's #ifdef DESUL_HAVE_CUDA_ATOMICS, and Lock_Based_Fetch_Op_CUDA.hpp).
+    guarded = guarded or {}
+    twin: dict[str, str] = {}
+    changed = True
+    while changed:
+        changed = False
+        for (src, t), why in guarded.items():
+            if t not in twin and all((s, t) in guarded or s in twin for s in includers.get(t, ())):
+                twin[t] = why
+                changed = True
+    for t, why in twin.items():
+        roots.setdefault(t, f"not compiled by the project's own ROCm build ({hip.how}): {why}")
     if not roots:
         return
 
@@ -57,10 +78,6 @@ def mark_not_compiled_for_amd(hip: HipBuild, scopes: dict[str, FileScope], kinds
     for p in hip.cuda_only:  # a CUDA-only source the walk did not list among the project's files
         if p not in marked and p not in kinds and free(p):
             marked[p] = roots[p]
-    includers: dict[str, list[str]] = {}
-    for src, outs in edges.items():
-        for t, _ in outs:
-            includers.setdefault(t, []).append(src)
     queue = deque(marked)
     while queue:  # down to the headers that only marked files include
         p = queue.popleft()
@@ -180,13 +197,14 @@ def mark_torch_hip_code(hip: HipBuild, scopes: dict[str, FileScope], cfiles: Map
 
 def mark_hip_path(hip: HipBuild, scopes: dict[str, FileScope], cfiles: Mapping[str, CFile],
                   edges: Mapping[str, list[tuple[str, bool]]], kinds: Mapping[str, FileKind],
-                  by_include: frozenset[str] = frozenset()) -> None:
+                  by_include: frozenset[str] = frozenset(), guarded: frozenset[tuple[str, str]] = frozenset()) -> None:
     """Mark the files the project's own HIP build compiles: those that reach a vendor header
     through their includes, what they include, and the project's build files.
 
     From a file that is on the HIP path only because it includes HIP's headers (``by_include``:
     ``ggml-common.h`` picks ``<hip/hip_fp16.h>`` for its GPU users), the way up stops at C sources:
-    ``ggml-quants.c`` includes it too and is compiled by the C compiler in every build, never as HIP."""
+    ``ggml-quants.c`` includes it too and is compiled by the C compiler in every build, never as HIP. The way
+    down does not take an include the file makes only for CUDA beside a HIP twin (``guarded``)."""
     why = f"on the project's own HIP path (its ROCm build: {hip.how})"
     includers: dict[str, list[str]] = {}
     for src, outs in edges.items():
@@ -213,6 +231,8 @@ def mark_hip_path(hip: HipBuild, scopes: dict[str, FileScope], cfiles: Mapping[s
     while queue:  # downwards: what those include
         p = queue.popleft()
         for t, _ in edges.get(p, ()):
+            if (p, t) in guarded:
+                continue
             if t not in reached and (scopes.get(t) is None or scopes[t].scope is Scope.PROJECT):
                 reached.add(t)
                 queue.append(t)
