@@ -373,3 +373,39 @@ def test_the_hipcub_name_table_is_the_generated_one():
         text = "\n".join(p.read_text(errors="replace") for p in hipcub.rglob("*.hpp"))
         assert "DispatchRadixSort" not in text and "ChainedPolicy" not in text
         assert "class BlockReduce" in text
+
+
+def _own_hip_warp_size(root: Path, amd_width: int) -> Path:
+    """A project with its own ROCm build whose AMD branch defines WARP_SIZE (32: as its CUDA branch does; 64: the
+    wavefront) and maps a shuffle to HIP's width-less __shfl, used by a kernel that indexes warps by WARP_SIZE."""
+    (root / "src").mkdir(parents=True)
+    (root / "CMakeLists.txt").write_text('project(p LANGUAGES CXX)\noption(P_HIP "hip" OFF)\nif(P_HIP)\n'
+                                         "  enable_language(HIP)\nendif()\nadd_library(p src/k.cu)\n")
+    (root / "src" / "common.h").write_text(
+        "#pragma once\n#ifdef __HIP_PLATFORM_AMD__\n#include <hip/hip_runtime.h>\n"
+        f"#define WARP_SIZE {amd_width}\n#define SHFL(v, i) __shfl(v, i)\n#else\n#include <cuda_runtime.h>\n"
+        "#define WARP_SIZE 32\n#define SHFL(v, i) __shfl_sync(0xffffffffu, v, i)\n#endif\n")
+    (root / "src" / "k.cu").write_text(
+        '#include "common.h"\n__global__ void bcast(float* x) {\n  int lane = threadIdx.x % WARP_SIZE;\n'
+        "  float v = SHFL(x[threadIdx.x], 0);\n  x[threadIdx.x] = v + lane;\n}\n")
+    return root
+
+
+def test_own_hip_path_that_defines_the_warp_as_32_lanes_is_wrong_on_wave64(tmp_path: Path):
+    """`#ifdef __HIP_PLATFORM_AMD__ #define WARP_SIZE 32` with a width-less __shfl whose users index lanes by it: the
+    project's own ROCm path is 32-lane code on gfx942's 64-lane wavefronts (no -mwavefrontsize32 on gfx9). The audit
+    says so with the evidence lines instead of 'moves as is with its own ROCm build'; WARP_SIZE 64 stays its own
+    wavefront-aware code."""
+    from vado.audit.pipeline import audit
+
+    result = audit(_own_hip_warp_size(tmp_path / "w32", 32), [ROCM])
+    (wrong,) = [f for f in result.findings if f.code == "WARP009" and f.span.path == "src/common.h"
+                and f.verdicts.get("rocm-7.2") is Verdict.MANUAL]
+    assert "(WARP_SIZE is 32 in the AMD branch, common.h:4) `int lane = threadIdx.x % WARP_SIZE;`" in wrong.message
+    assert "no 32-lane wavefront mode" in wrong.message and wrong.fix is None
+    repo = {tv.target: tv for tv in result.verdicts}["rocm-7.2"]
+    assert repo.verdict is Verdict.MANUAL
+
+    fine = audit(_own_hip_warp_size(tmp_path / "w64", 64), [ROCM])
+    assert {tv.target: tv for tv in fine.verdicts}["rocm-7.2"].verdict is Verdict.MOVES_AS_IS
+    assert not [f for f in fine.findings if f.code == "WARP009" and f.verdicts.get("rocm-7.2") is Verdict.MANUAL]

@@ -182,16 +182,26 @@ def own_path_wave64(f: Finding, rocm_targets) -> Finding | None:
     from vado.rules.warp.masks import WAVE64_TRUNCATES
 
     wanted = set(rocm_targets)
-    if not (f.data or {}).get(WAVE64_TRUNCATES) or not wanted & f.verdicts.keys():
+    data = f.data or {}
+    if not (data.get(WAVE64_TRUNCATES) or data.get("own_hip_wrong")) or not wanted & f.verdicts.keys():
         return None
     verdicts = {t: (Verdict.MANUAL if t in wanted else v) for t, v in f.verdicts.items()}
-    return dataclasses.replace(f, verdicts=verdicts, message=f.message + OWN_PATH_WAVE64, fix=None)
+    said = OWN_PATH_WAVE64 if data.get(WAVE64_TRUNCATES) else OWN_PATH_32_LANES
+    return dataclasses.replace(f, verdicts=verdicts, message=f.message + said, fix=None)
 
 
 #: What a kept wave64 finding on the project's own HIP path adds to its message.
 OWN_PATH_WAVE64 = ("; this file is on the project's own HIP path, which its ROCm build compiles as written (vado leaves "
                    "it as is, without warp32 emulation): on 64-lane wavefronts (gfx942, gfx950) the upper 32 lanes' "
                    "bits are cut off")
+
+
+#: What a kept WARP009 finding of 32-lane code on the project's own HIP path (``data["own_hip_wrong"]``: an indexed
+#: shuffle or a vote whose users index 32-lane warps, by a literal or by a WARP_SIZE its AMD branch defines as 32)
+#: adds to its message: the port leaves that file as written, so the helper it names is for a person to apply.
+OWN_PATH_32_LANES = ("; this file is on the project's own HIP path, which its ROCm build compiles as written (vado leaves "
+                     "it as is): gfx942 and gfx950 have no 32-lane wavefront mode (-mwavefrontsize32 is RDNA's), so "
+                     "that build runs this 32-lane code on 64 lanes")
 
 
 def _own_build_verdict(tv: TargetVerdict, breaks: Sequence[Finding], wave: Sequence[Finding], why: str) -> TargetVerdict:
@@ -209,8 +219,10 @@ def _own_build_verdict(tv: TargetVerdict, breaks: Sequence[Finding], wave: Seque
     said = []
     if any(f.verdicts.get(tv.target) is worst for f in breaks):
         said.append("that build does not compile as it is")
-    if any(f.verdicts.get(tv.target) is worst for f in wave):
+    if any(f.verdicts.get(tv.target) is worst and not (f.data or {}).get("own_hip_wrong") for f in wave):
         said.append("that build runs warp code that cuts 64-bit lane masks to 32 bits on 64-lane wavefronts")
+    if any(f.verdicts.get(tv.target) is worst and (f.data or {}).get("own_hip_wrong") for f in wave):
+        said.append("that build runs 32-lane warp code on 64-lane wavefronts")
     return TargetVerdict(tv.target, worst, tuple(sorted(codes.items())),
                          f"{why}; {' and '.join(said)} ({', '.join(sorted(codes))})")
 
