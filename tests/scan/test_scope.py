@@ -686,6 +686,13 @@ def _kokkos_like(root: Path) -> None:
     (src / "impl" / "atomics_hip.hpp").write_text(
         "#pragma once\n#include <hip/hip_runtime.h>\n__device__ inline unsigned long long kk_vote(int p) { return __ballot(p); }\n")
     (src / "impl" / "core.cpp").write_text('#include <impl/atomics.hpp>\nint kk_core() { return 0; }\n')
+    (src / "setup").mkdir()
+    (src / "setup" / "setup_cuda.hpp").write_text(
+        "#ifndef KK_SETUP_CUDA_HPP\n#define KK_SETUP_CUDA_HPP\n#if !defined(KK_ENABLE_CUDA)\n"
+        '#error "setup_cuda.hpp without KK_ENABLE_CUDA"\n#endif\n#include <cuda_runtime.h>\n'
+        "#if CUDA_VERSION < 11000\n#error old\n#endif\n#endif\n")
+    (src / "setup" / "setup_hip.hpp").write_text(
+        "#pragma once\n#ifndef KK_ENABLE_HIP\n#error no\n#endif\n#include <hip/hip_runtime.h>\n")
 
 
 def test_a_switch_the_projects_own_functions_set_is_its_rocm_build(tmp_path: Path):
@@ -706,6 +713,11 @@ def test_a_switch_the_projects_own_functions_set_is_its_rocm_build(tmp_path: Pat
         assert fs.scope is Scope.HIP_PATH and fs.not_for_amd, p
         assert "only under #ifdef KK_HAVE_CUDA_ATOMICS, beside the HIP twin under #ifdef KK_HAVE_HIP_ATOMICS" in fs.why
     assert not scope.of("core/src/impl/atomics_hip.hpp").not_for_amd
+    # A header that stops with #error without the CUDA switch; one that needs the HIP switch is the HIP path's.
+    setup = scope.of("core/src/setup/setup_cuda.hpp")
+    assert setup.not_for_amd and "stops with #error unless KK_ENABLE_CUDA is defined" in setup.why
+    assert scope.of("core/src/setup/setup_hip.hpp").scope is Scope.HIP_PATH
+    assert not scope.of("core/src/setup/setup_hip.hpp").not_for_amd
 
 
 def test_a_cuda_header_also_included_unguarded_stays_compiled(tmp_path: Path):

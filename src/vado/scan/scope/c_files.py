@@ -16,7 +16,7 @@ from vado.scan.computed_includes import continued, parse_computed, parse_path_ma
 from vado.scan.scope.model import CUDA_KINDS
 
 
-_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif|include|define)\b([^\r\n]*)", re.MULTILINE)
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif|include|define|error)\b([^\r\n]*)", re.MULTILINE)
 _INCLUDE_ARG = re.compile(rb'^[ \t]*([<"])([^>"\r\n]+)[>"]')
 _DEFINE_MAP = re.compile(rb"^[ \t]+(\w+)(?:\([^)]*\))?[ \t]+(\w+)")
 #: Included names that mean CUDA.
@@ -55,6 +55,9 @@ class CFile:
     #: ``#include MACRO(args)`` operands and ``#define NAME(params) <path>`` macros (:mod:`vado.scan.computed_includes`).
     computed: tuple = ()
     path_macros: tuple = ()
+    #: The macros without which the file stops: an ``#error`` directly in a top-level ``#ifndef X`` / ``#if
+    #: !defined(X)`` group (kokkos 28848df Kokkos_Setup_Cuda.hpp: ``#if !defined(KOKKOS_ENABLE_CUDA) #error``).
+    requires: frozenset[str] = frozenset()
 
 
 def read_c(path: str, abs_path: str, kind: FileKind, limit: int) -> CFile | Skip:
@@ -78,6 +81,7 @@ def read_c(path: str, abs_path: str, kind: FileKind, limit: int) -> CFile | Skip
     to: dict[str, int] = {"hip": 0, "musa": 0}
     computed: list = []
     path_macros: list = []
+    requires: set[str] = set()
     for n, m in enumerate(_DIRECTIVE.finditer(data)):
         word, rest = m.group(1), m.group(2)
         if word in (b"if", b"ifdef", b"ifndef"):
@@ -112,6 +116,10 @@ def read_c(path: str, abs_path: str, kind: FileKind, limit: int) -> CFile | Skip
                     to["hip"] += 1
                 elif _MUSA_NAME.match(mm.group(2)):
                     to["musa"] += 1
+        elif word == b"error":
+            top = [f for f in frames[guard_depth:]] if guard_depth <= len(frames) else []
+            if len(top) == 1 and top[0] is not None and not top[0][1]:
+                requires.add(top[0][0])
         elif word == b"include":
             mi = _INCLUDE_ARG.match(rest)
             if mi:
@@ -127,7 +135,7 @@ def read_c(path: str, abs_path: str, kind: FileKind, limit: int) -> CFile | Skip
         maps_to = best
     hip = any(HIP_INCLUDE.match(name) for name, _, _ in includes)
     return CFile(path, kind, includes, kind in CUDA_KINDS or _uses_cuda(data, includes), maps_to, hip, conds,
-                 frozenset(defined), tuple(computed), tuple(path_macros))
+                 frozenset(defined), tuple(computed), tuple(path_macros), frozenset(requires))
 
 
 _DEFINED_TEST = re.compile(rb"^\s*(!?)\s*defined\s*(?:\(\s*(\w+)\s*\)|\s(\w+))\s*(?://.*|/\*.*\*/)?\s*$")

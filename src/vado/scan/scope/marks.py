@@ -18,7 +18,8 @@ from vado.scan.scope.model import BUILD_KINDS, FileScope, HipBuild, Scope
 def mark_not_compiled_for_amd(hip: HipBuild, scopes: dict[str, FileScope], kinds: Mapping[str, FileKind],
                               build_texts: Mapping[str, str], edges: Mapping[str, list[tuple[str, bool]]],
                               computed: Mapping[str, str] | None = None,
-                              guarded: Mapping[tuple[str, str], str] | None = None) -> None:
+                              guarded: Mapping[tuple[str, str], str] | None = None,
+                              refuses: Mapping[str, str] | None = None) -> None:
     """Mark what the project's own ROCm build never compiles, so that a port leaves it as it is and its
     findings do not stand between the project and ROCm. One mechanism for both ways a build says so:
 
@@ -32,6 +33,8 @@ def mark_not_compiled_for_amd(hip: HipBuild, scopes: dict[str, FileScope], kinds
 
     - the headers every includer of which includes them only under a CUDA ``#ifdef`` beside a HIP twin
       (``guarded``: :func:`vado.scan.scope.project.cuda_twin_includes`);
+    - the files that stop with ``#error`` without a CUDA switch (``refuses``:
+      :func:`vado.scan.scope.project.cuda_required`);
 
     and, from either, the project headers that only such files include (with the reason of the file that
     reached them first)."""
@@ -63,6 +66,8 @@ def mark_not_compiled_for_amd(hip: HipBuild, scopes: dict[str, FileScope], kinds
                 twin[t] = why
                 changed = True
     for t, why in twin.items():
+        roots.setdefault(t, f"not compiled by the project's own ROCm build ({hip.how}): {why}")
+    for t, why in (refuses or {}).items():
         roots.setdefault(t, f"not compiled by the project's own ROCm build ({hip.how}): {why}")
     if not roots:
         return

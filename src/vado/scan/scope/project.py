@@ -159,7 +159,7 @@ def project_scope(root: str | os.PathLike, plan=None, *, arches: Iterable[str] =
     if hip is not None and hip.complete:
         guarded = cuda_twin_includes(cfiles, resolver)
         mark_not_compiled_for_amd(hip, scopes, kinds, build_texts, edges, cuda_directories(computed, edges),
-                                  guarded)
+                                  guarded, cuda_required(cfiles))
         mark_hip_path(hip, scopes, cfiles, edges, kinds, frozenset(by_include), frozenset(guarded))
     elif hip is not None and hip.torch_rocm:
         # A PyTorch extension whose setup.py compiles other sources on ROCm: what only its CUDA extensions
@@ -195,6 +195,19 @@ def cuda_twin_includes(cfiles: Mapping[str, CFile], resolver: Includes) -> dict[
                         out[(src, target)] = (f"{src} includes it only under #ifdef {macro}, beside the HIP twin "
                                               f"under #ifdef {twin} that the ROCm build takes")
                     break
+    return out
+
+
+def cuda_required(cfiles: Mapping[str, CFile]) -> dict[str, str]:
+    """The files that stop without a CUDA switch (``#if !defined(KOKKOS_ENABLE_CUDA)`` ``#error …``): path → why.
+    The project's ROCm build turns its CUDA switches off, so it never compiles them."""
+    from vado.scan.amd_build import is_cuda_switch
+
+    out = {}
+    for p, cf in cfiles.items():
+        need = sorted(m for m in cf.requires if is_cuda_switch(m))
+        if need:
+            out[p] = f"it stops with #error unless {need[0]} is defined, a CUDA switch its ROCm build leaves off"
     return out
 
 
