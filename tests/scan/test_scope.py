@@ -764,3 +764,43 @@ def test_a_backend_string_another_file_turns_into_a_switch(tmp_path: Path):
     assert scope.own_rocm_build() == "cmake -DAX_GPU_BACKEND=HIP -DAX_AMD_ARCH=gfx942"
     assert scope.hip.defines == ("AX_USE_HIP",)
     assert scope.of("gpu.cpp").scope is Scope.HIP_PATH
+
+
+def _occa_like(root: Path, hip_twin: bool = True) -> None:
+    """libocca/occa c0c601f's layout: one directory per mode; the CUDA mode compiles in every build against its
+    polyfill (the CUDA names defined by the project when OCCA_CUDA_ENABLED is off)."""
+    (root / "CMakeLists.txt").write_text(
+        'project(oc CXX)\noption(OC_ENABLE_HIP "" ON)\nif(OC_ENABLE_HIP)\n  find_package(hip)\nendif()\n'
+        "file(GLOB_RECURSE SRC src/*.cpp)\nadd_library(oc ${SRC})\n")
+    modes = root / "src" / "modes"
+    (modes / "cuda").mkdir(parents=True)
+    (modes / "cuda" / "polyfill.hpp").write_text(
+        "#pragma once\n#if OC_CUDA_ENABLED\n#include <cuda.h>\n#else\nnamespace oc { typedef int CUdevice; "
+        "static const int CUDA_ERROR_TOO_MANY_PEERS = 0; inline int cuInit(int) { return 0; } }\n#endif\n")
+    (modes / "cuda" / "device.cpp").write_text(
+        '#include "polyfill.hpp"\nnamespace oc { int start() { CUdevice d = 0; return cuInit(d) '
+        "== CUDA_ERROR_TOO_MANY_PEERS; } }\n")
+    if hip_twin:
+        (modes / "hip").mkdir()
+        (modes / "hip" / "device.cpp").write_text(
+            "#if OC_HIP_ENABLED\n#include <hip/hip_runtime.h>\n#endif\nnamespace oc { int start_hip() { return 0; } }\n")
+    (root / "src" / "core.cpp").write_text("int oc_core() { return 0; }\n")
+
+
+def test_a_cuda_backend_directory_beside_its_hip_twin_is_left_as_it_is(tmp_path: Path):
+    _occa_like(tmp_path)
+    scope = project_scope(tmp_path)
+    assert scope.own_rocm_build() == "cmake -DOC_ENABLE_HIP=ON -DCMAKE_HIP_ARCHITECTURES=gfx942"
+    for p in ("src/modes/cuda/polyfill.hpp", "src/modes/cuda/device.cpp"):
+        fs = scope.of(p)
+        assert fs.scope is Scope.HIP_PATH and not fs.not_for_amd, p
+        assert fs.why.startswith("the project's CUDA backend directory src/modes/cuda/ beside its HIP twin src/modes/hip/")
+    assert scope.of("src/core.cpp").scope is Scope.PROJECT
+
+
+def test_a_cuda_directory_without_a_hip_twin_stays_the_projects(tmp_path: Path):
+    _occa_like(tmp_path, hip_twin=False)
+    (tmp_path / "src" / "gpu_hip.cpp").write_text("#include <hip/hip_runtime.h>\nint g() { return 0; }\n")
+    scope = project_scope(tmp_path)
+    assert scope.own_rocm_build()
+    assert scope.of("src/modes/cuda/device.cpp").scope is Scope.PROJECT

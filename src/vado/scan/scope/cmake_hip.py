@@ -149,7 +149,9 @@ def _definitions(cmd) -> list[str]:
     if name == "add_definitions":
         return [a[2:] for a in args if a.startswith(("-D", "/D")) and len(a) > 2]
     if name == "target_compile_definitions" and len(args) > 1:
-        return [a for a in args[1:] if a and a not in ("PUBLIC", "PRIVATE", "INTERFACE") and not a.startswith("$")]
+        # CMake removes a leading -D from each item (libocca/occa c0c601f: PRIVATE -DUSE_CMAKE).
+        return [a[2:] if a.startswith("-D") else a for a in args[1:]
+                if a and a not in ("PUBLIC", "PRIVATE", "INTERFACE") and not a.startswith("$") and a != "-D"]
     return []
 
 

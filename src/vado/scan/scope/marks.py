@@ -254,3 +254,37 @@ def mark_hip_path(hip: HipBuild, scopes: dict[str, FileScope], cfiles: Mapping[s
         for p in cfiles:
             if scopes.get(p) is None or scopes[p].scope is Scope.PROJECT:
                 scopes[p] = FileScope(p, Scope.HIP_PATH, host, mixed=scopes[p].mixed if p in scopes else "")
+
+
+def mark_cuda_twin_directories(hip: HipBuild, scopes: dict[str, FileScope], kinds: Mapping[str, FileKind]) -> None:
+    """Mark the project's CUDA backend directory where a HIP twin sits beside it (libocca/occa c0c601f
+    ``src/occa/internal/modes/cuda/`` beside ``modes/hip/``; kokkos' ``core/src/Cuda/`` beside ``HIP/``): the
+    project's own ROCm build takes the HIP directory's code for AMD, and either does not compile the CUDA one or
+    compiles it as it is written (OCCA's ``modes/cuda/polyfill.hpp`` defines the CUDA names itself when
+    ``OCCA_CUDA_ENABLED`` is off). Either way it is no port's to edit. Only files still the project's are marked,
+    and only beside a HIP directory that holds the project's HIP path."""
+    from vado.scan.scope.model import DIR_WORD
+
+    def words(d: str) -> set[str]:
+        return set(DIR_WORD.split(posixpath.basename(d).lower()))
+
+    hip_dirs = {posixpath.dirname(p) for p, fs in scopes.items()
+                if fs.scope is Scope.HIP_PATH and not fs.not_for_amd and words(posixpath.dirname(p)) & {"hip", "rocm"}}
+    twins: dict[str, str] = {}
+    for d in hip_dirs:
+        parent, base = posixpath.split(d)
+        for p in kinds:
+            cd = posixpath.dirname(p)
+            if posixpath.dirname(cd) == parent and cd not in twins and "cuda" in words(cd) and not words(cd) & {"hip", "rocm"}:
+                twins[cd] = d
+    if not twins:
+        return
+    for p in kinds:
+        if kinds[p] in BUILD_KINDS:
+            continue
+        d = next((c for c in twins if p.startswith(c + "/")), None)
+        if d is not None and (scopes.get(p) is None or scopes[p].scope is Scope.PROJECT):
+            scopes[p] = FileScope(p, Scope.HIP_PATH,
+                                  f"the project's CUDA backend directory {d}/ beside its HIP twin {twins[d]}/: its own "
+                                  f"ROCm build ({hip.how}) takes the HIP one for AMD; this one is left as it is",
+                                  mixed=scopes[p].mixed if p in scopes else "")
