@@ -693,6 +693,27 @@ def _kokkos_like(root: Path) -> None:
         "#if CUDA_VERSION < 11000\n#error old\n#endif\n#endif\n")
     (src / "setup" / "setup_hip.hpp").write_text(
         "#pragma once\n#ifndef KK_ENABLE_HIP\n#error no\n#endif\n#include <hip/hip_runtime.h>\n")
+    # A CMake probe compiled only for CUDA, from a module the root includes; another under a condition vado
+    # cannot decide.
+    (root / "cmake" / "probe.cmake").write_text(
+        "if(KK_ENABLE_CUDA AND NOT KK_ARCH_GIVEN)\n  try_run(R C ${CMAKE_BINARY_DIR}/p "
+        "${CMAKE_CURRENT_SOURCE_DIR}/cmake/tests/cc.cc)\n  configure_file(${CMAKE_CURRENT_SOURCE_DIR}/cmake/tests/cc.cc "
+        "cc.cu COPYONLY)\n  message(STATUS \"see cmake/tests/cc.cc\")\nendif()\n"
+        "if(KK_SOMETHING)\n  try_compile(R2 ${CMAKE_BINARY_DIR}/q ${CMAKE_CURRENT_SOURCE_DIR}/cmake/tests/other.cc)\nendif()\n")
+    (root / "cmake" / "tests").mkdir()
+    (root / "cmake" / "tests" / "cc.cc").write_text(
+        "#include <cuda_runtime.h>\nint main() { cudaDeviceProp p; return cudaGetDeviceProperties(&p, 0); }\n")
+    (root / "cmake" / "tests" / "other.cc").write_text(
+        "#include <cuda_runtime.h>\nint main() { int n; return cudaGetDeviceCount(&n); }\n")
+    with open(root / "CMakeLists.txt", "a") as f:
+        f.write("include(cmake/probe.cmake)\n")
+    # Unit tests that use no CUDA and only tell nvcc apart; one that calls CUDA stays the project's.
+    (root / "tests").mkdir()
+    (root / "tests" / "type_info.cpp").write_text(
+        "#if defined(__NVCC__) && !defined(__CUDA_ARCH__)\n// nvcc's two passes disagree\n#else\n"
+        "static_assert(sizeof(int) == 4, \"\");\n#endif\nint main() { return 0; }\n")
+    (root / "tests" / "cuda_test.cpp").write_text(
+        "#include <cuda_runtime.h>\n#if CUDA_VERSION >= 11000\nint f() { return cudaDeviceSynchronize(); }\n#endif\n")
 
 
 def test_a_switch_the_projects_own_functions_set_is_its_rocm_build(tmp_path: Path):
@@ -718,6 +739,12 @@ def test_a_switch_the_projects_own_functions_set_is_its_rocm_build(tmp_path: Pat
     assert setup.not_for_amd and "stops with #error unless KK_ENABLE_CUDA is defined" in setup.why
     assert scope.of("core/src/setup/setup_hip.hpp").scope is Scope.HIP_PATH
     assert not scope.of("core/src/setup/setup_hip.hpp").not_for_amd
+    probe = scope.of("cmake/tests/cc.cc")
+    assert probe.not_for_amd and "cmake/probe.cmake try_run() compiles cmake/tests/cc.cc only if KK_ENABLE_CUDA" in probe.why
+    assert scope.of("cmake/tests/other.cc").scope is Scope.PROJECT  # KK_SOMETHING: undecided
+    detect = scope.of("tests/type_info.cpp")
+    assert detect.scope is Scope.HIP_PATH and "only tests CUDA's compiler macros" in detect.why
+    assert scope.of("tests/cuda_test.cpp").scope is Scope.PROJECT
 
 
 def test_a_cuda_header_also_included_unguarded_stays_compiled(tmp_path: Path):

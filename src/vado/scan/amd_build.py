@@ -116,7 +116,62 @@ def not_built_for_amd(cmake_texts: Mapping[str, str], switch: str) -> dict[str, 
                        for p, t in cmake_texts.items() if not _under(p, tuple(out)))
         if mentions == 1:  # named once, in that command: no variable or other target carries it
             out[f] = why
+    # A probe CMake compiles only where the AMD configuration does not go (kokkos 28848df kokkos_arch.cmake:
+    # try_run(… cmake/compile_tests/cuda_compute_capability.cc …) under if(KOKKOS_ENABLE_CUDA)): every command
+    # that names it, message() aside, stands under a false condition (the probe, the configure_file() that copies it).
+    probes_off, probes_on = _probes(parsed, values)
+    for f, why in probes_off.items():
+        if f in probes_on or f in files_on or f in out or _under(f, tuple(out)):
+            continue
+        if not _named_where_it_may_hold(parsed, values, posixpath.basename(f)):
+            out[f] = why
     return out
+
+
+_PROBES = frozenset({"try_run", "try_compile"})
+
+
+def _probes(parsed: Mapping[str, list], values: Mapping[str, bool]) -> tuple[dict[str, str], set[str]]:
+    """(source → why, for the sources try_run/try_compile name only under a false condition; the sources they name
+    under a condition that may hold). A ``${CMAKE_CURRENT_SOURCE_DIR}`` in an included ``.cmake`` module is the
+    including file's directory: the module's own and the root are both tried (a path that names no file of the
+    tree marks nothing)."""
+    off: dict[str, str] = {}
+    on: set[str] = set()
+    for path in sorted(parsed):
+        for c, stack in branches(parsed[path], values):
+            if c.lname not in _PROBES:
+                continue
+            named = [p for a in c.args if _SOURCE.search(a.text) for p in _module_paths(path, a.text)]
+            false = next((b for b in stack if b.holds is False), None)
+            if false is None:
+                on.update(named)
+                continue
+            for p in named:
+                off.setdefault(p, f"{path} {c.lname}() compiles {p} only if {false.text}, off in the ROCm build")
+    return off, on
+
+
+def _module_paths(cmake_path: str, arg: str) -> list[str]:
+    """The paths an argument may name: relative to the CMake file's directory, and for a ``.cmake`` module also
+    relative to the root (``${CMAKE_CURRENT_SOURCE_DIR}`` is then the includer's directory, the root's at most)."""
+    got = [p for p in (_path(cmake_path, arg),) if p]
+    if cmake_path.endswith(".cmake") and arg.startswith(CMAKE_HERE):
+        top = _path("CMakeLists.txt", arg)
+        if top and top not in got:
+            got.append(top)
+    return got
+
+
+def _named_where_it_may_hold(parsed: Mapping[str, list], values: Mapping[str, bool], name: str) -> bool:
+    """Whether a command other than message() names a file ``name`` where the AMD configuration may go."""
+    pat = re.compile(r"(?<![\w.-])" + re.escape(name) + r"(?![\w.-])")
+    for cmds in parsed.values():
+        for c, stack in branches(cmds, values):
+            if c.lname != "message" and any(pat.search(a.text) for a in c.args) \
+                    and not any(b.holds is False for b in stack):
+                return True
+    return False
 
 
 def _under(path: str, dirs: tuple[str, ...]) -> bool:

@@ -58,6 +58,9 @@ class CFile:
     #: The macros without which the file stops: an ``#error`` directly in a top-level ``#ifndef X`` / ``#if
     #: !defined(X)`` group (kokkos 28848df Kokkos_Setup_Cuda.hpp: ``#if !defined(KOKKOS_ENABLE_CUDA) #error``).
     requires: frozenset[str] = frozenset()
+    #: Whether the file tests CUDA's compiler macros (``__NVCC__``, ``__CUDACC__``, ``__CUDA_ARCH__``,
+    #: ``CUDA_VERSION``, ``__CUDACC_VER_*``): compiler detection, which a file without CUDA may hold.
+    cuda_macros: bool = False
 
 
 def read_c(path: str, abs_path: str, kind: FileKind, limit: int) -> CFile | Skip:
@@ -135,7 +138,8 @@ def read_c(path: str, abs_path: str, kind: FileKind, limit: int) -> CFile | Skip
         maps_to = best
     hip = any(HIP_INCLUDE.match(name) for name, _, _ in includes)
     return CFile(path, kind, includes, kind in CUDA_KINDS or _uses_cuda(data, includes), maps_to, hip, conds,
-                 frozenset(defined), tuple(computed), tuple(path_macros), frozenset(requires))
+                 frozenset(defined), tuple(computed), tuple(path_macros), frozenset(requires),
+                 b"CUDA" in data and _CUDA_MACRO.search(data) is not None)
 
 
 _DEFINED_TEST = re.compile(rb"^\s*(!?)\s*defined\s*(?:\(\s*(\w+)\s*\)|\s(\w+))\s*(?://.*|/\*.*\*/)?\s*$")
@@ -151,6 +155,9 @@ def _simple_condition(word: bytes, rest: bytes) -> tuple[str, bool] | None:
     if not m:
         return None
     return (m.group(2) or m.group(3)).decode("latin-1"), not m.group(1)
+
+
+_CUDA_MACRO = re.compile(rb"\b(?:__NVCC__|__CUDACC__|__CUDACC_VER_\w+|__CUDA_ARCH__|CUDA_VERSION)\b")
 
 
 def _uses_cuda(data: bytes, includes: list[tuple[str, bool, bool]]) -> bool:

@@ -270,13 +270,23 @@ def mark_cuda_twin_directories(hip: HipBuild, scopes: dict[str, FileScope], kind
 
     hip_dirs = {posixpath.dirname(p) for p, fs in scopes.items()
                 if fs.scope is Scope.HIP_PATH and not fs.not_for_amd and words(posixpath.dirname(p)) & {"hip", "rocm"}}
-    twins: dict[str, str] = {}
-    for d in hip_dirs:
+    # The twin's name is the HIP directory's with its hip/rocm word spelt cuda (modes/hip ↔ modes/cuda, HIP ↔ Cuda,
+    # ggml-hip ↔ ggml-cuda): sibling projects that merely name a platform (plain-cuda beside single-source-hip) are
+    # not twins.
+    spelt = {}
+    for d in sorted(hip_dirs):
         parent, base = posixpath.split(d)
-        for p in kinds:
-            cd = posixpath.dirname(p)
-            if posixpath.dirname(cd) == parent and cd not in twins and "cuda" in words(cd) and not words(cd) & {"hip", "rocm"}:
-                twins[cd] = d
+        for word in ("hip", "rocm"):
+            twin = re.sub(rf"(?i)(^|[-_.]){word}($|[-_.])", r"\1cuda\2", base)
+            if twin.lower() != base.lower():
+                spelt.setdefault((parent, twin.lower()), d)
+    twins: dict[str, str] = {}
+    for p in sorted(kinds):
+        cd = posixpath.dirname(p)
+        parent, base = posixpath.split(cd)
+        d = spelt.get((parent, base.lower()))
+        if d is not None and "cuda" in words(cd):
+            twins.setdefault(cd, d)
     if not twins:
         return
     for p in kinds:
@@ -287,4 +297,19 @@ def mark_cuda_twin_directories(hip: HipBuild, scopes: dict[str, FileScope], kind
             scopes[p] = FileScope(p, Scope.HIP_PATH,
                                   f"the project's CUDA backend directory {d}/ beside its HIP twin {twins[d]}/: its own "
                                   f"ROCm build ({hip.how}) takes the HIP one for AMD; this one is left as it is",
+                                  mixed=scopes[p].mixed if p in scopes else "")
+
+
+def mark_compiler_detection(hip: HipBuild, scopes: dict[str, FileScope], cfiles: Mapping[str, CFile]) -> None:
+    """Mark the C++ that uses no CUDA but tests CUDA's compiler macros (kokkos 28848df
+    ``core/unit_test/TestTypeInfo.cpp``: ``#if defined(__NVCC__) && !defined(__CUDA_ARCH__)``), in a project whose
+    own ROCm build compiles its sources: that build compiles it as written, and those tests tell nvcc apart on
+    purpose; rewriting them (``__NVCC__`` → ``__HIPCC__``) would change what the project's HIP build does."""
+    for p, cf in cfiles.items():
+        if cf.cuda or not cf.cuda_macros or cf.kind not in (FileKind.CXX_SOURCE, FileKind.CXX_HEADER):
+            continue
+        if scopes.get(p) is None or scopes[p].scope is Scope.PROJECT:
+            scopes[p] = FileScope(p, Scope.HIP_PATH,
+                                  f"C++ that uses no CUDA and only tests CUDA's compiler macros, in a project that builds "
+                                  f"for AMD itself: its ROCm build ({hip.how}) compiles it as written",
                                   mixed=scopes[p].mixed if p in scopes else "")

@@ -17,7 +17,7 @@ from vado.scan.classify import FileKind
 from vado.scan.computed_includes import computed_alternatives, cuda_directories
 from vado.scan.scope.c_files import CFile, Includes, read_c
 from vado.scan.scope.hip_build import hip_build
-from vado.scan.scope.marks import (mark_cuda_twin_directories, mark_hip_path, mark_not_compiled_for_amd,
+from vado.scan.scope.marks import (mark_compiler_detection, mark_cuda_twin_directories, mark_hip_path, mark_not_compiled_for_amd,
                                    mark_torch_hip_code, mark_unreached_by_rocm)
 from vado.scan.scope.model import BUILD_KINDS, C_KINDS, CUDA_KINDS, DIR_WORD, FileScope, HipBuild, ProjectScope, Scope
 
@@ -163,6 +163,8 @@ def project_scope(root: str | os.PathLike, plan=None, *, arches: Iterable[str] =
                                   guarded, cuda_required(cfiles))
         mark_hip_path(hip, scopes, cfiles, edges, kinds, frozenset(by_include), frozenset(guarded))
         mark_cuda_twin_directories(hip, scopes, kinds)
+        if hip.how.startswith(("cmake", "make")):
+            mark_compiler_detection(hip, scopes, cfiles)
     elif hip is not None and hip.torch_rocm:
         # A PyTorch extension whose setup.py compiles other sources on ROCm: what only its CUDA extensions
         # compile is no ROCm build's business. The rest stays the project's (hipified at build time) but its
