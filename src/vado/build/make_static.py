@@ -516,6 +516,21 @@ def _sub_make(line: str, here: Path) -> tuple[Path, list[str]] | None:
     return None
 
 
+def _origin(unit, root: Path, rel: str):
+    """``unit`` with the Makefile that compiles it as its origin (``src/ge-spmm/Makefile``): the one in the
+    directory its command runs in."""
+    from dataclasses import replace
+
+    here = Path(unit.directory)
+    mk = next((here / n for n in ("GNUmakefile", "makefile", "Makefile") if (here / n).is_file()), None)
+    if mk is None:
+        return unit
+    try:
+        return replace(unit, origin=mk.resolve().relative_to(root).as_posix())
+    except ValueError:
+        return unit
+
+
 def read_makefiles(root: str | os.PathLike, files: frozenset[str] | None = None,
                    env: Mapping[str, str] | None = None, variables: Mapping[str, str] | None = None,
                    max_makefiles: int = 200) -> BuildConfig:
@@ -542,7 +557,7 @@ def read_makefiles(root: str | os.PathLike, files: frozenset[str] | None = None,
             covered.add(d)
             continue
         text = "\n".join(run.out)
-        got = parse_dry_run(text, str(d), origin=f"Makefile in {rel} (read, not run)")
+        got = [_origin(u, root_p, rel) for u in parse_dry_run(text, str(d), origin=f"Makefile in {rel}")]
         units += got
         read += [os.path.relpath(p, root_p) for p in run.read]
         covered.add(d)

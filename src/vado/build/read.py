@@ -95,7 +95,8 @@ def read_build(root: str | os.PathLike, options: BuildOptions = BuildOptions()) 
         if options.mode == "compile-db":
             read = _makefiles_read(root_p, options)
             if read is not None and read.units and not read.notes:
-                return replace(read, notes=tuple(notes) + read.notes)
+                return replace(read, notes=(*notes, "the Makefiles were read without running make: "
+                                            + ", ".join(read.sources_read)))
             why = "no compile_commands.json, CMake File API reply or setup.py extension in the tree"
             if read is not None and read.notes:
                 notes = [*notes, *read.notes]
