@@ -831,3 +831,24 @@ def test_a_cuda_directory_without_a_hip_twin_stays_the_projects(tmp_path: Path):
     scope = project_scope(tmp_path)
     assert scope.own_rocm_build()
     assert scope.of("src/modes/cuda/device.cpp").scope is Scope.PROJECT
+
+
+@pytest.mark.parametrize("cond, how", [
+    ("ifeq ($(USE_HIP),TRUE)", "make USE_HIP=TRUE"),      # AMReX 92679ba Tools/GNUMake/Make.defs
+    ("ifeq ($(GPU_BACKEND), HIP)", "make GPU_BACKEND=HIP"),  # a backend string
+    ('ifeq "$(BACKEND)" "rocm"', "make BACKEND=rocm"),
+])
+def test_makefile_hip_switch_by_the_value_it_is_compared_with(tmp_path: Path, cond, how):
+    _vendor_project(tmp_path)
+    (tmp_path / "Makefile").write_text(
+        f"{cond}\n  CXX = hipcc\n  CXXFLAGS += -DP_USE_HIP\nelse\n  CXX = nvcc\nendif\nk.o: k.cu\n\t$(CXX) -c $< -o $@\n")
+    scope = project_scope(tmp_path)
+    assert scope.hip is not None and scope.hip.how == how and scope.hip.defines == ("P_USE_HIP",)
+
+
+def test_makefile_comparison_with_another_value_is_no_switch(tmp_path: Path):
+    _vendor_project(tmp_path)
+    (tmp_path / "Makefile").write_text(
+        "ifeq ($(GPU_BACKEND),CUDA)\n  CXX = nvcc\nendif\n# hipcc is not supported yet\nk.o: k.cu\n\t$(CXX) -c $< -o $@\n")
+    scope = project_scope(tmp_path)
+    assert scope.hip is None or not scope.hip.how.startswith("make GPU_BACKEND")
