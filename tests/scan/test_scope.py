@@ -648,3 +648,207 @@ def test_computed_include_parsing():
     assert computed_alternatives({"x.cpp": [("P_HDR", ("m.h",))]}, twice, paths) == {}
     fixed = {"a.h": [("P_HDR", ("f",), "lib/hip/f")]}
     assert computed_alternatives({"x.cpp": [("P_HDR", ("m.h",))]}, fixed, paths) == {}
+
+
+def _kokkos_like(root: Path) -> None:
+    """kokkos 28848df's layout: one directory per backend under core/src, each globbed by a project function
+    under its switch; the switches come from the project's own option function (no option(), no
+    enable_language(HIP)); desul's atomics pick a header per backend under #ifdef X_CUDA_Y / X_HIP_Y."""
+    (root / "cmake").mkdir()
+    (root / "CMakeLists.txt").write_text(
+        "project(kk CXX)\ninclude(cmake/devices.cmake)\nadd_subdirectory(core/src)\n"
+        "if(Kk_ENABLE_HIP)\n  message(STATUS \"HIP\")\nendif()\n")
+    (root / "cmake" / "devices.cmake").write_text(
+        "function(kk_device_option SUFFIX DEFAULT)\n  kk_option(ENABLE_${SUFFIX} ${DEFAULT} BOOL \"\")\n"
+        "  set(KK_ENABLE_${SUFFIX} ${Kk_ENABLE_${SUFFIX}} PARENT_SCOPE)\nendfunction()\n"
+        "kk_device_option(CUDA OFF)\nkk_device_option(HIP OFF)\n"
+        "if(KK_ENABLE_HIP)\n  set(DESUL_ENABLE_HIP ON)\nendif()\n")
+    src = root / "core" / "src"
+    for d in ("Cuda", "HIP", "impl"):
+        (src / d).mkdir(parents=True)
+    (src / "CMakeLists.txt").write_text(
+        "set(SRCS)\nappend_glob(SRCS ${CMAKE_CURRENT_SOURCE_DIR}/impl/*.cpp)\n"
+        "if(KK_ENABLE_CUDA)\n  append_glob(SRCS ${CMAKE_CURRENT_SOURCE_DIR}/Cuda/*.cpp)\nendif()\n"
+        "if(KK_ENABLE_HIP)\n  append_glob(SRCS ${CMAKE_CURRENT_SOURCE_DIR}/HIP/*.cpp)\nendif()\n"
+        "add_library(kk ${SRCS})\n")
+    (src / "Cuda" / "kk_cuda.cpp").write_text(
+        '#include <cuda_runtime.h>\n#include "kk_cuda.hpp"\nvoid kk_fence() { cudaDeviceSynchronize(); }\n')
+    (src / "Cuda" / "kk_cuda.hpp").write_text("#pragma once\n#include <cuda_runtime.h>\nvoid kk_fence();\n")
+    (src / "HIP" / "kk_hip.cpp").write_text(
+        '#include <hip/hip_runtime.h>\nvoid kk_fence() { (void)hipDeviceSynchronize(); }\n')
+    (src / "impl" / "atomics.hpp").write_text(
+        "#pragma once\n#ifdef KK_HAVE_CUDA_ATOMICS\n#include <impl/atomics_cuda.hpp>\n#endif\n"
+        "#ifdef KK_HAVE_HIP_ATOMICS\n#include <impl/atomics_hip.hpp>\n#endif\n")
+    (src / "impl" / "atomics_cuda.hpp").write_text(
+        "#pragma once\n#include <impl/lock_cuda.hpp>\n__device__ inline unsigned kk_vote(int p) { return __ballot_sync(0xffffffffu, p); }\n")
+    (src / "impl" / "lock_cuda.hpp").write_text(
+        "#pragma once\n#include <cuda_runtime.h>\n__device__ inline void kk_lock() { __threadfence(); }\n")
+    (src / "impl" / "atomics_hip.hpp").write_text(
+        "#pragma once\n#include <hip/hip_runtime.h>\n__device__ inline unsigned long long kk_vote(int p) { return __ballot(p); }\n")
+    (src / "impl" / "core.cpp").write_text('#include <impl/atomics.hpp>\nint kk_core() { return 0; }\n')
+    (src / "setup").mkdir()
+    (src / "setup" / "setup_cuda.hpp").write_text(
+        "#ifndef KK_SETUP_CUDA_HPP\n#define KK_SETUP_CUDA_HPP\n#if !defined(KK_ENABLE_CUDA)\n"
+        '#error "setup_cuda.hpp without KK_ENABLE_CUDA"\n#endif\n#include <cuda_runtime.h>\n'
+        "#if CUDA_VERSION < 11000\n#error old\n#endif\n#endif\n")
+    (src / "setup" / "setup_hip.hpp").write_text(
+        "#pragma once\n#ifndef KK_ENABLE_HIP\n#error no\n#endif\n#include <hip/hip_runtime.h>\n")
+    # A CMake probe compiled only for CUDA, from a module the root includes; another under a condition vado
+    # cannot decide.
+    (root / "cmake" / "probe.cmake").write_text(
+        "if(KK_ENABLE_CUDA AND NOT KK_ARCH_GIVEN)\n  try_run(R C ${CMAKE_BINARY_DIR}/p "
+        "${CMAKE_CURRENT_SOURCE_DIR}/cmake/tests/cc.cc)\n  configure_file(${CMAKE_CURRENT_SOURCE_DIR}/cmake/tests/cc.cc "
+        "cc.cu COPYONLY)\n  message(STATUS \"see cmake/tests/cc.cc\")\nendif()\n"
+        "if(KK_SOMETHING)\n  try_compile(R2 ${CMAKE_BINARY_DIR}/q ${CMAKE_CURRENT_SOURCE_DIR}/cmake/tests/other.cc)\nendif()\n")
+    (root / "cmake" / "tests").mkdir()
+    (root / "cmake" / "tests" / "cc.cc").write_text(
+        "#include <cuda_runtime.h>\nint main() { cudaDeviceProp p; return cudaGetDeviceProperties(&p, 0); }\n")
+    (root / "cmake" / "tests" / "other.cc").write_text(
+        "#include <cuda_runtime.h>\nint main() { int n; return cudaGetDeviceCount(&n); }\n")
+    with open(root / "CMakeLists.txt", "a") as f:
+        f.write("include(cmake/probe.cmake)\n")
+    # Unit tests that use no CUDA and only tell nvcc apart; one that calls CUDA stays the project's.
+    (root / "tests").mkdir()
+    (root / "tests" / "type_info.cpp").write_text(
+        "#if defined(__NVCC__) && !defined(__CUDA_ARCH__)\n// nvcc's two passes disagree\n#else\n"
+        "static_assert(sizeof(int) == 4, \"\");\n#endif\nint main() { return 0; }\n")
+    (root / "tests" / "cuda_test.cpp").write_text(
+        "#include <cuda_runtime.h>\n#if CUDA_VERSION >= 11000\nint f() { return cudaDeviceSynchronize(); }\n#endif\n")
+
+
+def test_a_switch_the_projects_own_functions_set_is_its_rocm_build(tmp_path: Path):
+    """No option(), no enable_language(HIP): the project's own function makes Kk_ENABLE_HIP (the user's spelling,
+    mixed case; KK_ENABLE_HIP is its copy), its CMake files test it, and its HIP directory includes HIP's headers."""
+    _kokkos_like(tmp_path)
+    scope = project_scope(tmp_path)
+    assert scope.own_rocm_build() == "cmake -DKk_ENABLE_HIP=ON -DCMAKE_HIP_ARCHITECTURES=gfx942"
+    assert scope.of("core/src/HIP/kk_hip.cpp").scope is Scope.HIP_PATH
+    # The CUDA backend directory is globbed only under the CUDA switch: left as it is, not compiled for AMD.
+    for p in ("core/src/Cuda/kk_cuda.cpp", "core/src/Cuda/kk_cuda.hpp"):
+        fs = scope.of(p)
+        assert fs.scope is Scope.HIP_PATH and fs.not_for_amd, p
+        assert "append_glob() globs sources of core/src/Cuda/ only if KK_ENABLE_CUDA" in fs.why
+    # A header included only under #ifdef KK_HAVE_CUDA_ATOMICS beside its HIP twin, and what only it includes.
+    for p in ("core/src/impl/atomics_cuda.hpp", "core/src/impl/lock_cuda.hpp"):
+        fs = scope.of(p)
+        assert fs.scope is Scope.HIP_PATH and fs.not_for_amd, p
+        assert "only under #ifdef KK_HAVE_CUDA_ATOMICS, beside the HIP twin under #ifdef KK_HAVE_HIP_ATOMICS" in fs.why
+    assert not scope.of("core/src/impl/atomics_hip.hpp").not_for_amd
+    # A header that stops with #error without the CUDA switch; one that needs the HIP switch is the HIP path's.
+    setup = scope.of("core/src/setup/setup_cuda.hpp")
+    assert setup.not_for_amd and "stops with #error unless KK_ENABLE_CUDA is defined" in setup.why
+    assert scope.of("core/src/setup/setup_hip.hpp").scope is Scope.HIP_PATH
+    assert not scope.of("core/src/setup/setup_hip.hpp").not_for_amd
+    probe = scope.of("cmake/tests/cc.cc")
+    assert probe.not_for_amd and "cmake/probe.cmake try_run() compiles cmake/tests/cc.cc only if KK_ENABLE_CUDA" in probe.why
+    assert scope.of("cmake/tests/other.cc").scope is Scope.PROJECT  # KK_SOMETHING: undecided
+    detect = scope.of("tests/type_info.cpp")
+    assert detect.scope is Scope.HIP_PATH and "only tests CUDA's compiler macros" in detect.why
+    assert scope.of("tests/cuda_test.cpp").scope is Scope.PROJECT
+
+
+def test_a_cuda_header_also_included_unguarded_stays_compiled(tmp_path: Path):
+    _kokkos_like(tmp_path)
+    impl = tmp_path / "core" / "src" / "impl"
+    (impl / "graph.cpp").write_text('#include <impl/atomics_cuda.hpp>\nint g() { return 1; }\n')
+    scope = project_scope(tmp_path)
+    assert not scope.of("core/src/impl/atomics_cuda.hpp").not_for_amd
+    assert not scope.of("core/src/impl/lock_cuda.hpp").not_for_amd
+
+
+def test_a_tested_switch_without_hip_code_is_no_rocm_build(tmp_path: Path):
+    """A CUDA project whose CMake file only tests a HIP-named variable (and one it sets itself) has no ROCm build."""
+    (tmp_path / "CMakeLists.txt").write_text(
+        "project(p CXX CUDA)\nif(P_USE_HIP)\n  message(FATAL_ERROR \"not yet\")\nendif()\n"
+        "set(DERIVED_HIP ON)\nif(DERIVED_HIP)\nendif()\nadd_library(p k.cu)\n")
+    (tmp_path / "k.cu").write_text("#include <cuda_runtime.h>\n__global__ void k(float* x) { x[0] = 1; }\n")
+    scope = project_scope(tmp_path)
+    assert scope.own_rocm_build() == ""
+    assert {fs.scope for fs in scope.files.values()} == {Scope.PROJECT}
+
+
+def test_a_backend_string_another_file_turns_into_a_switch(tmp_path: Path):
+    """AMReX 92679ba: AMReXOptions.cmake turns AMReX_GPU_BACKEND=HIP into AMReX_HIP, another file tests AMReX_HIP
+    around find_package(hip) and its own add_amrex_define(AMREX_USE_HIP) under it; GPU_TARGETS is forced from the
+    project's own arch variable."""
+    (tmp_path / "Tools").mkdir()
+    (tmp_path / "CMakeLists.txt").write_text("project(ax CXX)\ninclude(Tools/Options.cmake)\n"
+                                             "include(Tools/Backends.cmake)\ninclude(Tools/Defines.cmake)\n"
+                                             "add_library(ax gpu.cpp)\n")
+    (tmp_path / "Tools" / "Options.cmake").write_text(
+        'set(AX_GPU_BACKEND NONE CACHE STRING "<NONE,CUDA,HIP>")\n'
+        "if (AX_GPU_BACKEND STREQUAL CUDA)\n  set(AX_CUDA ON)\n  set(AX_HIP OFF)\n"
+        "elseif (AX_GPU_BACKEND STREQUAL HIP)\n  set(AX_CUDA OFF)\n  set(AX_HIP ON)\nendif()\n")
+    (tmp_path / "Tools" / "Backends.cmake").write_text(
+        'if (AX_HIP)\n  set(GPU_TARGETS "${AX_AMD_ARCH}" CACHE STRING "targets" FORCE)\n  find_package(hip)\nendif()\n')
+    (tmp_path / "Tools" / "Defines.cmake").write_text(
+        "if (AX_HIP)\n  add_ax_define( AX_USE_HIP NO_LEGACY )\nendif()\n"
+        "if (AX_CUDA)\n  add_ax_define( AX_USE_CUDA NO_LEGACY )\nendif()\n")
+    (tmp_path / "gpu.H").write_text("#pragma once\n#ifdef AX_USE_HIP\n#include <hip/hip_runtime.h>\n#else\n"
+                                    "#include <cuda_runtime.h>\n#endif\n")
+    (tmp_path / "gpu.cpp").write_text('#include "gpu.H"\nint ax() { return 0; }\n')
+    scope = project_scope(tmp_path)
+    assert scope.own_rocm_build() == "cmake -DAX_GPU_BACKEND=HIP -DAX_AMD_ARCH=gfx942"
+    assert scope.hip.defines == ("AX_USE_HIP",)
+    assert scope.of("gpu.cpp").scope is Scope.HIP_PATH
+
+
+def _occa_like(root: Path, hip_twin: bool = True) -> None:
+    """libocca/occa c0c601f's layout: one directory per mode; the CUDA mode compiles in every build against its
+    polyfill (the CUDA names defined by the project when OCCA_CUDA_ENABLED is off)."""
+    (root / "CMakeLists.txt").write_text(
+        'project(oc CXX)\noption(OC_ENABLE_HIP "" ON)\nif(OC_ENABLE_HIP)\n  find_package(hip)\nendif()\n'
+        "file(GLOB_RECURSE SRC src/*.cpp)\nadd_library(oc ${SRC})\n")
+    modes = root / "src" / "modes"
+    (modes / "cuda").mkdir(parents=True)
+    (modes / "cuda" / "polyfill.hpp").write_text(
+        "#pragma once\n#if OC_CUDA_ENABLED\n#include <cuda.h>\n#else\nnamespace oc { typedef int CUdevice; "
+        "static const int CUDA_ERROR_TOO_MANY_PEERS = 0; inline int cuInit(int) { return 0; } }\n#endif\n")
+    (modes / "cuda" / "device.cpp").write_text(
+        '#include "polyfill.hpp"\nnamespace oc { int start() { CUdevice d = 0; return cuInit(d) '
+        "== CUDA_ERROR_TOO_MANY_PEERS; } }\n")
+    if hip_twin:
+        (modes / "hip").mkdir()
+        (modes / "hip" / "device.cpp").write_text(
+            "#if OC_HIP_ENABLED\n#include <hip/hip_runtime.h>\n#endif\nnamespace oc { int start_hip() { return 0; } }\n")
+    (root / "src" / "core.cpp").write_text("int oc_core() { return 0; }\n")
+
+
+def test_a_cuda_backend_directory_beside_its_hip_twin_is_left_as_it_is(tmp_path: Path):
+    _occa_like(tmp_path)
+    scope = project_scope(tmp_path)
+    assert scope.own_rocm_build() == "cmake -DOC_ENABLE_HIP=ON -DCMAKE_HIP_ARCHITECTURES=gfx942"
+    for p in ("src/modes/cuda/polyfill.hpp", "src/modes/cuda/device.cpp"):
+        fs = scope.of(p)
+        assert fs.scope is Scope.HIP_PATH and not fs.not_for_amd, p
+        assert fs.why.startswith("the project's CUDA backend directory src/modes/cuda/ beside its HIP twin src/modes/hip/")
+    assert scope.of("src/core.cpp").scope is Scope.PROJECT
+
+
+def test_a_cuda_directory_without_a_hip_twin_stays_the_projects(tmp_path: Path):
+    _occa_like(tmp_path, hip_twin=False)
+    (tmp_path / "src" / "gpu_hip.cpp").write_text("#include <hip/hip_runtime.h>\nint g() { return 0; }\n")
+    scope = project_scope(tmp_path)
+    assert scope.own_rocm_build()
+    assert scope.of("src/modes/cuda/device.cpp").scope is Scope.PROJECT
+
+
+@pytest.mark.parametrize("cond, how", [
+    ("ifeq ($(USE_HIP),TRUE)", "make USE_HIP=TRUE"),      # AMReX 92679ba Tools/GNUMake/Make.defs
+    ("ifeq ($(GPU_BACKEND), HIP)", "make GPU_BACKEND=HIP"),  # a backend string
+    ('ifeq "$(BACKEND)" "rocm"', "make BACKEND=rocm"),
+])
+def test_makefile_hip_switch_by_the_value_it_is_compared_with(tmp_path: Path, cond, how):
+    _vendor_project(tmp_path)
+    (tmp_path / "Makefile").write_text(
+        f"{cond}\n  CXX = hipcc\n  CXXFLAGS += -DP_USE_HIP\nelse\n  CXX = nvcc\nendif\nk.o: k.cu\n\t$(CXX) -c $< -o $@\n")
+    scope = project_scope(tmp_path)
+    assert scope.hip is not None and scope.hip.how == how and scope.hip.defines == ("P_USE_HIP",)
+
+
+def test_makefile_comparison_with_another_value_is_no_switch(tmp_path: Path):
+    _vendor_project(tmp_path)
+    (tmp_path / "Makefile").write_text(
+        "ifeq ($(GPU_BACKEND),CUDA)\n  CXX = nvcc\nendif\n# hipcc is not supported yet\nk.o: k.cu\n\t$(CXX) -c $< -o $@\n")
+    scope = project_scope(tmp_path)
+    assert scope.hip is None or not scope.hip.how.startswith("make GPU_BACKEND")

@@ -177,20 +177,26 @@ def judge_own_hip_path(findings: list[Finding], report: FileReport, why: str,
 
 def own_path_wave64(f: Finding, rocm_targets) -> Finding | None:
     """``f`` as a finding of the project's own HIP path that its ROCm build runs wrong on 64-lane wavefronts
-    (a lane mask cut to 32 bits, :data:`vado.rules.warp.masks.WAVE64_TRUNCATES`, where the AMD configuration
-    compiles it: a ROCm verdict of ``rocm_targets``): manual work, no fix; None for any other finding."""
+    (a lane mask cut to 32 bits, :data:`vado.rules.warp.masks.WAVE64_TRUNCATES`; lane arithmetic by 32 beside
+    64-lane steps, ``WAVE64_MIXED``; a 32-bit mask ROCm 7 rejects, ``MASK32_REJECTED``; 32-lane code on a width-less
+    HIP shuffle or vote, ``own_hip_wrong``), where the AMD configuration compiles it (a ROCm verdict of
+    ``rocm_targets``): manual work, no fix; None for any other finding."""
     from vado.rules.warp.masks import MASK32_REJECTED, WAVE64_MIXED, WAVE64_TRUNCATES
 
     wanted = set(rocm_targets)
     data = f.data or {}
-    if not (data.get(WAVE64_TRUNCATES) or data.get(WAVE64_MIXED) or data.get(MASK32_REJECTED)) \
-            or not wanted & f.verdicts.keys():
+    if not (data.get(WAVE64_TRUNCATES) or data.get(WAVE64_MIXED) or data.get(MASK32_REJECTED)
+            or data.get("own_hip_wrong")) or not wanted & f.verdicts.keys():
         return None
     verdicts = {t: (Verdict.MANUAL if t in wanted else v) for t, v in f.verdicts.items()}
     if data.get(MASK32_REJECTED):
         why = OWN_PATH_MASK32.format(call=data.get("call", "the call"))
+    elif data.get(WAVE64_TRUNCATES):
+        why = OWN_PATH_WAVE64
+    elif data.get("own_hip_wrong"):
+        why = OWN_PATH_32_LANES
     else:
-        why = OWN_PATH_WAVE64 if data.get(WAVE64_TRUNCATES) else OWN_PATH_WAVE64_MIXED
+        why = OWN_PATH_WAVE64_MIXED
     return dataclasses.replace(f, verdicts=verdicts, message=f.message + why, fix=None)
 
 
@@ -207,6 +213,14 @@ OWN_PATH_MASK32 = ("; this file is on the project's own HIP path, which its ROCm
 OWN_PATH_WAVE64_MIXED = ("; this file is on the project's own HIP path, which its ROCm build compiles as written (vado "
                          "leaves it as is, without warp32 emulation): on 64-lane wavefronts (gfx942, gfx950) this "
                          "32-lane arithmetic and the function's 64-lane steps disagree")
+
+
+#: What a kept WARP009 finding of 32-lane code on the project's own HIP path (``data["own_hip_wrong"]``: an indexed
+#: shuffle or a vote whose users index 32-lane warps, by a literal or by a WARP_SIZE its AMD branch defines as 32)
+#: adds to its message: the port leaves that file as written, so the helper it names is for a person to apply.
+OWN_PATH_32_LANES = ("; this file is on the project's own HIP path, which its ROCm build compiles as written (vado leaves "
+                     "it as is): gfx942 and gfx950 have no 32-lane wavefront mode (-mwavefrontsize32 is RDNA's), so "
+                     "that build runs this 32-lane code on 64 lanes")
 
 
 def _own_build_verdict(tv: TargetVerdict, breaks: Sequence[Finding], wave: Sequence[Finding], why: str) -> TargetVerdict:
@@ -233,6 +247,8 @@ def _own_build_verdict(tv: TargetVerdict, breaks: Sequence[Finding], wave: Seque
         said.append("that build runs lane arithmetic by 32 beside warp code over 64-lane wavefronts")
     if any(d.get(MASK32_REJECTED) for d in worst_wave):
         said.append("that build passes 32-bit masks to *_sync functions ROCm 7 rejects")
+    if any(d.get("own_hip_wrong") for d in worst_wave):
+        said.append("that build runs 32-lane warp code on 64-lane wavefronts")
     return TargetVerdict(tv.target, worst, tuple(sorted(codes.items())),
                          f"{why}; {' and '.join(said)} ({', '.join(sorted(codes))})")
 

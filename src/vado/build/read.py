@@ -3,8 +3,10 @@
 Modes (the CLI's ``--build``):
 
 - ``compile-db``: only what the project already holds: a ``compile_commands.json`` or a CMake File
-  API reply (at the root or under ``build/``), and a ``setup.py`` read without running it. Nothing
-  of the project runs. The default of the library, the MCP server and the agent.
+  API reply (at the root or under ``build/``), a ``setup.py`` read without running it, and its
+  Makefiles read as text (:mod:`vado.build.make_static`: the commands ``make -n`` would print, worked
+  out without running make; beside a setup.py, the units only they compile). Nothing of the project
+  runs. The default of the library, the MCP server and the agent.
 - ``cmake``: configure the project with CMake in vado's build directory and read the File API reply.
 - ``make``: dry-run the Makefiles (``make -n``).
 - ``auto``: ``compile-db`` first; then CMake when the root holds ``CMakeLists.txt``, else Make when
@@ -89,9 +91,15 @@ def read_build(root: str | os.PathLike, options: BuildOptions = BuildOptions()) 
     if options.mode in ("auto", "compile-db"):
         cfg, notes = _existing(root_p)
         if cfg is not None:
-            return _or_guess(cfg, root_p, notes)
+            return _or_guess(_with_makefile_units(cfg, root_p, options), root_p, notes)
         if options.mode == "compile-db":
+            read = _makefiles_read(root_p, options)
+            if read is not None and read.units and not read.notes:
+                return replace(read, notes=(*notes, "the Makefiles were read without running make: "
+                                            + ", ".join(read.sources_read)))
             why = "no compile_commands.json, CMake File API reply or setup.py extension in the tree"
+            if read is not None and read.notes:
+                notes = [*notes, *read.notes]
             return _guess(root_p, why, notes)
     has_cmake = (root_p / "CMakeLists.txt").is_file()
     from vado.build.make import dry_run, has_makefile
@@ -121,6 +129,34 @@ def read_build(root: str | os.PathLike, options: BuildOptions = BuildOptions()) 
     except Exception as exc:  # make missing (ToolchainError), an unreadable tree (OSError)
         return _guess(root_p, f"make -n could not run: {getattr(exc, 'what', exc)}", notes)
     return _or_guess(cfg, root_p, notes)
+
+
+def _makefiles_read(root: Path, options: BuildOptions) -> BuildConfig | None:
+    """The tree's Makefiles read without running make (:func:`vado.build.make_static.read_makefiles`), or None
+    where the tree holds none."""
+    from vado.build.make import makefile_dirs
+    from vado.build.make_static import read_makefiles
+
+    if not makefile_dirs(root, 1):
+        return None
+    return read_makefiles(root, variables=options.make_vars)
+
+
+def _with_makefile_units(cfg: BuildConfig, root: Path, options: BuildOptions) -> BuildConfig:
+    """A setup.py's config with the units only the tree's Makefiles compile (dgSPARSE-Lib 973a972: setup.py builds
+    the PyTorch extension, src/ge-spmm/Makefile the library's own kernels), read without running make. A compile
+    database or CMake reply is the build as it ran: nothing is added to it."""
+    if cfg.reader != "setup.py":
+        return cfg
+    read = _makefiles_read(root, options)
+    if read is None:
+        return cfg
+    have = {u.source for u in cfg.units}
+    extra = tuple(u for u in read.units if u.source not in have)
+    said = (f"{len(extra)} unit{'' if len(extra) == 1 else 's'} only the Makefiles compile, read from them without "
+            "running make",) if extra else ()
+    return replace(cfg, units=cfg.units + extra, notes=cfg.notes + said + read.notes,
+                   sources_read=cfg.sources_read + read.sources_read)
 
 
 def _guess(root: Path, why: str, notes: Sequence[str]) -> BuildConfig:

@@ -97,6 +97,14 @@ def not_built_for_amd(cmake_texts: Mapping[str, str], switch: str) -> dict[str, 
         values[switch] = True
     # Directories first; then sources, read only from the CMake files the AMD build reads.
     dirs_off, dirs_on = _walk(parsed, values, ("add_subdirectory",), skip=())
+    # A backend directory whose sources a command globs only where the AMD configuration does not go (kokkos
+    # 28848df core/src/CMakeLists.txt: append_glob(KOKKOS_CORE_SRCS ${CMAKE_CURRENT_SOURCE_DIR}/Cuda/*.cpp) under
+    # if(KOKKOS_ENABLE_CUDA), its HIP/*.cpp under if(KOKKOS_ENABLE_HIP)) is left out as a whole, as an
+    # add_subdirectory() is, unless a glob or an add_subdirectory() that may hold names it too.
+    globs_off, globs_on = _walk(parsed, values, None, skip=())
+    for d, why in globs_off.items():
+        dirs_off.setdefault(d, why)
+    dirs_on |= globs_on
     out = {d: why for d, why in dirs_off.items()
            if d not in dirs_on and not _named_from_outside(d, cmake_texts)}
     files_off, files_on = _walk(parsed, values, _TARGET_COMMANDS, skip=tuple(out))
@@ -108,7 +116,62 @@ def not_built_for_amd(cmake_texts: Mapping[str, str], switch: str) -> dict[str, 
                        for p, t in cmake_texts.items() if not _under(p, tuple(out)))
         if mentions == 1:  # named once, in that command: no variable or other target carries it
             out[f] = why
+    # A probe CMake compiles only where the AMD configuration does not go (kokkos 28848df kokkos_arch.cmake:
+    # try_run(… cmake/compile_tests/cuda_compute_capability.cc …) under if(KOKKOS_ENABLE_CUDA)): every command
+    # that names it, message() aside, stands under a false condition (the probe, the configure_file() that copies it).
+    probes_off, probes_on = _probes(parsed, values)
+    for f, why in probes_off.items():
+        if f in probes_on or f in files_on or f in out or _under(f, tuple(out)):
+            continue
+        if not _named_where_it_may_hold(parsed, values, posixpath.basename(f)):
+            out[f] = why
     return out
+
+
+_PROBES = frozenset({"try_run", "try_compile"})
+
+
+def _probes(parsed: Mapping[str, list], values: Mapping[str, bool]) -> tuple[dict[str, str], set[str]]:
+    """(source → why, for the sources try_run/try_compile name only under a false condition; the sources they name
+    under a condition that may hold). A ``${CMAKE_CURRENT_SOURCE_DIR}`` in an included ``.cmake`` module is the
+    including file's directory: the module's own and the root are both tried (a path that names no file of the
+    tree marks nothing)."""
+    off: dict[str, str] = {}
+    on: set[str] = set()
+    for path in sorted(parsed):
+        for c, stack in branches(parsed[path], values):
+            if c.lname not in _PROBES:
+                continue
+            named = [p for a in c.args if _SOURCE.search(a.text) for p in _module_paths(path, a.text)]
+            false = next((b for b in stack if b.holds is False), None)
+            if false is None:
+                on.update(named)
+                continue
+            for p in named:
+                off.setdefault(p, f"{path} {c.lname}() compiles {p} only if {false.text}, off in the ROCm build")
+    return off, on
+
+
+def _module_paths(cmake_path: str, arg: str) -> list[str]:
+    """The paths an argument may name: relative to the CMake file's directory, and for a ``.cmake`` module also
+    relative to the root (``${CMAKE_CURRENT_SOURCE_DIR}`` is then the includer's directory, the root's at most)."""
+    got = [p for p in (_path(cmake_path, arg),) if p]
+    if cmake_path.endswith(".cmake") and arg.startswith(CMAKE_HERE):
+        top = _path("CMakeLists.txt", arg)
+        if top and top not in got:
+            got.append(top)
+    return got
+
+
+def _named_where_it_may_hold(parsed: Mapping[str, list], values: Mapping[str, bool], name: str) -> bool:
+    """Whether a command other than message() names a file ``name`` where the AMD configuration may go."""
+    pat = re.compile(r"(?<![\w.-])" + re.escape(name) + r"(?![\w.-])")
+    for cmds in parsed.values():
+        for c, stack in branches(cmds, values):
+            if c.lname != "message" and any(pat.search(a.text) for a in c.args) \
+                    and not any(b.holds is False for b in stack):
+                return True
+    return False
 
 
 def _under(path: str, dirs: tuple[str, ...]) -> bool:
@@ -117,17 +180,23 @@ def _under(path: str, dirs: tuple[str, ...]) -> bool:
 
 def _walk(parsed: Mapping[str, list], values: Mapping[str, bool], commands, skip: tuple[str, ...]):
     """(path → why, for those named only under a false condition; paths named under a condition that
-    may hold) of ``commands`` in the CMake files not under ``skip``."""
+    may hold) of ``commands`` in the CMake files not under ``skip`` (``commands`` None: the directories any
+    command's glob arguments take sources of, :func:`_glob_dir`)."""
     off: dict[str, str] = {}
     on: set[str] = set()
     for path in sorted(parsed):
         if _under(path, skip):
             continue
         for c, stack in branches(parsed[path], values):
-            if c.lname not in commands:
-                continue
             args = [a.text for a in c.args]
-            if c.lname == "add_subdirectory":
+            if commands is None:  # globs of a directory's sources, in any command
+                if c.lname in _CONTROL:
+                    continue
+                named = [_glob_dir(path, a) for a in args]
+                what, suffix = f"{c.lname}() globs sources of", "/"
+            elif c.lname not in commands:
+                continue
+            elif c.lname == "add_subdirectory":
                 named = [_path(path, args[0])] if args else []
                 what, suffix = "adds", "/"
             else:
@@ -141,6 +210,21 @@ def _walk(parsed: Mapping[str, list], values: Mapping[str, bool], commands, skip
             for p in named:
                 off.setdefault(p, f"{path} {what} {p}{suffix} only if {false.text}, off in the ROCm build")
     return off, on
+
+
+#: Commands whose arguments are conditions, not paths.
+_CONTROL = frozenset({"if", "elseif", "else", "endif", "while", "endwhile", "foreach", "endforeach", "message"})
+_GLOB_NAME = re.compile(r"\*\.[\w+]+")
+
+
+def _glob_dir(cmake_path: str, arg: str) -> str | None:
+    """The project directory a glob argument takes the sources of (``${CMAKE_CURRENT_SOURCE_DIR}/Cuda/*.cpp`` →
+    ``core/src/Cuda``), or None: not a glob of one directory's files by extension."""
+    head, _, name = arg.rpartition("/")
+    if not head or not _GLOB_NAME.fullmatch(name) or "*" in head:
+        return None
+    got = _path(cmake_path, head)
+    return got if got and not got.startswith("..") else None
 
 
 def _named_from_outside(directory: str, cmake_texts: Mapping[str, str]) -> bool:

@@ -325,6 +325,15 @@ def _read_build(out_path: Path, options: BuildOptions, target: Target, hipcc, al
 
     if options.mode in ("auto", "cmake") and archs:
         options = replace(options, cmake_args=(*hip_args([a.strip() for a in archs if a.strip()]), *options.cmake_args))
+    own = _own_rocm_switch(out_path, options)
+    if own:
+        # The project builds for ROCm itself behind a switch (heFFTe 4d8d459: Heffte_ENABLE_ROCM, default OFF): its
+        # default configuration compiles none of its GPU code, so verify turns that switch on, as its ROCm build does.
+        if options.mode in ("auto", "cmake") and own.startswith("-D"):
+            options = replace(options, cmake_args=(*options.cmake_args, own))
+        elif options.mode == "make" and "=" in own and not own.startswith("-"):
+            k, _, v = own.partition("=")
+            options = replace(options, make_vars={k: v, **options.make_vars})
     if options.mode in ("auto", "make", "cmake") and not options.tools:
         try:
             tc_path = require_hip_toolchain(target, hipcc, allow_older=allow_old).toolchain.path
@@ -335,7 +344,30 @@ def _read_build(out_path: Path, options: BuildOptions, target: Target, hipcc, al
             sibling = os.path.join(os.path.dirname(tc_path), "cmake")
             cmake = sibling if options.cmake == "cmake" and os.path.isfile(sibling) else options.cmake
             options = replace(options, tools=tools, cmake=cmake)
-    return read_build(out_path, options)
+    config = read_build(out_path, options)
+    if own and config.reader in ("cmake-file-api", "make") and config.ran:
+        config = replace(config, notes=(*config.notes, f"the project's own ROCm build switch was turned on ({own})"))
+    return config
+
+
+def _own_rocm_switch(out_path: Path, options: BuildOptions) -> str:
+    """The argument that turns on the project's own ROCm build (``-DHeffte_ENABLE_ROCM=ON``, ``USE_HIP=1``) where
+    its build files have a complete one and the user did not set that switch; ``""`` otherwise."""
+    if options.mode not in ("auto", "cmake", "make") or not out_path.is_dir():
+        return ""
+    from vado.scan.scope import project_scope
+
+    try:
+        hip = project_scope(out_path).hip
+    except (OSError, ValueError, RecursionError):
+        return ""
+    if hip is None or not hip.complete or not hip.switch:
+        return ""
+    word = next((w for w in hip.how.split()[1:] if w.startswith((f"-D{hip.switch}=", f"{hip.switch}="))), "")
+    given = [*options.cmake_args, *(f"{k}={v}" for k, v in options.make_vars.items())]
+    if not word or any(g.startswith((f"-D{hip.switch}=", f"-D{hip.switch}:", f"{hip.switch}=")) for g in given):
+        return ""
+    return word
 
 
 class _Steps:

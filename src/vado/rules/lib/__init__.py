@@ -33,13 +33,14 @@ by a wildcard pattern: ``"cudnn_utils.h"`` is a user header.
 Layout: :mod:`.verdicts` (:func:`library_verdict`, one reader per target family, and the ROCm names),
 :mod:`.evidence` (:func:`library_uses`: what a file uses), :mod:`.rule` (:class:`_LibraryRule`, the shared
 body), and the rules by class of library: :mod:`.deep_learning` (LIB001-LIB003), :mod:`.system`
-(LIB004-LIB009, LIB011) and :mod:`.mapped` (LIB010). Importing this package imports every module, which
+(LIB004-LIB009, LIB011), :mod:`.mapped` (LIB010) and :mod:`.cub_names` (LIB012: ``cub::`` names hipCUB lacks). Importing this package imports every module, which
 registers the rules (:mod:`vado.rules.registry`); a new LIB rule is a ``_LibraryRule`` subclass naming
 its ``library_ids``, in its class's module.
 """
 
 from __future__ import annotations
 
+from vado.rules.lib.cub_names import CubNameHipcubLacks
 from vado.rules.lib.deep_learning import CudnnUse, CutlassUse, TensorrtUse
 from vado.rules.lib.evidence import LibraryUse, library_uses
 from vado.rules.lib.mapped import MappedLibraryUse
@@ -49,6 +50,7 @@ from vado.rules.lib.verdicts import HEADER_ONLY, library_verdict, rocm_replaceme
 
 __all__ = [
     "CUDA_KINDS",
+    "CubNameHipcubLacks",
     "CudnnUse",
     "CufileUse",
     "CuptiUse",

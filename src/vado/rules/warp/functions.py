@@ -6,6 +6,7 @@ wavefront on AMD CDNA.
 from __future__ import annotations
 
 import bisect
+import posixpath
 import re
 from typing import Iterable
 
@@ -230,6 +231,19 @@ def _in_own_amd_code(ctx: FileContext, view: cs.DeviceView, tok) -> bool:
     """Whether ``tok`` lies in a branch of an ``#if`` group naming the AMD build (:func:`hip_regions`) that the
     AMD build takes: code the project wrote for HIP, where ``__ballot`` is HIP's 64-lane vote."""
     return any(s <= tok[1] < e for s, e, _c in hip_regions(view)) and _taken_by_amd(ctx, tok)
+
+
+def _own_amd_32(ctx: FileContext, view: cs.DeviceView) -> dict[str, str]:
+    """The warp-named macros (``WARP_SIZE``) this file's own AMD branch defines as a literal 32, with where
+    (``common.h:4``): the project's HIP path sizes its warps at 32 lanes there (:func:`own_hip_lanes`)."""
+    from vado.rules.warp.own_hip import warp_named
+
+    out: dict[str, str] = {}
+    for m in view.defines:
+        if len(m.body) == 1 and cs.int_value(m.body[0][3]) == 32 and warp_named(m.name) \
+                and _in_own_amd_code(ctx, view, m.body[0]):
+            out.setdefault(m.name, f"{posixpath.basename(ctx.path)}:{view.text.count(chr(10), 0, m.name_start) + 1}")
+    return out
 
 
 def _calls_warp_functions(view: cs.DeviceView, func) -> bool:
@@ -738,7 +752,7 @@ class WarpFunctionOnWavefront(Rule):
                 continue
             helper = warp32_helper(name)
             if name in WIDTHLESS and _in_own_amd_code(ctx, view, tok):
-                lanes = own_hip_lanes(ctx, view, i)
+                lanes = own_hip_lanes(ctx, view, i, _own_amd_32(ctx, view))
                 if lanes is not None and lanes.thirty_two:
                     yield self._own_hip_32(ctx, view, toks, i, start, helper, lanes, verdicts)
                     continue

@@ -60,14 +60,16 @@ class OwnLanes:
     ``wide``: each sign of the wavefront's width (``warpSize``, ``& 63``, a warp-named constant, ``__popcll``);
     ``silent``: the functions that run it and show neither; ``users``: how many functions run it."""
 
-    __slots__ = ("narrow", "wide", "silent", "users", "macro")
+    __slots__ = ("narrow", "wide", "silent", "users", "macro", "amd32")
 
-    def __init__(self) -> None:
+    def __init__(self, amd32: dict[str, str] | None = None) -> None:
         self.narrow: list[tuple[str, str]] = []
         self.wide: list[tuple[str, str]] = []
         self.silent: list[str] = []
         self.users = 0
         self.macro = ""
+        #: Warp-named macros the project's own AMD branch defines as a literal 32 → where (``common.h:4``).
+        self.amd32: dict[str, str] = amd32 or {}
 
     @property
     def thirty_two(self) -> bool:
@@ -90,13 +92,18 @@ def explicit_width(view: cs.DeviceView, i: int) -> bool:
     return len(cs.split_args(toks, i + 1, pairs[i + 1])) > WIDTHLESS[toks[i][3]]
 
 
-def own_hip_lanes(ctx, view: cs.DeviceView, i: int) -> OwnLanes | None:
+def own_hip_lanes(ctx, view: cs.DeviceView, i: int, amd32: dict[str, str] | None = None) -> OwnLanes | None:
     """How the functions that run the own-HIP call at token ``i`` index their lanes, or None when the call
-    passes a width or stands where no function runs it that vado can find (a macro body of another shape)."""
+    passes a width or stands where no function runs it that vado can find (a macro body of another shape).
+
+    ``amd32``: the warp-named macros the project's own AMD branch defines as a literal 32 (``#ifdef
+    __HIP_PLATFORM_AMD__`` ``#define WARP_SIZE 32``), with where: a use of one is a 32-lane index, not the
+    wavefront's width. gfx9 GPUs (gfx90a, gfx942, gfx950) have no wave32 mode (``-mwavefrontsize32`` is for
+    RDNA), so HIP code built for them runs 64 lanes whatever the macro says."""
     toks = view.tokens
     if toks[i][3] not in JUDGED or explicit_width(view, i):
         return None
-    out = OwnLanes()
+    out = OwnLanes(amd32)
     func = view.function_at(toks[i][1])
     if func is not None:
         line_of = getattr(view, "_vado_line_of", None)
@@ -114,6 +121,11 @@ def own_hip_lanes(ctx, view: cs.DeviceView, i: int) -> OwnLanes | None:
         for rel, uview in _includer_views(str(os.path.realpath(root)), ctx.path.replace(os.sep, "/")):
             _judge_invokers(out, uview, macro, rel)
     return out if out.users else None
+
+
+def warp_named(name: str) -> bool:
+    """Whether a macro's name says it is a warp's or wavefront's width (``WARP_SIZE``, ``kWaveSize``)."""
+    return bool(_WARP_NAME.search(name))
 
 
 def _macro_around(toks, i: int) -> str:
@@ -155,6 +167,12 @@ def _judge(out: OwnLanes, view: cs.DeviceView, func, line_of, path: str, macro_a
     out.users += 1
     for k in range(a, b):
         t = toks[k]
+        if t[0] is Kind.IDENT and t[3] in out.amd32:
+            place = f"{name}:{line_of(t[1])} ({t[3]} is 32 in the AMD branch, {out.amd32[t[3]]})"
+            if not out.narrow or out.narrow[-1][0] != place:
+                out.narrow.append((place, _line_text(text, t[1])))
+            narrow += 1
+            continue
         if t[0] is Kind.IDENT and (t[3] in _WIDE_WORDS or t[3].startswith("__builtin_amdgcn_")
                                    or _WARP_NAME.search(t[3])):
             out.wide.append((f"{name}:{line_of(t[1])}", t[3]))

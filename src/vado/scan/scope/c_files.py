@@ -16,7 +16,7 @@ from vado.scan.computed_includes import continued, parse_computed, parse_path_ma
 from vado.scan.scope.model import CUDA_KINDS
 
 
-_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif|include|define)\b([^\r\n]*)", re.MULTILINE)
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif|include|define|error)\b([^\r\n]*)", re.MULTILINE)
 _INCLUDE_ARG = re.compile(rb'^[ \t]*([<"])([^>"\r\n]+)[>"]')
 _DEFINE_MAP = re.compile(rb"^[ \t]+(\w+)(?:\([^)]*\))?[ \t]+(\w+)")
 #: Included names that mean CUDA.
@@ -55,6 +55,12 @@ class CFile:
     #: ``#include MACRO(args)`` operands and ``#define NAME(params) <path>`` macros (:mod:`vado.scan.computed_includes`).
     computed: tuple = ()
     path_macros: tuple = ()
+    #: The macros without which the file stops: an ``#error`` directly in a top-level ``#ifndef X`` / ``#if
+    #: !defined(X)`` group (kokkos 28848df Kokkos_Setup_Cuda.hpp: ``#if !defined(KOKKOS_ENABLE_CUDA) #error``).
+    requires: frozenset[str] = frozenset()
+    #: Whether the file tests CUDA's compiler macros (``__NVCC__``, ``__CUDACC__``, ``__CUDA_ARCH__``,
+    #: ``CUDA_VERSION``, ``__CUDACC_VER_*``): compiler detection, which a file without CUDA may hold.
+    cuda_macros: bool = False
 
 
 def read_c(path: str, abs_path: str, kind: FileKind, limit: int) -> CFile | Skip:
@@ -78,6 +84,7 @@ def read_c(path: str, abs_path: str, kind: FileKind, limit: int) -> CFile | Skip
     to: dict[str, int] = {"hip": 0, "musa": 0}
     computed: list = []
     path_macros: list = []
+    requires: set[str] = set()
     for n, m in enumerate(_DIRECTIVE.finditer(data)):
         word, rest = m.group(1), m.group(2)
         if word in (b"if", b"ifdef", b"ifndef"):
@@ -112,6 +119,10 @@ def read_c(path: str, abs_path: str, kind: FileKind, limit: int) -> CFile | Skip
                     to["hip"] += 1
                 elif _MUSA_NAME.match(mm.group(2)):
                     to["musa"] += 1
+        elif word == b"error":
+            top = [f for f in frames[guard_depth:]] if guard_depth <= len(frames) else []
+            if len(top) == 1 and top[0] is not None and not top[0][1]:
+                requires.add(top[0][0])
         elif word == b"include":
             mi = _INCLUDE_ARG.match(rest)
             if mi:
@@ -127,7 +138,8 @@ def read_c(path: str, abs_path: str, kind: FileKind, limit: int) -> CFile | Skip
         maps_to = best
     hip = any(HIP_INCLUDE.match(name) for name, _, _ in includes)
     return CFile(path, kind, includes, kind in CUDA_KINDS or _uses_cuda(data, includes), maps_to, hip, conds,
-                 frozenset(defined), tuple(computed), tuple(path_macros))
+                 frozenset(defined), tuple(computed), tuple(path_macros), frozenset(requires),
+                 b"CUDA" in data and _CUDA_MACRO.search(data) is not None)
 
 
 _DEFINED_TEST = re.compile(rb"^\s*(!?)\s*defined\s*(?:\(\s*(\w+)\s*\)|\s(\w+))\s*(?://.*|/\*.*\*/)?\s*$")
@@ -143,6 +155,9 @@ def _simple_condition(word: bytes, rest: bytes) -> tuple[str, bool] | None:
     if not m:
         return None
     return (m.group(2) or m.group(3)).decode("latin-1"), not m.group(1)
+
+
+_CUDA_MACRO = re.compile(rb"\b(?:__NVCC__|__CUDACC__|__CUDACC_VER_\w+|__CUDA_ARCH__|CUDA_VERSION)\b")
 
 
 def _uses_cuda(data: bytes, includes: list[tuple[str, bool, bool]]) -> bool:

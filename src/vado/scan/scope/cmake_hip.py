@@ -130,17 +130,28 @@ def _hip_string_test(args: list[str]) -> tuple[str, str] | None:
     return name, value
 
 
+#: A project's own command that adds one macro to its configuration (AMReX 92679ba: ``add_amrex_define(AMREX_USE_HIP
+#: NO_LEGACY)``, written into the generated config header its sources include): its first argument is the macro.
+_OWN_DEFINE_COMMAND = re.compile(r"\w+_defines?")
+_MACRO_ARG = re.compile(r"[A-Za-z_]\w*(?:=[^\s$;\\\"]*)?")
+
+
 def _definitions(cmd) -> list[str]:
     """The macros a CMake command defines (``add_compile_definitions``, ``add_definitions(-DX)``,
-    ``target_compile_definitions(t PUBLIC X)``)."""
+    ``target_compile_definitions(t PUBLIC X)``, a project's ``add_X_define(NAME …)``)."""
     name = cmd.lname
     args = [a.text for a in cmd.args]
+    if (_OWN_DEFINE_COMMAND.fullmatch(name) and name not in ("add_definitions", "remove_definitions")
+            and args and _MACRO_ARG.fullmatch(args[0])):
+        return [args[0]]
     if name == "add_compile_definitions":
         return [a for a in args if a and not a.startswith("$")]
     if name == "add_definitions":
         return [a[2:] for a in args if a.startswith(("-D", "/D")) and len(a) > 2]
     if name == "target_compile_definitions" and len(args) > 1:
-        return [a for a in args[1:] if a and a not in ("PUBLIC", "PRIVATE", "INTERFACE") and not a.startswith("$")]
+        # CMake removes a leading -D from each item (libocca/occa c0c601f: PRIVATE -DUSE_CMAKE).
+        return [a[2:] if a.startswith("-D") else a for a in args[1:]
+                if a and a not in ("PUBLIC", "PRIVATE", "INTERFACE") and not a.startswith("$") and a != "-D"]
     return []
 
 
@@ -264,13 +275,20 @@ def cmake_hip(texts: Mapping[str, str], hip_dirs: set[str], arches: str,
                 default = c.args[2].text.upper() if len(c.args) > 2 else "OFF"
                 options[c.args[0].text] = default in CMAKE_TRUE
     hip_files = [p for p, t in texts.items() if HIP_CMAKE_SIGN.search(t) or posixpath.dirname(p) in hip_dirs]
-    if not hip_files:
+    tested = {} if hip_files else _tested_switches(parsed)
+    if not hip_files and not tested:
         return None
+    if not hip_files:
+        # No HIP language or package in sight, but the files test a HIP switch the project's own functions set
+        # (kokkos 28848df: kokkos_device_option(HIP …) makes Kokkos_ENABLE_HIP, tested by if(KOKKOS_ENABLE_HIP)).
+        hip_files = sorted({p for p, _ in tested.values()})
     # A value switch: a cache string compared with "hip" (COMPUTE_BACKEND=hip), read directly or through a
-    # variable set ON in its branch (bitsandbytes: if(COMPUTE_BACKEND STREQUAL "hip") set(BUILD_HIP ON)).
+    # variable set ON in its branch (bitsandbytes: if(COMPUTE_BACKEND STREQUAL "hip") set(BUILD_HIP ON)), in any
+    # of the project's CMake files (AMReX 92679ba: AMReXOptions.cmake turns AMReX_GPU_BACKEND=HIP into AMReX_HIP,
+    # which AMReXParallelBackends.cmake tests around its find_package(hip)).
     chosen: dict[str, tuple[str, str]] = {}  # variable set ON in such a branch -> (string variable, value)
     set_off: dict[tuple[str, str], set[str]] = {}  # (string variable, value) -> variables its branch sets OFF
-    for path in hip_files:
+    for path in sorted(texts):
         stack: list[tuple[str, str] | None] = []
         for c in parsed[path]:
             args = [a.text for a in c.args]
@@ -318,7 +336,11 @@ def cmake_hip(texts: Mapping[str, str], hip_dirs: set[str], arches: str,
     if not switch and string_switch is None:
         named = sorted((n for n in options if is_switch(n)), key=lambda n: (options[n], len(n), n))
         switch = named[0] if named else ""
-    if switch:
+    if not switch and string_switch is None and tested:
+        switch = _user_spelling(tested)
+        evidence.append(f"{tested[switch][0]}: if({switch}) (a switch the project's own CMake functions set, "
+                        f"tested {tested[switch][1]} times; default OFF)")
+    elif switch:
         evidence.append(f"option {switch} (default {'ON' if options.get(switch) else 'OFF'})")
     elif string_switch is not None:
         evidence.append(f"{string_switch[0]}={string_switch[1]} builds with HIP")
@@ -336,13 +358,15 @@ def cmake_hip(texts: Mapping[str, str], hip_dirs: set[str], arches: str,
             values.setdefault(name, False)
     defines: list[str] = []
     undecided: list[str] = []
+    # The switch's own branches: if(SWITCH), or if(X) of a variable its HIP value sets ON (AMReX_HIP).
+    own_branch = {(switch,)} if switch else set()
+    own_branch |= {(name,) for name, test in chosen.items() if name and test == string_switch}
     for path in sorted(texts):
         hip_file = path in hip_files
         for c, stack in branches(parsed[path], values):
             found = _definitions(c)
             # In a HIP build file, or in the switch's own branch (its if(), not an elseif()/else()).
-            if not found or not (hip_file or any(b.opened_by == "if" and switch != "" and b.args == (switch,)
-                                                 for b in stack)):
+            if not found or not (hip_file or any(b.opened_by == "if" and b.args in own_branch for b in stack)):
                 continue
             holds = [b.holds for b in stack]
             if all(h is True for h in holds):
@@ -362,6 +386,7 @@ def cmake_hip(texts: Mapping[str, str], hip_dirs: set[str], arches: str,
     evidence.extend(f"{h} (its CUDA sources are hipified by the build)" for h in hipify_step)
     archvar = next((v for v in _ARCH_VARS if any(re.search(rf"\b{v}\b", t) for t in texts.values())),
                    "CMAKE_HIP_ARCHITECTURES")
+    archvar = _forced_from(parsed, archvar)
     on = f"={string_switch[1]}" if string_switch is not None else "=ON"
     how = "cmake" + (f" -D{switch}{on}" if switch else "") + f" -D{archvar}={arches}"
     hip_language: list[str] = []
@@ -384,6 +409,49 @@ def cmake_hip(texts: Mapping[str, str], hip_dirs: set[str], arches: str,
     return HipBuild(how, switch, unique(defines), tuple(sorted(set(undecided) - set(defines))),
                     evidence=tuple(evidence), hip_language=unique(hip_language), cuda_only=tuple(cuda_only),
                     hipify_step=tuple(hipify_step))
+
+
+def _forced_from(parsed: Mapping[str, list], archvar: str) -> str:
+    """The variable a user sets for ``archvar``: the project's own where it forces the cache entry from one
+    (AMReX 92679ba: ``set(GPU_TARGETS "${AMReX_AMD_ARCH}" CACHE STRING … FORCE)`` overwrites a -DGPU_TARGETS)."""
+    for path in sorted(parsed):
+        for c in parsed[path]:
+            args = [a.text for a in c.args]
+            if c.lname == "set" and len(args) >= 3 and args[0] == archvar and "FORCE" in args and "CACHE" in args:
+                m = _CMAKE_VAR.fullmatch(args[1])
+                if m:
+                    return m.group(1)
+    return archvar
+
+
+def _tested_switches(parsed: Mapping[str, list]) -> dict[str, tuple[str, int]]:
+    """The HIP switches (:func:`is_switch`) the CMake files test by name alone (``if(KOKKOS_ENABLE_HIP)``,
+    ``elseif(X AND Kokkos_ENABLE_HIP)``) without ever giving them a literal value (what ``set(X_HIP ON)``
+    sets is derived from another switch, an ``option()`` is read as such): name → (first file, number of tests)."""
+    found: dict[str, list] = {}
+    assigned: set[str] = set()
+    for path in sorted(parsed):
+        for c in parsed[path]:
+            if c.lname in ("if", "elseif"):
+                for a in c.args:
+                    name = a.text[2:-1] if a.text.startswith("${") and a.text.endswith("}") else a.text
+                    if re.fullmatch(r"\w+", name) and is_switch(name):
+                        got = found.setdefault(name, [path, 0])
+                        got[1] += 1
+            elif c.lname in ("set", "option", "cmake_dependent_option") and c.args:
+                assigned.add(c.args[0].text)
+    return {n: (p, k) for n, (p, k) in found.items() if n not in assigned}
+
+
+def _user_spelling(tested: Mapping[str, tuple[str, int]]) -> str:
+    """The switch a user sets, among :func:`_tested_switches`: the most tested name (counting together the
+    spellings that differ only in case), in the package's own mixed case where it has one (``Kokkos_ENABLE_HIP``,
+    the cache variable; ``KOKKOS_ENABLE_HIP`` is the copy its functions make of it)."""
+    groups: dict[str, list[str]] = {}
+    for n in tested:
+        groups.setdefault(n.upper(), []).append(n)
+    best = max(groups.values(), key=lambda ns: (sum(tested[n][1] for n in ns), -min(len(n) for n in ns), sorted(ns)))
+    return sorted(best, key=lambda n: (n == n.upper(), n))[0]
 
 
 #: CMake commands that run a program when the project is configured or built.

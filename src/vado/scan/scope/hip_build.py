@@ -15,6 +15,12 @@ from vado.scan.scope.model import DIR_WORD, FileScope, HipBuild, unique
 
 
 _MAKE_COND = re.compile(r"^\s*(?:ifdef|ifndef|ifeq|ifneq)\b[ \t(]*\$?\(?(\w+)", re.MULTILINE)
+#: ``ifeq ($(NAME),VALUE)`` / ``ifeq "$(NAME)" "VALUE"`` (either order): the variable and the value it is compared with.
+_MAKE_EQ = re.compile(r"""^\s*ifeq\s*(?:\(\s*\$[({](\w+)[)}]\s*,\s*["']?([\w.-]*)["']?\s*\)"""
+                      r"""|\(\s*["']?([\w.-]*)["']?\s*,\s*\$[({](\w+)[)}]\s*\)"""
+                      r"""|["']\$[({](\w+)[)}]["']\s+["']([\w.-]*)["'])""", re.MULTILINE)
+_MAKE_TRUE = frozenset({"1", "TRUE", "ON", "YES", "Y"})
+_MAKE_HIP_VALUES = frozenset({"HIP", "ROCM", "AMD"})
 _MAKE_HIPCC = re.compile(r"\bhipcc\b|--offload-arch|\bHIP_PLATFORM\b")
 _MAKE_TARGET = re.compile(r"^(hip|rocm|amd|hipblas)\s*:", re.MULTILINE | re.IGNORECASE)
 _MAKE_DEFINE = re.compile(r"-D(\w+(?:=\w+)?)")
@@ -23,6 +29,17 @@ _MAKE_DEFINE = re.compile(r"-D(\w+(?:=\w+)?)")
 def _make_hip(path: str, text: str) -> HipBuild | None:
     if not _MAKE_HIPCC.search(text):
         return None
+    # A comparison first: it says the value that turns the switch on (AMReX 92679ba Make.defs: ifeq ($(USE_HIP),TRUE);
+    # a backend string: ifeq ($(GPU_BACKEND),HIP)).
+    for m in _MAKE_EQ.finditer(text):
+        name = m.group(1) or m.group(4) or m.group(5)
+        value = m.group(2) if m.group(1) else (m.group(3) if m.group(4) else m.group(6))
+        if value.upper() in _MAKE_HIP_VALUES or (is_switch(name) and value.upper() in _MAKE_TRUE):
+            end = text.find("endif", m.end())
+            block = text[m.end(): end if end != -1 else len(text)]
+            defines = unique(_MAKE_DEFINE.findall(block))
+            return HipBuild(f"make {name}={value}", name, defines,
+                            evidence=(f"{path}: {name}={value} builds with hipcc",))
     for m in _MAKE_COND.finditer(text):
         if is_switch(m.group(1)):
             # The block of that conditional, up to its endif: the macros it adds.

@@ -17,7 +17,9 @@ from vado.scan.scope.model import BUILD_KINDS, FileScope, HipBuild, Scope
 
 def mark_not_compiled_for_amd(hip: HipBuild, scopes: dict[str, FileScope], kinds: Mapping[str, FileKind],
                               build_texts: Mapping[str, str], edges: Mapping[str, list[tuple[str, bool]]],
-                              computed: Mapping[str, str] | None = None) -> None:
+                              computed: Mapping[str, str] | None = None,
+                              guarded: Mapping[tuple[str, str], str] | None = None,
+                              refuses: Mapping[str, str] | None = None) -> None:
     """Mark what the project's own ROCm build never compiles, so that a port leaves it as it is and its
     findings do not stand between the project and ROCm. One mechanism for both ways a build says so:
 
@@ -28,6 +30,11 @@ def mark_not_compiled_for_amd(hip: HipBuild, scopes: dict[str, FileScope], kinds
       other sources as HIP);
     - the CUDA directory among the backend directories a computed include picks from (``computed``:
       :func:`vado.scan.computed_includes.cuda_directories`, stdgpu's ``src/stdgpu/cuda``);
+
+    - the headers every includer of which includes them only under a CUDA ``#ifdef`` beside a HIP twin
+      (``guarded``: :func:`vado.scan.scope.project.cuda_twin_includes`);
+    - the files that stop with ``#error`` without a CUDA switch (``refuses``:
+      :func:`vado.scan.scope.project.cuda_required`);
 
     and, from either, the project headers that only such files include (with the reason of the file that
     reached them first)."""
@@ -43,6 +50,25 @@ def mark_not_compiled_for_amd(hip: HipBuild, scopes: dict[str, FileScope], kinds
     for d, shown in (computed or {}).items():
         roots.setdefault(d, f"the CUDA backend directory of a computed include ({shown}), whose HIP twin the project's "
                             f"ROCm build ({hip.how}) includes")
+    includers: dict[str, list[str]] = {}
+    for src, outs in edges.items():
+        for t, _ in outs:
+            includers.setdefault(t, []).append(src)
+    # A header every includer of which includes it under such a CUDA #ifdef, or is itself such a header (desul's
+    # Lock_Array_CUDA.hpp: Lock_Array.hpp's #ifdef DESUL_HAVE_CUDA_ATOMICS, and Lock_Based_Fetch_Op_CUDA.hpp).
+    guarded = guarded or {}
+    twin: dict[str, str] = {}
+    changed = True
+    while changed:
+        changed = False
+        for (src, t), why in guarded.items():
+            if t not in twin and all((s, t) in guarded or s in twin for s in includers.get(t, ())):
+                twin[t] = why
+                changed = True
+    for t, why in twin.items():
+        roots.setdefault(t, f"not compiled by the project's own ROCm build ({hip.how}): {why}")
+    for t, why in (refuses or {}).items():
+        roots.setdefault(t, f"not compiled by the project's own ROCm build ({hip.how}): {why}")
     if not roots:
         return
 
@@ -57,10 +83,6 @@ def mark_not_compiled_for_amd(hip: HipBuild, scopes: dict[str, FileScope], kinds
     for p in hip.cuda_only:  # a CUDA-only source the walk did not list among the project's files
         if p not in marked and p not in kinds and free(p):
             marked[p] = roots[p]
-    includers: dict[str, list[str]] = {}
-    for src, outs in edges.items():
-        for t, _ in outs:
-            includers.setdefault(t, []).append(src)
     queue = deque(marked)
     while queue:  # down to the headers that only marked files include
         p = queue.popleft()
@@ -180,13 +202,14 @@ def mark_torch_hip_code(hip: HipBuild, scopes: dict[str, FileScope], cfiles: Map
 
 def mark_hip_path(hip: HipBuild, scopes: dict[str, FileScope], cfiles: Mapping[str, CFile],
                   edges: Mapping[str, list[tuple[str, bool]]], kinds: Mapping[str, FileKind],
-                  by_include: frozenset[str] = frozenset()) -> None:
+                  by_include: frozenset[str] = frozenset(), guarded: frozenset[tuple[str, str]] = frozenset()) -> None:
     """Mark the files the project's own HIP build compiles: those that reach a vendor header
     through their includes, what they include, and the project's build files.
 
     From a file that is on the HIP path only because it includes HIP's headers (``by_include``:
     ``ggml-common.h`` picks ``<hip/hip_fp16.h>`` for its GPU users), the way up stops at C sources:
-    ``ggml-quants.c`` includes it too and is compiled by the C compiler in every build, never as HIP."""
+    ``ggml-quants.c`` includes it too and is compiled by the C compiler in every build, never as HIP. The way
+    down does not take an include the file makes only for CUDA beside a HIP twin (``guarded``)."""
     why = f"on the project's own HIP path (its ROCm build: {hip.how})"
     includers: dict[str, list[str]] = {}
     for src, outs in edges.items():
@@ -213,6 +236,8 @@ def mark_hip_path(hip: HipBuild, scopes: dict[str, FileScope], cfiles: Mapping[s
     while queue:  # downwards: what those include
         p = queue.popleft()
         for t, _ in edges.get(p, ()):
+            if (p, t) in guarded:
+                continue
             if t not in reached and (scopes.get(t) is None or scopes[t].scope is Scope.PROJECT):
                 reached.add(t)
                 queue.append(t)
@@ -229,3 +254,62 @@ def mark_hip_path(hip: HipBuild, scopes: dict[str, FileScope], cfiles: Mapping[s
         for p in cfiles:
             if scopes.get(p) is None or scopes[p].scope is Scope.PROJECT:
                 scopes[p] = FileScope(p, Scope.HIP_PATH, host, mixed=scopes[p].mixed if p in scopes else "")
+
+
+def mark_cuda_twin_directories(hip: HipBuild, scopes: dict[str, FileScope], kinds: Mapping[str, FileKind]) -> None:
+    """Mark the project's CUDA backend directory where a HIP twin sits beside it (libocca/occa c0c601f
+    ``src/occa/internal/modes/cuda/`` beside ``modes/hip/``; kokkos' ``core/src/Cuda/`` beside ``HIP/``): the
+    project's own ROCm build takes the HIP directory's code for AMD, and either does not compile the CUDA one or
+    compiles it as it is written (OCCA's ``modes/cuda/polyfill.hpp`` defines the CUDA names itself when
+    ``OCCA_CUDA_ENABLED`` is off). Either way it is no port's to edit. Only files still the project's are marked,
+    and only beside a HIP directory that holds the project's HIP path."""
+    from vado.scan.scope.model import DIR_WORD
+
+    def words(d: str) -> set[str]:
+        return set(DIR_WORD.split(posixpath.basename(d).lower()))
+
+    hip_dirs = {posixpath.dirname(p) for p, fs in scopes.items()
+                if fs.scope is Scope.HIP_PATH and not fs.not_for_amd and words(posixpath.dirname(p)) & {"hip", "rocm"}}
+    # The twin's name is the HIP directory's with its hip/rocm word spelt cuda (modes/hip ↔ modes/cuda, HIP ↔ Cuda,
+    # ggml-hip ↔ ggml-cuda): sibling projects that merely name a platform (plain-cuda beside single-source-hip) are
+    # not twins.
+    spelt = {}
+    for d in sorted(hip_dirs):
+        parent, base = posixpath.split(d)
+        for word in ("hip", "rocm"):
+            twin = re.sub(rf"(?i)(^|[-_.]){word}($|[-_.])", r"\1cuda\2", base)
+            if twin.lower() != base.lower():
+                spelt.setdefault((parent, twin.lower()), d)
+    twins: dict[str, str] = {}
+    for p in sorted(kinds):
+        cd = posixpath.dirname(p)
+        parent, base = posixpath.split(cd)
+        d = spelt.get((parent, base.lower()))
+        if d is not None and "cuda" in words(cd):
+            twins.setdefault(cd, d)
+    if not twins:
+        return
+    for p in kinds:
+        if kinds[p] in BUILD_KINDS:
+            continue
+        d = next((c for c in twins if p.startswith(c + "/")), None)
+        if d is not None and (scopes.get(p) is None or scopes[p].scope is Scope.PROJECT):
+            scopes[p] = FileScope(p, Scope.HIP_PATH,
+                                  f"the project's CUDA backend directory {d}/ beside its HIP twin {twins[d]}/: its own "
+                                  f"ROCm build ({hip.how}) takes the HIP one for AMD; this one is left as it is",
+                                  mixed=scopes[p].mixed if p in scopes else "")
+
+
+def mark_compiler_detection(hip: HipBuild, scopes: dict[str, FileScope], cfiles: Mapping[str, CFile]) -> None:
+    """Mark the C++ that uses no CUDA but tests CUDA's compiler macros (kokkos 28848df
+    ``core/unit_test/TestTypeInfo.cpp``: ``#if defined(__NVCC__) && !defined(__CUDA_ARCH__)``), in a project whose
+    own ROCm build compiles its sources: that build compiles it as written, and those tests tell nvcc apart on
+    purpose; rewriting them (``__NVCC__`` → ``__HIPCC__``) would change what the project's HIP build does."""
+    for p, cf in cfiles.items():
+        if cf.cuda or not cf.cuda_macros or cf.kind not in (FileKind.CXX_SOURCE, FileKind.CXX_HEADER):
+            continue
+        if scopes.get(p) is None or scopes[p].scope is Scope.PROJECT:
+            scopes[p] = FileScope(p, Scope.HIP_PATH,
+                                  f"C++ that uses no CUDA and only tests CUDA's compiler macros, in a project that builds "
+                                  f"for AMD itself: its ROCm build ({hip.how}) compiles it as written",
+                                  mixed=scopes[p].mixed if p in scopes else "")

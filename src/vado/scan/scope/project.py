@@ -17,7 +17,8 @@ from vado.scan.classify import FileKind
 from vado.scan.computed_includes import computed_alternatives, cuda_directories
 from vado.scan.scope.c_files import CFile, Includes, read_c
 from vado.scan.scope.hip_build import hip_build
-from vado.scan.scope.marks import mark_hip_path, mark_not_compiled_for_amd, mark_torch_hip_code, mark_unreached_by_rocm
+from vado.scan.scope.marks import (mark_compiler_detection, mark_cuda_twin_directories, mark_hip_path, mark_not_compiled_for_amd,
+                                   mark_torch_hip_code, mark_unreached_by_rocm)
 from vado.scan.scope.model import BUILD_KINDS, C_KINDS, CUDA_KINDS, DIR_WORD, FileScope, HipBuild, ProjectScope, Scope
 
 
@@ -157,8 +158,13 @@ def project_scope(root: str | os.PathLike, plan=None, *, arches: Iterable[str] =
         hip = HipBuild("", vendor_headers=tuple(sorted(vendor_headers)), hip_sources=tuple(sorted(hip_sources)),
                        evidence=("no build switch for HIP found",))
     if hip is not None and hip.complete:
-        mark_not_compiled_for_amd(hip, scopes, kinds, build_texts, edges, cuda_directories(computed, edges))
-        mark_hip_path(hip, scopes, cfiles, edges, kinds, frozenset(by_include))
+        guarded = cuda_twin_includes(cfiles, resolver)
+        mark_not_compiled_for_amd(hip, scopes, kinds, build_texts, edges, cuda_directories(computed, edges),
+                                  guarded, cuda_required(cfiles))
+        mark_hip_path(hip, scopes, cfiles, edges, kinds, frozenset(by_include), frozenset(guarded))
+        mark_cuda_twin_directories(hip, scopes, kinds)
+        if hip.how.startswith(("cmake", "make")):
+            mark_compiler_detection(hip, scopes, cfiles)
     elif hip is not None and hip.torch_rocm:
         # A PyTorch extension whose setup.py compiles other sources on ROCm: what only its CUDA extensions
         # compile is no ROCm build's business. The rest stays the project's (hipified at build time) but its
@@ -170,6 +176,43 @@ def project_scope(root: str | os.PathLike, plan=None, *, arches: Iterable[str] =
     files = {p: scopes.get(p) or FileScope(p, Scope.PROJECT) for p in sorted(kinds, key=lambda p: p.split("/"))}
     vendored = tuple(s for s in plan.skips if s.reason is SkipReason.VENDORED)
     return ProjectScope(str(root), files, vendored, hip, tuple(skips), own_packages(build_texts))
+
+
+_CUDA_WORD = re.compile(r"(?<![A-Za-z])CUDA(?![A-Za-z])")
+
+
+def cuda_twin_includes(cfiles: Mapping[str, CFile], resolver: Includes) -> dict[tuple[str, str], str]:
+    """The includes a file makes only for its CUDA configuration, beside a HIP twin: ``#ifdef X_CUDA_Y`` around one
+    include and ``#ifdef X_HIP_Y`` around another of the same file (kokkos 28848df's desul
+    ``Lock_Based_Fetch_Op.hpp``: ``Lock_Based_Fetch_Op_CUDA.hpp`` under ``DESUL_HAVE_CUDA_ATOMICS``,
+    ``…_HIP.hpp`` under ``DESUL_HAVE_HIP_ATOMICS``). The project's ROCm build takes the HIP one.
+    ``(includer, included) → why``, for planned files only."""
+    out: dict[tuple[str, str], str] = {}
+    for src, cf in cfiles.items():
+        asked = {name for conds in cf.include_conds for name, want in conds if want}
+        for (name, quoted, _), conds in zip(cf.includes, cf.include_conds):
+            for macro, want in conds:
+                twin = _CUDA_WORD.sub("HIP", macro) if want else ""
+                if twin and twin != macro and twin in asked:
+                    target = resolver.resolve(src, name, quoted)
+                    if target is not None and target != src:
+                        out[(src, target)] = (f"{src} includes it only under #ifdef {macro}, beside the HIP twin "
+                                              f"under #ifdef {twin} that the ROCm build takes")
+                    break
+    return out
+
+
+def cuda_required(cfiles: Mapping[str, CFile]) -> dict[str, str]:
+    """The files that stop without a CUDA switch (``#if !defined(KOKKOS_ENABLE_CUDA)`` ``#error …``): path → why.
+    The project's ROCm build turns its CUDA switches off, so it never compiles them."""
+    from vado.scan.amd_build import is_cuda_switch
+
+    out = {}
+    for p, cf in cfiles.items():
+        need = sorted(m for m in cf.requires if is_cuda_switch(m))
+        if need:
+            out[p] = f"it stops with #error unless {need[0]} is defined, a CUDA switch its ROCm build leaves off"
+    return out
 
 
 #: A distribution name (PEP 508).
