@@ -28,6 +28,8 @@ import sys
 import types
 from pathlib import Path
 
+from vado.rules.cuda_syntax.tokens import split_text_args
+
 
 def _load_calls(path: str):
     spec = importlib.util.spec_from_file_location("calls", path)
@@ -78,20 +80,9 @@ def _uncomment(text: str) -> str:
 
 
 def _split_params(text: str) -> list[str]:
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        if ch in "<([":
-            depth += 1
-        elif ch in ">)]":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        out.append(cur)
-    return [re.sub(r"//[^\n]*", "", p).strip() for p in out if re.sub(r"//[^\n]*", "", p).strip()]
+    """The parameters (or template arguments) of ``text``: its top-level pieces, line comments dropped, blanks left out."""
+    pieces = (re.sub(r"//[^\n]*", "", p).strip() for p in split_text_args(text, "()[]<>"))
+    return [p for p in pieces if p]
 
 
 def _kind(param: str) -> str:
