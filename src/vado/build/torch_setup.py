@@ -128,6 +128,7 @@ def derive(project: str | os.PathLike, *, env: dict | None = None, torch_version
     found: dict[str, tuple[DerivedExtension, ...]] = {}
     undecidable: list[Undecidable] = []
     env_read: dict[str, object] = {}
+    argv_read = which_read = False
     for name in PLATFORMS:
         ev = Evaluator(tree, root, "setup.py", Platform(name, torch_version, dict(env or {}), gpu_visible))
         try:
@@ -140,6 +141,8 @@ def derive(project: str | os.PathLike, *, env: dict | None = None, torch_version
         if ev.stopped is not None:
             undecidable.append(ev.stopped)
         env_read.update(ev.env_read)
+        argv_read = argv_read or ev.argv is not None
+        which_read = which_read or ev.which_read
         exts, notes = _built_extensions(ev)
         undecidable += notes
         found[name] = tuple(exts)
@@ -148,6 +151,12 @@ def derive(project: str | os.PathLike, *, env: dict | None = None, torch_version
                    f"torch.cuda.is_available() {gpu_visible}",
                    "ROCm: torch.version.hip set, IS_HIP_EXTENSION True, CUDA_HOME None, ROCM_HOME set; "
                    "CUDA: torch.version.cuda set, CUDA_HOME set, ROCM_HOME None"]
+    if which_read:
+        assumptions.append("shutil.which: hipcc found and nvcc not on ROCm, nvcc found and hipcc not on CUDA")
+    if argv_read:
+        assumptions.append(f"sys.argv {list(Platform('').argv)!r}: setup.py taken as run to build the extensions; "
+                           "pip's wheel build runs it as ['setup.py', 'bdist_wheel', …], where a test of sys.argv "
+                           "may decide otherwise")
     for k, v in sorted(env_read.items()):
         assumptions.append(f"environment {k}={v!r}" if env and k in env else
                            f"environment {k} unset (setup.py's default {v!r})")
