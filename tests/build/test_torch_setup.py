@@ -421,3 +421,64 @@ setup(ext_modules=ext_modules)
     (tmp_path / "plain").mkdir()
     plain = _setup(tmp_path / "plain", "from setuptools import setup\nsetup()\n")
     assert not any(a.startswith("sys.argv") for a in derive(plain).assumptions)
+
+
+# --- extensions built at run time: torch.utils.cpp_extension.load() (fast3d_kmeans, eden_simple_knn, adafactor8bit)
+
+_LOADER = '''
+import os, sys
+import torch
+try:
+    from . import _C
+except ImportError:
+    from pathlib import Path
+
+    def _build(enable=True):
+        from torch.utils.cpp_extension import load
+        if not enable:
+            return None
+        cap = torch.cuda.get_device_capability()
+        if cap[0] < 7:
+            return None          # an old GPU: the pure-PyTorch fallback
+        here = Path(__file__).parent
+        flags = ["-O3", "--use_fast_math"] + [f"-arch=sm_{cap[0]}{cap[1]}"]
+        return load(name="pkg_cuda", sources=[str(here / "csrc" / "k.cu"), os.path.join(os.path.dirname(__file__), "b.cpp")],
+                    extra_cflags=["-O2"], extra_cuda_cflags=flags, extra_include_paths=[str(here / "csrc")])
+'''
+
+
+def test_an_extension_load_builds_at_run_time_is_derived_from_the_package(tmp_path):
+    root = _setup(tmp_path, "from setuptools import setup\nsetup(name='pkg', packages=['pkg'])\n", {
+        "pkg/__init__.py": _LOADER, "pkg/csrc/k.cu": "", "pkg/b.cpp": "",
+        "tests/test_x.py": "from torch.utils.cpp_extension import load\nload(name='t', sources=['t.cu'])\n"})
+    cfg, d = derive_config(root)
+    assert d.setup == "pkg/__init__.py" and cfg["derived"]["from"] == "pkg/__init__.py"
+    assert [(e["name"], e["sources"]) for e in cfg["extensions"]] == [("pkg_cuda", ["pkg/csrc/k.cu", "pkg/b.cpp"])]
+    assert cfg["include_dirs"] == ["pkg/csrc"]
+    # the device's architecture flag is not known here: left out and said so; the rest kept, on both platforms
+    for p in ("cuda", "rocm"):
+        assert cfg[p]["nvcc"] == ["-O3", "--use_fast_math"] and cfg[p]["cxx"] == ["-O2"]
+    said = _undecided(cfg)
+    assert any("an item of extra_compile_args['nvcc'] is not known here" in u for u in said)
+    assert any("cap[0] < 7" in u and "returns early (no load() on that path)" in u for u in said)
+    assert any("torch.utils.cpp_extension.load() in pkg/__init__.py" in a for a in cfg["derived"]["assumptions"])
+
+
+def test_setup_py_extensions_win_and_what_is_not_a_load_is_left_alone(tmp_path):
+    files = {"pkg/__init__.py": _LOADER, "pkg/csrc/k.cu": "", "pkg/b.cpp": ""}
+    (tmp_path / "a").mkdir()
+    built = _setup(tmp_path / "a", "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                   "setup(ext_modules=[CUDAExtension('pkg._C', ['pkg/csrc/k.cu'])])\n", files)
+    d = derive(built)
+    assert d.setup == "setup.py" and [e.name for e in d.cuda_extensions("cuda")] == ["pkg._C"]
+    # load_inline (sources as strings), a load() of another library and a file under tests/ are not read
+    (tmp_path / "b").mkdir()
+    other = _setup(tmp_path / "b", "from setuptools import setup\nsetup()\n", {
+        "pkg/inline.py": "from torch.utils.cpp_extension import load_inline\nload_inline('m', cpp_sources=['x'])\n",
+        "pkg/cfg.py": "import yaml\ncfg = yaml.load(open('c.yaml'))\n",
+        "tests/t.py": "from torch.utils.cpp_extension import load\nload(name='t', sources=['t.cu'])\n"})
+    assert derive_config(other)[0] is None
+    # a setup.py that is there but does not parse is said so, not passed over for a loader
+    (tmp_path / "c").mkdir()
+    bad = _setup(tmp_path / "c", "def (:\n", files)
+    assert "does not parse" in derive(bad).skipped

@@ -47,6 +47,7 @@ class Evaluator(ExprEvaluator):
         self.setup_calls: list[tuple[int, dict]] = []
         self.env_read: dict[str, Any] = {}
         self.argv: list | None = None  # sys.argv once read (Platform.argv)
+        self.loads: list | None = None  # torch.utils.cpp_extension.load() calls, where the caller collects them
         self.which_read = False  # shutil.which("nvcc"/"hipcc") was asked (an assumption of the platform)
         self.stopped: Undecidable | None = None
 
@@ -285,6 +286,15 @@ class Evaluator(ExprEvaluator):
             return
         if isinstance(oa, _Raise):
             raise oa
+        if self.loads is not None and (oa is None) != (ob is None) and isinstance(oa or ob, _Return):
+            # A run-time loader (vado.build.torch_jit): the arm that returns early is the path that falls back
+            # without building (no GPU, already loaded, an old GPU); the load() is on the path that goes on.
+            keep = 1 if isinstance(oa, _Return) else 0
+            fk, xk, sk, _ = results[keep]
+            self.note(line, "branch", f"{test}: not decided; the {'if' if keep == 1 else 'else'} branch returns "
+                                      "early (no load() on that path) and is taken as not taken")
+            self._adopt(frames, fk, fk, xk, xk, sk, sk, [])
+            return
         diffs: list[str] = []
         self._adopt(frames, fa, fb, xa, xb, sa, sb, diffs)
         ret = None

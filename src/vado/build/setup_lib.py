@@ -194,6 +194,12 @@ def _library(ev: Evaluator, name: str, args: list, kwargs: dict, line: int, node
         ext = ExtCall(_EXT_KINDS[short], line, tuple(args), dict(kwargs))
         ev.extensions.append(ext)
         return ext
+    if name == "torch.utils.cpp_extension.load":
+        if ev.loads is not None:  # vado.build.torch_jit: an extension built at run time
+            from vado.build.torch_jit import load_call
+
+            ev.loads.append(load_call(line, args, kwargs))
+        return Unknown("the module torch.utils.cpp_extension.load() builds", line)
     if name in ("setuptools.setup", "distutils.core.setup", "skbuild.setup"):
         ev.setup_calls.append((line, dict(kwargs)))
         return None
