@@ -617,3 +617,10 @@ def test_a_host_wrapper_port_compiles_for_gfx942_as_cpp_extension_builds_it(tmp_
     (out / "spatial.cu").write_bytes(ported.after)
     after = compile_extension(out, ["spatial.cu"], headers, hipcc, arch="gfx942", name="_C")
     assert after[0].ok, after[0].first_error()
+
+
+def test_a_header_without_device_code_is_left_to_the_tu_that_includes_it():
+    # exllamav2 0.0.4's cuda/util.cuh (macros only): the .cu file that includes it brings the runtime
+    src = "#pragma once\n#define DIVIDE(x, size) (((x) + (size) - 1) / (size))\n"
+    out = port_bytes("util.cuh", FileKind.CUDA_HEADER, src.encode(), ROCM, PortOptions(torch_extension="on"))
+    assert out.after == src.encode()

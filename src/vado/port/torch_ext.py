@@ -126,8 +126,8 @@ def without_hipify(fix, text: str = ""):
     from vado.model import Fix
     from vado.port.translate import ARGUMENTS, RUNTIME_INCLUDE
 
-    if RUNTIME_INCLUDE in fix.tags:
-        return fix if text and not hipify_adds_runtime(text) else None
+    if RUNTIME_INCLUDE in fix.tags:  # a .cu TU (a header gets the runtime from the TU that includes it)
+        return fix if text and fix.edits[0].path.endswith(".cu") and not hipify_adds_runtime(text) else None
     if text and _hipify_macros(fix, text):
         return None
     if not HIPIFY_TAGS.intersection(fix.tags):
