@@ -43,7 +43,7 @@ def _load_calls(path: str):
 _DEF = re.compile(r'\bm\.def\(\s*"(\w+)"\s*,\s*(?:py::overload_cast<([^>]*)>\(\s*)?&(\w+)([^;]*);', re.S)
 _REG = re.compile(r'^[ \t]*_REG_FUNC\((\w+)\)', re.M)
 _ENUM = re.compile(r'enum_<\w+>\(\s*m\s*,\s*"(\w+)"\)((?:\s*\.value\("\w+"[^)]*\))+)')
-_CLASS = re.compile(r'class_<\w+>\(\s*m\s*,\s*"(\w+)"\)((?:\s*\.def\w*\([^;]*?\))*)\s*;', re.S)
+_CLASS = re.compile(r'class_<(\w+)>\(\s*m\s*,\s*"(\w+)"\)((?:\s*\.def\w*\([^;]*?\))*)\s*;', re.S)
 
 
 class Stand:
@@ -173,11 +173,12 @@ def binding_module(cu_sources: list[Path], all_sources: list[Path], log: list) -
             setattr(enum, mem, enum())
         ns[name] = enum
         classes[name] = enum
-    for name, defs in _CLASS.findall(text):
+    for cxx, name, defs in _CLASS.findall(text):
         fields = re.findall(r'def_readwrite\("(\w+)"', defs)
         cls = type(name, (), {f: None for f in fields})
         ns[name] = cls
         classes[name] = cls
+        classes[cxx] = cls  # a parameter names the C++ type (ds_splat 0.0.2: TorchRasterizationSettings bound as RasterizationSettings)
     defs = [(n, t, f, rest) for n, t, f, rest in _DEF.findall(text)] + [(f, None, f, "") for f in _REG.findall(text)]
     by_name: dict = {}
     for pyname, hint, func, rest in defs:
