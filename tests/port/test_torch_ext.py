@@ -624,3 +624,30 @@ def test_a_header_without_device_code_is_left_to_the_tu_that_includes_it():
     src = "#pragma once\n#define DIVIDE(x, size) (((x) + (size) - 1) / (size))\n"
     out = port_bytes("util.cuh", FileKind.CUDA_HEADER, src.encode(), ROCM, PortOptions(torch_extension="on"))
     assert out.after == src.encode()
+
+
+def test_a_setup_py_that_builds_for_amd_itself_still_keeps_a_flag_hipcc_rejects_from_hipcc(tmp_path: Path):
+    # torchcompactradius 0.5.5: its own ROCm gate (`CUDA_HOME is not None or torch.version.hip`) makes vado leave its
+    # build fixes out, but f'-extended-lambda' reached hipcc ("clang++: error: unknown argument") in 9 TUs.
+    src = tmp_path / "own"
+    (src / "csrc").mkdir(parents=True)
+    (src / "csrc" / "k.cu").write_text("#include <torch/extension.h>\n__global__ void k(float* x) { x[0] = 1.f; }\n")
+    setup = ("import torch\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension, CUDA_HOME\n"
+             "WITH_CUDA = CUDA_HOME is not None or torch.version.hip\n"
+             "nvcc_flags = ['-O2']\nnvcc_flags += [f'-extended-lambda']\nnvcc_flags += ['-lineinfo']\n"
+             "setup(name='own', ext_modules=[CUDAExtension('own._C', ['csrc/k.cu'], "
+             "extra_compile_args={'nvcc': nvcc_flags})] if WITH_CUDA else [])\n")
+    (src / "setup.py").write_text(setup)
+    result = port_tree(src, tmp_path / "out", ROCM)
+    assert result.amd_support == ("setup.py: torch.version.hip",)
+    text = (tmp_path / "out" / "setup.py").read_text()
+    assert "nvcc_flags += [*([] if torch.version.hip else [f'-extended-lambda'])]" in text
+    assert "nvcc_flags += ['-lineinfo']" in text  # hipcc takes it (a warning): a build fix left out, as before
+    from vado.build.torch_setup import derive_config
+
+    cfg, _ = derive_config(tmp_path / "out")
+    assert cfg["rocm"]["nvcc"] == ["-O2", "-lineinfo"] and cfg["cuda"]["nvcc"] == ["-O2", "-extended-lambda", "-lineinfo"]
+    # --build-fixes: every build fix, as before
+    port_tree(src, tmp_path / "forced", ROCM, build_fixes=True)
+    assert "nvcc_flags += [*(['-gline-tables-only'] if torch.version.hip else ['-lineinfo'])]" in \
+        (tmp_path / "forced" / "setup.py").read_text()
