@@ -28,6 +28,8 @@ import sys
 import types
 from pathlib import Path
 
+from vado.rules.cuda_syntax.tokens import split_text_args
+
 
 def _load_calls(path: str):
     spec = importlib.util.spec_from_file_location("calls", path)
@@ -41,7 +43,7 @@ def _load_calls(path: str):
 _DEF = re.compile(r'\bm\.def\(\s*"(\w+)"\s*,\s*(?:py::overload_cast<([^>]*)>\(\s*)?&(\w+)([^;]*);', re.S)
 _REG = re.compile(r'^[ \t]*_REG_FUNC\((\w+)\)', re.M)
 _ENUM = re.compile(r'enum_<\w+>\(\s*m\s*,\s*"(\w+)"\)((?:\s*\.value\("\w+"[^)]*\))+)')
-_CLASS = re.compile(r'class_<\w+>\(\s*m\s*,\s*"(\w+)"\)((?:\s*\.def\w*\([^;]*?\))*)\s*;', re.S)
+_CLASS = re.compile(r'class_<(\w+)>\(\s*m\s*,\s*"(\w+)"\)((?:\s*\.def\w*\([^;]*?\))*)\s*;', re.S)
 
 
 class Stand:
@@ -78,20 +80,9 @@ def _uncomment(text: str) -> str:
 
 
 def _split_params(text: str) -> list[str]:
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        if ch in "<([":
-            depth += 1
-        elif ch in ">)]":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        out.append(cur)
-    return [re.sub(r"//[^\n]*", "", p).strip() for p in out if re.sub(r"//[^\n]*", "", p).strip()]
+    """The parameters (or template arguments) of ``text``: its top-level pieces, line comments dropped, blanks left out."""
+    pieces = (re.sub(r"//[^\n]*", "", p).strip() for p in split_text_args(text, "()[]<>"))
+    return [p for p in pieces if p]
 
 
 def _kind(param: str) -> str:
@@ -182,11 +173,12 @@ def binding_module(cu_sources: list[Path], all_sources: list[Path], log: list) -
             setattr(enum, mem, enum())
         ns[name] = enum
         classes[name] = enum
-    for name, defs in _CLASS.findall(text):
+    for cxx, name, defs in _CLASS.findall(text):
         fields = re.findall(r'def_readwrite\("(\w+)"', defs)
         cls = type(name, (), {f: None for f in fields})
         ns[name] = cls
         classes[name] = cls
+        classes[cxx] = cls  # a parameter names the C++ type (ds_splat 0.0.2: TorchRasterizationSettings bound as RasterizationSettings)
     defs = [(n, t, f, rest) for n, t, f, rest in _DEF.findall(text)] + [(f, None, f, "") for f in _REG.findall(text)]
     by_name: dict = {}
     for pyname, hint, func, rest in defs:

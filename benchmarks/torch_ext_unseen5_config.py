@@ -4,7 +4,8 @@
     PYTHONPATH=src python3 benchmarks/torch_ext_unseen5_config.py PORT_ROOT OUT.json [after]
 
 Derived from setup.py where vado.build.torch_setup.derive_config reads it (the sdist's, /work/repos/pypi6, for CUDA;
-PORT_ROOT's for ROCm); hand-written (``hand_written`` says why) for the three it cannot read. ``after`` gives the
+PORT_ROOT's for ROCm); hand-written (``hand_written`` says why) for the three it could not read before batch 7
+(classes, ``'build_ext' in sys.argv``, ``cpp_extension.load()``): kept as a fallback where it still reads nothing. ``after`` gives the
 hand-written entries the ROCm flags of the after port's files (setup.py's BASE_FLAGS, optimizer.py's load() flags),
 else the original's. A package whose setup.py leaves the CUDA extension out on ROCm gets the CUDA build's sources
 and a ``rocm_gate`` note. Packages missing under PORT_ROOT are left out.
@@ -58,7 +59,7 @@ for name, d in DIRS.items():
     if not (port_root / d).is_dir():
         continue
     sd = next(k for k in sha if k.startswith(d))
-    if name in HAND:
+    if name in HAND and derive_config(port_root / d)[0] is None:  # derive_config reads all three since batch 7
         h = dict(HAND[name])
         # the ROCm flags are what the port's files give: read from the port where the port changed them
         h["rocm"] = ROCM_AFTER[name] if AFTER else h["cuda"]

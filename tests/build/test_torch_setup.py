@@ -295,3 +295,190 @@ def test_ops_registered_through_a_macro_name_the_extension_namespace(tmp_path):
     assert module_kind(str(tmp_path), ["w.cpp"], "radius_cuda") == ("ops", "radius_cuda")
     (tmp_path / "v.cpp").write_text("TORCH_LIBRARY(myops, m) { m.def(\"g\", &g); }\n")
     assert module_kind(str(tmp_path), ["v.cpp"], "x") == ("ops", "myops")
+
+
+# --- classes and sys.argv (stainx 0.1.6, torch_llm_kernels 0.1.0: hand-written in batch 5 for want of them) ---
+
+_CLASS_SETUP = '''
+import os, shutil
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+
+class Flags:
+    BASE = ["-O3", "--use_fast_math"]
+
+    def __init__(self):
+        self.extra = []
+
+    def nvcc(self, arch):
+        flags = self.BASE.copy()
+        flags.extend(["-gencode", f"arch=compute_{arch},code=sm_{arch}"] + self.extra)
+        return flags
+
+    @staticmethod
+    def cxx():
+        return ["-O3"]
+
+    @classmethod
+    def name(cls):
+        return "fast"
+
+    @property
+    def arch(self):
+        return 75
+
+class Builder:
+    def __init__(self, root):
+        self.root = root
+        self.flags = Flags()
+        self.flags.extra += ["-lineinfo"]
+
+    def build(self):
+        if not shutil.which("nvcc"):
+            return []
+        return [CUDAExtension(f"pkg.{Flags.name()}", ["csrc/a.cpp", "csrc/k.cu"],
+                              extra_compile_args={"cxx": Flags.cxx(), "nvcc": self.flags.nvcc(self.flags.arch)})]
+
+class Build(BuildExtension):
+    pass
+
+setup(ext_modules=Builder(".").build(), cmdclass={"build_ext": Build})
+'''
+
+
+def test_an_extension_made_in_a_method_of_a_class_is_derived(tmp_path):
+    root = _setup(tmp_path, _CLASS_SETUP, {"csrc/a.cpp": "", "csrc/k.cu": ""})
+    d = derive(root)
+    assert not d.skipped
+    (ext,) = d.cuda_extensions("cuda")
+    assert ext.name == "pkg.fast" and ext.sources == ("csrc/a.cpp", "csrc/k.cu")
+    cfg, _ = derive_config(root)
+    # __init__'s attribute, its `+=` through another instance, a class attribute's copy, staticmethod,
+    # classmethod and property all read
+    assert cfg["cuda"]["nvcc"] == ["-O3", "--use_fast_math", "-gencode", "arch=compute_75,code=sm_75", "-lineinfo"]
+    assert cfg["cuda"]["cxx"] == ["-O3"]
+    # `if not shutil.which("nvcc"): return []`: a ROCm build has no nvcc, so no extension there (said so)
+    assert d.cuda_extensions("rocm") == ()
+    assert any("shutil.which" in a for a in d.assumptions)
+    assert _undecided(d) == []
+
+
+def test_an_instance_changed_in_an_undecided_branch_keeps_what_both_sides_agree_on(tmp_path):
+    root = _setup(tmp_path, '''
+import os
+from setuptools import setup
+from torch.utils.cpp_extension import CUDAExtension
+class Cfg:
+    def __init__(self):
+        self.flags = ["-O2"]
+        if os.path.exists(os.environ["SOMEWHERE"]):
+            self.flags.append("-DX")
+            self.only_one = 1
+        self.after = ["-DAFTER"]
+cfg = Cfg()
+setup(ext_modules=[CUDAExtension("m", ["k.cu"], extra_compile_args={"nvcc": cfg.flags + cfg.after})])
+''', {"k.cu": ""})
+    cfg, d = derive_config(root)
+    # the store after the fork reaches the object the caller holds (the arms' copies merged back into it)
+    assert cfg["cuda"]["nvcc"] == ["-O2", "-DAFTER"]
+    assert any("only_one" in u and "one side only" in u for u in _undecided(d))
+
+
+def test_an_attribute_a_class_never_sets_is_unknown_not_guessed(tmp_path):
+    root = _setup(tmp_path, '''
+from setuptools import setup
+from torch.utils.cpp_extension import CUDAExtension
+class B:
+    pass
+b = B()
+setup(ext_modules=[CUDAExtension("m", ["k.cu"], extra_compile_args={"nvcc": b.flags})])
+''', {"k.cu": ""})
+    cfg, d = derive_config(root)
+    assert cfg["cuda"]["nvcc"] == []
+    assert any("`.flags` of a B (not set by the class here)" in u for u in _undecided(d))
+
+
+def test_sys_argv_is_the_command_that_builds_the_extensions(tmp_path):
+    root = _setup(tmp_path, '''
+import sys
+from setuptools import setup
+needs = "build_ext" in sys.argv
+cpu_only = "--cpu-only" in sys.argv
+if "--cpu-only" in sys.argv:
+    sys.argv.remove("--cpu-only")
+ext_modules = []
+if needs and not cpu_only:
+    from torch.utils.cpp_extension import CUDAExtension
+    ext_modules = [CUDAExtension("pkg._C", ["csrc/k.cu"])]
+setup(ext_modules=ext_modules)
+''', {"csrc/k.cu": ""})
+    d = derive(root)
+    assert [e.name for e in d.cuda_extensions("rocm")] == ["pkg._C"] == [e.name for e in d.cuda_extensions("cuda")]
+    assert _undecided(d) == []
+    (said,) = [a for a in d.assumptions if a.startswith("sys.argv")]
+    assert "['setup.py', 'build_ext']" in said and "bdist_wheel" in said
+    # a setup.py that never reads sys.argv gets no such assumption
+    (tmp_path / "plain").mkdir()
+    plain = _setup(tmp_path / "plain", "from setuptools import setup\nsetup()\n")
+    assert not any(a.startswith("sys.argv") for a in derive(plain).assumptions)
+
+
+# --- extensions built at run time: torch.utils.cpp_extension.load() (fast3d_kmeans, eden_simple_knn, adafactor8bit)
+
+_LOADER = '''
+import os, sys
+import torch
+try:
+    from . import _C
+except ImportError:
+    from pathlib import Path
+
+    def _build(enable=True):
+        from torch.utils.cpp_extension import load
+        if not enable:
+            return None
+        cap = torch.cuda.get_device_capability()
+        if cap[0] < 7:
+            return None          # an old GPU: the pure-PyTorch fallback
+        here = Path(__file__).parent
+        flags = ["-O3", "--use_fast_math"] + [f"-arch=sm_{cap[0]}{cap[1]}"]
+        return load(name="pkg_cuda", sources=[str(here / "csrc" / "k.cu"), os.path.join(os.path.dirname(__file__), "b.cpp")],
+                    extra_cflags=["-O2"], extra_cuda_cflags=flags, extra_include_paths=[str(here / "csrc")])
+'''
+
+
+def test_an_extension_load_builds_at_run_time_is_derived_from_the_package(tmp_path):
+    root = _setup(tmp_path, "from setuptools import setup\nsetup(name='pkg', packages=['pkg'])\n", {
+        "pkg/__init__.py": _LOADER, "pkg/csrc/k.cu": "", "pkg/b.cpp": "",
+        "tests/test_x.py": "from torch.utils.cpp_extension import load\nload(name='t', sources=['t.cu'])\n"})
+    cfg, d = derive_config(root)
+    assert d.setup == "pkg/__init__.py" and cfg["derived"]["from"] == "pkg/__init__.py"
+    assert [(e["name"], e["sources"]) for e in cfg["extensions"]] == [("pkg_cuda", ["pkg/csrc/k.cu", "pkg/b.cpp"])]
+    assert cfg["include_dirs"] == ["pkg/csrc"]
+    # the device's architecture flag is not known here: left out and said so; the rest kept, on both platforms
+    for p in ("cuda", "rocm"):
+        assert cfg[p]["nvcc"] == ["-O3", "--use_fast_math"] and cfg[p]["cxx"] == ["-O2"]
+    said = _undecided(cfg)
+    assert any("an item of extra_compile_args['nvcc'] is not known here" in u for u in said)
+    assert any("cap[0] < 7" in u and "returns early (no load() on that path)" in u for u in said)
+    assert any("torch.utils.cpp_extension.load() in pkg/__init__.py" in a for a in cfg["derived"]["assumptions"])
+
+
+def test_setup_py_extensions_win_and_what_is_not_a_load_is_left_alone(tmp_path):
+    files = {"pkg/__init__.py": _LOADER, "pkg/csrc/k.cu": "", "pkg/b.cpp": ""}
+    (tmp_path / "a").mkdir()
+    built = _setup(tmp_path / "a", "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                   "setup(ext_modules=[CUDAExtension('pkg._C', ['pkg/csrc/k.cu'])])\n", files)
+    d = derive(built)
+    assert d.setup == "setup.py" and [e.name for e in d.cuda_extensions("cuda")] == ["pkg._C"]
+    # load_inline (sources as strings), a load() of another library and a file under tests/ are not read
+    (tmp_path / "b").mkdir()
+    other = _setup(tmp_path / "b", "from setuptools import setup\nsetup()\n", {
+        "pkg/inline.py": "from torch.utils.cpp_extension import load_inline\nload_inline('m', cpp_sources=['x'])\n",
+        "pkg/cfg.py": "import yaml\ncfg = yaml.load(open('c.yaml'))\n",
+        "tests/t.py": "from torch.utils.cpp_extension import load\nload(name='t', sources=['t.cu'])\n"})
+    assert derive_config(other)[0] is None
+    # a setup.py that is there but does not parse is said so, not passed over for a loader
+    (tmp_path / "c").mkdir()
+    bad = _setup(tmp_path / "c", "def (:\n", files)
+    assert "does not parse" in derive(bad).skipped

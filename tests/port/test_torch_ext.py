@@ -205,9 +205,13 @@ def test_a_change_that_cannot_be_guarded_stays_a_finding():
 def test_changed_conditions_get_both_builds_halves():
     data = b"#ifdef __CUDA_ARCH__\n__device__ int f() { return 1; }\n#endif\n"
     res = port_bytes("k.cu", FileKind.CUDA_SOURCE, data, ROCM, PortOptions(torch_extension="on"))
-    assert res.after.decode().splitlines()[0] == (
-        "#if (defined(USE_ROCM) && (defined(__HIP_DEVICE_COMPILE__))) || (!defined(USE_ROCM) && (defined(__CUDA_ARCH__)))")
+    # the runtime include PyTorch's hipify does not add (no kernel here) is an insertion of its own above the
+    # condition, not one range with it that no branch could hold
+    assert res.after.decode().splitlines()[:4] == [
+        "#if defined(USE_ROCM)", "#include <hip/hip_runtime.h>", "#endif",
+        "#if (defined(USE_ROCM) && (defined(__HIP_DEVICE_COMPILE__))) || (!defined(USE_ROCM) && (defined(__CUDA_ARCH__)))"]
     assert res.remaining == ()
+    assert _cuda_side(res.after.decode()) == data.decode().replace("#ifdef __CUDA_ARCH__", "#if defined(__CUDA_ARCH__)")
 
 
 def test_unguarded_change_is_open_work_and_the_file_keeps_its_bytes(monkeypatch):
@@ -568,3 +572,82 @@ def test_guard_lines_inside_the_projects_own_rocm_branch_need_no_branch_of_their
     text, left = guard_lines(old, other)
     assert "#if defined(USE_ROCM)\n#define SHFL vado_shfl_sync32\n#else\n#define SHFL __shfl_sync\n#endif\n" in text
     assert left == []
+
+
+# eden_simple_knn 0.1.0a1's spatial.cu: a host wrapper (no kernel) whose project header names float3. nvcc includes
+# cuda_runtime.h in every .cu file; PyTorch's hipify adds hip/hip_runtime.h only to a file with device code
+# (hip_header_magic), so on ROCm: "unknown type name 'float3'".
+_KNN_H = "#pragma once\nvoid knn(int n, float3* points, float* out);\n"
+_HOST_WRAPPER = ('#include <torch/extension.h>\n#include "knn.h"\n'
+                 "torch::Tensor dist(const torch::Tensor& p) {\n  auto out = torch::zeros({p.size(0)}, p.options());\n"
+                 "  knn(p.size(0), reinterpret_cast<float3*>(p.data_ptr<float>()), out.data_ptr<float>());\n"
+                 "  return out;\n}\n")
+
+
+def test_a_cu_file_without_device_code_gets_the_runtime_include_hipify_does_not_add():
+    out = port_bytes("spatial.cu", FileKind.CUDA_SOURCE, _HOST_WRAPPER.encode(), ROCM, PortOptions(torch_extension="on"))
+    text = out.after.decode()
+    assert text.startswith("#if defined(USE_ROCM)\n#include <hip/hip_runtime.h>\n#endif\n#include <torch/extension.h>\n")
+    assert _cuda_side(text) == _HOST_WRAPPER
+    # a file with device code (a kernel, shared memory, __syncthreads, a launch): hipify adds the include itself
+    for device in ("__global__ void k(float3* p) { p[0].x = 1.f; }\n", "void f() { k<<<1, 1>>>(nullptr); }\n",
+                   "__device__ void g() { __syncthreads(); }\n"):
+        src = '#include "knn.h"\n' + device
+        kept = port_bytes("k.cu", FileKind.CUDA_SOURCE, src.encode(), ROCM, PortOptions(torch_extension="on"))
+        assert "hip_runtime" not in kept.after.decode(), device
+    # a file that includes the runtime itself needs nothing; the plain port adds it unguarded, as before
+    own = '#include <cuda_runtime.h>\n#include "knn.h"\nvoid h() {}\n'
+    assert port_bytes("o.cu", FileKind.CUDA_SOURCE, own.encode(), ROCM, PortOptions(torch_extension="on")).after == own.encode()
+    plain = port_bytes("spatial.cu", FileKind.CUDA_SOURCE, _HOST_WRAPPER.encode(), ROCM, PortOptions(torch_extension="off"))
+    assert plain.after.decode().startswith("#include <hip/hip_runtime.h>\n")
+
+
+def test_a_host_wrapper_port_compiles_for_gfx942_as_cpp_extension_builds_it(tmp_path: Path):
+    compile_extension, headers, hipcc = _gfx942_extension_build()
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "knn.h").write_text(_KNN_H)
+    (src / "spatial.cu").write_text(_HOST_WRAPPER)
+    before = compile_extension(src, ["spatial.cu"], headers, hipcc, arch="gfx942", name="_C")
+    assert not before[0].ok and "float3" in (before[0].first_error() or "")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "knn.h").write_text(_KNN_H)
+    ported = port_bytes("spatial.cu", FileKind.CUDA_SOURCE, _HOST_WRAPPER.encode(), ROCM, PortOptions(torch_extension="on"))
+    (out / "spatial.cu").write_bytes(ported.after)
+    after = compile_extension(out, ["spatial.cu"], headers, hipcc, arch="gfx942", name="_C")
+    assert after[0].ok, after[0].first_error()
+
+
+def test_a_header_without_device_code_is_left_to_the_tu_that_includes_it():
+    # exllamav2 0.0.4's cuda/util.cuh (macros only): the .cu file that includes it brings the runtime
+    src = "#pragma once\n#define DIVIDE(x, size) (((x) + (size) - 1) / (size))\n"
+    out = port_bytes("util.cuh", FileKind.CUDA_HEADER, src.encode(), ROCM, PortOptions(torch_extension="on"))
+    assert out.after == src.encode()
+
+
+def test_a_setup_py_that_builds_for_amd_itself_still_keeps_a_flag_hipcc_rejects_from_hipcc(tmp_path: Path):
+    # torchcompactradius 0.5.5: its own ROCm gate (`CUDA_HOME is not None or torch.version.hip`) makes vado leave its
+    # build fixes out, but f'-extended-lambda' reached hipcc ("clang++: error: unknown argument") in 9 TUs.
+    src = tmp_path / "own"
+    (src / "csrc").mkdir(parents=True)
+    (src / "csrc" / "k.cu").write_text("#include <torch/extension.h>\n__global__ void k(float* x) { x[0] = 1.f; }\n")
+    setup = ("import torch\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension, CUDA_HOME\n"
+             "WITH_CUDA = CUDA_HOME is not None or torch.version.hip\n"
+             "nvcc_flags = ['-O2']\nnvcc_flags += [f'-extended-lambda']\nnvcc_flags += ['-lineinfo']\n"
+             "setup(name='own', ext_modules=[CUDAExtension('own._C', ['csrc/k.cu'], "
+             "extra_compile_args={'nvcc': nvcc_flags})] if WITH_CUDA else [])\n")
+    (src / "setup.py").write_text(setup)
+    result = port_tree(src, tmp_path / "out", ROCM)
+    assert result.amd_support == ("setup.py: torch.version.hip",)
+    text = (tmp_path / "out" / "setup.py").read_text()
+    assert "nvcc_flags += [*([] if torch.version.hip else [f'-extended-lambda'])]" in text
+    assert "nvcc_flags += ['-lineinfo']" in text  # hipcc takes it (a warning): a build fix left out, as before
+    from vado.build.torch_setup import derive_config
+
+    cfg, _ = derive_config(tmp_path / "out")
+    assert cfg["rocm"]["nvcc"] == ["-O2", "-lineinfo"] and cfg["cuda"]["nvcc"] == ["-O2", "-extended-lambda", "-lineinfo"]
+    # --build-fixes: every build fix, as before
+    port_tree(src, tmp_path / "forced", ROCM, build_fixes=True)
+    assert "nvcc_flags += [*(['-gline-tables-only'] if torch.version.hip else ['-lineinfo'])]" in \
+        (tmp_path / "forced" / "setup.py").read_text()

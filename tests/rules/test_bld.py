@@ -256,3 +256,22 @@ def test_a_wrapped_thrust_namespace_on_the_own_hip_path_keeps_the_verdict(tmp_pa
     assert found[0].verdicts["rocm-7.2"] is Verdict.MANUAL
     assert "BLD009" not in dict(before.deciding)
     assert after.verdict.rank >= Verdict.MANUAL.rank and "BLD009" in dict(after.deciding)
+
+
+def test_a_flag_fix_never_leaves_a_call_without_its_argument_or_half_a_quoted_value():
+    # torchcompactradius 0.5.5's compiler.py: flags.append('-allow-unsupported-compiler') lost its string
+    # (`flags.append()`, a TypeError when it runs) and '--ptxas-options="-v "' kept ' "' (a flag '"' for hipcc).
+    import ast
+
+    src = ("import torch\nfrom torch.utils.cpp_extension import load\n"
+           "def build(verbose):\n    flags = []\n    flags.append('-arch=native -t 1')\n"
+           "    flags.append('-allow-unsupported-compiler')\n    flags.append('--use_fast_math')\n"
+           "    if verbose:\n        flags.append('--ptxas-options=\"-v \"')\n"
+           "    return load(name='m', sources=['k.cu'], extra_cuda_cflags=flags)\n")
+    got = {f.span.line: f for f in findings("mod.py", src) if f.code == "BLD005" and f.data.get("flag")}
+    assert got[6].fix is None and got[9].fix is None  # reported, left to a person
+    assert got[6].verdicts["rocm-7.2"] is Verdict.MANUAL
+    fixed = fix_all("mod.py", src)
+    ast.parse(fixed)
+    assert "append()" not in fixed and "append(' \"')" not in fixed
+    assert "flags.append(' -t 1')" in fixed  # a flag inside a string of several still goes

@@ -162,9 +162,10 @@ def _bench(name: str):
 
 
 UNSEEN5 = ROOT / "benchmarks" / "torch_ext" / "unseen5_packages.json"
+UNSEEN7 = ROOT / "benchmarks" / "torch_ext" / "unseen7_packages.json"
 
 
-@pytest.mark.parametrize("config, name", [(c, n) for c in (UNSEEN, UNSEEN5)
+@pytest.mark.parametrize("config, name", [(c, n) for c in (UNSEEN, UNSEEN5, UNSEEN7)
                                           for n in sorted(json.loads(c.read_text())["packages"])])
 def test_every_unseen_package_the_device_run_takes_has_a_calls_file_and_a_valid_description(tmp_path, config, name):
     pkg = json.loads(config.read_text())["packages"][name]
@@ -269,6 +270,8 @@ std::vector<torch::Tensor> split3(Spec spec) { auto v = spec.vals; return {v, v,
 torch::Tensor pick(torch::Tensor x, int k) { return x; }
 torch::Tensor pick(torch::Tensor x, torch::Tensor k) { return x; }
 int loss(const at::Tensor& xs, const int blank, const float lam) { return 0; }
+struct CxxSettings { int h; };
+torch::Tensor draw(torch::Tensor x, const CxxSettings& settings) { return x; }
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   pybind11::enum_<Act>(m, "Act").value("A", Act::A).value("B", Act::B);
   m.def("scale", &scale, "doc");
@@ -278,6 +281,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("pick", py::overload_cast<torch::Tensor, torch::Tensor>(&pick));
   m.def("loss", &loss, "doc", pybind11::arg("xs"), pybind11::arg("blank") = 0, pybind11::arg("lam") = 0.0);
   py::class_<Spec>(m, "Spec").def(py::init<>()).def_readwrite("vals", &Spec::vals);
+  py::class_<CxxSettings>(m, "Settings").def(py::init<>()).def_readwrite("h", &CxxSettings::h);
+  m.def("draw", &draw);
 }
 '''
 
@@ -297,18 +302,23 @@ def test_the_bindings_check_takes_each_functions_declared_arguments(tmp_path):
     assert len(ext.split3(spec)) == 3  # a std::vector: as many as its braced return
     assert isinstance(ext.pick(t, 4), check.Stand) and isinstance(ext.pick(t, t), check.Stand)
     assert ext.loss(t) is not None and ext.loss(t, 1, 0.5) is not None and ext.loss(t, blank=2) is not None
-    assert log == ["scale", "fill", "fill", "split3", "pick", "pick", "loss", "loss", "loss"]
+    # a class bound under another Python name (ds_splat 0.0.2: TorchRasterizationSettings as RasterizationSettings)
+    settings = ext.Settings()
+    settings.h = 4
+    assert isinstance(ext.draw(t, settings), check.Stand)
+    assert log == ["scale", "fill", "fill", "split3", "pick", "pick", "loss", "loss", "loss", "draw"]
     bad = [lambda: ext.scale(t, 3),                       # too few
            lambda: ext.scale(t, 3.5, 2.0),                # a float for int64_t
            lambda: ext.scale(3, 3, 2.0),                  # an int for a Tensor
            lambda: ext.fill(t, None, True, 1),            # not the enum
            lambda: ext.split3(t),                         # not the class
            lambda: ext.pick(t, "k"),                      # neither overload
-           lambda: ext.loss(t, 1, 0.5, 7)]                # too many
+           lambda: ext.loss(t, 1, 0.5, 7),                # too many
+           lambda: ext.draw(t, ext.Spec())]               # another class than the C++ type's binding
     for call in bad:
         with pytest.raises(check.Mismatch):
             call()
-    assert len(log) == 9
+    assert len(log) == 10
 
 
 def test_the_bindings_check_reports_each_case(tmp_path):

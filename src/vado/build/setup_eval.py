@@ -24,6 +24,7 @@ import copy
 import posixpath
 from typing import Any, Callable
 
+from vado.build import setup_classes
 from vado.build.setup_expr import ExprEvaluator
 from vado.build.setup_values import (MAX_DEPTH, MAX_ITEMS, MAX_STEPS, EvalLimit, ExtCall, Func, PathV, Platform, Sym,
                                      Undecidable, Unknown, _Break, _Continue, _plain, _Raise, _Return, _truth,
@@ -45,6 +46,9 @@ class Evaluator(ExprEvaluator):
         self.extensions: list[ExtCall] = []
         self.setup_calls: list[tuple[int, dict]] = []
         self.env_read: dict[str, Any] = {}
+        self.argv: list | None = None  # sys.argv once read (Platform.argv)
+        self.loads: list | None = None  # torch.utils.cpp_extension.load() calls, where the caller collects them
+        self.which_read = False  # shutil.which("nvcc"/"hipcc") was asked (an assumption of the platform)
         self.stopped: Undecidable | None = None
 
     # -- records -------------------------------------------------------------------------------
@@ -100,7 +104,7 @@ class Evaluator(ExprEvaluator):
         elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
             env[s.name] = Func(s, env if env is not self.globals else None)
         elif isinstance(s, ast.ClassDef):
-            env[s.name] = Unknown(f"class {s.name} (not evaluated)", s.lineno, True)
+            env[s.name] = setup_classes.define(self, s, env)
         elif isinstance(s, ast.If):
             self.if_(s, env)
         elif isinstance(s, ast.For):
@@ -165,7 +169,10 @@ class Evaluator(ExprEvaluator):
                     pass
             elif isinstance(obj, dict):
                 self.note(line, "value", f"`{self._src(target)}` set with a key not known here")
-        # attribute stores (torch._C.x = …, os.environ…) change nothing the reader follows
+        elif isinstance(target, ast.Attribute):
+            # an instance's or class's attribute (self.flags = …) is kept; other attribute stores
+            # (torch._C.x = …, os.environ…) change nothing the reader follows
+            setup_classes.store(self.expr(target.value, env), target.attr, value)
 
     def aug_assign(self, s: ast.AugAssign, env: dict) -> None:
         right = self.expr(s.value, env)
@@ -193,6 +200,15 @@ class Evaluator(ExprEvaluator):
                     obj[key] = self.binop(s.op, left, right, s.lineno)
             elif isinstance(obj, dict):
                 self.note(s.lineno, "value", f"`{self._src(t)}` grown under a key not known here")
+        elif isinstance(t, ast.Attribute):
+            obj = self.expr(t.value, env)
+            if isinstance(obj, (setup_classes.Instance, setup_classes.ClassV)):
+                left = self.attribute(obj, t.attr, s.lineno)
+                if isinstance(left, list) and isinstance(s.op, ast.Add) and isinstance(right, (list, tuple)):
+                    self._bound(len(left) + len(right))
+                    left += list(right)
+                else:
+                    setup_classes.store(obj, t.attr, self.binop(s.op, left, right, s.lineno))
 
     def _scope_of(self, name: str, env: dict) -> dict:
         return env if name in env or env is self.globals else (self.globals if name in self.globals else env)
@@ -270,6 +286,15 @@ class Evaluator(ExprEvaluator):
             return
         if isinstance(oa, _Raise):
             raise oa
+        if self.loads is not None and (oa is None) != (ob is None) and isinstance(oa or ob, _Return):
+            # A run-time loader (vado.build.torch_jit): the arm that returns early is the path that falls back
+            # without building (no GPU, already loaded, an old GPU); the load() is on the path that goes on.
+            keep = 1 if isinstance(oa, _Return) else 0
+            fk, xk, sk, _ = results[keep]
+            self.note(line, "branch", f"{test}: not decided; the {'if' if keep == 1 else 'else'} branch returns "
+                                      "early (no load() on that path) and is taken as not taken")
+            self._adopt(frames, fk, fk, xk, xk, sk, sk, [])
+            return
         diffs: list[str] = []
         self._adopt(frames, fa, fb, xa, xb, sa, sb, diffs)
         ret = None
@@ -343,6 +368,12 @@ class Evaluator(ExprEvaluator):
             if n < len(a) or n < len(b):
                 diffs.append(f"{where} gets {self._show(a[n:])} on one side and {self._show(b[n:])} on the other")
             return out
+        if isinstance(a, setup_classes.Instance) and isinstance(b, setup_classes.Instance) and a.cls is b.cls:
+            root = a.origin or a
+            obj = root if root is (b.origin or b) else setup_classes.Instance(a.cls)
+            memo[key] = obj
+            obj.attrs = self.merge(a.attrs, b.attrs, memo, diffs, f"{where}'s attributes")
+            return obj
         if isinstance(a, dict) and isinstance(b, dict):
             d: dict = {}
             memo[key] = d

@@ -262,6 +262,11 @@ class ExprEvaluator:
             # The known part of a list stays; the unknown part is one unknown item (reported where it is used).
             self._bound(len(a if isinstance(a, list) else b) + 1)
             return [*a, b] if isinstance(a, list) else [a, *b]
+        if isinstance(op, ast.Add) and isinstance(a, (list, tuple)) and type(a) is type(b):
+            # Known items stay where they are; an unknown item is reported where the list is used
+            # (fast3d_kmeans: ['-O3', ...] + [f"-arch=sm_{capability}"]).
+            self._bound(len(a) + len(b))
+            return a + b
         if _has_unknown(a) or _has_unknown(b):
             return self._cause(a, b, line)
         if isinstance(a, (Sym, Func, PathV)) or isinstance(b, (Sym, Func, PathV)):

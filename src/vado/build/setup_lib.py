@@ -16,6 +16,7 @@ import posixpath
 import sys
 from dataclasses import dataclass
 
+from vado.build import setup_classes
 from vado.build.setup_eval import Evaluator
 from vado.build.setup_values import (_EXT_KINDS, _EXT_MODULES, _LIST_MUTATORS, _PURE_BUILTINS, _STR_METHODS,
                                      EvalLimit, ExtCall, Func, PathV, Sym, Unknown, _has_unknown, _Raise, _truth,
@@ -66,12 +67,16 @@ def resolve(ev: Evaluator, sym: Sym, line: int):
     if n == "sys.version_info":
         return tuple(sys.version_info[:3])
     if n == "sys.argv":
-        return Unknown("sys.argv (the command that runs setup.py)", line)
+        if ev.argv is None:  # one list per evaluation: `sys.argv.remove(...)` is seen by later reads
+            ev.argv = list(ev.platform.argv)
+        return ev.argv
     return sym
 
 
 def attribute(ev: Evaluator, obj, attr: str, line: int):
     """``obj.attr``."""
+    if isinstance(obj, (setup_classes.Instance, setup_classes.ClassV)):
+        return setup_classes.attribute(ev, obj, attr, line)
     if isinstance(obj, Sym):
         return resolve(ev, Sym(f"{obj.name}.{attr}"), line)
     if isinstance(obj, PathV):
@@ -130,6 +135,8 @@ def call(ev: Evaluator, node: ast.Call, env: dict):
         return ev.call_func(fn, args, kwargs, line)
     if isinstance(fn, Method):
         return _method(ev, fn, args, kwargs, line)
+    if isinstance(fn, (setup_classes.ClassV, setup_classes.Bound)):
+        return setup_classes.call(ev, fn, args, kwargs, line)
     if isinstance(fn, Sym):
         return _library(ev, fn.name, args, kwargs, line, node)
     if isinstance(fn, Unknown):
@@ -187,11 +194,24 @@ def _library(ev: Evaluator, name: str, args: list, kwargs: dict, line: int, node
         ext = ExtCall(_EXT_KINDS[short], line, tuple(args), dict(kwargs))
         ev.extensions.append(ext)
         return ext
+    if name == "torch.utils.cpp_extension.load":
+        if ev.loads is not None:  # vado.build.torch_jit: an extension built at run time
+            from vado.build.torch_jit import load_call
+
+            ev.loads.append(load_call(line, args, kwargs))
+        return Unknown("the module torch.utils.cpp_extension.load() builds", line)
     if name in ("setuptools.setup", "distutils.core.setup", "skbuild.setup"):
         ev.setup_calls.append((line, dict(kwargs)))
         return None
     if name.startswith("builtins."):
         return _builtin(ev, short, args, kwargs, line)
+    if name == "shutil.which" and args and args[0] in ("nvcc", "hipcc"):
+        # The platform's compiler is on PATH, the other's is not (the CUDA_HOME/ROCM_HOME assumptions):
+        # stainx 0.1.6 builds its extension only `if nvcc_path` (shutil.which("nvcc")).
+        ev.which_read = True
+        if (args[0] == "hipcc") == ev.platform.rocm:
+            return Unknown(f"the path of {args[0]} (on PATH on this platform)", line, True)
+        return None
     strs = [_path_str(a) for a in args]
     known = all(s is not None for s in strs)
     if module in ("os.path.", "posixpath."):

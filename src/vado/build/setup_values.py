@@ -127,6 +127,9 @@ class Platform:
     torch_version: str = "2.13.0"
     env: dict = field(default_factory=dict)
     gpu_visible: bool = True
+    #: ``sys.argv``: the command taken to run setup.py, one that builds the extensions (``setup.py build_ext``;
+    #: pip's wheel build runs ``bdist_wheel``, which builds them as a sub-command without naming it)
+    argv: tuple = ("setup.py", "build_ext")
 
     @property
     def rocm(self) -> bool:

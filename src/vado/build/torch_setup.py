@@ -89,11 +89,56 @@ class SetupDerivation:
 
 def derive(project: str | os.PathLike, *, env: dict | None = None, torch_version: str = "2.13.0",
            gpu_visible: bool = True) -> SetupDerivation:
-    """Derive the extensions of ``project``'s ``setup.py`` on ROCm and on CUDA (see the module docstring).
+    """Derive the extensions of ``project``'s ``setup.py`` on ROCm and on CUDA (see the module docstring); where
+    setup.py makes no CUDAExtension (or there is none), those the package builds at run time with
+    ``torch.utils.cpp_extension.load()`` (:mod:`vado.build.torch_jit`; ``setup`` then names that file).
 
     ``env`` holds the environment variables to assume set (the others are taken as unset: their
     defaults); ``torch_version`` is ``torch.__version__``; ``gpu_visible`` is ``torch.cuda.is_available()``.
     """
+    d = _derive_setup(project, env=env, torch_version=torch_version, gpu_visible=gpu_visible)
+    if d.cuda_extensions("rocm") or d.cuda_extensions("cuda") or not os.path.isdir(d.root) or \
+            d.skipped and os.path.lexists(os.path.join(d.root, "setup.py")):
+        return d  # a setup.py that is there but not read (bad input) is said so, not passed over
+    return _derive_jit(d.root, env, torch_version, gpu_visible) or d
+
+
+def _platform_assumptions(torch_version: str, gpu_visible: bool) -> list[str]:
+    return ["Linux (sys.platform 'linux', os.name 'posix'), x86_64",
+            f"torch.__version__ {torch_version!r}",
+            f"torch.cuda.is_available() {gpu_visible}",
+            "ROCm: torch.version.hip set, IS_HIP_EXTENSION True, CUDA_HOME None, ROCM_HOME set; "
+            "CUDA: torch.version.cuda set, CUDA_HOME set, ROCM_HOME None"]
+
+
+def _derive_jit(root: str, env: dict | None, torch_version: str, gpu_visible: bool) -> SetupDerivation | None:
+    """The extensions ``load()`` builds at run time (None where no Python file of the project reaches one)."""
+    from types import SimpleNamespace
+
+    from vado.build.torch_jit import derive_loads
+
+    platforms = {name: Platform(name, torch_version, dict(env or {}), gpu_visible) for name in PLATFORMS}
+    got = derive_loads(root, platforms)
+    if got is None:
+        return None
+    rel, calls, undecidable = got
+    found: dict[str, tuple[DerivedExtension, ...]] = {}
+    for name, plat in platforms.items():
+        view = SimpleNamespace(platform=plat, root=root)
+
+        def note(line: int, kind: str, what: str, _p=name) -> None:
+            undecidable.append(Undecidable(rel, line, kind, what, (_p,)))
+
+        found[name] = tuple(e for e in (_extension(view, c, note) for c in calls[name]) if e is not None)
+    assumptions = _platform_assumptions(torch_version, gpu_visible) + [
+        f"built at run time by torch.utils.cpp_extension.load() in {rel} (each load() the reader reaches on any path; "
+        "setup.py builds no CUDAExtension)"]
+    return SetupDerivation(root, rel, found, _merge_platforms(undecidable), tuple(assumptions))
+
+
+def _derive_setup(project: str | os.PathLike, *, env: dict | None, torch_version: str,
+                  gpu_visible: bool) -> SetupDerivation:
+    """:func:`derive` from setup.py alone."""
     root = os.path.realpath(os.fspath(project))
     if not os.path.isdir(root):
         return SetupDerivation(root, skipped=f"{project} is not a directory")
@@ -128,6 +173,7 @@ def derive(project: str | os.PathLike, *, env: dict | None = None, torch_version
     found: dict[str, tuple[DerivedExtension, ...]] = {}
     undecidable: list[Undecidable] = []
     env_read: dict[str, object] = {}
+    argv_read = which_read = False
     for name in PLATFORMS:
         ev = Evaluator(tree, root, "setup.py", Platform(name, torch_version, dict(env or {}), gpu_visible))
         try:
@@ -140,14 +186,18 @@ def derive(project: str | os.PathLike, *, env: dict | None = None, torch_version
         if ev.stopped is not None:
             undecidable.append(ev.stopped)
         env_read.update(ev.env_read)
+        argv_read = argv_read or ev.argv is not None
+        which_read = which_read or ev.which_read
         exts, notes = _built_extensions(ev)
         undecidable += notes
         found[name] = tuple(exts)
-    assumptions = ["Linux (sys.platform 'linux', os.name 'posix'), x86_64",
-                   f"torch.__version__ {torch_version!r}",
-                   f"torch.cuda.is_available() {gpu_visible}",
-                   "ROCm: torch.version.hip set, IS_HIP_EXTENSION True, CUDA_HOME None, ROCM_HOME set; "
-                   "CUDA: torch.version.cuda set, CUDA_HOME set, ROCM_HOME None"]
+    assumptions = _platform_assumptions(torch_version, gpu_visible)
+    if which_read:
+        assumptions.append("shutil.which: hipcc found and nvcc not on ROCm, nvcc found and hipcc not on CUDA")
+    if argv_read:
+        assumptions.append(f"sys.argv {list(Platform('').argv)!r}: setup.py taken as run to build the extensions; "
+                           "pip's wheel build runs it as ['setup.py', 'bdist_wheel', …], where a test of sys.argv "
+                           "may decide otherwise")
     for k, v in sorted(env_read.items()):
         assumptions.append(f"environment {k}={v!r}" if env and k in env else
                            f"environment {k} unset (setup.py's default {v!r})")
@@ -367,7 +417,7 @@ def torch_config(d: SetupDerivation) -> dict:
         for p in PLATFORMS:
             if n not in by[p]:
                 other = "cuda" if p == "rocm" else "rocm"
-                notes.append({"at": f"setup.py:{by[other][n].line}", "kind": "platform",
+                notes.append({"at": f"{d.setup}:{by[other][n].line}", "kind": "platform",
                               "what": f"CUDAExtension {n!r} is not built on {p}", "platforms": [p]})
     pairs = [(n, by["cuda"].get(n), by["rocm"].get(n)) for n in names]
     built = [e for _, c, r in pairs for e in (c, r) if e is not None]
@@ -395,7 +445,7 @@ def torch_config(d: SetupDerivation) -> dict:
     for n, c, r in pairs:
         base = c or r
         if c and r and set(c.sources) != set(r.sources):
-            notes.append({"at": f"setup.py:{base.line}", "kind": "platform",
+            notes.append({"at": f"{d.setup}:{base.line}", "kind": "platform",
                           "what": f"{n!r}: the sources differ between ROCm and CUDA (CUDA's are listed; ROCm's: "
                                   f"{', '.join(r.sources)})", "platforms": ["cuda", "rocm"]})
         exts.append({"name": base.short_name, "full_name": n, "line": base.line, "sources": list(base.sources)})
@@ -403,7 +453,7 @@ def torch_config(d: SetupDerivation) -> dict:
             blocks[p].append(block(e) if e is not None else None)
     kind, ns = module_kind(root, [s for e in exts for s in e["sources"]], exts[0]["name"] if exts else "")
     if not kind:
-        notes.append({"at": "setup.py:0", "kind": "value", "what": "no source defines PYBIND11_MODULE or registers "
+        notes.append({"at": f"{d.setup}:0", "kind": "value", "what": "no source defines PYBIND11_MODULE or registers "
                       "TORCH_LIBRARY ops: kind taken as 'pybind'", "platforms": []})
         kind = "pybind"
     module = ns if kind == "ops" else (names[0] if names else "")
@@ -418,7 +468,7 @@ def torch_config(d: SetupDerivation) -> dict:
                 if b is not None:
                     e[p] = b
     out["extensions"] = exts
-    out["derived"] = {"from": "setup.py", "undecidable": notes, "assumptions": list(d.assumptions),
+    out["derived"] = {"from": d.setup, "undecidable": notes, "assumptions": list(d.assumptions),
                       "not_cuda_extensions": sorted({f"{e.kind} {e.name}" for p in PLATFORMS
                                                      for e in d.extensions.get(p, ()) if e.kind != "CUDAExtension"})}
     return out

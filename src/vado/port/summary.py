@@ -55,7 +55,8 @@ def render_port_text(result: PortResult, *, width: int | None = None, color: boo
         console.print(table)
     if result.amd_support:
         console.print("existing AMD support: these build files already build for AMD GPUs, so their build "
-                      "fixes were left out (--build-fixes applies them):", markup=False)
+                      "fixes were left out (--build-fixes applies them), except that an nvcc flag hipcc rejects "
+                      "is kept from hipcc, as it breaks that build too:", markup=False)
         for line in result.amd_support:
             console.print(f"  {line}", markup=False)
     reviewed = [(f.path, d) for f in result.files for d in f.unsafe_applied]
@@ -160,7 +161,8 @@ def render_port_markdown(result: PortResult, *, archs: tuple[str, ...] = ()) -> 
     if result.amd_support:
         lines += ["## Existing AMD support", "",
                   "These build files already build for AMD GPUs, so their build fixes were left out "
-                  "(`--build-fixes` applies them):", ""]
+                  "(`--build-fixes` applies them), except that an nvcc flag hipcc rejects is kept from hipcc, "
+                  "as it breaks that build too:", ""]
         lines += [f"- `{line}`" for line in result.amd_support]
         lines.append("")
     if reviewed:

@@ -124,8 +124,10 @@ def without_hipify(fix, text: str = ""):
     warp-rnnt 0.7.0 failed so) is kept whole: the port writes it in the ``USE_ROCM`` branch. CUB's names
     are left to :mod:`vado.port.torch_cub`'s namespace alias."""
     from vado.model import Fix
-    from vado.port.translate import ARGUMENTS
+    from vado.port.translate import ARGUMENTS, RUNTIME_INCLUDE
 
+    if RUNTIME_INCLUDE in fix.tags:  # a .cu TU (a header gets the runtime from the TU that includes it)
+        return fix if text and fix.edits[0].path.endswith(".cu") and not hipify_adds_runtime(text) else None
     if text and _hipify_macros(fix, text):
         return None
     if not HIPIFY_TAGS.intersection(fix.tags):
@@ -136,6 +138,24 @@ def without_hipify(fix, text: str = ""):
         return Fix(fix.edits[1:], fix.applicability, fix.description + " (the arguments only: hipify renames)",
                    tuple(t for t in fix.tags if t not in HIPIFY_TAGS))
     return None
+
+
+#: What ``hip_header_magic`` of PyTorch's hipify (torch 2.13.0) takes for device code, after which it adds
+#: ``#include "hip/hip_runtime.h"`` to a file that includes neither it nor ``hip_runtime_api.h``: a kernel, shared
+#: memory, ``__syncthreads``, or a launch (``<<<…>>>`` becomes ``hipLaunchKernelGGL`` in an extension's build).
+_HIPIFY_DEVICE_LOGIC = re.compile(r"__global__|__shared__|:?:?\b__syncthreads\w*\(|<<<")
+
+
+def hipify_adds_runtime(text: str) -> bool:
+    """Whether PyTorch's hipify gives a file of ``text`` the HIP runtime itself: it adds ``hip/hip_runtime.h`` to one
+    with device code, and a CUDA header it maps (``<cub/cub.cuh>`` → ``<hipcub/hipcub.hpp>``, ``<cuda_fp16.h>``)
+    brings the runtime with its HIP replacement. One with neither (spatial.cu of eden_simple_knn 0.1.0a1: a host
+    wrapper whose project header names ``float3``) gets nothing, where nvcc includes ``cuda_runtime.h`` in every
+    ``.cu`` file: "unknown type name 'float3'"."""
+    if _HIPIFY_DEVICE_LOGIC.search(text) is not None:
+        return True
+    mapped = hipify_renames()[1]
+    return any(m.group(2) in mapped for m in _INCLUDED.finditer(text))
 
 
 _INCLUDED = re.compile(r"#\s*include\s*([<\"])([^>\"\n]+)[>\"]")
@@ -350,6 +370,7 @@ def _hunks(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
 
 
 _CONDITIONS = ("if", "elif", "ifdef", "ifndef")
+_BRANCHING = (*_CONDITIONS, "else", "endif")
 
 
 def _split_conditions(old: list[str], new: list[str], hunks: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
@@ -360,6 +381,13 @@ def _split_conditions(old: list[str], new: list[str], hunks: list[tuple[int, int
     macro, stay whole."""
     out: list[tuple[int, int, int, int]] = []
     for i1, i2, j1, j2 in hunks:
+        extra = (j2 - j1) - (i2 - i1)
+        if extra > 0 and i2 - i1 > 0 and not any(_is_directive(x) in _BRANCHING for x in new[j1:j1 + extra]) \
+                and _is_directive(old[i1]) in _CONDITIONS and _is_directive(new[j1 + extra]) in _CONDITIONS:
+            # Lines inserted right above a changed condition (the runtime include above `#ifdef __CUDA_ARCH__`):
+            # an insertion of their own, then the condition.
+            out.append((i1, i1, j1, j1 + extra))
+            j1 += extra
         before, after = old[i1:i2], new[j1:j2]
         kinds = [(_is_directive(b), _is_directive(a)) for b, a in zip(before, after)]
         conditions = [k for k, (b, a) in enumerate(kinds) if b in _CONDITIONS and a in _CONDITIONS]

@@ -686,6 +686,11 @@ def _project_header(spelt: str) -> bool:
     return "/" in name and name.split("/", 1)[0] not in _SYSTEM_DIRS
 
 
+#: The tag of :func:`runtime_include_fix`'s fix: a torch extension's port keeps it where PyTorch's hipify does not add
+#: the include itself (:func:`vado.port.torch_ext.hipify_adds_runtime`).
+RUNTIME_INCLUDE = "runtime-include"
+
+
 def runtime_include_fix(path: str, text: str, toks: list) -> Fix | None:
     """Insert ``#include <hip/hip_runtime.h>`` into a CUDA source that lacks it.
 
@@ -757,5 +762,5 @@ def runtime_include_fix(path: str, text: str, toks: list) -> Fix | None:
         else:
             at = text.rfind("\n", 0, at) + 1
     if prefix:
-        return Fix((Edit(path, at, at, prefix + "#include <hip/hip_runtime.h>\n"),), Applicability.SAFE, "add #include <hip/hip_runtime.h>", ("header",))
-    return Fix((Edit(path, at, at, "#include <hip/hip_runtime.h>\n"),), Applicability.SAFE, "add #include <hip/hip_runtime.h>", ("header",))
+        return Fix((Edit(path, at, at, prefix + "#include <hip/hip_runtime.h>\n"),), Applicability.SAFE, "add #include <hip/hip_runtime.h>", ("header", RUNTIME_INCLUDE))
+    return Fix((Edit(path, at, at, "#include <hip/hip_runtime.h>\n"),), Applicability.SAFE, "add #include <hip/hip_runtime.h>", ("header", RUNTIME_INCLUDE))

@@ -32,6 +32,7 @@ from vado.port.file import PortOptions
 from vado.port.tree_copy import copy_file, copy_tree, read_file
 from vado.port.tree_jobs import PortJob, preload, run_jobs
 from vado.port.tree_plan import cmake_cuda_dirs_of, in_scope, own_path_wave64_findings, source_links_of
+from vado.rules.bld.torch_extension import HIPCC_REJECTS
 from vado.port.tree_stage import discard_stage, make_stage, publish, remove_stale_stages
 from vado.scan.classify import FileKind
 
@@ -292,9 +293,13 @@ def port_tree(
             job_list.append(PortJob(f.path, src, new_dst, f.kind, "" if in_place else dst_of(f.path),
                                     resume=f.path in pending, build=macros_of(f.path)))
         else:
+            own = not fixes_build(f) and f.kind is FileKind.SETUP_PY and bool(amd_support)
             job_list.append(PortJob(f.path, src, src if in_place else dst_of(f.path), f.kind,
                                     copied=os.path.join(root_str, f.path) in copied or src in copied,
-                                    build_fixes=fixes_build(f), build=macros_of(f.path)))
+                                    build_fixes=fixes_build(f), build=macros_of(f.path),
+                                    # a build that builds for AMD itself keeps its build files, but an nvcc flag
+                                    # hipcc rejects breaks that build: its fix applies all the same
+                                    unsafe_tags=(HIPCC_REJECTS,) if own and not in_place else ()))
     if in_place and not single_file:
         inplace.write_journal(root_path, {rel: renamed_name(rel) for rel in rename_set}, [f.path for f in ported],
                               options.rule_options.get("amd_defines", ()))

@@ -47,6 +47,8 @@ class PortJob:
     resume: bool = False
     #: Rule options of this file alone: what the build judged decides for it (vado.build.judged).
     build: tuple = ()
+    #: Tags of the unsafe fixes applied although neither the options nor ``build_fixes`` ask for unsafe ones.
+    unsafe_tags: tuple = ()
 
 
 def _port_one(job: PortJob, target: Target, options: PortOptions, in_place: bool, backup: bool) -> tuple[PortedFile, list[Finding]]:
@@ -55,6 +57,8 @@ def _port_one(job: PortJob, target: Target, options: PortOptions, in_place: bool
             # a Python module: only its build fixes (a just-in-time torch build's nvcc flags), not its other unsafe ones
             options = (dataclasses.replace(options, unsafe_tags=("build",)) if job.kind is FileKind.PYTHON
                        else dataclasses.replace(options, unsafe=True))
+        elif job.unsafe_tags and not options.unsafe:
+            options = dataclasses.replace(options, unsafe_tags=(*options.unsafe_tags, *job.unsafe_tags))
         if job.build:
             options = dataclasses.replace(options, rule_options={**options.rule_options, **dict(job.build)})
         src_stat, data = read_file(job.src)

@@ -324,6 +324,14 @@ def conditional_flag_fix(ctx: FileContext, f: BuildFact, test: str | None, shape
                ("build",))
 
 
+def _sole_argument(text: str, qs: int, qe: int) -> bool:
+    """Whether the string literal at ``text[qs:qe]`` is the only argument of a call (``(`` before it, ``)`` after,
+    blanks aside)."""
+    before = text[:qs].rstrip()
+    after = text[qe:].lstrip()
+    return before.endswith("(") and after.startswith(")")
+
+
 def setup_flag_fix(ctx: FileContext, f: BuildFact) -> Fix | None:
     """The hipcc spelling of one nvcc flag in a setup.py list; a flag dropped with its whole string
     leaves no empty string behind (hipcc would read ``""`` as an input file)."""
@@ -340,7 +348,11 @@ def setup_flag_fix(ctx: FileContext, f: BuildFact) -> Fix | None:
         return None
     text = ctx.text
     start, end = f.start, f.end
+    if '"' in f.text or "'" in f.text:
+        return None  # a flag with a quoted value inside a string ('--ptxas-options="-v "'): no edit keeps it whole
     whole = start > 0 and end < len(text) and text[start - 1] in "\"'" and text[end] == text[start - 1]
+    if whole and not content and _sole_argument(text, start - 1, end + 1):
+        return None  # `flags.append('-x')`: removing the string leaves `append()`, a TypeError when it runs
     if content or not whole:
         if not content:
             return fact_fix(ctx, f, "", Applicability.UNSAFE, f"drop {f.text!r} (hipcc)")

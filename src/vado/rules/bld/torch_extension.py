@@ -8,6 +8,7 @@ The flag fixes are :mod:`vado.rules.bld.setup_flags`; the top-level calls that s
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from typing import Iterator
 
@@ -38,6 +39,10 @@ from vado.rules.bld.setup_flags import (
 )
 from vado.rules.bld_setup_stops import NVCC_WORD
 from vado.scan.buildfiles import FactKind
+
+#: The tag of a fix that keeps an nvcc flag hipcc rejects from hipcc: applied even in a setup.py with its own
+#: ROCm build (torchcompactradius 0.5.5: f'-extended-lambda', "clang++: error: unknown argument").
+HIPCC_REJECTS = "hipcc-rejects"
 from vado.scan.classify import FileKind
 
 
@@ -174,6 +179,10 @@ class TorchCudaExtension(Rule):
                     bind = torch_import_edit(ctx.text, f.start)
                     test = "torch.version.hip" if bind else None
                 fix = conditional_flag_fix(ctx, f, test, shape, bind) or setup_flag_fix(ctx, f)
+            if fix is not None and breaks:
+                # A flag hipcc rejects breaks the project's own ROCm build too: the port applies this fix in a
+                # setup.py that builds for AMD itself (vado.port.tree), where it leaves the other build fixes out.
+                fix = dataclasses.replace(fix, tags=(*fix.tags, HIPCC_REJECTS))
             yield self.finding(
                 ctx, f.start, f.end,
                 (f"{f.text} undoes a define of PyTorch's CUDA build; a ROCm build of PyTorch defines "

@@ -1,0 +1,159 @@
+"""API rule about host code that calls a ``__device__`` ``constexpr`` function in a torch extension (API021).
+
+PyTorch's CUDA build of an extension always passes ``--expt-relaxed-constexpr`` to nvcc
+(``torch.utils.cpp_extension.COMMON_NVCC_FLAGS``), which lets host code call a ``constexpr`` function declared
+``__device__`` only. Its ROCm build gives hipcc no such flag and clang has none: a ``constexpr`` function without
+an attribute is ``__host__ __device__`` there, but one declared ``__device__`` stays device-only, and host code
+that calls it stops with "no matching function for call" (torchcompactradius 0.5.5: ``getOffsets``, a host
+function of ``multiLevelMemory/mlmUtil.h``, calls ``power``, ``deviceInline constexpr`` in ``common.h`` with
+``#define deviceInline __device__ inline``; 4 of its 20 TUs).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from typing import Iterable
+
+from vado.model import Effort, Finding, Severity, Verdict
+from vado.rules import cuda_syntax as cs
+from vado.rules.base import FileContext, Rule
+from vado.scan.project_headers import in_tree
+
+_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]*)$", re.M)
+_QUOTED = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
+#: A function declaration's head: the specifiers since the last statement, then ``name(``.
+_HEAD = re.compile(r"(?:^|[;{}])([^;{}()#]*?)\b([A-Za-z_]\w*)\s*\(", re.M)
+_MAX_HEADERS = 24
+
+
+def _device_macros(text: str, only: bool = True) -> set[str]:
+    """Object-like macros some definition of which says ``__device__`` (``only``: without ``__host__``)."""
+    return {m.group(1) for m in _DEFINE.finditer(text)
+            if re.search(r"\b__device__\b", m.group(2)) and not (only and re.search(r"\b__host__\b", m.group(2)))}
+
+
+def _device_constexpr(text: str, macros: set[str]) -> dict[str, int]:
+    """Names of the ``constexpr`` functions ``text`` declares ``__device__`` only (by the attribute or a macro of
+    ``macros``), with the offset of each name."""
+    out: dict[str, int] = {}
+    for m in _HEAD.finditer(text):
+        words = set(re.findall(r"\w+", m.group(1)))
+        if "constexpr" in words and "__host__" not in words and "__global__" not in words and \
+                ("__device__" in words or words & macros):
+            out.setdefault(m.group(2), m.start(2))
+    return out
+
+
+def _included(root: str, path: str, text: str, seen: set[str]) -> list[tuple[str, str]]:
+    """``(path, text)`` of the project headers ``text`` includes by quoted ``#include`` lines, found beside the
+    file or in a folder above it (an ``-I`` of the project's), and of theirs (bounded)."""
+    out: list[tuple[str, str]] = []
+    for inc in _QUOTED.findall(text):
+        base = posixpath.dirname(path)
+        while True:
+            target = in_tree(base, inc)
+            full = os.path.join(root, target) if target else ""
+            if target and target not in seen and os.path.isfile(full):
+                seen.add(target)
+                if len(seen) > _MAX_HEADERS:
+                    return out
+                try:
+                    with open(full, "rb") as fh:
+                        body = _COMMENT.sub(" ", fh.read(2 * 1024 * 1024).decode("latin-1"))
+                except OSError:
+                    break
+                out.append((target, body))
+                out += _included(root, target, body, seen)
+                break
+            if not base:
+                break
+            base = posixpath.dirname(base)
+    return out
+
+
+class TorchDeviceConstexprHostCall(Rule):
+    """Host code of a torch extension calls a ``constexpr`` function declared ``__device__`` only.
+
+    What it does
+    ------------
+    In a PyTorch extension, reports a call from host code (a function that is not ``__device__``,
+    ``__host__ __device__``, ``__global__`` or ``constexpr``, by its attributes or a project macro) of a ``constexpr`` function that this file or a project header it includes
+    declares ``__device__`` without ``__host__``, directly or through a macro (``#define deviceInline __device__
+    inline``).
+
+    Why is this bad?
+    ----------------
+    PyTorch's CUDA build always compiles with nvcc's ``--expt-relaxed-constexpr``, which lets host code call
+    such a function; the ROCm build has no equivalent, and hipcc stops with "no matching function for call"
+    (torchcompactradius 0.5.5: 4 of 20 TUs).
+
+    Example
+    -------
+    .. code-block:: cuda
+
+        __device__ constexpr int power(int b, int e) { return e == 0 ? 1 : b * power(b, e - 1); }
+        int offsets(int range, int dim) { return power(1 + 2 * range, dim); }   // host code
+
+    Use instead
+    -----------
+    Declare the function ``__host__ __device__`` (or drop the attribute: a ``constexpr`` function is both).
+
+    Fix safety
+    ----------
+    No fix: the attribute often comes from a project macro that other functions share.
+
+    References
+    ----------
+    - PyTorch ``torch/utils/cpp_extension.py`` (``COMMON_NVCC_FLAGS``: ``--expt-relaxed-constexpr``; torch 2.13.0)
+    - Clang, Compiling CUDA with clang (constexpr functions are implicitly host device; overloading on
+      ``__host__``/``__device__``): https://llvm.org/docs/CompileCudaWithLLVM.html
+    """
+
+    code = "API021"
+    name = "device-constexpr-called-from-host"
+    severity = Severity.HIGH
+    file_kinds = cs.CUDA_CXX_KINDS
+
+    def check(self, ctx: FileContext) -> Iterable[Finding]:
+        opts = ctx.options or {}
+        rocm = [t for t in ctx.targets if t.family == "rocm"]
+        if not opts.get("torch_extension") or not rocm:
+            return
+        text = _COMMENT.sub(lambda m: " " * len(m.group(0)), ctx.text)
+        path = ctx.path.replace(os.sep, "/")
+        root = opts.get("source_root")
+        headers = _included(str(root), path, text, {path}) if root else []
+        macros = _device_macros(text).union(*(_device_macros(t) for _, t in headers))
+        # a caller declared with one of these is device or __host__ __device__ code (clang defers its errors)
+        device_heads = _device_macros(text, False).union(*(_device_macros(t, False) for _, t in headers))
+        where: dict[str, str] = {n: path for n in _device_constexpr(text, macros)}
+        for hp, ht in headers:
+            for n in _device_constexpr(ht, macros):
+                where.setdefault(n, hp)
+        if not where:
+            return
+        view = cs.device_view(ctx)
+        toks = view.tokens
+        functions = view.functions
+        for i in view.ident_indices(tuple(where)):
+            if i + 1 >= len(toks) or toks[i + 1][3] != "(" or (i > 0 and toks[i - 1][3] in (".", "->")):
+                continue
+            fn = cs.enclosing_function(functions, toks[i][1])
+            if fn is None or fn.name_start <= toks[i][1] < fn.body_start:
+                continue  # not in a function body (a declaration, a definition's own name)
+            head = set(re.findall(r"\w+", text[fn.start:fn.name_start]))
+            if head & {"__device__", "__global__", "constexpr"} or head & device_heads or view.in_device_code(toks[i][1]):
+                continue  # device or __host__ __device__ code, or a constexpr caller (__host__ __device__ to clang)
+            name = toks[i][3]
+            yield self.finding(
+                ctx, toks[i][1], toks[i][2],
+                f"{name} is a constexpr function declared __device__ only ({where[name]}), called here from host "
+                f"code ({fn.name}): PyTorch's CUDA build lets nvcc accept that (--expt-relaxed-constexpr), hipcc "
+                f"does not ('no matching function for call'); declare {name} __host__ __device__",
+                {t.name: Verdict.MANUAL for t in rocm},
+                effort=Effort(lines=1, constructs=1, hours=0.25),
+                data={"function": name, "declared_in": where[name], "caller": fn.name},
+            )
