@@ -240,6 +240,17 @@ def test_cuda_only_overloads_fail_through_the_layer_as_on_rocm(tmp_path):
 
 
 @requires_nvcc
+def test_hip_runtime_brings_the_profiler_calls(tmp_path):
+    """ROCm declares hipProfilerStart/Stop in hip_runtime_api.h; CUDA keeps cudaProfilerStart in cuda_profiler_api.h,
+    which a port's hip/hip_runtime.h must bring through the layer (cuda-samples matrixMul, asyncAPI)."""
+    src = ("#include <hip/hip_runtime.h>\n"
+           "int main() { return hipProfilerStart() != hipSuccess || hipProfilerStop() != hipSuccess; }\n")
+    for wave in (32, 64):
+        proc = _compile(tmp_path, src, wave)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+@requires_nvcc
 def test_clangs_nontemporal_builtins_compile_through_the_layer(tmp_path):
     """vado's port writes __ldcs/__stcs (vado.port.cache_hints) and lowered PTX .cs loads as clang's
     __builtin_nontemporal_load/store, which hipcc has and nvcc does not: the layer gives nvcc both, for scalars,

@@ -94,6 +94,11 @@ _EXTRA_HEADERS = {"hip/hip_bf16.h": "cuda_bf16.h", "hip/hip_fp8.h": "cuda_fp8.h"
                   "hip/hip_runtime_api.h": "cuda_runtime_api.h", "hip/hip_cooperative_groups.h": "cooperative_groups.h",
                   "hip/hip_complex.h": "cuComplex.h", "hip/math_functions.h": "cuda_runtime.h"}
 
+#: The HIP headers that bring HIP's whole runtime API.
+_RUNTIME_API_HEADERS = ("hip/hip_runtime.h", "hip/hip_runtime_api.h")
+#: The CUDA runtime headers beside cuda_runtime_api.h that declare parts of what hip_runtime_api.h declares.
+_RUNTIME_API_EXTRAS = ("cuda_profiler_api.h",)
+
 #: HIP functions and macros whose form differs from the CUDA name they map to, written as CUDA.
 _OVERRIDES = r"""
 // HIP spellings whose form differs from CUDA's (vado's overrides of the table's #defines).
@@ -348,6 +353,10 @@ def _wrapper(hip_path: str, cuda_path: str, macros: Sequence[str], wave: int = 3
             f"#ifndef {guard}", f"#define {guard}"]
     if cuda_path in ("cuda_runtime.h", "cuda_runtime_api.h", "cuda.h"):
         body.append(f"#include <{cuda_path}>")
+        if hip_path in _RUNTIME_API_HEADERS:
+            # HIP's runtime API header declares what CUDA keeps in other runtime headers (hipProfilerStart/Stop:
+            # cuda_profiler_api.h); a port that includes only hip/hip_runtime.h calls them as ROCm lets it.
+            body += [f"#include <{h}>" for h in _RUNTIME_API_EXTRAS]
     else:
         # A CUDA library's own code keeps CUDA's warp functions (the layer's macros are pushed away around it)
         # and sees CUDA's version and architecture macros again.
