@@ -22,10 +22,14 @@ case "$cmd" in
   start)
     name=$1; shift; [ "${1:-}" = "--" ] && shift
     d=$BASE/$name; rm -rf "$d"; mkdir -p "$d/out"
+    # The job runs in its own copy of the repository (tree and carried work dirs): each later device call
+    # re-syncs the tree and drops the carried paths it does not name (on 2026-12-05 the torch builds' sources
+    # and the list programs' binaries vanished mid-run at the second call), so the job must not read from it.
+    cp -a . "$d/repo"
     # setsid + nohup: the job is not in the call's process group, so the call's end does not signal it.
-    OUT="$d/out" setsid nohup bash -c '"$@"; echo $? > "$0/rc"' "$d" "$@" > "$d/log" 2>&1 < /dev/null &
-    echo $! > "$d/pid"
-    echo "started $name (pid $!)";;
+    (cd "$d/repo" && OUT="$d/out" setsid nohup bash -c '"$@"; echo $? > "$0/rc"' "$d" "$@" > "$d/log" 2>&1 < /dev/null &
+     echo $! > "$d/pid")
+    echo "started $name (pid $(cat "$d/pid"))";;
   wait)
     limit=$1; t0=$(date +%s)
     while :; do

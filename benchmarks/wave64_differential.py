@@ -53,6 +53,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from vado.verify.differential import TIMING_LINES  # noqa: E402
 from vado.verify.hip_on_cuda import WAVE64_NVCC_FLAGS  # noqa: E402
 
 WARP = re.compile(r"__shfl|__ballot|__any_sync|__all_sync|__activemask|warpSize|%laneid")
@@ -61,8 +62,8 @@ SOURCE_EXTS = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".cc", ".c", ".inl")
 VARIANTS = ("orig", "vado", "hipify")
 #: Seconds one nvcc build may take on the GPU machine.
 BUILD_TIMEOUT = 360
-TIMING = (r"(?i)\b(time|times|timing|runtime|elapsed|duration|throughput|bandwidth|latency|g?flops|[gmk]i?b/s|"
-          r"ms|msec|usec|us|ns|sec|secs|seconds|\w+/s|\w+/sec)\b")
+#: Timing and speed lines (one pattern with vado verify's differential runs).
+TIMING = TIMING_LINES
 
 
 def ignored_lines(prog: dict) -> str:
@@ -530,7 +531,14 @@ def run(args) -> None:
 
     def tracked(prog):
         in_flight[prog["name"]] = prog
-        return one(prog)
+        try:
+            return one(prog)
+        except Exception as exc:  # noqa: BLE001 - one program's harness error (a binary gone, a tool that
+            # would not start) is that program's result, never the end of the run for every program after it
+            return {"name": prog["name"], "args": prog["args"], "builds": builds.get(prog["name"], {}),
+                    **{k: prog[k] for k in ("source", "tags") if k in prog},
+                    "status": {v: {"status": "not-run", "why": f"harness error: {type(exc).__name__}: {exc}"}
+                               for v in ("vado", "hipify")}}
 
     # Runs share one GPU: a few at a time keeps the wall time short.
     with cf.ThreadPoolExecutor(args.parallel_runs) as ex:

@@ -112,6 +112,10 @@ def test_throughput_lines_are_timing_lines():
     assert re.search(d.TIMING, "Throughput = 12.5 GFlop/s")
     assert re.search(d.TIMING, "average runtime (100 runs):    0.000888 s")  # HeCBench gc's
     assert not re.search(d.TIMING, "Result native operators : 641277.000000")
+    assert re.search(d.TIMING, "Gigaoptions per second    : 244.741873")  # cuda-samples BlackScholes
+    from vado.verify.differential import TIMING_LINES
+
+    assert d.TIMING == TIMING_LINES  # one pattern with vado verify's differential runs
 
 
 def test_the_time_shim_pins_time_for_a_run_and_only_for_it(tmp_path):

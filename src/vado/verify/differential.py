@@ -70,8 +70,8 @@ from vado.verify.sandbox import RUN_LIMITS, Limits, Outcome, run_limited
 
 DEFAULT_SHAPES = (63, 64, 65, 4097, 1 << 20)
 #: Lines that report timings or speeds (left out of stdout comparisons unless the caller says otherwise).
-TIMING_LINES = (r"(?i)\b(time|times|timing|elapsed|duration|throughput|bandwidth|latency|g?flops|[gmk]i?b/s|"
-                r"ms|msec|usec|us|ns|sec|secs|seconds)\b")
+TIMING_LINES = (r"(?i)\b(time|times|timing|runtime|elapsed|duration|throughput|bandwidth|latency|g?flops|[gmk]i?b/s|"
+                r"ms|msec|usec|us|ns|sec|secs|seconds|per (?:second|sec|s)|\w+/s|\w+/sec)\b")
 COMPARE_MODES = ("stdout", "files", "numpy")
 
 
