@@ -27,8 +27,7 @@ The device layer is one of two files under ``verify/data/``:
   build marks each kernel of a copy of the port with :func:`mark_kernel_exits`),
   ``warpSize`` 64, every shuffle, vote, ballot
   and lane id over 64 lanes, ROCm 7's 64-bit masks (``hip_on_cuda_wave64.cuh``,
-  whose header comment lists the limits, after ``hip_on_cuda_wave64_exchange.cuh``, the
-  exchange between a wave's two warps), and HIP's cooperative groups on that wave
+  whose header comment lists the limits), and HIP's cooperative groups on that wave
   (``hip_on_cuda_wave64_cg.cuh``: 64-lane tiles, ``coalesced_threads()`` over the
   wave, HIP's ballot widths), which ``hip/hip_cooperative_groups.h`` brings. A port
   that is right on MI300X gives the original's output here; one that keeps a
@@ -72,8 +71,7 @@ LINK_FLAGS = {"curand": "-lcurand", "cublas": "-lcublas", "cublaslt": "-lcublasL
               "cusparse": "-lcusparse", "driver": "-lcuda"}
 #: The generated header's name.
 HEADER = "vado_hip_on_cuda.h"
-#: The device layer's files, in order (wave64: the exchange between a wave's two warps, then the HIP functions on it).
-_LAYER_FILES = {32: ("hip_on_cuda_warp32.cuh",), 64: ("hip_on_cuda_wave64_exchange.cuh", "hip_on_cuda_wave64.cuh")}
+_LAYER_FILES = {32: "hip_on_cuda_warp32.cuh", 64: "hip_on_cuda_wave64.cuh"}
 #: HIP's cooperative groups on the emulated wave64 (``--wave 64``): included by ``hip/hip_cooperative_groups.h``
 #: after CUDA's ``cooperative_groups.h`` and :data:`HEADER`, under this name.
 CG_HEADER = "vado_hip_on_cuda_cg.h"
@@ -272,8 +270,7 @@ def _layer_text(wave: int) -> str:
     if wave not in WAVES:
         raise UsageError(f"unknown wave size {wave}", "HIP on CUDA runs 32-lane warps or emulates 64-lane waves",
                          "pass --wave 32 or --wave 64")
-    data = package_files.files("vado.verify").joinpath("data")
-    return "".join(data.joinpath(name).read_text(encoding="utf-8") for name in _LAYER_FILES[wave])
+    return package_files.files("vado.verify").joinpath("data", _LAYER_FILES[wave]).read_text(encoding="utf-8")
 
 
 def _cg_layer_text() -> str:

@@ -61,9 +61,7 @@
 //   as a thread_group (sliced): size() is 0 (HIP sets only the coalesced count), thread_rank() the rank
 //                                                    [check groups as thread_group: ...]
 // binary_partition(coalesced or tile, pred): coalesced_group of the group's lanes with the same pred: size = their
-//   count, thread_rank = rank among them            [check binary_partition of a tile<64>, of a coalesced group;
-//   both sides make collectives at once: check both sides of a binary_partition make collectives ...; groups CUDA
-//   runs apart within a half: cg_wave64_checks divergent (GPU only)]
+//   count, thread_rank = rank among them            [check binary_partition of a tile<64>, of a coalesced group]
 // this_thread(): a thread_group of type coalesced, size() 1 [check groups as thread_group: ...]; HIP's thread_rank()
 //   reads a mask it never sets (uninitialised: no answer to check); the emulation gives 0
 // thread_block: group_index, thread_index, thread_rank, num_threads/size, sync, group_dim (HIP's; no
@@ -81,10 +79,8 @@
 //   multi_grid_group / this_multi_grid (CUDA 13 has nothing to run it on) is not emulated.
 // Limits (besides those of the wave64 layer, which hold for a group that spans both warps of a wave: a
 // coalesced group or tile whose other half never reaches the call hangs, as any divergent wave-wide call does):
-//   - a group within one warp runs there alone; one that spans both warps exchanges through the layer, by its own
-//     lanes (two groups of one warp calling at once from divergent code never share its state); coalesced_threads()
-//     in divergent code is the lanes that meet there, which may group lanes of one warp's half apart where AMD runs
-//     them together (CUDA ran them apart), and every member of a group sees the same group;
+//   - a group within one warp runs there alone; one that spans both warps exchanges through the layer, so
+//     two groups of one warp that span the wave differently must not call at the same time from divergent code;
 //   - a CUDA C++ header vado has no HIP wrapper for, included after this one, reads `cooperative_groups` as
 //     vado_w64_cg (cooperative_groups/memcpy_async.h, which cuda/pipeline programs and CUB include, is
 //     included first, below).
@@ -166,19 +162,20 @@ __device__ __forceinline__ int fns64(unsigned long long mask, unsigned int base,
 // Lane `src` (0..63) of the wave for the members `members` of a group: within the caller's own warp when
 // every member is there (the other half need not take part), across the wave otherwise.
 template <class T>
-__device__ __forceinline__ T member_value(T var, int src, unsigned long long members, unsigned int site) {
+__device__ __forceinline__ T member_value(T var, int src, unsigned long long members) {
   // HIP's coalesced_group::shfl* call __shfl(var, lane, warpSize): a type it has an overload for.
   static_assert(vado_w64_hip_shfl_type<T>::value && !std::is_enum<T>::value,
                 "no matching function for call to '__shfl' (HIP's coalesced_group shuffles, emulated by vado)");
-  return vado_w64::permute(var, src & 63, vado_w64::own_half(members), members, site);
+  return vado_w64::permute(var, src & 63, vado_w64::own_half(members), members);
 }
 
 // A tile's or coalesced group's sync(): on AMD a fence (the wave is in lock step); here the group's warps meet.
-__device__ __forceinline__ void wave_sync(unsigned long long members, unsigned int site) {
+__device__ __forceinline__ void wave_sync(unsigned long long members) {
   if (vado_w64::own_half(members)) {
     (__syncwarp)((__activemask)());
   } else {
-    vado_w64::publish(0u, members, site);  // the meeting of the group's lanes (or of the half-groups at the call) is the sync
+    vado_w64::publish(0u, members);
+    vado_w64::done(members);
   }
   __threadfence_block();
 }
@@ -197,25 +194,6 @@ __device__ __forceinline__ unsigned long long tile_lanes(unsigned int n) {
   if (n == 0u || n >= 64u) return ~0ull;
   return (~0ull >> (64u - n)) << ((lane() / n) * n);
 }
-
-// A tile's shuffle: HIP's __shfl* types take the call site; a type of the program's with its own __shfl* overload
-// (found by the unqualified call, as HIP's is) is called with HIP's three arguments.
-template <class T>
-struct own_shuffle : std::integral_constant<bool, vado_w64_hip_shfl_type<T>::value> {};
-#define VADO_W64_TILE_SHUFFLE(NAME, ARG)                                                                    \
-  template <class T>                                                                                      \
-  __device__ __forceinline__ T tile_##NAME(T var, ARG a, int width, unsigned int site, std::true_type) {  \
-    return vado_w64_##NAME(var, a, width, site);                                                          \
-  }                                                                                                       \
-  template <class T>                                                                                      \
-  __device__ __forceinline__ T tile_##NAME(T var, ARG a, int width, unsigned int, std::false_type) {      \
-    return vado_w64_##NAME(var, a, width);                                                                \
-  }
-VADO_W64_TILE_SHUFFLE(shfl, int)
-VADO_W64_TILE_SHUFFLE(shfl_down, unsigned int)
-VADO_W64_TILE_SHUFFLE(shfl_up, unsigned int)
-VADO_W64_TILE_SHUFFLE(shfl_xor, int)
-#undef VADO_W64_TILE_SHUFFLE
 
 struct access;
 
@@ -258,7 +236,7 @@ class thread_group {
   __device__ __forceinline__ unsigned int cg_type() const { return _type; }
   __device__ __forceinline__ unsigned int thread_rank() const;
   __device__ __forceinline__ bool is_valid() const;
-  __device__ __forceinline__ void sync(unsigned int site = VADO_W64_CALL_SITE) const;
+  __device__ __forceinline__ void sync() const;
 };
 
 // ---------------------------------------------------------------------------------------------- grid_group
@@ -277,7 +255,7 @@ class grid_group : public thread_group {
   __device__ __forceinline__ bool is_valid() const { return vado_w64_cuda_cg::this_grid().is_valid(); }
   // The grid-wide barrier of CUDA's cooperative launch (hipLaunchCooperativeKernel), counted as a block
   // barrier by the wave64 layer: a half waiting here lets the other half's wave-wide calls go on.
-  __device__ __forceinline__ void sync(unsigned int = 0u) const {  // (cg::sync(g) passes a call site)
+  __device__ __forceinline__ void sync() const {
     vado_w64::enter_barrier();
     vado_w64_cuda_cg::this_grid().sync();
     vado_w64::leave_barrier();
@@ -301,7 +279,7 @@ class thread_block : public thread_group {
   static __device__ __forceinline__ unsigned int num_threads() { return internal::block_threads(); }
   static __device__ __forceinline__ unsigned int size() { return num_threads(); }
   static __device__ __forceinline__ bool is_valid() { return true; }
-  static __device__ __forceinline__ void sync(unsigned int = 0u) { __syncthreads(); }
+  static __device__ __forceinline__ void sync() { __syncthreads(); }
   // HIP's name (not static there); CUDA's dim_threads() is not in HIP 7.2.4.
   __device__ __forceinline__ dim3 group_dim() { return dim3(blockDim.x, blockDim.y, blockDim.z); }
 };
@@ -329,8 +307,8 @@ class tiled_group : public thread_group {
   __device__ __forceinline__ unsigned int thread_rank() const {
     return internal::block_rank() & (coalesced_info.tiled_info.num_threads - 1u);
   }
-  __device__ __forceinline__ void sync(unsigned int site = VADO_W64_CALL_SITE) const {
-    internal::wave_sync(internal::tile_lanes(coalesced_info.tiled_info.num_threads), site);
+  __device__ __forceinline__ void sync() const {
+    internal::wave_sync(internal::tile_lanes(coalesced_info.tiled_info.num_threads));
   }
 };
 
@@ -389,49 +367,45 @@ class coalesced_group : public thread_group {
   __device__ __forceinline__ unsigned int thread_rank() const {
     return __popcll(coalesced_info.member_mask & ((1ull << internal::lane()) - 1ull));
   }
-  __device__ __forceinline__ void sync(unsigned int site = VADO_W64_CALL_SITE) const { internal::wave_sync(coalesced_info.member_mask, site); }
+  __device__ __forceinline__ void sync() const { internal::wave_sync(coalesced_info.member_mask); }
   __device__ __forceinline__ unsigned int meta_group_rank() const { return coalesced_info.tiled_info.meta_group_rank; }
   __device__ __forceinline__ unsigned int meta_group_size() const { return coalesced_info.tiled_info.meta_group_size; }
 
   template <class T>
-  __device__ __forceinline__ T shfl(T var, int srcRank, unsigned int site = VADO_W64_CALL_SITE) const {
+  __device__ __forceinline__ T shfl(T var, int srcRank) const {
     srcRank = srcRank % (int)num_threads();
     int lane = num_threads() == 64u ? srcRank : internal::fns64(coalesced_info.member_mask, 0u, srcRank + 1);
-    return internal::member_value(var, lane, coalesced_info.member_mask, site);
+    return internal::member_value(var, lane, coalesced_info.member_mask);
   }
   template <class T>
-  __device__ __forceinline__ T shfl_down(T var, unsigned int lane_delta, unsigned int site = VADO_W64_CALL_SITE) const {
-    if (num_threads() == 64u) return vado_w64_shfl_down(var, lane_delta, 64, site);
+  __device__ __forceinline__ T shfl_down(T var, unsigned int lane_delta) const {
+    if (num_threads() == 64u) return vado_w64_shfl_down(var, lane_delta, 64);
     int lane = internal::fns64(coalesced_info.member_mask, internal::lane(), (int)lane_delta + 1);
     if (lane == -1) lane = (int)internal::lane();
-    return internal::member_value(var, lane, coalesced_info.member_mask, site);
+    return internal::member_value(var, lane, coalesced_info.member_mask);
   }
   template <class T>
-  __device__ __forceinline__ T shfl_up(T var, unsigned int lane_delta, unsigned int site = VADO_W64_CALL_SITE) const {
-    if (num_threads() == 64u) return vado_w64_shfl_up(var, lane_delta, 64, site);
+  __device__ __forceinline__ T shfl_up(T var, unsigned int lane_delta) const {
+    if (num_threads() == 64u) return vado_w64_shfl_up(var, lane_delta, 64);
     int lane = internal::fns64(coalesced_info.member_mask, internal::lane(), -((int)lane_delta + 1));
     if (lane == -1) lane = (int)internal::lane();
-    return internal::member_value(var, lane, coalesced_info.member_mask, site);
+    return internal::member_value(var, lane, coalesced_info.member_mask);
   }
-  __device__ __forceinline__ unsigned long long ballot(int pred, unsigned int site = VADO_W64_CALL_SITE) const {
+  __device__ __forceinline__ unsigned long long ballot(int pred) const {
     return internal::adjust_mask(coalesced_info.member_mask,
-                                 vado_w64::ballot_sync(coalesced_info.member_mask, pred, site));
+                                 vado_w64::ballot_sync(coalesced_info.member_mask, pred));
   }
-  __device__ __forceinline__ int any(int pred, unsigned int site = VADO_W64_CALL_SITE) const {
-    return vado_w64::any_sync(coalesced_info.member_mask, pred, site);
-  }
-  __device__ __forceinline__ int all(int pred, unsigned int site = VADO_W64_CALL_SITE) const {
-    return vado_w64::all_sync(coalesced_info.member_mask, pred, site);
+  __device__ __forceinline__ int any(int pred) const { return vado_w64::any_sync(coalesced_info.member_mask, pred); }
+  __device__ __forceinline__ int all(int pred) const { return vado_w64::all_sync(coalesced_info.member_mask, pred); }
+  template <typename T>
+  __device__ __forceinline__ unsigned long long match_any(T value) const {
+    return internal::adjust_mask(coalesced_info.member_mask,
+                                 vado_w64::match_any_sync(coalesced_info.member_mask, value));
   }
   template <typename T>
-  __device__ __forceinline__ unsigned long long match_any(T value, unsigned int site = VADO_W64_CALL_SITE) const {
+  __device__ __forceinline__ unsigned long long match_all(T value, int& pred) const {
     return internal::adjust_mask(coalesced_info.member_mask,
-                                 vado_w64::match_any_sync(coalesced_info.member_mask, value, site));
-  }
-  template <typename T>
-  __device__ __forceinline__ unsigned long long match_all(T value, int& pred, unsigned int site = VADO_W64_CALL_SITE) const {
-    return internal::adjust_mask(coalesced_info.member_mask,
-                                 vado_w64::match_all_sync(coalesced_info.member_mask, value, &pred, site));
+                                 vado_w64::match_all_sync(coalesced_info.member_mask, value, &pred));
   }
 };
 
@@ -481,7 +455,7 @@ class tile_base : public tiled_group {
   static __device__ __forceinline__ unsigned int thread_rank() { return internal::block_rank() & (Size - 1u); }
   static __device__ __forceinline__ unsigned int num_threads() { return Size; }
   static __device__ __forceinline__ unsigned int size() { return Size; }
-  static __device__ __forceinline__ void sync(unsigned int site = VADO_W64_CALL_SITE) { internal::wave_sync(build_mask(), site); }
+  static __device__ __forceinline__ void sync() { internal::wave_sync(build_mask()); }
   __device__ __forceinline__ unsigned int meta_group_rank() const { return coalesced_info.tiled_info.meta_group_rank; }
   __device__ __forceinline__ unsigned int meta_group_size() const { return coalesced_info.tiled_info.meta_group_size; }
 
@@ -493,36 +467,36 @@ class tile_base : public tiled_group {
     typedef T type;
   };
   template <class T>
-  __device__ __forceinline__ typename not_enum<T>::type shfl(T var, int srcRank, unsigned int site = VADO_W64_CALL_SITE) const {
-    return internal::tile_shfl(var, srcRank, (int)Size, site, internal::own_shuffle<T>());
+  __device__ __forceinline__ typename not_enum<T>::type shfl(T var, int srcRank) const {
+    return vado_w64_shfl(var, srcRank, (int)Size);
   }
   template <class T>
-  __device__ __forceinline__ typename not_enum<T>::type shfl_down(T var, unsigned int lane_delta, unsigned int site = VADO_W64_CALL_SITE) const {
-    return internal::tile_shfl_down(var, lane_delta, (int)Size, site, internal::own_shuffle<T>());
+  __device__ __forceinline__ typename not_enum<T>::type shfl_down(T var, unsigned int lane_delta) const {
+    return vado_w64_shfl_down(var, lane_delta, (int)Size);
   }
   template <class T>
-  __device__ __forceinline__ typename not_enum<T>::type shfl_up(T var, unsigned int lane_delta, unsigned int site = VADO_W64_CALL_SITE) const {
-    return internal::tile_shfl_up(var, lane_delta, (int)Size, site, internal::own_shuffle<T>());
+  __device__ __forceinline__ typename not_enum<T>::type shfl_up(T var, unsigned int lane_delta) const {
+    return vado_w64_shfl_up(var, lane_delta, (int)Size);
   }
   template <class T>
-  __device__ __forceinline__ typename not_enum<T>::type shfl_xor(T var, unsigned int laneMask, unsigned int site = VADO_W64_CALL_SITE) const {
-    return internal::tile_shfl_xor(var, (int)laneMask, (int)Size, site, internal::own_shuffle<T>());
+  __device__ __forceinline__ typename not_enum<T>::type shfl_xor(T var, unsigned int laneMask) const {
+    return vado_w64_shfl_xor(var, (int)laneMask, (int)Size);
   }
-  __device__ __forceinline__ unsigned long long ballot(int pred, unsigned int site = VADO_W64_CALL_SITE) const {
+  __device__ __forceinline__ unsigned long long ballot(int pred) const {
     const unsigned long long mask = build_mask();
-    return internal::adjust_mask(mask, vado_w64::ballot_sync(mask, pred, site));
+    return internal::adjust_mask(mask, vado_w64::ballot_sync(mask, pred));
   }
-  __device__ __forceinline__ int any(int pred, unsigned int site = VADO_W64_CALL_SITE) const { return vado_w64::any_sync(build_mask(), pred, site); }
-  __device__ __forceinline__ int all(int pred, unsigned int site = VADO_W64_CALL_SITE) const { return vado_w64::all_sync(build_mask(), pred, site); }
+  __device__ __forceinline__ int any(int pred) const { return vado_w64::any_sync(build_mask(), pred); }
+  __device__ __forceinline__ int all(int pred) const { return vado_w64::all_sync(build_mask(), pred); }
   template <typename T>
-  __device__ __forceinline__ unsigned long long match_any(T value, unsigned int site = VADO_W64_CALL_SITE) const {
+  __device__ __forceinline__ unsigned long long match_any(T value) const {
     const unsigned long long mask = build_mask();
-    return internal::adjust_mask(mask, vado_w64::match_any_sync(mask, value, site));
+    return internal::adjust_mask(mask, vado_w64::match_any_sync(mask, value));
   }
   template <typename T>
-  __device__ __forceinline__ unsigned long long match_all(T value, int& pred, unsigned int site = VADO_W64_CALL_SITE) const {
+  __device__ __forceinline__ unsigned long long match_all(T value, int& pred) const {
     const unsigned long long mask = build_mask();
-    return internal::adjust_mask(mask, vado_w64::match_all_sync(mask, value, &pred, site));
+    return internal::adjust_mask(mask, vado_w64::match_all_sync(mask, value, &pred));
   }
 };
 
@@ -623,7 +597,7 @@ __device__ __forceinline__ bool thread_group::is_valid() const {
       return false;
   }
 }
-__device__ __forceinline__ void thread_group::sync(unsigned int site) const {
+__device__ __forceinline__ void thread_group::sync() const {
   switch (_type) {
     case internal::cg_grid:
       static_cast<const grid_group*>(this)->sync();
@@ -632,11 +606,11 @@ __device__ __forceinline__ void thread_group::sync(unsigned int site) const {
       thread_block::sync();
       break;
     case internal::cg_tiled_group: {
-      internal::wave_sync(internal::tile_lanes(internal::access::tiled_size(*this)), site);
+      internal::wave_sync(internal::tile_lanes(internal::access::tiled_size(*this)));
       break;
     }
     case internal::cg_coalesced_group:
-      static_cast<const coalesced_group*>(this)->sync(site);
+      static_cast<const coalesced_group*>(this)->sync();
       break;
     default:
       internal::invalid("invalid cooperative group type");
@@ -649,8 +623,8 @@ __device__ __forceinline__ thread_block this_thread_block() { return internal::a
 __device__ __forceinline__ grid_group this_grid() { return internal::access::grid(); }
 __device__ __forceinline__ thread_group this_thread() { return internal::access::single(); }
 // EXEC: the active lanes of the whole wave (both warps of the emulated wave meet here).
-__device__ __forceinline__ coalesced_group coalesced_threads(unsigned int site = VADO_W64_CALL_SITE) {
-  return internal::access::coalesced(vado_w64::activemask(site));
+__device__ __forceinline__ coalesced_group coalesced_threads() {
+  return internal::access::coalesced(vado_w64::activemask());
 }
 
 __device__ __forceinline__ thread_group tiled_partition(const thread_group& parent, unsigned int tile_size) {
@@ -677,16 +651,15 @@ __device__ __forceinline__ thread_block_tile<Size, Parent> tiled_partition(const
   return internal::access::tile<Size, Parent>(g.thread_rank() / Size, (g.num_threads() + Size - 1u) / Size);
 }
 
-__device__ __forceinline__ coalesced_group binary_partition(const coalesced_group& cgrp, bool pred, unsigned int site = VADO_W64_CALL_SITE) {
+__device__ __forceinline__ coalesced_group binary_partition(const coalesced_group& cgrp, bool pred) {
   lane_mask members = internal::access::members(cgrp);
-  lane_mask mask = vado_w64::ballot_sync(members, pred, site);
+  lane_mask mask = vado_w64::ballot_sync(members, pred);
   return internal::access::coalesced(pred ? mask : members ^ mask);
 }
 template <unsigned int Size, class Parent>
-__device__ __forceinline__ coalesced_group binary_partition(const thread_block_tile<Size, Parent>& tgrp, bool pred,
-                                                          unsigned int site = VADO_W64_CALL_SITE) {
+__device__ __forceinline__ coalesced_group binary_partition(const thread_block_tile<Size, Parent>& tgrp, bool pred) {
   lane_mask members = internal::access::members(tgrp);
-  lane_mask mask = vado_w64::ballot_sync(members, pred, site);
+  lane_mask mask = vado_w64::ballot_sync(members, pred);
   return internal::access::coalesced(pred ? mask : members ^ mask);
 }
 
@@ -697,7 +670,7 @@ __device__ __forceinline__ unsigned int thread_rank(CGTy const& g) { return g.th
 template <class CGTy>
 __device__ __forceinline__ bool is_valid(CGTy const& g) { return g.is_valid(); }
 template <class CGTy>
-__device__ __forceinline__ void sync(CGTy const& g, unsigned int site = VADO_W64_CALL_SITE) { g.sync(site); }
+__device__ __forceinline__ void sync(CGTy const& g) { g.sync(); }
 
 }  // namespace vado_w64_cg
 

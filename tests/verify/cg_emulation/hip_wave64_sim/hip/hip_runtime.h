@@ -154,14 +154,6 @@ inline int __ockl_multi_grid_is_valid() { return 0; }
 inline void __ockl_multi_grid_sync() { hip_wave64_sim::stop("multi-grid sync is not simulated"); }
 #define __hip_assert(c) ((c) ? (void)0 : hip_wave64_sim::stop("__hip_assert failed (HIP traps)"))
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
-// The atomics the checks program's divergent mode uses (compiled here, run on the GPU only).
-inline int atomicAdd(int* p, int v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
-inline int atomicMax(int* p, int v) {
-  int old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
-  while (old < v && !__atomic_compare_exchange_n(p, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-  }
-  return old;
-}
 inline void __syncthreads() { hip_wave64_sim::meet(*hip_wave64_sim::block_meeting, hip_wave64_sim::lane_, 0, nullptr); }
 #if !defined(__clang__)
 inline unsigned long long sim_bitreverse64(unsigned long long x) {
