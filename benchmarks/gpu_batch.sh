@@ -17,7 +17,8 @@
 #   (start-lean carries .gpu-samples41 .gpu-torch .gpu-torch2 .gpu-pylib: `pip install --target .gpu-pylib pytest`, for
 #    the cooperative-groups GPU tests where the machine has no pytest)
 #   1 (carry .gpu-work .gpu-samples41 .gpu-torch .gpu-torch2): bash benchmarks/gpu_batch.sh start; bash benchmarks/device_session.sh wait 540
-#   2 (no carry: a carried path would replace what the jobs read): bash benchmarks/device_session.sh wait 560
+#   2 (no carry needed: each job runs in its own copy of the repository, made as it starts, so a later call's
+#      sync cannot take its work dir away): bash benchmarks/device_session.sh wait 560
 #   3: bash benchmarks/device_session.sh wait 230; bash benchmarks/device_session.sh collect
 # then here: tar -xzf each NAME.tar.gz; python3 benchmarks/wave64_differential.py report out/wave64_results.json ...
 # The jobs share the 16 cores (8 + 4 + 6 + 3 compile jobs) and each ends by itself within about 1,300 s.
