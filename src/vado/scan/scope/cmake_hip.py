@@ -391,6 +391,8 @@ def cmake_hip(texts: Mapping[str, str], hip_dirs: set[str], arches: str,
     own_arch, no_option = _own_arch_options(parsed, switch, arches)
     if own_arch:
         how = "cmake" + (f" -D{switch}{on}" if switch else "") + "".join(f" -D{d}" for d in own_arch)
+        if no_option:  # said where the command is shown: that build cannot be told to target these arches
+            how += f" (no arch option of the project's names {', '.join(no_option)})"
         evidence.extend(f"the project defines no GPU arch option for {a} (its CMake files name none)" for a in no_option)
     else:
         how = "cmake" + (f" -D{switch}{on}" if switch else "") + f" -D{archvar}={arches}"
