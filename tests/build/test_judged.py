@@ -147,11 +147,25 @@ def test_make_dry_run_judges_the_branch_the_makefile_takes(tmp_path):
     assert set(_at(fp16, "main.cu", 9).inactive) == ALL_TARGETS
 
 
-def test_the_default_executes_nothing(tmp_path):
-    """A Makefile alone: the default (compile-db) reads no build and runs no make."""
+def test_the_default_executes_nothing_and_reads_the_makefile_statically(tmp_path):
+    """A Makefile alone: the default (compile-db) runs no make; it reads the Makefile as make would
+    (vado.build.make_static) and judges the branch the default configuration takes, as the dry run does."""
     root = _copy("precision", tmp_path)
     result = audit(root)
-    assert result.build.guessed and result.build.ran == ()
+    assert result.build.ran == () and not result.build.guessed
+    assert result.build.reader == "make-read" and result.build.source == "the Makefiles in . (read, not run)"
+    assert set(_at(result, "main.cu", 6).inactive) == ALL_TARGETS  # ENABLE_FP16: not this configuration
+    assert set(_at(result, "main.cu", 9).verdicts) == ALL_TARGETS  # ENABLE_BF16: -DENABLE_BF16
+
+
+def test_a_makefile_that_needs_make_to_run_is_not_read_by_default(tmp_path):
+    """Negative: a Makefile whose default goal needs $(shell …) is not read without make: a guess, nothing ran,
+    and every branch counts as without a build model."""
+    root = _copy("precision", tmp_path)
+    mk = root / "Makefile"
+    mk.write_text(mk.read_text().replace("PRECISION ?= BF16", "PRECISION ?= $(shell touch ran; echo BF16)"))
+    result = audit(root)
+    assert result.build.guessed and result.build.ran == () and not (root / "ran").exists()
     assert set(_at(result, "main.cu", 6).verdicts) == ALL_TARGETS
 
 
