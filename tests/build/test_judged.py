@@ -439,3 +439,14 @@ def test_documented_switches_are_read_from_comments_only(tmp_path):
     src.write_text("// nvcc -DWITH_A k.cu\n/* or -DWITH_B=2 */\nint f(int n) { return n -DIM; }\nconst char* s = \"-DFROM_STRING\";\n")
     assert documented_switches(tmp_path, [str(src)]) == {"WITH_A", "WITH_B"}
     assert documented_switches(tmp_path, [str(tmp_path.parent / "elsewhere.cu")]) == set()
+
+
+def test_makefiles_beside_a_root_cmake_build_are_not_the_configuration(tmp_path):
+    """Negative: kokkos 28848df keeps Makefiles in example directories beside its root CMakeLists.txt; read as the
+    build, their few units would decide every header's switches. With a CMake build at the root and no compile
+    database, the default stays a guess (nothing executed, nothing read as the configuration)."""
+    root = _copy("precision", tmp_path)
+    (root / "CMakeLists.txt").write_text("project(p CUDA)\nadd_executable(prog main.cu)\n")
+    result = audit(root)
+    assert result.build.guessed and result.build.ran == ()
+    assert set(_at(result, "main.cu", 6).verdicts) == ALL_TARGETS

@@ -86,27 +86,16 @@ def _read(root: str, rel: str) -> bytes:
     return b"" if len(data) > _MAX_BYTES else data
 
 
-def _resolve(root: str, base: str | None, name: str, dirs: tuple[str, ...]) -> str | None:
-    """An include's file relative to ``root``: beside the including file in ``base`` (quoted includes; None for
-    ``<…>``), else in the first of ``dirs`` holding it; a regular file whose real path is inside the root, or None."""
-    from vado.scan.project_headers import in_tree
-
-    for d in ((base,) if base is not None else ()) + tuple(dirs):
-        cand = in_tree(d, name)
-        if cand is None:
-            continue
-        full = os.path.join(root, cand)
-        real = os.path.realpath(full)
-        if real.startswith(root + os.sep) and os.path.isfile(real):
-            return cand
-    return None
+def _exists(root: str, rel: str) -> bool:
+    full = os.path.join(root, rel)
+    return os.path.isfile(full) and os.path.realpath(full).startswith(root + os.sep)
 
 
 def vendored_includes(root: str | os.PathLike, project_files: Iterable[str], skips) -> dict[str, str]:
     """Vendored C-family files that the project's own ``project_files`` (paths relative to ``root``) include,
     directly or through other vendored headers: path → the project file whose include reached it first
     (``src/tensors/gpu/add_all.cu``). ``skips``: the walk's skips, which name the vendored directories."""
-    from vado.build.include_dirs import project_include_dirs
+    from vado.build.include_dirs import locate, project_include_dirs
     from vado.scan.classify import classify
 
     root_s = os.path.realpath(str(root))
@@ -131,11 +120,11 @@ def vendored_includes(root: str | os.PathLike, project_files: Iterable[str], ski
         for m in _INCLUDE.finditer(data):
             quoted, angled = m.group(1), m.group(2)
             name = (quoted or angled).decode("latin-1").strip()
-            target = _resolve(root_s, base if quoted else None, name, search)
+            target = locate(root_s, base if quoted else None, name, search)
             if target is None or target in found:
                 continue
             vroot = _vendored_root_of(target, vroots)
-            if vroot is None or not classify(target).is_c_family:
+            if vroot is None or not classify(target).is_c_family or not _exists(root_s, target):
                 continue
             key = vroot + "/" + target[len(vroot) + 1:].split("/")[0]
             if key not in separate:

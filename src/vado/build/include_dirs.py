@@ -7,8 +7,8 @@ reads those directories without executing anything, from what the tree holds:
 
 - a compile database, a CMake File API reply or a literal ``setup.py`` (``include_dirs``): each unit's include
   directories, per source;
-- the tree's Makefiles read as make would read them (:mod:`vado.build.make_static`, nothing run): the same,
-  per source;
+- the tree's Makefiles read as make would read them (:mod:`vado.build.make_static`, nothing run), where Make is
+  the project's build (no root ``CMakeLists.txt``/``meson.build``): the same, per source;
 - its CMake files read as text: ``include_directories``/``target_include_directories`` arguments, with
   ``${CMAKE_CURRENT_SOURCE_DIR}``, ``${CMAKE_CURRENT_LIST_DIR}``, ``${PROJECT_SOURCE_DIR}``,
   ``${CMAKE_SOURCE_DIR}`` and ``$<BUILD_INTERFACE:…>`` resolved (a ``.cmake`` file's current source directory is
@@ -191,7 +191,8 @@ def _cached(root: str, _fingerprint: tuple) -> IncludeDirs:
         from vado.build.make import makefile_dirs
 
         try:
-            if makefile_dirs(Path(root), 1):
+            if not any(os.path.isfile(os.path.join(root, n)) for n in ("CMakeLists.txt", "meson.build")) \
+                    and makefile_dirs(Path(root), 1):
                 from vado.build.make_static import read_makefiles
 
                 _unit_dirs(read_makefiles(root), root, per_file, union)
@@ -204,19 +205,38 @@ def _cached(root: str, _fingerprint: tuple) -> IncludeDirs:
     return IncludeDirs(tuple(union), per_file)
 
 
-def locate(root: str, base: str, name: str, dirs: tuple[str, ...]) -> str | None:
-    """Include ``name`` of a file in directory ``base`` (both relative to ``root``) as a path relative to the
-    root: beside the file when it is there, else in the first of ``dirs`` that holds it, else beside the file
-    (where it is not found at all). None where the name leaves the tree."""
+def locate(root: str, base: str | None, name: str, dirs: tuple[str, ...]) -> str | None:
+    """Include ``name`` of a file in directory ``base`` (both relative to ``root``; ``base`` None for a ``<…>``
+    include, not looked for beside the file) as a path relative to the root: beside the file when it is there,
+    else in the first of ``dirs`` that holds it, else beside the file (where it is not found at all; None for
+    ``<…>``). None where the name leaves the tree. A found file's real path is inside the root (a link out of it
+    is not followed). Kept for the process (a tree's files are stat'ed once per include name and directory)."""
+    if not dirs and base is not None:
+        from vado.scan.project_headers import in_tree
+
+        return in_tree(base, name)
+    return _locate(root, base, name, dirs)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _locate(root: str, base: str | None, name: str, dirs: tuple[str, ...]) -> str | None:
     from vado.scan.project_headers import in_tree
 
-    here = in_tree(base, name)
-    if not dirs or (here is not None and os.path.isfile(os.path.join(root, here))):
+    here = in_tree(base, name) if base is not None else None
+    if here is not None and _is_file(root, here):
         return here
     if posixpath.isabs(name):
         return None
     for d in dirs:
         cand = in_tree(d, name)
-        if cand is not None and os.path.isfile(os.path.join(root, cand)):
+        if cand is not None and _is_file(root, cand):
             return cand
     return here
+
+
+def _is_file(root: str, rel: str) -> bool:
+    full = os.path.join(root, rel)
+    if not os.path.isfile(full):
+        return False
+    real = os.path.realpath(full)
+    return real.startswith(root + os.sep)

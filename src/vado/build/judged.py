@@ -391,7 +391,9 @@ def _read(root: Path, options: BuildOptions) -> BuildConfig:
             # what a dry run would print, where no construct needs make itself to run.
             from vado.build.read import _makefiles_read
 
-            made = _makefiles_read(root, options)
+            # Only where Make is the project's build: beside a root CMakeLists.txt or meson.build (kokkos 28848df,
+            # whose example directories hold Makefiles) the Makefiles' units are not the configuration.
+            made = None if _other_build_at_root(root) else _makefiles_read(root, options)
             if made is not None and made.units:
                 return replace(made, notes=(*notes, *made.notes))
             if made is not None:
@@ -400,6 +402,11 @@ def _read(root: Path, options: BuildOptions) -> BuildConfig:
         return BuildConfig(str(root), (), "guess", guessed=True,
                            notes=(f"no build read ({why}): units and flags are guessed from the files", *notes))
     return read_build(root, options)
+
+
+def _other_build_at_root(root: Path) -> bool:
+    """Whether the root holds a build other than Make (CMake, Meson): then its Makefiles are not the build."""
+    return any((root / n).is_file() for n in ("CMakeLists.txt", "meson.build"))
 
 
 _CACHE: dict[tuple, JudgedBuild] = {}
