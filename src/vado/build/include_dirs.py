@@ -123,13 +123,13 @@ def cmake_include_dirs(text: str, here: str, root: str) -> list[str]:
 
 def _build_files(root: str) -> list[str]:
     """The tree's CMake files outside vendored directories (no ``.git``, no symlinked directories), bounded."""
+    from vado.build.make import walk_dirs
     from vado.scan.discover import VENDORED_DIRS
 
     out: list[str] = []
     seen = 0
-    for cur, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d != ".git" and d.lower() not in VENDORED_DIRS
-                         and not os.path.islink(os.path.join(cur, d)))
+    for cur, dirs, names in walk_dirs(root):
+        dirs[:] = sorted(d for d in dirs if d != ".git" and d.lower() not in VENDORED_DIRS)
         seen += len(names)
         for n in sorted(names):
             if n == "CMakeLists.txt" or n.endswith(".cmake"):

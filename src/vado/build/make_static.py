@@ -574,7 +574,11 @@ def read_makefiles(root: str | os.PathLike, files: frozenset[str] | None = None,
 
     root_p = Path(root).resolve()
     if files is None:
-        files = frozenset(str(p) for p in root_p.rglob("*") if p.is_file() and not p.is_symlink())
+        from vado.build.make import walk_dirs
+
+        # Every regular file (no links), found without recursion (Path.rglob recurses per level in Python 3.11).
+        files = frozenset(os.path.join(cur, n) for cur, _, names in walk_dirs(root_p) for n in names
+                          if not os.path.islink(os.path.join(cur, n)) and os.path.isfile(os.path.join(cur, n)))
     env = dict(os.environ if env is None else env)
     units, read, notes = [], [], []
     covered: set[Path] = set()
