@@ -200,7 +200,7 @@ def test_port_leaves_a_branch_the_build_switches_off_as_it_is(tmp_path):
 
     root = _copy("fastpath", tmp_path)
     _compdb(root, {"kernel.cu": ["-O2"]})
-    result = port_tree(root, tmp_path / "out", get_target("rocm-7.2"))
+    port_tree(root, tmp_path / "out", get_target("rocm-7.2"))
     text = (tmp_path / "out" / "kernel.cu").read_text()
     assert 'asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));' in text
     assert result.build.source == "compile_commands.json"
@@ -450,3 +450,16 @@ def test_makefiles_beside_a_root_cmake_build_are_not_the_configuration(tmp_path)
     result = audit(root)
     assert result.build.guessed and result.build.ran == ()
     assert set(_at(result, "main.cu", 6).verdicts) == ALL_TARGETS
+
+
+def test_a_port_does_not_take_the_makefiles_default_configuration(tmp_path):
+    """The audit judges the Makefile's default configuration (read statically); a port by default still edits the
+    code the Makefile's variables can switch on (HeCBench's DEBUG=yes adds -DDEBUG; PRECISION=FP16 here): leaving
+    it as CUDA would break that build on ROCm. Nothing is executed either way."""
+    from vado.port.tree import port_tree
+
+    root = _copy("precision", tmp_path)
+    port_tree(root, tmp_path / "out", get_target("rocm-7.2"))
+    text = (tmp_path / "out" / "main.cu").read_text()
+    assert "%%laneid" not in text  # both the FP16 and the BF16 branch are ported
+    assert judged_build(root, options="compile-db", static_make=False).summary.guessed

@@ -38,8 +38,6 @@ def test_summary_text_exact(project: Path):
     assert result.stdout == (
         "vado port proj → out (target rocm-7.2)\n"
         "1 files translated, 1 unchanged, 0 failed, 0 skipped\n"
-        "Build judged: the Makefiles in . (read, not run) (1 unit, configuration default); branches it does \n"
-        "not compile are left as they are.\n"
         " applied fixes \n"
         " kind    count \n"
         " header      1 \n"

@@ -372,7 +372,7 @@ def posix_basename(rel: str) -> str:
     return rel.rsplit("/", 1)[-1]
 
 
-def _read(root: Path, options: BuildOptions) -> BuildConfig:
+def _read(root: Path, options: BuildOptions, static_make: bool = True) -> BuildConfig:
     """The build read with ``options``; where nothing can be read in ``compile-db`` or ``none`` mode,
     a guess without units (a judged build uses none of a guess's flags, and guessing them reads
     every build file once per source)."""
@@ -393,7 +393,7 @@ def _read(root: Path, options: BuildOptions) -> BuildConfig:
 
             # Only where Make is the project's build: beside a root CMakeLists.txt or meson.build (kokkos 28848df,
             # whose example directories hold Makefiles) the Makefiles' units are not the configuration.
-            made = None if _other_build_at_root(root) else _makefiles_read(root, options)
+            made = None if not static_make or _other_build_at_root(root) else _makefiles_read(root, options)
             if made is not None and made.units:
                 return replace(made, notes=(*notes, *made.notes))
             if made is not None:
@@ -437,11 +437,14 @@ def _fingerprint(root: Path, plan) -> tuple:
     return tuple(parts)
 
 
-def judged_build(root: str | os.PathLike, plan=None, options: BuildOptions | str = "compile-db") -> JudgedBuild:
+def judged_build(root: str | os.PathLike, plan=None, options: BuildOptions | str = "compile-db", *,
+                 static_make: bool = True) -> JudgedBuild:
     """The configuration that the tree at ``root`` (a directory) is judged on: its build read with
     ``options`` (a :class:`BuildOptions` or a mode of :data:`vado.build.read.MODES`; ``compile-db``,
     the default, executes nothing), made into macros per file (:func:`judge`). ``plan`` is the walk
-    of the tree (:func:`vado.scan.discover.walk`; walked here when None).
+    of the tree (:func:`vado.scan.discover.walk`; walked here when None). ``static_make``: in
+    ``compile-db`` mode, read the tree's Makefiles without running make where nothing else is there
+    (:mod:`vado.build.make_static`); False keeps such a tree a guess.
 
     Never raises for a build that cannot be read (the result is then a guess, saying why); raises
     :class:`ValueError` for an unknown mode. A CMake configure of the original is for CUDA with the
@@ -457,7 +460,7 @@ def judged_build(root: str | os.PathLike, plan=None, options: BuildOptions | str
 
         plan = walk(root_p)
     key = (str(root_p), options.mode, tuple(sorted(options.make_vars.items())), tuple(options.cmake_args),
-           _fingerprint(root_p, plan))
+           static_make, _fingerprint(root_p, plan))
     hit = _CACHE.get(key)
     if hit is not None:
         return hit
@@ -469,7 +472,7 @@ def judged_build(root: str | os.PathLike, plan=None, options: BuildOptions | str
             from vado.build.cmake import cuda_args
 
             options = replace(options, cmake_args=(*cuda_args(nvcc), *options.cmake_args))
-    config = _read(root_p, options)
+    config = _read(root_p, options, static_make)
     build_files = [f.path for f in plan.files if f.kind.value in ("cmake", "makefile")]
     result = judge(config, root_p, [(f.path, f.kind) for f in plan.files], build_files)
     if len(_CACHE) >= _CACHE_SIZE:
