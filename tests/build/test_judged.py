@@ -200,7 +200,7 @@ def test_port_leaves_a_branch_the_build_switches_off_as_it_is(tmp_path):
 
     root = _copy("fastpath", tmp_path)
     _compdb(root, {"kernel.cu": ["-O2"]})
-    port_tree(root, tmp_path / "out", get_target("rocm-7.2"))
+    result = port_tree(root, tmp_path / "out", get_target("rocm-7.2"))
     text = (tmp_path / "out" / "kernel.cu").read_text()
     assert 'asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));' in text
     assert result.build.source == "compile_commands.json"
