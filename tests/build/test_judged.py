@@ -147,11 +147,25 @@ def test_make_dry_run_judges_the_branch_the_makefile_takes(tmp_path):
     assert set(_at(fp16, "main.cu", 9).inactive) == ALL_TARGETS
 
 
-def test_the_default_executes_nothing(tmp_path):
-    """A Makefile alone: the default (compile-db) reads no build and runs no make."""
+def test_the_default_executes_nothing_and_reads_the_makefile_statically(tmp_path):
+    """A Makefile alone: the default (compile-db) runs no make; it reads the Makefile as make would
+    (vado.build.make_static) and judges the branch the default configuration takes, as the dry run does."""
     root = _copy("precision", tmp_path)
     result = audit(root)
-    assert result.build.guessed and result.build.ran == ()
+    assert result.build.ran == () and not result.build.guessed
+    assert result.build.reader == "make-read" and result.build.source == "the Makefiles in . (read, not run)"
+    assert set(_at(result, "main.cu", 6).inactive) == ALL_TARGETS  # ENABLE_FP16: not this configuration
+    assert set(_at(result, "main.cu", 9).verdicts) == ALL_TARGETS  # ENABLE_BF16: -DENABLE_BF16
+
+
+def test_a_makefile_that_needs_make_to_run_is_not_read_by_default(tmp_path):
+    """Negative: a Makefile whose default goal needs $(shell …) is not read without make: a guess, nothing ran,
+    and every branch counts as without a build model."""
+    root = _copy("precision", tmp_path)
+    mk = root / "Makefile"
+    mk.write_text(mk.read_text().replace("PRECISION ?= BF16", "PRECISION ?= $(shell touch ran; echo BF16)"))
+    result = audit(root)
+    assert result.build.guessed and result.build.ran == () and not (root / "ran").exists()
     assert set(_at(result, "main.cu", 6).verdicts) == ALL_TARGETS
 
 
@@ -425,3 +439,27 @@ def test_documented_switches_are_read_from_comments_only(tmp_path):
     src.write_text("// nvcc -DWITH_A k.cu\n/* or -DWITH_B=2 */\nint f(int n) { return n -DIM; }\nconst char* s = \"-DFROM_STRING\";\n")
     assert documented_switches(tmp_path, [str(src)]) == {"WITH_A", "WITH_B"}
     assert documented_switches(tmp_path, [str(tmp_path.parent / "elsewhere.cu")]) == set()
+
+
+def test_makefiles_beside_a_root_cmake_build_are_not_the_configuration(tmp_path):
+    """Negative: kokkos 28848df keeps Makefiles in example directories beside its root CMakeLists.txt; read as the
+    build, their few units would decide every header's switches. With a CMake build at the root and no compile
+    database, the default stays a guess (nothing executed, nothing read as the configuration)."""
+    root = _copy("precision", tmp_path)
+    (root / "CMakeLists.txt").write_text("project(p CUDA)\nadd_executable(prog main.cu)\n")
+    result = audit(root)
+    assert result.build.guessed and result.build.ran == ()
+    assert set(_at(result, "main.cu", 6).verdicts) == ALL_TARGETS
+
+
+def test_a_port_does_not_take_the_makefiles_default_configuration(tmp_path):
+    """The audit judges the Makefile's default configuration (read statically); a port by default still edits the
+    code the Makefile's variables can switch on (HeCBench's DEBUG=yes adds -DDEBUG; PRECISION=FP16 here): leaving
+    it as CUDA would break that build on ROCm. Nothing is executed either way."""
+    from vado.port.tree import port_tree
+
+    root = _copy("precision", tmp_path)
+    port_tree(root, tmp_path / "out", get_target("rocm-7.2"))
+    text = (tmp_path / "out" / "main.cu").read_text()
+    assert "%%laneid" not in text  # both the FP16 and the BF16 branch are ported
+    assert judged_build(root, options="compile-db", static_make=False).summary.guessed

@@ -123,3 +123,33 @@ def test_compile_db_mode_reads_makefiles_and_adds_their_units_to_a_setup_py(tmp_
     assert both.reader == "setup.py"
     assert {Path(u.source).name for u in both.units} == {"e.cu", "a.cu", "b.cu", "h.cc", "t.cu"}
     assert any("only the Makefiles compile" in n for n in both.notes)
+
+
+_GLOB_MAKEFILE = ("CC = nvcc\nprogram = main\nobj = main.o\n$(program): $(obj) Makefile\n\t$(CC) $(obj) -o $@\n"
+                  "%.o: %.cu *.h *.cuh Makefile\n\t$(CC) -DX=1 -c $< -o $@\n")
+
+
+def test_wildcard_prerequisites_are_expanded_as_make_does(tmp_path: Path):
+    """HeCBench's Makefiles (attentionMultiHeadKVCache-cuda): `%.o: %.cu *.h *.cuh Makefile`. make expands the
+    wildcards to the directory's files; without that the pattern rule never applied and main.cu was no unit."""
+    root = tmp_path / "g"
+    root.mkdir()
+    for n in ("main.cu", "a.h", "b.cuh"):
+        (root / n).write_text("int x;\n")
+    (root / "Makefile").write_text(_GLOB_MAKEFILE)
+    cfg = read_makefiles(root)
+    assert [Path(u.source).name for u in cfg.units] == ["main.cu"] and cfg.units[0].defines == ("X=1",)
+    if shutil.which("make"):
+        from vado.build.make import dry_run
+
+        assert [Path(u.source).name for u in dry_run(root).units] == ["main.cu"]
+
+
+def test_a_wildcard_prerequisite_that_matches_nothing_leaves_the_rule_unused(tmp_path: Path):
+    """Negative: no .cuh file: make keeps the word `*.cuh`, has no such file, and the pattern rule does not apply."""
+    root = tmp_path / "g"
+    root.mkdir()
+    for n in ("main.cu", "a.h"):
+        (root / n).write_text("int x;\n")
+    (root / "Makefile").write_text(_GLOB_MAKEFILE)
+    assert read_makefiles(root).units == ()

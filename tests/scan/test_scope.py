@@ -852,3 +852,31 @@ def test_makefile_comparison_with_another_value_is_no_switch(tmp_path: Path):
         "ifeq ($(GPU_BACKEND),CUDA)\n  CXX = nvcc\nendif\n# hipcc is not supported yet\nk.o: k.cu\n\t$(CXX) -c $< -o $@\n")
     scope = project_scope(tmp_path)
     assert scope.hip is None or not scope.hip.how.startswith("make GPU_BACKEND")
+
+
+def test_the_rocm_build_suggestion_uses_the_projects_own_arch_option(tmp_path: Path):
+    """kokkos 28848df selects the AMD arch with its own options (cmake/kokkos_arch.cmake: kokkos_arch_option turns
+    the words of SUPPORTED_AMD_ARCHS into Kokkos_ARCH_<word>; GPU_TARGETS is not read): the suggestion names
+    Kk_ARCH_AMD_GFX942=ON, and says where the project has no option for an arch (gfx950 at that commit)."""
+    _kokkos_like(tmp_path)
+    (tmp_path / "cmake" / "arch.cmake").write_text(
+        "function(kk_arch_option SUFFIX DEV_TYPE DESCRIPTION DEPENDENCY)\n"
+        "  kk_dependent_option(ARCH_${SUFFIX} \"Optimize for ${DESCRIPTION}\" OFF \"${DEPENDENCY}\" OFF)\nendfunction()\n"
+        "list(APPEND SUPPORTED_AMD_ARCHS AMD_GFX942 AMD_GFX942_APU AMD_GFX90A)\n"
+        "list(APPEND CORRESPONDING_AMD_FLAGS gfx942 gfx942 gfx90a)\n"
+        "foreach(ARCH IN LISTS SUPPORTED_AMD_ARCHS)\n  kk_arch_option(${ARCH} GPU \"AMD GPU\" \"\")\nendforeach()\n")
+    assert project_scope(tmp_path).own_rocm_build() == "cmake -DKk_ENABLE_HIP=ON -DKk_ARCH_AMD_GFX942=ON"
+    both = project_scope(tmp_path, arches=("gfx942", "gfx950"))
+    assert both.own_rocm_build() == ("cmake -DKk_ENABLE_HIP=ON -DKk_ARCH_AMD_GFX942=ON"
+                                     " (no arch option of the project's names gfx950)")
+    assert any("no GPU arch option for gfx950" in e for e in both.hip.evidence)
+
+
+def test_an_arch_option_by_name_and_none_at_all(tmp_path: Path):
+    """An option() per arch is set ON; a list of arch words without an option function that makes ARCH_ options
+    from them is no option (negative): the generic CMAKE_HIP_ARCHITECTURES stays."""
+    _kokkos_like(tmp_path)
+    (tmp_path / "cmake" / "arch.cmake").write_text("list(APPEND SUPPORTED_AMD_ARCHS AMD_GFX942)\n")
+    assert project_scope(tmp_path).own_rocm_build().endswith(" -DCMAKE_HIP_ARCHITECTURES=gfx942")
+    (tmp_path / "cmake" / "arch.cmake").write_text("option(KK_ARCH_AMD_GFX942 \"MI300\" OFF)\n")
+    assert project_scope(tmp_path).own_rocm_build() == "cmake -DKk_ENABLE_HIP=ON -DKK_ARCH_AMD_GFX942=ON"

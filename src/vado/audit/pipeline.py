@@ -185,6 +185,21 @@ def audit(
     job_list = [_Job(f.path, str(f.abs_path), f.kind, f.size,
                      tuple(judged.rule_options(f.path).items()) if judged is not None else ())
                 for f in plan.files if f.path not in scope.left]
+    vendored: dict[str, str] = {}
+    if walked and not include_vendored and os.path.isdir(root):
+        from vado.audit.vendored_includes import vendored_includes
+        from vado.scan.classify import classify
+
+        # Vendored headers the project's own files include are compiled into it: judged, marked, never edited.
+        vendored = vendored_includes(root, [j.path for j in job_list], plan.skips)
+        for rel in sorted(vendored):
+            full = os.path.join(str(root), rel)
+            try:
+                size = os.path.getsize(full)
+            except OSError:
+                continue
+            job_list.append(_Job(rel, full, classify(rel), size, tuple(judged.rule_options(rel).items())
+                                 if judged is not None else ()))
     max_findings = max(0, max_findings_per_file)
     options = dict(options or {})
     if scope.amd_defines and not include_hip_path and "amd_defines" not in options:
@@ -258,6 +273,13 @@ def audit(
             skips.append(res)
             continue
         scanned_bytes += job.size
+        if job.path in vendored:
+            from vado.audit.vendored_includes import mark_vendored
+
+            complete = report.finding_count == len(res)
+            res = mark_vendored(res, vendored[job.path])
+            if complete:
+                report = file_report(job.path, job.kind, job.size, res, target_names)
         why = scope.hip_path.get(job.path)
         if why is not None:
             res, report = judge_own_hip_path(res, report, why, scope.rocm_targets,

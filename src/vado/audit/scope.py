@@ -207,8 +207,8 @@ OWN_PATH_WAVE64 = ("; this file is on the project's own HIP path, which its ROCm
 #: What a kept 32-bit mask given to a HIP *_sync function on the project's own HIP path adds to its message.
 OWN_PATH_MASK32 = ("; this file is on the project's own HIP path, which its ROCm build compiles as written (vado leaves "
                    "it as is): ROCm 7's {call} asserts a 64-bit mask (\"The mask must be a 64-bit integer\"), so that "
-                   "build does not compile this call unless a macro vado did not find (in a header outside the tree or "
-                   "reached through -I) redirects {call}")
+                   "build does not compile this call unless a macro vado did not find (in a header outside the tree, or "
+                   "reached through an include directory its build files do not name) redirects {call}")
 #: What a kept finding of 32-lane arithmetic beside 64-lane warp code on the project's own HIP path adds to its message.
 OWN_PATH_WAVE64_MIXED = ("; this file is on the project's own HIP path, which its ROCm build compiles as written (vado "
                          "leaves it as is, without warp32 emulation): on 64-lane wavefronts (gfx942, gfx950) this "

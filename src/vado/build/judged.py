@@ -2,13 +2,14 @@
 
 :func:`judged_build` reads the tree's build (:func:`vado.build.read_build`; by default only what the
 tree already holds: a ``compile_commands.json``, a CMake File API reply, a ``setup.py`` read without
-running it) and turns it into known macros per file, which the rules and the port read as the rule
+running it, else the tree's Makefiles read as make reads them without running make,
+:mod:`vado.build.make_static`; nothing is executed) and turns it into known macros per file, which the rules and the port read as the rule
 options ``build_defines`` and ``build_undefined`` (:func:`vado.scan.preprocessor.build_macros`):
 
 - a translation unit: its ``-D``/``-U`` in order (the last word on a name wins); a source compiled
   by several units keeps only what they all agree on;
-- with a complete build (a compile database, a File API reply or a Make dry run, not a guess and
-  not ``setup.py``), a *build switch* the unit does not define is undefined there: a name some unit
+- with a complete build (a compile database, a File API reply, a Make dry run or the Makefiles read
+  whole without running make, not a guess and not ``setup.py``), a *build switch* the unit does not define is undefined there: a name some unit
   of the build defines or undefines, or that a Makefile or CMake file of the tree can pass with
   ``-D`` (read as text, every branch), or that a comment of a compiled source gives as a ``-DNAME``
   option (``nvcc … -DENABLE_CUDNN``: how to build that file). A name the build never mentions stays
@@ -51,7 +52,7 @@ __all__ = ["FileMacros", "JudgedBuild", "judge", "judged_build", "EXECUTING_MODE
 #: Modes that execute the project's build logic (a CMake configure, a Make dry run).
 EXECUTING_MODES = frozenset({"auto", "cmake", "make"})
 #: Readers whose unit list is the whole configuration (what the build compiles, flags and all).
-_COMPLETE_READERS = frozenset({"compile-db", "cmake-file-api", "make"})
+_COMPLETE_READERS = frozenset({"compile-db", "cmake-file-api", "make", "make-read"})
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _DIRECTIVE = re.compile(
     rb'^[ \t]*#[ \t]*(define|undef|include)[ \t]*(?:([A-Za-z_][A-Za-z0-9_]*)|[<"]([^>"\r\n]+)[>"])', re.MULTILINE)
@@ -256,7 +257,8 @@ def _partial(config: BuildConfig) -> bool:
     ``setup.py`` read as text): then headers get no macros and nothing is said to be not built."""
     if config.guessed or config.reader not in _COMPLETE_READERS:
         return True
-    return any(" entries of " in n or n.startswith("make -n in ") for n in config.notes)
+    return any(" entries of " in n or n.startswith("make -n in ") or (n.startswith("the Makefile in ")
+               and " was not read (" in n) for n in config.notes)
 
 
 def _source_words(config: BuildConfig, root: str) -> str:
@@ -277,6 +279,10 @@ def _source_words(config: BuildConfig, root: str) -> str:
     if config.reader == "make":
         dirs = [r.rsplit(" in ", 1)[-1] for r in config.ran]
         return "make -n in " + (", ".join(dirs[:5]) + (" …" if len(dirs) > 5 else "") if dirs else ".")
+    if config.reader == "make-read":
+        dirs = sorted({posixpath_dir(p) for p in config.sources_read})
+        return ("the Makefiles in " + (", ".join(dirs[:5]) + (" …" if len(dirs) > 5 else "") if dirs else ".")
+                + " (read, not run)")
     if config.reader == "setup.py":
         return "setup.py (read, not run)"
     return config.reader
@@ -355,12 +361,18 @@ def judge(config: BuildConfig, root: str | os.PathLike, files: Sequence[tuple[st
     return JudgedBuild(replace(summary, not_built=tuple(sorted(not_built))), out)
 
 
+def posixpath_dir(rel: str) -> str:
+    """The directory of a relative path, ``.`` for the root."""
+    d = os.path.dirname(rel).replace(os.sep, "/")
+    return d or "."
+
+
 def posix_basename(rel: str) -> str:
     """The last component of a ``/``-separated path."""
     return rel.rsplit("/", 1)[-1]
 
 
-def _read(root: Path, options: BuildOptions) -> BuildConfig:
+def _read(root: Path, options: BuildOptions, static_make: bool = True) -> BuildConfig:
     """The build read with ``options``; where nothing can be read in ``compile-db`` or ``none`` mode,
     a guess without units (a judged build uses none of a guess's flags, and guessing them reads
     every build file once per source)."""
@@ -370,15 +382,31 @@ def _read(root: Path, options: BuildOptions) -> BuildConfig:
         if options.mode == "none":
             why, notes = "--build none", []
         else:
+            from dataclasses import replace
+
             found, notes = _existing(root)
             if found is not None and found.units:
-                from dataclasses import replace
-
                 return replace(found, notes=(*notes, *found.notes))
-            why = "no compile_commands.json, CMake File API reply or setup.py extension in the tree"
+            # The tree's Makefiles read as make reads them, without running make (vado.build.make_static):
+            # what a dry run would print, where no construct needs make itself to run.
+            from vado.build.read import _makefiles_read
+
+            # Only where Make is the project's build: beside a root CMakeLists.txt or meson.build (kokkos 28848df,
+            # whose example directories hold Makefiles) the Makefiles' units are not the configuration.
+            made = None if not static_make or _other_build_at_root(root) else _makefiles_read(root, options)
+            if made is not None and made.units:
+                return replace(made, notes=(*notes, *made.notes))
+            if made is not None:
+                notes = [*notes, *made.notes]
+            why = "no compile_commands.json, CMake File API reply, setup.py extension or Makefile vado could read in the tree"
         return BuildConfig(str(root), (), "guess", guessed=True,
                            notes=(f"no build read ({why}): units and flags are guessed from the files", *notes))
     return read_build(root, options)
+
+
+def _other_build_at_root(root: Path) -> bool:
+    """Whether the root holds a build other than Make (CMake, Meson): then its Makefiles are not the build."""
+    return any((root / n).is_file() for n in ("CMakeLists.txt", "meson.build"))
 
 
 _CACHE: dict[tuple, JudgedBuild] = {}
@@ -409,11 +437,14 @@ def _fingerprint(root: Path, plan) -> tuple:
     return tuple(parts)
 
 
-def judged_build(root: str | os.PathLike, plan=None, options: BuildOptions | str = "compile-db") -> JudgedBuild:
+def judged_build(root: str | os.PathLike, plan=None, options: BuildOptions | str = "compile-db", *,
+                 static_make: bool = True) -> JudgedBuild:
     """The configuration that the tree at ``root`` (a directory) is judged on: its build read with
     ``options`` (a :class:`BuildOptions` or a mode of :data:`vado.build.read.MODES`; ``compile-db``,
     the default, executes nothing), made into macros per file (:func:`judge`). ``plan`` is the walk
-    of the tree (:func:`vado.scan.discover.walk`; walked here when None).
+    of the tree (:func:`vado.scan.discover.walk`; walked here when None). ``static_make``: in
+    ``compile-db`` mode, read the tree's Makefiles without running make where nothing else is there
+    (:mod:`vado.build.make_static`); False keeps such a tree a guess.
 
     Never raises for a build that cannot be read (the result is then a guess, saying why); raises
     :class:`ValueError` for an unknown mode. A CMake configure of the original is for CUDA with the
@@ -429,7 +460,7 @@ def judged_build(root: str | os.PathLike, plan=None, options: BuildOptions | str
 
         plan = walk(root_p)
     key = (str(root_p), options.mode, tuple(sorted(options.make_vars.items())), tuple(options.cmake_args),
-           _fingerprint(root_p, plan))
+           static_make, _fingerprint(root_p, plan))
     hit = _CACHE.get(key)
     if hit is not None:
         return hit
@@ -441,7 +472,7 @@ def judged_build(root: str | os.PathLike, plan=None, options: BuildOptions | str
             from vado.build.cmake import cuda_args
 
             options = replace(options, cmake_args=(*cuda_args(nvcc), *options.cmake_args))
-    config = _read(root_p, options)
+    config = _read(root_p, options, static_make)
     build_files = [f.path for f in plan.files if f.kind.value in ("cmake", "makefile")]
     result = judge(config, root_p, [(f.path, f.kind) for f in plan.files], build_files)
     if len(_CACHE) >= _CACHE_SIZE:

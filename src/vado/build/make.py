@@ -91,11 +91,33 @@ def parse_dry_run(text: str, directory: str, *, origin: str = "") -> list[Transl
     return units
 
 
+def walk_dirs(root: str | os.PathLike):
+    """``os.walk(root)`` top-down, without recursion (Python 3.11's os.walk recurses per level: a tree 1,500
+    directories deep raised RecursionError), without following links to directories; prune by editing the
+    yielded ``subdirs`` list in place, as with os.walk."""
+    stack = [os.fspath(root)]
+    while stack:
+        cur = stack.pop()
+        try:
+            with os.scandir(cur) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        subdirs, files = [], []
+        for e in entries:
+            try:
+                (subdirs if e.is_dir(follow_symlinks=False) else files).append(e.name)
+            except OSError:
+                continue
+        yield cur, subdirs, files
+        stack.extend(os.path.join(cur, d) for d in reversed(subdirs))
+
+
 def makefile_dirs(root: str | os.PathLike, limit: int = 1000) -> list[Path]:
     """Directories under ``root`` holding a Makefile, the root first, shallow before deep."""
     root = Path(root)
     found: list[Path] = []
-    for cur, subdirs, _files in os.walk(root):
+    for cur, subdirs, _files in walk_dirs(root):
         subdirs[:] = sorted(d for d in subdirs if d not in _SKIP_DIRS and not d.startswith("."))
         if has_makefile(cur):
             found.append(Path(cur))

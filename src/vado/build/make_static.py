@@ -416,6 +416,7 @@ class _Run:
         self.files, self.env, self.overrides = files, env, overrides
         self.out: list[str] = []
         self.read: list[str] = []
+        self._by_dir: dict[str, list[str]] | None = None  # directory → names of the tree's files in it
 
     def make(self, directory: Path, goals: list[str], depth: int = 0) -> None:
         if depth > MAX_DEPTH:
@@ -441,10 +442,11 @@ class _Run:
         rule = mk.explicit.get(target)
         auto: dict[str, str] = {"@": target}
         if rule is not None and rule.recipe:
-            for p in rule.prereqs:
+            prereqs = self._globbed(mk, rule.prereqs)
+            for p in prereqs:
                 self._build(mk, p, done, depth, level + 1)
-            auto.update({"<": rule.prereqs[0] if rule.prereqs else "", "^": " ".join(dict.fromkeys(rule.prereqs)),
-                         "+": " ".join(rule.prereqs), "?": " ".join(rule.prereqs), "*": ""})
+            auto.update({"<": prereqs[0] if prereqs else "", "^": " ".join(dict.fromkeys(prereqs)),
+                         "+": " ".join(prereqs), "?": " ".join(prereqs), "*": ""})
             self._recipe(mk, rule.recipe, auto, depth)
             return
         extra = rule.prereqs if rule is not None else []
@@ -457,7 +459,7 @@ class _Run:
                 stem = _stem(t, target)
                 if stem is None:
                     continue
-                prereqs = [p.replace("%", stem) for p in r.prereqs]
+                prereqs = self._globbed(mk, [p.replace("%", stem) for p in r.prereqs])
                 if all(str((mk.dir / p).resolve()) in self.files or p in mk.explicit for p in prereqs):
                     for p in prereqs:
                         self._build(mk, p, done, depth, level + 1)
@@ -468,6 +470,37 @@ class _Run:
                     return
         if rule is not None and not rule.recipe and extra:
             return
+
+    def _globbed(self, mk: _Makefile, prereqs: list[str]) -> list[str]:
+        """Prerequisites with make's wildcard expansion of file names (``%.o: %.cu *.h *.cuh Makefile``,
+        HeCBench's Makefiles): a word with ``*``, ``?`` or ``[`` becomes the tree's files it matches, sorted; a
+        word that matches none stays as written (make keeps it, and then has no such file)."""
+        if not any(c in p for p in prereqs for c in "*?["):
+            return prereqs
+        out: list[str] = []
+        for p in prereqs:
+            if not any(c in p for c in "*?["):
+                out.append(p)
+                continue
+            head, _, name = p.rpartition("/")
+            names = self._names_in((mk.dir / head).resolve() if head else mk.dir.resolve())
+            hits = sorted(n for n in names if fnmatch.fnmatchcase(n, name) and not (n.startswith(".") and
+                                                                                  not name.startswith(".")))
+            if hits:
+                out.extend(f"{head}/{n}" if head else n for n in hits)
+            else:
+                out.append(p)
+        return out
+
+    def _names_in(self, directory: Path) -> list[str]:
+        """The names of the tree's files directly in ``directory`` (from the walk's list)."""
+        index = self._by_dir
+        if index is None:
+            index = self._by_dir = {}
+            for f in self.files:
+                d, _, n = f.rpartition(os.sep)
+                index.setdefault(d, []).append(n)
+        return index.get(str(directory), [])
 
     def _recipe(self, mk: _Makefile, recipe: list[str], auto: Mapping[str, str], depth: int) -> None:
         for raw in recipe:
@@ -541,7 +574,11 @@ def read_makefiles(root: str | os.PathLike, files: frozenset[str] | None = None,
 
     root_p = Path(root).resolve()
     if files is None:
-        files = frozenset(str(p) for p in root_p.rglob("*") if p.is_file() and not p.is_symlink())
+        from vado.build.make import walk_dirs
+
+        # Every regular file (no links), found without recursion (Path.rglob recurses per level in Python 3.11).
+        files = frozenset(os.path.join(cur, n) for cur, _, names in walk_dirs(root_p) for n in names
+                          if not os.path.islink(os.path.join(cur, n)) and os.path.isfile(os.path.join(cur, n)))
     env = dict(os.environ if env is None else env)
     units, read, notes = [], [], []
     covered: set[Path] = set()

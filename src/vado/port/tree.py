@@ -174,7 +174,10 @@ def port_tree(
     if build is not None and not single_file:
         from vado.build.judged import judged_build
 
-        judged = judged_build(root_path, plan, build)
+        # A port's default does not take a Makefile's default configuration for the build (static_make=False):
+        # the code its variables switch on (HeCBench's `DEBUG=yes` adds -DDEBUG) is the project's CUDA code too,
+        # and leaving it untranslated would break that build on ROCm. `--build make` judges the dry run's.
+        judged = judged_build(root_path, plan, build, static_make=False)
     # Backups of an earlier in-place port (Dockerfile.vado-bak looks like a Dockerfile) are never ported.
     ported = [f for f in plan.files if f.kind in PORTED_KINDS and BACKUP_SUFFIX not in posixpath.basename(f.path)]
     scope_skips, own_build, left_out, own_path = [], "", (), ()

@@ -33,9 +33,10 @@ _SYSTEM_INCLUDE_RE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*<([^>\r\n]+)>", re
 class ProjectHeaders:
     """The macros a project's own headers define, read from the tree at ``root``.
 
-    A quoted ``#include "name"`` is looked for beside the including file only (no ``-I``
-    paths: the build model knows those), inside ``root`` (a path or link leading out of it is
-    not followed), as a regular file of at most 4 MiB, at most 12 includes deep; a cycle or a
+    A quoted ``#include "name"`` is looked for beside the including file, then in the include
+    directories the project's build names (:func:`vado.build.include_dirs.project_include_dirs`:
+    the unit's own where the build compiles the file, then every one the build names), inside
+    ``root`` (a path or link leading out of it is not followed), as a regular file of at most 4 MiB, at most 12 includes deep; a cycle or a
     header that cannot be read adds nothing. A header is evaluated on its own under the
     configuration (the including file's own defines before the ``#include`` are not seen
     there, so what depends on them is unknown), once per configuration while its size and
@@ -50,6 +51,23 @@ class ProjectHeaders:
         self._functions: dict[tuple, frozenset[str]] = {}
         self._real: dict[str, str | None] = {}  # path → its real path inside the root (None: outside)
         self._visiting: set[str] = set()
+        self._dirs = None  # the build's include directories, read on first need
+
+    def include_dirs(self, path: str = "") -> tuple[str, ...]:
+        """The include directories searched for an include of the file at ``path`` (relative to the root)."""
+        if self._dirs is None:
+            from vado.build.include_dirs import project_include_dirs
+
+            self._dirs = project_include_dirs(self.root)
+        return self._dirs.for_file(path)
+
+    def locate(self, base: str, name: str, origin: str = "") -> str | None:
+        """Include ``name`` of a file in directory ``base`` as a path relative to the root: beside it, else
+        through the build's include directories of ``origin`` (the unit being read; the union when unknown);
+        None where it leaves the tree."""
+        from vado.build.include_dirs import locate
+
+        return locate(self.root, base, name, self.include_dirs(origin))
 
     def resolver(self, path: str, config: Configuration) -> Callable[[str], dict | None]:
         """The ``includes`` callable of :func:`evaluate` for the file at ``path`` (relative to ``root``).
@@ -57,10 +75,11 @@ class ProjectHeaders:
         Its ``may_define(name, names)`` says whether header ``name`` (or one it includes) spells a
         ``#define``/``#undef`` of one of ``names``: found by a regex over the bytes, so that a
         header whose macros no condition asks about is never lexed."""
-        base = posixpath.dirname(path.replace(os.sep, "/"))
+        origin = path.replace(os.sep, "/")
+        base = posixpath.dirname(origin)
 
         def target_of(name: str) -> str | None:
-            return in_tree(base, name)
+            return self.locate(base, name, origin)
 
         def resolve(name: str) -> dict | None:
             target = target_of(name)
@@ -123,7 +142,7 @@ class ProjectHeaders:
             own = set(own_of(data))
             base = posixpath.dirname(path)
             for inc in _INCLUDE_RE.findall(data):
-                target = in_tree(base, inc.decode("latin-1"))
+                target = self.locate(base, inc.decode("latin-1"))
                 if target is not None:
                     own |= self._gather(target, memo, own_of, _seen | {full})
             names = memo[key] = frozenset(own)
@@ -135,10 +154,11 @@ class ProjectHeaders:
         spells a ``#define``/``#undef`` of one of ``names``; found and bounded as :meth:`resolver`
         finds headers, so a header whose macros ``names`` does not hold is never read as text."""
         seen: set[str] = set()
-        stack = [(posixpath.dirname(path.replace(os.sep, "/")), name, 1) for name in reversed(list(includes))]
+        origin = path.replace(os.sep, "/")
+        stack = [(posixpath.dirname(origin), name, 1) for name in reversed(list(includes))]
         while stack:
             base, name, depth = stack.pop()
-            target = in_tree(base, name)
+            target = self.locate(base, name, origin)
             if target is None or depth > _MAX_INCLUDE_DEPTH:
                 continue
             found = self._file(target)
@@ -238,8 +258,10 @@ def included_project_headers(root, path: str, text: str) -> tuple["ProjectHeader
     quoted = quoted_includes(text)
     if not root or not quoted:
         return None
-    base = posixpath.dirname(path.replace(os.sep, "/"))
-    return project_headers(str(root)), [t for t in (in_tree(base, q) for q in quoted) if t is not None]
+    origin = path.replace(os.sep, "/")
+    base = posixpath.dirname(origin)
+    headers = project_headers(str(root))
+    return headers, [t for t in (headers.locate(base, q, origin) for q in quoted) if t is not None]
 
 
 @functools.lru_cache(maxsize=8)

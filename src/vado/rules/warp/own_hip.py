@@ -260,10 +260,13 @@ _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\r\n]+)"', re.MULTILINE
 
 @functools.lru_cache(maxsize=4)
 def _includers(root: str) -> dict[str, tuple[str, ...]]:
-    """Header path → the files that include it with a quoted ``#include`` beside them, for the tree at ``root``
+    """Header path → the files that include it with a quoted ``#include`` (beside them, else through the build's
+    include directories: :meth:`vado.scan.project_headers.ProjectHeaders.locate`), for the tree at ``root``
     (regular files of C-family suffixes up to 4 MiB; links are not followed). Read once per tree in a process:
     the include lines of a tree change seldom, and a file the index misses only leaves a call for a person."""
-    from vado.scan.project_headers import in_tree
+    from vado.scan.project_headers import project_headers
+
+    headers = project_headers(root)
 
     found: dict[str, list[str]] = {}
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
@@ -278,7 +281,7 @@ def _includers(root: str) -> dict[str, tuple[str, ...]]:
             rel = os.path.relpath(full, root).replace(os.sep, "/")
             base = posixpath.dirname(rel)
             for m in _INCLUDE.finditer(data):
-                target = in_tree(base, m.group(1).decode("latin-1"))
+                target = headers.locate(base, m.group(1).decode("latin-1"), rel)
                 if target is not None:
                     found.setdefault(target, []).append(rel)
     return {k: tuple(v) for k, v in found.items()}

@@ -388,7 +388,14 @@ def cmake_hip(texts: Mapping[str, str], hip_dirs: set[str], arches: str,
                    "CMAKE_HIP_ARCHITECTURES")
     archvar = _forced_from(parsed, archvar)
     on = f"={string_switch[1]}" if string_switch is not None else "=ON"
-    how = "cmake" + (f" -D{switch}{on}" if switch else "") + f" -D{archvar}={arches}"
+    own_arch, no_option = _own_arch_options(parsed, switch, arches)
+    if own_arch:
+        how = "cmake" + (f" -D{switch}{on}" if switch else "") + "".join(f" -D{d}" for d in own_arch)
+        if no_option:  # said where the command is shown: that build cannot be told to target these arches
+            how += f" (no arch option of the project's names {', '.join(no_option)})"
+        evidence.extend(f"the project defines no GPU arch option for {a} (its CMake files name none)" for a in no_option)
+    else:
+        how = "cmake" + (f" -D{switch}{on}" if switch else "") + f" -D{archvar}={arches}"
     hip_language: list[str] = []
     named: list[str] = []
     off: list[str] = []
@@ -409,6 +416,61 @@ def cmake_hip(texts: Mapping[str, str], hip_dirs: set[str], arches: str,
     return HipBuild(how, switch, unique(defines), tuple(sorted(set(undecided) - set(defines))),
                     evidence=tuple(evidence), hip_language=unique(hip_language), cuda_only=tuple(cuda_only),
                     hipify_step=tuple(hipify_step))
+
+
+_GFX = re.compile(r"gfx9[0-9a-f]{2}", re.I)
+
+
+def _own_arch_options(parsed: Mapping[str, list], switch: str, arches: str) -> tuple[list[str], list[str]]:
+    """The project's own AMD GPU arch options for ``arches`` (``gfx942`` or ``"gfx942;gfx950"``), as ``NAME=VALUE``
+    words, and the arches it defines none for; nothing where it defines none at all (then the caller's
+    ``GPU_TARGETS``/``CMAKE_HIP_ARCHITECTURES``).
+
+    - an ``option()``/``cmake_dependent_option()`` whose name holds an arch (``option(MB_ARCH_AMD_GFX942 …)``):
+      ``NAME=ON``;
+    - a string cache variable or option whose name holds ARCH and AMD, HIP or ROCM and that no ``set(… FORCE)``
+      derives (``set(MB_AMD_ARCH "gfx90a" CACHE STRING …)``): ``NAME=gfx942;gfx950``;
+    - kokkos 28848df's pattern: the arch is a word of a list its option function turns into ``ARCH_<word>``
+      options of the package's prefix (``list(APPEND SUPPORTED_AMD_ARCHS AMD_GFX942 …)`` and
+      ``kokkos_dependent_option(ARCH_${SUFFIX} …)`` in cmake/kokkos_arch.cmake; the cache variable is
+      ``Kokkos_ARCH_AMD_GFX942``, prefix as in the HIP switch ``Kokkos_ENABLE_HIP``): ``Kokkos_ARCH_AMD_GFX942=ON``.
+    """
+    wanted = [a for a in arches.strip('"').split(";") if a]
+    booleans: dict[str, str] = {}  # gfx → option name
+    strings: list[str] = []
+    list_words: dict[str, str] = {}  # gfx → a list word naming it (AMD_GFX942)
+    arch_option_function = False
+    for path in sorted(parsed):
+        for c in parsed[path]:
+            args = [a.text for a in c.args]
+            if not args:
+                continue
+            first = args[0]
+            if c.lname in ("option", "cmake_dependent_option") or (c.lname == "set" and "CACHE" in args):
+                m = _GFX.search(first)
+                if m and c.lname != "set":
+                    booleans.setdefault(m.group(0).lower(), first)
+                elif (re.search(r"ARCH", first, re.I) and re.search(r"AMD|HIP|ROCM", first, re.I)
+                      and "FORCE" not in args and first not in _ARCH_VARS
+                      and (c.lname == "set" and "STRING" in args)):
+                    strings.append(first)
+            elif c.lname.endswith("option") and first.startswith("ARCH_${"):
+                arch_option_function = True
+            elif c.lname == "list" and len(args) > 2 and "ARCH" in args[1].upper() and "AMD" in args[1].upper():
+                for w in args[2:]:
+                    m = _GFX.search(w)
+                    if m and re.fullmatch(r"\w+", w) and w.upper() == w:
+                        list_words.setdefault(m.group(0).lower(), w)
+    if booleans:
+        return [f"{booleans[a]}=ON" for a in wanted if a in booleans], [a for a in wanted if a not in booleans]
+    prefix = switch.split("_ENABLE_", 1)[0] if "_ENABLE_" in switch else ""
+    if arch_option_function and list_words and prefix:
+        return ([f"{prefix}_ARCH_{list_words[a]}=ON" for a in wanted if a in list_words],
+                [a for a in wanted if a not in list_words])
+    if strings:
+        value = ";".join(wanted)
+        return [f"{strings[0]}=" + (f'"{value}"' if ";" in value else value)], []
+    return [], []
 
 
 def _forced_from(parsed: Mapping[str, list], archvar: str) -> str:
