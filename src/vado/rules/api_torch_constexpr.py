@@ -27,6 +27,10 @@ _QUOTED = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
 #: A function declaration's head: the specifiers since the last statement, then ``name(``.
 _HEAD = re.compile(r"(?:^|[;{}])([^;{}()#]*?)\b([A-Za-z_]\w*)\s*\(", re.M)
 _MAX_HEADERS = 24
+_USING = re.compile(r"\busing\s+(?:::)?(?:\w+\s*::\s*)+(\w+)\s*;")
+#: Operators and statements spelt like a call (``sizeof(T)``): never a function's name.
+_NOT_NAMES = frozenset({"sizeof", "alignof", "_Alignof", "decltype", "noexcept", "static_assert", "typeid",
+                        "alignas", "return", "if", "while", "for", "switch", "catch", "throw", "co_return"})
 
 
 def _device_macros(text: str, only: bool = True) -> set[str]:
@@ -35,16 +39,37 @@ def _device_macros(text: str, only: bool = True) -> set[str]:
             if re.search(r"\b__device__\b", m.group(2)) and not (only and re.search(r"\b__host__\b", m.group(2)))}
 
 
-def _device_constexpr(text: str, macros: set[str]) -> dict[str, int]:
+def _device_constexpr(text: str, macros: set[str]) -> tuple[dict[str, int], set[str]]:
     """Names of the ``constexpr`` functions ``text`` declares ``__device__`` only (by the attribute or a macro of
-    ``macros``), with the offset of each name."""
+    ``macros``), with the offset of each name; and the names it also declares callable from host code (a
+    ``constexpr`` function without ``__device__``, ``__host__ __device__``, or ``using std::min;``): host code
+    calls that overload (flashinfer fb28d72 csrc/xqa/mha_stdheaders.cuh: ``using std::min;`` under
+    ``#ifndef GENERATE_CUBIN``, a ``__device__`` ``min`` in its ``#else``)."""
     out: dict[str, int] = {}
+    host: set[str] = {m.group(1) for m in _USING.finditer(text)}
     for m in _HEAD.finditer(text):
-        words = set(re.findall(r"\w+", m.group(1)))
-        if "constexpr" in words and "__host__" not in words and "__global__" not in words and \
-                ("__device__" in words or words & macros):
-            out.setdefault(m.group(2), m.start(2))
-    return out
+        name, head = m.group(2), m.group(1)
+        # an initialiser's call (``__device__ constexpr unsigned n = sizeof(T);``) is a variable's, not a
+        # declaration: '=' outside a template parameter list
+        if name in _NOT_NAMES or "=" in head.rsplit(">", 1)[-1]:
+            continue
+        words = set(re.findall(r"\w+", head))
+        if "constexpr" not in words or "__global__" in words:
+            continue
+        if "__host__" not in words and ("__device__" in words or words & macros):
+            out.setdefault(name, m.start(2))
+        else:
+            host.add(name)
+    return out, host
+
+
+def _head_words(text: str, name_start: int) -> set[str]:
+    """The words before a function's name back to the previous statement (``;``, ``{``, ``}``), across directive
+    lines other than ``#define``: a kernel may give its attributes in ``#ifdef`` branches above its return type
+    (``#ifdef NDEBUG __device__ #else __global__ #endif void kernel(``), where the function's own head stops."""
+    stop = max(text.rfind(c, 0, name_start) for c in ";{}") + 1
+    head = re.sub(r"^[ \t]*#[ \t]*define\b[^\n]*", " ", text[stop:name_start], flags=re.M)
+    return set(re.findall(r"\w+", head))
 
 
 def _included(root: str, path: str, text: str, seen: set[str]) -> list[tuple[str, str]]:
@@ -129,10 +154,15 @@ class TorchDeviceConstexprHostCall(Rule):
         macros = _device_macros(text).union(*(_device_macros(t) for _, t in headers))
         # a caller declared with one of these is device or __host__ __device__ code (clang defers its errors)
         device_heads = _device_macros(text, False).union(*(_device_macros(t, False) for _, t in headers))
-        where: dict[str, str] = {n: path for n in _device_constexpr(text, macros)}
+        found, host = _device_constexpr(text, macros)
+        where: dict[str, str] = {n: path for n in found}
         for hp, ht in headers:
-            for n in _device_constexpr(ht, macros):
+            found, also = _device_constexpr(ht, macros)
+            host |= also
+            for n in found:
                 where.setdefault(n, hp)
+        for n in host:  # an overload host code can call: hipcc picks it
+            where.pop(n, None)
         if not where:
             return
         view = cs.device_view(ctx)
@@ -144,7 +174,7 @@ class TorchDeviceConstexprHostCall(Rule):
             fn = cs.enclosing_function(functions, toks[i][1])
             if fn is None or fn.name_start <= toks[i][1] < fn.body_start:
                 continue  # not in a function body (a declaration, a definition's own name)
-            head = set(re.findall(r"\w+", text[fn.start:fn.name_start]))
+            head = _head_words(text, fn.name_start)
             if head & {"__device__", "__global__", "constexpr"} or head & device_heads or view.in_device_code(toks[i][1]):
                 continue  # device or __host__ __device__ code, or a constexpr caller (__host__ __device__ to clang)
             name = toks[i][3]
