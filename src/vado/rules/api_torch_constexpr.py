@@ -11,10 +11,11 @@ function of ``multiLevelMemory/mlmUtil.h``, calls ``power``, ``deviceInline cons
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 import re
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from vado.model import Effort, Finding, Severity, Verdict
 from vado.rules import cuda_syntax as cs
@@ -39,25 +40,37 @@ def _device_macros(text: str, only: bool = True) -> set[str]:
             if re.search(r"\b__device__\b", m.group(2)) and not (only and re.search(r"\b__host__\b", m.group(2)))}
 
 
-def _device_constexpr(text: str, macros: set[str]) -> tuple[dict[str, int], set[str]]:
-    """Names of the ``constexpr`` functions ``text`` declares ``__device__`` only (by the attribute or a macro of
-    ``macros``), with the offset of each name; and the names it also declares callable from host code (a
-    ``constexpr`` function without ``__device__``, ``__host__ __device__``, or ``using std::min;``): host code
-    calls that overload (flashinfer fb28d72 csrc/xqa/mha_stdheaders.cuh: ``using std::min;`` under
-    ``#ifndef GENERATE_CUBIN``, a ``__device__`` ``min`` in its ``#else``)."""
-    out: dict[str, int] = {}
-    host: set[str] = {m.group(1) for m in _USING.finditer(text)}
+def _constexpr_heads(text: str) -> tuple[tuple[str, frozenset[str], int], ...]:
+    """``(name, words of its head, offset)`` of each ``constexpr`` function declaration head in ``text``."""
+    if "constexpr" not in text:
+        return ()
+    out = []
     for m in _HEAD.finditer(text):
         name, head = m.group(2), m.group(1)
         # an initialiser's call (``__device__ constexpr unsigned n = sizeof(T);``) is a variable's, not a
         # declaration: '=' outside a template parameter list
-        if name in _NOT_NAMES or "=" in head.rsplit(">", 1)[-1]:
+        if name in _NOT_NAMES or "=" in head.rsplit(">", 1)[-1] or "constexpr" not in head:
             continue
-        words = set(re.findall(r"\w+", head))
-        if "constexpr" not in words or "__global__" in words:
+        words = frozenset(re.findall(r"\w+", head))
+        if "constexpr" in words:
+            out.append((name, words, m.start(2)))
+    return tuple(out)
+
+
+def _device_constexpr(text: str, macros: set[str], heads=None) -> tuple[dict[str, int], set[str]]:
+    """Names of the ``constexpr`` functions ``text`` declares ``__device__`` only (by the attribute or a macro of
+    ``macros``), with the offset of each name; and the names it also declares callable from host code (a
+    ``constexpr`` function without ``__device__``, ``__host__ __device__``, or ``using std::min;``): host code
+    calls that overload (flashinfer fb28d72 csrc/xqa/mha_stdheaders.cuh: ``using std::min;`` under
+    ``#ifndef GENERATE_CUBIN``, a ``__device__`` ``min`` in its ``#else``). ``heads``: ``text``'s
+    :func:`_constexpr_heads` where the caller has them."""
+    out: dict[str, int] = {}
+    host: set[str] = {m.group(1) for m in _USING.finditer(text)} if "using" in text else set()
+    for name, words, start in (_constexpr_heads(text) if heads is None else heads):
+        if "__global__" in words:
             continue
         if "__host__" not in words and ("__device__" in words or words & macros):
-            out.setdefault(name, m.start(2))
+            out.setdefault(name, start)
         else:
             host.add(name)
     return out, host
@@ -72,30 +85,63 @@ def _head_words(text: str, name_start: int) -> set[str]:
     return set(re.findall(r"\w+", head))
 
 
-def _included(root: str, path: str, text: str, seen: set[str]) -> list[tuple[str, str]]:
-    """``(path, text)`` of the project headers ``text`` includes by quoted ``#include`` lines, found beside the
+class _Header(NamedTuple):
+    """What the rule reads of one project header (kept per file version: every unit of a tree includes the
+    same headers, and reading them again for each made FasterTransformer's audit four times slower)."""
+
+    text: str
+    device_only: frozenset[str]  # _device_macros(text)
+    device_any: frozenset[str]  # _device_macros(text, False)
+    heads: tuple  # _constexpr_heads(text)
+
+
+def _header(full: str) -> _Header | None:
+    """The :class:`_Header` of the file at ``full``, or None where it cannot be read."""
+    try:
+        st = os.stat(full)
+    except OSError:
+        return None
+    return _read_header(full, st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=1024)
+def _read_header(full: str, mtime_ns: int, size: int) -> _Header | None:
+    try:
+        with open(full, "rb") as fh:
+            text = _COMMENT.sub(" ", fh.read(2 * 1024 * 1024).decode("latin-1"))
+    except OSError:
+        return None
+    return _Header(text, frozenset(_device_macros(text)), frozenset(_device_macros(text, False)),
+                   _constexpr_heads(text))
+
+
+@functools.lru_cache(maxsize=8192)
+def _resolve(root: str, base: str, inc: str) -> str | None:
+    """The tree path of ``#include "inc"`` in a file of folder ``base``: beside it or in a folder above it."""
+    while True:
+        target = in_tree(base, inc)
+        if target and os.path.isfile(os.path.join(root, target)):
+            return target
+        if not base:
+            return None
+        base = posixpath.dirname(base)
+
+
+def _included(root: str, path: str, text: str, seen: set[str]) -> list[tuple[str, _Header]]:
+    """``(path, facts)`` of the project headers ``text`` includes by quoted ``#include`` lines, found beside the
     file or in a folder above it (an ``-I`` of the project's), and of theirs (bounded)."""
-    out: list[tuple[str, str]] = []
+    out: list[tuple[str, _Header]] = []
     for inc in _QUOTED.findall(text):
-        base = posixpath.dirname(path)
-        while True:
-            target = in_tree(base, inc)
-            full = os.path.join(root, target) if target else ""
-            if target and target not in seen and os.path.isfile(full):
-                seen.add(target)
-                if len(seen) > _MAX_HEADERS:
-                    return out
-                try:
-                    with open(full, "rb") as fh:
-                        body = _COMMENT.sub(" ", fh.read(2 * 1024 * 1024).decode("latin-1"))
-                except OSError:
-                    break
-                out.append((target, body))
-                out += _included(root, target, body, seen)
-                break
-            if not base:
-                break
-            base = posixpath.dirname(base)
+        target = _resolve(root, posixpath.dirname(path), inc)
+        if target and target not in seen:
+            seen.add(target)
+            if len(seen) > _MAX_HEADERS:
+                return out
+            facts = _header(os.path.join(root, target))
+            if facts is None:
+                continue
+            out.append((target, facts))
+            out += _included(root, target, facts.text, seen)
     return out
 
 
@@ -151,13 +197,15 @@ class TorchDeviceConstexprHostCall(Rule):
         path = ctx.path.replace(os.sep, "/")
         root = opts.get("source_root")
         headers = _included(str(root), path, text, {path}) if root else []
-        macros = _device_macros(text).union(*(_device_macros(t) for _, t in headers))
+        if "constexpr" not in text and not any(h.heads for _, h in headers):
+            return
+        macros = _device_macros(text).union(*(h.device_only for _, h in headers))
         # a caller declared with one of these is device or __host__ __device__ code (clang defers its errors)
-        device_heads = _device_macros(text, False).union(*(_device_macros(t, False) for _, t in headers))
+        device_heads = _device_macros(text, False).union(*(h.device_any for _, h in headers))
         found, host = _device_constexpr(text, macros)
         where: dict[str, str] = {n: path for n in found}
-        for hp, ht in headers:
-            found, also = _device_constexpr(ht, macros)
+        for hp, h in headers:
+            found, also = _device_constexpr(h.text, macros, h.heads)
             host |= also
             for n in found:
                 where.setdefault(n, hp)
