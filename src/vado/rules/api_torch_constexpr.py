@@ -28,7 +28,8 @@ _QUOTED = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
 #: A function declaration's head: the specifiers since the last statement, then ``name(``.
 _HEAD = re.compile(r"(?:^|[;{}])([^;{}()#]*?)\b([A-Za-z_]\w*)\s*\(", re.M)
 _MAX_HEADERS = 24
-_USING = re.compile(r"\busing\s+(?:::)?(?:\w+\s*::\s*)+(\w+)\s*;")
+_USING = re.compile(r"using\s+(?:::)?(?:\w+\s*::\s*)+(\w+)\s*;")  # a literal first: a fast scan
+_CONSTEXPR = re.compile(r"\bconstexpr\b")
 #: Operators and statements spelt like a call (``sizeof(T)``): never a function's name.
 _NOT_NAMES = frozenset({"sizeof", "alignof", "_Alignof", "decltype", "noexcept", "static_assert", "typeid",
                         "alignas", "return", "if", "while", "for", "switch", "catch", "throw", "co_return"})
@@ -41,15 +42,24 @@ def _device_macros(text: str, only: bool = True) -> set[str]:
 
 
 def _constexpr_heads(text: str) -> tuple[tuple[str, frozenset[str], int], ...]:
-    """``(name, words of its head, offset)`` of each ``constexpr`` function declaration head in ``text``."""
-    if "constexpr" not in text:
-        return ()
+    """``(name, words of its head, offset)`` of each ``constexpr`` function declaration head in ``text``: the
+    :data:`_HEAD` matches whose head holds a ``constexpr``, searched from the last ``;{}()#`` before each (the
+    matches ``_HEAD.finditer`` gives there; scanning the whole text with it cost seconds on flashinfer)."""
     out = []
-    for m in _HEAD.finditer(text):
+    seen: set[int] = set()
+    for c in _CONSTEXPR.finditer(text):
+        lo = max(text.rfind(ch, 0, c.start()) for ch in ";{}()#")
+        hi = min((i for i in (text.find(ch, c.end()) for ch in ";{}()#") if i >= 0), default=-1)
+        if hi < 0 or text[hi] != "(":
+            continue  # a match ends at the first '(' after its head
+        m = _HEAD.search(text, max(lo, 0), hi + 1)
+        if m is None or m.start(2) in seen or not m.start(1) <= c.start() < m.end(1):
+            continue
+        seen.add(m.start(2))
         name, head = m.group(2), m.group(1)
         # an initialiser's call (``__device__ constexpr unsigned n = sizeof(T);``) is a variable's, not a
         # declaration: '=' outside a template parameter list
-        if name in _NOT_NAMES or "=" in head.rsplit(">", 1)[-1] or "constexpr" not in head:
+        if name in _NOT_NAMES or "=" in head.rsplit(">", 1)[-1]:
             continue
         words = frozenset(re.findall(r"\w+", head))
         if "constexpr" in words:
@@ -57,15 +67,23 @@ def _constexpr_heads(text: str) -> tuple[tuple[str, frozenset[str], int], ...]:
     return tuple(out)
 
 
-def _device_constexpr(text: str, macros: set[str], heads=None) -> tuple[dict[str, int], set[str]]:
+def _usings(text: str) -> frozenset[str]:
+    """Names ``text`` brings in by a using-declaration (``using std::min;``)."""
+    if "using" not in text:
+        return frozenset()
+    return frozenset(m.group(1) for m in _USING.finditer(text)
+                     if not (m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_")))
+
+
+def _device_constexpr(text: str, macros: set[str], heads=None, usings=None) -> tuple[dict[str, int], set[str]]:
     """Names of the ``constexpr`` functions ``text`` declares ``__device__`` only (by the attribute or a macro of
     ``macros``), with the offset of each name; and the names it also declares callable from host code (a
     ``constexpr`` function without ``__device__``, ``__host__ __device__``, or ``using std::min;``): host code
     calls that overload (flashinfer fb28d72 csrc/xqa/mha_stdheaders.cuh: ``using std::min;`` under
     ``#ifndef GENERATE_CUBIN``, a ``__device__`` ``min`` in its ``#else``). ``heads``: ``text``'s
-    :func:`_constexpr_heads` where the caller has them."""
+    :func:`_constexpr_heads` and ``usings`` its :func:`_usings`, where the caller has them."""
     out: dict[str, int] = {}
-    host: set[str] = {m.group(1) for m in _USING.finditer(text)} if "using" in text else set()
+    host: set[str] = set(_usings(text) if usings is None else usings)
     for name, words, start in (_constexpr_heads(text) if heads is None else heads):
         if "__global__" in words:
             continue
@@ -93,6 +111,7 @@ class _Header(NamedTuple):
     device_only: frozenset[str]  # _device_macros(text)
     device_any: frozenset[str]  # _device_macros(text, False)
     heads: tuple  # _constexpr_heads(text)
+    usings: frozenset[str]  # _usings(text)
 
 
 def _header(full: str) -> _Header | None:
@@ -112,7 +131,7 @@ def _read_header(full: str, mtime_ns: int, size: int) -> _Header | None:
     except OSError:
         return None
     return _Header(text, frozenset(_device_macros(text)), frozenset(_device_macros(text, False)),
-                   _constexpr_heads(text))
+                   _constexpr_heads(text), _usings(text))
 
 
 @functools.lru_cache(maxsize=8192)
@@ -205,7 +224,7 @@ class TorchDeviceConstexprHostCall(Rule):
         found, host = _device_constexpr(text, macros)
         where: dict[str, str] = {n: path for n in found}
         for hp, h in headers:
-            found, also = _device_constexpr(h.text, macros, h.heads)
+            found, also = _device_constexpr(h.text, macros, h.heads, h.usings)
             host |= also
             for n in found:
                 where.setdefault(n, hp)
