@@ -1,5 +1,6 @@
 import json, os, sys, collections
-B, A = "/tmp/regress/out/before/audit", "/tmp/regress/out/after/audit"
+R = os.environ.get("REGRESS_DIR", "/tmp/regress")  # working files: out/{before,after}/{audit,port}
+B, A = R + "/out/before/audit", R + "/out/after/audit"
 def load(p):
     d = json.load(open(p))
     res = {}
@@ -26,7 +27,7 @@ for name in sorted(os.listdir(A)):
     vb = [(v["target"], v["verdict"]) for v in db["verdicts"]]; va = [(v["target"], v["verdict"]) for v in da["verdicts"]]
     if diffs or vb != va:
         out[name[:-5]] = {"diffs": diffs, "verdicts_before": vb, "verdicts_after": va, "nb": len(db["findings"]), "na": len(da["findings"])}
-json.dump({"counts": counts, "changed": out}, open("/tmp/regress/auditdiff.json", "w"), indent=1, default=str)
+json.dump({"counts": counts, "changed": out}, open(R + "/auditdiff.json", "w"), indent=1, default=str)
 print(dict(counts))
 for n, o in out.items():
     print(f"== {n}: {o['nb']} -> {o['na']}" + ("" if o['verdicts_before'] == o['verdicts_after'] else f"  VERDICT {o['verdicts_before'][0]} -> {o['verdicts_after'][0]}"))

@@ -1,5 +1,6 @@
 import os, sys, filecmp, json, difflib
-B, A = "/tmp/regress/out/before/port", "/tmp/regress/out/after/port"
+R = os.environ.get("REGRESS_DIR", "/tmp/regress")  # working files: out/{before,after}/{audit,port}
+B, A = R + "/out/before/port", R + "/out/after/port"
 res = {}
 for name in sorted(os.listdir(A)):
     if not name.endswith(".report.json") or not os.path.exists(f"{B}/{name}"): continue
@@ -24,7 +25,7 @@ for name in sorted(os.listdir(A)):
             n = sum(1 for l in difflib.unified_diff(lb, la, n=0) if l[:1] in "+-" and not l.startswith(("+++", "---")))
             changed.append((f, "differs", n))
     if changed: res[k] = changed
-json.dump(res, open("/tmp/regress/portdiff.json", "w"), indent=1)
+json.dump(res, open(R + "/portdiff.json", "w"), indent=1)
 for k, v in res.items():
     print("==", k, len(v))
     for c in v[:12]: print("   ", *c)
