@@ -112,6 +112,7 @@ class _Header(NamedTuple):
     device_any: frozenset[str]  # _device_macros(text, False)
     heads: tuple  # _constexpr_heads(text)
     usings: frozenset[str]  # _usings(text)
+    includes: tuple[str, ...]  # its quoted #include names
 
 
 def _header(full: str) -> _Header | None:
@@ -131,7 +132,7 @@ def _read_header(full: str, mtime_ns: int, size: int) -> _Header | None:
     except OSError:
         return None
     return _Header(text, frozenset(_device_macros(text)), frozenset(_device_macros(text, False)),
-                   _constexpr_heads(text), _usings(text))
+                   _constexpr_heads(text), _usings(text), tuple(_QUOTED.findall(text)))
 
 
 @functools.lru_cache(maxsize=8192)
@@ -146,11 +147,12 @@ def _resolve(root: str, base: str, inc: str) -> str | None:
         base = posixpath.dirname(base)
 
 
-def _included(root: str, path: str, text: str, seen: set[str]) -> list[tuple[str, _Header]]:
-    """``(path, facts)`` of the project headers ``text`` includes by quoted ``#include`` lines, found beside the
-    file or in a folder above it (an ``-I`` of the project's), and of theirs (bounded)."""
+def _included(root: str, path: str, names: Iterable[str], seen: set[str]) -> list[tuple[str, _Header]]:
+    """``(path, facts)`` of the project headers named by the quoted ``#include`` lines ``names`` of the file at
+    ``path``, found beside the file or in a folder above it (an ``-I`` of the project's), and of theirs
+    (bounded)."""
     out: list[tuple[str, _Header]] = []
-    for inc in _QUOTED.findall(text):
+    for inc in names:
         target = _resolve(root, posixpath.dirname(path), inc)
         if target and target not in seen:
             seen.add(target)
@@ -160,7 +162,7 @@ def _included(root: str, path: str, text: str, seen: set[str]) -> list[tuple[str
             if facts is None:
                 continue
             out.append((target, facts))
-            out += _included(root, target, facts.text, seen)
+            out += _included(root, target, facts.includes, seen)
     return out
 
 
@@ -215,7 +217,7 @@ class TorchDeviceConstexprHostCall(Rule):
         text = _COMMENT.sub(lambda m: " " * len(m.group(0)), ctx.text)
         path = ctx.path.replace(os.sep, "/")
         root = opts.get("source_root")
-        headers = _included(str(root), path, text, {path}) if root else []
+        headers = _included(str(root), path, _QUOTED.findall(text), {path}) if root else []
         if "constexpr" not in text and not any(h.heads for _, h in headers):
             return
         macros = _device_macros(text).union(*(h.device_only for _, h in headers))
