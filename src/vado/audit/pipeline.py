@@ -162,7 +162,9 @@ def audit(
     """
     from vado.knowledge.targets import default_audit_targets
     from vado.scan.discover import walk
+    from vado.scan.run_caches import start_run
 
+    start_run()  # what an earlier run in this process read from a tree may have changed since
     started = time.perf_counter()
     targets = tuple(targets) if targets else tuple(default_audit_targets())
     target_names = tuple(t.name for t in targets)

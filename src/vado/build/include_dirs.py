@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
+from vado.scan.run_caches import per_run
+
 __all__ = ["IncludeDirs", "project_include_dirs", "cmake_include_dirs"]
 
 #: The most build files read as text, and the largest one.
@@ -168,13 +170,14 @@ def _fingerprint(root: str) -> tuple:
 def project_include_dirs(root: str | os.PathLike) -> IncludeDirs:
     """The include directories the build of the tree at ``root`` names (see the module docstring). Executes
     nothing; never raises for a build it cannot read (that build adds no directory). Kept for the process,
-    keyed by the root and its top-level build files."""
+    keyed by the root and its top-level build files, for one run (:mod:`vado.scan.run_caches`)."""
     real = os.path.realpath(str(root))
     if not os.path.isdir(real):
         return IncludeDirs()
     return _cached(real, _fingerprint(real))
 
 
+@per_run
 @functools.lru_cache(maxsize=8)
 def _cached(root: str, _fingerprint: tuple) -> IncludeDirs:
     from vado.build.read import _existing
@@ -210,7 +213,7 @@ def locate(root: str, base: str | None, name: str, dirs: tuple[str, ...]) -> str
     include, not looked for beside the file) as a path relative to the root: beside the file when it is there,
     else in the first of ``dirs`` that holds it, else beside the file (where it is not found at all; None for
     ``<…>``). None where the name leaves the tree. A found file's real path is inside the root (a link out of it
-    is not followed). Kept for the process (a tree's files are stat'ed once per include name and directory)."""
+    is not followed). Kept for one run (:mod:`vado.scan.run_caches`: a tree's files are stat'ed once per include name and directory)."""
     if not dirs and base is not None:
         from vado.scan.project_headers import in_tree
 
@@ -218,6 +221,7 @@ def locate(root: str, base: str | None, name: str, dirs: tuple[str, ...]) -> str
     return _locate(root, base, name, dirs)
 
 
+@per_run
 @functools.lru_cache(maxsize=1 << 16)
 def _locate(root: str, base: str | None, name: str, dirs: tuple[str, ...]) -> str | None:
     from vado.scan.project_headers import in_tree

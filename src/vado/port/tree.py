@@ -125,7 +125,9 @@ def port_tree(
     """
     from vado.port import inplace
     from vado.scan.discover import walk
+    from vado.scan.run_caches import start_run
 
+    start_run()  # what an earlier run in this process read from a tree may have changed since
     started = time.perf_counter()
     options = options or PortOptions()
     root_path = Path(root)

@@ -21,6 +21,7 @@ from vado.model import Effort, Finding, Severity, Verdict
 from vado.rules import cuda_syntax as cs
 from vado.rules.base import FileContext, Rule
 from vado.scan.project_headers import in_tree
+from vado.scan.run_caches import per_run
 
 _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]*)$", re.M)
@@ -135,6 +136,7 @@ def _read_header(full: str, mtime_ns: int, size: int) -> _Header | None:
                    _constexpr_heads(text), _usings(text), tuple(_QUOTED.findall(text)))
 
 
+@per_run
 @functools.lru_cache(maxsize=8192)
 def _resolve(root: str, base: str, inc: str) -> str | None:
     """The tree path of ``#include "inc"`` in a file of folder ``base``: beside it or in a folder above it."""

@@ -16,6 +16,7 @@ from typing import Callable, Iterable, Iterator
 
 from vado.scan.lexer import Kind
 from vado.scan.preprocessor import Configuration, _directives, _walk
+from vado.scan.run_caches import per_run
 
 __all__ = ["ProjectHeaders", "project_headers"]
 
@@ -264,7 +265,8 @@ def included_project_headers(root, path: str, text: str) -> tuple["ProjectHeader
     return headers, [t for t in (headers.locate(base, q, origin) for q in quoted) if t is not None]
 
 
+@per_run
 @functools.lru_cache(maxsize=8)
 def project_headers(root: str) -> ProjectHeaders:
-    """The :class:`ProjectHeaders` of ``root``, shared by the files of one tree in a process."""
+    """The :class:`ProjectHeaders` of ``root``, shared by the files of one tree in a run (:mod:`vado.scan.run_caches`)."""
     return ProjectHeaders(root)
