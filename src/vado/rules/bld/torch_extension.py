@@ -236,23 +236,25 @@ class TorchCudaExtension(Rule):
                 f"setup.py stops there before it builds anything; use it only when not "
                 f"{hip_test(ctx.text, start) or 'torch.version.hip'} (or fall back to torch.version.hip)",
                 1, 0.1, {"stop": use})
-        gates = [(s, e, "CUDA_HOME" if ctx.text[s:e].startswith("CUDA_HOME") else g) for s, e, g in _cuda_home_gates(ctx.text)]
+        gates = [(s, e, "CUDA_HOME" if g != BAILOUT and ctx.text[s:e].startswith("CUDA_HOME") else g)
+                 for s, e, g in _cuda_home_gates(ctx.text)]
         gates += [(s, e, "torch.version.cuda") for s, e in cuda_version_gates(ctx.text)]
         for start, end, gate in sorted(set(gates)):
             fix = None
             expr = ctx.text[start:end]
             test = hip_test(ctx.text, start)
             if test is not None:
-                new = f"({expr} or {test})"
+                new = f"({expr} and not {test})" if gate == BAILOUT else f"({expr} or {test})"
                 fix = Fix((ctx.edit(start, end, new),), Applicability.UNSAFE,
                           f"build the extension on ROCm builds of PyTorch too ({test})", ("build",))
-            why = ("a ROCm build of PyTorch has no nvcc (CUDA_HOME is None)" if gate == "CUDA_HOME" else
+            why = ("a ROCm build of PyTorch has no nvcc (CUDA_HOME is None)" if gate in ("CUDA_HOME", BAILOUT) else
                    "torch.version.cuda is None on a ROCm build of PyTorch" if gate == "torch.version.cuda" else
                    "it looks for nvcc, which a ROCm build of PyTorch does not have")
+            joined = f"and not {test or 'torch.version.hip'}" if gate == BAILOUT else f"or {test or 'torch.version.hip'}"
             yield self.finding(
                 ctx, start, end,
                 f"{expr} decides whether the CUDA extension is built; {why}, so the extension is left out "
-                f"there: test `{expr} or {test or 'torch.version.hip'}`",
+                f"there: test `{expr} {joined}`",
                 per_family(ctx, rocm=AUTO if fix else MANUAL, oneapi=MANUAL, scale=AS_IS, zluda=AS_IS),
                 effort=Effort(lines=1, constructs=1, hours=0.0 if fix else 0.1),
                 fix=fix,
@@ -335,7 +337,43 @@ def _cuda_home_gates(text: str) -> list[tuple[int, int, str]]:
             for stmt in _probe_bailouts(fn, probes, names_nvcc):
                 if not asks_rocm(stmt.value):
                     collect(stmt.value, True)
+            for node in _cuda_home_bailouts(fn):
+                if node.lineno == node.end_lineno:
+                    gates.append((off(node.lineno, node.col_offset), off(node.end_lineno, node.end_col_offset),
+                                  BAILOUT))
     return sorted(set(gates))
+
+
+#: The gate of a ``CUDA_HOME is None`` test that makes a function give up building the extension.
+BAILOUT = "CUDA_HOME is None"
+
+
+def _cuda_home_bailouts(fn: ast.AST) -> list[ast.Compare]:
+    """The ``X is None`` comparisons, ``X`` being ``CUDA_HOME`` or a name ``fn`` assigns from it alone
+    (``cuda_home = CUDA_HOME``), in the test of an ``if`` of ``fn`` (a function that makes a ``CUDAExtension``)
+    whose body returns or raises, where the test does not ask for a ROCm build: the function gives up when
+    there is no nvcc, which is always on a ROCm build of PyTorch (qgemm 0.0.2's ``build_extensions``:
+    ``cuda_home = CUDA_HOME`` … ``if not torch_available or (cuda_home is None): return []``)."""
+    def is_cuda_home(v: ast.AST) -> bool:
+        return (isinstance(v, ast.Name) and v.id == "CUDA_HOME"
+                or isinstance(v, ast.Attribute) and v.attr == "CUDA_HOME")
+
+    names = {"CUDA_HOME"}
+    for a in ast.walk(fn):
+        if isinstance(a, ast.Assign) and is_cuda_home(a.value):
+            names.update(t.id for t in a.targets if isinstance(t, ast.Name))
+    out = []
+    for node in ast.walk(fn):
+        if not (isinstance(node, ast.If) and any(isinstance(b, (ast.Return, ast.Raise)) for b in node.body)):
+            continue
+        if HIP_TEST.search(ast.unparse(node.test)) or "ROCM_HOME" in ast.unparse(node.test):
+            continue
+        for n in ast.walk(node.test):
+            if (isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.Is)
+                    and isinstance(n.left, ast.Name) and n.left.id in names
+                    and isinstance(n.comparators[0], ast.Constant) and n.comparators[0].value is None):
+                out.append(n)
+    return out
 
 
 def _probe_bailouts(fn: ast.AST, probes: set[str], names_nvcc) -> list[ast.Assign]:
