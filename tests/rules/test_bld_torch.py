@@ -844,3 +844,26 @@ def _rocm_exts(root):
 
     d = derive(root)
     return [list(x.sources) for x in d.extensions["rocm"]]
+
+
+def test_a_top_level_raise_when_an_nvcc_probe_finds_nothing_stops_setup_py_on_rocm():
+    # fussim 0.3.1: check_cuda_available() runs `nvcc --version` in a try (and looks for a CUDA home); setup.py
+    # raises RuntimeError at its top level when it finds neither, which it never does on a ROCm build.
+    probe = ("import subprocess, sys\n\n"
+             "def get_cuda_version():\n    try:\n"
+             "        return subprocess.check_output(['nvcc', '--version'])\n"
+             "    except OSError:\n        return None\n\n"
+             "def check_cuda_available():\n    return get_cuda_version() is not None\n\n")
+    tail = "from torch.utils.cpp_extension import CUDAExtension\ne = CUDAExtension('x', ['x.cu'])\n"
+    stop = probe + ("if 'sdist' not in sys.argv:\n"
+                    "    if not check_cuda_available():\n        raise RuntimeError('CUDA is required')\n") + tail
+    got = [f for f in findings("setup.py", stop, ("BLD005",)) if f.data.get("stop")]
+    assert [f.data["stop"] for f in got] == ["check_cuda_available"]
+    assert all(f.fix is None and f.verdicts["rocm-7.2"] is Verdict.MANUAL for f in got)
+    # ok: the same test with a ROCm build asked for first, a probe whose if only warns, a raise in a function
+    for text in (
+            probe + "import torch\nif not torch.version.hip and not check_cuda_available():\n    raise RuntimeError('x')\n"
+            + tail,
+            probe + "if not check_cuda_available():\n    print('no toolkit: CPU only')\n" + tail,
+            probe + "def build():\n    if not check_cuda_available():\n        raise RuntimeError('x')\n" + tail):
+        assert not [f for f in findings("setup.py", text, ("BLD005",)) if f.data.get("stop")], text

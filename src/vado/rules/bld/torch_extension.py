@@ -207,7 +207,7 @@ class TorchCudaExtension(Rule):
         is None and the extension is silently left out. torch_scatter's idiom tests
         ``CUDA_HOME is not None or torch.version.hip``."""
         from vado.rules.bld_setup_stops import (cuda_version_gates, cuda_version_stops, missing_extension_classes,
-                                                toolkit_stops)
+                                                probe_stops, toolkit_stops)
 
         def stops_on_rocm(start: int, end: int, msg: str, lines: int, hours: float, data: dict) -> Finding:
             # setup.py stops or builds nothing on a ROCm (or oneAPI) build of PyTorch: manual there, high
@@ -221,6 +221,13 @@ class TorchCudaExtension(Rule):
                 f"{callee}() runs on every run of setup.py and {why}: a ROCm build of PyTorch has no nvcc "
                 f"(CUDA_HOME is None), so setup.py stops before it builds anything; call it only when not "
                 f"{hip_test(ctx.text, start) or 'torch.version.hip'} (and give what it computes a ROCm value)",
+                2, 0.25, {"stop": callee})
+        for start, end, callee in probe_stops(ctx.text):
+            yield stops_on_rocm(
+                start, end,
+                f"{callee}() looks for nvcc (the CUDA toolkit) and setup.py raises or exits where it finds none, on "
+                f"every run: a ROCm build of PyTorch has no nvcc, so setup.py stops before it builds anything; test "
+                f"{hip_test(ctx.text, start) or 'torch.version.hip'} first (a ROCm build needs no CUDA toolkit)",
                 2, 0.25, {"stop": callee})
         for start, end, name in missing_extension_classes(ctx.text):
             yield stops_on_rocm(
