@@ -163,9 +163,10 @@ def _bench(name: str):
 
 UNSEEN5 = ROOT / "benchmarks" / "torch_ext" / "unseen5_packages.json"
 UNSEEN7 = ROOT / "benchmarks" / "torch_ext" / "unseen7_packages.json"
+UNSEEN8 = ROOT / "benchmarks" / "torch_ext" / "unseen8_packages.json"
 
 
-@pytest.mark.parametrize("config, name", [(c, n) for c in (UNSEEN, UNSEEN5, UNSEEN7)
+@pytest.mark.parametrize("config, name", [(c, n) for c in (UNSEEN, UNSEEN5, UNSEEN7, UNSEEN8)
                                           for n in sorted(json.loads(c.read_text())["packages"])])
 def test_every_unseen_package_the_device_run_takes_has_a_calls_file_and_a_valid_description(tmp_path, config, name):
     pkg = json.loads(config.read_text())["packages"][name]
