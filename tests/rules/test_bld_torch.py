@@ -867,3 +867,21 @@ def test_a_top_level_raise_when_an_nvcc_probe_finds_nothing_stops_setup_py_on_ro
             probe + "if not check_cuda_available():\n    print('no toolkit: CPU only')\n" + tail,
             probe + "def build():\n    if not check_cuda_available():\n        raise RuntimeError('x')\n" + tail):
         assert not [f for f in findings("setup.py", text, ("BLD005",)) if f.data.get("stop")], text
+
+
+def test_a_cxx_standard_older_than_cxx17_is_a_finding_and_rocm_gets_cxx17():
+    # polygon-iou 1.0.7: '-std=c++14' in its cxx and nvcc flags; torch 2.13.0's headers stop every TU ("C++17 or
+    # later compatible compiler is required to use PyTorch"), on CUDA too.
+    text = HEAD + ("e = CUDAExtension('x', ['x.cu'], extra_compile_args={'cxx': ['-std=c++14', '-O2'],\n"
+                   "                  'nvcc': ['-std=c++14', '-O2']})\n")
+    got = [f for f in findings("setup.py", text, ("BLD005",)) if f.data.get("flag") == "old-std"]
+    assert [f.span.line for f in got] == [3, 4] and all(f.fix is not None for f in got)
+    fixed = _fixpoint("setup.py", text)
+    assert _nvcc_list(fixed, "7.2.4") == ["-std=c++17", "-O2"]
+    assert _nvcc_list(fixed, None) == ["-std=c++14", "-O2"]  # the CUDA build keeps the project's flags
+    # ok: C++17 and later, a standard in a branch only CUDA builds take, and a setup.py that builds no extension
+    for ok in (HEAD + "e = CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': ['-std=c++17', '-std=c++20']})\n",
+               HEAD + "F = ['-O2'] if torch.version.hip else ['-std=c++14']\n"
+                      "e = CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': F})\n",
+               "from setuptools import Extension\ne = Extension('x', ['x.c'], extra_compile_args=['-std=c++14'])\n"):
+        assert not [f for f in findings("setup.py", ok, ("BLD005",)) if f.data.get("flag") == "old-std"], ok

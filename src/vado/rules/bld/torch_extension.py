@@ -135,6 +135,8 @@ class TorchCudaExtension(Rule):
         # (a module that builds just in time runs when the package is used: setup.py's gates and stops are not its)
         if facts.of(FactKind.CUDA_EXTENSION) and rocm_flags is None and ctx.kind is FileKind.SETUP_PY:
             yield from self._cuda_home_tests(ctx)
+        if facts.of(FactKind.CUDA_EXTENSION) and ctx.kind is FileKind.SETUP_PY and _OLD_STD.search(ctx.text):
+            yield from self._old_cxx_standard(ctx)
         for f in facts.of(FactKind.CUDA_EXTENSION, FactKind.NVCC_FLAG):
             if rocm_flags is not None and f.kind is FactKind.NVCC_FLAG and not _reaches(f.text, rocm_flags):
                 continue
@@ -199,6 +201,42 @@ class TorchCudaExtension(Rule):
                       **({"formatted": f.data["formatted"]} if f.data.get("formatted") else {})},
             )
 
+
+    def _old_cxx_standard(self, ctx: FileContext) -> Iterator[Finding]:
+        """``-std=c++14`` (or older) among a torch extension's flags: PyTorch's headers require C++17 since 2.1
+        (torch 2.13.0's ``torch/csrc/api/include/torch/all.h``: "C++17 or later compatible compiler is required to
+        use PyTorch"), so every TU fails, on CUDA and on ROCm (polygon-iou 1.0.7: ``'-std=c++14'`` in its cxx and
+        nvcc flags). The fix (unsafe) gives a ROCm build ``-std=c++17``; a CUDA build keeps the project's flag."""
+        try:
+            tree = ast.parse(ctx.text.encode("latin-1"))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return
+        starts = [0] + [m.end() for m in re.finditer("\n", ctx.text)]
+        shape = setup_shape(ctx.text)
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Constant) and isinstance(node.value, str) and _OLD_STD.fullmatch(node.value)
+                    and node.lineno == node.end_lineno):
+                continue
+            start = starts[node.lineno - 1] + node.col_offset
+            end = starts[node.end_lineno - 1] + node.end_col_offset
+            if shape.guarded(start):
+                continue  # a branch only CUDA builds take
+            literal = ctx.text[start:end]
+            test = hip_test(ctx.text, start)
+            fix = None
+            if test is not None and literal[:1] in "\"'" and literal[-1:] == literal[:1]:
+                q = literal[0]
+                fix = Fix((ctx.edit(start, end, f"({q}-std=c++17{q} if {test} else {literal})"),),
+                          Applicability.UNSAFE, f"{literal} → -std=c++17 on ROCm builds of PyTorch ({test})", ("build",))
+            yield self.finding(
+                ctx, start, end,
+                f"{literal} asks for an older C++ than PyTorch's headers need: they require C++17 since PyTorch 2.1 "
+                "('C++17 or later compatible compiler is required to use PyTorch', torch 2.13.0), so every TU of the "
+                "extension fails, on CUDA as on ROCm; build with -std=c++17",
+                per_family(ctx, rocm=AUTO if fix else MANUAL, oneapi=MANUAL, scale=MANUAL, zluda=MANUAL),
+                effort=Effort(lines=1, constructs=1, hours=0.0 if fix else 0.1),
+                fix=fix, severity=Severity.HIGH, data={"flag": "old-std", "option": node.value, "breaks_hipcc": True},
+            )
 
     def _cuda_home_tests(self, ctx: FileContext) -> Iterator[Finding]:
         """``CUDA_HOME is not None`` deciding whether the CUDA extension is built (an assignment such as
@@ -268,6 +306,10 @@ class TorchCudaExtension(Rule):
                 severity=Severity.MEDIUM,
                 data={"gate": gate},
             )
+
+
+#: A C++ standard older than the C++17 PyTorch's headers require (``-std=c++14``, ``-std=gnu++11``, ``-std=c++0x``).
+_OLD_STD = re.compile(r"-std=(?:c|gnu)\+\+(?:98|03|0x|11|1y|14)")
 
 
 def _reaches(flag: str, rocm_flags) -> bool:
