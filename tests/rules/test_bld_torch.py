@@ -879,6 +879,11 @@ def test_a_cxx_standard_older_than_cxx17_is_a_finding_and_rocm_gets_cxx17():
     fixed = _fixpoint("setup.py", text)
     assert _nvcc_list(fixed, "7.2.4") == ["-std=c++17", "-O2"]
     assert _nvcc_list(fixed, None) == ["-std=c++14", "-O2"]  # the CUDA build keeps the project's flags
+    # polygon-iou imports only from torch.utils.cpp_extension: torch is bound for the test, as for the flag fixes
+    bare = text.replace(HEAD, "from torch.utils.cpp_extension import CUDAExtension\n")
+    assert all(f.fix is not None for f in findings("setup.py", bare, ("BLD005",)) if f.data.get("flag") == "old-std")
+    fixed = _fixpoint("setup.py", bare)
+    assert "import torch  # vado" in fixed and _nvcc_list(fixed, "7.2.4") == ["-std=c++17", "-O2"]
     # ok: C++17 and later, a standard in a branch only CUDA builds take, and a setup.py that builds no extension
     for ok in (HEAD + "e = CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': ['-std=c++17', '-std=c++20']})\n",
                HEAD + "F = ['-O2'] if torch.version.hip else ['-std=c++14']\n"

@@ -222,12 +222,18 @@ class TorchCudaExtension(Rule):
             if shape.guarded(start):
                 continue  # a branch only CUDA builds take
             literal = ctx.text[start:end]
-            test = hip_test(ctx.text, start)
+            test, bind = hip_test(ctx.text, start), None
+            if test is None and TORCH_IMPORTED.search(ctx.text):
+                bind = torch_import_edit(ctx.text, start)  # as the flag fixes do: bind torch where the flags are
+                test = "torch.version.hip" if bind else None
             fix = None
             if test is not None and literal[:1] in "\"'" and literal[-1:] == literal[:1]:
                 q = literal[0]
-                fix = Fix((ctx.edit(start, end, f"({q}-std=c++17{q} if {test} else {literal})"),),
-                          Applicability.UNSAFE, f"{literal} → -std=c++17 on ROCm builds of PyTorch ({test})", ("build",))
+                edits = (ctx.edit(start, end, f"({q}-std=c++17{q} if {test} else {literal})"),)
+                if bind is not None:
+                    edits = (ctx.edit(bind[0], bind[0], bind[1]),) + edits
+                fix = Fix(edits, Applicability.UNSAFE, f"{literal} → -std=c++17 on ROCm builds of PyTorch ({test}"
+                          f"{f', torch imported {bind[2]}' if bind else ''})", ("build",))
             yield self.finding(
                 ctx, start, end,
                 f"{literal} asks for an older C++ than PyTorch's headers need: they require C++17 since PyTorch 2.1 "
