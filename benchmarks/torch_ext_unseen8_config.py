@@ -17,10 +17,10 @@ NOTES = {
     "cumcubes-0.0.3": "cumcubes.cpp uses std::ofstream without <fstream>, which torch 2.13.0's headers no longer bring "
                       "in (g++ on the CPU wheel's headers: 'incomplete type'): the CUDA build fails the same way; vado "
                       "says 'moves with automatic edits' and does not report it",
-    "polygon_iou-1.0.7": "the sdist ships inter_union_cuda.cu without inter_union_cuda.h and utils.h (API016, manual, "
-                         "for inter_union_cuda.h; utils.h, a plain name, is taken as maybe a system header), and "
-                         "setup.py passes -std=c++14, where torch 2.13.0's headers require C++17 ('C++17 or later "
-                         "compatible compiler is required', on CUDA too), which vado does not report",
+    "polygon_iou-1.0.7": "the sdist ships inter_union_cuda.cu without inter_union_cuda.h and utils.h: API016, manual "
+                         "(inter_union_cuda.h; utils.h, a plain name, is taken as maybe a system header); its "
+                         "-std=c++14 (torch 2.13.0 needs C++17, on CUDA too) and -Xcompiler -fno-gnu-unique are "
+                         "reported and fixed for ROCm (BLD005), so both TUs stop only at the missing header",
     "qgemm-0.0.2": "int4_gemm.cu is nvcuda::wmma (ARCH001, manual: rocWMMA); launch.cpp redeclares checks.hpp's "
                    "inline ceil_div_i64 as static (an error for any compiler)",
     "fussim-0.3.1": "derive_config reads no extension: setup.py builds one per CUDA variant in a loop over a list "
