@@ -59,8 +59,9 @@ def entry(orig: Path, port: Path, sdist: str, sha: str) -> tuple[dict | None, st
 
 
 def main(argv: list[str] | None = None, *, notes: dict[str, str] = NOTES, about: str = ABOUT,
-         orig: Path = Path("/work/repos/pypi7")) -> int:
-    """Write the packages file (another batch passes its own ``notes``, ``about`` and default ``orig``)."""
+         orig: Path = Path("/work/repos/pypi7"), device_skips: dict[str, str] | None = None) -> int:
+    """Write the packages file (another batch passes its own ``notes``, ``about``, default ``orig`` and
+    ``device_skips``: package name → why the device run leaves it out)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("port_root", type=Path)
     ap.add_argument("out", type=Path)
@@ -93,7 +94,9 @@ def main(argv: list[str] | None = None, *, notes: dict[str, str] = NOTES, about:
             if b is not None:
                 e["before_port"] = {"rocm": b["rocm"], "defines": b.get("defines", []), "extensions": b["extensions"],
                                     **({"rocm_gate": b["rocm_gate"]} if b.get("rocm_gate") else {})}
-        if args.calls is not None and not (args.calls / f"{name}.py").is_file():
+        if device_skips and name in device_skips:
+            e["device_skip"] = device_skips[name]
+        elif args.calls is not None and not (args.calls / f"{name}.py").is_file():
             e["device_skip"] = "no calls file written"
         packages[name] = e
     for n, e in packages.items():
