@@ -91,6 +91,8 @@ def _kind(param: str) -> str:
     p = re.sub(r"\b\w+$", "", p).strip() if re.search(r"[\w>&*]\s+\w+$", p) else p
     if re.search(r"optional<\s*(?:at|torch)::Tensor\s*>", p):
         return "opt-tensor"
+    if re.search(r"\b(?:std::vector|c10::ArrayRef|at::TensorList|torch::TensorList)\b.*\bTensor\b|\bTensorList\b", p):
+        return "tensor-list"  # pybind11 takes a list or tuple of tensors (bf16-fused-adam 0.1's tensor lists)
     if re.search(r"\b(?:at|torch)::Tensor\b", p):
         return "tensor"
     if re.search(r"\bstd::string\b", p):
@@ -148,6 +150,8 @@ def _accepts(kind: str, value, classes: dict) -> bool:
         return _is_tensor(value)
     if kind == "opt-tensor":
         return value is None or _is_tensor(value)
+    if kind == "tensor-list":
+        return isinstance(value, (list, tuple)) and all(_is_tensor(v) for v in value)
     if kind == "int":
         return isinstance(value, int) or isinstance(value, Stand)
     if kind == "float":

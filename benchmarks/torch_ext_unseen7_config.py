@@ -29,6 +29,18 @@ NOTES = {
 }
 
 
+ABOUT = ("Issue 29's seventh unseen batch: PyTorch-extension sdists with CUDA sources no earlier batch used, "
+         "downloaded with `pip download --no-binary :all: --no-deps --no-build-isolation NAME` into /work/repos/pypi7 "
+         "(pip prepares an sdist's metadata by running its setup.py: done in a throwaway venv holding torch "
+         "2.13.0+cpu; sha256 of each archive in sha256, sha.txt there). Entries derived by vado.build.torch_setup.derive_config (setup.py, "
+         "or the package's cpp_extension.load() for the JIT ones), read, not run: the CUDA side from the sdist, "
+         "the ROCm side from vado's port (/work/repos/pypi7-port2, `vado port SDIST -o PORT/SDIST`, torch-extension "
+         "mode auto); before_port from the port at the branch start (/work/repos/pypi7-port). Kept: packages every "
+         "TU of which compiles for gfx942 (ROCm 7.2.4 hipcc, torch 2.13.0 ROCm headers): "
+         "benchmarks/torch_ext_gfx942.py --config THIS --root PORT_ROOT. Written by "
+         "benchmarks/torch_ext_unseen7_config.py; left_out says why the others are not here.")
+
+
 def entry(orig: Path, port: Path, sdist: str, sha: str) -> tuple[dict | None, str]:
     """One package's description (None and why where nothing is derived)."""
     o, do = derive_config(orig)
@@ -46,15 +58,18 @@ def entry(orig: Path, port: Path, sdist: str, sha: str) -> tuple[dict | None, st
     return e, ""
 
 
-def main() -> int:
+def main(argv: list[str] | None = None, *, notes: dict[str, str] = NOTES, about: str = ABOUT,
+         orig: Path = Path("/work/repos/pypi7"), device_skips: dict[str, str] | None = None) -> int:
+    """Write the packages file (another batch passes its own ``notes``, ``about``, default ``orig`` and
+    ``device_skips``: package name → why the device run leaves it out)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("port_root", type=Path)
     ap.add_argument("out", type=Path)
-    ap.add_argument("--orig", type=Path, default=Path("/work/repos/pypi7"))
+    ap.add_argument("--orig", type=Path, default=orig)
     ap.add_argument("--before", type=Path, help="the port at the start of the branch (before_port blocks)")
     ap.add_argument("--compiled", type=Path, help="torch_ext_gfx942.py results for PORT_ROOT: keep what compiles")
     ap.add_argument("--calls", type=Path, help="calls folder: a package without a calls file gets a device_skip")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     results = json.loads(args.compiled.read_text()) if args.compiled else None
     sha = dict(line.split() for line in (args.orig / "sha.txt").read_text().splitlines() if line.strip())
     packages, left_out = {}, {}
@@ -79,27 +94,19 @@ def main() -> int:
             if b is not None:
                 e["before_port"] = {"rocm": b["rocm"], "defines": b.get("defines", []), "extensions": b["extensions"],
                                     **({"rocm_gate": b["rocm_gate"]} if b.get("rocm_gate") else {})}
-        if args.calls is not None and not (args.calls / f"{name}.py").is_file():
+        if device_skips and name in device_skips:
+            e["device_skip"] = device_skips[name]
+        elif args.calls is not None and not (args.calls / f"{name}.py").is_file():
             e["device_skip"] = "no calls file written"
         packages[name] = e
     for n, e in packages.items():
         print(n, e["dir"], [(x["name"], len(x["sources"])) for x in e["extensions"]], e["rocm"]["nvcc"],
               e.get("rocm_gate", ""))
     for d in left_out:
-        if d in NOTES:
-            left_out[d] = f"{left_out[d]}; {NOTES[d]}"
+        if d in notes:
+            left_out[d] = f"{left_out[d]}; {notes[d]}"
     for d, why in left_out.items():
         print(f"{d}: left out ({why})")
-    about = ("Issue 29's seventh unseen batch: PyTorch-extension sdists with CUDA sources no earlier batch used, "
-             "downloaded with `pip download --no-binary :all: --no-deps --no-build-isolation NAME` into /work/repos/pypi7 "
-             "(pip prepares an sdist's metadata by running its setup.py: done in a throwaway venv holding torch "
-             "2.13.0+cpu; sha256 of each archive in sha256, sha.txt there). Entries derived by vado.build.torch_setup.derive_config (setup.py, "
-             "or the package's cpp_extension.load() for the JIT ones), read, not run: the CUDA side from the sdist, "
-             "the ROCm side from vado's port (/work/repos/pypi7-port2, `vado port SDIST -o PORT/SDIST`, torch-extension "
-             "mode auto); before_port from the port at the branch start (/work/repos/pypi7-port). Kept: packages every "
-             "TU of which compiles for gfx942 (ROCm 7.2.4 hipcc, torch 2.13.0 ROCm headers): "
-             "benchmarks/torch_ext_gfx942.py --config THIS --root PORT_ROOT. Written by "
-             "benchmarks/torch_ext_unseen7_config.py; left_out says why the others are not here.")
     args.out.write_text(json.dumps({"_about": about, "packages": packages, "left_out": left_out}, indent=1) + "\n")
     return 0
 

@@ -562,6 +562,20 @@ CORRECTIONS: dict[str, dict[str, str]] = {
 }
 
 
+#: HIPIFY maps ``__hmax2``/``__hmin2`` to themselves since HIP 5.7.0, but that HIP release added them for
+#: ``__hip_bfloat162`` only (amd_hip_bf16.h): ROCm 7.2.4's amd_hip_fp16.h declares ``__hmax``/``__hmin`` and no
+#: ``__half2`` overload, so a CUDA call on ``__half2`` fails ("use of undeclared identifier '__hmax2'",
+#: cugpt 0.1.0's relu.cu). The row says unsupported; vado's port writes a local definition for both types
+#: (vado.port.half_math), the bfloat16 one calling HIP's own.
+_HALF2_MINMAX_NOTE = ("vado: ROCm 7.2.4 declares {n} for __hip_bfloat162 only (amd_hip_bf16.h, since HIP 5.7.0); "
+                      "amd_hip_fp16.h has no __half2 overload; vado's port writes a local vado_{b} (vado.port.half_math)")
+CORRECTIONS.update({
+    n: {"hip_name": "", "hip_added": "", "support": "unsupported",
+        "note": _HALF2_MINMAX_NOTE.format(n=n, b=n.lstrip("_"))}
+    for n in ("__hmax2", "__hmin2")
+})
+
+
 #: hipBLAS 3.0 (ROCm 7.0) gave each plain hipBLAS name the signature of its ``_v2`` twin
 #: (``hipDataType``, ``hipComplex``; ``hipblasComputeType_t`` for the GEMM compute type) and
 #: removed the ``_v2`` names. HIPIFY's tables at the imported commit predate that and map

@@ -122,6 +122,19 @@ def test_nvcc_only_switches_and_maxrregcount_are_kept_for_cuda_only():
                                     "{'nvcc': ['-O3', '-fPIC', '-keepx']})\n", ("BLD005",)) if f.data.get("flag")]
 
 
+def test_gcc_only_host_flags_through_xcompiler_do_not_reach_hipcc():
+    # polygon-iou 1.0.7: nvcc hands -fno-gnu-unique to GCC; ROCm 7.2.4's hipcc (clang) stops on it
+    # ("clang++: error: unknown argument: '-fno-gnu-unique'"). Flags clang takes (-Wall, -fPIC) stay.
+    flags = ["-O2", "-Xcompiler", "-Wall,-fno-gnu-unique", "-Xcompiler", "-fabi-version=11"]
+    before = HEAD + f"e = CUDAExtension('x', ['x.cu'], extra_compile_args={{'nvcc': {flags!r}}})\n"
+    after = fix_all("setup.py", before)
+    assert _nvcc_list(after, None) == flags
+    assert _nvcc_list(after, "7.2.4") == ["-O2", "-Wall"]
+    # ok: a host flag clang takes is passed on as it is
+    kept = HEAD + "e = CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': ['-Xcompiler', '-fPIC,-fno-gcse']})\n"
+    assert _nvcc_list(fix_all("setup.py", kept), "7.2.4") == ["-fPIC", "-fno-gcse"]
+
+
 def test_a_flag_outside_a_list_display_keeps_the_spelling_fix():
     # append() takes one argument: a starred, maybe empty, expression would break it.
     text = HEAD + ("NVCC = ['-O3']\nNVCC.append('--use_fast_math')\n"
@@ -784,3 +797,96 @@ def test_another_modules_load_is_no_build_where_cpp_extension_load_is_imported()
             "v = json.load(open('a'))\n_C = load(name='k', sources=['k.cu'])\n")
     lines = [f.span.line for f in findings("pkg/_backend.py", text, ("BLD005",))]
     assert lines == [4]
+
+
+def test_a_function_that_gives_up_when_cuda_home_is_none_is_a_gate():
+    # qgemm 0.0.2: build_extensions() copies CUDA_HOME into a local and returns no extension when it is None,
+    # which it always is on a ROCm build of PyTorch: the extension was silently left out there.
+    text = ("import os\n\n"
+            "def build_extensions():\n"
+            "    try:\n        import torch\n"
+            "        from torch.utils.cpp_extension import CUDAExtension, CUDA_HOME\n"
+            "        cuda_home = CUDA_HOME\n"
+            "    except Exception:\n        cuda_home = None\n"
+            "    if cuda_home is None:\n        return []\n"
+            "    if CUDA_HOME is None and os.environ.get('STRICT'):\n        raise RuntimeError('no nvcc')\n"
+            "    return [CUDAExtension('q._C', ['a.cu'])]\n\n"
+            "def info(CUDA_HOME=None):\n"  # ok: a function that makes no extension decides nothing about it
+            "    if CUDA_HOME is None:\n        return 'cpu'\n    return 'cuda'\n")
+    gates = [f for f in findings("setup.py", text, ("BLD005",)) if f.data.get("gate")]
+    assert sorted(f.data["gate"] for f in gates) == ["CUDA_HOME is None", "CUDA_HOME is None"]
+    assert all(f.fix is not None for f in gates)
+    fixed = _fixpoint("setup.py", text)
+    assert "    if (cuda_home is None and not torch.version.hip):\n" in fixed
+    assert "    if (CUDA_HOME is None and not torch.version.hip) and os.environ.get('STRICT'):\n" in fixed
+    assert "def info(CUDA_HOME=None):\n    if CUDA_HOME is None:\n" in fixed
+    # ok: a bail-out that asks for a ROCm build already is no gate
+    rocm_aware = text.replace("    if cuda_home is None:\n", "    if cuda_home is None and not torch.version.hip:\n")
+    assert len([f for f in findings("setup.py", rocm_aware, ("BLD005",)) if f.data.get("gate")]) == 1
+
+
+def test_the_cuda_home_bailout_fix_lets_the_derived_rocm_build_make_the_extension(tmp_path):
+    text = ("from torch.utils.cpp_extension import CUDAExtension, BuildExtension, CUDA_HOME\n"
+            "from setuptools import setup\n\n"
+            "def exts():\n    import torch\n    cuda_home = CUDA_HOME\n"
+            "    if cuda_home is None:\n        return []\n"
+            "    return [CUDAExtension('q._C', ['a.cu'])]\n\n"
+            "setup(name='q', ext_modules=exts(), cmdclass={'build_ext': BuildExtension})\n")
+    (tmp_path / "a.cu").write_text("__global__ void k() {}\n")
+    (tmp_path / "setup.py").write_text(text)
+    assert _rocm_exts(tmp_path) == []  # CUDA_HOME is None on ROCm: no extension
+    (tmp_path / "setup.py").write_text(_fixpoint("setup.py", text))
+    assert _rocm_exts(tmp_path) == [["a.cu"]]
+
+
+def _rocm_exts(root):
+    from vado.build.torch_setup import derive
+
+    d = derive(root)
+    return [list(x.sources) for x in d.extensions["rocm"]]
+
+
+def test_a_top_level_raise_when_an_nvcc_probe_finds_nothing_stops_setup_py_on_rocm():
+    # fussim 0.3.1: check_cuda_available() runs `nvcc --version` in a try (and looks for a CUDA home); setup.py
+    # raises RuntimeError at its top level when it finds neither, which it never does on a ROCm build.
+    probe = ("import subprocess, sys\n\n"
+             "def get_cuda_version():\n    try:\n"
+             "        return subprocess.check_output(['nvcc', '--version'])\n"
+             "    except OSError:\n        return None\n\n"
+             "def check_cuda_available():\n    return get_cuda_version() is not None\n\n")
+    tail = "from torch.utils.cpp_extension import CUDAExtension\ne = CUDAExtension('x', ['x.cu'])\n"
+    stop = probe + ("if 'sdist' not in sys.argv:\n"
+                    "    if not check_cuda_available():\n        raise RuntimeError('CUDA is required')\n") + tail
+    got = [f for f in findings("setup.py", stop, ("BLD005",)) if f.data.get("stop")]
+    assert [f.data["stop"] for f in got] == ["check_cuda_available"]
+    assert all(f.fix is None and f.verdicts["rocm-7.2"] is Verdict.MANUAL for f in got)
+    # ok: the same test with a ROCm build asked for first, a probe whose if only warns, a raise in a function
+    for text in (
+            probe + "import torch\nif not torch.version.hip and not check_cuda_available():\n    raise RuntimeError('x')\n"
+            + tail,
+            probe + "if not check_cuda_available():\n    print('no toolkit: CPU only')\n" + tail,
+            probe + "def build():\n    if not check_cuda_available():\n        raise RuntimeError('x')\n" + tail):
+        assert not [f for f in findings("setup.py", text, ("BLD005",)) if f.data.get("stop")], text
+
+
+def test_a_cxx_standard_older_than_cxx17_is_a_finding_and_rocm_gets_cxx17():
+    # polygon-iou 1.0.7: '-std=c++14' in its cxx and nvcc flags; torch 2.13.0's headers stop every TU ("C++17 or
+    # later compatible compiler is required to use PyTorch"), on CUDA too.
+    text = HEAD + ("e = CUDAExtension('x', ['x.cu'], extra_compile_args={'cxx': ['-std=c++14', '-O2'],\n"
+                   "                  'nvcc': ['-std=c++14', '-O2']})\n")
+    got = [f for f in findings("setup.py", text, ("BLD005",)) if f.data.get("flag") == "old-std"]
+    assert [f.span.line for f in got] == [3, 4] and all(f.fix is not None for f in got)
+    fixed = _fixpoint("setup.py", text)
+    assert _nvcc_list(fixed, "7.2.4") == ["-std=c++17", "-O2"]
+    assert _nvcc_list(fixed, None) == ["-std=c++14", "-O2"]  # the CUDA build keeps the project's flags
+    # polygon-iou imports only from torch.utils.cpp_extension: torch is bound for the test, as for the flag fixes
+    bare = text.replace(HEAD, "from torch.utils.cpp_extension import CUDAExtension\n")
+    assert all(f.fix is not None for f in findings("setup.py", bare, ("BLD005",)) if f.data.get("flag") == "old-std")
+    fixed = _fixpoint("setup.py", bare)
+    assert "import torch  # vado" in fixed and _nvcc_list(fixed, "7.2.4") == ["-std=c++17", "-O2"]
+    # ok: C++17 and later, a standard in a branch only CUDA builds take, and a setup.py that builds no extension
+    for ok in (HEAD + "e = CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': ['-std=c++17', '-std=c++20']})\n",
+               HEAD + "F = ['-O2'] if torch.version.hip else ['-std=c++14']\n"
+                      "e = CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': F})\n",
+               "from setuptools import Extension\ne = Extension('x', ['x.c'], extra_compile_args=['-std=c++14'])\n"):
+        assert not [f for f in findings("setup.py", ok, ("BLD005",)) if f.data.get("flag") == "old-std"], ok

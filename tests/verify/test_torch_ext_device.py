@@ -163,9 +163,10 @@ def _bench(name: str):
 
 UNSEEN5 = ROOT / "benchmarks" / "torch_ext" / "unseen5_packages.json"
 UNSEEN7 = ROOT / "benchmarks" / "torch_ext" / "unseen7_packages.json"
+UNSEEN8 = ROOT / "benchmarks" / "torch_ext" / "unseen8_packages.json"
 
 
-@pytest.mark.parametrize("config, name", [(c, n) for c in (UNSEEN, UNSEEN5, UNSEEN7)
+@pytest.mark.parametrize("config, name", [(c, n) for c in (UNSEEN, UNSEEN5, UNSEEN7, UNSEEN8)
                                           for n in sorted(json.loads(c.read_text())["packages"])])
 def test_every_unseen_package_the_device_run_takes_has_a_calls_file_and_a_valid_description(tmp_path, config, name):
     pkg = json.loads(config.read_text())["packages"][name]
@@ -319,6 +320,22 @@ def test_the_bindings_check_takes_each_functions_declared_arguments(tmp_path):
         with pytest.raises(check.Mismatch):
             call()
     assert len(log) == 10
+
+
+def test_the_bindings_check_takes_lists_of_tensors_for_tensor_vectors(tmp_path):
+    # bf16-fused-adam 0.1: bf16_fused_adamw_cuda_impl_(std::vector<at::Tensor> params, ..., const double lr, ...)
+    check = _bench("torch_ext_calls_check")
+    src = tmp_path / "ops.cu"
+    src.write_text("#include <torch/extension.h>\n"
+                   "void step_(std::vector<at::Tensor> params, at::TensorList grads, const double lr) {}\n"
+                   "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"step_\", &step_); }\n")
+    ext = check.binding_module([src], [src], [])
+    t = check.Stand("p")
+    assert ext.step_([t, t], (t,), 1e-3) is None
+    for call in (lambda: ext.step_(t, [t], 1e-3),           # a tensor, not a list of them
+                 lambda: ext.step_([t, 3], [t], 1e-3)):     # a list with a non-tensor
+        with pytest.raises(check.Mismatch):
+            call()
 
 
 def test_the_bindings_check_reports_each_case(tmp_path):

@@ -4,6 +4,8 @@ Compared name by name against ROCm 7.2.4's ``hip/amd_detail/amd_hip_fp16.h`` and
 ``amd_hip_bf16.h`` (every function CUDA 13 declares with ``__CUDA_FP16_DECL__`` or
 ``__CUDA_BF16_DECL__``), these have no HIP counterpart: the comparison masks
 (``__heq2_mask`` … ``__hltu2_mask``), the NaN-propagating ``__hmax2_nan``/``__hmin2_nan``,
+``__hmax2``/``__hmin2`` on ``__half2`` (HIP declares only the ``__hip_bfloat162`` ones; the helper has
+both overloads, as a call's type is not known here),
 ``__hfma_relu``/``__hfma2_relu``, the complex ``__hcmadd``, ``htanh``/``h2tanh`` and their
 ``_approx`` forms, ``__half2char_rz``/``__half2uchar_rz``, ``__double2half`` and
 ``make_bfloat162``. Each becomes a :class:`~vado.port.compat.LocalHelper` written as
@@ -84,6 +86,18 @@ def _overloads(cuda_name: str, t: HalfType) -> str:
                 f"  const unsigned int lo = ({cond}) ? 0xFFFFU : 0U;\n"
                 f"  x = __high2float(a);\n  y = __high2float(b);\n"
                 f"  return lo | (({cond}) ? 0xFFFF0000U : 0U);\n}}\n")
+    if cuda_name in ("__hmax2", "__hmin2"):
+        op = cuda_name[3:6]
+        # A NaN lane gives the other input's lane, two NaN lanes the canonical NaN (CUDA's documented
+        # behaviour); -0 is below +0 as in the _nan forms above.
+        pick = "x > y || (x == y && !signbit(x))" if op == "max" else "x < y || (x == y && signbit(x))"
+        return (f"{hd} {p} {h}(const {p} a, const {p} b) {{\n"
+                f"  auto lane = [](const {s} u, const {s} v) -> {s} {{\n"
+                f"    const float x = {t.to_float}(u), y = {t.to_float}(v);\n"
+                f"    if (x != x) return y != y ? {_nan(t)} : v;\n"
+                f"    if (y != y) return u;\n"
+                f"    return ({pick}) ? u : v;\n  }};\n"
+                f"  return {t.halves}(lane({t.low}(a), {t.low}(b)), lane({t.high}(a), {t.high}(b)));\n}}\n")
     if cuda_name in ("__hmax2_nan", "__hmin2_nan"):
         op = cuda_name[3:6]
         # -0 is below +0, as in CUDA's max.NaN/min.NaN (measured on an H200: max(+0, -0) is +0).
@@ -138,12 +152,17 @@ def _overloads(cuda_name: str, t: HalfType) -> str:
 #: CUDA name → the formats it exists for in CUDA's headers.
 NAMES: dict[str, tuple[HalfType, ...]] = {
     **{f"__h{c}2_mask": (HALF, BF16) for c in COMPARISONS},
+    "__hmax2": (HALF, BF16), "__hmin2": (HALF, BF16),
     "__hmax2_nan": (HALF, BF16), "__hmin2_nan": (HALF, BF16),
     "__hfma_relu": (HALF, BF16), "__hfma2_relu": (HALF, BF16), "__hcmadd": (HALF, BF16),
     "htanh": (HALF, BF16), "htanh_approx": (HALF, BF16), "h2tanh": (HALF, BF16), "h2tanh_approx": (HALF, BF16),
     "__half2char_rz": (HALF,), "__half2uchar_rz": (HALF,), "__double2half": (HALF,),
     "make_bfloat162": (BF16,),
 }
+
+
+#: Names HIP declares for ``__hip_bfloat162`` only (amd_hip_bf16.h), not for ``__half2``.
+BF16_ONLY_IN_HIP = frozenset({"__hmax2", "__hmin2"})
 
 
 def _applies(cuda_name: str):
@@ -157,7 +176,8 @@ def half_math_helper(cuda_name: str) -> LocalHelper:
     approx = " (the accurate value, within the approximation CUDA allows)" if cuda_name.endswith("_approx") else ""
     return LocalHelper(
         cuda_name, _helper_name(cuda_name), code,
-        f"HIP has no {cuda_name}: written as CUDA's header defines it{approx}", SOURCE, _applies(cuda_name))
+        f"HIP has no {cuda_name}{' for __half2 (only for __hip_bfloat162)' if cuda_name in BF16_ONLY_IN_HIP else ''}: "
+        f"written as CUDA's header defines it{approx}", SOURCE, _applies(cuda_name))
 
 
 def half_math_helpers() -> list[LocalHelper]:

@@ -116,11 +116,23 @@ def header_in_tree(root: str, including: str, name: str) -> bool | None:
     tail = name.rsplit("/", 1)[-1]
     if any(p == name or p.endswith("/" + name) for p in tails.get(tail, ())):
         return True
-    if not tail.endswith(_DEVICE_SUFFIXES) and "/" not in name:
+    if not tail.endswith(_DEVICE_SUFFIXES) and "/" not in name and not _companion_of_a_source(tail, tails):
         return True  # a plain "png.h", "mpi.h": as likely a system library's as the project's (HeCBench)
     if "/" in name and name.split("/", 1)[0] not in (".", "..") and name.split("/", 1)[0] not in _tree_dirs(root):
         return True  # "triton/backend/x.h": a dependency's include directory, not one of the tree's
     return any(tail + suffix in tails for suffix in _TEMPLATE_SUFFIXES)
+
+
+#: Suffixes of the sources a header of the same stem belongs to.
+_SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
+
+
+def _companion_of_a_source(tail: str, tails: dict) -> bool:
+    """Whether a plain header name is the companion of a source of the tree (``inter_union_cuda.h`` where the
+    tree has ``inter_union_cuda.cu``: polygon-iou 1.0.7's sdist ships the source without it): the project's own
+    header, no system library's."""
+    stem = tail.rsplit(".", 1)[0]
+    return any(stem + suffix in tails for suffix in _SOURCE_SUFFIXES)
 
 
 @functools.lru_cache(maxsize=4)

@@ -1,4 +1,5 @@
-"""API rule about PyTorch APIs that PyTorch no longer has (API015): THC headers, ``Tensor.type()`` dispatch.
+"""API rule about PyTorch APIs that PyTorch no longer has (API015): THC headers, ``Tensor.type()`` dispatch,
+``AT_CHECK``.
 
 PyTorch removed its legacy THC library in 1.11: ``THC/THC.h``, ``THC/THCAtomics.cuh``,
 ``THC/THCDeviceUtils.cuh`` and the rest are gone from the headers a wheel installs (torch 2.13.0: the
@@ -29,6 +30,7 @@ from vado.model import Applicability, Edit, Effort, Finding, Fix, Severity, Verd
 from vado.rules import cuda_syntax as cs
 from vado.rules.base import FileContext, Rule
 from vado.scan.facts import source_facts
+from vado.scan.lexer import Kind
 
 #: Removed THC headers → the ATen header that took over what extensions used of them (None: no one header;
 #: the finding stays for a person). ``THCAtomics.cuh``'s ``gpuAtomicAdd`` and ``atomicAdd`` overloads for
@@ -56,6 +58,9 @@ REMOVED = {
 _HIP_GUARDS = {name: name + "MasqueradingAsCUDA" for name in
                ("HIPGuard", "OptionalHIPGuard", "HIPStreamGuard", "OptionalHIPStreamGuard")}
 _MASQUERADING_HEADER = "ATen/hip/impl/HIPGuardImplMasqueradingAsCUDA.h"
+
+#: A file's own definition of ``AT_CHECK`` (a shim for PyTorch >= 1.5).
+_DEFINES_AT_CHECK = re.compile(r"^[ \t]*#[ \t]*define[ \t]+AT_CHECK\b", re.M)
 
 #: The dispatch macros whose first argument is a ``ScalarType`` (``AT_DISPATCH_FLOATING_TYPES``, ``…_AND2`` …).
 _DISPATCH = re.compile(r"AT_DISPATCH_\w+")
@@ -124,6 +129,8 @@ class TorchRemovedApi(Rule):
             yield from self._host_warp_size(ctx)
         if "Guard" in ctx.text and "hip" in ctx.text:
             yield from self._hip_guards(ctx)
+        if "AT_CHECK" in ctx.text:
+            yield from self._at_check(ctx)
         if "TH" not in ctx.text:
             return
         for inc in source_facts(ctx).includes:
@@ -175,6 +182,35 @@ class TorchRemovedApi(Rule):
                 {tgt.name: Verdict.AUTOMATIC for tgt in ctx.targets},
                 fix=fix, effort=Effort(lines=1, constructs=1, hours=0.0),
                 data={"macro": toks[i][3]},
+            )
+
+    def _at_check(self, ctx: FileContext) -> Iterable[Finding]:
+        """``AT_CHECK(cond, ...)``: PyTorch deprecated it for ``TORCH_CHECK`` (same arguments) in 1.2 and removed it
+        in 1.5 (torch 2.13.0's headers, CUDA or ROCm, define no ``AT_CHECK``: "use of undeclared identifier
+        'AT_CHECK'", modulated-deform-conv 1.0.2). A file that defines ``AT_CHECK`` itself (``#ifndef AT_CHECK``
+        ``#define AT_CHECK TORCH_CHECK``) is left alone."""
+        if _DEFINES_AT_CHECK.search(ctx.text):
+            return
+        view = cs.device_view(ctx)
+        toks = view.tokens
+        for i in view.ident_indices(("AT_CHECK",)):
+            if i + 1 >= len(toks) or toks[i + 1][3] != "(":
+                continue
+            prev = toks[i - 1] if i > 0 else None
+            if prev is not None and (prev[3] in (".", "->", "::") or prev[0] is Kind.DIRECTIVE
+                                     or prev[0] is Kind.IDENT and prev[3] not in cs.EXPRESSION_WORDS):
+                continue  # a member, a macro being defined, or a declaration of the project's own
+            t = toks[i]
+            fix = Fix((Edit(ctx.path, t[1], t[2], "TORCH_CHECK"),), Applicability.SAFE,
+                      "AT_CHECK → TORCH_CHECK (PyTorch's name for it since 1.2)", ("torch-api",))
+            yield self.finding(
+                ctx, t[1], t[2],
+                "AT_CHECK was removed in PyTorch 1.5 (deprecated since 1.2 for TORCH_CHECK, which takes the same "
+                "arguments): no PyTorch build from then on (CUDA or ROCm) declares it, so this TU does not compile "
+                "on either; the port writes TORCH_CHECK",
+                {tgt.name: Verdict.AUTOMATIC for tgt in ctx.targets},
+                fix=fix, effort=Effort(lines=1, constructs=1, hours=0.0),
+                data={"macro": "AT_CHECK", "successor": "TORCH_CHECK"},
             )
 
     def _hip_guards(self, ctx: FileContext) -> Iterable[Finding]:

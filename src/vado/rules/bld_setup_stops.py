@@ -152,6 +152,93 @@ def _always_run(body: list[ast.stmt], opt_ins: frozenset[str] = frozenset()):
         yield stmt
 
 
+def _nvcc_probes(tree: ast.Module) -> set[str]:
+    """The file's functions that look for nvcc: name it in a string that is no dict key, subscript or message
+    (``subprocess.check_output(["nvcc", "--version"])``, caught or not), or call ``shutil.which("nvcc")``, or call
+    such a function (followed to a fixpoint); a function that asks for a ROCm build or makes the extension list
+    is no probe (:func:`_cleared`)."""
+    defs = {n.name: n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+    def names_nvcc(fn: ast.AST) -> bool:
+        skip = {id(k) for n in ast.walk(fn) if isinstance(n, ast.Dict) for k in n.keys if k is not None}
+        skip |= {id(n.slice) for n in ast.walk(fn) if isinstance(n, ast.Subscript)}
+        skip |= {id(m) for n in ast.walk(fn) if isinstance(n, ast.Raise)
+                 or isinstance(n, ast.Call) and (isinstance(n.func, ast.Name) and n.func.id == "print"
+                                                 or isinstance(n.func, ast.Attribute) and n.func.attr in _MESSAGES)
+                 for m in ast.walk(n)}
+        skip |= {id(n.value) for n in ast.walk(fn) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+        return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in skip
+                   and NVCC_WORD.search(n.value) for n in ast.walk(fn))
+
+    probes = {name for name, fn in defs.items() if not _cleared(fn) and names_nvcc(fn)}
+    changed = True
+    while changed:
+        changed = False
+        for name, fn in defs.items():
+            if name not in probes and not _cleared(fn) and any(
+                    isinstance(n, ast.Call) and _callee(n) in probes for n in ast.walk(fn)):
+                probes.add(name)
+                changed = True
+    return probes
+
+
+def _stops(body: list[ast.stmt]) -> bool:
+    """Whether ``body`` (an ``if``'s) raises or exits at its own level."""
+    for stmt in body:
+        if isinstance(stmt, ast.Raise):
+            return True
+        if (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+                and ast.unparse(stmt.value.func) in ("sys.exit", "exit", "quit", "os._exit")):
+            return True
+    return False
+
+
+def _always_run_ifs(body: list[ast.stmt], opt_ins: frozenset[str]):
+    """The ``if`` statements among those :func:`_always_run` walks through (tests of ``CUDA_HOME`` or of a ROCm
+    build and environment opt-ins left out as there)."""
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(stmt, ast.If):
+            test = ast.unparse(stmt.test)
+            if "CUDA_HOME" in test or _ROCM_TEST.search(test):
+                continue
+            if _env_opt_in(stmt.test, opt_ins):
+                yield from _always_run_ifs(stmt.orelse, opt_ins)
+                continue
+            yield stmt
+            yield from _always_run_ifs(stmt.body, opt_ins)
+            yield from _always_run_ifs(stmt.orelse, opt_ins)
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            yield from _always_run_ifs(getattr(stmt, field, []) or [], opt_ins)
+        for handler in getattr(stmt, "handlers", []):
+            yield from _always_run_ifs(handler.body, opt_ins)
+
+
+def probe_stops(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, callee)`` of each nvcc probe called in the test of an ``if`` that runs whenever the setup.py
+    ``text`` does and raises or exits: fussim 0.3.1's ``if not check_cuda_available(): raise RuntimeError("CUDA is
+    required ...")`` (the probe runs ``nvcc --version`` in a ``try`` and looks for a CUDA_HOME), which stops the file
+    on a ROCm build of PyTorch, where there is no nvcc. [] where the file does not parse."""
+    try:
+        tree = ast.parse(text.encode("latin-1"))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    probes = _nvcc_probes(tree)
+    if not probes:
+        return []
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    out = []
+    for node in _always_run_ifs(tree.body, _opt_in_names(tree)):
+        if not _stops(node.body):
+            continue
+        for n in ast.walk(node.test):
+            if isinstance(n, ast.Call) and _callee(n) in probes:
+                out.append((starts[n.lineno - 1] + n.col_offset, starts[n.end_lineno - 1] + n.end_col_offset, _callee(n)))
+    return sorted(set(out))
+
+
 def toolkit_stops(text: str) -> list[tuple[int, int, str, str]]:
     """``(start, end, callee, why)`` of each call at the top level of the setup.py ``text`` that stops it where
     the CUDA toolkit is missing (see the module); [] where the file does not parse or tests for a ROCm

@@ -108,10 +108,19 @@ def torch_extension(ctx: FileContext) -> bool:
     return bool(sign and sign.search(ctx.text))
 
 
+#: GCC host-compiler flags that ROCm 7.2.4's hipcc (clang) rejects ("clang++: error: unknown argument" or
+#: "unsupported option"), measured one by one with ``hipcc -x c++ -fsyntax-only FLAG``; nvcc hands
+#: ``-Xcompiler`` flags to GCC, which takes them (polygon-iou 1.0.7: ``-Xcompiler -Wall,-fno-gnu-unique``).
+#: GCC flags clang only warns about (``-fno-gcse``, ``-Wno-class-memaccess``, ``-fmax-errors=5``) stay.
+GCC_ONLY_HOST_FLAGS = re.compile(
+    r"-(?:fno-gnu-unique|fno-var-tracking-assignments|fconcepts|mno-float128|fno-keep-inline-dllexport"
+    r"|flto-partition=\S*|fabi-version=\S*)")
+
+
 def xcompiler_flags(value: str) -> str:
     """The host-compiler flags of an ``-Xcompiler`` value (``-fPIC,-Wall`` → ``-fPIC -Wall``): hipcc is clang
-    and takes them as they are."""
-    return " ".join(p for p in value.replace(",", " ").split() if p)
+    and takes them as they are, but for the GCC-only ones it rejects (:data:`GCC_ONLY_HOST_FLAGS`), which go."""
+    return " ".join(p for p in value.replace(",", " ").split() if p and not GCC_ONLY_HOST_FLAGS.fullmatch(p))
 
 
 def nvcc_only_for_hipcc(option: str, value: str) -> str:

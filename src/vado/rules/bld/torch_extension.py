@@ -135,6 +135,8 @@ class TorchCudaExtension(Rule):
         # (a module that builds just in time runs when the package is used: setup.py's gates and stops are not its)
         if facts.of(FactKind.CUDA_EXTENSION) and rocm_flags is None and ctx.kind is FileKind.SETUP_PY:
             yield from self._cuda_home_tests(ctx)
+        if facts.of(FactKind.CUDA_EXTENSION) and ctx.kind is FileKind.SETUP_PY and _OLD_STD.search(ctx.text):
+            yield from self._old_cxx_standard(ctx)
         for f in facts.of(FactKind.CUDA_EXTENSION, FactKind.NVCC_FLAG):
             if rocm_flags is not None and f.kind is FactKind.NVCC_FLAG and not _reaches(f.text, rocm_flags):
                 continue
@@ -200,6 +202,48 @@ class TorchCudaExtension(Rule):
             )
 
 
+    def _old_cxx_standard(self, ctx: FileContext) -> Iterator[Finding]:
+        """``-std=c++14`` (or older) among a torch extension's flags: PyTorch's headers require C++17 since 2.1
+        (torch 2.13.0's ``torch/csrc/api/include/torch/all.h``: "C++17 or later compatible compiler is required to
+        use PyTorch"), so every TU fails, on CUDA and on ROCm (polygon-iou 1.0.7: ``'-std=c++14'`` in its cxx and
+        nvcc flags). The fix (unsafe) gives a ROCm build ``-std=c++17``; a CUDA build keeps the project's flag."""
+        try:
+            tree = ast.parse(ctx.text.encode("latin-1"))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return
+        starts = [0] + [m.end() for m in re.finditer("\n", ctx.text)]
+        shape = setup_shape(ctx.text)
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Constant) and isinstance(node.value, str) and _OLD_STD.fullmatch(node.value)
+                    and node.lineno == node.end_lineno):
+                continue
+            start = starts[node.lineno - 1] + node.col_offset
+            end = starts[node.end_lineno - 1] + node.end_col_offset
+            if shape.guarded(start):
+                continue  # a branch only CUDA builds take
+            literal = ctx.text[start:end]
+            test, bind = hip_test(ctx.text, start), None
+            if test is None and TORCH_IMPORTED.search(ctx.text):
+                bind = torch_import_edit(ctx.text, start)  # as the flag fixes do: bind torch where the flags are
+                test = "torch.version.hip" if bind else None
+            fix = None
+            if test is not None and literal[:1] in "\"'" and literal[-1:] == literal[:1]:
+                q = literal[0]
+                edits = (ctx.edit(start, end, f"({q}-std=c++17{q} if {test} else {literal})"),)
+                if bind is not None:
+                    edits = (ctx.edit(bind[0], bind[0], bind[1]),) + edits
+                fix = Fix(edits, Applicability.UNSAFE, f"{literal} → -std=c++17 on ROCm builds of PyTorch ({test}"
+                          f"{f', torch imported {bind[2]}' if bind else ''})", ("build",))
+            yield self.finding(
+                ctx, start, end,
+                f"{literal} asks for an older C++ than PyTorch's headers need: they require C++17 since PyTorch 2.1 "
+                "('C++17 or later compatible compiler is required to use PyTorch', torch 2.13.0), so every TU of the "
+                "extension fails, on CUDA as on ROCm; build with -std=c++17",
+                per_family(ctx, rocm=AUTO if fix else MANUAL, oneapi=MANUAL, scale=MANUAL, zluda=MANUAL),
+                effort=Effort(lines=1, constructs=1, hours=0.0 if fix else 0.1),
+                fix=fix, severity=Severity.HIGH, data={"flag": "old-std", "option": node.value, "breaks_hipcc": True},
+            )
+
     def _cuda_home_tests(self, ctx: FileContext) -> Iterator[Finding]:
         """``CUDA_HOME is not None`` deciding whether the CUDA extension is built (an assignment such as
         ``WITH_CUDA = torch.cuda.is_available() and CUDA_HOME is not None``, or the test of an ``if``
@@ -207,7 +251,7 @@ class TorchCudaExtension(Rule):
         is None and the extension is silently left out. torch_scatter's idiom tests
         ``CUDA_HOME is not None or torch.version.hip``."""
         from vado.rules.bld_setup_stops import (cuda_version_gates, cuda_version_stops, missing_extension_classes,
-                                                toolkit_stops)
+                                                probe_stops, toolkit_stops)
 
         def stops_on_rocm(start: int, end: int, msg: str, lines: int, hours: float, data: dict) -> Finding:
             # setup.py stops or builds nothing on a ROCm (or oneAPI) build of PyTorch: manual there, high
@@ -221,6 +265,13 @@ class TorchCudaExtension(Rule):
                 f"{callee}() runs on every run of setup.py and {why}: a ROCm build of PyTorch has no nvcc "
                 f"(CUDA_HOME is None), so setup.py stops before it builds anything; call it only when not "
                 f"{hip_test(ctx.text, start) or 'torch.version.hip'} (and give what it computes a ROCm value)",
+                2, 0.25, {"stop": callee})
+        for start, end, callee in probe_stops(ctx.text):
+            yield stops_on_rocm(
+                start, end,
+                f"{callee}() looks for nvcc (the CUDA toolkit) and setup.py raises or exits where it finds none, on "
+                f"every run: a ROCm build of PyTorch has no nvcc, so setup.py stops before it builds anything; test "
+                f"{hip_test(ctx.text, start) or 'torch.version.hip'} first (a ROCm build needs no CUDA toolkit)",
                 2, 0.25, {"stop": callee})
         for start, end, name in missing_extension_classes(ctx.text):
             yield stops_on_rocm(
@@ -236,29 +287,35 @@ class TorchCudaExtension(Rule):
                 f"setup.py stops there before it builds anything; use it only when not "
                 f"{hip_test(ctx.text, start) or 'torch.version.hip'} (or fall back to torch.version.hip)",
                 1, 0.1, {"stop": use})
-        gates = [(s, e, "CUDA_HOME" if ctx.text[s:e].startswith("CUDA_HOME") else g) for s, e, g in _cuda_home_gates(ctx.text)]
+        gates = [(s, e, "CUDA_HOME" if g != BAILOUT and ctx.text[s:e].startswith("CUDA_HOME") else g)
+                 for s, e, g in _cuda_home_gates(ctx.text)]
         gates += [(s, e, "torch.version.cuda") for s, e in cuda_version_gates(ctx.text)]
         for start, end, gate in sorted(set(gates)):
             fix = None
             expr = ctx.text[start:end]
             test = hip_test(ctx.text, start)
             if test is not None:
-                new = f"({expr} or {test})"
+                new = f"({expr} and not {test})" if gate == BAILOUT else f"({expr} or {test})"
                 fix = Fix((ctx.edit(start, end, new),), Applicability.UNSAFE,
                           f"build the extension on ROCm builds of PyTorch too ({test})", ("build",))
-            why = ("a ROCm build of PyTorch has no nvcc (CUDA_HOME is None)" if gate == "CUDA_HOME" else
+            why = ("a ROCm build of PyTorch has no nvcc (CUDA_HOME is None)" if gate in ("CUDA_HOME", BAILOUT) else
                    "torch.version.cuda is None on a ROCm build of PyTorch" if gate == "torch.version.cuda" else
                    "it looks for nvcc, which a ROCm build of PyTorch does not have")
+            joined = f"and not {test or 'torch.version.hip'}" if gate == BAILOUT else f"or {test or 'torch.version.hip'}"
             yield self.finding(
                 ctx, start, end,
                 f"{expr} decides whether the CUDA extension is built; {why}, so the extension is left out "
-                f"there: test `{expr} or {test or 'torch.version.hip'}`",
+                f"there: test `{expr} {joined}`",
                 per_family(ctx, rocm=AUTO if fix else MANUAL, oneapi=MANUAL, scale=AS_IS, zluda=AS_IS),
                 effort=Effort(lines=1, constructs=1, hours=0.0 if fix else 0.1),
                 fix=fix,
                 severity=Severity.MEDIUM,
                 data={"gate": gate},
             )
+
+
+#: A C++ standard older than the C++17 PyTorch's headers require (``-std=c++14``, ``-std=gnu++11``, ``-std=c++0x``).
+_OLD_STD = re.compile(r"-std=(?:c|gnu)\+\+(?:98|03|0x|11|1y|14)")
 
 
 def _reaches(flag: str, rocm_flags) -> bool:
@@ -335,7 +392,43 @@ def _cuda_home_gates(text: str) -> list[tuple[int, int, str]]:
             for stmt in _probe_bailouts(fn, probes, names_nvcc):
                 if not asks_rocm(stmt.value):
                     collect(stmt.value, True)
+            for node in _cuda_home_bailouts(fn):
+                if node.lineno == node.end_lineno:
+                    gates.append((off(node.lineno, node.col_offset), off(node.end_lineno, node.end_col_offset),
+                                  BAILOUT))
     return sorted(set(gates))
+
+
+#: The gate of a ``CUDA_HOME is None`` test that makes a function give up building the extension.
+BAILOUT = "CUDA_HOME is None"
+
+
+def _cuda_home_bailouts(fn: ast.AST) -> list[ast.Compare]:
+    """The ``X is None`` comparisons, ``X`` being ``CUDA_HOME`` or a name ``fn`` assigns from it alone
+    (``cuda_home = CUDA_HOME``), in the test of an ``if`` of ``fn`` (a function that makes a ``CUDAExtension``)
+    whose body returns or raises, where the test does not ask for a ROCm build: the function gives up when
+    there is no nvcc, which is always on a ROCm build of PyTorch (qgemm 0.0.2's ``build_extensions``:
+    ``cuda_home = CUDA_HOME`` … ``if not torch_available or (cuda_home is None): return []``)."""
+    def is_cuda_home(v: ast.AST) -> bool:
+        return (isinstance(v, ast.Name) and v.id == "CUDA_HOME"
+                or isinstance(v, ast.Attribute) and v.attr == "CUDA_HOME")
+
+    names = {"CUDA_HOME"}
+    for a in ast.walk(fn):
+        if isinstance(a, ast.Assign) and is_cuda_home(a.value):
+            names.update(t.id for t in a.targets if isinstance(t, ast.Name))
+    out = []
+    for node in ast.walk(fn):
+        if not (isinstance(node, ast.If) and any(isinstance(b, (ast.Return, ast.Raise)) for b in node.body)):
+            continue
+        if HIP_TEST.search(ast.unparse(node.test)) or "ROCM_HOME" in ast.unparse(node.test):
+            continue
+        for n in ast.walk(node.test):
+            if (isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.Is)
+                    and isinstance(n.left, ast.Name) and n.left.id in names
+                    and isinstance(n.comparators[0], ast.Constant) and n.comparators[0].value is None):
+                out.append(n)
+    return out
 
 
 def _probe_bailouts(fn: ast.AST, probes: set[str], names_nvcc) -> list[ast.Assign]:
