@@ -119,11 +119,12 @@ def _opt_in_names(tree: ast.Module) -> frozenset[str]:
                      for t in n.targets if isinstance(t, ast.Name))
 
 
-def _always_run(body: list[ast.stmt], opt_ins: frozenset[str] = frozenset()):
+def _always_run(body: list[ast.stmt], opt_ins: frozenset[str] = frozenset(), *, ifs: bool = False):
     """The statements of ``body`` that run whenever the file does, blocks entered; a function or class body
     is not entered, nor an ``if`` whose test names ``CUDA_HOME`` or a ROCm build (either branch may be
     the one a ROCm build skips), nor the body of an ``if`` that holds only where the user set an environment
-    variable (its ``else`` is what runs by default)."""
+    variable (its ``else`` is what runs by default). ``ifs``: each ``if`` entered is given too, before its
+    branches."""
     for stmt in body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
@@ -132,11 +133,13 @@ def _always_run(body: list[ast.stmt], opt_ins: frozenset[str] = frozenset()):
             if "CUDA_HOME" in test or _ROCM_TEST.search(test):
                 continue
             if _env_opt_in(stmt.test, opt_ins):
-                yield from _always_run(stmt.orelse, opt_ins)
+                yield from _always_run(stmt.orelse, opt_ins, ifs=ifs)
                 continue
+            if ifs:
+                yield stmt
             # the test itself is a gate (BLD005's _cuda_home_gates), not a stop
-            yield from _always_run(stmt.body, opt_ins)
-            yield from _always_run(stmt.orelse, opt_ins)
+            yield from _always_run(stmt.body, opt_ins, ifs=ifs)
+            yield from _always_run(stmt.orelse, opt_ins, ifs=ifs)
             continue
         if isinstance(stmt, (ast.For, ast.While, ast.With, ast.Try)):
             for field in ("iter", "test"):
@@ -145,9 +148,9 @@ def _always_run(body: list[ast.stmt], opt_ins: frozenset[str] = frozenset()):
             for item in getattr(stmt, "items", []):
                 yield item
             for field in ("body", "orelse", "finalbody"):
-                yield from _always_run(getattr(stmt, field, []), opt_ins)
+                yield from _always_run(getattr(stmt, field, []), opt_ins, ifs=ifs)
             for handler in getattr(stmt, "handlers", []):
-                yield from _always_run(handler.body, opt_ins)
+                yield from _always_run(handler.body, opt_ins, ifs=ifs)
             continue
         yield stmt
 
@@ -196,24 +199,7 @@ def _stops(body: list[ast.stmt]) -> bool:
 def _always_run_ifs(body: list[ast.stmt], opt_ins: frozenset[str]):
     """The ``if`` statements among those :func:`_always_run` walks through (tests of ``CUDA_HOME`` or of a ROCm
     build and environment opt-ins left out as there)."""
-    for stmt in body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        if isinstance(stmt, ast.If):
-            test = ast.unparse(stmt.test)
-            if "CUDA_HOME" in test or _ROCM_TEST.search(test):
-                continue
-            if _env_opt_in(stmt.test, opt_ins):
-                yield from _always_run_ifs(stmt.orelse, opt_ins)
-                continue
-            yield stmt
-            yield from _always_run_ifs(stmt.body, opt_ins)
-            yield from _always_run_ifs(stmt.orelse, opt_ins)
-            continue
-        for field in ("body", "orelse", "finalbody"):
-            yield from _always_run_ifs(getattr(stmt, field, []) or [], opt_ins)
-        for handler in getattr(stmt, "handlers", []):
-            yield from _always_run_ifs(handler.body, opt_ins)
+    return (n for n in _always_run(body, opt_ins, ifs=True) if isinstance(n, ast.If))
 
 
 def probe_stops(text: str) -> list[tuple[int, int, str]]:
