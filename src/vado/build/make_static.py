@@ -305,19 +305,9 @@ def _two_args(arg: str) -> tuple[str, str]:
 def _split_args(text: str, most: int = 0) -> list[str]:
     """A function's arguments, split at the commas outside parentheses; with ``most``, the last of that many
     arguments keeps the rest of the text, commas included (``$(foreach a,$(L),x,y)``: the body is ``x,y``)."""
-    out, depth, cur = [], 0, []
-    for c in text:
-        if c in "({":
-            depth += 1
-        elif c in ")}":
-            depth -= 1
-        if c == "," and depth == 0 and (not most or len(out) < most - 1):
-            out.append("".join(cur))
-            cur = []
-        else:
-            cur.append(c)
-    out.append("".join(cur))
-    return out
+    from vado.model.text import split_text_args
+
+    return split_text_args(text, "(){}", most)
 
 
 def _patsubst(pattern: str, replacement: str, word: str) -> str:

@@ -79,3 +79,23 @@ class LineIndex:
     def line_count(self) -> int:
         """Number of lines."""
         return len(self._starts)
+
+
+def split_text_args(text: str, brackets: str = "()[]{}", most: int = 0) -> list[str]:
+    """``text`` cut at its commas outside the ``brackets`` (pairs, opening then closing: ``"()[]{}<>"`` counts
+    template brackets too); every piece as written, blanks included, an empty text giving ``[""]``. With
+    ``most``, at most that many pieces: the last keeps the rest of the text, commas included."""
+    opening, closing = brackets[0::2], brackets[1::2]
+    out, depth, cur = [], 0, []
+    for ch in text:
+        if ch in opening:
+            depth += 1
+        elif ch in closing:
+            depth -= 1
+        if ch == "," and depth == 0 and (not most or len(out) < most - 1):
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    out.append("".join(cur))
+    return out

@@ -10,9 +10,9 @@ import functools
 import re
 from collections.abc import Mapping
 
+from vado.model.text import split_text_args  # noqa: F401 - re-exported: the rules' import place
 from vado.native import ext as _native_ext
 from vado.scan.lexer import Kind, is_native_tokens
-
 
 if _native_ext is not None:
     Mapping.register(_native_ext.BracketPairs)
@@ -188,23 +188,6 @@ def matching(tokens: list, i: int, pairs: Mapping[int, int] | None = None) -> in
     return pairs.get(i)
 
 
-def split_text_args(text: str, brackets: str = "()[]{}") -> list[str]:
-    """``text`` cut at its commas outside the ``brackets`` (pairs, opening then closing: ``"()[]{}<>"`` counts
-    template brackets too); every piece as written, blanks included, an empty text giving ``[""]``."""
-    opening, closing = brackets[0::2], brackets[1::2]
-    out, depth, cur = [], 0, []
-    for ch in text:
-        if ch in opening:
-            depth += 1
-        elif ch in closing:
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    out.append("".join(cur))
-    return out
 
 
 def split_args(tokens: list, open_i: int, close_i: int) -> list[tuple[int, int]]:
