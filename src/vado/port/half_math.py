@@ -86,26 +86,18 @@ def _overloads(cuda_name: str, t: HalfType) -> str:
                 f"  const unsigned int lo = ({cond}) ? 0xFFFFU : 0U;\n"
                 f"  x = __high2float(a);\n  y = __high2float(b);\n"
                 f"  return lo | (({cond}) ? 0xFFFF0000U : 0U);\n}}\n")
-    if cuda_name in ("__hmax2", "__hmin2"):
+    if cuda_name in ("__hmax2", "__hmin2", "__hmax2_nan", "__hmin2_nan"):
         op = cuda_name[3:6]
-        # A NaN lane gives the other input's lane, two NaN lanes the canonical NaN (CUDA's documented
-        # behaviour); -0 is below +0 as in the _nan forms above.
+        # -0 is below +0, as in CUDA's max.NaN/min.NaN (measured on an H200: max(+0, -0) is +0). A NaN lane: the
+        # _nan forms give the canonical NaN; the others give the other input's lane, and two NaN lanes the
+        # canonical NaN (CUDA's documented behaviour).
         pick = "x > y || (x == y && !signbit(x))" if op == "max" else "x < y || (x == y && signbit(x))"
+        nan = (f"    if (x != x || y != y) return {_nan(t)};\n" if cuda_name.endswith("_nan") else
+               f"    if (x != x) return y != y ? {_nan(t)} : v;\n    if (y != y) return u;\n")
         return (f"{hd} {p} {h}(const {p} a, const {p} b) {{\n"
                 f"  auto lane = [](const {s} u, const {s} v) -> {s} {{\n"
                 f"    const float x = {t.to_float}(u), y = {t.to_float}(v);\n"
-                f"    if (x != x) return y != y ? {_nan(t)} : v;\n"
-                f"    if (y != y) return u;\n"
-                f"    return ({pick}) ? u : v;\n  }};\n"
-                f"  return {t.halves}(lane({t.low}(a), {t.low}(b)), lane({t.high}(a), {t.high}(b)));\n}}\n")
-    if cuda_name in ("__hmax2_nan", "__hmin2_nan"):
-        op = cuda_name[3:6]
-        # -0 is below +0, as in CUDA's max.NaN/min.NaN (measured on an H200: max(+0, -0) is +0).
-        pick = "x > y || (x == y && !signbit(x))" if op == "max" else "x < y || (x == y && signbit(x))"
-        return (f"{hd} {p} {h}(const {p} a, const {p} b) {{\n"
-                f"  auto lane = [](const {s} u, const {s} v) -> {s} {{\n"
-                f"    const float x = {t.to_float}(u), y = {t.to_float}(v);\n"
-                f"    if (x != x || y != y) return {_nan(t)};\n"
+                f"{nan}"
                 f"    return ({pick}) ? u : v;\n  }};\n"
                 f"  return {t.halves}(lane({t.low}(a), {t.low}(b)), lane({t.high}(a), {t.high}(b)));\n}}\n")
     relu = (f"  auto relu = [](const {s} r) -> {s} {{\n"
