@@ -95,6 +95,23 @@ def test_a_from_import_in_a_try_block_binds_torch_in_that_block():
     assert _nvcc_list(run, "7.2.4") == ["-O3", "-ffast-math"]
 
 
+def test_an_import_under_the_same_test_lets_a_later_block_import_torch():
+    # fussim 0.3.1: `if not _building_sdist:` imports from torch.utils.cpp_extension and a later block under the same
+    # test builds the flags at the module's level: that block runs only where the import ran, so `import torch` opens
+    # it and the CUDA build keeps its flags (the port had made them hipcc's for CUDA too: nvcc rejects -ffast-math).
+    before = ("import sys\n_building_sdist = 'sdist' in sys.argv\n"
+              "if not _building_sdist:\n    from torch.utils.cpp_extension import CUDAExtension\n"
+              "if not _building_sdist:\n    NVCC = ['-O3', '--use_fast_math']\n"
+              "    e = CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': NVCC})\n")
+    after = _fixpoint("setup.py", before)
+    assert "if not _building_sdist:\n    import torch  # vado: the ROCm test of the flags below\n    NVCC = [" in after
+    assert "*(['-ffast-math'] if torch.version.hip else ['--use_fast_math'])" in after
+    # Under another test the later block may run where the import did not: no import, the hipcc spelling as before.
+    other = before.replace("if not _building_sdist:\n    NVCC", "if True:\n    NVCC")
+    after = _fixpoint("setup.py", other)
+    assert "import torch  #" not in after and "'-ffast-math'" in after
+
+
 def test_without_the_name_to_test_the_rocm_spelling_fix_stays():
     # torch is imported only inside another function: nothing binds it where the flags are.
     text = ("def CUDAExtension(*a, **k):\n    from torch.utils.cpp_extension import CUDAExtension as E\n"

@@ -141,6 +141,10 @@ def _after_torch_import(text: str, at: int) -> tuple[int, str, str] | None:
         return starts[line - 1] + col if line - 1 < len(starts) else len(text)
 
     best = None
+    imported_under: set[str] = set()  # tests of earlier module-level ifs whose body imports from torch
+
+    def torch_from(stmt) -> bool:
+        return isinstance(stmt, ast.ImportFrom) and (stmt.module or "").split(".")[0] == "torch" and not stmt.level
 
     def walk(body: list) -> None:
         nonlocal best
@@ -154,10 +158,17 @@ def _after_torch_import(text: str, at: int) -> tuple[int, str, str] | None:
                         walk(getattr(stmt, field, None) or [])
                     for handler in getattr(stmt, "handlers", None) or []:
                         walk(handler.body)
+                    # fussim 0.3.1: `if not _building_sdist:` imports from torch, a later `if not _building_sdist:`
+                    # builds the flags; the later block runs only where the import ran, so torch is importable at
+                    # its top (the test is the same text; a name rebound between the two is not looked for)
+                    if best is None and isinstance(stmt, ast.If) and stmt.body and ast.unparse(stmt.test) in imported_under \
+                            and off(stmt.body[0].lineno, 0) <= at and stmt.body[0].lineno - 1 < len(starts):
+                        best = (starts[stmt.body[0].lineno - 1], stmt.body[0].col_offset)
                 return
-            torch_from = isinstance(stmt, ast.ImportFrom) and (stmt.module or "").split(".")[0] == "torch" and not stmt.level
-            if torch_from and stmt.end_lineno < len(starts):
+            if torch_from(stmt) and stmt.end_lineno < len(starts):
                 best = (starts[stmt.end_lineno], stmt.col_offset)
+            if isinstance(stmt, ast.If) and any(torch_from(x) for x in stmt.body):
+                imported_under.add(ast.unparse(stmt.test))
 
     walk(tree.body)
     if best is None or text[best[0] - 1:best[0]] != "\n":
