@@ -68,14 +68,14 @@ STATS = (
     'cusparse          424         275        0             0          162    861\n'
     'cusparselt         36           0        0             0            0     36\n'
     'cutensor          172           0        2             0           84    258\n'
-    'device            587           0        0             0          258    845\n'
+    'device            585           0        0             0          260    845\n'
     'driver           1034          64        0             8          903   2009\n'
     'nccl               31           0        0             0            0     31\n'
     'nvtx               13           0        0             0            4     17\n'
     'rtc                28           0        0             0            9     37\n'
     'runtime           932          11        0             3          516   1462\n'
     'thrust             14           0        0             0            0     14\n'
-    'total            5681         350        2            47         3599   9679\n'
+    'total            5679         350        2            47         3601   9679\n'
 )
 
 UNKNOWN = (

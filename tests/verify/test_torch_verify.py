@@ -134,8 +134,10 @@ def test_a_setup_py_that_does_not_parse_leaves_the_ordinary_path(tmp_path, isola
     assert not result.evidence
 
 
-def _load_at_import(tmp_path: Path) -> Path:
-    """The fixture's sources built by ``load()`` when the package is imported: setup.py declares no extension."""
+def _load_at_import(tmp_path: Path, readable: bool = False) -> Path:
+    """The fixture's sources built by ``load()`` when the package is imported: setup.py declares no extension.
+    ``readable``: load() names its sources as literals (derive_config reads them, vado.build.torch_jit); else it
+    takes them from the environment at import time, which nothing reads without running it (not derived)."""
     proj = tmp_path / "loadproj"
     (proj / "tvload").mkdir(parents=True)
     shutil.copytree(FIXTURE / "csrc", proj / "csrc", ignore=shutil.ignore_patterns("helper_cpu*"))
@@ -146,8 +148,10 @@ def _load_at_import(tmp_path: Path) -> Path:
     (proj / "setup.py").write_text("from setuptools import setup\nsetup(name='tvload', packages=['tvload'])\n")
     (proj / "tvload" / "__init__.py").write_text(
         "import os\nfrom torch.utils.cpp_extension import load\n_here = os.path.dirname(__file__)\n"
-        "_C = load(name='tvload_C', sources=[os.path.join(_here, '..', 'csrc', s) for s in ('ops.cpp', 'kernels.cu')],"
-        " extra_cuda_cflags=['-DWITH_CUDA'])\n")
+        "_C = load(name='tvload_C', sources=[os.path.join(_here, '..', 'csrc', s) for s in "
+        + ("('ops.cpp', 'kernels.cu')" if readable else
+           "os.environ['TVLOAD_SOURCES'].split()")
+        + "], extra_cuda_cflags=['-DWITH_CUDA'])\n")
     return proj
 
 
@@ -163,13 +167,26 @@ def test_an_extension_setup_py_does_not_make_is_compiled_the_torch_way_and_says_
     assert _status(result) == {("csrc/ops.cpp", "host"): "pass", ("csrc/kernels.cu", "gfx942"): "pass",
                                ("csrc/raw.cu", "gfx942"): "pass"}, render_text(result)
     assert result.passed
-    assert result.torch_extension["implied"].startswith("its setup.py makes no CUDAExtension on a ROCm build")
+    assert result.torch_extension["implied"].startswith("its CUDAExtensions' sources are not known without running it")
     text = render_text(result)
     assert "torch extension: NOT DERIVED: " in text and "not the extension's own flags" in text
     assert "raw.hip" in " ".join(next(e for e in result.compile.evidence if e.subject == "csrc/raw.cu").command)
     device = " ".join(next(e for e in result.compile.evidence if e.subject == "csrc/kernels.cu").command)
     assert "kernels.hip" in device and "-DUSE_ROCM=1" in device and f"-I{HEADERS.include}" in device
     assert not list(proj.rglob("*.hip"))
+
+
+def test_an_extension_load_names_is_derived_and_what_it_leaves_out_is_not_compiled(tmp_path, isolated_cache):
+    # load() at import time with its sources written out: the extension is derived from it (as from a setup.py's
+    # CUDAExtension); a .cu file it does not name is no unit of the build and the report says so.
+    hipcc = _compile_prerequisites()
+    proj = _load_at_import(tmp_path, readable=True)
+    result = verify(proj, archs=["gfx942"], target=get_target("rocm-7.2"), hipcc=hipcc, do_triton=False,
+                    torch_headers=HEADERS.root.parent)
+    assert _status(result) == {("csrc/ops.cpp", "host"): "pass", ("csrc/kernels.cu", "gfx942"): "pass"}, render_text(result)
+    text = render_text(result)
+    assert "CUDAExtensions DERIVED" in text and "tvload_C" in text
+    assert "not compiled (1 sources the build does not compile): csrc/raw.cu" in text
 
 
 def test_without_headers_an_underived_extension_is_not_checked_never_failed(tmp_path, isolated_cache):

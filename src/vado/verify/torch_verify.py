@@ -143,6 +143,12 @@ def prepare(root: str | os.PathLike, *, target: Target, archs: Sequence[str], us
     if cfg is None or not rocm:
         return (d.skipped or "its setup.py makes no CUDAExtension on a ROCm build of PyTorch") + \
             " (setup.py read, not run): its sources take verify's ordinary path"
+    if not any(e.sources for e in rocm.values()):
+        # An extension whose sources are not known without running the package (load(sources=<read from the
+        # environment>)) compiles nothing as derived: the sources that include PyTorch's headers are then compiled
+        # the torch way as not derived (prepare_implied), never left out as no unit of the build.
+        return (f"its CUDAExtensions' sources are not known without running it ({', '.join(sorted(rocm))}: sources "
+                "undecidable)") + " (setup.py read, not run): its sources take verify's ordinary path"
     exts = [e for e in cfg["extensions"] if e["full_name"] in rocm]
     headers = _with_headers(plan, torch_version, cache_root, {
         "extensions": [e["full_name"] for e in exts],
