@@ -86,6 +86,12 @@ case "${1:-}" in
       --build /tmp/te-build2 --reuse
     bash $S start torch5 -- env TE_LIMIT=$((L * 9 / 10)) TE_TU_TIMEOUT=$((L * 7 / 10)) TE_JOBS=2 bash benchmarks/torch_ext_device.sh \
       --config benchmarks/torch_ext/unseen5_packages.json --work .gpu-next5 --build /tmp/te-build5 --reuse
+    # Batches 7 and 8 (unseen7/unseen8_packages.json) where their work dirs were carried (the carry limit is 64 MiB
+    # with the tree: leave .gpu-samples-next or .gpu-next1 out of a call that carries them).
+    [ -d .gpu-next7 ] && bash $S start torch7 -- env TE_LIMIT=$((L * 9 / 10)) TE_TU_TIMEOUT=$((L * 7 / 10)) TE_JOBS=3 \
+      bash benchmarks/torch_ext_device.sh --config benchmarks/torch_ext/unseen7_packages.json --work .gpu-next7 --build /tmp/te-build7 --reuse
+    [ -d .gpu-next8 ] && bash $S start torch8 -- env TE_LIMIT=$((L * 9 / 10)) TE_TU_TIMEOUT=$((L * 7 / 10)) TE_JOBS=2 \
+      bash benchmarks/torch_ext_device.sh --config benchmarks/torch_ext/unseen8_packages.json --work .gpu-next8 --build /tmp/te-build8 --reuse
     bash $S start samples -- env W64_CHECKS=0 W64_JOBS=5 W64_LIMIT=$L W64_DEADLINE=$((L * 85 / 100)) bash benchmarks/wave64_device.sh \
       --work .gpu-samples-next;;
   *) echo "usage: gpu_batch.sh start|start-lean|start-next|start-next-lean (see the header for the calls)" >&2; exit 2;;
