@@ -72,6 +72,9 @@ case "${1:-}" in
     bash $S start samples -- env W64_CHECKS=0 W64_JOBS=4 W64_LIMIT=1250 W64_DEADLINE=1100 bash benchmarks/wave64_device.sh \
       --work .gpu-samples-next;;
   start-next-lean)
+    # Prepared on 2026-12-05 at 701b0e6 (ports: pypi-port8, pypi2-port6, pypi6-port4; the list's 148 programs, 110 to
+    # run; .gpu-next7/.gpu-next8 by helpers at 9586472/19cb6cd): carry .gpu-next1 .gpu-next2 .gpu-next5 .gpu-samples-next
+    # .gpu-pylib .gpu-next7 .gpu-next8 (49.4 MiB, about 60 with the tree): 1 call with the carry, then waits and collect.
     # start-next when device time is short: only the packages whose last run failed or that never ran (gsplat,
     # causal_conv1d; torchsort, nerfacc, fast_transformers, torch_sparse; the unseen5 four), the list programs and the
     # cooperative-groups tests; every job ends within GB_SECONDS (default 1000; failed starts cost 90-180 s each).
