@@ -26,6 +26,7 @@ import dataclasses
 import os
 import posixpath
 import re
+from collections import deque
 from typing import Iterable
 
 from vado.model import Finding, Verdict
@@ -105,10 +106,10 @@ def vendored_includes(root: str | os.PathLike, project_files: Iterable[str], ski
     dirs = project_include_dirs(root_s)
     found: dict[str, str] = {}
     separate: dict[str, bool] = {}
-    queue = [(p, p) for p in project_files if classify(p).is_c_family]
+    queue = deque((p, p) for p in project_files if classify(p).is_c_family)  # breadth first, popped from the left
     seen_files: set[str] = set()
     while queue and len(found) < _MAX_FILES:
-        path, by = queue.pop(0)
+        path, by = queue.popleft()
         if path in seen_files:
             continue
         seen_files.add(path)
